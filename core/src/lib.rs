@@ -1,0 +1,6 @@
+//! tern-core: everything in tern that knows no window.
+//!
+//! - [`model`]: the terminal emulator (vte-based) the model thread runs for every pane.
+
+pub mod fixtures;
+pub mod model;

@@ -1,0 +1,327 @@
+//! Compact cells: 12 bytes each, rare attributes stored out of line.
+//!
+//! ```text
+//!  ch  (u32): bits 0..21 code point | bits 21..32 flags (bold, dim, ..., wide, extra)
+//!  fg  (u32): bits 0..24 value      | bits 24..26 colour kind | bits 26..29 underline style
+//!  bg  (u32): bits 0..24 value      | bits 24..26 colour kind
+//! ```
+//!
+//! A cell whose `EXTRA` flag is set has an entry in its row's side table (combining marks,
+//! hyperlink, underline colour); see [`super::grid::Row`].
+
+use super::dump::{DumpAttrs, DumpColor, UnderlineKind};
+
+/// A colour as set by SGR: default, palette index, or 24-bit RGB.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Color {
+    #[default]
+    Default,
+    Indexed(u8),
+    Rgb(u8, u8, u8),
+}
+
+impl Color {
+    const KIND_SHIFT: u32 = 24;
+    const VALUE_MASK: u32 = 0x00ff_ffff;
+
+    #[inline]
+    const fn pack(self) -> u32 {
+        match self {
+            Color::Default => 0,
+            Color::Indexed(i) => (1 << Self::KIND_SHIFT) | i as u32,
+            Color::Rgb(r, g, b) => {
+                (2 << Self::KIND_SHIFT) | ((r as u32) << 16) | ((g as u32) << 8) | b as u32
+            }
+        }
+    }
+
+    #[inline]
+    const fn unpack(bits: u32) -> Color {
+        let value = bits & Self::VALUE_MASK;
+        match (bits >> Self::KIND_SHIFT) & 0b11 {
+            0 => Color::Default,
+            1 => Color::Indexed(value as u8),
+            _ => Color::Rgb((value >> 16) as u8, (value >> 8) as u8, value as u8),
+        }
+    }
+
+    pub fn to_dump(self) -> DumpColor {
+        match self {
+            Color::Default => DumpColor::Default,
+            Color::Indexed(i) => DumpColor::Indexed(i),
+            Color::Rgb(r, g, b) => DumpColor::Rgb(r, g, b),
+        }
+    }
+}
+
+/// Cell flags, stored in the top 11 bits of [`Cell::ch`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Flags(u16);
+
+impl Flags {
+    pub const BOLD: Flags = Flags(1 << 0);
+    pub const DIM: Flags = Flags(1 << 1);
+    pub const ITALIC: Flags = Flags(1 << 2);
+    pub const BLINK: Flags = Flags(1 << 3);
+    pub const INVERSE: Flags = Flags(1 << 4);
+    pub const HIDDEN: Flags = Flags(1 << 5);
+    pub const STRIKE: Flags = Flags(1 << 6);
+    /// The first cell of a double-width character.
+    pub const WIDE: Flags = Flags(1 << 7);
+    /// The second cell of a double-width character.
+    pub const WIDE_SPACER: Flags = Flags(1 << 8);
+    /// The row's side table has an entry for this cell.
+    pub const EXTRA: Flags = Flags(1 << 9);
+    /// A blank left at the end of a row because a wide character did not fit.
+    pub const LEADING_SPACER: Flags = Flags(1 << 10);
+
+    /// The flags that SGR sets (the pen's part).
+    pub const SGR_MASK: Flags = Flags(0x7f);
+
+    pub const fn empty() -> Flags {
+        Flags(0)
+    }
+    #[inline]
+    pub const fn contains(self, other: Flags) -> bool {
+        self.0 & other.0 == other.0
+    }
+    #[inline]
+    pub const fn intersects(self, other: Flags) -> bool {
+        self.0 & other.0 != 0
+    }
+    #[inline]
+    pub fn insert(&mut self, other: Flags) {
+        self.0 |= other.0;
+    }
+    #[inline]
+    pub fn remove(&mut self, other: Flags) {
+        self.0 &= !other.0;
+    }
+    #[inline]
+    pub fn set(&mut self, other: Flags, on: bool) {
+        if on {
+            self.insert(other)
+        } else {
+            self.remove(other)
+        }
+    }
+    #[inline]
+    pub const fn bits(self) -> u16 {
+        self.0
+    }
+    #[inline]
+    pub const fn union(self, other: Flags) -> Flags {
+        Flags(self.0 | other.0)
+    }
+    #[inline]
+    pub const fn intersection(self, other: Flags) -> Flags {
+        Flags(self.0 & other.0)
+    }
+}
+
+/// Underline style, 3 bits in the fg word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[repr(u8)]
+pub enum Underline {
+    #[default]
+    None = 0,
+    Single = 1,
+    Double = 2,
+    Curly = 3,
+    Dotted = 4,
+    Dashed = 5,
+}
+
+impl Underline {
+    fn from_bits(bits: u32) -> Underline {
+        match bits {
+            1 => Underline::Single,
+            2 => Underline::Double,
+            3 => Underline::Curly,
+            4 => Underline::Dotted,
+            5 => Underline::Dashed,
+            _ => Underline::None,
+        }
+    }
+
+    pub fn to_dump(self) -> UnderlineKind {
+        match self {
+            Underline::None => UnderlineKind::None,
+            Underline::Single => UnderlineKind::Single,
+            Underline::Double => UnderlineKind::Double,
+            Underline::Curly => UnderlineKind::Curly,
+            Underline::Dotted => UnderlineKind::Dotted,
+            Underline::Dashed => UnderlineKind::Dashed,
+        }
+    }
+}
+
+const CH_MASK: u32 = 0x1f_ffff;
+const FLAG_SHIFT: u32 = 21;
+const UNDERLINE_SHIFT: u32 = 26;
+const COLOR_MASK: u32 = (1 << UNDERLINE_SHIFT) - 1;
+
+/// One grid cell. See the module docs for the layout.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Cell {
+    ch: u32,
+    fg: u32,
+    bg: u32,
+}
+
+impl Default for Cell {
+    fn default() -> Self {
+        Cell::BLANK
+    }
+}
+
+impl std::fmt::Debug for Cell {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Cell({:?} {:?} {:?} {:?})",
+            self.ch(),
+            self.fg(),
+            self.bg(),
+            self.flags()
+        )
+    }
+}
+
+impl Cell {
+    /// A space with default colours and no attributes.
+    pub const BLANK: Cell = Cell {
+        ch: ' ' as u32,
+        fg: 0,
+        bg: 0,
+    };
+
+    /// A blank with the given background (erase with background colour erase).
+    #[inline]
+    pub const fn blank_with_bg(bg: Color) -> Cell {
+        Cell {
+            ch: ' ' as u32,
+            fg: 0,
+            bg: bg.pack(),
+        }
+    }
+
+    /// The template cell the pen writes with (character replaced per print).
+    pub fn styled(fg: Color, bg: Color, flags: Flags, underline: Underline) -> Cell {
+        Cell {
+            ch: ' ' as u32 | ((flags.bits() as u32) << FLAG_SHIFT),
+            fg: fg.pack() | ((underline as u32) << UNDERLINE_SHIFT),
+            bg: bg.pack(),
+        }
+    }
+
+    #[inline]
+    pub fn ch(&self) -> char {
+        char::from_u32(self.ch & CH_MASK).unwrap_or(' ')
+    }
+
+    #[inline]
+    pub fn set_ch(&mut self, c: char) {
+        self.ch = (self.ch & !CH_MASK) | c as u32;
+    }
+
+    /// Same template with another character.
+    #[inline]
+    pub fn with_ch(mut self, c: char) -> Cell {
+        self.set_ch(c);
+        self
+    }
+
+    #[inline]
+    pub fn flags(&self) -> Flags {
+        Flags((self.ch >> FLAG_SHIFT) as u16)
+    }
+
+    #[inline]
+    pub fn set_flags(&mut self, flags: Flags) {
+        self.ch = (self.ch & CH_MASK) | ((flags.bits() as u32) << FLAG_SHIFT);
+    }
+
+    #[inline]
+    pub fn insert_flags(&mut self, flags: Flags) {
+        self.ch |= (flags.bits() as u32) << FLAG_SHIFT;
+    }
+
+    #[inline]
+    pub fn remove_flags(&mut self, flags: Flags) {
+        self.ch &= !((flags.bits() as u32) << FLAG_SHIFT);
+    }
+
+    #[inline]
+    pub fn fg(&self) -> Color {
+        Color::unpack(self.fg & COLOR_MASK)
+    }
+
+    #[inline]
+    pub fn bg(&self) -> Color {
+        Color::unpack(self.bg)
+    }
+
+    #[inline]
+    pub fn underline(&self) -> Underline {
+        Underline::from_bits(self.fg >> UNDERLINE_SHIFT)
+    }
+
+    /// True for a space with default colours and no flags: what trimming may drop.
+    #[inline]
+    pub fn is_default_blank(&self) -> bool {
+        *self == Cell::BLANK
+    }
+
+    /// Attributes for the neutral dump.
+    pub fn dump_attrs(&self) -> DumpAttrs {
+        let flags = self.flags();
+        DumpAttrs {
+            fg: self.fg().to_dump(),
+            bg: self.bg().to_dump(),
+            bold: flags.contains(Flags::BOLD),
+            dim: flags.contains(Flags::DIM),
+            italic: flags.contains(Flags::ITALIC),
+            underline: self.underline().to_dump(),
+            blink: flags.contains(Flags::BLINK),
+            inverse: flags.contains(Flags::INVERSE),
+            hidden: flags.contains(Flags::HIDDEN),
+            strike: flags.contains(Flags::STRIKE),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cell_is_twelve_bytes() {
+        assert_eq!(std::mem::size_of::<Cell>(), 12);
+    }
+
+    #[test]
+    fn packing_roundtrips_every_field() {
+        let mut flags = Flags::BOLD;
+        flags.insert(Flags::STRIKE);
+        flags.insert(Flags::WIDE);
+        let cell = Cell::styled(
+            Color::Rgb(1, 2, 3),
+            Color::Indexed(200),
+            flags,
+            Underline::Curly,
+        )
+        .with_ch('\u{10FFFF}');
+        assert_eq!(cell.ch(), '\u{10FFFF}');
+        assert_eq!(cell.fg(), Color::Rgb(1, 2, 3));
+        assert_eq!(cell.bg(), Color::Indexed(200));
+        assert_eq!(cell.flags(), flags);
+        assert_eq!(cell.underline(), Underline::Curly);
+    }
+
+    #[test]
+    fn blank_with_default_bg_is_default_blank() {
+        assert!(Cell::blank_with_bg(Color::Default).is_default_blank());
+        assert!(!Cell::blank_with_bg(Color::Indexed(1)).is_default_blank());
+    }
+}

@@ -1,0 +1,453 @@
+//! Rows, the visible grid and the scrollback ring.
+//!
+//! ```text
+//!   scrollback (VecDeque<Row>, oldest first, capped by lines and bytes)
+//!   ┌──────────────────────────────┐
+//!   │ row  (trimmed: no trailing   │  ◀── pop_front when over a cap
+//!   │       default blanks)        │
+//!   │ ...                          │  ◀── push_back when the screen scrolls up
+//!   └──────────────────────────────┘
+//!   grid (VecDeque<Row>, exactly `rows` rows of exactly `cols` cells)
+//! ```
+//!
+//! Both are ring buffers: a full-screen scroll moves one row handle from the grid's front
+//! to the scrollback's back and recycles a row at the grid's back; no cells move.
+
+use std::collections::VecDeque;
+
+use super::cell::{Cell, Color, Flags};
+
+/// Most combining marks kept on one cell; more are dropped.
+pub const MAX_COMBINING: usize = 8;
+
+/// Rare per-cell data, kept out of line.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CellExtra {
+    pub combining: Vec<char>,
+    pub hyperlink: Option<u32>,
+    pub underline_color: Option<Color>,
+}
+
+impl CellExtra {
+    fn is_empty(&self) -> bool {
+        self.combining.is_empty() && self.hyperlink.is_none() && self.underline_color.is_none()
+    }
+}
+
+/// One line of cells. `wrapped` means the line continues on the next row (soft wrap).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Row {
+    pub cells: Vec<Cell>,
+    /// Side table for cells with [`Flags::EXTRA`], sorted by column.
+    extras: Vec<(u16, CellExtra)>,
+    pub wrapped: bool,
+}
+
+impl Row {
+    pub fn blank(cols: usize, bg: Color) -> Row {
+        Row {
+            cells: vec![Cell::blank_with_bg(bg); cols],
+            extras: Vec::new(),
+            wrapped: false,
+        }
+    }
+
+    pub fn from_cells(cells: Vec<Cell>) -> Row {
+        Row {
+            cells,
+            extras: Vec::new(),
+            wrapped: false,
+        }
+    }
+
+    /// Blanks the whole row with `bg`, keeping its allocation.
+    pub fn reset(&mut self, cols: usize, bg: Color) {
+        self.cells.clear();
+        self.cells.resize(cols, Cell::blank_with_bg(bg));
+        self.extras.clear();
+        self.wrapped = false;
+    }
+
+    pub fn len(&self) -> usize {
+        self.cells.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.cells.is_empty()
+    }
+
+    pub fn extra(&self, col: usize) -> Option<&CellExtra> {
+        self.extras
+            .binary_search_by_key(&(col as u16), |(c, _)| *c)
+            .ok()
+            .map(|i| &self.extras[i].1)
+    }
+
+    pub fn extras(&self) -> &[(u16, CellExtra)] {
+        &self.extras
+    }
+
+    fn extra_mut(&mut self, col: usize) -> &mut CellExtra {
+        let key = col as u16;
+        let idx = match self.extras.binary_search_by_key(&key, |(c, _)| *c) {
+            Ok(i) => i,
+            Err(i) => {
+                self.extras.insert(i, (key, CellExtra::default()));
+                i
+            }
+        };
+        &mut self.extras[idx].1
+    }
+
+    /// Writes `cell` at `col`, dropping any side-table entry the old cell had and adding
+    /// one when the pen carries rare attributes.
+    #[inline]
+    pub fn write(&mut self, col: usize, cell: Cell, pen_extra: Option<&CellExtra>) {
+        let old = &mut self.cells[col];
+        if old.flags().contains(Flags::EXTRA) {
+            self.remove_extra(col);
+        }
+        self.cells[col] = cell;
+        if let Some(extra) = pen_extra {
+            self.cells[col].insert_flags(Flags::EXTRA);
+            *self.extra_mut(col) = extra.clone();
+        }
+    }
+
+    /// Adds a combining mark to the cell at `col`.
+    pub fn push_combining(&mut self, col: usize, c: char) {
+        let Some(cell) = self.cells.get_mut(col) else {
+            return;
+        };
+        cell.insert_flags(Flags::EXTRA);
+        let extra = self.extra_mut(col);
+        if extra.combining.len() < MAX_COMBINING {
+            extra.combining.push(c);
+        }
+    }
+
+    pub fn remove_extra(&mut self, col: usize) {
+        if let Ok(i) = self.extras.binary_search_by_key(&(col as u16), |(c, _)| *c) {
+            self.extras.remove(i);
+        }
+        if let Some(cell) = self.cells.get_mut(col) {
+            cell.remove_flags(Flags::EXTRA);
+        }
+    }
+
+    /// Fills `start..end` with `cell` (clamped), clearing side-table entries there.
+    pub fn fill(&mut self, start: usize, end: usize, cell: Cell) {
+        let end = end.min(self.cells.len());
+        if start >= end {
+            return;
+        }
+        self.cells[start..end].fill(cell);
+        if !self.extras.is_empty() {
+            self.extras
+                .retain(|(c, _)| !((start..end).contains(&(*c as usize))));
+        }
+    }
+
+    /// Inserts `count` copies of `blank` at `col`, shifting the rest right (cells pushed
+    /// past the end are lost).
+    pub fn insert_cells(&mut self, col: usize, count: usize, blank: Cell) {
+        let len = self.cells.len();
+        if col >= len {
+            return;
+        }
+        let count = count.min(len - col);
+        self.cells[col..].rotate_right(count);
+        self.cells[col..col + count].fill(blank);
+        if !self.extras.is_empty() {
+            self.extras.retain_mut(|(c, _)| {
+                let c_us = *c as usize;
+                if c_us >= col {
+                    *c = (c_us + count) as u16;
+                }
+                (*c as usize) < len
+            });
+        }
+    }
+
+    /// Deletes `count` cells at `col`, shifting the rest left and filling the end with
+    /// `blank`.
+    pub fn delete_cells(&mut self, col: usize, count: usize, blank: Cell) {
+        let len = self.cells.len();
+        if col >= len {
+            return;
+        }
+        let count = count.min(len - col);
+        self.cells[col..].rotate_left(count);
+        self.cells[len - count..].fill(blank);
+        if !self.extras.is_empty() {
+            self.extras.retain_mut(|(c, _)| {
+                let c_us = *c as usize;
+                if c_us < col {
+                    true
+                } else if c_us < col + count {
+                    false
+                } else {
+                    *c = (c_us - count) as u16;
+                    true
+                }
+            });
+        }
+    }
+
+    /// Trims trailing default blanks (for scrollback) and releases spare capacity.
+    pub fn trim(&mut self) {
+        let keep = self
+            .cells
+            .iter()
+            .rposition(|c| !c.is_default_blank())
+            .map_or(0, |i| i + 1);
+        self.cells.truncate(keep);
+        self.cells.shrink_to_fit();
+        self.extras
+            .retain(|(c, e)| (*c as usize) < keep && !e.is_empty());
+        self.extras.shrink_to_fit();
+    }
+
+    /// Pads or cuts to exactly `cols` cells.
+    pub fn set_len(&mut self, cols: usize) {
+        self.cells.resize(cols, Cell::BLANK);
+        self.extras.retain(|(c, _)| (*c as usize) < cols);
+    }
+
+    /// Approximate heap bytes held by this row.
+    pub fn heap_bytes(&self) -> usize {
+        self.cells.capacity() * std::mem::size_of::<Cell>()
+            + self.extras.capacity() * std::mem::size_of::<(u16, CellExtra)>()
+            + self
+                .extras
+                .iter()
+                .map(|(_, e)| e.combining.capacity() * 4)
+                .sum::<usize>()
+    }
+
+    /// The text of the row: spacers skipped, combining marks after their base.
+    pub fn text(&self) -> String {
+        let mut s = String::with_capacity(self.cells.len());
+        for (col, cell) in self.cells.iter().enumerate() {
+            if cell.flags().contains(Flags::WIDE_SPACER) {
+                continue;
+            }
+            s.push(cell.ch());
+            if cell.flags().contains(Flags::EXTRA)
+                && let Some(extra) = self.extra(col)
+            {
+                s.extend(extra.combining.iter());
+            }
+        }
+        s
+    }
+}
+
+/// The visible screen: exactly `rows` rows of exactly `cols` cells.
+#[derive(Clone, Debug)]
+pub struct Grid {
+    rows: VecDeque<Row>,
+    cols: usize,
+}
+
+impl Grid {
+    pub fn new(cols: usize, rows: usize) -> Grid {
+        Grid {
+            rows: (0..rows)
+                .map(|_| Row::blank(cols, Color::Default))
+                .collect(),
+            cols,
+        }
+    }
+
+    pub fn cols(&self) -> usize {
+        self.cols
+    }
+
+    pub fn rows(&self) -> usize {
+        self.rows.len()
+    }
+
+    #[inline]
+    pub fn row(&self, row: usize) -> &Row {
+        &self.rows[row]
+    }
+
+    #[inline]
+    pub fn row_mut(&mut self, row: usize) -> &mut Row {
+        &mut self.rows[row]
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Row> {
+        self.rows.iter()
+    }
+
+    /// Scrolls rows `top..bottom` up by `count`. Rows leaving the top are handed to
+    /// `evicted` (the scrollback) when given, else recycled.
+    pub fn scroll_up(
+        &mut self,
+        top: usize,
+        bottom: usize,
+        count: usize,
+        bg: Color,
+        mut evicted: Option<&mut Scrollback>,
+    ) {
+        let count = count.min(bottom.saturating_sub(top));
+        let cols = self.cols;
+        for _ in 0..count {
+            if top == 0 && bottom == self.rows.len() {
+                let Some(mut row) = self.rows.pop_front() else {
+                    return;
+                };
+                let mut fresh = match evicted.as_deref_mut() {
+                    Some(sb) => sb.push(row),
+                    None => {
+                        row.reset(cols, bg);
+                        Some(row)
+                    }
+                }
+                .unwrap_or_default();
+                fresh.reset(cols, bg);
+                self.rows.push_back(fresh);
+            } else if let Some(mut row) = self.rows.remove(top) {
+                row.reset(cols, bg);
+                self.rows.insert(bottom - 1, row);
+            }
+        }
+    }
+
+    /// Scrolls rows `top..bottom` down by `count`, blank rows entering at the top.
+    pub fn scroll_down(&mut self, top: usize, bottom: usize, count: usize, bg: Color) {
+        let count = count.min(bottom.saturating_sub(top));
+        let cols = self.cols;
+        for _ in 0..count {
+            if let Some(mut row) = self.rows.remove(bottom - 1) {
+                row.reset(cols, bg);
+                self.rows.insert(top, row);
+            }
+        }
+    }
+
+    /// Replaces all rows (used by resize and reflow).
+    pub fn set_rows(&mut self, rows: VecDeque<Row>, cols: usize) {
+        self.rows = rows;
+        self.cols = cols;
+    }
+
+    pub fn take_rows(&mut self) -> VecDeque<Row> {
+        std::mem::take(&mut self.rows)
+    }
+
+    pub fn heap_bytes(&self) -> usize {
+        self.rows.iter().map(Row::heap_bytes).sum::<usize>()
+            + self.rows.capacity() * std::mem::size_of::<Row>()
+    }
+}
+
+/// Lines that scrolled off the top of the primary screen, oldest first.
+#[derive(Clone, Debug)]
+pub struct Scrollback {
+    rows: VecDeque<Row>,
+    max_lines: usize,
+    max_bytes: usize,
+    bytes: usize,
+    /// Lines ever dropped off the front (so absolute line numbers stay stable).
+    dropped: u64,
+}
+
+impl Scrollback {
+    pub fn new(max_lines: usize, max_bytes: usize) -> Scrollback {
+        Scrollback {
+            rows: VecDeque::new(),
+            max_lines,
+            max_bytes,
+            bytes: 0,
+            dropped: 0,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    pub fn dropped(&self) -> u64 {
+        self.dropped
+    }
+
+    pub fn row(&self, i: usize) -> Option<&Row> {
+        self.rows.get(i)
+    }
+
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &Row> + ExactSizeIterator {
+        self.rows.iter()
+    }
+
+    /// Adds a row at the newest end; returns an evicted row's allocation for reuse.
+    pub fn push(&mut self, mut row: Row) -> Option<Row> {
+        if self.max_lines == 0 {
+            return Some(row);
+        }
+        row.trim();
+        self.bytes += row.heap_bytes() + std::mem::size_of::<Row>();
+        self.rows.push_back(row);
+        let mut recycled = None;
+        while self.rows.len() > self.max_lines
+            || (self.bytes > self.max_bytes && self.rows.len() > 1)
+        {
+            if let Some(old) = self.rows.pop_front() {
+                self.bytes -= old.heap_bytes() + std::mem::size_of::<Row>();
+                self.dropped += 1;
+                recycled = Some(old);
+            }
+        }
+        recycled
+    }
+
+    /// Removes and returns the newest row.
+    pub fn pop_newest(&mut self) -> Option<Row> {
+        let row = self.rows.pop_back()?;
+        self.bytes -= row.heap_bytes() + std::mem::size_of::<Row>();
+        Some(row)
+    }
+
+    pub fn take_all(&mut self) -> VecDeque<Row> {
+        self.bytes = 0;
+        std::mem::take(&mut self.rows)
+    }
+
+    pub fn clear(&mut self) {
+        self.dropped += self.rows.len() as u64;
+        self.rows.clear();
+        self.rows.shrink_to_fit();
+        self.bytes = 0;
+    }
+
+    pub fn max_lines(&self) -> usize {
+        self.max_lines
+    }
+}
+
+impl Row {
+    /// Builds a row from cells and side-table entries (`(column, extra)`, any order).
+    pub fn from_parts(cells: Vec<Cell>, mut extras: Vec<(u16, CellExtra)>, wrapped: bool) -> Row {
+        extras.sort_by_key(|(c, _)| *c);
+        Row {
+            cells,
+            extras,
+            wrapped,
+        }
+    }
+
+    /// Moves the cells and side-table entries out.
+    pub fn into_parts(self) -> (Vec<Cell>, Vec<(u16, CellExtra)>) {
+        (self.cells, self.extras)
+    }
+}

@@ -1,0 +1,321 @@
+//! The terminal model: a headless, xterm-compatible emulator built on `vte`.
+//!
+//! [`Terminal`] owns a `vte::Parser` and the [`state::State`] it drives through the one
+//! `Perform` implementation in `perform.rs`. Programs' queries are answered into
+//! [`Terminal::take_replies`]; facts (title, cwd, bell, marks, notifications, clipboard
+//! requests) come out of [`Terminal::drain_events`].
+
+pub mod cell;
+pub mod charset;
+pub mod dump;
+pub mod grid;
+pub mod modes;
+mod osc;
+pub mod palette;
+mod perform;
+mod reflow;
+pub mod state;
+
+pub use cell::{Cell, Color, Flags, Underline};
+pub use dump::{AttrRun, DumpAttrs, DumpColor, ScreenDump, UnderlineKind};
+pub use grid::{CellExtra, Grid, Row, Scrollback};
+pub use modes::{Modes, MouseEncoding, MouseTracking};
+pub use osc::MAX_OSC_BYTES;
+pub use palette::{Palette, Rgb};
+pub use perform::VERSION;
+pub use state::{Cursor, CursorShape, Damage, Pen};
+
+use state::State;
+
+/// Screen size in cells.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TermSize {
+    pub cols: usize,
+    pub rows: usize,
+}
+
+impl TermSize {
+    pub const fn new(cols: usize, rows: usize) -> TermSize {
+        TermSize { cols, rows }
+    }
+}
+
+/// Settings of one terminal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TermConfig {
+    /// Most lines kept in scrollback.
+    pub scrollback_lines: usize,
+    /// Most bytes the scrollback may hold (approximate heap size of its rows).
+    pub scrollback_bytes: usize,
+}
+
+impl Default for TermConfig {
+    fn default() -> Self {
+        TermConfig {
+            scrollback_lines: 10_000,
+            scrollback_bytes: 64 * 1024 * 1024,
+        }
+    }
+}
+
+/// OSC 52 requests; the app decides whether to honour them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ClipboardRequest {
+    /// A program wants to read the clipboard (refused unless enabled).
+    Read { selection: String },
+    /// A program wants to set the clipboard to base64-encoded data.
+    Write { selection: String, base64: String },
+}
+
+/// OSC 133 shell-integration marks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShellMark {
+    PromptStart,
+    CommandStart,
+    CommandExecuted,
+    CommandFinished { exit_code: Option<i32> },
+}
+
+/// Facts the model reports upward, for visible and hidden panes alike.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TermEvent {
+    Title(String),
+    Cwd(String),
+    Bell,
+    Notification {
+        title: String,
+        body: String,
+    },
+    Clipboard(ClipboardRequest),
+    /// `line` is the absolute line (see [`Terminal::absolute_cursor_line`]).
+    Shell {
+        mark: ShellMark,
+        line: u64,
+    },
+    ScrollbackCleared,
+    /// Input was dropped to keep memory bounded.
+    Dropped {
+        what: &'static str,
+    },
+}
+
+/// Where the OSC length guard is in the byte stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum OscGuard {
+    Outside,
+    /// The last byte seen was ESC.
+    AfterEsc,
+    /// Inside an OSC body with this many bytes so far.
+    Inside(usize),
+    /// Inside an OSC that went over the cap: bytes are skipped until its terminator.
+    Skipping,
+}
+
+/// One pane's emulator.
+pub struct Terminal {
+    parser: vte::Parser,
+    guard: OscGuard,
+    st: State,
+}
+
+impl Terminal {
+    pub fn new(size: TermSize, config: TermConfig) -> Terminal {
+        Terminal {
+            parser: vte::Parser::new(),
+            guard: OscGuard::Outside,
+            st: State::new(size, config),
+        }
+    }
+
+    /// Parses program output.
+    pub fn advance(&mut self, bytes: &[u8]) {
+        let mut rest = bytes;
+        while !rest.is_empty() {
+            let (feed, skip) = self.guard_step(rest);
+            if feed > 0 {
+                let mut performer = perform::Performer { st: &mut self.st };
+                self.parser.advance(&mut performer, &rest[..feed]);
+            }
+            rest = &rest[feed + skip..];
+        }
+    }
+
+    /// Decides how much of `bytes` to hand to the parser (`feed`) and then how much to
+    /// skip (`skip`), so that no OSC string over [`MAX_OSC_BYTES`] is buffered. vte
+    /// buffers OSC bodies without limit; this tracks `ESC ]` ... terminator around it.
+    fn guard_step(&mut self, bytes: &[u8]) -> (usize, usize) {
+        const TERMINATORS: [u8; 4] = [0x07, 0x18, 0x1a, 0x1b];
+        match self.guard {
+            OscGuard::Outside => {
+                let mut from = 0;
+                while let Some(i) = memchr::memchr(0x1b, &bytes[from..]) {
+                    let esc = from + i;
+                    match bytes.get(esc + 1) {
+                        Some(b']') => {
+                            self.guard = OscGuard::Inside(0);
+                            return (esc + 2, 0);
+                        }
+                        Some(_) => from = esc + 1,
+                        None => {
+                            self.guard = OscGuard::AfterEsc;
+                            return (bytes.len(), 0);
+                        }
+                    }
+                }
+                (bytes.len(), 0)
+            }
+            OscGuard::AfterEsc => {
+                self.guard = if bytes[0] == b']' {
+                    OscGuard::Inside(0)
+                } else {
+                    OscGuard::Outside
+                };
+                (1, 0)
+            }
+            OscGuard::Inside(len) => {
+                let room = MAX_OSC_BYTES - len;
+                let window = &bytes[..bytes.len().min(room + 1)];
+                match window.iter().position(|b| TERMINATORS.contains(b)) {
+                    Some(i) => {
+                        self.guard = OscGuard::Outside;
+                        (i, 0)
+                    }
+                    None if window.len() > room => {
+                        // Over the cap: stop buffering, drop the rest of this OSC.
+                        self.st.osc_truncated = true;
+                        self.guard = OscGuard::Skipping;
+                        (room, 0)
+                    }
+                    None => {
+                        self.guard = OscGuard::Inside(len + window.len());
+                        (window.len(), 0)
+                    }
+                }
+            }
+            OscGuard::Skipping => match bytes.iter().position(|b| TERMINATORS.contains(b)) {
+                Some(i) => {
+                    self.guard = OscGuard::Outside;
+                    (0, i)
+                }
+                None => (0, bytes.len()),
+            },
+        }
+    }
+
+    pub fn size(&self) -> TermSize {
+        TermSize {
+            cols: self.st.cols,
+            rows: self.st.rows,
+        }
+    }
+
+    pub fn resize(&mut self, size: TermSize) {
+        self.st.resize(size);
+    }
+
+    /// Bytes to write back to the pty (query replies), in order.
+    pub fn take_replies(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.st.replies)
+    }
+
+    /// True when replies are waiting.
+    pub fn has_replies(&self) -> bool {
+        !self.st.replies.is_empty()
+    }
+
+    pub fn drain_events(&mut self) -> std::vec::Drain<'_, TermEvent> {
+        self.st.events.drain(..)
+    }
+
+    /// The active screen (primary or alternate).
+    pub fn grid(&self) -> &Grid {
+        self.st.grid()
+    }
+
+    pub fn scrollback(&self) -> &Scrollback {
+        &self.st.scrollback
+    }
+
+    pub fn cursor(&self) -> Cursor {
+        self.st.cursor
+    }
+
+    pub fn cursor_shape(&self) -> CursorShape {
+        self.st.cursor_shape
+    }
+
+    pub fn modes(&self) -> &Modes {
+        &self.st.modes
+    }
+
+    pub fn pen(&self) -> &Pen {
+        &self.st.pen
+    }
+
+    pub fn title(&self) -> &str {
+        &self.st.title
+    }
+
+    pub fn cwd(&self) -> Option<&str> {
+        self.st.cwd.as_deref()
+    }
+
+    pub fn palette(&self) -> &Palette {
+        &self.st.palette
+    }
+
+    pub fn hyperlink_uri(&self, id: u32) -> Option<&str> {
+        self.st.hyperlinks.get(id as usize).map(|h| h.uri.as_str())
+    }
+
+    /// Scroll region as 0-based `top..bottom` (exclusive).
+    pub fn scroll_region(&self) -> std::ops::Range<usize> {
+        self.st.scroll_top..self.st.scroll_bottom
+    }
+
+    pub fn absolute_cursor_line(&self) -> u64 {
+        self.st.absolute_cursor_line()
+    }
+
+    pub fn damage(&self) -> &Damage {
+        &self.st.damage
+    }
+
+    /// Damaged rows since the last call, clearing the damage.
+    pub fn take_damage(&mut self) -> Vec<usize> {
+        self.st.damage.take()
+    }
+
+    /// Approximate heap bytes held by this terminal (grids, scrollback, tables).
+    pub fn heap_bytes(&self) -> usize {
+        self.st.primary.heap_bytes()
+            + self.st.alt.heap_bytes()
+            + self.st.scrollback.bytes()
+            + self
+                .st
+                .hyperlinks
+                .iter()
+                .map(|h| h.uri.len() + 32)
+                .sum::<usize>()
+            + self.st.replies.capacity()
+            + self.st.title.capacity()
+    }
+
+    /// The visible screen as a neutral picture.
+    pub fn dump(&self) -> ScreenDump {
+        let grid = self.grid();
+        let rows = grid
+            .iter()
+            .map(|r| r.text().trim_end_matches(' ').to_owned())
+            .collect();
+        let runs = grid
+            .iter()
+            .map(|r| ScreenDump::runs_from_cells(r.cells.iter().map(Cell::dump_attrs)))
+            .collect();
+        ScreenDump {
+            rows,
+            runs,
+            cursor: (self.st.cursor.row, self.st.cursor.col),
+        }
+    }
+}

@@ -1,0 +1,197 @@
+//! The 256-colour palette and the dynamic colours (OSC 4/10/11/12, 104/110/111/112).
+
+/// An RGB colour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct Rgb {
+    pub r: u8,
+    pub g: u8,
+    pub b: u8,
+}
+
+impl Rgb {
+    pub const fn new(r: u8, g: u8, b: u8) -> Rgb {
+        Rgb { r, g, b }
+    }
+
+    /// xterm's reply form: `rgb:rrrr/gggg/bbbb`.
+    pub fn to_xparse(self) -> String {
+        format!(
+            "rgb:{0:02x}{0:02x}/{1:02x}{1:02x}/{2:02x}{2:02x}",
+            self.r, self.g, self.b
+        )
+    }
+
+    /// Parses `rgb:r/g/b` (1–4 hex digits per channel) or `#rgb`, `#rrggbb`,
+    /// `#rrrgggbbb`, `#rrrrggggbbbb`.
+    pub fn parse(spec: &str) -> Option<Rgb> {
+        if let Some(rest) = spec.strip_prefix("rgb:") {
+            let mut parts = rest.split('/');
+            let mut chan = || -> Option<u8> {
+                let p = parts.next()?;
+                if p.is_empty() || p.len() > 4 {
+                    return None;
+                }
+                let v = u32::from_str_radix(p, 16).ok()?;
+                let max = (1u32 << (4 * p.len())) - 1;
+                Some(((v * 255 + max / 2) / max) as u8)
+            };
+            let rgb = Rgb::new(chan()?, chan()?, chan()?);
+            return if parts.next().is_none() {
+                Some(rgb)
+            } else {
+                None
+            };
+        }
+        let hex = spec.strip_prefix('#')?;
+        if hex.is_empty() || hex.len() % 3 != 0 || hex.len() > 12 {
+            return None;
+        }
+        let n = hex.len() / 3;
+        let chan = |i: usize| -> Option<u8> {
+            let v = u32::from_str_radix(hex.get(i * n..(i + 1) * n)?, 16).ok()?;
+            // Keep the most significant 8 bits, as xterm does.
+            Some(if n >= 2 {
+                (v >> (4 * (n - 2))) as u8
+            } else {
+                (v * 17) as u8
+            })
+        };
+        Some(Rgb::new(chan(0)?, chan(1)?, chan(2)?))
+    }
+}
+
+/// The default xterm palette colour for index `i`.
+pub fn default_indexed(i: u8) -> Rgb {
+    const BASE: [Rgb; 16] = [
+        Rgb::new(0x00, 0x00, 0x00),
+        Rgb::new(0xcd, 0x00, 0x00),
+        Rgb::new(0x00, 0xcd, 0x00),
+        Rgb::new(0xcd, 0xcd, 0x00),
+        Rgb::new(0x00, 0x00, 0xee),
+        Rgb::new(0xcd, 0x00, 0xcd),
+        Rgb::new(0x00, 0xcd, 0xcd),
+        Rgb::new(0xe5, 0xe5, 0xe5),
+        Rgb::new(0x7f, 0x7f, 0x7f),
+        Rgb::new(0xff, 0x00, 0x00),
+        Rgb::new(0x00, 0xff, 0x00),
+        Rgb::new(0xff, 0xff, 0x00),
+        Rgb::new(0x5c, 0x5c, 0xff),
+        Rgb::new(0xff, 0x00, 0xff),
+        Rgb::new(0x00, 0xff, 0xff),
+        Rgb::new(0xff, 0xff, 0xff),
+    ];
+    match i {
+        0..=15 => BASE[i as usize],
+        16..=231 => {
+            let i = i - 16;
+            let level = |v: u8| if v == 0 { 0 } else { 55 + v * 40 };
+            Rgb::new(level(i / 36), level((i / 6) % 6), level(i % 6))
+        }
+        _ => {
+            let v = 8 + (i - 232) * 10;
+            Rgb::new(v, v, v)
+        }
+    }
+}
+
+/// Palette state: 256 indexed colours plus foreground, background and cursor.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Palette {
+    indexed: Vec<Option<Rgb>>,
+    pub foreground: Option<Rgb>,
+    pub background: Option<Rgb>,
+    pub cursor: Option<Rgb>,
+    defaults: DynamicDefaults,
+}
+
+/// What the dynamic colours are when no program has set them (the theme's).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DynamicDefaults {
+    pub foreground: Rgb,
+    pub background: Rgb,
+    pub cursor: Rgb,
+}
+
+impl Default for DynamicDefaults {
+    fn default() -> Self {
+        DynamicDefaults {
+            foreground: Rgb::new(0xd8, 0xd8, 0xd8),
+            background: Rgb::new(0x18, 0x18, 0x18),
+            cursor: Rgb::new(0xd8, 0xd8, 0xd8),
+        }
+    }
+}
+
+impl Default for Palette {
+    fn default() -> Self {
+        Palette::new(DynamicDefaults::default())
+    }
+}
+
+impl Palette {
+    pub fn new(defaults: DynamicDefaults) -> Palette {
+        Palette {
+            indexed: vec![None; 256],
+            foreground: None,
+            background: None,
+            cursor: None,
+            defaults,
+        }
+    }
+
+    pub fn indexed(&self, i: u8) -> Rgb {
+        self.indexed[i as usize].unwrap_or_else(|| default_indexed(i))
+    }
+
+    pub fn set_indexed(&mut self, i: u8, rgb: Option<Rgb>) {
+        self.indexed[i as usize] = rgb;
+    }
+
+    pub fn reset_all_indexed(&mut self) {
+        self.indexed.iter_mut().for_each(|c| *c = None);
+    }
+
+    pub fn foreground(&self) -> Rgb {
+        self.foreground.unwrap_or(self.defaults.foreground)
+    }
+
+    pub fn background(&self) -> Rgb {
+        self.background.unwrap_or(self.defaults.background)
+    }
+
+    pub fn cursor(&self) -> Rgb {
+        self.cursor.unwrap_or(self.defaults.cursor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_xparse_and_hash_forms() {
+        assert_eq!(Rgb::parse("rgb:ff/80/00"), Some(Rgb::new(255, 128, 0)));
+        assert_eq!(
+            Rgb::parse("rgb:ffff/0000/8080"),
+            Some(Rgb::new(255, 0, 128))
+        );
+        assert_eq!(Rgb::parse("rgb:f/0/8"), Some(Rgb::new(255, 0, 136)));
+        assert_eq!(Rgb::parse("#ff8000"), Some(Rgb::new(255, 128, 0)));
+        assert_eq!(Rgb::parse("#f80"), Some(Rgb::new(255, 136, 0)));
+        assert_eq!(Rgb::parse("rgb:ff/80"), None);
+        assert_eq!(Rgb::parse("nonsense"), None);
+    }
+
+    #[test]
+    fn default_palette_matches_xterm_cube_and_ramp() {
+        assert_eq!(default_indexed(16), Rgb::new(0, 0, 0));
+        assert_eq!(default_indexed(196), Rgb::new(255, 0, 0));
+        assert_eq!(default_indexed(232), Rgb::new(8, 8, 8));
+        assert_eq!(default_indexed(255), Rgb::new(238, 238, 238));
+    }
+
+    #[test]
+    fn reply_form_doubles_each_byte() {
+        assert_eq!(Rgb::new(0x12, 0xab, 0x00).to_xparse(), "rgb:1212/abab/0000");
+    }
+}

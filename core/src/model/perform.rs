@@ -1,0 +1,428 @@
+//! The one place that implements `vte::Perform`: it decodes control functions and calls
+//! the typed operations on [`State`].
+
+use vte::{Params, Perform};
+
+use super::TermEvent;
+use super::cell::{Color, Flags, Underline};
+use super::charset::Charset;
+use super::modes::{MouseEncoding, MouseTracking};
+use super::osc;
+use super::state::{CursorShape, State};
+
+/// Version reported by DA2 and XTVERSION.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+pub struct Performer<'a> {
+    pub st: &'a mut State,
+}
+
+/// Parameter `i`'s first value, with 0 or missing read as `default`.
+#[inline]
+fn param(params: &Params, i: usize, default: u16) -> u16 {
+    match params.iter().nth(i).and_then(|p| p.first().copied()) {
+        Some(0) | None => default,
+        Some(v) => v,
+    }
+}
+
+/// Parameter `i`'s first value, missing read as 0.
+#[inline]
+fn param0(params: &Params, i: usize) -> u16 {
+    params
+        .iter()
+        .nth(i)
+        .and_then(|p| p.first().copied())
+        .unwrap_or(0)
+}
+
+impl Perform for Performer<'_> {
+    #[inline]
+    fn print(&mut self, c: char) {
+        self.st.print(c);
+    }
+
+    fn execute(&mut self, byte: u8) {
+        let st = &mut *self.st;
+        match byte {
+            0x07 => st.bell(),
+            0x08 => st.backspace(),
+            0x09 => st.tab_forward(1),
+            0x0a..=0x0c => st.newline(),
+            0x0d => st.carriage_return(),
+            0x0e => st.invoke_charset(1),
+            0x0f => st.invoke_charset(0),
+            0x84 => st.index(),
+            0x85 => {
+                st.linefeed();
+                st.carriage_return();
+            }
+            0x88 => st.set_tab_stop(),
+            0x8d => st.reverse_index(),
+            _ => {}
+        }
+    }
+
+    fn hook(&mut self, _params: &Params, _intermediates: &[u8], _ignore: bool, _action: char) {}
+
+    fn put(&mut self, _byte: u8) {}
+
+    fn unhook(&mut self) {}
+
+    fn osc_dispatch(&mut self, params: &[&[u8]], bell_terminated: bool) {
+        if std::mem::take(&mut self.st.osc_truncated) {
+            self.st.events.push(TermEvent::Dropped {
+                what: "over-long OSC string",
+            });
+            return;
+        }
+        osc::dispatch(self.st, params, bell_terminated);
+    }
+
+    fn csi_dispatch(&mut self, params: &Params, intermediates: &[u8], ignore: bool, action: char) {
+        if ignore {
+            return;
+        }
+        let st = &mut *self.st;
+        let n = |i| param(params, i, 1) as usize;
+        match (intermediates, action) {
+            ([], '@') => st.insert_blanks(n(0)),
+            ([], 'A') => st.move_up(n(0)),
+            ([], 'B') | ([], 'e') => st.move_down(n(0)),
+            ([], 'C') | ([], 'a') => st.move_forward(n(0)),
+            ([], 'D') => st.move_backward(n(0)),
+            ([], 'E') => {
+                st.move_down(n(0));
+                st.carriage_return();
+            }
+            ([], 'F') => {
+                st.move_up(n(0));
+                st.carriage_return();
+            }
+            ([], 'G') | ([], '`') => st.goto_col(n(0) - 1),
+            ([], 'H') | ([], 'f') => st.goto(n(0) - 1, n(1) - 1),
+            ([], 'I') => st.tab_forward(n(0)),
+            ([], 'J') | ([b'?'], 'J') => st.erase_in_display(param0(params, 0)),
+            ([], 'K') | ([b'?'], 'K') => st.erase_in_line(param0(params, 0)),
+            ([], 'L') => st.insert_lines(n(0)),
+            ([], 'M') => st.delete_lines(n(0)),
+            ([], 'P') => st.delete_chars(n(0)),
+            ([], 'S') => st.scroll_up(n(0)),
+            ([], 'T') if params.len() <= 1 => st.scroll_down(n(0)),
+            ([], 'X') => st.erase_chars(n(0)),
+            ([], 'Z') => st.tab_backward(n(0)),
+            ([], 'b') => st.repeat_last(n(0)),
+            ([], 'c') if param0(params, 0) == 0 => st.reply(b"\x1b[?62;22c"),
+            ([b'>'], 'c') if param0(params, 0) == 0 => {
+                let reply = format!("\x1b[>1;{};0c", version_number());
+                st.reply(reply.as_bytes());
+            }
+            ([], 'd') => st.goto_row(n(0) - 1),
+            ([], 'g') => st.clear_tab_stops(param0(params, 0)),
+            ([], 'h') => set_ansi_modes(st, params, true),
+            ([], 'l') => set_ansi_modes(st, params, false),
+            ([b'?'], 'h') => set_private_modes(st, params, true),
+            ([b'?'], 'l') => set_private_modes(st, params, false),
+            ([], 'm') => sgr(st, params),
+            ([], 'n') => device_status(st, param0(params, 0), false),
+            ([b'?'], 'n') => device_status(st, param0(params, 0), true),
+            ([], 'r') => {
+                let bottom = params
+                    .iter()
+                    .nth(1)
+                    .and_then(|p| p.first().copied())
+                    .map(usize::from);
+                st.set_scroll_region(param(params, 0, 1) as usize, bottom);
+            }
+            ([], 's') => st.save_cursor(),
+            ([], 'u') => st.restore_cursor(),
+            ([], 't') => window_ops(st, params),
+            ([b' '], 'q') => set_cursor_style(st, param0(params, 0)),
+            ([b'>'], 'q') if param0(params, 0) == 0 => {
+                let reply = format!("\x1bP>|tern {VERSION}\x1b\\");
+                st.reply(reply.as_bytes());
+            }
+            ([b'$'], 'p') => {
+                let mode = param0(params, 0);
+                let report = st.modes.report_ansi(mode);
+                let reply = format!("\x1b[{mode};{}$y", report as u8);
+                st.reply(reply.as_bytes());
+            }
+            ([b'?', b'$'], 'p') => {
+                let mode = param0(params, 0);
+                let report = st.modes.report_private(mode);
+                let reply = format!("\x1b[?{mode};{}$y", report as u8);
+                st.reply(reply.as_bytes());
+            }
+            ([b'!'], 'p') => st.soft_reset(),
+            _ => {}
+        }
+    }
+
+    fn esc_dispatch(&mut self, intermediates: &[u8], _ignore: bool, byte: u8) {
+        let st = &mut *self.st;
+        match (intermediates, byte) {
+            ([], b'D') => st.index(),
+            ([], b'E') => {
+                st.linefeed();
+                st.carriage_return();
+            }
+            ([], b'H') => st.set_tab_stop(),
+            ([], b'M') => st.reverse_index(),
+            ([], b'Z') => st.reply(b"\x1b[?62;22c"),
+            ([], b'7') => st.save_cursor(),
+            ([], b'8') => st.restore_cursor(),
+            ([], b'c') => st.full_reset(),
+            ([], b'=') => st.modes.app_keypad = true,
+            ([], b'>') => st.modes.app_keypad = false,
+            ([b'#'], b'8') => st.screen_alignment(),
+            ([slot @ (b'(' | b')' | b'*' | b'+')], set) => {
+                let charset = if set == b'0' {
+                    Charset::DecSpecial
+                } else {
+                    Charset::Ascii
+                };
+                st.designate_charset((slot - b'(') as usize, charset);
+            }
+            _ => {}
+        }
+    }
+}
+
+fn version_number() -> u32 {
+    let mut parts = VERSION.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
+    let (major, minor, patch) = (
+        parts.next().unwrap_or(0),
+        parts.next().unwrap_or(0),
+        parts.next().unwrap_or(0),
+    );
+    major * 10_000 + minor * 100 + patch
+}
+
+fn device_status(st: &mut State, request: u16, private: bool) {
+    match (request, private) {
+        (5, false) => st.reply(b"\x1b[0n"),
+        (6, _) => {
+            let row = if st.modes.origin {
+                st.cursor.row.saturating_sub(st.scroll_top)
+            } else {
+                st.cursor.row
+            };
+            let marker = if private { "?" } else { "" };
+            let reply = format!("\x1b[{marker}{};{}R", row + 1, st.cursor.col + 1);
+            st.reply(reply.as_bytes());
+        }
+        _ => {}
+    }
+}
+
+fn set_ansi_modes(st: &mut State, params: &Params, on: bool) {
+    for p in params.iter() {
+        match p.first().copied().unwrap_or(0) {
+            4 => st.modes.insert = on,
+            20 => st.modes.newline = on,
+            _ => {}
+        }
+    }
+}
+
+fn set_private_modes(st: &mut State, params: &Params, on: bool) {
+    for p in params.iter() {
+        let mode = p.first().copied().unwrap_or(0);
+        let m = &mut st.modes;
+        let mouse = |t: MouseTracking| if on { t } else { MouseTracking::Off };
+        let encoding = |e: MouseEncoding| if on { e } else { MouseEncoding::Default };
+        match mode {
+            1 => m.app_cursor_keys = on,
+            6 => {
+                m.origin = on;
+                st.goto(0, 0);
+            }
+            7 => m.autowrap = on,
+            9 => m.mouse = mouse(MouseTracking::X10),
+            12 => m.cursor_blink = on,
+            25 => m.show_cursor = on,
+            66 => m.app_keypad = on,
+            1000 => m.mouse = mouse(MouseTracking::Normal),
+            1002 => m.mouse = mouse(MouseTracking::ButtonMotion),
+            1003 => m.mouse = mouse(MouseTracking::AnyMotion),
+            1004 => m.focus_events = on,
+            1005 => m.mouse_encoding = encoding(MouseEncoding::Utf8),
+            1006 => m.mouse_encoding = encoding(MouseEncoding::Sgr),
+            1015 => m.mouse_encoding = encoding(MouseEncoding::Urxvt),
+            1007 => m.alternate_scroll = on,
+            2004 => m.bracketed_paste = on,
+            2026 => m.synchronized_output = on,
+            47 => {
+                if on {
+                    st.enter_alt_screen(false, false)
+                } else {
+                    st.leave_alt_screen(false, false)
+                }
+            }
+            1047 => {
+                if on {
+                    st.enter_alt_screen(false, false)
+                } else {
+                    st.leave_alt_screen(false, true)
+                }
+            }
+            1048 => {
+                if on {
+                    st.save_cursor()
+                } else {
+                    st.restore_cursor()
+                }
+            }
+            1049 => {
+                if on {
+                    st.enter_alt_screen(true, true)
+                } else {
+                    st.leave_alt_screen(true, false)
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn set_cursor_style(st: &mut State, style: u16) {
+    let (shape, blink) = match style {
+        0 | 1 => (CursorShape::Block, true),
+        2 => (CursorShape::Block, false),
+        3 => (CursorShape::Underline, true),
+        4 => (CursorShape::Underline, false),
+        5 => (CursorShape::Beam, true),
+        6 => (CursorShape::Beam, false),
+        _ => return,
+    };
+    st.cursor_shape = shape;
+    st.modes.cursor_blink = blink;
+}
+
+/// XTWINOPS: only the title stack. Reports that could echo data back are not answered.
+fn window_ops(st: &mut State, params: &Params) {
+    match param0(params, 0) {
+        22 => st.push_title(),
+        23 => st.pop_title(),
+        _ => {}
+    }
+}
+
+/// Reads an extended colour (38/48/58) starting at group `i`; returns the colour and how
+/// many extra groups were consumed (for the `;` form).
+fn extended_color(groups: &[&[u16]], i: usize) -> (Option<Color>, usize) {
+    let group = groups[i];
+    if group.len() > 1 {
+        // Colon form: 38:5:n, 38:2:r:g:b or 38:2:cs:r:g:b.
+        let color = match group.get(1) {
+            Some(5) => group.get(2).map(|&n| Color::Indexed(n.min(255) as u8)),
+            Some(2) if group.len() >= 6 => {
+                Some(Color::Rgb(group[3] as u8, group[4] as u8, group[5] as u8))
+            }
+            Some(2) if group.len() == 5 => {
+                Some(Color::Rgb(group[2] as u8, group[3] as u8, group[4] as u8))
+            }
+            _ => None,
+        };
+        return (color, 0);
+    }
+    let arg = |k: usize| groups.get(i + k).and_then(|g| g.first().copied());
+    match arg(1) {
+        Some(5) => match arg(2) {
+            Some(n) if n <= 255 => (Some(Color::Indexed(n as u8)), 2),
+            _ => (None, 2),
+        },
+        Some(2) => match (arg(2), arg(3), arg(4)) {
+            (Some(r), Some(g), Some(b)) if r <= 255 && g <= 255 && b <= 255 => {
+                (Some(Color::Rgb(r as u8, g as u8, b as u8)), 4)
+            }
+            _ => (None, 4),
+        },
+        _ => (None, 0),
+    }
+}
+
+fn sgr(st: &mut State, params: &Params) {
+    let mut buf: [&[u16]; 32] = [&[]; 32];
+    let mut len = 0;
+    for p in params.iter().take(32) {
+        buf[len] = p;
+        len += 1;
+    }
+    let groups = &buf[..len];
+    if groups.is_empty() {
+        st.pen = Default::default();
+        st.pen_changed();
+        return;
+    }
+    let pen = &mut st.pen;
+    let mut i = 0;
+    while i < groups.len() {
+        let g = groups[i];
+        let code = g.first().copied().unwrap_or(0);
+        match code {
+            0 => {
+                let hyperlink = pen.hyperlink;
+                *pen = Default::default();
+                pen.hyperlink = hyperlink;
+            }
+            1 => pen.flags.insert(Flags::BOLD),
+            2 => pen.flags.insert(Flags::DIM),
+            3 => pen.flags.insert(Flags::ITALIC),
+            4 => {
+                pen.underline = match g.get(1) {
+                    Some(0) => Underline::None,
+                    Some(2) => Underline::Double,
+                    Some(3) => Underline::Curly,
+                    Some(4) => Underline::Dotted,
+                    Some(5) => Underline::Dashed,
+                    _ => Underline::Single,
+                }
+            }
+            5 | 6 => pen.flags.insert(Flags::BLINK),
+            7 => pen.flags.insert(Flags::INVERSE),
+            8 => pen.flags.insert(Flags::HIDDEN),
+            9 => pen.flags.insert(Flags::STRIKE),
+            21 => pen.underline = Underline::Double,
+            22 => pen.flags.remove(Flags::BOLD.union(Flags::DIM)),
+            23 => pen.flags.remove(Flags::ITALIC),
+            24 => pen.underline = Underline::None,
+            25 => pen.flags.remove(Flags::BLINK),
+            27 => pen.flags.remove(Flags::INVERSE),
+            28 => pen.flags.remove(Flags::HIDDEN),
+            29 => pen.flags.remove(Flags::STRIKE),
+            30..=37 => pen.fg = Color::Indexed((code - 30) as u8),
+            38 => {
+                let (color, used) = extended_color(groups, i);
+                if let Some(c) = color {
+                    pen.fg = c;
+                }
+                i += used;
+            }
+            39 => pen.fg = Color::Default,
+            40..=47 => pen.bg = Color::Indexed((code - 40) as u8),
+            48 => {
+                let (color, used) = extended_color(groups, i);
+                if let Some(c) = color {
+                    pen.bg = c;
+                }
+                i += used;
+            }
+            49 => pen.bg = Color::Default,
+            58 => {
+                let (color, used) = extended_color(groups, i);
+                if color.is_some() {
+                    pen.underline_color = color;
+                }
+                i += used;
+            }
+            59 => pen.underline_color = None,
+            90..=97 => pen.fg = Color::Indexed((code - 90 + 8) as u8),
+            100..=107 => pen.bg = Color::Indexed((code - 100 + 8) as u8),
+            _ => {}
+        }
+        i += 1;
+    }
+    st.pen_changed();
+}

@@ -1,0 +1,871 @@
+//! The terminal's state and its typed operations. The vte performer
+//! (`perform.rs`) decodes sequences and calls these methods; nothing else mutates the
+//! screen.
+
+use unicode_width::UnicodeWidthChar;
+
+use super::cell::{Cell, Color, Flags, Underline};
+use super::charset::{Charset, Charsets};
+use super::grid::{CellExtra, Grid, Row, Scrollback};
+use super::modes::Modes;
+use super::palette::Palette;
+use super::{TermConfig, TermEvent, TermSize};
+
+/// The SGR state new cells are written with.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Pen {
+    pub fg: Color,
+    pub bg: Color,
+    pub flags: Flags,
+    pub underline: Underline,
+    pub underline_color: Option<Color>,
+    pub hyperlink: Option<u32>,
+}
+
+impl Pen {
+    pub fn template(&self) -> Cell {
+        Cell::styled(self.fg, self.bg, self.flags, self.underline)
+    }
+
+    /// Out-of-line attributes the pen carries, if any.
+    pub fn extra(&self) -> Option<CellExtra> {
+        if self.underline_color.is_none() && self.hyperlink.is_none() {
+            return None;
+        }
+        Some(CellExtra {
+            combining: Vec::new(),
+            hyperlink: self.hyperlink,
+            underline_color: self.underline_color,
+        })
+    }
+}
+
+/// Cursor position (0-based, screen-relative) and the wrap-pending state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Cursor {
+    pub row: usize,
+    pub col: usize,
+    /// The last column was just written: the next printable character wraps first.
+    pub pending_wrap: bool,
+}
+
+/// What DECSC saves.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct SavedCursor {
+    pub cursor: Cursor,
+    pub pen: Pen,
+    pub charsets: Charsets,
+    pub origin: bool,
+}
+
+/// DECSCUSR cursor shapes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub enum CursorShape {
+    #[default]
+    Block,
+    Underline,
+    Beam,
+}
+
+/// Per-row damage since the last frame was built.
+#[derive(Clone, Debug, Default)]
+pub struct Damage {
+    rows: Vec<bool>,
+    any: bool,
+}
+
+impl Damage {
+    fn new(rows: usize) -> Damage {
+        Damage {
+            rows: vec![true; rows],
+            any: true,
+        }
+    }
+    #[inline]
+    pub fn mark(&mut self, row: usize) {
+        if let Some(r) = self.rows.get_mut(row) {
+            *r = true;
+            self.any = true;
+        }
+    }
+    pub fn mark_all(&mut self) {
+        self.rows.iter_mut().for_each(|r| *r = true);
+        self.any = true;
+    }
+    pub fn is_damaged(&self, row: usize) -> bool {
+        self.rows.get(row).copied().unwrap_or(false)
+    }
+    pub fn any(&self) -> bool {
+        self.any
+    }
+    /// The damaged rows, clearing them.
+    pub fn take(&mut self) -> Vec<usize> {
+        let rows = self
+            .rows
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| **d)
+            .map(|(i, _)| i)
+            .collect();
+        self.rows.iter_mut().for_each(|r| *r = false);
+        self.any = false;
+        rows
+    }
+    fn resize(&mut self, rows: usize) {
+        self.rows = vec![true; rows];
+        self.any = true;
+    }
+}
+
+/// Caps that keep memory bounded under any input.
+pub const MAX_TITLE_CHARS: usize = 1024;
+pub const MAX_HYPERLINKS: usize = 4096;
+pub const MAX_URI_BYTES: usize = 2048;
+pub const MAX_TITLE_STACK: usize = 16;
+
+/// A hyperlink from OSC 8.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hyperlink {
+    pub id: Option<String>,
+    pub uri: String,
+}
+
+pub struct State {
+    pub(super) cols: usize,
+    pub(super) rows: usize,
+    pub(super) primary: Grid,
+    pub(super) alt: Grid,
+    pub(super) scrollback: Scrollback,
+    pub(super) cursor: Cursor,
+    pub(super) saved_primary: SavedCursor,
+    pub(super) saved_alt: SavedCursor,
+    pub(super) pen: Pen,
+    pub(super) template: Cell,
+    pub(super) pen_extra: Option<CellExtra>,
+    pub(super) charsets: Charsets,
+    pub(super) modes: Modes,
+    pub(super) scroll_top: usize,
+    /// Exclusive.
+    pub(super) scroll_bottom: usize,
+    pub(super) tabs: Vec<bool>,
+    pub(super) palette: Palette,
+    pub(super) title: String,
+    pub(super) title_stack: Vec<String>,
+    pub(super) cwd: Option<String>,
+    pub(super) hyperlinks: Vec<Hyperlink>,
+    pub(super) cursor_shape: CursorShape,
+    pub(super) last_printed: Option<char>,
+    pub(super) replies: Vec<u8>,
+    pub(super) events: Vec<TermEvent>,
+    pub(super) damage: Damage,
+    pub(super) config: TermConfig,
+    /// The OSC being received overflowed its cap; its dispatch is ignored.
+    pub(super) osc_truncated: bool,
+}
+
+fn default_tabs(cols: usize) -> Vec<bool> {
+    (0..cols).map(|c| c % 8 == 0 && c != 0).collect()
+}
+
+impl State {
+    pub fn new(size: TermSize, config: TermConfig) -> State {
+        let cols = size.cols.max(1);
+        let rows = size.rows.max(1);
+        let pen = Pen::default();
+        State {
+            cols,
+            rows,
+            primary: Grid::new(cols, rows),
+            alt: Grid::new(cols, rows),
+            scrollback: Scrollback::new(config.scrollback_lines, config.scrollback_bytes),
+            cursor: Cursor::default(),
+            saved_primary: SavedCursor::default(),
+            saved_alt: SavedCursor::default(),
+            template: pen.template(),
+            pen,
+            pen_extra: None,
+            charsets: Charsets::default(),
+            modes: Modes::default(),
+            scroll_top: 0,
+            scroll_bottom: rows,
+            tabs: default_tabs(cols),
+            palette: Palette::default(),
+            title: String::new(),
+            title_stack: Vec::new(),
+            cwd: None,
+            hyperlinks: Vec::new(),
+            cursor_shape: CursorShape::default(),
+            last_printed: None,
+            replies: Vec::new(),
+            events: Vec::new(),
+            damage: Damage::new(rows),
+            config,
+            osc_truncated: false,
+        }
+    }
+
+    // ---- accessors ----
+
+    #[inline]
+    pub fn grid(&self) -> &Grid {
+        if self.modes.alt_screen {
+            &self.alt
+        } else {
+            &self.primary
+        }
+    }
+
+    #[inline]
+    fn grid_mut(&mut self) -> &mut Grid {
+        if self.modes.alt_screen {
+            &mut self.alt
+        } else {
+            &mut self.primary
+        }
+    }
+
+    #[inline]
+    fn row_mut(&mut self, row: usize) -> &mut Row {
+        self.damage.mark(row);
+        self.grid_mut().row_mut(row)
+    }
+
+    pub(super) fn pen_changed(&mut self) {
+        self.template = self.pen.template();
+        self.pen_extra = self.pen.extra();
+    }
+
+    /// A blank for erasing: current background, nothing else (background colour erase).
+    #[inline]
+    fn erase_cell(&self) -> Cell {
+        Cell::blank_with_bg(self.pen.bg)
+    }
+
+    pub(super) fn reply(&mut self, bytes: &[u8]) {
+        self.replies.extend_from_slice(bytes);
+    }
+
+    /// The cursor's line counted from the first line ever written (stable while
+    /// scrollback is trimmed).
+    pub fn absolute_cursor_line(&self) -> u64 {
+        self.scrollback.dropped() + self.scrollback.len() as u64 + self.cursor.row as u64
+    }
+
+    // ---- printing ----
+
+    pub fn print(&mut self, c: char) {
+        let width = if (c as u32) < 0x7f {
+            1
+        } else {
+            match c.width() {
+                Some(w) => w,
+                None => return,
+            }
+        };
+        if width == 0 {
+            self.push_combining(c);
+            return;
+        }
+        self.last_printed = Some(c);
+        if self.cursor.pending_wrap {
+            self.wrap_line();
+        }
+        let cols = self.cols;
+        if self.modes.insert && self.cursor.col + width < cols {
+            let (row, col, blank) = (self.cursor.row, self.cursor.col, self.erase_cell());
+            self.row_mut(row).insert_cells(col, width, blank);
+        }
+        let c = self.charsets.map(c);
+        if width == 1 {
+            self.write_cell(c, Flags::empty());
+        } else {
+            if self.cursor.col + 1 >= cols {
+                if self.modes.autowrap {
+                    self.write_cell(' ', Flags::LEADING_SPACER);
+                    self.wrap_line();
+                } else {
+                    self.cursor.pending_wrap = true;
+                    return;
+                }
+            }
+            self.write_cell(c, Flags::WIDE);
+            self.cursor.col += 1;
+            self.write_cell(' ', Flags::WIDE_SPACER);
+        }
+        if self.cursor.col + 1 < cols {
+            self.cursor.col += 1;
+        } else {
+            self.cursor.pending_wrap = true;
+        }
+    }
+
+    /// Writes one cell at the cursor with the pen, fixing up any wide character it
+    /// overwrites half of.
+    #[inline]
+    fn write_cell(&mut self, c: char, extra_flags: Flags) {
+        let (row, col, cols) = (self.cursor.row, self.cursor.col, self.cols);
+        let mut cell = self.template.with_ch(c);
+        if extra_flags != Flags::empty() {
+            cell.insert_flags(extra_flags);
+        }
+        let pen_extra = self.pen_extra.take();
+        let r = self.row_mut(row);
+        let old = r.cells[col].flags();
+        if old.intersects(Flags::WIDE.union(Flags::WIDE_SPACER)) {
+            if old.contains(Flags::WIDE) && col + 1 < cols {
+                r.cells[col + 1].remove_flags(Flags::WIDE_SPACER);
+            } else if old.contains(Flags::WIDE_SPACER) && col > 0 {
+                let left = &mut r.cells[col - 1];
+                left.remove_flags(Flags::WIDE);
+                left.set_ch(' ');
+                if left.flags().contains(Flags::EXTRA) {
+                    r.remove_extra(col - 1);
+                }
+            }
+            if col <= 1 && row > 0 {
+                let last = cols - 1;
+                self.grid_mut().row_mut(row - 1).cells[last].remove_flags(Flags::LEADING_SPACER);
+            }
+        }
+        let r = self.grid_mut().row_mut(row);
+        r.write(col, cell, pen_extra.as_ref());
+        self.pen_extra = pen_extra;
+    }
+
+    fn push_combining(&mut self, c: char) {
+        let row = self.cursor.row;
+        let mut col = self.cursor.col;
+        if !self.cursor.pending_wrap {
+            col = col.saturating_sub(1);
+        }
+        if self.grid().row(row).cells[col]
+            .flags()
+            .contains(Flags::WIDE_SPACER)
+        {
+            col = col.saturating_sub(1);
+        }
+        self.row_mut(row).push_combining(col, c);
+    }
+
+    /// REP: repeat the last printed character.
+    pub fn repeat_last(&mut self, count: usize) {
+        if let Some(c) = self.last_printed {
+            for _ in 0..count.min(u16::MAX as usize) {
+                self.print(c);
+            }
+        }
+    }
+
+    fn wrap_line(&mut self) {
+        if !self.modes.autowrap {
+            return;
+        }
+        let row = self.cursor.row;
+        self.row_mut(row).wrapped = true;
+        if self.cursor.row + 1 >= self.scroll_bottom {
+            self.linefeed();
+        } else {
+            self.cursor.row += 1;
+        }
+        self.cursor.col = 0;
+        self.cursor.pending_wrap = false;
+    }
+
+    // ---- C0 controls ----
+
+    pub fn linefeed(&mut self) {
+        let next = self.cursor.row + 1;
+        if next == self.scroll_bottom {
+            self.scroll_up(1);
+        } else if next < self.rows {
+            self.cursor.row = next;
+        }
+    }
+
+    /// LF, VT, FF: a line feed, plus a carriage return in LNM.
+    pub fn newline(&mut self) {
+        self.linefeed();
+        if self.modes.newline {
+            self.carriage_return();
+        }
+    }
+
+    pub fn carriage_return(&mut self) {
+        self.cursor.col = 0;
+        self.cursor.pending_wrap = false;
+    }
+
+    pub fn backspace(&mut self) {
+        if self.cursor.col > 0 {
+            self.cursor.col -= 1;
+            self.cursor.pending_wrap = false;
+        }
+    }
+
+    /// HT: to the next tab stop (or the last column), `count` times.
+    pub fn tab_forward(&mut self, count: usize) {
+        for _ in 0..count {
+            if self.cursor.col + 1 >= self.cols {
+                break;
+            }
+            let mut col = self.cursor.col + 1;
+            while col + 1 < self.cols && !self.tabs[col] {
+                col += 1;
+            }
+            self.cursor.col = col;
+        }
+    }
+
+    /// CBT: to the previous tab stop (or column 0), `count` times.
+    pub fn tab_backward(&mut self, count: usize) {
+        for _ in 0..count {
+            if self.cursor.col == 0 {
+                break;
+            }
+            let mut col = self.cursor.col - 1;
+            while col > 0 && !self.tabs[col] {
+                col -= 1;
+            }
+            self.cursor.col = col;
+        }
+        self.cursor.pending_wrap = false;
+    }
+
+    pub fn set_tab_stop(&mut self) {
+        let col = self.cursor.col;
+        self.tabs[col] = true;
+    }
+
+    /// TBC: 0 clears the stop at the cursor, 3 clears all.
+    pub fn clear_tab_stops(&mut self, mode: u16) {
+        match mode {
+            0 => {
+                let col = self.cursor.col;
+                self.tabs[col] = false;
+            }
+            3 => self.tabs.iter_mut().for_each(|t| *t = false),
+            _ => {}
+        }
+    }
+
+    pub fn bell(&mut self) {
+        self.events.push(TermEvent::Bell);
+    }
+
+    // ---- cursor movement ----
+
+    /// CUP/HVP with 0-based coordinates, relative to the scroll region in origin mode.
+    pub fn goto(&mut self, row: usize, col: usize) {
+        let (offset, max_row) = if self.modes.origin {
+            (self.scroll_top, self.scroll_bottom - 1)
+        } else {
+            (0, self.rows - 1)
+        };
+        self.cursor.row = (row.saturating_add(offset)).min(max_row);
+        self.cursor.col = col.min(self.cols - 1);
+        self.cursor.pending_wrap = false;
+    }
+
+    /// Cursor row relative to the origin (what `goto` takes).
+    fn origin_row(&self) -> usize {
+        if self.modes.origin {
+            self.cursor.row.saturating_sub(self.scroll_top)
+        } else {
+            self.cursor.row
+        }
+    }
+
+    pub fn goto_row(&mut self, row: usize) {
+        let col = self.cursor.col;
+        self.goto(row, col);
+    }
+
+    pub fn goto_col(&mut self, col: usize) {
+        let row = self.origin_row();
+        self.goto(row, col);
+    }
+
+    pub fn move_up(&mut self, n: usize) {
+        let row = self.origin_row().saturating_sub(n);
+        let col = self.cursor.col;
+        self.goto(row, col);
+    }
+
+    pub fn move_down(&mut self, n: usize) {
+        let row = self.origin_row().saturating_add(n);
+        let col = self.cursor.col;
+        self.goto(row, col);
+    }
+
+    pub fn move_forward(&mut self, n: usize) {
+        self.cursor.col = self.cursor.col.saturating_add(n).min(self.cols - 1);
+        self.cursor.pending_wrap = false;
+    }
+
+    pub fn move_backward(&mut self, n: usize) {
+        self.cursor.col = self.cursor.col.saturating_sub(n);
+        self.cursor.pending_wrap = false;
+    }
+
+    /// IND
+    pub fn index(&mut self) {
+        self.linefeed();
+    }
+
+    /// RI
+    pub fn reverse_index(&mut self) {
+        if self.cursor.row == self.scroll_top {
+            self.scroll_down(1);
+        } else {
+            self.cursor.row = self.cursor.row.saturating_sub(1);
+        }
+    }
+
+    // ---- scrolling ----
+
+    /// SU and the scroll of a line feed at the bottom margin.
+    pub fn scroll_up(&mut self, n: usize) {
+        let top = self.scroll_top;
+        self.scroll_up_from(top, n);
+    }
+
+    pub fn scroll_down(&mut self, n: usize) {
+        let top = self.scroll_top;
+        self.scroll_down_from(top, n);
+    }
+
+    fn scroll_up_from(&mut self, top: usize, n: usize) {
+        let bottom = self.scroll_bottom;
+        let bg = self.pen.bg;
+        if self.modes.alt_screen {
+            self.alt.scroll_up(top, bottom, n, bg, None);
+        } else {
+            let keep = top == 0;
+            let sb = if keep {
+                Some(&mut self.scrollback)
+            } else {
+                None
+            };
+            self.primary.scroll_up(top, bottom, n, bg, sb);
+        }
+        self.damage.mark_all();
+    }
+
+    fn scroll_down_from(&mut self, top: usize, n: usize) {
+        let bottom = self.scroll_bottom;
+        let bg = self.pen.bg;
+        self.grid_mut().scroll_down(top, bottom, n, bg);
+        self.damage.mark_all();
+    }
+
+    /// DECSTBM with 1-based inclusive bounds (0 or missing = default).
+    pub fn set_scroll_region(&mut self, top: usize, bottom: Option<usize>) {
+        let bottom = bottom
+            .filter(|b| *b > 0)
+            .unwrap_or(self.rows)
+            .min(self.rows);
+        let top = top.max(1);
+        if top >= bottom {
+            return;
+        }
+        self.scroll_top = top - 1;
+        self.scroll_bottom = bottom;
+        self.goto(0, 0);
+    }
+
+    // ---- editing ----
+
+    /// IL
+    pub fn insert_lines(&mut self, n: usize) {
+        let row = self.cursor.row;
+        if row >= self.scroll_top && row < self.scroll_bottom {
+            self.scroll_down_from(row, n);
+        }
+    }
+
+    /// DL
+    pub fn delete_lines(&mut self, n: usize) {
+        let row = self.cursor.row;
+        if row >= self.scroll_top && row < self.scroll_bottom && n > 0 {
+            let bottom = self.scroll_bottom;
+            let bg = self.pen.bg;
+            self.grid_mut().scroll_up(row, bottom, n, bg, None);
+            self.damage.mark_all();
+        }
+    }
+
+    /// ICH
+    pub fn insert_blanks(&mut self, n: usize) {
+        let (row, col, blank) = (self.cursor.row, self.cursor.col, self.erase_cell());
+        self.row_mut(row).insert_cells(col, n, blank);
+    }
+
+    /// DCH
+    pub fn delete_chars(&mut self, n: usize) {
+        let (row, col, blank) = (self.cursor.row, self.cursor.col, self.erase_cell());
+        self.row_mut(row).delete_cells(col, n, blank);
+    }
+
+    /// ECH
+    pub fn erase_chars(&mut self, n: usize) {
+        let (row, col, blank) = (self.cursor.row, self.cursor.col, self.erase_cell());
+        let end = col.saturating_add(n.max(1));
+        self.row_mut(row).fill(col, end, blank);
+    }
+
+    /// EL: 0 right of the cursor, 1 left of it, 2 the whole line.
+    pub fn erase_in_line(&mut self, mode: u16) {
+        let (row, col, cols, blank) = (
+            self.cursor.row,
+            self.cursor.col,
+            self.cols,
+            self.erase_cell(),
+        );
+        let (start, end) = match mode {
+            0 => (col, cols),
+            1 => (0, col + 1),
+            2 => (0, cols),
+            _ => return,
+        };
+        let r = self.row_mut(row);
+        r.fill(start, end, blank);
+        if end == cols {
+            r.wrapped = false;
+        }
+    }
+
+    /// ED: 0 below, 1 above, 2 all, 3 scrollback.
+    pub fn erase_in_display(&mut self, mode: u16) {
+        let (row, rows, blank) = (self.cursor.row, self.rows, self.erase_cell());
+        match mode {
+            0 => {
+                self.erase_in_line(0);
+                for r in row + 1..rows {
+                    self.reset_row(r, blank);
+                }
+            }
+            1 => {
+                for r in 0..row {
+                    self.reset_row(r, blank);
+                }
+                self.erase_in_line(1);
+            }
+            2 => {
+                for r in 0..rows {
+                    self.reset_row(r, blank);
+                }
+            }
+            3 => {
+                self.scrollback.clear();
+                self.events.push(TermEvent::ScrollbackCleared);
+            }
+            _ => {}
+        }
+    }
+
+    fn reset_row(&mut self, row: usize, blank: Cell) {
+        let cols = self.cols;
+        let r = self.row_mut(row);
+        r.fill(0, cols, blank);
+        r.wrapped = false;
+    }
+
+    /// DECALN: fill the screen with 'E', reset margins, home the cursor.
+    pub fn screen_alignment(&mut self) {
+        let cols = self.cols;
+        for r in 0..self.rows {
+            let row = self.row_mut(r);
+            row.fill(0, cols, Cell::BLANK.with_ch('E'));
+            row.wrapped = false;
+        }
+        self.scroll_top = 0;
+        self.scroll_bottom = self.rows;
+        self.cursor = Cursor::default();
+    }
+
+    // ---- cursor save/restore, alternate screen ----
+
+    pub fn save_cursor(&mut self) {
+        let saved = SavedCursor {
+            cursor: self.cursor,
+            pen: self.pen.clone(),
+            charsets: self.charsets,
+            origin: self.modes.origin,
+        };
+        if self.modes.alt_screen {
+            self.saved_alt = saved;
+        } else {
+            self.saved_primary = saved;
+        }
+    }
+
+    pub fn restore_cursor(&mut self) {
+        let saved = if self.modes.alt_screen {
+            self.saved_alt.clone()
+        } else {
+            self.saved_primary.clone()
+        };
+        self.cursor = saved.cursor;
+        self.cursor.row = self.cursor.row.min(self.rows - 1);
+        self.cursor.col = self.cursor.col.min(self.cols - 1);
+        self.pen = saved.pen;
+        self.pen_changed();
+        self.charsets = saved.charsets;
+        self.modes.origin = saved.origin;
+    }
+
+    /// Enters the alternate screen. `save_cursor` for 1049, `clear` for 1047/1049.
+    pub fn enter_alt_screen(&mut self, save_cursor: bool, clear: bool) {
+        if self.modes.alt_screen {
+            return;
+        }
+        if save_cursor {
+            self.save_cursor();
+        }
+        self.modes.alt_screen = true;
+        if clear {
+            let blank = self.erase_cell();
+            for r in 0..self.rows {
+                self.reset_row(r, blank);
+            }
+        }
+        self.damage.mark_all();
+    }
+
+    /// Leaves the alternate screen. `restore_cursor` for 1049, `clear` for 1047.
+    pub fn leave_alt_screen(&mut self, restore_cursor: bool, clear: bool) {
+        if !self.modes.alt_screen {
+            return;
+        }
+        if clear {
+            let blank = self.erase_cell();
+            for r in 0..self.rows {
+                self.reset_row(r, blank);
+            }
+        }
+        self.modes.alt_screen = false;
+        if restore_cursor {
+            self.restore_cursor();
+        }
+        self.damage.mark_all();
+    }
+
+    // ---- resets ----
+
+    /// DECSTR: soft reset (modes, margins, pen, charsets, saved cursor; screen kept).
+    pub fn soft_reset(&mut self) {
+        self.modes.insert = false;
+        self.modes.origin = false;
+        self.modes.autowrap = true;
+        self.modes.show_cursor = true;
+        self.modes.app_cursor_keys = false;
+        self.modes.app_keypad = false;
+        self.scroll_top = 0;
+        self.scroll_bottom = self.rows;
+        self.pen = Pen::default();
+        self.pen_changed();
+        self.charsets = Charsets::default();
+        self.saved_primary = SavedCursor::default();
+        self.saved_alt = SavedCursor::default();
+        self.cursor.pending_wrap = false;
+    }
+
+    /// RIS: everything back to power-on, scrollback included.
+    pub fn full_reset(&mut self) {
+        let size = TermSize {
+            cols: self.cols,
+            rows: self.rows,
+        };
+        let config = self.config.clone();
+        let events = std::mem::take(&mut self.events);
+        *self = State::new(size, config);
+        self.events = events;
+        self.events.push(TermEvent::Title(String::new()));
+    }
+
+    pub fn designate_charset(&mut self, slot: usize, charset: Charset) {
+        if let Some(s) = self.charsets.slots.get_mut(slot) {
+            *s = charset;
+        }
+    }
+
+    pub fn invoke_charset(&mut self, slot: usize) {
+        if slot < 4 {
+            self.charsets.active = slot;
+        }
+    }
+
+    pub fn set_title(&mut self, title: &str) {
+        let title: String = title
+            .chars()
+            .filter(|c| !c.is_control())
+            .take(MAX_TITLE_CHARS)
+            .collect();
+        if title != self.title {
+            self.title = title.clone();
+            self.events.push(TermEvent::Title(title));
+        }
+    }
+
+    pub fn push_title(&mut self) {
+        if self.title_stack.len() >= MAX_TITLE_STACK {
+            self.title_stack.remove(0);
+        }
+        self.title_stack.push(self.title.clone());
+    }
+
+    pub fn pop_title(&mut self) {
+        if let Some(title) = self.title_stack.pop() {
+            self.set_title(&title);
+        }
+    }
+
+    /// Interns an OSC 8 hyperlink, returning its id; `None` when over the cap.
+    pub fn intern_hyperlink(&mut self, id: Option<&str>, uri: &str) -> Option<u32> {
+        if uri.len() > MAX_URI_BYTES {
+            return None;
+        }
+        if let Some(i) = self
+            .hyperlinks
+            .iter()
+            .rposition(|h| h.uri == uri && h.id.as_deref() == id && id.is_some())
+        {
+            return Some(i as u32);
+        }
+        if self.hyperlinks.len() >= MAX_HYPERLINKS {
+            return None;
+        }
+        self.hyperlinks.push(Hyperlink {
+            id: id.map(str::to_owned),
+            uri: uri.to_owned(),
+        });
+        Some((self.hyperlinks.len() - 1) as u32)
+    }
+
+    // ---- resize ----
+
+    pub fn resize(&mut self, size: TermSize) {
+        let cols = size.cols.max(1);
+        let rows = size.rows.max(1);
+        if cols == self.cols && rows == self.rows {
+            return;
+        }
+        super::reflow::resize(self, cols, rows);
+        self.cols = cols;
+        self.rows = rows;
+        self.scroll_top = 0;
+        self.scroll_bottom = rows;
+        let mut tabs = default_tabs(cols);
+        for (i, t) in self.tabs.iter().enumerate().take(cols) {
+            tabs[i] = *t;
+        }
+        self.tabs = tabs;
+        self.damage.resize(rows);
+        self.cursor.row = self.cursor.row.min(rows - 1);
+        self.cursor.col = self.cursor.col.min(cols - 1);
+        for saved in [&mut self.saved_primary, &mut self.saved_alt] {
+            saved.cursor.row = saved.cursor.row.min(rows - 1);
+            saved.cursor.col = saved.cursor.col.min(cols - 1);
+        }
+    }
+}

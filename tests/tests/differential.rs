@@ -1,0 +1,227 @@
+//! Differential fuzzing of tern's terminal model against alacritty_terminal.
+//!
+//! For every seed a random screen size and a random "TUI-like" byte stream are drawn
+//! (see `tern_tests::streams`); the stream goes to alacritty in one piece and to tern's
+//! model in random chunks (so escape sequences and UTF-8 get split), and the two screens
+//! (text, attributes, cursor) and the replies must agree. For a differing seed the test
+//! prints the first difference, the stream, the shortest differing prefix and a
+//! minimised reproduction with both screens, then fails listing the seeds.
+//!
+//! Environment:
+//!
+//! - `FUZZ_ITERATIONS=n`: seeds `0..n` (default 500).
+//! - `FUZZ_SEED=s`: replay exactly seed `s`.
+//! - `FUZZ_WEIGHTS=spec`: adjust what the streams contain, e.g. `sgr=0`, `only=cursor+erase`
+//!   or `only=text,wide=20` (names and groups in `tern_tests::streams::Construct`).
+//! - `FUZZ_REPORT=n`: how many failing seeds to minimise and describe in full (default 10).
+//!
+//! Replay one seed:
+//!
+//! ```text
+//! FUZZ_SEED=123 cargo test -p tern-tests --test differential
+//! ```
+//!
+//! Deep run:
+//!
+//! ```text
+//! FUZZ_ITERATIONS=20000 cargo test --release -p tern-tests --test differential
+//! ```
+
+use std::collections::BTreeMap;
+use std::panic;
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use tern_tests::compare::{Feed, items_of_prefix, minimize, run_both, shortest_differing_prefix};
+use tern_tests::streams::{
+    self, Construct, Stream, StreamConfig, Weights, escape, escape_shortened,
+};
+
+const DEFAULT_ITERATIONS: u64 = 500;
+const DEFAULT_REPORTS: usize = 10;
+/// Failing seeds listed in the final message.
+const LISTED_FAILURES: usize = 20;
+
+/// Everything one seed decides.
+struct Case {
+    seed: u64,
+    cols: usize,
+    rows: usize,
+    stream: Stream,
+    bytes: Vec<u8>,
+    feed: Feed,
+}
+
+impl Case {
+    fn new(seed: u64, weights: &Weights) -> Case {
+        // Sizes and chunking come from their own generator so that the stream of a seed
+        // does not change when they do.
+        let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x7465_726e_5f73_697a);
+        let cols = rng.random_range(10..=100);
+        let rows = rng.random_range(3..=30);
+        let config = StreamConfig {
+            weights: weights.clone(),
+            ..StreamConfig::new(cols, rows)
+        };
+        let stream = streams::generate(seed, &config);
+        let bytes = stream.bytes();
+        let mut splits = Vec::new();
+        let mut offset = 0;
+        while offset < bytes.len() {
+            offset += rng.random_range(1..=64);
+            splits.push(offset);
+        }
+        Case {
+            seed,
+            cols,
+            rows,
+            stream,
+            bytes,
+            feed: Feed::Splits(splits),
+        }
+    }
+
+    fn differs(&self, bytes: &[u8], feed: &Feed) -> bool {
+        run_both(self.cols, self.rows, bytes, feed).differs()
+    }
+}
+
+/// What a failing seed is reported as.
+struct Failure {
+    seed: u64,
+    /// The construct whose bytes complete the shortest differing prefix.
+    trigger: Option<Construct>,
+    report: String,
+}
+
+/// Minimises a differing case and describes it.
+fn investigate(case: &Case, difference: &str) -> Failure {
+    let mut report = format!(
+        "=== seed {} ({}x{}, {} bytes): {difference}\nstream: {}\n",
+        case.seed,
+        case.cols,
+        case.rows,
+        case.bytes.len(),
+        escape_shortened(&case.bytes, 400),
+    );
+
+    // Prefer a feed that does not depend on the chunking; only if the difference needs
+    // the particular splits keep them.
+    let feed = [Feed::Whole, Feed::Bytewise]
+        .into_iter()
+        .find(|feed| case.differs(&case.bytes, feed))
+        .unwrap_or_else(|| case.feed.clone());
+    let differs = |bytes: &[u8]| case.differs(bytes, &feed);
+    let prefix = shortest_differing_prefix(&case.bytes, differs);
+    let prefix_items = items_of_prefix(&case.stream.items, prefix);
+    let trigger = prefix_items.last().map(|item| item.construct);
+    report.push_str(&format!(
+        "feed: {feed_name}\nshortest differing prefix: {prefix} bytes, ends in {trigger}: {}\n",
+        escape_shortened(&case.bytes[..prefix], 400),
+        feed_name = match feed {
+            Feed::Whole => "whole",
+            Feed::Bytewise => "byte by byte",
+            Feed::Splits(_) => "the seed's random splits only",
+        },
+        trigger = trigger.map_or("nothing", Construct::name),
+    ));
+
+    if !matches!(feed, Feed::Splits(_)) {
+        let minimal = minimize(prefix_items, differs);
+        let bytes: Vec<u8> = minimal.iter().flat_map(|item| item.bytes.clone()).collect();
+        let outcome = run_both(case.cols, case.rows, &bytes, &feed);
+        let constructs: Vec<&str> = minimal.iter().map(|item| item.construct.name()).collect();
+        report.push_str(&format!(
+            "minimised ({} bytes; {}): {}\n  difference: {}\n--- alacritty:\n{}--- tern:\n{}",
+            bytes.len(),
+            constructs.join(" "),
+            escape(&bytes),
+            outcome
+                .difference()
+                .unwrap_or_else(|| "(none?)".to_string()),
+            outcome.oracle.render(),
+            outcome.model.render(),
+        ));
+    }
+    Failure {
+        seed: case.seed,
+        trigger,
+        report,
+    }
+}
+
+fn env_number(name: &str) -> Option<u64> {
+    let value = std::env::var(name).ok()?;
+    Some(
+        value
+            .trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("{name}={value} is not a number")),
+    )
+}
+
+#[test]
+fn model_matches_alacritty() {
+    let weights = Weights::from_env("FUZZ_WEIGHTS").unwrap_or_else(|e| panic!("FUZZ_WEIGHTS: {e}"));
+    let seeds: Vec<u64> = match env_number("FUZZ_SEED") {
+        Some(seed) => vec![seed],
+        None => (0..env_number("FUZZ_ITERATIONS").unwrap_or(DEFAULT_ITERATIONS)).collect(),
+    };
+    let reports = env_number("FUZZ_REPORT").map_or(DEFAULT_REPORTS, |n| n as usize);
+
+    // The model may panic on some streams; those panics are caught and reported as
+    // differences, so keep the default hook from printing each one (the minimiser
+    // provokes many).
+    let default_hook = panic::take_hook();
+    panic::set_hook(Box::new(|_| {}));
+
+    let mut failing = Vec::new();
+    let mut unexplained = 0;
+    let mut triggers: BTreeMap<&str, usize> = BTreeMap::new();
+    for &seed in &seeds {
+        let case = Case::new(seed, &weights);
+        let Some(difference) = run_both(case.cols, case.rows, &case.bytes, &case.feed).difference()
+        else {
+            continue;
+        };
+        if failing.len() < reports {
+            let failure = investigate(&case, &difference);
+            println!("{}", failure.report);
+            *triggers
+                .entry(failure.trigger.map_or("nothing", Construct::name))
+                .or_default() += 1;
+            failing.push(failure.seed);
+        } else {
+            unexplained += 1;
+            failing.push(seed);
+        }
+    }
+
+    panic::set_hook(default_hook);
+    if !failing.is_empty() {
+        let listed: Vec<String> = failing
+            .iter()
+            .take(LISTED_FAILURES)
+            .map(u64::to_string)
+            .collect();
+        panic!(
+            "{} of {} seeds differ from alacritty: {}{}\n\
+             triggers of the {} minimised seeds: {triggers:?}{}\n\
+             replay one with FUZZ_SEED=<seed>",
+            failing.len(),
+            seeds.len(),
+            listed.join(", "),
+            if failing.len() > LISTED_FAILURES {
+                ", ..."
+            } else {
+                ""
+            },
+            failing.len() - unexplained,
+            if unexplained > 0 {
+                format!(" ({unexplained} more not minimised; raise FUZZ_REPORT)")
+            } else {
+                String::new()
+            },
+        );
+    }
+}
