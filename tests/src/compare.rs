@@ -326,14 +326,8 @@ pub fn items_of_prefix(items: &[Item], len: usize) -> Vec<Item> {
 }
 
 /// Shrinks a list of items that `differs` while keeping it differing: removes ever
-/// smaller blocks of items, then shortens the remaining items byte-wise from the end.
-pub fn minimize(items: Vec<Item>, differs: impl Fn(&[u8]) -> bool) -> Vec<Item> {
-    let joined = |items: &[Item]| -> Vec<u8> {
-        items
-            .iter()
-            .flat_map(|item| item.bytes.iter().copied())
-            .collect()
-    };
+/// smaller blocks of items, then shortens the remaining ASCII text runs byte by byte.
+pub fn minimize(items: Vec<Item>, differs: impl Fn(&[Item]) -> bool) -> Vec<Item> {
     let mut items = items;
     let mut block = items.len().div_ceil(2).max(1);
     loop {
@@ -343,7 +337,7 @@ pub fn minimize(items: Vec<Item>, differs: impl Fn(&[u8]) -> bool) -> Vec<Item> 
             let end = (start + block).min(items.len());
             let mut candidate = items.clone();
             candidate.drain(start..end);
-            if differs(&joined(&candidate)) {
+            if differs(&candidate) {
                 items = candidate;
                 removed_any = true;
             } else {
@@ -374,7 +368,7 @@ pub fn minimize(items: Vec<Item>, differs: impl Fn(&[u8]) -> bool) -> Vec<Item> 
                 } else {
                     bytes.pop();
                 }
-                if differs(&joined(&candidate)) {
+                if differs(&candidate) {
                     items = candidate;
                     keep_shortening = true;
                     break;

@@ -2,5 +2,6 @@
 //! and the random stream generator the differential tests feed to both emulators.
 
 pub mod compare;
+pub mod known;
 pub mod oracle;
 pub mod streams;

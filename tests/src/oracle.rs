@@ -9,9 +9,9 @@ use alacritty_terminal::Term;
 use alacritty_terminal::event::{Event, EventListener};
 use alacritty_terminal::grid::Dimensions;
 use alacritty_terminal::index::{Column, Line};
-use alacritty_terminal::term::Config;
 use alacritty_terminal::term::cell::{Cell, Flags};
 use alacritty_terminal::term::test::TermSize;
+use alacritty_terminal::term::{Config, TermMode};
 use alacritty_terminal::vte::ansi::{Color, NamedColor, Processor};
 use tern_core::model::{DumpAttrs, DumpColor, ScreenDump, UnderlineKind};
 
@@ -60,6 +60,54 @@ impl Oracle {
         std::mem::take(&mut *self.replies.borrow_mut())
     }
 
+    /// The cursor position as `(row, column)`, 0-based.
+    pub fn cursor(&self) -> (usize, usize) {
+        let point = self.term.grid().cursor.point;
+        (usize::try_from(point.line.0).unwrap_or(0), point.column.0)
+    }
+
+    /// Whether the cursor sits in the last column with the next printable character due to
+    /// wrap first.
+    pub fn pending_wrap(&self) -> bool {
+        self.term.grid().cursor.input_needs_wrap
+    }
+
+    /// The screen size as `(columns, rows)`.
+    pub fn size(&self) -> (usize, usize) {
+        let grid = self.term.grid();
+        (grid.columns(), grid.screen_lines())
+    }
+
+    /// IRM, insert mode.
+    pub fn insert_mode(&self) -> bool {
+        self.term.mode().contains(TermMode::INSERT)
+    }
+
+    /// DECOM, origin mode.
+    pub fn origin_mode(&self) -> bool {
+        self.term.mode().contains(TermMode::ORIGIN)
+    }
+
+    /// DECAWM, autowrap.
+    pub fn autowrap(&self) -> bool {
+        self.term.mode().contains(TermMode::LINE_WRAP)
+    }
+
+    /// Whether the alternate screen is shown.
+    pub fn alt_screen(&self) -> bool {
+        self.term.mode().contains(TermMode::ALT_SCREEN)
+    }
+
+    /// Whether visible row `row` holds a wide character (false past the last row).
+    pub fn row_has_wide(&self, row: usize) -> bool {
+        let grid = self.term.grid();
+        if row >= grid.screen_lines() {
+            return false;
+        }
+        let line = &grid[Line(row as i32)];
+        (0..grid.columns()).any(|col| line[Column(col)].flags.contains(Flags::WIDE_CHAR))
+    }
+
     /// The visible screen in the neutral form the model dumps.
     pub fn dump(&self) -> ScreenDump {
         let grid = self.term.grid();
@@ -73,12 +121,10 @@ impl Oracle {
             rows.push(row_text(cells.clone()));
             runs.push(ScreenDump::runs_from_cells(cells.map(cell_attrs)));
         }
-        let point = grid.cursor.point;
-        let cursor_row = usize::try_from(point.line.0).unwrap_or(0);
         ScreenDump {
             rows,
             runs,
-            cursor: (cursor_row, point.column.0),
+            cursor: self.cursor(),
         }
     }
 }

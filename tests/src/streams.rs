@@ -3,8 +3,10 @@
 //! A stream is a list of [`Item`]s, each one [`Construct`]: a run of text, a control
 //! character, an SGR, a cursor move, an erase, a mode switch, ... Items are picked by
 //! weight ([`Weights`]), so a failing category can be isolated (`only` one group) or
-//! switched off. Constructs listed in [`KNOWN_DIFFERENCES`] (where tern deliberately
-//! behaves unlike the reference emulator) are never generated.
+//! switched off. Items that would run into one of the
+//! [`KNOWN_DIFFERENCES`](crate::known::KNOWN_DIFFERENCES) (where tern deliberately behaves
+//! unlike the reference emulator) are never generated: the generator follows the stream in
+//! the reference emulator and drops them.
 //!
 //! The same seed and [`StreamConfig`] always give the same stream.
 
@@ -12,6 +14,8 @@ use std::fmt::Write as _;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+
+use crate::known::Tracker;
 
 /// One kind of thing a stream can contain.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -208,18 +212,6 @@ impl Construct {
     }
 }
 
-/// A place where tern deliberately differs from the reference emulator, so the generator
-/// must not produce it.
-#[derive(Clone, Copy, Debug)]
-pub struct KnownDifference {
-    pub construct: Construct,
-    /// Why tern's behaviour is the one we want.
-    pub reason: &'static str,
-}
-
-/// Intentional differences from alacritty; each construct listed here is never generated.
-pub const KNOWN_DIFFERENCES: &[KnownDifference] = &[];
-
 /// Relative weights of the constructs. A weight of 0 switches a construct off.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Weights {
@@ -301,11 +293,11 @@ impl Weights {
         Ok(weights)
     }
 
-    /// The weights the generator actually uses: known differences switched off.
+    /// The constructs with a weight above 0.
     fn effective(&self) -> Vec<(Construct, u32)> {
         self.weights
             .iter()
-            .filter(|(c, w)| *w > 0 && !KNOWN_DIFFERENCES.iter().any(|k| k.construct == *c))
+            .filter(|(_, w)| *w > 0)
             .copied()
             .collect()
     }
@@ -370,10 +362,7 @@ pub struct Stream {
 impl Stream {
     /// All bytes, in order.
     pub fn bytes(&self) -> Vec<u8> {
-        self.items
-            .iter()
-            .flat_map(|item| item.bytes.iter().copied())
-            .collect()
+        join(&self.items)
     }
 
     /// The total length in bytes.
@@ -386,8 +375,20 @@ impl Stream {
     }
 }
 
+/// The bytes of `items`, in order.
+pub fn join(items: &[Item]) -> Vec<u8> {
+    items
+        .iter()
+        .flat_map(|item| item.bytes.iter().copied())
+        .collect()
+}
+
 /// Generates the stream for `seed`. With every weight 0 the stream is empty.
+///
+/// Items a known difference applies to are drawn again; after many rejections in a row
+/// the stream ends early.
 pub fn generate(seed: u64, config: &StreamConfig) -> Stream {
+    const MAX_REJECTIONS: usize = 1000;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let weights = config.weights.effective();
     let total: u32 = weights.iter().map(|(_, w)| w).sum();
@@ -405,12 +406,23 @@ pub fn generate(seed: u64, config: &StreamConfig) -> Stream {
         cols: config.cols.max(1),
         rows: config.rows.max(1),
     };
+    let mut tracker = Tracker::new(generator.cols, generator.rows);
     let mut len = 0;
-    while len < target {
+    let mut rejections = 0;
+    while len < target && rejections < MAX_REJECTIONS {
         let construct = pick(&mut generator.rng, &weights, total);
-        let bytes = generator.emit(construct);
-        len += bytes.len();
-        stream.items.push(Item { construct, bytes });
+        let item = Item {
+            construct,
+            bytes: generator.emit(construct),
+        };
+        if tracker.hit(&item).is_some() {
+            rejections += 1;
+            continue;
+        }
+        rejections = 0;
+        tracker.advance(&item);
+        len += item.bytes.len();
+        stream.items.push(item);
     }
     stream
 }
@@ -724,4 +736,35 @@ pub fn escape_shortened(bytes: &[u8], max: usize) -> String {
     let head: String = chars[..half].iter().collect();
     let tail: String = chars[chars.len() - half..].iter().collect();
     format!("{head} [... {} chars ...] {tail}", chars.len() - 2 * half)
+}
+
+/// The inverse of [`escape`]: reads `\e`, `\r`, `\n`, `\t`, `\b`, `\\` and `\xNN`, so that a
+/// reported stream can be pasted back in.
+pub fn unescape(text: &str) -> Result<Vec<u8>, String> {
+    let mut out = Vec::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            let mut buf = [0; 4];
+            out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+            continue;
+        }
+        match chars.next() {
+            Some('e') => out.push(0x1b),
+            Some('r') => out.push(b'\r'),
+            Some('n') => out.push(b'\n'),
+            Some('t') => out.push(b'\t'),
+            Some('b') => out.push(0x08),
+            Some('\\') => out.push(b'\\'),
+            Some('x') => {
+                let hex: String = chars.by_ref().take(2).collect();
+                let byte = u8::from_str_radix(&hex, 16)
+                    .map_err(|_| format!("`\\x{hex}` is not a hex byte"))?;
+                out.push(byte);
+            }
+            Some(other) => return Err(format!("unknown escape `\\{other}`")),
+            None => return Err("the text ends in a lone backslash".to_string()),
+        }
+    }
+    Ok(out)
 }

@@ -32,10 +32,12 @@ use std::panic;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use tern_tests::compare::{Feed, items_of_prefix, minimize, run_both, shortest_differing_prefix};
-use tern_tests::streams::{
-    self, Construct, Stream, StreamConfig, Weights, escape, escape_shortened,
+use tern_tests::compare::{
+    Difference, DifferenceKind, Feed, items_of_prefix, minimize, run_both,
+    shortest_differing_prefix,
 };
+use tern_tests::known;
+use tern_tests::streams::{self, Item, Stream, StreamConfig, Weights, escape, escape_shortened};
 
 const DEFAULT_ITERATIONS: u64 = 500;
 const DEFAULT_REPORTS: usize = 10;
@@ -89,13 +91,14 @@ impl Case {
 /// What a failing seed is reported as.
 struct Failure {
     seed: u64,
-    /// The construct whose bytes complete the shortest differing prefix.
-    trigger: Option<Construct>,
+    /// What kind of difference the minimised stream shows and which constructs it is made
+    /// of: seeds with the same signature are most likely the same bug.
+    signature: String,
     report: String,
 }
 
 /// Minimises a differing case and describes it.
-fn investigate(case: &Case, difference: &str) -> Failure {
+fn investigate(case: &Case, difference: &Difference) -> Failure {
     let mut report = format!(
         "=== seed {} ({}x{}, {} bytes): {difference}\nstream: {}\n",
         case.seed,
@@ -111,41 +114,64 @@ fn investigate(case: &Case, difference: &str) -> Failure {
         .into_iter()
         .find(|feed| case.differs(&case.bytes, feed))
         .unwrap_or_else(|| case.feed.clone());
-    let differs = |bytes: &[u8]| case.differs(bytes, &feed);
-    let prefix = shortest_differing_prefix(&case.bytes, differs);
+    let outcome = |bytes: &[u8]| run_both(case.cols, case.rows, bytes, &feed);
+    let prefix = shortest_differing_prefix(&case.bytes, |bytes| outcome(bytes).differs());
+    let prefix_difference = outcome(&case.bytes[..prefix]).difference();
     let prefix_items = items_of_prefix(&case.stream.items, prefix);
-    let trigger = prefix_items.last().map(|item| item.construct);
+    let trigger = prefix_items
+        .last()
+        .map_or("nothing", |item| item.construct.name());
     report.push_str(&format!(
-        "feed: {feed_name}\nshortest differing prefix: {prefix} bytes, ends in {trigger}: {}\n",
-        escape_shortened(&case.bytes[..prefix], 400),
-        feed_name = match feed {
+        "feed: {}\nshortest differing prefix: {prefix} bytes, ends in {trigger}: {}\n  difference: {}\n",
+        match feed {
             Feed::Whole => "whole",
             Feed::Bytewise => "byte by byte",
             Feed::Splits(_) => "the seed's random splits only",
         },
-        trigger = trigger.map_or("nothing", Construct::name),
+        escape_shortened(&case.bytes[..prefix], 400),
+        prefix_difference.as_ref().map_or_else(|| "(none?)".to_string(), Difference::to_string),
     ));
 
-    if !matches!(feed, Feed::Splits(_)) {
-        let minimal = minimize(prefix_items, differs);
-        let bytes: Vec<u8> = minimal.iter().flat_map(|item| item.bytes.clone()).collect();
-        let outcome = run_both(case.cols, case.rows, &bytes, &feed);
-        let constructs: Vec<&str> = minimal.iter().map(|item| item.construct.name()).collect();
-        report.push_str(&format!(
-            "minimised ({} bytes; {}): {}\n  difference: {}\n--- alacritty:\n{}--- tern:\n{}",
-            bytes.len(),
-            constructs.join(" "),
-            escape(&bytes),
-            outcome
-                .difference()
-                .unwrap_or_else(|| "(none?)".to_string()),
-            outcome.oracle.render(),
-            outcome.model.render(),
-        ));
+    let kind = prefix_difference.map(|difference| difference.kind);
+    if matches!(feed, Feed::Splits(_)) || kind.is_none() {
+        let signature = format!("{kind:?} after {trigger}, needs the seed's splits");
+        return Failure {
+            seed: case.seed,
+            signature,
+            report,
+        };
     }
+    // Keep the kind of difference while shrinking, so that the minimiser does not wander
+    // off to another bug, and stay clear of the known differences.
+    let same_kind = |items: &[Item]| {
+        known::first_hit(items, case.cols, case.rows).is_none()
+            && outcome(&streams::join(items)).difference().map(|d| d.kind) == kind
+    };
+    let minimal = minimize(prefix_items, same_kind);
+    let bytes = streams::join(&minimal);
+    let result = outcome(&bytes);
+    let mut constructs: Vec<&str> = minimal.iter().map(|item| item.construct.name()).collect();
+    report.push_str(&format!(
+        "minimised ({} bytes; {}): {}\n  difference: {}\n--- alacritty:\n{}--- tern:\n{}",
+        bytes.len(),
+        constructs.join(" "),
+        escape(&bytes),
+        result
+            .difference()
+            .map_or_else(|| "(none?)".to_string(), |d| d.to_string()),
+        result.oracle.render(),
+        result.model.render(),
+    ));
+    constructs.sort_unstable();
+    constructs.dedup();
+    let signature = format!(
+        "{:?} from {}",
+        kind.unwrap_or(DifferenceKind::Panic),
+        constructs.join("+")
+    );
     Failure {
         seed: case.seed,
-        trigger,
+        signature,
         report,
     }
 }
@@ -177,51 +203,54 @@ fn model_matches_alacritty() {
 
     let mut failing = Vec::new();
     let mut unexplained = 0;
-    let mut triggers: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut signatures: BTreeMap<String, Vec<u64>> = BTreeMap::new();
     for &seed in &seeds {
         let case = Case::new(seed, &weights);
         let Some(difference) = run_both(case.cols, case.rows, &case.bytes, &case.feed).difference()
         else {
             continue;
         };
-        if failing.len() < reports {
+        failing.push(seed);
+        if failing.len() <= reports {
             let failure = investigate(&case, &difference);
             println!("{}", failure.report);
-            *triggers
-                .entry(failure.trigger.map_or("nothing", Construct::name))
-                .or_default() += 1;
-            failing.push(failure.seed);
+            signatures
+                .entry(failure.signature)
+                .or_default()
+                .push(failure.seed);
         } else {
             unexplained += 1;
-            failing.push(seed);
         }
     }
 
     panic::set_hook(default_hook);
-    if !failing.is_empty() {
-        let listed: Vec<String> = failing
-            .iter()
-            .take(LISTED_FAILURES)
-            .map(u64::to_string)
-            .collect();
-        panic!(
-            "{} of {} seeds differ from alacritty: {}{}\n\
-             triggers of the {} minimised seeds: {triggers:?}{}\n\
-             replay one with FUZZ_SEED=<seed>",
-            failing.len(),
-            seeds.len(),
-            listed.join(", "),
-            if failing.len() > LISTED_FAILURES {
-                ", ..."
-            } else {
-                ""
-            },
-            failing.len() - unexplained,
-            if unexplained > 0 {
-                format!(" ({unexplained} more not minimised; raise FUZZ_REPORT)")
-            } else {
-                String::new()
-            },
-        );
+    if failing.is_empty() {
+        return;
     }
+    let listed: Vec<String> = failing
+        .iter()
+        .take(LISTED_FAILURES)
+        .map(u64::to_string)
+        .collect();
+    let more = if failing.len() > LISTED_FAILURES {
+        ", ..."
+    } else {
+        ""
+    };
+    let mut message = format!(
+        "{} of {} seeds differ from alacritty: {}{more}\nminimised seeds by signature:\n",
+        failing.len(),
+        seeds.len(),
+        listed.join(", "),
+    );
+    for (signature, seeds) in &signatures {
+        message.push_str(&format!("  {signature}: seeds {seeds:?}\n"));
+    }
+    if unexplained > 0 {
+        message.push_str(&format!(
+            "  ({unexplained} more not minimised; raise FUZZ_REPORT)\n"
+        ));
+    }
+    message.push_str("replay one with FUZZ_SEED=<seed>");
+    panic!("{message}");
 }

@@ -170,7 +170,12 @@ fn reflow_primary(st: &mut State, cols: usize, rows: usize, cursor: &mut Cursor)
         let start_row = out.len();
         let mut rows_of_line = wrap_cells(line, cols);
         if li == cursor_at.0 {
-            let (r, c) = locate(&rows_of_line.1, cursor_at.1, cols);
+            let (mut r, mut c) = locate(&rows_of_line.1, cursor_at.1, cols);
+            if c == 0 && r == rows_of_line.0.len() && cursor_at.1 > 0 {
+                // Right after a full last row: stay on it with the wrap pending.
+                r -= 1;
+                c = cols;
+            }
             let extra_rows = (r + 1).saturating_sub(rows_of_line.0.len());
             for _ in 0..extra_rows {
                 if let Some(last) = rows_of_line.0.last_mut() {
@@ -201,7 +206,7 @@ fn reflow_primary(st: &mut State, cols: usize, rows: usize, cursor: &mut Cursor)
     st.primary.set_rows(screen_rows, cols);
     cursor.row = cur_abs - top;
     cursor.col = cur_col.min(cols - 1);
-    cursor.pending_wrap = false;
+    cursor.pending_wrap = cur_col >= cols;
 }
 
 /// Splits a logical line into rows of `cols`, never splitting a wide character. Also
