@@ -208,6 +208,29 @@ impl Row {
         self.extras.shrink_to_fit();
     }
 
+    /// A copy without trailing default blanks, allocated to fit (for scrollback).
+    pub fn trimmed_copy(&self) -> Row {
+        let keep = self
+            .cells
+            .iter()
+            .rposition(|c| !c.is_default_blank())
+            .map_or(0, |i| i + 1);
+        let extras = if self.extras.is_empty() {
+            Vec::new()
+        } else {
+            self.extras
+                .iter()
+                .filter(|(c, e)| (*c as usize) < keep && !e.is_empty())
+                .cloned()
+                .collect()
+        };
+        Row {
+            cells: self.cells[..keep].to_vec(),
+            extras,
+            wrapped: self.wrapped,
+        }
+    }
+
     /// Pads or cuts to exactly `cols` cells.
     pub fn set_len(&mut self, cols: usize) {
         self.cells.resize(cols, Cell::BLANK);
@@ -282,35 +305,36 @@ impl Grid {
         self.rows.iter()
     }
 
-    /// Scrolls rows `top..bottom` up by `count`. Rows leaving the top are handed to
-    /// `evicted` (the scrollback) when given, else recycled.
+    /// Scrolls rows `top..bottom` up by `count`. When `history` is given and the region
+    /// starts at the top, a trimmed copy of each row leaving the screen goes there; the
+    /// row's own allocation is blanked and reused at the bottom of the region.
     pub fn scroll_up(
         &mut self,
         top: usize,
         bottom: usize,
         count: usize,
         bg: Color,
-        mut evicted: Option<&mut Scrollback>,
+        mut history: Option<&mut Scrollback>,
     ) {
         let count = count.min(bottom.saturating_sub(top));
         let cols = self.cols;
+        let full = top == 0 && bottom == self.rows.len();
         for _ in 0..count {
-            if top == 0 && bottom == self.rows.len() {
-                let Some(mut row) = self.rows.pop_front() else {
-                    return;
-                };
-                let mut fresh = match evicted.as_deref_mut() {
-                    Some(sb) => sb.push(row),
-                    None => {
-                        row.reset(cols, bg);
-                        Some(row)
-                    }
-                }
-                .unwrap_or_default();
-                fresh.reset(cols, bg);
-                self.rows.push_back(fresh);
-            } else if let Some(mut row) = self.rows.remove(top) {
-                row.reset(cols, bg);
+            let row = if full {
+                self.rows.pop_front()
+            } else {
+                self.rows.remove(top)
+            };
+            let Some(mut row) = row else { return };
+            if top == 0
+                && let Some(sb) = history.as_deref_mut()
+            {
+                sb.push(row.trimmed_copy());
+            }
+            row.reset(cols, bg);
+            if full {
+                self.rows.push_back(row);
+            } else {
                 self.rows.insert(bottom - 1, row);
             }
         }
@@ -390,25 +414,22 @@ impl Scrollback {
         self.rows.iter()
     }
 
-    /// Adds a row at the newest end; returns an evicted row's allocation for reuse.
-    pub fn push(&mut self, mut row: Row) -> Option<Row> {
+    /// Adds a row at the newest end (trimmed), dropping the oldest rows over the caps.
+    pub fn push(&mut self, mut row: Row) {
         if self.max_lines == 0 {
-            return Some(row);
+            return;
         }
         row.trim();
         self.bytes += row.heap_bytes() + std::mem::size_of::<Row>();
         self.rows.push_back(row);
-        let mut recycled = None;
         while self.rows.len() > self.max_lines
             || (self.bytes > self.max_bytes && self.rows.len() > 1)
         {
             if let Some(old) = self.rows.pop_front() {
                 self.bytes -= old.heap_bytes() + std::mem::size_of::<Row>();
                 self.dropped += 1;
-                recycled = Some(old);
             }
         }
-        recycled
     }
 
     /// Removes and returns the newest row.

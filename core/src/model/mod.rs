@@ -116,6 +116,8 @@ pub struct Terminal {
     parser: vte::Parser,
     guard: OscGuard,
     st: State,
+    /// Printable text waiting to be written as one run (see `perform::Performer`).
+    run: String,
 }
 
 impl Terminal {
@@ -124,6 +126,7 @@ impl Terminal {
             parser: vte::Parser::new(),
             guard: OscGuard::Outside,
             st: State::new(size, config),
+            run: String::new(),
         }
     }
 
@@ -133,8 +136,12 @@ impl Terminal {
         while !rest.is_empty() {
             let (feed, skip) = self.guard_step(rest);
             if feed > 0 {
-                let mut performer = perform::Performer { st: &mut self.st };
+                let mut performer = perform::Performer {
+                    st: &mut self.st,
+                    run: &mut self.run,
+                };
                 self.parser.advance(&mut performer, &rest[..feed]);
+                performer.flush();
             }
             rest = &rest[feed + skip..];
         }

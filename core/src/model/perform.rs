@@ -13,8 +13,21 @@ use super::state::{CursorShape, State};
 /// Version reported by DA2 and XTVERSION.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
+/// Borrows the state for one `advance`. Printable characters are gathered into `run`
+/// and written in one go when anything else arrives (or the batch ends).
 pub struct Performer<'a> {
     pub st: &'a mut State,
+    pub run: &'a mut String,
+}
+
+impl Performer<'_> {
+    #[inline]
+    pub fn flush(&mut self) {
+        if !self.run.is_empty() {
+            self.st.print_str(self.run);
+            self.run.clear();
+        }
+    }
 }
 
 /// Parameter `i`'s first value, with 0 or missing read as `default`.
@@ -39,10 +52,11 @@ fn param0(params: &Params, i: usize) -> u16 {
 impl Perform for Performer<'_> {
     #[inline]
     fn print(&mut self, c: char) {
-        self.st.print(c);
+        self.run.push(c);
     }
 
     fn execute(&mut self, byte: u8) {
+        self.flush();
         let st = &mut *self.st;
         match byte {
             0x07 => st.bell(),
@@ -63,13 +77,16 @@ impl Perform for Performer<'_> {
         }
     }
 
-    fn hook(&mut self, _params: &Params, _intermediates: &[u8], _ignore: bool, _action: char) {}
+    fn hook(&mut self, _params: &Params, _intermediates: &[u8], _ignore: bool, _action: char) {
+        self.flush();
+    }
 
     fn put(&mut self, _byte: u8) {}
 
     fn unhook(&mut self) {}
 
     fn osc_dispatch(&mut self, params: &[&[u8]], bell_terminated: bool) {
+        self.flush();
         if std::mem::take(&mut self.st.osc_truncated) {
             self.st.events.push(TermEvent::Dropped {
                 what: "over-long OSC string",
@@ -80,6 +97,7 @@ impl Perform for Performer<'_> {
     }
 
     fn csi_dispatch(&mut self, params: &Params, intermediates: &[u8], ignore: bool, action: char) {
+        self.flush();
         if ignore {
             return;
         }
@@ -160,6 +178,7 @@ impl Perform for Performer<'_> {
     }
 
     fn esc_dispatch(&mut self, intermediates: &[u8], _ignore: bool, byte: u8) {
+        self.flush();
         let st = &mut *self.st;
         match (intermediates, byte) {
             ([], b'D') => st.index(),

@@ -299,6 +299,73 @@ impl State {
         }
     }
 
+    /// Prints a run of text. ASCII stretches are written a row slice at a time; anything
+    /// else goes through [`State::print`] one character at a time.
+    pub fn print_str(&mut self, text: &str) {
+        let mut rest = text;
+        while !rest.is_empty() {
+            let fast = !self.modes.insert
+                && self.modes.autowrap
+                && self.pen_extra.is_none()
+                && self.charsets.slots[self.charsets.active] == Charset::Ascii;
+            if fast {
+                let ascii = rest
+                    .bytes()
+                    .take_while(|b| (0x20..0x7f).contains(b))
+                    .count();
+                if ascii > 0 {
+                    self.print_ascii(&rest.as_bytes()[..ascii]);
+                    rest = &rest[ascii..];
+                    continue;
+                }
+            }
+            let mut chars = rest.chars();
+            if let Some(c) = chars.next() {
+                self.print(c);
+            }
+            rest = chars.as_str();
+        }
+    }
+
+    /// Writes printable ASCII with autowrap on, no insert mode, the ASCII charset and no
+    /// out-of-line pen attributes.
+    fn print_ascii(&mut self, mut bytes: &[u8]) {
+        let cols = self.cols;
+        let template = self.template;
+        while !bytes.is_empty() {
+            if self.cursor.pending_wrap {
+                self.wrap_line();
+            }
+            let (row, col) = (self.cursor.row, self.cursor.col);
+            let n = bytes.len().min(cols - col);
+            let r = self.row_mut(row);
+            let special = Flags::WIDE.union(Flags::WIDE_SPACER).union(Flags::EXTRA);
+            let clean = r.cells[col..col + n]
+                .iter()
+                .all(|c| !c.flags().intersects(special))
+                && !(col + n < cols && r.cells[col + n].flags().contains(Flags::WIDE_SPACER));
+            if !clean {
+                // A wide character or side-table entry is in the way: take the careful path.
+                for &b in &bytes[..n] {
+                    self.print(b as char);
+                }
+                bytes = &bytes[n..];
+                continue;
+            }
+            for (cell, &b) in r.cells[col..col + n].iter_mut().zip(&bytes[..n]) {
+                *cell = template.with_ch(b as char);
+            }
+            self.last_printed = Some(bytes[n - 1] as char);
+            if col + n >= cols {
+                self.cursor.col = cols - 1;
+                self.cursor.pending_wrap = true;
+            } else {
+                self.cursor.col = col + n;
+            }
+            bytes = &bytes[n..];
+        }
+    }
+
     /// Writes one cell at the cursor with the pen, fixing up any wide character it
     /// overwrites half of.
     #[inline]
