@@ -634,3 +634,19 @@ fn damage_tracks_written_rows() {
     assert_eq!(t.term.take_damage(), vec![2]);
     assert_eq!(t.term.take_damage(), Vec::<usize>::new());
 }
+
+#[test]
+fn a_character_split_across_reads_loses_nothing() {
+    // vte 0.15 on its own drops the 'a' here when the input is cut after 0xcc.
+    let bytes = "e\u{301}a你z".as_bytes();
+    for cut in 1..bytes.len() {
+        let mut t = TestTerm::new(10, 1);
+        t.feed_bytes(&bytes[..cut]).feed_bytes(&bytes[cut..]);
+        t.assert_screen(&["e\u{301}a你z"]);
+    }
+    let mut t = TestTerm::new(10, 1);
+    for b in bytes {
+        t.feed_bytes(std::slice::from_ref(b));
+    }
+    t.assert_screen(&["e\u{301}a你z"]);
+}

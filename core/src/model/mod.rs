@@ -118,6 +118,33 @@ pub struct Terminal {
     st: State,
     /// Printable text waiting to be written as one run (see `perform::Performer`).
     run: String,
+    /// An incomplete UTF-8 sequence at the end of the last input, held back (at most 3
+    /// bytes) so the parser never sees a character split across calls.
+    carry: Vec<u8>,
+}
+
+/// The encoded length a UTF-8 lead byte announces (1 for anything else).
+fn utf8_len(lead: u8) -> usize {
+    match lead {
+        0xc2..=0xdf => 2,
+        0xe0..=0xef => 3,
+        0xf0..=0xf4 => 4,
+        _ => 1,
+    }
+}
+
+/// The length of an incomplete UTF-8 sequence at the end of `bytes` (0 if none).
+fn incomplete_utf8_tail(bytes: &[u8]) -> usize {
+    let len = bytes.len();
+    for back in 1..=len.min(3) {
+        let b = bytes[len - back];
+        if b & 0xc0 == 0x80 {
+            continue; // continuation byte: keep looking for the lead
+        }
+        let need = utf8_len(b);
+        return if need > back { back } else { 0 };
+    }
+    0
 }
 
 impl Terminal {
@@ -127,11 +154,31 @@ impl Terminal {
             guard: OscGuard::Outside,
             st: State::new(size, config),
             run: String::new(),
+            carry: Vec::new(),
         }
     }
 
-    /// Parses program output.
-    pub fn advance(&mut self, bytes: &[u8]) {
+    /// Parses program output. Any chunking of the same bytes gives the same result.
+    pub fn advance(&mut self, mut bytes: &[u8]) {
+        // vte 0.15 can drop the character after a UTF-8 sequence split across calls (its
+        // partial-sequence path consumes too many bytes), so a split sequence is held
+        // back and completed here, and the parser never sees one.
+        while !self.carry.is_empty() && !bytes.is_empty() {
+            let need = utf8_len(self.carry[0]).saturating_sub(self.carry.len());
+            let take = need.min(bytes.len());
+            let mut joined = std::mem::take(&mut self.carry);
+            joined.extend_from_slice(&bytes[..take]);
+            bytes = &bytes[take..];
+            let tail = incomplete_utf8_tail(&joined);
+            self.feed(&joined[..joined.len() - tail]);
+            self.carry.extend_from_slice(&joined[joined.len() - tail..]);
+        }
+        let tail = incomplete_utf8_tail(bytes);
+        self.feed(&bytes[..bytes.len() - tail]);
+        self.carry.extend_from_slice(&bytes[bytes.len() - tail..]);
+    }
+
+    fn feed(&mut self, bytes: &[u8]) {
         let mut rest = bytes;
         while !rest.is_empty() {
             let (feed, skip) = self.guard_step(rest);

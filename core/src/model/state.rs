@@ -169,7 +169,7 @@ fn default_tabs(cols: usize) -> Vec<bool> {
 
 impl State {
     pub fn new(size: TermSize, config: TermConfig) -> State {
-        let cols = size.cols.max(1);
+        let cols = size.cols.max(2);
         let rows = size.rows.max(1);
         let pen = Pen::default();
         State {
@@ -912,7 +912,7 @@ impl State {
     // ---- resize ----
 
     pub fn resize(&mut self, size: TermSize) {
-        let cols = size.cols.max(1);
+        let cols = size.cols.max(2);
         let rows = size.rows.max(1);
         if cols == self.cols && rows == self.rows {
             return;

@@ -1,0 +1,216 @@
+//! Property tests: any bytes, any chunking, any resize.
+//!
+//! Seeded: CI runs a fixed seed. `PROPTEST_CASES=N` deepens a run and
+//! `PROPTEST_RNG_SEED=S` picks another seed.
+
+use proptest::prelude::*;
+use proptest::test_runner::{Config, RngSeed};
+use tern_core::model::{MAX_OSC_BYTES, TermConfig, TermSize, Terminal};
+
+fn config() -> Config {
+    let mut c = Config::default();
+    if matches!(c.rng_seed, RngSeed::Random) {
+        c.rng_seed = RngSeed::Fixed(0x7e57_7e57);
+    }
+    c.failure_persistence = None;
+    c
+}
+
+/// Fragments that steer random input into the parser's interesting states.
+fn token() -> impl Strategy<Value = Vec<u8>> {
+    let fixed: Vec<&'static [u8]> = vec![
+        b"\x1b[",
+        b"\x1b]",
+        b"\x1bP",
+        b"\x1b_",
+        b"\x1b^",
+        b"\x1bX",
+        b"\x1b(0",
+        b"\x1b)B",
+        b"\x1b#8",
+        b"\x1b7",
+        b"\x1b8",
+        b"\x1bc",
+        b"\x1bD",
+        b"\x1bM",
+        b"\x1bE",
+        b"\x1bH",
+        b"\x07",
+        b"\x1b\\",
+        b"\x18",
+        b"\x1a",
+        b"\r\n",
+        b"\t",
+        b"\x08",
+        b"\x0e",
+        b"\x0f",
+        b";",
+        b":",
+        b"?",
+        b">",
+        b"$",
+        b"!",
+        b" ",
+        b"0",
+        b"1",
+        b"2",
+        b"9",
+        b"65535",
+        b"4294967296",
+        b"m",
+        b"H",
+        b"J",
+        b"K",
+        b"r",
+        b"h",
+        b"l",
+        b"@",
+        b"P",
+        b"L",
+        b"M",
+        b"X",
+        b"b",
+        b"n",
+        b"c",
+        b"q",
+        b"t",
+        b"S",
+        b"T",
+        b"?1049h",
+        b"?1049l",
+        b"?47h",
+        b"?6h",
+        b"?7l",
+        b"4h",
+        b"38;2;1;2;3m",
+        b"58:5:1m",
+        b"8;;http://x",
+        b"52;c;?",
+        b"133;D;1",
+        b"7;file:///tmp",
+        b"4;1;?",
+        b"11;?",
+        "你".as_bytes(),
+        "😀".as_bytes(),
+        "e\u{301}".as_bytes(),
+        b"\xff",
+        b"\xe4\xbd",
+        b"abcdefghij",
+        b"\x9b",
+        b"\x9d",
+        b"\xc2\x9b",
+    ];
+    prop_oneof![
+        4 => prop::sample::select(fixed).prop_map(|b| b.to_vec()),
+        1 => prop::collection::vec(any::<u8>(), 1..8),
+    ]
+}
+
+fn input() -> impl Strategy<Value = Vec<u8>> {
+    prop::collection::vec(token(), 0..300).prop_map(|t| t.concat())
+}
+
+fn small_config() -> TermConfig {
+    TermConfig {
+        scrollback_lines: 200,
+        scrollback_bytes: 256 * 1024,
+    }
+}
+
+fn feed_chunked(term: &mut Terminal, bytes: &[u8], cuts: &[usize]) {
+    let mut start = 0;
+    for &cut in cuts {
+        let end = (start + cut).min(bytes.len());
+        term.advance(&bytes[start..end]);
+        start = end;
+    }
+    term.advance(&bytes[start..]);
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn any_input_in_any_chunks_gives_the_same_screen(
+        bytes in input(),
+        cols in 1usize..40,
+        rows in 1usize..12,
+        cuts in prop::collection::vec(1usize..64, 0..40),
+    ) {
+        let size = TermSize::new(cols, rows);
+        let mut whole = Terminal::new(size, small_config());
+        whole.advance(&bytes);
+        let mut chunked = Terminal::new(size, small_config());
+        feed_chunked(&mut chunked, &bytes, &cuts);
+        prop_assert_eq!(whole.dump(), chunked.dump());
+        prop_assert_eq!(whole.take_replies(), chunked.take_replies());
+        prop_assert_eq!(whole.title(), chunked.title());
+    }
+
+    #[test]
+    fn any_input_with_resizes_stays_within_caps(
+        parts in prop::collection::vec((input(), 1usize..60, 1usize..20), 1..6),
+    ) {
+        let mut term = Terminal::new(TermSize::new(20, 5), small_config());
+        for (bytes, cols, rows) in parts {
+            term.advance(&bytes);
+            term.resize(TermSize::new(cols, rows));
+            let size = term.size();
+            prop_assert_eq!(term.grid().rows(), size.rows);
+            prop_assert!(term.grid().iter().all(|r| r.cells.len() == size.cols));
+            let c = term.cursor();
+            prop_assert!(c.row < size.rows && c.col < size.cols);
+        }
+        prop_assert!(term.scrollback().len() <= 200);
+        prop_assert!(term.scrollback().bytes() <= 256 * 1024 + 64 * 1024);
+        prop_assert!(term.title().chars().count() <= 1024);
+        let _ = term.drain_events().count();
+    }
+}
+
+#[test]
+fn a_flood_of_every_kind_keeps_memory_flat() {
+    let mut term = Terminal::new(TermSize::new(80, 24), small_config());
+    let floods: Vec<Vec<u8>> = vec![
+        b"line of text that scrolls\r\n".repeat(20_000),
+        [
+            b"\x1b]2;".as_slice(),
+            &vec![b't'; 4 * MAX_OSC_BYTES],
+            b"\x07",
+        ]
+        .concat(),
+        [
+            b"\x1b]8;;".as_slice(),
+            &vec![b'u'; 4 * MAX_OSC_BYTES],
+            b"\x07x",
+        ]
+        .concat(),
+        (0..20_000)
+            .flat_map(|i| format!("\x1b]8;;http://h/{i}\x07x\x1b]8;;\x07").into_bytes())
+            .collect(),
+        "e\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}"
+            .repeat(5_000)
+            .into_bytes(),
+        b"\x1b[22t".repeat(10_000),
+        b"\x1bP"
+            .iter()
+            .chain(vec![b'd'; 1 << 20].iter())
+            .copied()
+            .collect(),
+    ];
+    let mut after_warmup = 0;
+    for (i, flood) in floods.iter().enumerate() {
+        for chunk in flood.chunks(4096) {
+            term.advance(chunk);
+        }
+        let _ = term.drain_events().count();
+        let _ = term.take_replies();
+        let bytes = term.heap_bytes();
+        if i == 0 {
+            after_warmup = bytes;
+        }
+        // Grid, a full scrollback and capped tables: well under 2 MB whatever came in.
+        assert!(bytes < 2 * 1024 * 1024, "flood {i}: {bytes} bytes");
+    }
+    assert!(after_warmup > 0);
+}
