@@ -650,3 +650,11 @@ fn a_character_split_across_reads_loses_nothing() {
     }
     t.assert_screen(&["e\u{301}a你z"]);
 }
+
+#[test]
+fn del_is_ignored() {
+    TestTerm::new(10, 1)
+        .feed("a\x7fb")
+        .assert_screen(&["ab"])
+        .assert_cursor(0, 2);
+}

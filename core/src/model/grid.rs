@@ -329,7 +329,7 @@ impl Grid {
             if top == 0
                 && let Some(sb) = history.as_deref_mut()
             {
-                sb.push(row.trimmed_copy());
+                sb.push_trimmed(row.trimmed_copy());
             }
             row.reset(cols, bg);
             if full {
@@ -416,10 +416,15 @@ impl Scrollback {
 
     /// Adds a row at the newest end (trimmed), dropping the oldest rows over the caps.
     pub fn push(&mut self, mut row: Row) {
+        row.trim();
+        self.push_trimmed(row);
+    }
+
+    /// [`Scrollback::push`] for a row that is already trimmed and exactly allocated.
+    pub fn push_trimmed(&mut self, row: Row) {
         if self.max_lines == 0 {
             return;
         }
-        row.trim();
         self.bytes += row.heap_bytes() + std::mem::size_of::<Row>();
         self.rows.push_back(row);
         while self.rows.len() > self.max_lines

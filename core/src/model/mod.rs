@@ -117,7 +117,7 @@ pub struct Terminal {
     guard: OscGuard,
     st: State,
     /// Printable text waiting to be written as one run (see `perform::Performer`).
-    run: String,
+    run: Vec<u8>,
     /// An incomplete UTF-8 sequence at the end of the last input, held back (at most 3
     /// bytes) so the parser never sees a character split across calls.
     carry: Vec<u8>,
@@ -153,7 +153,7 @@ impl Terminal {
             parser: vte::Parser::new(),
             guard: OscGuard::Outside,
             st: State::new(size, config),
-            run: String::new(),
+            run: Vec::new(),
             carry: Vec::new(),
         }
     }

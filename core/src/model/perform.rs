@@ -13,18 +13,19 @@ use super::state::{CursorShape, State};
 /// Version reported by DA2 and XTVERSION.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// Borrows the state for one `advance`. Printable characters are gathered into `run`
-/// and written in one go when anything else arrives (or the batch ends).
+/// Borrows the state for one `advance`. Printable ASCII is gathered into `run` and
+/// written in one go when anything else arrives (or the batch ends); other characters
+/// are written one at a time.
 pub struct Performer<'a> {
     pub st: &'a mut State,
-    pub run: &'a mut String,
+    pub run: &'a mut Vec<u8>,
 }
 
 impl Performer<'_> {
     #[inline]
     pub fn flush(&mut self) {
         if !self.run.is_empty() {
-            self.st.print_str(self.run);
+            self.st.print_ascii_run(self.run);
             self.run.clear();
         }
     }
@@ -52,7 +53,12 @@ fn param0(params: &Params, i: usize) -> u16 {
 impl Perform for Performer<'_> {
     #[inline]
     fn print(&mut self, c: char) {
-        self.run.push(c);
+        if matches!(c, ' '..='~') {
+            self.run.push(c as u8);
+        } else {
+            self.flush();
+            self.st.print(c);
+        }
     }
 
     fn execute(&mut self, byte: u8) {

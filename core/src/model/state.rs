@@ -299,31 +299,19 @@ impl State {
         }
     }
 
-    /// Prints a run of text. ASCII stretches are written a row slice at a time; anything
-    /// else goes through [`State::print`] one character at a time.
-    pub fn print_str(&mut self, text: &str) {
-        let mut rest = text;
-        while !rest.is_empty() {
-            let fast = !self.modes.insert
-                && self.modes.autowrap
-                && self.pen_extra.is_none()
-                && self.charsets.slots[self.charsets.active] == Charset::Ascii;
-            if fast {
-                let ascii = rest
-                    .bytes()
-                    .take_while(|b| (0x20..0x7f).contains(b))
-                    .count();
-                if ascii > 0 {
-                    self.print_ascii(&rest.as_bytes()[..ascii]);
-                    rest = &rest[ascii..];
-                    continue;
-                }
+    /// Prints a run of printable ASCII: a row slice at a time when nothing special is
+    /// in effect, else character by character through [`State::print`].
+    pub fn print_ascii_run(&mut self, text: &[u8]) {
+        let fast = !self.modes.insert
+            && self.modes.autowrap
+            && self.pen_extra.is_none()
+            && self.charsets.slots[self.charsets.active] == Charset::Ascii;
+        if fast {
+            self.print_ascii(text);
+        } else {
+            for &b in text {
+                self.print(b as char);
             }
-            let mut chars = rest.chars();
-            if let Some(c) = chars.next() {
-                self.print(c);
-            }
-            rest = chars.as_str();
         }
     }
 
@@ -370,13 +358,33 @@ impl State {
     /// overwrites half of.
     #[inline]
     fn write_cell(&mut self, c: char, extra_flags: Flags) {
-        let (row, col, cols) = (self.cursor.row, self.cursor.col, self.cols);
+        let (row, col) = (self.cursor.row, self.cursor.col);
         let mut cell = self.template.with_ch(c);
-        if extra_flags != Flags::empty() {
-            cell.insert_flags(extra_flags);
+        cell.insert_flags(extra_flags);
+        self.damage.mark(row);
+        let grid = if self.modes.alt_screen {
+            &mut self.alt
+        } else {
+            &mut self.primary
+        };
+        let target = &mut grid.row_mut(row).cells[col];
+        let special = Flags::WIDE.union(Flags::WIDE_SPACER).union(Flags::EXTRA);
+        if self.pen_extra.is_none() && !target.flags().intersects(special) {
+            *target = cell;
+            return;
         }
+        self.write_cell_slow(cell);
+    }
+
+    fn write_cell_slow(&mut self, cell: Cell) {
+        let (row, col, cols) = (self.cursor.row, self.cursor.col, self.cols);
         let pen_extra = self.pen_extra.take();
-        let r = self.row_mut(row);
+        let grid = if self.modes.alt_screen {
+            &mut self.alt
+        } else {
+            &mut self.primary
+        };
+        let r = grid.row_mut(row);
         let old = r.cells[col].flags();
         if old.intersects(Flags::WIDE.union(Flags::WIDE_SPACER)) {
             if old.contains(Flags::WIDE) && col + 1 < cols {
@@ -390,12 +398,10 @@ impl State {
                 }
             }
             if col <= 1 && row > 0 {
-                let last = cols - 1;
-                self.grid_mut().row_mut(row - 1).cells[last].remove_flags(Flags::LEADING_SPACER);
+                grid.row_mut(row - 1).cells[cols - 1].remove_flags(Flags::LEADING_SPACER);
             }
         }
-        let r = self.grid_mut().row_mut(row);
-        r.write(col, cell, pen_extra.as_ref());
+        grid.row_mut(row).write(col, cell, pen_extra.as_ref());
         self.pen_extra = pen_extra;
     }
 
