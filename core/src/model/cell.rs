@@ -273,6 +273,23 @@ impl Cell {
         *self == Cell::BLANK
     }
 
+    /// The style part of the cell (flags, colours, underline) without the character:
+    /// `(flags, fg word, bg word)`. Two cells with equal styles differ only in `ch`.
+    #[inline]
+    pub fn style_bits(&self) -> (u16, u32, u32) {
+        (self.flags().bits(), self.fg, self.bg)
+    }
+
+    /// Rebuilds a cell from [`Cell::style_bits`] and a character.
+    #[inline]
+    pub fn from_style_bits(flags: u16, fg: u32, bg: u32, c: char) -> Cell {
+        Cell {
+            ch: (c as u32 & CH_MASK) | ((flags as u32) << FLAG_SHIFT),
+            fg,
+            bg,
+        }
+    }
+
     /// Attributes for the neutral dump.
     pub fn dump_attrs(&self) -> DumpAttrs {
         let flags = self.flags();

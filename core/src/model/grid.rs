@@ -1,21 +1,21 @@
-//! Rows, the visible grid and the scrollback ring.
+//! Rows and the visible grid (the scrollback is in `scrollback.rs`).
 //!
 //! ```text
-//!   scrollback (VecDeque<Row>, oldest first, capped by lines and bytes)
-//!   ┌──────────────────────────────┐
-//!   │ row  (trimmed: no trailing   │  ◀── pop_front when over a cap
-//!   │       default blanks)        │
-//!   │ ...                          │  ◀── push_back when the screen scrolls up
-//!   └──────────────────────────────┘
 //!   grid (VecDeque<Row>, exactly `rows` rows of exactly `cols` cells)
+//!   ┌──────────────────────────────┐
+//!   │ row 0 ──▶ encoded into the   │  ◀── pop_front on a full-screen scroll
+//!   │ ...       scrollback, then   │
+//!   │ row n ◀── blanked and reused │  ◀── push_back (same allocation)
+//!   └──────────────────────────────┘
 //! ```
 //!
-//! Both are ring buffers: a full-screen scroll moves one row handle from the grid's front
-//! to the scrollback's back and recycles a row at the grid's back; no cells move.
+//! The grid is a ring: a full-screen scroll moves one row handle from front to back;
+//! no cells move and nothing is allocated.
 
 use std::collections::VecDeque;
 
 use super::cell::{Cell, Color, Flags};
+use super::scrollback::Scrollback;
 
 /// Most combining marks kept on one cell; more are dropped.
 pub const MAX_COMBINING: usize = 8;
@@ -194,43 +194,6 @@ impl Row {
         }
     }
 
-    /// Trims trailing default blanks (for scrollback) and releases spare capacity.
-    pub fn trim(&mut self) {
-        let keep = self
-            .cells
-            .iter()
-            .rposition(|c| !c.is_default_blank())
-            .map_or(0, |i| i + 1);
-        self.cells.truncate(keep);
-        self.cells.shrink_to_fit();
-        self.extras
-            .retain(|(c, e)| (*c as usize) < keep && !e.is_empty());
-        self.extras.shrink_to_fit();
-    }
-
-    /// A copy without trailing default blanks, allocated to fit (for scrollback).
-    pub fn trimmed_copy(&self) -> Row {
-        let keep = self
-            .cells
-            .iter()
-            .rposition(|c| !c.is_default_blank())
-            .map_or(0, |i| i + 1);
-        let extras = if self.extras.is_empty() {
-            Vec::new()
-        } else {
-            self.extras
-                .iter()
-                .filter(|(c, e)| (*c as usize) < keep && !e.is_empty())
-                .cloned()
-                .collect()
-        };
-        Row {
-            cells: self.cells[..keep].to_vec(),
-            extras,
-            wrapped: self.wrapped,
-        }
-    }
-
     /// Pads or cuts to exactly `cols` cells.
     pub fn set_len(&mut self, cols: usize) {
         self.cells.resize(cols, Cell::BLANK);
@@ -329,7 +292,7 @@ impl Grid {
             if top == 0
                 && let Some(sb) = history.as_deref_mut()
             {
-                sb.push_trimmed(row.trimmed_copy());
+                sb.push(&row);
             }
             row.reset(cols, bg);
             if full {
@@ -365,99 +328,6 @@ impl Grid {
     pub fn heap_bytes(&self) -> usize {
         self.rows.iter().map(Row::heap_bytes).sum::<usize>()
             + self.rows.capacity() * std::mem::size_of::<Row>()
-    }
-}
-
-/// Lines that scrolled off the top of the primary screen, oldest first.
-#[derive(Clone, Debug)]
-pub struct Scrollback {
-    rows: VecDeque<Row>,
-    max_lines: usize,
-    max_bytes: usize,
-    bytes: usize,
-    /// Lines ever dropped off the front (so absolute line numbers stay stable).
-    dropped: u64,
-}
-
-impl Scrollback {
-    pub fn new(max_lines: usize, max_bytes: usize) -> Scrollback {
-        Scrollback {
-            rows: VecDeque::new(),
-            max_lines,
-            max_bytes,
-            bytes: 0,
-            dropped: 0,
-        }
-    }
-
-    pub fn len(&self) -> usize {
-        self.rows.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
-    }
-
-    pub fn bytes(&self) -> usize {
-        self.bytes
-    }
-
-    pub fn dropped(&self) -> u64 {
-        self.dropped
-    }
-
-    pub fn row(&self, i: usize) -> Option<&Row> {
-        self.rows.get(i)
-    }
-
-    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &Row> + ExactSizeIterator {
-        self.rows.iter()
-    }
-
-    /// Adds a row at the newest end (trimmed), dropping the oldest rows over the caps.
-    pub fn push(&mut self, mut row: Row) {
-        row.trim();
-        self.push_trimmed(row);
-    }
-
-    /// [`Scrollback::push`] for a row that is already trimmed and exactly allocated.
-    pub fn push_trimmed(&mut self, row: Row) {
-        if self.max_lines == 0 {
-            return;
-        }
-        self.bytes += row.heap_bytes() + std::mem::size_of::<Row>();
-        self.rows.push_back(row);
-        while self.rows.len() > self.max_lines
-            || (self.bytes > self.max_bytes && self.rows.len() > 1)
-        {
-            if let Some(old) = self.rows.pop_front() {
-                self.bytes -= old.heap_bytes() + std::mem::size_of::<Row>();
-                self.dropped += 1;
-            }
-        }
-    }
-
-    /// Removes and returns the newest row.
-    pub fn pop_newest(&mut self) -> Option<Row> {
-        let row = self.rows.pop_back()?;
-        self.bytes -= row.heap_bytes() + std::mem::size_of::<Row>();
-        Some(row)
-    }
-
-    pub fn take_all(&mut self) -> VecDeque<Row> {
-        self.bytes = 0;
-        std::mem::take(&mut self.rows)
-    }
-
-    pub fn clear(&mut self) {
-        self.dropped += self.rows.len() as u64;
-        self.rows.clear();
-        self.rows.shrink_to_fit();
-        self.bytes = 0;
-    }
-
-    pub fn max_lines(&self) -> usize {
-        self.max_lines
     }
 }
 

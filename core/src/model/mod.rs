@@ -14,15 +14,17 @@ mod osc;
 pub mod palette;
 mod perform;
 mod reflow;
+pub mod scrollback;
 pub mod state;
 
 pub use cell::{Cell, Color, Flags, Underline};
 pub use dump::{AttrRun, DumpAttrs, DumpColor, ScreenDump, UnderlineKind};
-pub use grid::{CellExtra, Grid, Row, Scrollback};
+pub use grid::{CellExtra, Grid, Row};
 pub use modes::{Modes, MouseEncoding, MouseTracking};
 pub use osc::MAX_OSC_BYTES;
 pub use palette::{Palette, Rgb};
 pub use perform::VERSION;
+pub use scrollback::Scrollback;
 pub use state::{Cursor, CursorShape, Damage, Pen};
 
 use state::State;
@@ -344,7 +346,7 @@ impl Terminal {
     pub fn heap_bytes(&self) -> usize {
         self.st.primary.heap_bytes()
             + self.st.alt.heap_bytes()
-            + self.st.scrollback.bytes()
+            + self.st.scrollback.heap_bytes()
             + self
                 .st
                 .hyperlinks

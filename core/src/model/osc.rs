@@ -82,12 +82,10 @@ pub fn dispatch(st: &mut State, params: &[&[u8]], bell_terminated: bool) {
                 body,
             });
         }
-        b"777" => {
-            if params.get(1).is_some_and(|p| *p == b"notify") {
-                let title = capped(params.get(2).map(|p| text(p)).unwrap_or_default());
-                let body = capped(joined(params, 3));
-                st.events.push(TermEvent::Notification { title, body });
-            }
+        b"777" if params.get(1).is_some_and(|p| *p == b"notify") => {
+            let title = capped(params.get(2).map(|p| text(p)).unwrap_or_default());
+            let body = capped(joined(params, 3));
+            st.events.push(TermEvent::Notification { title, body });
         }
         _ => {}
     }

@@ -41,7 +41,7 @@ fn resize_rows_primary(st: &mut State, rows: usize, cursor: &mut Cursor) {
         let overflow = (cursor.row + 1).saturating_sub(rows);
         for _ in 0..overflow {
             if let Some(row) = lines.pop_front() {
-                st.scrollback.push(row);
+                st.scrollback.push(&row);
             }
         }
         cursor.row -= overflow;
@@ -194,7 +194,7 @@ fn reflow_primary(st: &mut State, cols: usize, rows: usize, cursor: &mut Cursor)
     let mut screen_rows: VecDeque<Row> = VecDeque::with_capacity(rows);
     for (i, mut row) in out.into_iter().enumerate() {
         if i < top {
-            st.scrollback.push(row);
+            st.scrollback.push(&row);
         } else if screen_rows.len() < rows {
             row.set_len(cols);
             screen_rows.push_back(row);

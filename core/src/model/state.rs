@@ -6,9 +6,10 @@ use unicode_width::UnicodeWidthChar;
 
 use super::cell::{Cell, Color, Flags, Underline};
 use super::charset::{Charset, Charsets};
-use super::grid::{CellExtra, Grid, Row, Scrollback};
+use super::grid::{CellExtra, Grid, Row};
 use super::modes::Modes;
 use super::palette::Palette;
+use super::scrollback::Scrollback;
 use super::{TermConfig, TermEvent, TermSize};
 
 /// The SGR state new cells are written with.

@@ -1,0 +1,518 @@
+//! Scrollback: lines that scrolled off the top of the primary screen, oldest first,
+//! stored encoded in a ring of byte blocks.
+//!
+//! ```text
+//!   index:  VecDeque<LineEntry>   one per line: block, offset, length, wrapped
+//!   blocks: VecDeque<Block>       64 KiB byte blocks; lines never straddle two
+//!           ┌──────────────┬──────────────┬─────┬──────────────┐
+//!           │ line k, k+1..│ ...          │ ... │ ..., newest  │ ◀── push appends here
+//!           └──────────────┴──────────────┴─────┴──────────────┘
+//!             ▲ pop: drop lines from the front; a block with no live line is recycled
+//! ```
+//!
+//! A line is encoded as: varint cell count; style runs (a byte `0..=0x7f` = that many+1
+//! default-style cells; `0x80` = varint count, flags u16, fg u32, bg u32); the cells'
+//! characters as UTF-8; varint extra count and the extras. Plain text costs about one
+//! byte per character, and pushing a line allocates nothing once the blocks exist.
+
+use std::collections::VecDeque;
+
+use super::cell::{Cell, Color};
+use super::grid::{CellExtra, Row};
+
+#[derive(Clone, Copy, Debug)]
+struct LineEntry {
+    /// Absolute block number (see `Scrollback::first_block`).
+    block: u64,
+    start: u32,
+    len: u32,
+    wrapped: bool,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Block {
+    bytes: Vec<u8>,
+    live_lines: u32,
+}
+
+const BLOCK_BYTES: usize = 64 * 1024;
+
+/// Lines above the screen, capped by count and by bytes.
+#[derive(Clone, Debug)]
+pub struct Scrollback {
+    index: VecDeque<LineEntry>,
+    blocks: VecDeque<Block>,
+    /// Absolute number of `blocks[0]`.
+    first_block: u64,
+    /// Encoded bytes of the lines kept.
+    used: usize,
+    spare: Option<Block>,
+    max_lines: usize,
+    max_bytes: usize,
+    /// Lines ever dropped off the front (so absolute line numbers stay stable).
+    dropped: u64,
+    scratch: Vec<u8>,
+}
+
+const ENTRY_BYTES: usize = std::mem::size_of::<LineEntry>();
+
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    loop {
+        let byte = (v & 0x7f) as u8;
+        v >>= 7;
+        if v == 0 {
+            out.push(byte);
+            return;
+        }
+        out.push(byte | 0x80);
+    }
+}
+
+/// A cursor over one encoded line.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl Reader<'_> {
+    fn byte(&mut self) -> u8 {
+        let v = self.bytes.get(self.pos).copied().unwrap_or(0);
+        self.pos += 1;
+        v
+    }
+    fn varint(&mut self) -> u64 {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = self.byte();
+            v |= ((b & 0x7f) as u64) << shift;
+            if b & 0x80 == 0 {
+                break;
+            }
+        }
+        v
+    }
+    fn u16(&mut self) -> u16 {
+        u16::from_le_bytes([self.byte(), self.byte()])
+    }
+    fn u32(&mut self) -> u32 {
+        u32::from_le_bytes([self.byte(), self.byte(), self.byte(), self.byte()])
+    }
+    fn char(&mut self) -> char {
+        let first = self.byte();
+        let len = match first {
+            0x00..=0x7f => return first as char,
+            0xc0..=0xdf => 2,
+            0xe0..=0xef => 3,
+            _ => 4,
+        };
+        let mut buf = [first, 0, 0, 0];
+        for b in buf.iter_mut().take(len).skip(1) {
+            *b = self.byte();
+        }
+        std::str::from_utf8(&buf[..len])
+            .ok()
+            .and_then(|s| s.chars().next())
+            .unwrap_or(' ')
+    }
+}
+
+fn encode_color(c: Option<Color>, out: &mut Vec<u8>) {
+    // Reuse the cell packing through a styled cell.
+    match c {
+        None => out.push(0),
+        Some(color) => {
+            out.push(1);
+            let (_, fg, _) = Cell::styled(
+                color,
+                Color::Default,
+                Default::default(),
+                Default::default(),
+            )
+            .style_bits();
+            out.extend_from_slice(&fg.to_le_bytes());
+        }
+    }
+}
+
+fn decode_color(r: &mut Reader<'_>) -> Option<Color> {
+    if r.byte() == 0 {
+        return None;
+    }
+    let fg = r.u32();
+    Some(Cell::from_style_bits(0, fg, 0, ' ').fg())
+}
+
+/// Encodes `cells[..len]` and `extras` of a row.
+fn encode(row: &Row, len: usize, out: &mut Vec<u8>) {
+    let cells = &row.cells[..len];
+    put_varint(out, len as u64);
+    let default_style = Cell::BLANK.style_bits();
+    let mut i = 0;
+    while i < len {
+        let style = cells[i].style_bits();
+        let mut j = i + 1;
+        while j < len && cells[j].style_bits() == style {
+            j += 1;
+        }
+        let mut n = j - i;
+        if style == default_style {
+            while n > 0 {
+                let k = n.min(128);
+                out.push((k - 1) as u8);
+                n -= k;
+            }
+        } else {
+            out.push(0x80);
+            put_varint(out, n as u64);
+            out.extend_from_slice(&style.0.to_le_bytes());
+            out.extend_from_slice(&style.1.to_le_bytes());
+            out.extend_from_slice(&style.2.to_le_bytes());
+        }
+        i = j;
+    }
+    let mut buf = [0u8; 4];
+    for cell in cells {
+        let c = cell.ch();
+        if c.is_ascii() {
+            out.push(c as u8);
+        } else {
+            out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+        }
+    }
+    let extras: Vec<&(u16, CellExtra)> = row
+        .extras()
+        .iter()
+        .filter(|(c, _)| (*c as usize) < len)
+        .collect();
+    put_varint(out, extras.len() as u64);
+    for (col, extra) in extras {
+        put_varint(out, *col as u64);
+        put_varint(out, extra.combining.len() as u64);
+        for c in &extra.combining {
+            out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+        }
+        match extra.hyperlink {
+            None => out.push(0),
+            Some(id) => {
+                out.push(1);
+                out.extend_from_slice(&id.to_le_bytes());
+            }
+        }
+        encode_color(extra.underline_color, out);
+    }
+}
+
+fn decode(r: &mut Reader<'_>, wrapped: bool) -> Row {
+    let len = r.varint() as usize;
+    let mut styles: Vec<(usize, (u16, u32, u32))> = Vec::new();
+    let mut covered = 0;
+    while covered < len {
+        let tag = r.byte();
+        if tag < 0x80 {
+            let n = tag as usize + 1;
+            styles.push((n, Cell::BLANK.style_bits()));
+            covered += n;
+        } else {
+            let n = r.varint() as usize;
+            let style = (r.u16(), r.u32(), r.u32());
+            styles.push((n, style));
+            covered += n.max(1);
+        }
+    }
+    let mut cells = Vec::with_capacity(len);
+    for (n, (flags, fg, bg)) in styles {
+        for _ in 0..n {
+            if cells.len() < len {
+                cells.push(Cell::from_style_bits(flags, fg, bg, r.char()));
+            }
+        }
+    }
+    let n_extras = r.varint() as usize;
+    let mut extras = Vec::with_capacity(n_extras);
+    for _ in 0..n_extras {
+        let col = r.varint() as u16;
+        let n = r.varint() as usize;
+        let combining = (0..n).map(|_| r.char()).collect();
+        let hyperlink = if r.byte() == 1 { Some(r.u32()) } else { None };
+        let underline_color = decode_color(r);
+        extras.push((
+            col,
+            CellExtra {
+                combining,
+                hyperlink,
+                underline_color,
+            },
+        ));
+    }
+    Row::from_parts(cells, extras, wrapped)
+}
+
+impl Scrollback {
+    pub fn new(max_lines: usize, max_bytes: usize) -> Scrollback {
+        Scrollback {
+            index: VecDeque::new(),
+            blocks: VecDeque::new(),
+            first_block: 0,
+            used: 0,
+            spare: None,
+            max_lines,
+            max_bytes,
+            dropped: 0,
+            scratch: Vec::new(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.index.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.index.is_empty()
+    }
+
+    /// Bytes held: the encoded lines plus the index.
+    pub fn bytes(&self) -> usize {
+        self.used + self.index.len() * ENTRY_BYTES
+    }
+
+    /// Bytes reserved (capacity), for memory reports.
+    pub fn heap_bytes(&self) -> usize {
+        self.blocks
+            .iter()
+            .chain(self.spare.iter())
+            .map(|b| b.bytes.capacity())
+            .sum::<usize>()
+            + self.index.capacity() * ENTRY_BYTES
+            + self.scratch.capacity()
+    }
+
+    pub fn dropped(&self) -> u64 {
+        self.dropped
+    }
+
+    pub fn max_lines(&self) -> usize {
+        self.max_lines
+    }
+
+    fn line_bytes(&self, entry: &LineEntry) -> &[u8] {
+        let block = &self.blocks[(entry.block - self.first_block) as usize];
+        &block.bytes[entry.start as usize..(entry.start + entry.len) as usize]
+    }
+
+    /// Line `i` (0 = oldest kept), decoded.
+    pub fn row(&self, i: usize) -> Option<Row> {
+        let entry = self.index.get(i)?;
+        Some(decode(
+            &mut Reader {
+                bytes: self.line_bytes(entry),
+                pos: 0,
+            },
+            entry.wrapped,
+        ))
+    }
+
+    /// All lines, oldest first, decoded one at a time.
+    pub fn iter(&self) -> impl Iterator<Item = Row> + '_ {
+        (0..self.len()).filter_map(|i| self.row(i))
+    }
+
+    /// Appends `row` without its trailing default blanks, then drops the oldest lines
+    /// over the caps.
+    pub fn push(&mut self, row: &Row) {
+        if self.max_lines == 0 {
+            self.dropped += 1;
+            return;
+        }
+        let len = row
+            .cells
+            .iter()
+            .rposition(|c| !c.is_default_blank())
+            .map_or(0, |i| i + 1);
+        let mut scratch = std::mem::take(&mut self.scratch);
+        scratch.clear();
+        encode(row, len, &mut scratch);
+        let fits = self
+            .blocks
+            .back()
+            .is_some_and(|b| b.bytes.len() + scratch.len() <= b.bytes.capacity());
+        if !fits {
+            let mut block = self.spare.take().unwrap_or_default();
+            block.bytes.clear();
+            block.bytes.reserve_exact(BLOCK_BYTES.max(scratch.len()));
+            block.live_lines = 0;
+            self.blocks.push_back(block);
+        }
+        let block_no = self.first_block + self.blocks.len() as u64 - 1;
+        if let Some(block) = self.blocks.back_mut() {
+            let start = block.bytes.len() as u32;
+            block.bytes.extend_from_slice(&scratch);
+            block.live_lines += 1;
+            self.index.push_back(LineEntry {
+                block: block_no,
+                start,
+                len: scratch.len() as u32,
+                wrapped: row.wrapped,
+            });
+        }
+        self.used += scratch.len();
+        self.scratch = scratch;
+        while self.index.len() > self.max_lines
+            || (self.bytes() > self.max_bytes && self.index.len() > 1)
+        {
+            self.pop_oldest();
+        }
+    }
+
+    fn pop_oldest(&mut self) {
+        let Some(entry) = self.index.pop_front() else {
+            return;
+        };
+        self.used -= entry.len as usize;
+        self.dropped += 1;
+        let idx = (entry.block - self.first_block) as usize;
+        if let Some(block) = self.blocks.get_mut(idx) {
+            block.live_lines -= 1;
+        }
+        // Recycle empty blocks at the front (never the one being written).
+        while self.blocks.len() > 1 && self.blocks.front().is_some_and(|b| b.live_lines == 0) {
+            if let Some(block) = self.blocks.pop_front() {
+                self.first_block += 1;
+                if block.bytes.capacity() == BLOCK_BYTES {
+                    self.spare = Some(block);
+                }
+            }
+        }
+    }
+
+    /// Removes and returns the newest line.
+    pub fn pop_newest(&mut self) -> Option<Row> {
+        let row = self.row(self.len().checked_sub(1)?)?;
+        if let Some(entry) = self.index.pop_back() {
+            self.used -= entry.len as usize;
+            let idx = (entry.block - self.first_block) as usize;
+            if let Some(block) = self.blocks.get_mut(idx) {
+                block.bytes.truncate(entry.start as usize);
+                block.live_lines -= 1;
+                if block.live_lines == 0 && idx + 1 == self.blocks.len() {
+                    self.blocks.pop_back();
+                }
+            }
+        }
+        Some(row)
+    }
+
+    /// Takes every line out (oldest first), leaving the scrollback empty.
+    pub fn take_all(&mut self) -> Vec<Row> {
+        let rows: Vec<Row> = self.iter().collect();
+        self.reset_storage();
+        rows
+    }
+
+    pub fn clear(&mut self) {
+        self.dropped += self.index.len() as u64;
+        self.reset_storage();
+        self.blocks.shrink_to_fit();
+        self.index.shrink_to_fit();
+        self.spare = None;
+    }
+
+    fn reset_storage(&mut self) {
+        self.first_block += self.blocks.len() as u64;
+        self.blocks.clear();
+        self.index.clear();
+        self.used = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::cell::{Flags, Underline};
+
+    fn row_of(text: &str) -> Row {
+        let mut cells: Vec<Cell> = text.chars().map(|c| Cell::BLANK.with_ch(c)).collect();
+        cells.resize(20, Cell::BLANK);
+        Row::from_cells(cells)
+    }
+
+    #[test]
+    fn lines_roundtrip_with_styles_wide_chars_and_extras() {
+        let mut sb = Scrollback::new(10, 1 << 20);
+        let mut row = row_of("plain text");
+        row.cells[2] = Cell::styled(
+            Color::Rgb(1, 2, 3),
+            Color::Indexed(4),
+            Flags::BOLD,
+            Underline::Curly,
+        )
+        .with_ch('x');
+        let mut wide = Cell::BLANK.with_ch('你');
+        wide.insert_flags(Flags::WIDE);
+        let mut spacer = Cell::BLANK;
+        spacer.insert_flags(Flags::WIDE_SPACER);
+        row.cells[12] = wide;
+        row.cells[13] = spacer;
+        row.push_combining(0, '\u{301}');
+        row.wrapped = true;
+        let mut expected = row.clone();
+        expected.cells.truncate(14);
+        sb.push(&row);
+        assert_eq!(sb.row(0), Some(expected));
+    }
+
+    #[test]
+    fn plain_text_costs_about_a_byte_per_character() {
+        let mut sb = Scrollback::new(1000, 1 << 20);
+        let line = "2026-12-02T13:04:35Z INFO compiling tern-core v0.1.0 (/w)";
+        for _ in 0..1000 {
+            sb.push(&row_of(&line[..20]));
+        }
+        let per_line = sb.bytes() as f64 / 1000.0;
+        assert!(
+            per_line < 20.0 + 4.0 + ENTRY_BYTES as f64,
+            "{per_line} bytes per line"
+        );
+    }
+
+    #[test]
+    fn caps_drop_the_oldest_lines() {
+        let mut sb = Scrollback::new(3, 1 << 20);
+        for i in 0..10 {
+            sb.push(&row_of(&i.to_string()));
+        }
+        assert_eq!(sb.len(), 3);
+        assert_eq!(sb.dropped(), 7);
+        assert_eq!(sb.row(0).map(|r| r.text()), Some("7".into()));
+        let mut small = Scrollback::new(1000, 200);
+        for i in 0..100 {
+            small.push(&row_of(&format!("line {i}")));
+        }
+        assert!(small.bytes() <= 200, "{}", small.bytes());
+        assert_eq!(small.pop_newest().map(|r| r.text()), Some("line 99".into()));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config {
+            rng_seed: proptest::test_runner::RngSeed::Fixed(7),
+            failure_persistence: None,
+            ..Default::default()
+        })]
+        #[test]
+        fn any_row_roundtrips(
+            cells in proptest::collection::vec((proptest::char::any(), 0u16..0x7ff, proptest::num::u32::ANY, proptest::num::u32::ANY), 0..60),
+            wrapped in proptest::bool::ANY,
+        ) {
+            let row_cells: Vec<Cell> = cells
+                .iter()
+                .map(|(c, flags, fg, bg)| Cell::from_style_bits(*flags & !Flags::EXTRA.bits(), *fg, *bg, *c))
+                .collect();
+            let mut row = Row::from_cells(row_cells);
+            row.wrapped = wrapped;
+            let mut sb = Scrollback::new(4, 1 << 20);
+            sb.push(&row);
+            let keep = row.cells.iter().rposition(|c| !c.is_default_blank()).map_or(0, |i| i + 1);
+            row.cells.truncate(keep);
+            proptest::prop_assert_eq!(sb.row(0), Some(row));
+        }
+    }
+}
