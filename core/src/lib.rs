@@ -4,3 +4,4 @@
 
 pub mod fixtures;
 pub mod model;
+pub mod pipeline;

@@ -66,6 +66,24 @@ pub struct ScreenDump {
 }
 
 impl ScreenDump {
+    /// The picture of `rows` with the cursor at `cursor` (0-based row, column).
+    pub fn from_rows<'a>(
+        rows: impl Iterator<Item = &'a super::Row>,
+        cursor: (usize, usize),
+    ) -> ScreenDump {
+        let mut dump = ScreenDump {
+            cursor,
+            ..ScreenDump::default()
+        };
+        for row in rows {
+            dump.rows.push(row.text().trim_end_matches(' ').to_owned());
+            dump.runs.push(ScreenDump::runs_from_cells(
+                row.cells.iter().map(super::Cell::dump_attrs),
+            ));
+        }
+        dump
+    }
+
     /// Builds run lists from per-cell attributes of one row.
     pub fn runs_from_cells(cells: impl IntoIterator<Item = DumpAttrs>) -> Vec<AttrRun> {
         let mut runs: Vec<AttrRun> = Vec::new();

@@ -29,7 +29,7 @@ pub struct CellExtra {
 }
 
 impl CellExtra {
-    fn is_empty(&self) -> bool {
+    pub fn is_empty(&self) -> bool {
         self.combining.is_empty() && self.hyperlink.is_none() && self.underline_color.is_none()
     }
 }

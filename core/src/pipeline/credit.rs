@@ -1,0 +1,207 @@
+//! Credit flow control, pty → model.
+//!
+//! ```text
+//!   reader (I/O pool)                      model thread
+//!   read_total += n   ── chunk (n bytes) ──▶ parse; parsed_total = max(parsed_total, seq)
+//!        ▲                                        │
+//!        └──── room = window - (read - parsed) ◀──┘ notify
+//! ```
+//!
+//! Both totals are cumulative and monotonic. The model max-merges its processed total,
+//! so a duplicated or late credit notification cannot double-count, and a lost one is
+//! healed by the next. The reader never reads more than `room`, so bytes in flight never
+//! exceed the window; when the room is zero it stops reading, the kernel buffer fills and
+//! the child blocks in write. Nothing is dropped.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use tokio::sync::Notify;
+
+/// Per-pty credit state shared by the reader and the model thread.
+#[derive(Debug)]
+pub struct Credit {
+    window_bytes: AtomicU64,
+    read_total: AtomicU64,
+    parsed_total: AtomicU64,
+    paused: AtomicBool,
+    times_paused: AtomicU64,
+    room_available: Notify,
+}
+
+impl Credit {
+    pub fn new(window_bytes: u64) -> Credit {
+        Credit {
+            window_bytes: AtomicU64::new(window_bytes.max(1)),
+            read_total: AtomicU64::new(0),
+            parsed_total: AtomicU64::new(0),
+            paused: AtomicBool::new(false),
+            times_paused: AtomicU64::new(0),
+            room_available: Notify::new(),
+        }
+    }
+
+    pub fn window_bytes(&self) -> u64 {
+        self.window_bytes.load(Ordering::Acquire)
+    }
+
+    pub fn read_total(&self) -> u64 {
+        self.read_total.load(Ordering::Acquire)
+    }
+
+    pub fn parsed_total(&self) -> u64 {
+        self.parsed_total.load(Ordering::Acquire)
+    }
+
+    /// Bytes read but not yet parsed.
+    pub fn in_flight(&self) -> u64 {
+        self.read_total().saturating_sub(self.parsed_total())
+    }
+
+    /// How many bytes the reader may read now.
+    pub fn room(&self) -> u64 {
+        self.window_bytes().saturating_sub(self.in_flight())
+    }
+
+    pub fn is_paused(&self) -> bool {
+        self.paused.load(Ordering::Acquire)
+    }
+
+    pub fn times_paused(&self) -> u64 {
+        self.times_paused.load(Ordering::Acquire)
+    }
+
+    /// The reader read `n` bytes (`n <= room()`).
+    pub fn on_read(&self, n: u64) {
+        self.read_total.fetch_add(n, Ordering::AcqRel);
+    }
+
+    /// The model has parsed everything up to `total` (cumulative). Max-merged.
+    pub fn on_parsed(&self, total: u64) {
+        let before = self.parsed_total.fetch_max(total, Ordering::AcqRel);
+        if total > before {
+            self.room_available.notify_one();
+        }
+    }
+
+    /// Waits until there is room to read. Returns whether it had to pause.
+    pub async fn wait_for_room(&self) -> bool {
+        if self.room() > 0 {
+            return false;
+        }
+        self.paused.store(true, Ordering::Release);
+        self.times_paused.fetch_add(1, Ordering::AcqRel);
+        while self.room() == 0 {
+            // A credit that lands between the check and the await leaves a permit, so
+            // the wake-up is not lost.
+            self.room_available.notified().await;
+        }
+        self.paused.store(false, Ordering::Release);
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::VecDeque;
+
+    #[derive(Clone, Debug)]
+    enum Op {
+        /// The reader reads up to this many bytes (if there is room).
+        Read(u64),
+        /// The model parses the next queued chunk of pty `i`.
+        Parse,
+        /// A credit notification is delivered again (duplicate) or late (stale).
+        Replay(usize),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            3 => (1u64..5000).prop_map(Op::Read),
+            3 => Just(Op::Parse),
+            1 => (0usize..8).prop_map(Op::Replay),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            rng_seed: proptest::test_runner::RngSeed::Fixed(0xc0ffee),
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        })]
+
+        /// Every chunk is credited exactly once, in-flight never exceeds the window, and
+        /// the totals are monotonic, under any interleaving and with duplicated or stale
+        /// notifications.
+        #[test]
+        fn credit_is_exact_and_bounded(window in 1u64..20_000, ops in proptest::collection::vec(op(), 1..400)) {
+            let credit = Credit::new(window);
+            let mut queue: VecDeque<u64> = VecDeque::new();
+            let mut parsed_seq = 0u64;
+            let mut sent_credits: Vec<u64> = Vec::new();
+            let mut chunks_read = 0u64;
+            let mut chunks_credited = 0u64;
+            let (mut last_read, mut last_parsed) = (0, 0);
+            for op in ops {
+                match op {
+                    Op::Read(want) => {
+                        let n = want.min(credit.room());
+                        if n > 0 {
+                            credit.on_read(n);
+                            queue.push_back(n);
+                            chunks_read += 1;
+                        }
+                    }
+                    Op::Parse => {
+                        if let Some(n) = queue.pop_front() {
+                            parsed_seq += n;
+                            credit.on_parsed(parsed_seq);
+                            sent_credits.push(parsed_seq);
+                            chunks_credited += 1;
+                        }
+                    }
+                    Op::Replay(back) => {
+                        if let Some(old) = sent_credits.iter().rev().nth(back) {
+                            credit.on_parsed(*old);
+                        }
+                    }
+                }
+                prop_assert!(credit.in_flight() <= window, "in flight {} > window {window}", credit.in_flight());
+                prop_assert!(credit.read_total() >= last_read && credit.parsed_total() >= last_parsed);
+                last_read = credit.read_total();
+                last_parsed = credit.parsed_total();
+                prop_assert_eq!(credit.in_flight(), queue.iter().sum::<u64>());
+            }
+            while let Some(n) = queue.pop_front() {
+                parsed_seq += n;
+                credit.on_parsed(parsed_seq);
+                chunks_credited += 1;
+            }
+            prop_assert_eq!(chunks_read, chunks_credited);
+            prop_assert_eq!(credit.read_total(), credit.parsed_total());
+            prop_assert_eq!(credit.room(), window);
+        }
+    }
+
+    #[test]
+    fn a_full_window_pauses_the_reader_until_credit_arrives() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("runtime");
+        let credit = std::sync::Arc::new(Credit::new(100));
+        credit.on_read(100);
+        assert_eq!(credit.room(), 0);
+        let c2 = credit.clone();
+        let waiter = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            c2.on_parsed(40);
+        });
+        let paused = rt.block_on(credit.wait_for_room());
+        assert!(paused);
+        assert_eq!(credit.room(), 40);
+        assert_eq!(credit.times_paused(), 1);
+        assert!(!credit.is_paused());
+        waiter.join().expect("thread");
+    }
+}

@@ -1,0 +1,203 @@
+//! What the model hands the UI: structural snapshots on reveal, then frames of damaged
+//! rows. At most one delivery is outstanding per visible pane (the slot); the UI taking
+//! it is the credit that lets the model build the next.
+
+use std::collections::VecDeque;
+use std::sync::Mutex;
+
+use crate::model::{Cursor, CursorShape, Modes, Row, ScreenDump, TermSize, Terminal};
+
+/// Lines of scrollback a snapshot carries; older history is paged on demand.
+pub const SNAPSHOT_HISTORY_LINES: usize = 200;
+
+/// Changed rows since the previous delivery, with everything needed to draw them.
+#[derive(Clone, Debug)]
+pub struct Frame {
+    /// Bytes of this pty parsed when the frame was built.
+    pub seq: u64,
+    pub size: TermSize,
+    /// `(row index, row)` of each damaged row.
+    pub rows: Vec<(usize, Row)>,
+    pub cursor: Cursor,
+    pub cursor_shape: CursorShape,
+    pub modes: Modes,
+    pub scrollback_lines: u64,
+}
+
+/// Everything needed to show a pane from scratch: the viewport and a bounded window of
+/// scrollback (not the whole history), cursor, modes and facts.
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    /// The snapshot covers exactly the bytes up to and including `seq`.
+    pub seq: u64,
+    pub size: TermSize,
+    pub rows: Vec<Row>,
+    /// The newest scrollback lines, oldest first (at most [`SNAPSHOT_HISTORY_LINES`]).
+    pub history: Vec<Row>,
+    /// All scrollback lines the model holds.
+    pub scrollback_lines: u64,
+    pub cursor: Cursor,
+    pub cursor_shape: CursorShape,
+    pub modes: Modes,
+    pub title: String,
+    pub cwd: Option<String>,
+}
+
+#[derive(Clone, Debug)]
+pub enum Delivery {
+    Snapshot(Box<Snapshot>),
+    Frame(Frame),
+}
+
+impl Delivery {
+    pub fn seq(&self) -> u64 {
+        match self {
+            Delivery::Snapshot(s) => s.seq,
+            Delivery::Frame(f) => f.seq,
+        }
+    }
+}
+
+/// Builds a snapshot of `term`; cost is O(viewport + SNAPSHOT_HISTORY_LINES), never
+/// O(history).
+pub fn snapshot(term: &Terminal, seq: u64) -> Snapshot {
+    let sb = term.scrollback();
+    let from = sb.len().saturating_sub(SNAPSHOT_HISTORY_LINES);
+    Snapshot {
+        seq,
+        size: term.size(),
+        rows: term.grid().iter().cloned().collect(),
+        history: (from..sb.len()).filter_map(|i| sb.row(i)).collect(),
+        scrollback_lines: sb.len() as u64,
+        cursor: term.cursor(),
+        cursor_shape: term.cursor_shape(),
+        modes: *term.modes(),
+        title: term.title().to_owned(),
+        cwd: term.cwd().map(str::to_owned),
+    }
+}
+
+/// Builds a frame of the rows damaged since the last delivery (clearing the damage).
+pub fn frame(term: &mut Terminal, seq: u64) -> Frame {
+    let damaged = term.take_damage();
+    let grid = term.grid();
+    Frame {
+        seq,
+        size: term.size(),
+        rows: damaged
+            .into_iter()
+            .map(|r| (r, grid.row(r).clone()))
+            .collect(),
+        cursor: term.cursor(),
+        cursor_shape: term.cursor_shape(),
+        modes: *term.modes(),
+        scrollback_lines: term.scrollback().len() as u64,
+    }
+}
+
+/// The hand-over point for one pane: empty means the UI holds the credit.
+#[derive(Debug, Default)]
+pub struct Slot {
+    inner: Mutex<Option<Delivery>>,
+}
+
+impl Slot {
+    pub fn is_empty(&self) -> bool {
+        self.inner.lock().map(|s| s.is_none()).unwrap_or(true)
+    }
+
+    /// Puts a delivery (a snapshot replaces whatever is there).
+    pub fn put(&self, delivery: Delivery) {
+        if let Ok(mut s) = self.inner.lock() {
+            *s = Some(delivery);
+        }
+    }
+
+    pub fn take(&self) -> Option<Delivery> {
+        self.inner.lock().ok().and_then(|mut s| s.take())
+    }
+
+    pub fn clear(&self) {
+        if let Ok(mut s) = self.inner.lock() {
+            *s = None;
+        }
+    }
+}
+
+/// The UI's copy of a visible pane, rebuilt from a snapshot and kept current by frames.
+#[derive(Clone, Debug)]
+pub struct PaneView {
+    pub seq: u64,
+    pub size: TermSize,
+    pub rows: Vec<Row>,
+    pub history: VecDeque<Row>,
+    pub scrollback_lines: u64,
+    pub cursor: Cursor,
+    pub cursor_shape: CursorShape,
+    pub modes: Modes,
+    pub title: String,
+}
+
+impl PaneView {
+    pub fn from_snapshot(s: Snapshot) -> PaneView {
+        PaneView {
+            seq: s.seq,
+            size: s.size,
+            rows: s.rows,
+            history: s.history.into(),
+            scrollback_lines: s.scrollback_lines,
+            cursor: s.cursor,
+            cursor_shape: s.cursor_shape,
+            modes: s.modes,
+            title: s.title,
+        }
+    }
+
+    /// Applies a frame. Frames older than the view (built before its snapshot) are
+    /// ignored; returns whether it was applied.
+    pub fn apply(&mut self, f: Frame) -> bool {
+        if f.seq < self.seq {
+            return false;
+        }
+        if f.size != self.size {
+            self.size = f.size;
+            self.rows
+                .resize_with(f.size.rows, || Row::blank(f.size.cols, Default::default()));
+        }
+        for (i, row) in f.rows {
+            if let Some(slot) = self.rows.get_mut(i) {
+                *slot = row;
+            }
+        }
+        self.seq = f.seq;
+        self.cursor = f.cursor;
+        self.cursor_shape = f.cursor_shape;
+        self.modes = f.modes;
+        self.scrollback_lines = f.scrollback_lines;
+        true
+    }
+
+    /// Applies any delivery: a snapshot replaces the view.
+    pub fn apply_delivery(view: &mut Option<PaneView>, d: Delivery) -> bool {
+        match d {
+            Delivery::Snapshot(s) => {
+                *view = Some(PaneView::from_snapshot(*s));
+                true
+            }
+            Delivery::Frame(f) => view.as_mut().is_some_and(|v| v.apply(f)),
+        }
+    }
+
+    pub fn dump(&self) -> ScreenDump {
+        ScreenDump::from_rows(self.rows.iter(), (self.cursor.row, self.cursor.col))
+    }
+
+    /// Heap bytes the view holds (what parking a pane frees).
+    pub fn heap_bytes(&self) -> usize {
+        self.rows
+            .iter()
+            .chain(self.history.iter())
+            .map(Row::heap_bytes)
+            .sum()
+    }
+}

@@ -1,0 +1,353 @@
+//! The I/O pool: one small tokio runtime on one thread reads every pty master through
+//! `AsyncFd` (non-blocking) and drains every pty's write queue. No thread per pty.
+
+use std::collections::{HashMap, VecDeque};
+use std::io;
+use std::os::fd::{AsFd, OwnedFd};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::Sender;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use portable_pty::Child;
+use rustix::io::Errno;
+use tokio::io::Interest;
+use tokio::io::unix::AsyncFd;
+use tokio::sync::{Notify, mpsc};
+use tokio::task::JoinHandle;
+
+use super::credit::Credit;
+use super::diag::Breadcrumbs;
+use super::{ExitInfo, ModelMsg, PaneId};
+
+/// Largest single read.
+pub const READ_CHUNK: usize = 64 * 1024;
+
+/// Recycled read buffers, so a steady flood allocates nothing.
+#[derive(Debug, Default)]
+pub struct BufferPool {
+    free: Mutex<Vec<Vec<u8>>>,
+}
+
+impl BufferPool {
+    const MAX_FREE: usize = 256;
+
+    pub fn get(&self) -> Vec<u8> {
+        self.free
+            .lock()
+            .ok()
+            .and_then(|mut f| f.pop())
+            .unwrap_or_else(|| Vec::with_capacity(READ_CHUNK))
+    }
+
+    pub fn put(&self, mut buf: Vec<u8>) {
+        if buf.capacity() < READ_CHUNK {
+            return;
+        }
+        buf.clear();
+        if let Ok(mut f) = self.free.lock()
+            && f.len() < Self::MAX_FREE
+        {
+            f.push(buf);
+        }
+    }
+}
+
+/// The write side of one pty: input from the UI and replies from the model share one
+/// ordered queue. Whoever finds the queue empty writes straight to the pty
+/// (non-blocking); what does not fit is queued for the pool's writer task.
+#[derive(Debug)]
+pub struct PtyWriter {
+    fd: Arc<OwnedFd>,
+    queue: Mutex<VecDeque<u8>>,
+    wake: Notify,
+    closed: AtomicBool,
+}
+
+impl PtyWriter {
+    pub fn new(fd: Arc<OwnedFd>) -> PtyWriter {
+        PtyWriter {
+            fd,
+            queue: Mutex::new(VecDeque::new()),
+            wake: Notify::new(),
+            closed: AtomicBool::new(false),
+        }
+    }
+
+    /// Writes `bytes` in order after anything already queued. Never blocks on the pty.
+    pub fn write(&self, bytes: &[u8]) {
+        if bytes.is_empty() || self.closed.load(Ordering::Acquire) {
+            return;
+        }
+        let Ok(mut queue) = self.queue.lock() else {
+            return;
+        };
+        let mut rest = bytes;
+        if queue.is_empty() {
+            while !rest.is_empty() {
+                match rustix::io::write(self.fd.as_fd(), rest) {
+                    Ok(n) => rest = &rest[n..],
+                    Err(Errno::INTR) => continue,
+                    Err(_) => break, // EAGAIN (full) or closed: the writer task retries
+                }
+            }
+        }
+        if !rest.is_empty() {
+            queue.extend(rest);
+            drop(queue);
+            self.wake.notify_one();
+        }
+    }
+
+    pub fn queued_bytes(&self) -> usize {
+        self.queue.lock().map(|q| q.len()).unwrap_or(0)
+    }
+
+    fn close(&self) {
+        self.closed.store(true, Ordering::Release);
+        self.wake.notify_one();
+    }
+}
+
+/// Commands to the pool thread.
+pub enum PoolCmd {
+    Add {
+        pane: PaneId,
+        fd: Arc<OwnedFd>,
+        credit: Arc<Credit>,
+        writer: Arc<PtyWriter>,
+        child: Box<dyn Child + Send + Sync>,
+    },
+    Remove(PaneId),
+}
+
+struct PaneTasks {
+    reader: JoinHandle<()>,
+    writer: JoinHandle<()>,
+    writer_state: Arc<PtyWriter>,
+}
+
+/// Handle to the pool thread.
+pub struct IoPool {
+    tx: mpsc::UnboundedSender<PoolCmd>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+pub struct PoolShared {
+    pub model: Sender<ModelMsg>,
+    pub buffers: Arc<BufferPool>,
+    pub crumbs: Arc<Breadcrumbs>,
+    pub epoch: Instant,
+}
+
+impl IoPool {
+    pub fn start(shared: PoolShared) -> io::Result<IoPool> {
+        let (tx, mut rx) = mpsc::unbounded_channel::<PoolCmd>();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_io()
+            .build()?;
+        let thread = std::thread::Builder::new()
+            .name("tern-io".into())
+            .spawn(move || {
+                let shared = Arc::new(shared);
+                rt.block_on(async move {
+                    let mut tasks: HashMap<PaneId, PaneTasks> = HashMap::new();
+                    while let Some(cmd) = rx.recv().await {
+                        match cmd {
+                            PoolCmd::Add {
+                                pane,
+                                fd,
+                                credit,
+                                writer,
+                                child,
+                            } => match add_pane(&shared, pane, fd, credit, writer.clone(), child) {
+                                Ok((reader, writer_task)) => {
+                                    tasks.insert(
+                                        pane,
+                                        PaneTasks {
+                                            reader,
+                                            writer: writer_task,
+                                            writer_state: writer,
+                                        },
+                                    );
+                                }
+                                Err(e) => {
+                                    shared.crumbs.push(pane.0, format!("register failed: {e}"));
+                                    let _ = shared.model.send(ModelMsg::Eof {
+                                        pane,
+                                        error: Some(e.to_string()),
+                                    });
+                                }
+                            },
+                            PoolCmd::Remove(pane) => {
+                                if let Some(t) = tasks.remove(&pane) {
+                                    t.writer_state.close();
+                                    t.reader.abort();
+                                    t.writer.abort();
+                                }
+                            }
+                        }
+                    }
+                });
+            })?;
+        Ok(IoPool {
+            tx,
+            thread: Some(thread),
+        })
+    }
+
+    pub fn send(&self, cmd: PoolCmd) {
+        let _ = self.tx.send(cmd);
+    }
+}
+
+impl Drop for IoPool {
+    fn drop(&mut self) {
+        // Closing the channel ends the pool's loop; its tasks are dropped with the runtime.
+        let (dead_tx, _) = mpsc::unbounded_channel();
+        drop(std::mem::replace(&mut self.tx, dead_tx));
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+type Tasks = (JoinHandle<()>, JoinHandle<()>);
+
+fn add_pane(
+    shared: &Arc<PoolShared>,
+    pane: PaneId,
+    fd: Arc<OwnedFd>,
+    credit: Arc<Credit>,
+    writer: Arc<PtyWriter>,
+    child: Box<dyn Child + Send + Sync>,
+) -> io::Result<Tasks> {
+    // SAFETY: `fd` is an `Arc<OwnedFd>`: it is open, `as_raw_fd` always returns the same
+    // descriptor, and the `AsyncFd` holds one of the Arcs, so the descriptor stays open
+    // (and refers to the same pty master) for the `AsyncFd`'s whole life.
+    let registered =
+        unsafe { AsyncFd::register_with_interest(fd, Interest::READABLE | Interest::WRITABLE) };
+    let afd = Arc::new(registered.map_err(|e| e.into_parts().1)?);
+    let reader = tokio::spawn(read_loop(shared.clone(), pane, afd.clone(), credit, child));
+    let writer_task = tokio::spawn(write_loop(afd, writer));
+    Ok((reader, writer_task))
+}
+
+async fn read_loop(
+    shared: Arc<PoolShared>,
+    pane: PaneId,
+    afd: Arc<AsyncFd<Arc<OwnedFd>>>,
+    credit: Arc<Credit>,
+    child: Box<dyn Child + Send + Sync>,
+) {
+    let mut error = None;
+    loop {
+        if credit.wait_for_room().await {
+            shared
+                .crumbs
+                .push(pane.0, "resumed reading (credit returned)");
+        }
+        let room = credit.room() as usize;
+        let mut guard = match afd.readable().await {
+            Ok(g) => g,
+            Err(e) => {
+                error = Some(e.to_string());
+                break;
+            }
+        };
+        let mut buf = shared.buffers.get();
+        let want = room.min(READ_CHUNK);
+        buf.resize(want, 0);
+        let result =
+            guard.try_io(
+                |fd| match rustix::io::read(fd.get_ref().as_fd(), &mut buf[..]) {
+                    Ok(n) => Ok(n),
+                    Err(e) => Err(io::Error::from(e)),
+                },
+            );
+        match result {
+            Err(_would_block) => {
+                shared.buffers.put(buf);
+                continue;
+            }
+            Ok(Ok(0)) => break,
+            Ok(Ok(n)) => {
+                buf.truncate(n);
+                credit.on_read(n as u64);
+                let read_at = Instant::now();
+                if shared
+                    .model
+                    .send(ModelMsg::Chunk {
+                        pane,
+                        data: buf,
+                        read_at,
+                    })
+                    .is_err()
+                {
+                    return;
+                }
+                if credit.room() == 0 {
+                    shared.crumbs.push(pane.0, "paused reading (window full)");
+                }
+            }
+            Ok(Err(e)) if e.raw_os_error() == Some(Errno::IO.raw_os_error()) => break, // Linux: EIO after the child exits
+            Ok(Err(e)) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Ok(Err(e)) => {
+                error = Some(e.to_string());
+                break;
+            }
+        }
+    }
+    let _ = shared.model.send(ModelMsg::Eof { pane, error });
+    let mut child = child;
+    let status = tokio::task::spawn_blocking(move || child.wait()).await;
+    let exit = match status {
+        Ok(Ok(s)) => ExitInfo {
+            code: s.exit_code() as i32,
+            signal: s.signal().map(str::to_owned),
+        },
+        Ok(Err(e)) => ExitInfo {
+            code: -1,
+            signal: Some(format!("wait failed: {e}")),
+        },
+        Err(e) => ExitInfo {
+            code: -1,
+            signal: Some(format!("wait failed: {e}")),
+        },
+    };
+    let _ = shared.model.send(ModelMsg::Exited { pane, exit });
+}
+
+async fn write_loop(afd: Arc<AsyncFd<Arc<OwnedFd>>>, writer: Arc<PtyWriter>) {
+    loop {
+        writer.wake.notified().await;
+        loop {
+            if writer.closed.load(Ordering::Acquire) {
+                return;
+            }
+            let Ok(mut guard) = afd.writable().await else {
+                return;
+            };
+            let Ok(mut queue) = writer.queue.lock() else {
+                return;
+            };
+            if queue.is_empty() {
+                break;
+            }
+            let (front, _) = queue.as_slices();
+            match guard.try_io(|fd| {
+                rustix::io::write(fd.get_ref().as_fd(), front).map_err(io::Error::from)
+            }) {
+                Ok(Ok(n)) => {
+                    queue.drain(..n);
+                }
+                Ok(Err(e)) if e.kind() == io::ErrorKind::Interrupted => {}
+                Ok(Err(_)) => {
+                    queue.clear();
+                    return;
+                }
+                Err(_would_block) => {}
+            }
+        }
+    }
+}

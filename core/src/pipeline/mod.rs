@@ -1,0 +1,396 @@
+//! The pipeline between ptys and the UI (see `docs/ARCHITECTURE.md`):
+//!
+//! ```text
+//!  child ─pty─▶ I/O pool (tokio, AsyncFd) ─chunks, credit-gated─▶ model thread
+//!                  ▲  writes (input, replies)                      │ replies straight to the pty
+//!  UI ─input──────┘                                                │ facts ─▶ events channel
+//!                                                                  │ deliveries ─▶ per-pane slot
+//! ```
+
+pub mod credit;
+pub mod delivery;
+pub mod diag;
+pub mod io;
+pub mod model_thread;
+pub mod pane;
+pub mod session;
+
+use std::collections::HashMap;
+use std::os::fd::OwnedFd;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use portable_pty::{ChildKiller, MasterPty};
+
+use crate::model::{ScreenDump, TermConfig, TermEvent, TermSize};
+
+use credit::Credit;
+use delivery::{Delivery, Slot};
+use diag::{Breadcrumbs, PtyReport, PtyStats};
+use io::{BufferPool, IoPool, PoolCmd, PoolShared, PtyWriter};
+use model_thread::{ModelThread, PaneEntry};
+use pane::PaneCore;
+pub use session::{SpawnError, SpawnSpec};
+
+/// Identifies a pane (one pty) for the life of the pipeline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PaneId(pub u64);
+
+/// How a child ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExitInfo {
+    pub code: i32,
+    pub signal: Option<String>,
+}
+
+impl std::fmt::Display for ExitInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.signal {
+            Some(s) => write!(f, "status {} ({s})", self.code),
+            None => write!(f, "status {}", self.code),
+        }
+    }
+}
+
+/// Called by the model thread when a delivery or event is ready (the app sets it to
+/// `egui::Context::request_repaint`).
+pub type Waker = Arc<dyn Fn() + Send + Sync>;
+
+/// Facts and lifecycle events for the UI, for visible and hidden panes alike.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PaneEvent {
+    Fact {
+        pane: PaneId,
+        event: TermEvent,
+    },
+    /// The child exited; every byte it wrote before has been parsed.
+    Exited {
+        pane: PaneId,
+        exit: ExitInfo,
+    },
+    Error {
+        pane: PaneId,
+        message: String,
+    },
+}
+
+/// Messages to the model thread.
+pub enum ModelMsg {
+    Chunk {
+        pane: PaneId,
+        data: Vec<u8>,
+        read_at: Instant,
+    },
+    Eof {
+        pane: PaneId,
+        error: Option<String>,
+    },
+    Exited {
+        pane: PaneId,
+        exit: ExitInfo,
+    },
+    Add {
+        pane: PaneId,
+        entry: Box<PaneEntry>,
+    },
+    Remove {
+        pane: PaneId,
+    },
+    Resize {
+        pane: PaneId,
+        size: TermSize,
+    },
+    SetVisible {
+        pane: PaneId,
+        visible: bool,
+    },
+    Focus {
+        pane: Option<PaneId>,
+    },
+    Taken {
+        pane: PaneId,
+    },
+    Query {
+        pane: PaneId,
+        reply: Sender<ScreenDump>,
+    },
+    Shutdown,
+}
+
+/// Pipeline settings.
+#[derive(Clone, Debug)]
+pub struct PipelineConfig {
+    /// Bytes in flight per pty before its reader pauses.
+    pub window_bytes: u64,
+    pub term: TermConfig,
+    pub default_size: TermSize,
+}
+
+impl Default for PipelineConfig {
+    fn default() -> Self {
+        PipelineConfig {
+            window_bytes: 1 << 20,
+            term: TermConfig::default(),
+            default_size: TermSize::new(80, 24),
+        }
+    }
+}
+
+struct PaneHandle {
+    master: Box<dyn MasterPty + Send>,
+    killer: Box<dyn ChildKiller + Send + Sync>,
+    writer: Arc<PtyWriter>,
+    slot: Arc<Slot>,
+    credit: Arc<Credit>,
+    stats: Arc<PtyStats>,
+    visible: bool,
+    pid: Option<u32>,
+}
+
+/// The UI's handle on the whole pipeline.
+pub struct Pipeline {
+    config: PipelineConfig,
+    model_tx: Sender<ModelMsg>,
+    events: Receiver<PaneEvent>,
+    pool: IoPool,
+    model: Option<std::thread::JoinHandle<()>>,
+    panes: Mutex<HashMap<PaneId, PaneHandle>>,
+    next_id: AtomicU64,
+    crumbs: Arc<Breadcrumbs>,
+    epoch: Instant,
+}
+
+impl Pipeline {
+    pub fn start(config: PipelineConfig, waker: Waker) -> std::io::Result<Pipeline> {
+        let epoch = Instant::now();
+        let (model_tx, model_rx) = mpsc::channel();
+        let (events_tx, events) = mpsc::channel();
+        let buffers = Arc::new(BufferPool::default());
+        let crumbs = Arc::new(Breadcrumbs::new(epoch, 512));
+        let thread = ModelThread::new(
+            model_rx,
+            events_tx,
+            waker,
+            buffers.clone(),
+            crumbs.clone(),
+            epoch,
+        );
+        let model = std::thread::Builder::new()
+            .name("tern-model".into())
+            .spawn(move || thread.run())?;
+        let pool = IoPool::start(PoolShared {
+            model: model_tx.clone(),
+            buffers,
+            crumbs: crumbs.clone(),
+            epoch,
+        })?;
+        Ok(Pipeline {
+            config,
+            model_tx,
+            events,
+            pool,
+            model: Some(model),
+            panes: Mutex::new(HashMap::new()),
+            next_id: AtomicU64::new(1),
+            crumbs,
+            epoch,
+        })
+    }
+
+    /// Starts a program in a new pane (hidden until [`Pipeline::set_visible`]).
+    pub fn spawn(&self, spec: &SpawnSpec) -> Result<PaneId, SpawnError> {
+        let spawned = session::spawn(spec, self.config.default_size)?;
+        let size = spec.size.unwrap_or(self.config.default_size);
+        let pane = PaneId(self.next_id.fetch_add(1, Ordering::Relaxed));
+        let fd: Arc<OwnedFd> = Arc::new(spawned.fd);
+        let writer = Arc::new(PtyWriter::new(fd.clone()));
+        let credit = Arc::new(Credit::new(self.config.window_bytes));
+        let stats = Arc::new(PtyStats::default());
+        let slot = Arc::new(Slot::default());
+        let killer = spawned.child.clone_killer();
+        let entry = PaneEntry::new(
+            PaneCore::new(size, self.config.term.clone()),
+            credit.clone(),
+            stats.clone(),
+            slot.clone(),
+            writer.clone(),
+        );
+        // The model learns of the pane before the pool can send its first chunk.
+        let _ = self.model_tx.send(ModelMsg::Add {
+            pane,
+            entry: Box::new(entry),
+        });
+        self.pool.send(PoolCmd::Add {
+            pane,
+            fd,
+            credit: credit.clone(),
+            writer: writer.clone(),
+            child: spawned.child,
+        });
+        self.crumbs
+            .push(pane.0, format!("spawned pid {:?}", spawned.pid));
+        if let Ok(mut panes) = self.panes.lock() {
+            panes.insert(
+                pane,
+                PaneHandle {
+                    master: spawned.master,
+                    killer,
+                    writer,
+                    slot,
+                    credit,
+                    stats,
+                    visible: false,
+                    pid: spawned.pid,
+                },
+            );
+        }
+        Ok(pane)
+    }
+
+    fn with_pane<R>(&self, pane: PaneId, f: impl FnOnce(&mut PaneHandle) -> R) -> Option<R> {
+        self.panes
+            .lock()
+            .ok()
+            .and_then(|mut p| p.get_mut(&pane).map(f))
+    }
+
+    /// Keystrokes and paste: straight to the pty (never through the model).
+    pub fn write(&self, pane: PaneId, bytes: &[u8]) {
+        if let Some(w) = self.with_pane(pane, |p| p.writer.clone()) {
+            w.write(bytes);
+        }
+    }
+
+    pub fn resize(&self, pane: PaneId, size: TermSize) {
+        // The model resizes before any byte the child writes after SIGWINCH is read.
+        let _ = self.model_tx.send(ModelMsg::Resize { pane, size });
+        self.with_pane(pane, |p| {
+            let _ = p.master.resize(session::pty_size(size));
+        });
+    }
+
+    /// Shows (reveal: a snapshot, then frames) or parks a pane.
+    pub fn set_visible(&self, pane: PaneId, visible: bool) {
+        self.with_pane(pane, |p| {
+            p.visible = visible;
+            p.slot.clear();
+        });
+        let _ = self.model_tx.send(ModelMsg::SetVisible { pane, visible });
+    }
+
+    pub fn set_focus(&self, pane: Option<PaneId>) {
+        let _ = self.model_tx.send(ModelMsg::Focus { pane });
+    }
+
+    /// Takes the pane's pending delivery, returning the credit to the model.
+    pub fn take(&self, pane: PaneId) -> Option<Delivery> {
+        let slot = self.with_pane(pane, |p| p.slot.clone())?;
+        let d = slot.take()?;
+        let _ = self.model_tx.send(ModelMsg::Taken { pane });
+        Some(d)
+    }
+
+    /// Facts and exits since the last call.
+    pub fn poll_events(&self) -> Vec<PaneEvent> {
+        self.events.try_iter().collect()
+    }
+
+    /// Waits up to `timeout` for the next event.
+    pub fn wait_event(&self, timeout: Duration) -> Option<PaneEvent> {
+        self.events.recv_timeout(timeout).ok()
+    }
+
+    /// The model's current screen of a pane, after parsing everything read so far.
+    pub fn dump_screen(&self, pane: PaneId) -> Option<ScreenDump> {
+        let (tx, rx) = mpsc::channel();
+        self.model_tx
+            .send(ModelMsg::Query { pane, reply: tx })
+            .ok()?;
+        rx.recv_timeout(Duration::from_secs(10)).ok()
+    }
+
+    /// Kills the child (if still running) and forgets the pane.
+    pub fn close(&self, pane: PaneId) {
+        if let Some(mut handle) = self.panes.lock().ok().and_then(|mut p| p.remove(&pane)) {
+            let _ = handle.killer.kill();
+        }
+        self.pool.send(PoolCmd::Remove(pane));
+        let _ = self.model_tx.send(ModelMsg::Remove { pane });
+        self.crumbs.push(pane.0, "closed");
+    }
+
+    pub fn pid(&self, pane: PaneId) -> Option<u32> {
+        self.with_pane(pane, |p| p.pid).flatten()
+    }
+
+    pub fn credit(&self, pane: PaneId) -> Option<Arc<Credit>> {
+        self.with_pane(pane, |p| p.credit.clone())
+    }
+
+    pub fn stats(&self, pane: PaneId) -> Option<Arc<PtyStats>> {
+        self.with_pane(pane, |p| p.stats.clone())
+    }
+
+    pub fn breadcrumbs(&self) -> Vec<diag::Breadcrumb> {
+        self.crumbs.snapshot()
+    }
+
+    /// The delivery table, built now from the counters.
+    pub fn report(&self) -> Vec<PtyReport> {
+        let now_ns = self.epoch.elapsed().as_nanos() as u64;
+        let age = |ns: u64| {
+            if ns == 0 {
+                None
+            } else {
+                Some(now_ns.saturating_sub(ns) / 1_000_000)
+            }
+        };
+        let Ok(panes) = self.panes.lock() else {
+            return Vec::new();
+        };
+        let mut rows: Vec<PtyReport> = panes
+            .iter()
+            .map(|(id, p)| {
+                let s = &p.stats;
+                PtyReport {
+                    pane: id.0,
+                    visible: p.visible,
+                    bytes_read: p.credit.read_total(),
+                    bytes_parsed: p.credit.parsed_total(),
+                    in_flight: p.credit.in_flight(),
+                    window: p.credit.window_bytes(),
+                    paused_now: p.credit.is_paused(),
+                    times_paused: p.credit.times_paused(),
+                    frames_built: s.frames_built.load(Ordering::Relaxed),
+                    frames_taken: s.frames_taken.load(Ordering::Relaxed),
+                    snapshots_built: s.snapshots_built.load(Ordering::Relaxed),
+                    replies_sent: s.replies_sent.load(Ordering::Relaxed),
+                    reply_p50_us: s.reply_latency.quantile_us(0.5),
+                    reply_p99_us: s.reply_latency.quantile_us(0.99),
+                    last_read_age_ms: age(s.last_read_ns.load(Ordering::Relaxed)),
+                    last_parse_age_ms: age(s.last_parse_ns.load(Ordering::Relaxed)),
+                    heap_bytes: s.heap_bytes.load(Ordering::Relaxed),
+                    scrollback_lines: s.scrollback_lines.load(Ordering::Relaxed),
+                }
+            })
+            .collect();
+        rows.sort_by_key(|r| r.pane);
+        rows
+    }
+}
+
+impl Drop for Pipeline {
+    fn drop(&mut self) {
+        if let Ok(mut panes) = self.panes.lock() {
+            for (_, mut p) in panes.drain() {
+                let _ = p.killer.kill();
+            }
+        }
+        let _ = self.model_tx.send(ModelMsg::Shutdown);
+        if let Some(t) = self.model.take() {
+            let _ = t.join();
+        }
+    }
+}

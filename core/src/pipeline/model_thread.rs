@@ -1,0 +1,431 @@
+//! The model thread: owns every pane's `Terminal`, parses all bytes of all ptys with a
+//! fair scheduler (bounded slices, the focused pane first), answers queries straight to
+//! the pty, reports facts, and delivers to visible panes one credit at a time.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::{Receiver, Sender, TryRecvError};
+use std::time::Instant;
+
+use crate::model::TermEvent;
+
+use super::credit::Credit;
+use super::delivery::Slot;
+use super::diag::{Breadcrumbs, PtyStats};
+use super::io::{BufferPool, PtyWriter};
+use super::pane::PaneCore;
+use super::{ModelMsg, PaneEvent, PaneId, Waker};
+
+/// Most bytes parsed for one pane before the scheduler looks at the others (and at new
+/// input). Small enough that a round over many flooding panes stays short.
+pub const SLICE_BYTES: usize = 16 * 1024;
+
+struct Chunk {
+    data: Vec<u8>,
+    offset: usize,
+    read_at: Instant,
+}
+
+pub struct PaneEntry {
+    pub core: PaneCore,
+    pub credit: Arc<Credit>,
+    pub stats: Arc<PtyStats>,
+    pub slot: Arc<Slot>,
+    pub writer: Arc<PtyWriter>,
+    queue: VecDeque<Chunk>,
+    eof: bool,
+}
+
+impl PaneEntry {
+    pub fn new(
+        core: PaneCore,
+        credit: Arc<Credit>,
+        stats: Arc<PtyStats>,
+        slot: Arc<Slot>,
+        writer: Arc<PtyWriter>,
+    ) -> Self {
+        PaneEntry {
+            core,
+            credit,
+            stats,
+            slot,
+            writer,
+            queue: VecDeque::new(),
+            eof: false,
+        }
+    }
+}
+
+pub struct ModelThread {
+    rx: Receiver<ModelMsg>,
+    events: Sender<PaneEvent>,
+    waker: Waker,
+    buffers: Arc<BufferPool>,
+    crumbs: Arc<Breadcrumbs>,
+    epoch: Instant,
+    panes: HashMap<PaneId, PaneEntry>,
+    order: Vec<PaneId>,
+    next_rr: usize,
+    focused: Option<PaneId>,
+    /// Exits seen while the pane still had bytes queued.
+    pending_exits: HashMap<PaneId, super::ExitInfo>,
+}
+
+impl ModelThread {
+    pub fn new(
+        rx: Receiver<ModelMsg>,
+        events: Sender<PaneEvent>,
+        waker: Waker,
+        buffers: Arc<BufferPool>,
+        crumbs: Arc<Breadcrumbs>,
+        epoch: Instant,
+    ) -> ModelThread {
+        ModelThread {
+            rx,
+            events,
+            waker,
+            buffers,
+            crumbs,
+            epoch,
+            panes: HashMap::new(),
+            order: Vec::new(),
+            next_rr: 0,
+            focused: None,
+            pending_exits: HashMap::new(),
+        }
+    }
+
+    fn has_work(&self) -> bool {
+        self.panes.values().any(|p| !p.queue.is_empty())
+    }
+
+    pub fn run(mut self) {
+        loop {
+            // Block only when idle; wake at once on any message.
+            if !self.has_work() {
+                match self.rx.recv() {
+                    Ok(msg) => {
+                        if !self.handle(msg) {
+                            return;
+                        }
+                    }
+                    Err(_) => return,
+                }
+            }
+            loop {
+                match self.rx.try_recv() {
+                    Ok(msg) => {
+                        if !self.handle(msg) {
+                            return;
+                        }
+                    }
+                    Err(TryRecvError::Empty) => break,
+                    Err(TryRecvError::Disconnected) => return,
+                }
+            }
+            self.schedule_round();
+        }
+    }
+
+    /// Returns false on shutdown.
+    fn handle(&mut self, msg: ModelMsg) -> bool {
+        match msg {
+            ModelMsg::Chunk {
+                pane,
+                data,
+                read_at,
+            } => {
+                if let Some(p) = self.panes.get_mut(&pane) {
+                    p.stats
+                        .last_read_ns
+                        .store(self.epoch.elapsed().as_nanos() as u64, Ordering::Relaxed);
+                    p.queue.push_back(Chunk {
+                        data,
+                        offset: 0,
+                        read_at,
+                    });
+                } else {
+                    self.buffers.put(data);
+                }
+            }
+            ModelMsg::Eof { pane, error } => {
+                if let Some(p) = self.panes.get_mut(&pane) {
+                    p.eof = true;
+                }
+                if let Some(e) = error {
+                    self.crumbs.push(pane.0, format!("read error: {e}"));
+                    let _ = self.events.send(PaneEvent::Error { pane, message: e });
+                }
+            }
+            ModelMsg::Exited { pane, exit } => {
+                self.crumbs.push(pane.0, format!("child exited: {exit}"));
+                self.pending_exits.insert(pane, exit);
+                self.flush_exits();
+            }
+            ModelMsg::Add { pane, entry } => {
+                self.panes.insert(pane, *entry);
+                self.order.push(pane);
+            }
+            ModelMsg::Remove { pane } => {
+                if let Some(p) = self.panes.remove(&pane) {
+                    p.slot.clear();
+                    for c in p.queue {
+                        self.buffers.put(c.data);
+                    }
+                }
+                self.order.retain(|p| *p != pane);
+                self.pending_exits.remove(&pane);
+            }
+            ModelMsg::Resize { pane, size } => {
+                if let Some(p) = self.panes.get_mut(&pane) {
+                    // Bytes already read were produced for the old size: parse them first.
+                    Self::drain_queue(p, &self.buffers, &self.events, self.epoch, pane);
+                    p.core.resize(size);
+                    self.crumbs
+                        .push(pane.0, format!("resize {}x{}", size.cols, size.rows));
+                    self.deliver(pane);
+                }
+            }
+            ModelMsg::SetVisible { pane, visible } => {
+                if let Some(p) = self.panes.get_mut(&pane) {
+                    if p.core.is_visible() != visible {
+                        self.crumbs
+                            .push(pane.0, if visible { "reveal" } else { "park" });
+                    }
+                    p.core.set_visible(visible);
+                    p.slot.clear();
+                }
+                self.deliver(pane);
+            }
+            ModelMsg::Focus { pane } => self.focused = pane,
+            ModelMsg::Taken { pane } => {
+                if let Some(p) = self.panes.get_mut(&pane) {
+                    p.core.on_taken();
+                    p.stats.frames_taken.fetch_add(1, Ordering::Relaxed);
+                }
+                self.deliver(pane);
+            }
+            ModelMsg::Query { pane, reply } => {
+                if let Some(p) = self.panes.get_mut(&pane) {
+                    Self::drain_queue(p, &self.buffers, &self.events, self.epoch, pane);
+                    let _ = reply.send(p.core.term.dump());
+                }
+            }
+            ModelMsg::Shutdown => return false,
+        }
+        true
+    }
+
+    /// One pass: the focused pane first, then every other pane once (round-robin), each
+    /// for at most one slice. New messages are looked at between panes.
+    fn schedule_round(&mut self) {
+        if let Some(f) = self.focused {
+            self.run_slice(f);
+        }
+        let n = self.order.len();
+        for k in 0..n {
+            let idx = (self.next_rr + k) % n;
+            let Some(&pane) = self.order.get(idx) else {
+                break;
+            };
+            if Some(pane) == self.focused {
+                continue;
+            }
+            self.run_slice(pane);
+            // Keystrokes and credits must not wait for a whole round.
+            if let Some(f) = self.focused
+                && self.panes.get(&f).is_some_and(|p| !p.queue.is_empty())
+            {
+                self.run_slice(f);
+            }
+            while let Ok(msg) = self.rx.try_recv() {
+                if !self.handle(msg) {
+                    return;
+                }
+            }
+        }
+        self.next_rr = if n == 0 { 0 } else { (self.next_rr + 1) % n };
+        self.flush_exits();
+    }
+
+    fn run_slice(&mut self, pane: PaneId) {
+        let Some(p) = self.panes.get_mut(&pane) else {
+            return;
+        };
+        if p.queue.is_empty() {
+            return;
+        }
+        Self::parse_some(
+            p,
+            SLICE_BYTES,
+            &self.buffers,
+            &self.events,
+            self.epoch,
+            pane,
+        );
+        self.deliver(pane);
+    }
+
+    fn drain_queue(
+        p: &mut PaneEntry,
+        buffers: &BufferPool,
+        events: &Sender<PaneEvent>,
+        epoch: Instant,
+        pane: PaneId,
+    ) {
+        while !p.queue.is_empty() {
+            Self::parse_some(p, usize::MAX, buffers, events, epoch, pane);
+        }
+    }
+
+    /// Parses up to `budget` bytes of the pane's queue; credits, replies and facts go
+    /// out after each chunk piece.
+    fn parse_some(
+        p: &mut PaneEntry,
+        budget: usize,
+        buffers: &BufferPool,
+        events: &Sender<PaneEvent>,
+        epoch: Instant,
+        pane: PaneId,
+    ) {
+        let mut left = budget;
+        while left > 0 {
+            let Some(chunk) = p.queue.front_mut() else {
+                break;
+            };
+            let end = chunk.data.len().min(chunk.offset.saturating_add(left));
+            let parsed = p.core.parse(&chunk.data[chunk.offset..end]);
+            left -= end - chunk.offset;
+            chunk.offset = end;
+            let read_at = chunk.read_at;
+            if chunk.offset == chunk.data.len()
+                && let Some(done) = p.queue.pop_front()
+            {
+                buffers.put(done.data);
+            }
+            p.credit.on_parsed(p.core.seq);
+            p.stats
+                .last_parse_ns
+                .store(epoch.elapsed().as_nanos() as u64, Ordering::Relaxed);
+            if !parsed.replies.is_empty() {
+                p.writer.write(&parsed.replies);
+                p.stats.replies_sent.fetch_add(1, Ordering::Relaxed);
+                p.stats
+                    .reply_bytes
+                    .fetch_add(parsed.replies.len() as u64, Ordering::Relaxed);
+                p.stats.reply_latency.record(read_at.elapsed());
+            }
+            for event in coalesce(parsed.events) {
+                let _ = events.send(PaneEvent::Fact { pane, event });
+            }
+        }
+    }
+
+    /// Builds the next delivery for a visible pane if the UI holds the credit.
+    fn deliver(&mut self, pane: PaneId) {
+        let Some(p) = self.panes.get_mut(&pane) else {
+            return;
+        };
+        if let Some(d) = p.core.next_delivery() {
+            match &d {
+                super::delivery::Delivery::Snapshot(s) => {
+                    p.stats.snapshots_built.fetch_add(1, Ordering::Relaxed);
+                    self.crumbs.push(
+                        pane.0,
+                        format!(
+                            "snapshot seq {} ({} rows, {} history)",
+                            s.seq,
+                            s.rows.len(),
+                            s.history.len()
+                        ),
+                    );
+                }
+                super::delivery::Delivery::Frame(_) => {
+                    p.stats.frames_built.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+            p.slot.put(d);
+            (self.waker)();
+        }
+    }
+
+    /// Reports exits whose pane has parsed every byte read before the exit.
+    fn flush_exits(&mut self) {
+        let ready: Vec<PaneId> = self
+            .pending_exits
+            .keys()
+            .copied()
+            .filter(|pane| self.panes.get(pane).is_none_or(|p| p.queue.is_empty()))
+            .collect();
+        for pane in ready {
+            if let Some(exit) = self.pending_exits.remove(&pane) {
+                if let Some(p) = self.panes.get_mut(&pane) {
+                    p.stats
+                        .heap_bytes
+                        .store(p.core.term.heap_bytes() as u64, Ordering::Relaxed);
+                }
+                self.deliver(pane);
+                let _ = self.events.send(PaneEvent::Exited { pane, exit });
+                (self.waker)();
+            }
+        }
+    }
+}
+
+/// Collapses runs of the same kind of fact from one parse step: bells become one, and
+/// only the last title and cwd count.
+fn coalesce(events: Vec<TermEvent>) -> Vec<TermEvent> {
+    if events.len() < 2 {
+        return events;
+    }
+    let mut out: Vec<TermEvent> = Vec::with_capacity(events.len());
+    let last_title = events
+        .iter()
+        .rposition(|e| matches!(e, TermEvent::Title(_)));
+    let last_cwd = events.iter().rposition(|e| matches!(e, TermEvent::Cwd(_)));
+    let mut bell = false;
+    for (i, e) in events.into_iter().enumerate() {
+        match e {
+            TermEvent::Bell if bell => {}
+            TermEvent::Bell => {
+                bell = true;
+                out.push(e);
+            }
+            TermEvent::Title(_) if Some(i) != last_title => {}
+            TermEvent::Cwd(_) if Some(i) != last_cwd => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn coalescing_keeps_one_bell_and_the_last_title() {
+        let out = coalesce(vec![
+            TermEvent::Bell,
+            TermEvent::Title("a".into()),
+            TermEvent::Bell,
+            TermEvent::Title("b".into()),
+            TermEvent::Notification {
+                title: String::new(),
+                body: "n".into(),
+            },
+        ]);
+        assert_eq!(
+            out,
+            vec![
+                TermEvent::Bell,
+                TermEvent::Title("b".into()),
+                TermEvent::Notification {
+                    title: String::new(),
+                    body: "n".into()
+                }
+            ]
+        );
+    }
+}

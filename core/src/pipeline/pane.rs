@@ -1,0 +1,289 @@
+//! One pane's state on the model thread, free of threads and I/O so its rules can be
+//! tested deterministically: parse, answer, report facts, and deliver to the UI only
+//! while visible and only when the UI holds the credit.
+
+use crate::model::{TermConfig, TermEvent, TermSize, Terminal};
+
+use super::delivery::{self, Delivery};
+
+/// What one parse step produced.
+#[derive(Debug, Default)]
+pub struct Parsed {
+    pub replies: Vec<u8>,
+    pub events: Vec<TermEvent>,
+}
+
+#[derive(Debug)]
+pub struct PaneCore {
+    pub term: Terminal,
+    /// Bytes parsed so far (the pty's byte sequence number).
+    pub seq: u64,
+    visible: bool,
+    /// A reveal happened: the next delivery is a snapshot.
+    snapshot_due: bool,
+    /// A delivery is with the UI (it has not returned the credit).
+    outstanding: bool,
+    /// `seq` of the last delivery: any byte since may have moved the cursor or changed a
+    /// mode without damaging a row.
+    delivered_seq: u64,
+}
+
+impl std::fmt::Debug for Terminal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Terminal")
+            .field("size", &self.size())
+            .finish_non_exhaustive()
+    }
+}
+
+impl PaneCore {
+    pub fn new(size: TermSize, config: TermConfig) -> PaneCore {
+        PaneCore {
+            term: Terminal::new(size, config),
+            seq: 0,
+            visible: false,
+            snapshot_due: false,
+            outstanding: false,
+            delivered_seq: 0,
+        }
+    }
+
+    pub fn is_visible(&self) -> bool {
+        self.visible
+    }
+
+    /// Parses bytes, hidden or not; returns replies for the pty and facts for the UI.
+    pub fn parse(&mut self, bytes: &[u8]) -> Parsed {
+        self.term.advance(bytes);
+        self.seq += bytes.len() as u64;
+        Parsed {
+            replies: if self.term.has_replies() {
+                self.term.take_replies()
+            } else {
+                Vec::new()
+            },
+            events: self.term.drain_events().collect(),
+        }
+    }
+
+    /// Shows or hides the pane. Revealing schedules a snapshot; hiding drops any
+    /// outstanding delivery (the caller clears the slot).
+    pub fn set_visible(&mut self, visible: bool) {
+        if visible && !self.visible {
+            self.snapshot_due = true;
+        }
+        if !visible {
+            self.snapshot_due = false;
+        }
+        self.outstanding = false;
+        self.visible = visible;
+    }
+
+    /// The UI took the outstanding delivery: the credit is back.
+    pub fn on_taken(&mut self) {
+        self.outstanding = false;
+    }
+
+    pub fn resize(&mut self, size: TermSize) {
+        self.term.resize(size);
+    }
+
+    /// The next delivery, if the pane is visible, the UI holds the credit and there is
+    /// something new. Hidden panes never get one.
+    pub fn next_delivery(&mut self) -> Option<Delivery> {
+        if !self.visible || self.outstanding {
+            return None;
+        }
+        let d = if self.snapshot_due {
+            self.snapshot_due = false;
+            let _ = self.term.take_damage();
+            Delivery::Snapshot(Box::new(delivery::snapshot(&self.term, self.seq)))
+        } else if self.term.damage().any() || self.seq != self.delivered_seq {
+            Delivery::Frame(delivery::frame(&mut self.term, self.seq))
+        } else {
+            return None;
+        };
+        self.outstanding = true;
+        self.delivered_seq = self.seq;
+        Some(d)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::delivery::PaneView;
+    use proptest::prelude::*;
+
+    #[derive(Clone, Debug)]
+    enum Op {
+        Output(Vec<u8>),
+        Hide,
+        Reveal,
+        UiTakes,
+        Resize(usize, usize),
+    }
+
+    fn output() -> impl Strategy<Value = Vec<u8>> {
+        let pieces: Vec<&'static [u8]> = vec![
+            b"hello ",
+            b"world\r\n",
+            b"\x1b[31m",
+            b"\x1b[0m",
+            b"\x1b[2J",
+            b"\x1b[H",
+            b"\x1b[5;3H",
+            b"\x1b[K",
+            b"\x1b[?1049h",
+            b"\x1b[?1049l",
+            b"\x1b[2;5r",
+            b"\x1b[r",
+            b"\x1bM",
+            b"\x1b[3L",
+            b"\x1b[2M",
+            b"\x1b[4@",
+            b"\x1b[1P",
+            "你好".as_bytes(),
+            b"\x1b[7m",
+            b"x\x08y",
+            b"\t",
+            b"\n",
+            b"line of text that wraps around the right margin\r\n",
+            b"\x1b[1;42m",
+            b"\x1b[38;2;1;2;3m",
+        ];
+        proptest::collection::vec(proptest::sample::select(pieces), 1..12).prop_map(|v| v.concat())
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            6 => output().prop_map(Op::Output),
+            1 => Just(Op::Hide),
+            1 => Just(Op::Reveal),
+            4 => Just(Op::UiTakes),
+            1 => (5usize..30, 3usize..10).prop_map(|(c, r)| Op::Resize(c, r)),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            rng_seed: proptest::test_runner::RngSeed::Fixed(0x5eed),
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        })]
+
+        /// Reveal = snapshot + later frames equals an always-visible view, whatever the
+        /// hide/reveal boundaries and however output races the UI taking deliveries.
+        #[test]
+        fn revealed_view_equals_the_reference(ops in proptest::collection::vec(op(), 1..80)) {
+            let size = TermSize::new(20, 6);
+            let mut pane = PaneCore::new(size, TermConfig::default());
+            pane.set_visible(true);
+            let mut reference = Terminal::new(size, TermConfig::default());
+            let mut view: Option<PaneView> = None;
+            // Deliveries built but not yet taken by the UI (the slot).
+            let mut slot: Option<Delivery> = None;
+            let mut hidden_frames = 0;
+            for op in ops {
+                match op {
+                    Op::Output(bytes) => {
+                        pane.parse(&bytes);
+                        reference.advance(&bytes);
+                    }
+                    Op::Hide => {
+                        pane.set_visible(false);
+                        slot = None;
+                        view = None;
+                    }
+                    Op::Reveal => {
+                        if !pane.is_visible() {
+                            slot = None;
+                        }
+                        pane.set_visible(true);
+                    }
+                    Op::UiTakes => {
+                        if let Some(d) = slot.take() {
+                            prop_assert!(view.as_ref().is_none_or(|v| d.seq() >= v.seq), "seq went back");
+                            PaneView::apply_delivery(&mut view, d);
+                            pane.on_taken();
+                        }
+                    }
+                    Op::Resize(c, r) => {
+                        pane.resize(TermSize::new(c, r));
+                        reference.resize(TermSize::new(c, r));
+                    }
+                }
+                if slot.is_none() {
+                    slot = pane.next_delivery();
+                    if !pane.is_visible() && slot.is_some() {
+                        hidden_frames += 1;
+                    }
+                }
+            }
+            prop_assert_eq!(hidden_frames, 0, "a hidden pane got a delivery");
+            // Settle: reveal, then let the UI take everything.
+            if !pane.is_visible() {
+                pane.set_visible(true);
+                slot = None;
+            }
+            for _ in 0..4 {
+                if slot.is_none() {
+                    slot = pane.next_delivery();
+                }
+                if let Some(d) = slot.take() {
+                    PaneView::apply_delivery(&mut view, d);
+                    pane.on_taken();
+                }
+            }
+            let view = view.expect("a visible pane has a view");
+            prop_assert_eq!(view.dump(), reference.dump());
+            prop_assert_eq!(view.seq, pane.seq);
+        }
+    }
+
+    #[test]
+    fn hidden_panes_parse_and_answer_but_get_no_deliveries() {
+        let mut pane = PaneCore::new(TermSize::new(10, 3), TermConfig::default());
+        let parsed = pane.parse(b"\x1b]2;busy\x07abc\x1b[6n\x07");
+        assert_eq!(parsed.replies, b"\x1b[1;4R");
+        assert_eq!(
+            parsed.events,
+            vec![TermEvent::Title("busy".into()), TermEvent::Bell]
+        );
+        assert!(pane.next_delivery().is_none());
+        pane.set_visible(true);
+        let Some(Delivery::Snapshot(s)) = pane.next_delivery() else {
+            panic!("snapshot first")
+        };
+        assert_eq!(s.seq, 17);
+        assert_eq!(s.rows[0].text().trim_end(), "abc");
+        assert!(
+            pane.next_delivery().is_none(),
+            "one outstanding delivery at a time"
+        );
+        pane.on_taken();
+        assert!(pane.next_delivery().is_none(), "nothing new");
+        pane.parse(b"d");
+        assert!(
+            matches!(pane.next_delivery(), Some(Delivery::Frame(f)) if f.seq == 18 && f.rows.len() == 1)
+        );
+    }
+
+    #[test]
+    fn snapshot_cost_does_not_grow_with_history() {
+        let mut pane = PaneCore::new(
+            TermSize::new(40, 10),
+            TermConfig {
+                scrollback_lines: 100_000,
+                ..TermConfig::default()
+            },
+        );
+        pane.parse(&b"a line of scrollback history\r\n".repeat(50_000));
+        pane.set_visible(true);
+        let Some(Delivery::Snapshot(s)) = pane.next_delivery() else {
+            panic!("snapshot")
+        };
+        assert_eq!(s.history.len(), delivery::SNAPSHOT_HISTORY_LINES);
+        assert_eq!(s.scrollback_lines, 50_000 - 9);
+    }
+}

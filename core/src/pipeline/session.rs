@@ -1,0 +1,153 @@
+//! Spawning a program in a pty (portable-pty), with typed errors.
+
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::path::PathBuf;
+
+use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
+use rustix::fs::{OFlags, fcntl_getfl, fcntl_setfl};
+
+use crate::model::TermSize;
+
+/// What to run and where.
+#[derive(Clone, Debug, Default)]
+pub struct SpawnSpec {
+    /// Program and arguments; `None` runs the user's login shell.
+    pub command: Option<(String, Vec<String>)>,
+    pub cwd: Option<PathBuf>,
+    pub size: Option<TermSize>,
+    /// Extra environment variables.
+    pub env: Vec<(String, String)>,
+}
+
+impl SpawnSpec {
+    pub fn command(program: impl Into<String>, args: &[&str]) -> SpawnSpec {
+        SpawnSpec {
+            command: Some((program.into(), args.iter().map(|a| a.to_string()).collect())),
+            ..SpawnSpec::default()
+        }
+    }
+
+    pub fn cwd(mut self, dir: impl Into<PathBuf>) -> SpawnSpec {
+        self.cwd = Some(dir.into());
+        self
+    }
+
+    pub fn size(mut self, size: TermSize) -> SpawnSpec {
+        self.size = Some(size);
+        self
+    }
+}
+
+/// Why a spawn failed.
+#[derive(Debug, PartialEq, Eq)]
+pub enum SpawnError {
+    /// The working directory does not exist or is not a directory.
+    BadDirectory(PathBuf),
+    /// The program could not be found or started.
+    Program { program: String, reason: String },
+    /// The pty could not be opened.
+    Pty(String),
+}
+
+impl std::fmt::Display for SpawnError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SpawnError::BadDirectory(dir) => {
+                write!(
+                    f,
+                    "working directory {} does not exist or is not a directory",
+                    dir.display()
+                )
+            }
+            SpawnError::Program { program, reason } => {
+                write!(f, "cannot start {program}: {reason}")
+            }
+            SpawnError::Pty(reason) => write!(f, "cannot open a pty: {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for SpawnError {}
+
+/// A running child in a pty. `fd` is a non-blocking duplicate of the master for the
+/// I/O pool; `master` stays for resizes.
+pub struct Spawned {
+    pub master: Box<dyn MasterPty + Send>,
+    pub child: Box<dyn Child + Send + Sync>,
+    pub fd: OwnedFd,
+    pub pid: Option<u32>,
+}
+
+pub fn pty_size(size: TermSize) -> PtySize {
+    PtySize {
+        rows: size.rows.clamp(1, u16::MAX as usize) as u16,
+        cols: size.cols.clamp(1, u16::MAX as usize) as u16,
+        pixel_width: 0,
+        pixel_height: 0,
+    }
+}
+
+pub fn set_nonblocking(fd: BorrowedFd<'_>) -> std::io::Result<()> {
+    let flags = fcntl_getfl(fd)?;
+    fcntl_setfl(fd, flags | OFlags::NONBLOCK)?;
+    Ok(())
+}
+
+pub fn spawn(spec: &SpawnSpec, default_size: TermSize) -> Result<Spawned, SpawnError> {
+    if let Some(dir) = &spec.cwd
+        && !dir.is_dir()
+    {
+        // portable-pty would silently fall back to $HOME.
+        return Err(SpawnError::BadDirectory(dir.clone()));
+    }
+    let size = spec.size.unwrap_or(default_size);
+    let pair = native_pty_system()
+        .openpty(pty_size(size))
+        .map_err(|e| SpawnError::Pty(e.to_string()))?;
+    let (mut cmd, program) = match &spec.command {
+        Some((program, args)) => {
+            let mut cmd = CommandBuilder::new(program);
+            cmd.args(args);
+            (cmd, program.clone())
+        }
+        None => (
+            CommandBuilder::new_default_prog(),
+            "the login shell".to_string(),
+        ),
+    };
+    if let Some(dir) = &spec.cwd {
+        cmd.cwd(dir);
+    }
+    cmd.env("TERM", "xterm-256color");
+    cmd.env("COLORTERM", "truecolor");
+    cmd.env("TERM_PROGRAM", "tern");
+    cmd.env("TERM_PROGRAM_VERSION", crate::model::VERSION);
+    for (k, v) in &spec.env {
+        cmd.env(k, v);
+    }
+    let child = pair
+        .slave
+        .spawn_command(cmd)
+        .map_err(|e| SpawnError::Program {
+            program: program.clone(),
+            reason: format!("{e:#}"),
+        })?;
+    // The child holds its own copy of the slave; ours must go so EOF arrives on exit.
+    drop(pair.slave);
+    let master = pair.master;
+    let raw = master
+        .as_raw_fd()
+        .ok_or_else(|| SpawnError::Pty("the master has no file descriptor".into()))?;
+    // SAFETY: `raw` is the master's open descriptor, which `master` keeps open for the
+    // duration of this borrow; we only duplicate it.
+    let borrowed = unsafe { BorrowedFd::borrow_raw(raw) };
+    let fd = rustix::io::dup(borrowed).map_err(|e| SpawnError::Pty(e.to_string()))?;
+    set_nonblocking(fd.as_fd()).map_err(|e| SpawnError::Pty(e.to_string()))?;
+    let pid = child.process_id();
+    Ok(Spawned {
+        master,
+        child,
+        fd,
+        pid,
+    })
+}

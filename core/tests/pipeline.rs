@@ -1,0 +1,321 @@
+//! The pipeline end to end with real ptys: spawn, parse, answer, deliver, exit.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use tern_core::model::{TermConfig, TermEvent, TermSize, Terminal};
+use tern_core::pipeline::delivery::PaneView;
+use tern_core::pipeline::{
+    ExitInfo, PaneEvent, PaneId, Pipeline, PipelineConfig, SpawnError, SpawnSpec,
+};
+
+fn pipeline_with(config: PipelineConfig) -> (Pipeline, Arc<AtomicUsize>) {
+    let wakes = Arc::new(AtomicUsize::new(0));
+    let w = wakes.clone();
+    let p = Pipeline::start(
+        config,
+        Arc::new(move || {
+            w.fetch_add(1, Ordering::Relaxed);
+        }),
+    )
+    .expect("pipeline starts");
+    (p, wakes)
+}
+
+fn pipeline() -> Pipeline {
+    pipeline_with(PipelineConfig::default()).0
+}
+
+fn sh(script: &str) -> SpawnSpec {
+    SpawnSpec::command("sh", &["-c", script]).size(TermSize::new(80, 24))
+}
+
+/// Waits for `pane`'s exit, collecting its facts on the way.
+fn wait_exit(p: &Pipeline, pane: PaneId, facts: &mut Vec<TermEvent>) -> ExitInfo {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while Instant::now() < deadline {
+        match p.wait_event(Duration::from_millis(200)) {
+            Some(PaneEvent::Exited { pane: id, exit }) if id == pane => return exit,
+            Some(PaneEvent::Fact { pane: id, event }) if id == pane => facts.push(event),
+            _ => {}
+        }
+    }
+    panic!("pane {pane:?} did not exit");
+}
+
+fn screen_text(p: &Pipeline, pane: PaneId) -> String {
+    p.dump_screen(pane).expect("dump").rows.join("\n")
+}
+
+#[test]
+fn a_child_runs_and_its_exit_status_arrives_after_its_output() {
+    let p = pipeline();
+    let pane = p.spawn(&sh("echo hello from sh; exit 3")).expect("spawn");
+    let exit = wait_exit(&p, pane, &mut Vec::new());
+    assert_eq!(exit.code, 3);
+    assert!(
+        screen_text(&p, pane).contains("hello from sh"),
+        "the pane keeps its final screen"
+    );
+}
+
+#[test]
+fn spawn_errors_are_typed() {
+    let p = pipeline();
+    match p.spawn(&SpawnSpec::command("/nonexistent/program", &[])) {
+        Err(SpawnError::Program { program, .. }) => assert_eq!(program, "/nonexistent/program"),
+        other => panic!("expected a program error, got {:?}", other.map(|_| ())),
+    }
+    match p.spawn(&SpawnSpec::command("sh", &[]).cwd("/nonexistent/dir")) {
+        Err(SpawnError::BadDirectory(dir)) => {
+            assert_eq!(dir, std::path::PathBuf::from("/nonexistent/dir"))
+        }
+        other => panic!("expected a directory error, got {:?}", other.map(|_| ())),
+    }
+}
+
+#[test]
+fn the_child_gets_the_working_directory_and_environment() {
+    let p = pipeline();
+    let dir = std::env::temp_dir();
+    let spec = SpawnSpec::command(
+        "sh",
+        &["-c", "pwd; echo \"$TERM $COLORTERM $TERM_PROGRAM\""],
+    )
+    .cwd(&dir);
+    let pane = p.spawn(&spec).expect("spawn");
+    wait_exit(&p, pane, &mut Vec::new());
+    let text = screen_text(&p, pane);
+    let canonical = dir.canonicalize().expect("temp dir");
+    assert!(text.contains(canonical.to_str().unwrap_or("?")), "{text}");
+    assert!(text.contains("xterm-256color truecolor tern"), "{text}");
+}
+
+#[test]
+fn a_hidden_pane_gets_its_queries_answered_and_its_facts_out_but_no_frames() {
+    let p = pipeline();
+    // The child waits for a cursor position report; with no answer it would hang.
+    let script = "printf '\\033]2;hidden title\\007'; stty raw -echo; printf '\\033[6n'; \
+                  r=$(dd bs=1 count=6 2>/dev/null); stty sane; \
+                  printf '%s' \"$r\" | od -An -c | tr -s ' '; printf '\\007'";
+    let pane = p.spawn(&sh(script)).expect("spawn");
+    let mut facts = Vec::new();
+    let exit = wait_exit(&p, pane, &mut facts);
+    assert_eq!(exit.code, 0);
+    let text = screen_text(&p, pane);
+    assert!(
+        text.contains("033 [ 1 ; 1 R"),
+        "the model answered the CPR: {text}"
+    );
+    assert!(
+        facts.contains(&TermEvent::Title("hidden title".into())),
+        "{facts:?}"
+    );
+    assert!(facts.contains(&TermEvent::Bell), "{facts:?}");
+    let stats = p.stats(pane).expect("stats");
+    assert_eq!(stats.frames_built.load(Ordering::Relaxed), 0);
+    assert_eq!(stats.snapshots_built.load(Ordering::Relaxed), 0);
+    assert!(p.take(pane).is_none());
+    assert!(stats.reply_latency.count() >= 1);
+}
+
+/// Takes deliveries until `done` holds for the view.
+fn view_until(
+    p: &Pipeline,
+    pane: PaneId,
+    view: &mut Option<PaneView>,
+    done: impl Fn(&PaneView) -> bool,
+) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while Instant::now() < deadline {
+        if let Some(d) = p.take(pane) {
+            PaneView::apply_delivery(view, d);
+        }
+        if view.as_ref().is_some_and(&done) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    panic!(
+        "view never got there: {:?}",
+        view.as_ref().map(|v| v.dump().rows)
+    );
+}
+
+#[test]
+fn a_visible_pane_gets_a_snapshot_then_frames_and_reveal_shows_hidden_output() {
+    let (p, wakes) = pipeline_with(PipelineConfig::default());
+    let pane = p
+        .spawn(&SpawnSpec::command("cat", &[]).size(TermSize::new(40, 5)))
+        .expect("spawn");
+    p.set_visible(pane, true);
+    p.set_focus(Some(pane));
+    let mut view = None;
+    view_until(&p, pane, &mut view, |_| true);
+    p.write(pane, b"typed\r");
+    view_until(&p, pane, &mut view, |v| {
+        v.dump().rows.iter().filter(|r| r.contains("typed")).count() == 2
+    });
+    assert!(wakes.load(Ordering::Relaxed) > 0, "the model woke the UI");
+    // Hidden: output keeps being parsed, nothing is delivered; reveal shows it all.
+    p.set_visible(pane, false);
+    view = None;
+    p.write(pane, b"while hidden\r");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !screen_text(&p, pane).contains("while hidden\nwhile hidden") {
+        assert!(
+            Instant::now() < deadline,
+            "output while hidden was not parsed"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert!(p.take(pane).is_none(), "a hidden pane has no delivery");
+    p.set_visible(pane, true);
+    view_until(&p, pane, &mut view, |v| {
+        v.dump() == p.dump_screen(pane).expect("dump")
+    });
+    p.close(pane);
+}
+
+#[test]
+fn credit_window_bounds_bytes_in_flight_and_nothing_is_lost() {
+    let config = PipelineConfig {
+        window_bytes: 4096,
+        ..PipelineConfig::default()
+    };
+    let (p, _) = pipeline_with(config);
+    let pane = p.spawn(&sh("i=0; while [ $i -lt 3000 ]; do echo \"line $i of the flood\"; i=$((i+1)); done; echo END")).expect("spawn");
+    let credit = p.credit(pane).expect("credit");
+    let mut max_in_flight = 0;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        max_in_flight = max_in_flight.max(credit.in_flight());
+        if let Some(PaneEvent::Exited { .. }) = p.wait_event(Duration::from_millis(1)) {
+            break;
+        }
+        assert!(Instant::now() < deadline);
+    }
+    assert!(
+        max_in_flight <= 4096,
+        "in flight {max_in_flight} over the window"
+    );
+    assert_eq!(
+        credit.read_total(),
+        credit.parsed_total(),
+        "every byte read was parsed and credited"
+    );
+    let expected: u64 = (0..3000)
+        .map(|i| format!("line {i} of the flood\r\n").len() as u64)
+        .sum::<u64>()
+        + 5;
+    assert_eq!(
+        credit.read_total(),
+        expected,
+        "no byte dropped or duplicated"
+    );
+    assert!(screen_text(&p, pane).contains("line 2999 of the flood\nEND"));
+}
+
+#[test]
+fn resize_during_output_and_closing_a_running_pane_do_not_break_anything() {
+    let p = pipeline();
+    let pane = p.spawn(&sh("i=0; while [ $i -lt 2000 ]; do echo \"resize $i\"; i=$((i+1)); done; stty size; echo END")).expect("spawn");
+    for k in 0..20 {
+        p.resize(pane, TermSize::new(30 + k, 10 + k % 5));
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    p.resize(pane, TermSize::new(50, 12));
+    wait_exit(&p, pane, &mut Vec::new());
+    let dump = p.dump_screen(pane).expect("dump");
+    assert_eq!(dump.rows.len(), 12);
+    assert!(dump.rows.iter().any(|r| r == "END"), "{:?}", dump.rows);
+    // A pane closed while its child runs: the child is killed, the pipeline goes on.
+    let busy = p.spawn(&sh("sleep 30")).expect("spawn");
+    p.close(busy);
+    let other = p.spawn(&sh("echo still fine")).expect("spawn");
+    wait_exit(&p, other, &mut Vec::new());
+    assert!(screen_text(&p, other).contains("still fine"));
+}
+
+#[test]
+fn sixteen_flooding_hidden_panes_lose_nothing_and_the_visible_pane_still_echoes() {
+    let dir = std::env::temp_dir().join(format!("tern-flood-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let fixture = tern_core::fixtures::Fixture::AgentTui.generate(1 << 20, 80, 24);
+    let path = dir.join("agent.bin");
+    std::fs::write(&path, &fixture).expect("fixture");
+    let config = PipelineConfig {
+        window_bytes: 256 * 1024,
+        ..PipelineConfig::default()
+    };
+    let (p, _) = pipeline_with(config);
+    // -opost: the line discipline must pass the bytes through unchanged (no CR before LF).
+    let script = format!(
+        "stty -opost; for i in 1 2 3; do cat '{}'; done",
+        path.display()
+    );
+    let floods: Vec<PaneId> = (0..16)
+        .map(|_| p.spawn(&sh(&script)).expect("spawn"))
+        .collect();
+    let echo = p
+        .spawn(&SpawnSpec::command("cat", &[]).size(TermSize::new(80, 24)))
+        .expect("spawn");
+    p.set_visible(echo, true);
+    p.set_focus(Some(echo));
+    let mut view = None;
+    let mut echoes = 0;
+    let mut exited = 0;
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let mut heap_samples = Vec::new();
+    while exited < floods.len() {
+        assert!(Instant::now() < deadline, "floods did not finish");
+        if echoes < 5 {
+            let word = format!("key{echoes}");
+            p.write(echo, format!("{word}\r").as_bytes());
+            view_until(&p, echo, &mut view, |v| {
+                v.dump().rows.iter().any(|r| r == &word)
+            });
+            echoes += 1;
+        }
+        for e in p.poll_events() {
+            if matches!(e, PaneEvent::Exited { .. }) {
+                exited += 1;
+            }
+        }
+        heap_samples.push(p.report().iter().map(|r| r.in_flight).sum::<u64>());
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert_eq!(echoes, 5, "the visible pane echoed while 16 panes flooded");
+    let in_flight_max = heap_samples.iter().copied().max().unwrap_or(0);
+    assert!(
+        in_flight_max <= 16 * 256 * 1024,
+        "in flight stays within the windows: {in_flight_max}"
+    );
+    let mut reference = Terminal::new(TermSize::new(80, 24), TermConfig::default());
+    for _ in 0..3 {
+        reference.advance(&fixture);
+    }
+    let expected = reference.dump();
+    for pane in floods {
+        let credit = p.credit(pane).expect("credit");
+        assert_eq!(
+            credit.read_total(),
+            3 * fixture.len() as u64,
+            "pane {pane:?} lost or gained bytes"
+        );
+        assert_eq!(
+            p.dump_screen(pane).expect("dump"),
+            expected,
+            "pane {pane:?} screen"
+        );
+        assert_eq!(
+            p.stats(pane)
+                .expect("stats")
+                .frames_built
+                .load(Ordering::Relaxed),
+            0
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
