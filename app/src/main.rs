@@ -6,6 +6,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use tern_core::model::{TermConfig, TermSize, Terminal};
 
+mod headless;
+
 #[derive(Parser, Debug)]
 #[command(
     name = "tern",
@@ -15,6 +17,21 @@ use tern_core::model::{TermConfig, TermSize, Terminal};
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+    /// Run CMD through the whole pipeline with no window; exit with its status.
+    #[arg(long)]
+    headless: bool,
+    #[arg(long, default_value_t = 80)]
+    cols: usize,
+    #[arg(long, default_value_t = 24)]
+    rows: usize,
+    #[arg(long)]
+    working_directory: Option<PathBuf>,
+    /// With --headless: write the final visible screen as text to PATH (`-` for stdout).
+    #[arg(long, value_name = "PATH")]
+    dump_screen: Option<String>,
+    /// The program and its arguments (after `--`).
+    #[arg(last = true)]
+    program: Vec<String>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -61,9 +78,24 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
+        None if cli.headless => {
+            let args = headless::HeadlessArgs {
+                size: TermSize::new(cli.cols.max(2), cli.rows.max(1)),
+                cwd: cli.working_directory,
+                dump_screen: cli.dump_screen,
+                command: cli.program,
+            };
+            match headless::run(args) {
+                Ok(code) => ExitCode::from(code.clamp(0, 255) as u8),
+                Err(e) => {
+                    eprintln!("tern: {e}");
+                    ExitCode::from(2)
+                }
+            }
+        }
         None => {
             eprintln!(
-                "tern: the window is not built yet; use `tern replay FILE` (see `tern --help`)"
+                "tern: the window is not built yet; use `tern --headless -- CMD` or `tern replay FILE` (see `tern --help`)"
             );
             ExitCode::from(2)
         }

@@ -153,7 +153,7 @@ struct PaneHandle {
 pub struct Pipeline {
     config: PipelineConfig,
     model_tx: Sender<ModelMsg>,
-    events: Receiver<PaneEvent>,
+    events: Mutex<Receiver<PaneEvent>>,
     pool: IoPool,
     model: Option<std::thread::JoinHandle<()>>,
     panes: Mutex<HashMap<PaneId, PaneHandle>>,
@@ -189,7 +189,7 @@ impl Pipeline {
         Ok(Pipeline {
             config,
             model_tx,
-            events,
+            events: Mutex::new(events),
             pool,
             model: Some(model),
             panes: Mutex::new(HashMap::new()),
@@ -294,12 +294,18 @@ impl Pipeline {
 
     /// Facts and exits since the last call.
     pub fn poll_events(&self) -> Vec<PaneEvent> {
-        self.events.try_iter().collect()
+        self.events
+            .lock()
+            .map(|rx| rx.try_iter().collect())
+            .unwrap_or_default()
     }
 
     /// Waits up to `timeout` for the next event.
     pub fn wait_event(&self, timeout: Duration) -> Option<PaneEvent> {
-        self.events.recv_timeout(timeout).ok()
+        self.events
+            .lock()
+            .ok()
+            .and_then(|rx| rx.recv_timeout(timeout).ok())
     }
 
     /// The model's current screen of a pane, after parsing everything read so far.

@@ -1,0 +1,108 @@
+//! `tern --headless`: run a program through the whole pipeline with no window. tern's
+//! stdin is forwarded to the pty (raw when it is a terminal), queries are answered by
+//! the model, and tern exits with the child's status, optionally writing the final
+//! screen as text.
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rustix::termios::{self, OptionalActions, Termios};
+use tern_core::model::TermSize;
+use tern_core::pipeline::{PaneEvent, Pipeline, PipelineConfig, SpawnSpec};
+
+pub struct HeadlessArgs {
+    pub size: TermSize,
+    pub cwd: Option<PathBuf>,
+    /// `Some("-")` for stdout.
+    pub dump_screen: Option<String>,
+    pub command: Vec<String>,
+}
+
+/// Puts tern's own terminal in raw mode for as long as it lives.
+struct RawMode {
+    saved: Termios,
+}
+
+impl RawMode {
+    fn enter() -> Option<RawMode> {
+        let stdin = std::io::stdin();
+        if !termios::isatty(&stdin) {
+            return None;
+        }
+        let saved = termios::tcgetattr(&stdin).ok()?;
+        let mut raw = saved.clone();
+        raw.make_raw();
+        termios::tcsetattr(&stdin, OptionalActions::Now, &raw).ok()?;
+        Some(RawMode { saved })
+    }
+}
+
+impl Drop for RawMode {
+    fn drop(&mut self) {
+        let _ = termios::tcsetattr(std::io::stdin(), OptionalActions::Now, &self.saved);
+    }
+}
+
+/// Runs the session; returns the exit code for tern.
+pub fn run(args: HeadlessArgs) -> Result<i32, String> {
+    let Some((program, rest)) = args.command.split_first() else {
+        return Err("--headless needs a command after --".into());
+    };
+    let config = PipelineConfig {
+        default_size: args.size,
+        ..PipelineConfig::default()
+    };
+    let pipeline = Arc::new(
+        Pipeline::start(config, Arc::new(|| {})).map_err(|e| format!("cannot start: {e}"))?,
+    );
+    let mut spec = SpawnSpec::command(
+        program.clone(),
+        &rest.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+    spec.size = Some(args.size);
+    spec.cwd = args.cwd;
+    let pane = pipeline.spawn(&spec).map_err(|e| e.to_string())?;
+    let raw = RawMode::enter();
+    // Forward stdin until it ends; the session goes on until the child exits.
+    let input = pipeline.clone();
+    std::thread::Builder::new()
+        .name("tern-stdin".into())
+        .spawn(move || {
+            let mut stdin = std::io::stdin().lock();
+            let mut buf = [0u8; 4096];
+            loop {
+                match stdin.read(&mut buf) {
+                    Ok(0) | Err(_) => return,
+                    Ok(n) => input.write(pane, &buf[..n]),
+                }
+            }
+        })
+        .map_err(|e| format!("cannot read stdin: {e}"))?;
+    let exit = loop {
+        match pipeline.wait_event(Duration::from_secs(3600)) {
+            Some(PaneEvent::Exited { pane: id, exit }) if id == pane => break exit,
+            Some(PaneEvent::Error { pane: id, message }) if id == pane => {
+                eprintln!("tern: {message}")
+            }
+            _ => {}
+        }
+    };
+    drop(raw);
+    if let Some(target) = args.dump_screen {
+        let dump = pipeline
+            .dump_screen(pane)
+            .ok_or("the model did not answer")?;
+        let text = dump.rows.join("\n") + "\n";
+        if target == "-" {
+            let _ = std::io::stdout().write_all(text.as_bytes());
+        } else {
+            std::fs::write(&target, text).map_err(|e| format!("cannot write {target}: {e}"))?;
+        }
+    }
+    Ok(match exit.signal {
+        Some(_) if exit.code == 0 => 1,
+        _ => exit.code,
+    })
+}

@@ -1,0 +1,88 @@
+//! `tern --headless` end to end: the whole pipeline with no window.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+fn tern() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_tern"))
+}
+
+#[test]
+fn cursor_position_queries_are_answered_and_the_exit_status_passes_through() {
+    let out = tern()
+        .args(["--headless", "--cols", "40", "--rows", "5", "--dump-screen", "-", "--"])
+        .args(["sh", "-c", "stty raw -echo; printf '\\033[6n'; r=$(dd bs=1 count=6 2>/dev/null); stty sane; printf '%s' \"$r\" | od -An -c; exit 7"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run tern");
+    assert_eq!(out.status.code(), Some(7));
+    let screen = String::from_utf8_lossy(&out.stdout);
+    assert!(screen.contains("033   [   1   ;   1   R"), "{screen}");
+    assert_eq!(screen.lines().count(), 5, "the dump is the 40x5 screen");
+}
+
+#[test]
+fn stdin_is_forwarded_and_the_screen_can_be_written_to_a_file() {
+    let path = std::env::temp_dir().join(format!("tern-headless-{}.txt", std::process::id()));
+    let mut child = tern()
+        .args(["--headless", "--dump-screen"])
+        .arg(&path)
+        .args(["--", "sh", "-c", "read line; echo \"got $line\""])
+        .stdin(Stdio::piped())
+        .spawn()
+        .expect("run tern");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(b"hello there\n")
+        .expect("write");
+    let status = child.wait().expect("wait");
+    assert!(status.success());
+    let screen = std::fs::read_to_string(&path).expect("dump file");
+    assert!(screen.contains("got hello there"), "{screen}");
+    let _ = std::fs::remove_file(&path);
+}
+
+#[test]
+fn the_session_outlives_stdin_until_the_child_exits() {
+    let out = tern()
+        .args([
+            "--headless",
+            "--dump-screen",
+            "-",
+            "--",
+            "sh",
+            "-c",
+            "sleep 0.3; echo late output",
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run tern");
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("late output"));
+}
+
+#[test]
+fn a_program_that_cannot_start_is_a_clear_error() {
+    let out = tern()
+        .args(["--headless", "--", "/nonexistent/prog"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot start /nonexistent/prog"));
+    let out = tern()
+        .args([
+            "--headless",
+            "--working-directory",
+            "/nonexistent/dir",
+            "--",
+            "sh",
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/dir does not exist"));
+}
