@@ -658,3 +658,37 @@ fn del_is_ignored() {
         .assert_screen(&["ab"])
         .assert_cursor(0, 2);
 }
+
+#[test]
+fn text_area_size_is_reported() {
+    let mut t = TestTerm::new(80, 24);
+    t.feed("\x1b[18t\x1b[19t");
+    assert_eq!(t.replies(), "\x1b[8;24;80t\x1b[9;24;80t");
+}
+
+#[test]
+fn raw_c1_bytes_are_not_controls_in_utf8() {
+    TestTerm::new(20, 3)
+        .feed_bytes(b"a\x85X")
+        .assert_screen(&["aX"]);
+    TestTerm::new(20, 3)
+        .feed_bytes(b"a\x88\r\tX")
+        .assert_screen(&["a       X"]);
+}
+
+#[test]
+fn a_reset_keeps_replies_to_earlier_queries() {
+    let mut t = TestTerm::new(10, 3);
+    t.feed("\x1b[2;3H\x1b[6n\x1bc");
+    assert_eq!(t.replies(), "\x1b[2;3R");
+}
+
+#[test]
+fn vertical_moves_stop_at_the_margins_from_inside_the_region() {
+    let mut t = TestTerm::new(10, 10);
+    t.feed("\x1b[3;6r\x1b[5;1H\x1b[9A").assert_cursor(2, 0);
+    t.feed("\x1b[9B").assert_cursor(5, 0);
+    t.feed("\x1b[8;1H\x1b[9B").assert_cursor(9, 0);
+    t.feed("\x1b[2;1H\x1b[9A").assert_cursor(0, 0);
+    t.feed("\x1b[4;1H\x1b[9F").assert_cursor(2, 0);
+}

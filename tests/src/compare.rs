@@ -3,7 +3,9 @@
 //! reproduction.
 
 use std::any::Any;
+use std::cell::{Cell, RefCell};
 use std::panic::{self, AssertUnwindSafe};
+use std::sync::Once;
 
 use tern_core::model::{DumpAttrs, ScreenDump, TermConfig, TermSize, Terminal};
 
@@ -19,6 +21,8 @@ pub enum Feed {
     Bytewise,
     /// Split before each of these offsets (ascending); offsets past the end are ignored.
     Splits(Vec<usize>),
+    /// Two calls, the second with the last this many bytes.
+    SplitBeforeEnd(usize),
 }
 
 impl Feed {
@@ -39,6 +43,11 @@ impl Feed {
                 chunks.push(&bytes[start..]);
                 chunks
             }
+            Feed::SplitBeforeEnd(tail) if *tail > 0 && *tail < bytes.len() => {
+                let (head, tail) = bytes.split_at(bytes.len() - tail);
+                vec![head, tail]
+            }
+            Feed::SplitBeforeEnd(_) => vec![bytes],
         }
     }
 }
@@ -195,9 +204,45 @@ pub fn run_both(cols: usize, rows: usize, bytes: &[u8], feed: &Feed) -> Outcome 
     Outcome { oracle, model }
 }
 
+thread_local! {
+    /// Set while [`catch`] runs an emulator on this thread.
+    static CATCHING: Cell<bool> = const { Cell::new(false) };
+    /// Where the last panic caught by [`catch`] happened.
+    static PANIC_LOCATION: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Installs (once) a panic hook that keeps quiet about panics [`run_both`] catches, so that
+/// a run that provokes many of them (the minimiser) does not flood the output, and
+/// remembers where they happened for the report. Other panics go to the previous hook.
+pub fn quiet_caught_panics() {
+    static INSTALL: Once = Once::new();
+    INSTALL.call_once(|| {
+        let previous = panic::take_hook();
+        panic::set_hook(Box::new(move |info| {
+            if CATCHING.with(Cell::get) {
+                let location = info
+                    .location()
+                    .map(|l| format!("{}:{}", l.file(), l.line()));
+                PANIC_LOCATION.with(|cell| *cell.borrow_mut() = location);
+            } else {
+                previous(info);
+            }
+        }));
+    });
+}
+
 fn catch(run: impl FnOnce() -> Screen) -> Screen {
-    panic::catch_unwind(AssertUnwindSafe(run))
-        .unwrap_or_else(|payload| Screen::Panicked(panic_message(&*payload)))
+    CATCHING.with(|catching| catching.set(true));
+    PANIC_LOCATION.with(|cell| cell.borrow_mut().take());
+    let result = panic::catch_unwind(AssertUnwindSafe(run));
+    CATCHING.with(|catching| catching.set(false));
+    result.unwrap_or_else(|payload| {
+        let mut message = panic_message(&*payload);
+        if let Some(location) = PANIC_LOCATION.with(|cell| cell.borrow_mut().take()) {
+            message.push_str(&format!(" (at {location})"));
+        }
+        Screen::Panicked(message)
+    })
 }
 
 fn panic_message(payload: &(dyn Any + Send)) -> String {
@@ -234,7 +279,8 @@ pub fn first_difference(expected: &ScreenDump, actual: &ScreenDump) -> Option<Di
             return found(
                 DifferenceKind::Text,
                 format!(
-                    "row {row} text differs at char {at}: alacritty {:?} (char {:?}), tern {:?} (char {:?})",
+                    "row {row} text differs at char {at}: \
+                     alacritty {:?} (char {:?}), tern {:?} (char {:?})",
                     want,
                     want.chars().nth(at),
                     got,

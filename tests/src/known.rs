@@ -25,6 +25,26 @@ pub struct KnownDifference {
 /// then tern's (xterm's) behaviour.
 pub const KNOWN_DIFFERENCES: &[KnownDifference] = &[
     KnownDifference {
+        name: "sgr-blink",
+        reason: "alacritty does not implement blinking text and drops SGR 5 and 6; tern keeps \
+                 the attribute (the renderer decides how to show it).",
+        applies: |item, _| sgr_flag_params(item).any(|p| p == "5" || p == "6"),
+    },
+    KnownDifference {
+        name: "sgr-21-double-underline",
+        reason: "alacritty reads SGR 21 as \"bold off\"; ECMA-48, xterm and tern read it as \
+                 double underline.",
+        applies: |item, _| sgr_flag_params(item).any(|p| p == "21"),
+    },
+    KnownDifference {
+        name: "lnm-line-feed",
+        reason: "alacritty ignores LNM for LF, VT and FF (only its NEL path looks at it); xterm \
+                 and tern return to the first column after them while LNM is set.",
+        applies: |item, s| {
+            s.oracle.newline_mode() && item.bytes.iter().any(|b| matches!(b, b'\n' | 0x0b | 0x0c))
+        },
+    },
+    KnownDifference {
         name: "decom-reset-homes",
         reason: "alacritty leaves the cursor where it is when origin mode is switched off; \
                  xterm (and tern) home the cursor on both DECSET and DECRST 6.",
@@ -38,10 +58,21 @@ pub const KNOWN_DIFFERENCES: &[KnownDifference] = &[
         reason: "alacritty's DECSC/DECRC (and 1049 h/l) do not save and restore origin mode; \
                  DEC terminals, xterm and tern do.",
         applies: |item, s| match item.bytes.as_slice() {
-            b"\x1b8" => s.oracle.origin_mode() != s.saved_origin,
+            b"\x1b8" | b"\x1b[u" => s.oracle.origin_mode() != s.saved_origin,
             b"\x1b[?1049l" => {
                 s.oracle.alt_screen() && s.oracle.origin_mode() != s.saved_origin_main
             }
+            _ => false,
+        },
+    },
+    KnownDifference {
+        name: "decrc-restores-shift-state",
+        reason: "alacritty's DECSC/DECRC (and 1049 h/l) keep the SO/SI shift state out of the \
+                 saved cursor; DEC terminals, xterm and tern save and restore it with the \
+                 character sets.",
+        applies: |item, s| match item.bytes.as_slice() {
+            b"\x1b8" | b"\x1b[u" => s.shifted != s.saved_shifted,
+            b"\x1b[?1049l" => s.oracle.alt_screen() && s.shifted != s.saved_shifted_main,
             _ => false,
         },
     },
@@ -78,6 +109,95 @@ pub const KNOWN_DIFFERENCES: &[KnownDifference] = &[
         },
     },
     KnownDifference {
+        name: "relative-moves-in-origin-mode",
+        reason: "in origin mode alacritty adds the top margin twice for CUU, CUD, CNL, CPL, \
+                 CHA, VPR and HPA (it passes the absolute row to its origin-relative goto); \
+                 xterm and tern move relative to the cursor.",
+        applies: |item, s| {
+            matches!(
+                csi(item),
+                Some((_, 'A' | 'B' | 'E' | 'F' | 'G' | 'e' | '`'))
+            ) && s.oracle.origin_mode()
+                && s.region.0 > 0
+        },
+    },
+    KnownDifference {
+        name: "vertical-moves-stop-at-margins",
+        reason: "alacritty's CUU, CUD, CNL, CPL and VPR only stop at the screen edges; xterm \
+                 and tern stop at the top (bottom) margin when the cursor starts inside the \
+                 scroll region.",
+        applies: |item, s| {
+            let Some((params, action)) = csi(item) else {
+                return false;
+            };
+            let (row, count) = (s.oracle.cursor().0, first_param(params, 1));
+            let (top, bottom) = s.region;
+            match action {
+                'A' | 'F' => row >= top && row < top.saturating_add(count) && top > 0,
+                'B' | 'E' | 'e' => {
+                    let last = s.oracle.size().1.saturating_sub(1);
+                    row <= bottom && row.saturating_add(count) > bottom && bottom < last
+                }
+                _ => false,
+            }
+        },
+    },
+    KnownDifference {
+        name: "cpr-in-origin-mode",
+        reason: "alacritty reports the absolute cursor row to DSR 6 in origin mode; xterm and \
+                 tern report it relative to the top margin.",
+        applies: |item, s| {
+            csi(item) == Some(("6", 'n')) && s.oracle.origin_mode() && s.region.0 > 0
+        },
+    },
+    KnownDifference {
+        name: "tab-at-pending-wrap",
+        reason: "alacritty treats HT with a wrap pending as a line break; xterm and tern keep \
+                 the cursor in the last column.",
+        applies: |item, s| {
+            // HT also executes inside an interrupted sequence.
+            (item.construct == Construct::Tab || item.bytes.contains(&b'\t'))
+                && s.oracle.pending_wrap()
+        },
+    },
+    KnownDifference {
+        name: "cbt-without-stop",
+        reason: "alacritty's CBT stops at the leftmost tab stop, or does not move at all, when \
+                 it runs out of tab stops; xterm and tern go on to the first column.",
+        applies: |item, s| match csi(item) {
+            Some((params, 'Z')) => {
+                let col = s.oracle.cursor().1;
+                let stops = s.tab_stops.iter().take(col).filter(|&&stop| stop).count();
+                col > 0
+                    && stops < first_param(params, 1)
+                    && !s.tab_stops.first().copied().unwrap_or(false)
+            }
+            _ => false,
+        },
+    },
+    KnownDifference {
+        name: "decaln-homes",
+        reason: "alacritty's DECALN fills the screen but leaves the cursor and the margins \
+                 alone; DEC terminals, xterm and tern also reset the margins and home the \
+                 cursor.",
+        applies: |item, s| {
+            item.construct == Construct::Decaln
+                && (s.oracle.cursor() != (0, 0)
+                    || s.oracle.pending_wrap()
+                    || s.has_region()
+                    || s.oracle.origin_mode())
+        },
+    },
+    KnownDifference {
+        name: "ich-wide-at-margin",
+        reason: "alacritty's ICH can push a wide character half past the right margin and \
+                 leaves its first half in the last column, which a later write there turns \
+                 into blanking the cell before; xterm and tern erase the split character.",
+        applies: |item, s| {
+            matches!(csi(item), Some((_, '@'))) && s.oracle.row_has_wide(s.oracle.cursor().0)
+        },
+    },
+    KnownDifference {
         name: "irm-wide-at-margin",
         reason: "in insert mode alacritty rotates the cells pushed off the right margin back \
                  under the cursor, and when that is half of a wide character it blanks the \
@@ -101,6 +221,24 @@ pub struct Situation<'a> {
     pub saved_origin: bool,
     /// DECOM as saved on entering the alternate screen, restored on leaving it.
     pub saved_origin_main: bool,
+    /// The scroll region (DECSTBM) as 0-based, inclusive `(top, bottom)` rows.
+    pub region: (usize, usize),
+    /// The tab stops, one flag per column.
+    pub tab_stops: &'a [bool],
+    /// Whether SO has shifted G1 into GL (SI shifts G0 back).
+    pub shifted: bool,
+    /// The shift state as the last DECSC (or entering the alternate screen) on the current
+    /// screen saved it.
+    pub saved_shifted: bool,
+    /// The shift state as saved on entering the alternate screen.
+    pub saved_shifted_main: bool,
+}
+
+impl Situation<'_> {
+    /// Whether the scroll region is smaller than the screen.
+    pub fn has_region(&self) -> bool {
+        self.region != (0, self.oracle.size().1.saturating_sub(1))
+    }
 }
 
 /// Follows a stream item by item in the reference emulator to decide whether a known
@@ -109,6 +247,14 @@ pub struct Tracker {
     oracle: Oracle,
     /// Saved DECOM per screen: `[main, alternate]`.
     saved_origin: [bool; 2],
+    /// See [`Situation::region`].
+    region: (usize, usize),
+    /// See [`Situation::tab_stops`].
+    tab_stops: Vec<bool>,
+    /// See [`Situation::shifted`].
+    shifted: bool,
+    /// Saved shift state per screen: `[main, alternate]`.
+    saved_shifted: [bool; 2],
 }
 
 impl Tracker {
@@ -116,6 +262,11 @@ impl Tracker {
         Tracker {
             oracle: Oracle::new(cols, rows),
             saved_origin: [false; 2],
+            region: (0, rows.saturating_sub(1)),
+            // Every eighth column, the first included, as alacritty starts.
+            tab_stops: (0..cols).map(|col| col % 8 == 0).collect(),
+            shifted: false,
+            saved_shifted: [false; 2],
         }
     }
 
@@ -125,6 +276,11 @@ impl Tracker {
             oracle: &self.oracle,
             saved_origin: self.saved_origin[usize::from(self.oracle.alt_screen())],
             saved_origin_main: self.saved_origin[0],
+            region: self.region,
+            tab_stops: &self.tab_stops,
+            shifted: self.shifted,
+            saved_shifted: self.saved_shifted[usize::from(self.oracle.alt_screen())],
+            saved_shifted_main: self.saved_shifted[0],
         };
         KNOWN_DIFFERENCES
             .iter()
@@ -135,12 +291,52 @@ impl Tracker {
     pub fn advance(&mut self, item: &Item) {
         let screen = usize::from(self.oracle.alt_screen());
         let origin = self.oracle.origin_mode();
+        let col = self.oracle.cursor().1;
         match item.bytes.as_slice() {
-            b"\x1b7" => self.saved_origin[screen] = origin,
-            b"\x1b[?1049h" if screen == 0 => self.saved_origin[0] = origin,
+            b"\x1b7" | b"\x1b[s" => {
+                self.saved_origin[screen] = origin;
+                self.saved_shifted[screen] = self.shifted;
+            }
+            b"\x1b[?1049h" if screen == 0 => {
+                self.saved_origin[0] = origin;
+                self.saved_shifted[0] = self.shifted;
+            }
+            b"\x1bH" => self.set_tab_stop(col, true),
+            b"\x1b[g" | b"\x1b[0g" => self.set_tab_stop(col, false),
+            b"\x1b[3g" => self.tab_stops.fill(false),
+            b"\x1bc" => {
+                let (cols, rows) = self.oracle.size();
+                *self = Tracker {
+                    oracle: std::mem::replace(&mut self.oracle, Oracle::new(1, 1)),
+                    ..Tracker::new(cols, rows)
+                };
+            }
             _ => {}
         }
+        // SO and SI only occur on their own, never inside another sequence.
+        if let Some(&last) = item.bytes.iter().rev().find(|&&b| b == 0x0e || b == 0x0f) {
+            self.shifted = last == 0x0e;
+        }
+        if let Some((params, 'r')) = csi(item) {
+            // DECSTBM as alacritty (and xterm) take it: an omitted or 0 bottom and one past
+            // the screen mean the last row; a region of less than two rows is ignored.
+            let rows = self.oracle.size().1;
+            let top = first_param(params, 1);
+            let bottom = match params.split(';').nth(1).map(|p| p.parse::<usize>()) {
+                Some(Ok(bottom)) if bottom != 0 => bottom.min(rows),
+                _ => rows,
+            };
+            if top < bottom {
+                self.region = (top - 1, bottom - 1);
+            }
+        }
         self.oracle.advance(&item.bytes);
+    }
+
+    fn set_tab_stop(&mut self, col: usize, on: bool) {
+        if let Some(stop) = self.tab_stops.get_mut(col) {
+            *stop = on;
+        }
     }
 }
 
@@ -166,16 +362,32 @@ pub fn csi(item: &Item) -> Option<(&str, char)> {
 }
 
 /// The first numeric parameter of a CSI item, with the usual default for an omitted or
-/// zero parameter.
+/// zero parameter; one too large for a `usize` counts as `usize::MAX` (the parser
+/// saturates too).
 pub fn first_param(params: &str, default: usize) -> usize {
     let first = params.split([';', ':']).next().unwrap_or("");
+    if first.is_empty() || !first.bytes().all(|b| b.is_ascii_digit()) {
+        return default;
+    }
     match first.parse::<usize>() {
-        Ok(0) | Err(_) => default,
+        Ok(0) => default,
         Ok(n) => n,
+        Err(_) => usize::MAX,
     }
 }
 
-/// Whether an item prints characters.
+/// The parameters of an SGR item made of flags only (no colours, whose sub-parameters
+/// would look like flags).
+fn sgr_flag_params(item: &Item) -> impl Iterator<Item = &str> {
+    let params = match csi(item) {
+        Some((params, 'm')) if item.construct == Construct::SgrFlags => params,
+        _ => "",
+    };
+    params.split(';').filter(|p| !p.is_empty())
+}
+
+/// Whether an item may print characters (an interrupted sequence may: CAN leaves the rest
+/// of it to be printed).
 pub fn prints(item: &Item) -> bool {
     matches!(
         item.construct,
@@ -184,5 +396,8 @@ pub fn prints(item: &Item) -> bool {
             | Construct::Wide
             | Construct::Combining
             | Construct::Repeat
+            | Construct::Charset
+            | Construct::Interrupted
+            | Construct::InvalidUtf8
     )
 }

@@ -1,5 +1,11 @@
-//! End-to-end test support for tern: the reference emulator wrapper used as an oracle
-//! and the random stream generator the differential tests feed to both emulators.
+//! End-to-end test support for tern.
+//!
+//! - [`oracle`]: alacritty_terminal behind the model's small surface, dumping the same
+//!   neutral [`ScreenDump`](tern_core::model::ScreenDump).
+//! - [`streams`]: the seeded generator of random TUI-like byte streams.
+//! - [`known`]: the intentional differences from alacritty, which the generator avoids.
+//! - [`compare`]: running a stream through both emulators, describing the first
+//!   difference, and shrinking a differing stream.
 
 pub mod compare;
 pub mod known;

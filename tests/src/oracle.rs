@@ -93,19 +93,26 @@ impl Oracle {
         self.term.mode().contains(TermMode::LINE_WRAP)
     }
 
+    /// LNM, automatic newline.
+    pub fn newline_mode(&self) -> bool {
+        self.term.mode().contains(TermMode::LINE_FEED_NEW_LINE)
+    }
+
     /// Whether the alternate screen is shown.
     pub fn alt_screen(&self) -> bool {
         self.term.mode().contains(TermMode::ALT_SCREEN)
     }
 
-    /// Whether visible row `row` holds a wide character (false past the last row).
+    /// Whether visible row `row` holds a cell of a wide character: either half, or a spacer
+    /// left behind when the character itself was erased (false past the last row).
     pub fn row_has_wide(&self, row: usize) -> bool {
         let grid = self.term.grid();
         if row >= grid.screen_lines() {
             return false;
         }
         let line = &grid[Line(row as i32)];
-        (0..grid.columns()).any(|col| line[Column(col)].flags.contains(Flags::WIDE_CHAR))
+        let wide = Flags::WIDE_CHAR | Flags::WIDE_CHAR_SPACER | Flags::LEADING_WIDE_CHAR_SPACER;
+        (0..grid.columns()).any(|col| line[Column(col)].flags.intersects(wide))
     }
 
     /// The visible screen in the neutral form the model dumps.

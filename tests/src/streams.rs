@@ -75,10 +75,32 @@ pub enum Construct {
     InsertMode,
     /// DECAWM on/off.
     Autowrap,
+    /// LNM, automatic newline, on/off.
+    NewlineMode,
     /// REP.
     Repeat,
     /// DSR 5 and 6 (cursor position report): checks the replies.
     StatusReport,
+    /// DECRQM for a few modes: checks the replies.
+    ModeQuery,
+    /// XTWINOPS 18, the text area size in characters: checks the reply.
+    SizeQuery,
+    /// Sequences that leave the screen alone: OSC titles (BEL and ST terminated), DCS
+    /// strings, mouse/paste/cursor-style modes, unknown CSI and ESC sequences.
+    Ignored,
+    /// Malformed UTF-8: stray continuation bytes, truncated sequences, overlong forms,
+    /// bytes that never occur in UTF-8.
+    InvalidUtf8,
+    /// Character set designation and shifts: `ESC ( 0` (DEC line drawing) and `ESC ( B`
+    /// into G0 and G1, SO and SI.
+    Charset,
+    /// DECALN, the screen alignment test (`ESC # 8`).
+    Decaln,
+    /// RIS, the full reset (`ESC c`).
+    Reset,
+    /// Sequences cut short or interrupted: a C0 control inside a CSI (which executes
+    /// there), CAN aborting a sequence, ESC starting over.
+    Interrupted,
 }
 
 impl Construct {
@@ -111,8 +133,17 @@ impl Construct {
         Construct::AltScreen,
         Construct::InsertMode,
         Construct::Autowrap,
+        Construct::NewlineMode,
         Construct::Repeat,
         Construct::StatusReport,
+        Construct::ModeQuery,
+        Construct::SizeQuery,
+        Construct::Ignored,
+        Construct::InvalidUtf8,
+        Construct::Charset,
+        Construct::Decaln,
+        Construct::Reset,
+        Construct::Interrupted,
     ];
 
     /// The name used in weight specs (`FUZZ_WEIGHTS`) and reports.
@@ -145,8 +176,17 @@ impl Construct {
             Construct::AltScreen => "alt-screen",
             Construct::InsertMode => "insert-mode",
             Construct::Autowrap => "autowrap",
+            Construct::NewlineMode => "newline-mode",
             Construct::Repeat => "repeat",
             Construct::StatusReport => "status-report",
+            Construct::ModeQuery => "mode-query",
+            Construct::SizeQuery => "size-query",
+            Construct::Ignored => "ignored",
+            Construct::InvalidUtf8 => "invalid-utf8",
+            Construct::Charset => "charset",
+            Construct::Decaln => "decaln",
+            Construct::Reset => "reset",
+            Construct::Interrupted => "interrupted",
         }
     }
 
@@ -166,8 +206,14 @@ impl Construct {
             Construct::EraseDisplay | Construct::EraseLine | Construct::EraseChars => "erase",
             Construct::InsertDeleteChars | Construct::InsertDeleteLines => "edit",
             Construct::ScrollUpDown | Construct::ScrollRegion | Construct::OriginMode => "scroll",
-            Construct::AltScreen | Construct::InsertMode | Construct::Autowrap => "modes",
-            Construct::StatusReport => "reports",
+            Construct::AltScreen
+            | Construct::InsertMode
+            | Construct::Autowrap
+            | Construct::NewlineMode => "modes",
+            Construct::StatusReport | Construct::ModeQuery | Construct::SizeQuery => "reports",
+            Construct::Ignored | Construct::InvalidUtf8 | Construct::Interrupted => "junk",
+            Construct::Charset => "unicode",
+            Construct::Decaln | Construct::Reset => "modes",
         }
     }
 
@@ -201,8 +247,17 @@ impl Construct {
             Construct::AltScreen => 1,
             Construct::InsertMode => 2,
             Construct::Autowrap => 2,
+            Construct::NewlineMode => 1,
             Construct::Repeat => 2,
             Construct::StatusReport => 1,
+            Construct::ModeQuery => 1,
+            Construct::SizeQuery => 1,
+            Construct::Ignored => 2,
+            Construct::InvalidUtf8 => 1,
+            Construct::Charset => 2,
+            Construct::Decaln => 1,
+            Construct::Reset => 1,
+            Construct::Interrupted => 2,
         }
     }
 
@@ -480,10 +535,15 @@ impl Generator {
                     &[b"\r", b"\n", b"\r\n", b"\r\n", b"\x08", b"\x0b", b"\x0c"];
                 self.choose(choices).to_vec()
             }
-            Construct::Tab => {
-                let n = self.rng.random_range(1..=3);
-                vec![b'\t'; n]
-            }
+            Construct::Tab => match self.rng.random_range(0..8) {
+                // CHT and CBT: forward and backward by tab stops.
+                0 => csi(&self.count(4), 'I'),
+                1 => csi(&self.count(4), 'Z'),
+                _ => {
+                    let n = self.rng.random_range(1..=3);
+                    vec![b'\t'; n]
+                }
+            },
             Construct::TabStops => {
                 let choices: &[&[u8]] = &[b"\x1bH", b"\x1bH", b"\x1b[g", b"\x1b[0g", b"\x1b[3g"];
                 self.choose(choices).to_vec()
@@ -512,7 +572,7 @@ impl Generator {
                 } else {
                     format!("{which}:5:{index}")
                 };
-                csi(&params, 'm')
+                csi(&self.with_flag(params), 'm')
             }
             Construct::SgrTruecolor => {
                 let which = if self.rng.random_bool(0.5) { 38 } else { 48 };
@@ -523,7 +583,7 @@ impl Generator {
                     1 => format!("{which}:2:{r}:{g}:{b}"),
                     _ => format!("{which}:2::{r}:{g}:{b}"),
                 };
-                csi(&params, 'm')
+                csi(&self.with_flag(params), 'm')
             }
             Construct::SgrReset => {
                 if self.rng.random_bool(0.5) {
@@ -534,7 +594,7 @@ impl Generator {
             }
             Construct::CursorMove => self.cursor_move(),
             Construct::EraseDisplay => {
-                let params = ["", "0", "1", "2"];
+                let params = ["", "0", "1", "2", "3"];
                 csi(self.choose(&params), 'J')
             }
             Construct::EraseLine => {
@@ -572,7 +632,9 @@ impl Generator {
                 self.choose(choices).to_vec()
             }
             Construct::SaveRestore => {
-                let choices: &[&[u8]] = &[b"\x1b7", b"\x1b8"];
+                // DECSC and DECRC, and their ANSI.SYS spellings.
+                let choices: &[&[u8]] =
+                    &[b"\x1b7", b"\x1b8", b"\x1b7", b"\x1b8", b"\x1b[s", b"\x1b[u"];
                 self.choose(choices).to_vec()
             }
             Construct::AltScreen => self.mode_switch("?1049"),
@@ -585,17 +647,104 @@ impl Generator {
                     csi("?7", 'l')
                 }
             }
+            Construct::NewlineMode => self.mode_switch("20"),
             Construct::Repeat => {
                 let mut bytes = vec![self.printable() as u8];
                 bytes.extend(csi(&self.count(self.cols * 2), 'b'));
                 bytes
             }
             Construct::StatusReport => {
-                if self.rng.random_bool(0.8) {
-                    csi("6", 'n')
-                } else {
-                    csi("5", 'n')
+                let choices: &[&[u8]] = &[b"\x1b[6n", b"\x1b[6n", b"\x1b[5n"];
+                self.choose(choices).to_vec()
+            }
+            Construct::ModeQuery => {
+                let choices: &[&[u8]] = &[
+                    b"\x1b[?7$p",
+                    b"\x1b[?6$p",
+                    b"\x1b[?25$p",
+                    b"\x1b[?1049$p",
+                    b"\x1b[?2004$p",
+                    b"\x1b[4$p",
+                ];
+                self.choose(choices).to_vec()
+            }
+            Construct::SizeQuery => b"\x1b[18t".to_vec(),
+            Construct::Ignored => {
+                let choices: &[&[u8]] = &[
+                    b"\x1b]0;a title\x07",
+                    b"\x1b]2;another title\x1b\\",
+                    b"\x1b]8;;http://example.com\x1b\\",
+                    b"\x1bP1$r0m\x1b\\",
+                    b"\x1b[?1000h",
+                    b"\x1b[?1006h",
+                    b"\x1b[?1000l",
+                    b"\x1b[?2004h",
+                    b"\x1b[?2004l",
+                    b"\x1b[?25l",
+                    b"\x1b[?25h",
+                    b"\x1b[?12h",
+                    b"\x1b[2 q",
+                    b"\x1b[5 q",
+                    b"\x1b[?1h",
+                    b"\x1b[?1l",
+                    b"\x1b=",
+                    b"\x1b>",
+                    b"\x1b[>4;1m",
+                    b"\x1b[12y",
+                    b"\x1b[?9999h",
+                    b"\x07",
+                    b"\x00",
+                    b"\x7f",
+                ];
+                self.choose(choices).to_vec()
+            }
+            Construct::Charset => {
+                let choices: &[&[u8]] = &[
+                    b"\x1b(0", b"\x1b(0", b"\x1b(B", b"\x1b)0", b"\x1b)B", b"\x0e", b"\x0f",
+                ];
+                let mut bytes = self.choose(choices).to_vec();
+                // Line-drawing characters live in `j`..`x` and a few around them.
+                let drawing = b"jklmnqtuvwx`afgy~_";
+                for _ in 0..self.rng.random_range(0..=6) {
+                    bytes.push(drawing[self.rng.random_range(0..drawing.len())]);
                 }
+                bytes
+            }
+            Construct::Decaln => b"\x1b#8".to_vec(),
+            Construct::Reset => b"\x1bc".to_vec(),
+            Construct::Interrupted => {
+                let count = self.count(self.cols);
+                let control = self.choose(&["\r", "\n", "\x08", "\t", "\x0b"]);
+                let text = match self.rng.random_range(0..4) {
+                    // A C0 control executes in the middle of the sequence.
+                    0 => format!("\x1b[{control}{count}C"),
+                    1 => format!("\x1b[{count}{control}D"),
+                    // CAN aborts it.
+                    2 => format!("\x1b[{count}\x18C"),
+                    // ESC starts a new one.
+                    _ => format!("\x1b[{count}\x1b[B"),
+                };
+                text.into_bytes()
+            }
+            Construct::InvalidUtf8 => {
+                let choices: &[&[u8]] = &[
+                    b"\x80",
+                    b"\xbf\xbf",
+                    b"\xc3",
+                    b"\xe4\xb8",
+                    b"\xf0\x9f\x98",
+                    b"\xc0\x80",
+                    b"\xed\xa0\x80",
+                    b"\xff",
+                    b"\xfe",
+                    b"\xf8\x88\x80\x80\x80",
+                ];
+                let mut bytes = self.choose(choices).to_vec();
+                // Often followed by something valid, which the decoder must not swallow.
+                if self.rng.random_bool(0.7) {
+                    bytes.push(self.printable() as u8);
+                }
+                bytes
             }
         }
     }
@@ -632,17 +781,37 @@ impl Generator {
         s.into_bytes()
     }
 
+    /// Sometimes puts a flag or a 16-colour parameter before or after a colour parameter,
+    /// as programs combine them in one SGR.
+    fn with_flag(&mut self, params: String) -> String {
+        const EXTRA: &[&str] = &["1", "3", "4", "7", "22", "31", "39", "44", "49", "0"];
+        match self.rng.random_range(0..6) {
+            0 => format!("{};{params}", EXTRA[self.rng.random_range(0..EXTRA.len())]),
+            1 => format!("{params};{}", EXTRA[self.rng.random_range(0..EXTRA.len())]),
+            _ => params,
+        }
+    }
+
     fn sgr_flags(&mut self) -> Vec<u8> {
-        const FLAGS: &[u16] = &[1, 2, 3, 4, 7, 8, 9, 22, 23, 24, 27, 28, 29];
+        const FLAGS: &[u16] = &[1, 2, 3, 4, 5, 6, 7, 8, 9, 21, 22, 23, 24, 25, 27, 28, 29];
         let n = self.rng.random_range(1..=3);
-        let params: Vec<String> = (0..n)
+        let mut params: Vec<String> = (0..n)
             .map(|_| FLAGS[self.rng.random_range(0..FLAGS.len())].to_string())
             .collect();
+        if self.rng.random_bool(0.1) {
+            // An empty parameter means 0, a reset, wherever it stands.
+            let at = self.rng.random_range(0..=params.len());
+            params.insert(at, String::new());
+        }
         csi(&params.join(";"), 'm')
     }
 
     /// A count parameter: omitted, 0, 1, small, or past the screen edge.
     fn count(&mut self, size: usize) -> String {
+        if self.rng.random_bool(0.02) {
+            // Far beyond any screen: must clamp, not overflow.
+            return self.choose(&["9999", "65535", "4294967297"]).to_string();
+        }
         match self.rng.random_range(0..10) {
             0 => String::new(),
             1 => "0".to_string(),
@@ -654,6 +823,9 @@ impl Generator {
 
     /// A 1-based position parameter: mostly on screen, sometimes 0, omitted or beyond.
     fn position(&mut self, size: usize) -> String {
+        if self.rng.random_bool(0.02) {
+            return self.choose(&["9999", "65535", "4294967297"]).to_string();
+        }
         match self.rng.random_range(0..12) {
             0 => String::new(),
             1 => "0".to_string(),
@@ -663,7 +835,16 @@ impl Generator {
     }
 
     fn cursor_move(&mut self) -> Vec<u8> {
-        match self.rng.random_range(0..10) {
+        match self.rng.random_range(0..12) {
+            // HPR, VPR, HPA: the rarer spellings of CUF, CUD and CHA.
+            10 => {
+                let (params, action) = match self.rng.random_range(0..3) {
+                    0 => (self.count(self.cols), 'a'),
+                    1 => (self.count(self.rows), 'e'),
+                    _ => (self.position(self.cols), '`'),
+                };
+                csi(&params, action)
+            }
             0 => csi(&self.count(self.rows), 'A'),
             1 => csi(&self.count(self.rows), 'B'),
             2 => csi(&self.count(self.cols), 'C'),

@@ -10,10 +10,17 @@
 //! Environment:
 //!
 //! - `FUZZ_ITERATIONS=n`: seeds `0..n` (default 500).
-//! - `FUZZ_SEED=s`: replay exactly seed `s`.
+//! - `FUZZ_SEED=s`: replay exactly seed `s` (with the same `FUZZ_WEIGHTS` as the run that
+//!   found it: the weights shape the stream), printing its whole stream.
 //! - `FUZZ_WEIGHTS=spec`: adjust what the streams contain, e.g. `sgr=0`, `only=cursor+erase`
 //!   or `only=text,wide=20` (names and groups in `tern_tests::streams::Construct`).
 //! - `FUZZ_REPORT=n`: how many failing seeds to minimise and describe in full (default 10).
+//!
+//! The summary groups the minimised seeds by signature (the kind of difference and the
+//! constructs of the minimised stream): one signature is usually one bug. Where alacritty
+//! rather than tern is wrong, add an entry to `tern_tests::known::KNOWN_DIFFERENCES` so the
+//! generator stops producing it. A reported stream can be replayed and looked at with the
+//! `replay` test (see `tests/replay.rs`).
 //!
 //! Replay one seed:
 //!
@@ -28,12 +35,11 @@
 //! ```
 
 use std::collections::BTreeMap;
-use std::panic;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use tern_tests::compare::{
-    Difference, DifferenceKind, Feed, items_of_prefix, minimize, run_both,
+    Difference, DifferenceKind, Feed, items_of_prefix, minimize, quiet_caught_panics, run_both,
     shortest_differing_prefix,
 };
 use tern_tests::known;
@@ -97,15 +103,24 @@ struct Failure {
     report: String,
 }
 
+fn feed_name(feed: &Feed) -> String {
+    match feed {
+        Feed::Whole => "whole".to_string(),
+        Feed::Bytewise => "byte by byte".to_string(),
+        Feed::Splits(_) => "the seed's random splits only".to_string(),
+        Feed::SplitBeforeEnd(tail) => format!("split once, {tail} bytes before the end"),
+    }
+}
+
 /// Minimises a differing case and describes it.
-fn investigate(case: &Case, difference: &Difference) -> Failure {
+fn investigate(case: &Case, difference: &Difference, shorten_to: usize) -> Failure {
     let mut report = format!(
         "=== seed {} ({}x{}, {} bytes): {difference}\nstream: {}\n",
         case.seed,
         case.cols,
         case.rows,
         case.bytes.len(),
-        escape_shortened(&case.bytes, 400),
+        escape_shortened(&case.bytes, shorten_to),
     );
 
     // Prefer a feed that does not depend on the chunking; only if the difference needs
@@ -114,22 +129,31 @@ fn investigate(case: &Case, difference: &Difference) -> Failure {
         .into_iter()
         .find(|feed| case.differs(&case.bytes, feed))
         .unwrap_or_else(|| case.feed.clone());
-    let outcome = |bytes: &[u8]| run_both(case.cols, case.rows, bytes, &feed);
-    let prefix = shortest_differing_prefix(&case.bytes, |bytes| outcome(bytes).differs());
+    let run = |bytes: &[u8], feed: &Feed| run_both(case.cols, case.rows, bytes, feed);
+    let prefix = shortest_differing_prefix(&case.bytes, |bytes| run(bytes, &feed).differs());
+    // A difference that needs the seed's splits most likely needs just one of them: the
+    // one closest to the end of the shortest prefix.
+    let feed = match feed {
+        Feed::Splits(_) => (1..prefix.min(64))
+            .map(Feed::SplitBeforeEnd)
+            .find(|feed| run(&case.bytes[..prefix], feed).differs())
+            .unwrap_or(feed),
+        feed => feed,
+    };
+    let outcome = |bytes: &[u8]| run(bytes, &feed);
     let prefix_difference = outcome(&case.bytes[..prefix]).difference();
     let prefix_items = items_of_prefix(&case.stream.items, prefix);
     let trigger = prefix_items
         .last()
         .map_or("nothing", |item| item.construct.name());
     report.push_str(&format!(
-        "feed: {}\nshortest differing prefix: {prefix} bytes, ends in {trigger}: {}\n  difference: {}\n",
-        match feed {
-            Feed::Whole => "whole",
-            Feed::Bytewise => "byte by byte",
-            Feed::Splits(_) => "the seed's random splits only",
-        },
-        escape_shortened(&case.bytes[..prefix], 400),
-        prefix_difference.as_ref().map_or_else(|| "(none?)".to_string(), Difference::to_string),
+        "feed: {}\nshortest differing prefix: {prefix} bytes, ends in {trigger}: {}\n  \
+         difference: {}\n",
+        feed_name(&feed),
+        escape_shortened(&case.bytes[..prefix], shorten_to),
+        prefix_difference
+            .as_ref()
+            .map_or_else(|| "(none?)".to_string(), Difference::to_string),
     ));
 
     let kind = prefix_difference.map(|difference| difference.kind);
@@ -152,9 +176,10 @@ fn investigate(case: &Case, difference: &Difference) -> Failure {
     let result = outcome(&bytes);
     let mut constructs: Vec<&str> = minimal.iter().map(|item| item.construct.name()).collect();
     report.push_str(&format!(
-        "minimised ({} bytes; {}): {}\n  difference: {}\n--- alacritty:\n{}--- tern:\n{}",
+        "minimised ({} bytes; {}; feed: {}): {}\n  difference: {}\n--- alacritty:\n{}--- tern:\n{}",
         bytes.len(),
         constructs.join(" "),
+        feed_name(&feed),
         escape(&bytes),
         result
             .difference()
@@ -164,8 +189,12 @@ fn investigate(case: &Case, difference: &Difference) -> Failure {
     ));
     constructs.sort_unstable();
     constructs.dedup();
+    let split = match feed {
+        Feed::SplitBeforeEnd(_) => ", fed in two pieces",
+        _ => "",
+    };
     let signature = format!(
-        "{:?} from {}",
+        "{:?} from {}{split}",
         kind.unwrap_or(DifferenceKind::Panic),
         constructs.join("+")
     );
@@ -196,10 +225,10 @@ fn model_matches_alacritty() {
     let reports = env_number("FUZZ_REPORT").map_or(DEFAULT_REPORTS, |n| n as usize);
 
     // The model may panic on some streams; those panics are caught and reported as
-    // differences, so keep the default hook from printing each one (the minimiser
-    // provokes many).
-    let default_hook = panic::take_hook();
-    panic::set_hook(Box::new(|_| {}));
+    // differences, so keep the hook from printing each one (the minimiser provokes many).
+    quiet_caught_panics();
+    // A single replayed seed gets its stream printed in full.
+    let shorten_to = if seeds.len() == 1 { usize::MAX } else { 400 };
 
     let mut failing = Vec::new();
     let mut unexplained = 0;
@@ -212,7 +241,7 @@ fn model_matches_alacritty() {
         };
         failing.push(seed);
         if failing.len() <= reports {
-            let failure = investigate(&case, &difference);
+            let failure = investigate(&case, &difference, shorten_to);
             println!("{}", failure.report);
             signatures
                 .entry(failure.signature)
@@ -223,7 +252,6 @@ fn model_matches_alacritty() {
         }
     }
 
-    panic::set_hook(default_hook);
     if failing.is_empty() {
         return;
     }

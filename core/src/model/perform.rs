@@ -72,13 +72,8 @@ impl Perform for Performer<'_> {
             0x0d => st.carriage_return(),
             0x0e => st.invoke_charset(1),
             0x0f => st.invoke_charset(0),
-            0x84 => st.index(),
-            0x85 => {
-                st.linefeed();
-                st.carriage_return();
-            }
-            0x88 => st.set_tab_stop(),
-            0x8d => st.reverse_index(),
+            // C1 controls (0x80..=0x9f) are not acted on in a UTF-8 stream, as in xterm's
+            // UTF-8 mode: vte hands over raw bytes of invalid UTF-8 here too.
             _ => {}
         }
     }
@@ -325,9 +320,19 @@ fn set_cursor_style(st: &mut State, style: u16) {
     st.modes.cursor_blink = blink;
 }
 
-/// XTWINOPS: only the title stack. Reports that could echo data back are not answered.
+/// XTWINOPS: the title stack and the text-area size reports (which carry only numbers).
+/// Reports that could echo data back (titles: 20, 21) are not answered.
 fn window_ops(st: &mut State, params: &Params) {
     match param0(params, 0) {
+        18 | 19 => {
+            let reply = format!(
+                "\x1b[{};{};{}t",
+                if param0(params, 0) == 18 { 8 } else { 9 },
+                st.rows,
+                st.cols
+            );
+            st.reply(reply.as_bytes());
+        }
         22 => st.push_title(),
         23 => st.pop_title(),
         _ => {}

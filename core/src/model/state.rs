@@ -559,16 +559,28 @@ impl State {
         self.goto(row, col);
     }
 
+    /// CUU (and CPL): stops at the top margin when starting inside the scroll region,
+    /// else at the top of the screen.
     pub fn move_up(&mut self, n: usize) {
-        let row = self.origin_row().saturating_sub(n);
-        let col = self.cursor.col;
-        self.goto(row, col);
+        let top = if self.cursor.row >= self.scroll_top {
+            self.scroll_top
+        } else {
+            0
+        };
+        self.cursor.row = self.cursor.row.saturating_sub(n).max(top);
+        self.cursor.pending_wrap = false;
     }
 
+    /// CUD (and CNL, VPR): stops at the bottom margin when starting inside the scroll
+    /// region, else at the bottom of the screen.
     pub fn move_down(&mut self, n: usize) {
-        let row = self.origin_row().saturating_add(n);
-        let col = self.cursor.col;
-        self.goto(row, col);
+        let bottom = if self.cursor.row < self.scroll_bottom {
+            self.scroll_bottom - 1
+        } else {
+            self.rows - 1
+        };
+        self.cursor.row = self.cursor.row.saturating_add(n).min(bottom);
+        self.cursor.pending_wrap = false;
     }
 
     pub fn move_forward(&mut self, n: usize) {
@@ -852,8 +864,11 @@ impl State {
         };
         let config = self.config.clone();
         let events = std::mem::take(&mut self.events);
+        let replies = std::mem::take(&mut self.replies);
         *self = State::new(size, config);
+        // Answers to queries that came before the reset still go out.
         self.events = events;
+        self.replies = replies;
         self.events.push(TermEvent::Title(String::new()));
     }
 

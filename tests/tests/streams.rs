@@ -1,0 +1,102 @@
+//! Checks the stream generator: determinism, weights, escaping, and that it steers clear
+//! of the known differences.
+
+use tern_tests::known;
+use tern_tests::streams::{self, Construct, StreamConfig, Weights, escape, unescape};
+
+fn config(weights: Weights) -> StreamConfig {
+    StreamConfig {
+        weights,
+        ..StreamConfig::new(40, 12)
+    }
+}
+
+#[test]
+fn the_same_seed_gives_the_same_stream() {
+    let config = config(Weights::default());
+    assert_eq!(streams::generate(7, &config), streams::generate(7, &config));
+    assert_ne!(streams::generate(7, &config), streams::generate(8, &config));
+}
+
+#[test]
+fn streams_have_the_configured_length() {
+    let config = StreamConfig {
+        min_len: 300,
+        max_len: 600,
+        ..config(Weights::default())
+    };
+    for seed in 0..50 {
+        let stream = streams::generate(seed, &config);
+        // The last item may overshoot the target, but not by more than one item.
+        let last = stream.items.last().map_or(0, |item| item.bytes.len());
+        assert!(stream.len() >= 300, "seed {seed}: {} bytes", stream.len());
+        assert!(
+            stream.len() <= 600 + last,
+            "seed {seed}: {} bytes",
+            stream.len()
+        );
+    }
+}
+
+#[test]
+fn weights_isolate_and_switch_off_constructs() {
+    let mut weights = Weights::default();
+    weights.apply_spec("only=sgr+tab").unwrap();
+    for seed in 0..20 {
+        for item in streams::generate(seed, &config(weights.clone())).items {
+            let allowed = item.construct.group() == "sgr" || item.construct == Construct::Tab;
+            assert!(allowed, "seed {seed}: {:?}", item.construct);
+        }
+    }
+
+    let mut weights = Weights::default();
+    weights.apply_spec("text=0, wide=0").unwrap();
+    assert_eq!(weights.get(Construct::Text), 0);
+    assert_eq!(weights.get(Construct::Wide), 0);
+    assert_eq!(weights.get(Construct::Tab), Construct::Tab.default_weight());
+    for seed in 0..20 {
+        let stream = streams::generate(seed, &config(weights.clone()));
+        assert!(stream.items.iter().all(|item| {
+            item.construct != Construct::Text && item.construct != Construct::Wide
+        }));
+    }
+
+    let mut weights = Weights::default();
+    weights.apply_spec("only=text,text=0").unwrap();
+    assert!(streams::generate(1, &config(weights)).is_empty());
+
+    let mut weights = Weights::default();
+    assert!(weights.apply_spec("no-such-thing=1").is_err());
+    assert!(weights.apply_spec("text").is_err());
+    assert!(weights.apply_spec("text=lots").is_err());
+}
+
+#[test]
+fn generated_streams_avoid_the_known_differences() {
+    for seed in 0..100 {
+        let config = StreamConfig::new(10 + (seed as usize * 7) % 90, 3 + (seed as usize) % 27);
+        let stream = streams::generate(seed, &config);
+        let hit = known::first_hit(&stream.items, config.cols, config.rows);
+        assert!(
+            hit.is_none(),
+            "seed {seed} runs into {:?}",
+            hit.map(|k| k.name)
+        );
+    }
+}
+
+#[test]
+fn escaping_round_trips() {
+    assert_eq!(
+        escape(b"\x1b[1m\r\n\t\x08\\\x07\xff\xc3"),
+        "\\e[1m\\r\\n\\t\\b\\\\\\x07\\xff\\xc3"
+    );
+    assert_eq!(escape("中\u{301}".as_bytes()), "中\u{301}");
+    for seed in 0..20 {
+        let bytes = streams::generate(seed, &config(Weights::default())).bytes();
+        assert_eq!(unescape(&escape(&bytes)).unwrap(), bytes, "seed {seed}");
+    }
+    assert!(unescape("\\q").is_err());
+    assert!(unescape("\\xZZ").is_err());
+    assert!(unescape("trailing\\").is_err());
+}
