@@ -692,3 +692,12 @@ fn vertical_moves_stop_at_the_margins_from_inside_the_region() {
     t.feed("\x1b[2;1H\x1b[9A").assert_cursor(0, 0);
     t.feed("\x1b[4;1H\x1b[9F").assert_cursor(2, 0);
 }
+
+#[test]
+fn relative_moves_in_origin_mode_bring_the_cursor_into_the_region() {
+    let mut t = TestTerm::new(10, 8);
+    // DECRC may leave the cursor outside a region set after DECSC.
+    t.feed("\x1b[?6h\x1b[8;9H\x1b7\x1b[1;2r\x1b8")
+        .assert_cursor(7, 8);
+    t.feed("\x1b[e").assert_cursor(1, 8);
+}

@@ -559,27 +559,37 @@ impl State {
         self.goto(row, col);
     }
 
-    /// CUU (and CPL): stops at the top margin when starting inside the scroll region,
-    /// else at the top of the screen.
+    /// CUU (and CPL): stops at the top margin when starting inside the scroll region
+    /// (or in origin mode), else at the top of the screen.
     pub fn move_up(&mut self, n: usize) {
-        let top = if self.cursor.row >= self.scroll_top {
+        let origin = self.modes.origin;
+        let top = if origin || self.cursor.row >= self.scroll_top {
             self.scroll_top
         } else {
             0
         };
-        self.cursor.row = self.cursor.row.saturating_sub(n).max(top);
+        let mut row = self.cursor.row.saturating_sub(n).max(top);
+        if origin {
+            row = row.min(self.scroll_bottom - 1);
+        }
+        self.cursor.row = row;
         self.cursor.pending_wrap = false;
     }
 
     /// CUD (and CNL, VPR): stops at the bottom margin when starting inside the scroll
-    /// region, else at the bottom of the screen.
+    /// region (or in origin mode), else at the bottom of the screen.
     pub fn move_down(&mut self, n: usize) {
-        let bottom = if self.cursor.row < self.scroll_bottom {
+        let origin = self.modes.origin;
+        let bottom = if origin || self.cursor.row < self.scroll_bottom {
             self.scroll_bottom - 1
         } else {
             self.rows - 1
         };
-        self.cursor.row = self.cursor.row.saturating_add(n).min(bottom);
+        let mut row = self.cursor.row.saturating_add(n).min(bottom);
+        if origin {
+            row = row.max(self.scroll_top);
+        }
+        self.cursor.row = row;
         self.cursor.pending_wrap = false;
     }
 
