@@ -22,6 +22,9 @@ pub struct Frame {
     pub cursor_shape: CursorShape,
     pub modes: Modes,
     pub scrollback_lines: u64,
+    /// When the newest bytes in this frame were read from the pty (set by the model
+    /// thread; for latency analysis).
+    pub read_at: Option<std::time::Instant>,
 }
 
 /// Everything needed to show a pane from scratch: the viewport and a bounded window of
@@ -92,6 +95,7 @@ pub fn frame(term: &mut Terminal, seq: u64) -> Frame {
         cursor_shape: term.cursor_shape(),
         modes: *term.modes(),
         scrollback_lines: term.scrollback().len() as u64,
+        read_at: None,
     }
 }
 

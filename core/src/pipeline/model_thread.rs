@@ -35,6 +35,8 @@ pub struct PaneEntry {
     pub writer: Arc<PtyWriter>,
     queue: VecDeque<Chunk>,
     eof: bool,
+    /// When the newest parsed chunk was read (carried by frames, for latency analysis).
+    last_read_at: Option<Instant>,
 }
 
 impl PaneEntry {
@@ -53,6 +55,7 @@ impl PaneEntry {
             writer,
             queue: VecDeque::new(),
             eof: false,
+            last_read_at: None,
         }
     }
 }
@@ -319,7 +322,14 @@ impl ModelThread {
             for event in coalesce(parsed.events) {
                 let _ = events.send(PaneEvent::Fact { pane, event });
             }
+            p.last_read_at = Some(read_at);
         }
+        p.stats
+            .heap_bytes
+            .store(p.core.term.heap_bytes() as u64, Ordering::Relaxed);
+        p.stats
+            .scrollback_lines
+            .store(p.core.term.scrollback().len() as u64, Ordering::Relaxed);
     }
 
     /// Builds the next delivery for a visible pane if the UI holds the credit.
@@ -327,8 +337,8 @@ impl ModelThread {
         let Some(p) = self.panes.get_mut(&pane) else {
             return;
         };
-        if let Some(d) = p.core.next_delivery() {
-            match &d {
+        if let Some(mut d) = p.core.next_delivery() {
+            match &mut d {
                 super::delivery::Delivery::Snapshot(s) => {
                     p.stats.snapshots_built.fetch_add(1, Ordering::Relaxed);
                     self.crumbs.push(
@@ -341,7 +351,8 @@ impl ModelThread {
                         ),
                     );
                 }
-                super::delivery::Delivery::Frame(_) => {
+                super::delivery::Delivery::Frame(f) => {
+                    f.read_at = p.last_read_at;
                     p.stats.frames_built.fetch_add(1, Ordering::Relaxed);
                 }
             }
