@@ -4,6 +4,7 @@
 
 use std::collections::VecDeque;
 use std::sync::Mutex;
+use std::time::Instant;
 
 use crate::model::{Cursor, CursorShape, Modes, Row, ScreenDump, TermSize, Terminal};
 
@@ -24,7 +25,9 @@ pub struct Frame {
     pub scrollback_lines: u64,
     /// When the newest bytes in this frame were read from the pty (set by the model
     /// thread; for latency analysis).
-    pub read_at: Option<std::time::Instant>,
+    pub read_at: Option<Instant>,
+    /// When the frame was built (for latency analysis).
+    pub built_at: Instant,
 }
 
 /// Everything needed to show a pane from scratch: the viewport and a bounded window of
@@ -44,6 +47,8 @@ pub struct Snapshot {
     pub modes: Modes,
     pub title: String,
     pub cwd: Option<String>,
+    /// When the snapshot was built (for latency analysis).
+    pub built_at: Instant,
 }
 
 #[derive(Clone, Debug)]
@@ -77,6 +82,7 @@ pub fn snapshot(term: &Terminal, seq: u64) -> Snapshot {
         modes: *term.modes(),
         title: term.title().to_owned(),
         cwd: term.cwd().map(str::to_owned),
+        built_at: Instant::now(),
     }
 }
 
@@ -96,6 +102,7 @@ pub fn frame(term: &mut Terminal, seq: u64) -> Frame {
         modes: *term.modes(),
         scrollback_lines: term.scrollback().len() as u64,
         read_at: None,
+        built_at: Instant::now(),
     }
 }
 

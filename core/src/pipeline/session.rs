@@ -13,6 +13,7 @@ use crate::model::TermSize;
 pub struct SpawnSpec {
     /// Program and arguments; `None` runs the user's login shell.
     pub command: Option<(String, Vec<String>)>,
+    /// Working directory; `None` is tern's own.
     pub cwd: Option<PathBuf>,
     pub size: Option<TermSize>,
     /// Extra environment variables.
@@ -115,7 +116,8 @@ pub fn spawn(spec: &SpawnSpec, default_size: TermSize) -> Result<Spawned, SpawnE
             "the login shell".to_string(),
         ),
     };
-    if let Some(dir) = &spec.cwd {
+    // Without a directory the child starts where tern runs (portable-pty would use $HOME).
+    if let Some(dir) = spec.cwd.clone().or_else(|| std::env::current_dir().ok()) {
         cmd.cwd(dir);
     }
     cmd.env("TERM", "xterm-256color");
