@@ -333,3 +333,31 @@ fn rss_bytes() -> u64 {
         .unwrap_or(0);
     pages * 4096
 }
+
+#[test]
+fn older_scrollback_is_paged_on_demand() {
+    let p = pipeline();
+    let pane = p
+        .spawn(&sh(
+            "i=0; while [ $i -lt 500 ]; do echo \"history $i\"; i=$((i+1)); done",
+        ))
+        .expect("spawn");
+    wait_exit(&p, pane, &mut Vec::new());
+    let total = p.history(pane, 0, 0).expect("page").total;
+    assert!(total >= 470, "{total} lines of scrollback");
+    let newest = p.history(pane, 0, 3).expect("page");
+    assert_eq!(newest.rows.len(), 3);
+    let oldest = p.history(pane, total - 2, 2).expect("page");
+    let text = |rows: &[tern_core::model::Row]| {
+        rows.iter()
+            .map(|r| r.text().trim_end().to_owned())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(text(&oldest.rows), vec!["history 0", "history 1"]);
+    let middle = p.history(pane, 100, 2).expect("page");
+    let first: usize = text(&middle.rows)[0]
+        .trim_start_matches("history ")
+        .parse()
+        .expect("number");
+    assert_eq!(first, total - 102);
+}

@@ -112,11 +112,30 @@ pub enum ModelMsg {
     Taken {
         pane: PaneId,
     },
+    /// Scrollback lines counted back from the newest (`start` = 0 is the line just
+    /// above the screen), at most `count`, oldest first.
+    History {
+        pane: PaneId,
+        start: usize,
+        count: usize,
+        reply: Sender<HistoryPage>,
+    },
     Query {
         pane: PaneId,
         reply: Sender<ScreenDump>,
     },
     Shutdown,
+}
+
+/// A page of older scrollback, fetched on demand (scrolling, search).
+#[derive(Clone, Debug)]
+pub struct HistoryPage {
+    /// Lines, oldest first.
+    pub rows: Vec<crate::model::Row>,
+    /// Lines the model holds in all.
+    pub total: usize,
+    /// `seq` the page was read at.
+    pub seq: u64,
 }
 
 /// Pipeline settings.
@@ -313,6 +332,21 @@ impl Pipeline {
         let (tx, rx) = mpsc::channel();
         self.model_tx
             .send(ModelMsg::Query { pane, reply: tx })
+            .ok()?;
+        rx.recv_timeout(Duration::from_secs(10)).ok()
+    }
+
+    /// Pages older scrollback: up to `count` lines ending `start` lines above the newest
+    /// scrollback line. Cost is O(count), whatever the history length.
+    pub fn history(&self, pane: PaneId, start: usize, count: usize) -> Option<HistoryPage> {
+        let (tx, rx) = mpsc::channel();
+        self.model_tx
+            .send(ModelMsg::History {
+                pane,
+                start,
+                count,
+                reply: tx,
+            })
             .ok()?;
         rx.recv_timeout(Duration::from_secs(10)).ok()
     }

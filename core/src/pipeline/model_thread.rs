@@ -215,6 +215,25 @@ impl ModelThread {
                     let _ = reply.send(p.core.term.dump());
                 }
             }
+            ModelMsg::History {
+                pane,
+                start,
+                count,
+                reply,
+            } => {
+                if let Some(p) = self.panes.get(&pane) {
+                    let sb = p.core.term.scrollback();
+                    let total = sb.len();
+                    let end = total.saturating_sub(start);
+                    let from = end.saturating_sub(count);
+                    let rows = (from..end).filter_map(|i| sb.row(i)).collect();
+                    let _ = reply.send(super::HistoryPage {
+                        rows,
+                        total,
+                        seq: p.core.seq,
+                    });
+                }
+            }
             ModelMsg::Shutdown => return false,
         }
         true
