@@ -3,5 +3,6 @@
 //! - [`model`]: the terminal emulator (vte-based) the model thread runs for every pane.
 
 pub mod fixtures;
+pub mod input;
 pub mod model;
 pub mod pipeline;

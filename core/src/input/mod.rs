@@ -1,0 +1,10 @@
+//! Input encoding: keys, mouse, focus and paste into the bytes a program expects, as
+//! pure functions of the event and the terminal's modes (xterm's conventions).
+
+pub mod keys;
+pub mod mouse;
+pub mod paste;
+
+pub use keys::{Key, KeyModes, Mods, encode_key};
+pub use mouse::{MouseButton, MouseEvent, MouseEventKind, encode_focus, encode_mouse};
+pub use paste::{encode_paste, sanitize_paste};
