@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use tern_core::model::{TermConfig, TermSize, Terminal};
 
-mod headless;
+use tern::{headless, window};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -29,6 +29,9 @@ struct Cli {
     /// With --headless: write the final visible screen as text to PATH (`-` for stdout).
     #[arg(long, value_name = "PATH")]
     dump_screen: Option<String>,
+    /// Run this program (and arguments) instead of the login shell, like alacritty's -e.
+    #[arg(short = 'e', long = "command", num_args = 1.., allow_hyphen_values = true)]
+    exec: Vec<String>,
     /// The program and its arguments (after `--`).
     #[arg(last = true)]
     program: Vec<String>,
@@ -60,7 +63,55 @@ fn replay(file: &PathBuf, size: TermSize, attrs: bool) -> Result<String, String>
     Ok(term.dump().render(attrs))
 }
 
+fn run_window(cli: Cli) -> ExitCode {
+    let command: Vec<String> = if cli.exec.is_empty() {
+        cli.program
+    } else {
+        cli.exec
+    };
+    let mut spec = tern_core::pipeline::SpawnSpec {
+        command: command
+            .split_first()
+            .map(|(p, rest)| (p.clone(), rest.to_vec())),
+        cwd: cli.working_directory,
+        ..Default::default()
+    };
+    let (cols, rows) = (cli.cols.max(2), cli.rows.max(1));
+    spec.size = Some(TermSize::new(cols, rows));
+    // DejaVu Sans Mono: advance 0.602 em, line height about 1.17 em.
+    let size = window::app::DEFAULT_FONT_SIZE;
+    let inner = egui::vec2(
+        (cols as f32 * size * 0.602).ceil() + 2.0,
+        (rows as f32 * size * 1.17).ceil() + 2.0,
+    );
+    let options = eframe::NativeOptions {
+        viewport: egui::ViewportBuilder::default()
+            .with_inner_size(inner)
+            .with_title("tern")
+            .with_app_id("tern"),
+        // Ctrl+C and Ctrl+V belong to the program in the terminal; tern's are Ctrl+Shift+C/V.
+        clipboard_shortcuts: false,
+        ..Default::default()
+    };
+    let launch = window::app::Launch { spec };
+    let result = eframe::run_native(
+        "tern",
+        options,
+        Box::new(move |cc| Ok(Box::new(window::app::TernApp::new(&cc.egui_ctx, launch)))),
+    );
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!(
+                "tern: cannot open a window: {e} (for machines without a display: tern --headless -- CMD)"
+            );
+            ExitCode::from(2)
+        }
+    }
+}
+
 fn main() -> ExitCode {
+    window::trace::mark_process_start();
     let cli = Cli::parse();
     match cli.command {
         Some(Command::Replay {
@@ -93,11 +144,6 @@ fn main() -> ExitCode {
                 }
             }
         }
-        None => {
-            eprintln!(
-                "tern: the window is not built yet; use `tern --headless -- CMD` or `tern replay FILE` (see `tern --help`)"
-            );
-            ExitCode::from(2)
-        }
+        None => run_window(cli),
     }
 }

@@ -1,0 +1,5 @@
+//! The `tern` app: the window (eframe/egui) and the headless mode. The binary's `main`
+//! only parses the command line.
+
+pub mod headless;
+pub mod window;

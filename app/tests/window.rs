@@ -1,0 +1,106 @@
+//! The window's behaviour with egui_kittest (headless: no display, no GPU): typing
+//! reaches the pty, paste is sanitized, zoom changes the cell size.
+
+use std::time::{Duration, Instant};
+
+use egui::{Event, Key, Modifiers};
+use egui_kittest::Harness;
+use tern::window::app::{Launch, TernApp};
+use tern_core::model::TermSize;
+use tern_core::pipeline::SpawnSpec;
+
+type Slot = Option<TernApp>;
+
+fn harness(program: &str, args: &[&str]) -> Harness<'static, Slot> {
+    let launch = Launch {
+        spec: SpawnSpec::command(program, args).size(TermSize::new(80, 24)),
+    };
+    Harness::builder()
+        .with_size(egui::vec2(800.0, 480.0))
+        .with_max_steps(64)
+        .allow_missing_glyphs()
+        .build_ui_state(
+            move |ui, slot: &mut Slot| {
+                let app = slot.get_or_insert_with(|| TernApp::new(ui.ctx(), launch.clone()));
+                app.frame(ui);
+            },
+            None,
+        )
+}
+
+fn screen(h: &Harness<'_, Slot>) -> Vec<String> {
+    h.state()
+        .as_ref()
+        .and_then(|a| a.view())
+        .map(|v| v.dump().rows)
+        .unwrap_or_default()
+}
+
+/// Steps frames (with real time passing for the pty) until `done` holds.
+fn step_until(h: &mut Harness<'_, Slot>, what: &str, done: impl Fn(&[String]) -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while Instant::now() < deadline {
+        h.step();
+        if done(&screen(h)) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    panic!("{what}: screen was {:#?}", screen(h));
+}
+
+#[test]
+fn typing_reaches_the_pty_and_its_echo_is_drawn() {
+    let mut h = harness("cat", &[]);
+    step_until(&mut h, "the view appears", |_| true);
+    h.event(Event::Text("hello".into()));
+    h.key_press(Key::Enter);
+    // The tty echoes the line and cat prints it again.
+    step_until(&mut h, "echo", |rows| {
+        rows.iter().filter(|r| r.as_str() == "hello").count() == 2
+    });
+    // Ctrl+C (a key event, no text) reaches the program as ^C and ends cat.
+    h.key_press_modifiers(Modifiers::CTRL, Key::C);
+    step_until(&mut h, "exit", |_| true);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while h.state().as_ref().is_some_and(|a| a.exited().is_none()) {
+        assert!(Instant::now() < deadline, "cat did not exit on Ctrl+C");
+        h.step();
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[test]
+fn pasted_escape_sequences_never_reach_the_program() {
+    let mut h = harness("cat", &["-v"]);
+    step_until(&mut h, "the view appears", |_| true);
+    h.event(Event::Paste("x\x1b[31my\x07z\n".into()));
+    step_until(&mut h, "paste echoed", |rows| {
+        rows.iter().filter(|r| r.as_str() == "x[31myz").count() == 2
+    });
+    assert!(
+        screen(&h)
+            .iter()
+            .all(|r| !r.contains("^[") && !r.contains("^G")),
+        "{:?}",
+        screen(&h)
+    );
+}
+
+#[test]
+fn ctrl_plus_and_minus_zoom_the_font_and_the_grid_follows() {
+    let mut h = harness("cat", &[]);
+    step_until(&mut h, "the view appears", |_| true);
+    let cols_before = screen(&h).len();
+    let size_before = h.state().as_ref().map(|a| a.font_size).unwrap_or_default();
+    h.key_press_modifiers(Modifiers::CTRL, Key::Equals);
+    h.key_press_modifiers(Modifiers::CTRL, Key::Equals);
+    h.step();
+    let size_after = h.state().as_ref().map(|a| a.font_size).unwrap_or_default();
+    assert_eq!(size_after, size_before + 2.0);
+    // A bigger cell means fewer rows in the same window.
+    step_until(&mut h, "the grid shrinks", |rows| rows.len() < cols_before);
+    h.key_press_modifiers(Modifiers::CTRL, Key::Num0);
+    h.step();
+    assert_eq!(h.state().as_ref().map(|a| a.font_size), Some(size_before));
+}
