@@ -12,6 +12,15 @@ struct Killed(Child);
 
 impl Drop for Killed {
     fn drop(&mut self) {
+        // SIGTERM first, so Xvfb removes its lock and socket.
+        let _ = Command::new("kill").arg(self.0.id().to_string()).status();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.0.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
@@ -19,8 +28,22 @@ impl Drop for Killed {
 
 fn free_display() -> u32 {
     (90..200)
-        .find(|n| !Path::new(&format!("/tmp/.X{n}-lock")).exists())
+        .find(|n| {
+            !Path::new(&format!("/tmp/.X{n}-lock")).exists()
+                && !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
+        })
         .expect("a free X display number")
+}
+
+/// Whether the X server on `display` answers.
+fn server_up(display: &str) -> bool {
+    Command::new("xdotool")
+        .env("DISPLAY", display)
+        .arg("getmouselocation")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
 }
 
 fn run(cmd: &mut Command) -> String {
@@ -84,7 +107,7 @@ fn typed_command_output_appears_in_the_real_window() {
             .expect("Xvfb (apt-get install xvfb)"),
     );
     let deadline = Instant::now() + Duration::from_secs(20);
-    while !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists() {
+    while !server_up(&display) {
         assert!(Instant::now() < deadline, "Xvfb did not start");
         std::thread::sleep(Duration::from_millis(50));
     }
@@ -97,6 +120,8 @@ fn typed_command_output_appears_in_the_real_window() {
         std::os::unix::fs::PermissionsExt::from_mode(0o700),
     );
     let trace = dir.join("trace.jsonl");
+    let stderr_path = dir.join("tern.stderr");
+    let stderr = std::fs::File::create(&stderr_path).expect("stderr file");
     let _tern = Killed(
         Command::new(env!("CARGO_BIN_EXE_tern"))
             .args(["--cols", "40", "--rows", "10", "-e", "sh"])
@@ -106,7 +131,7 @@ fn typed_command_output_appears_in_the_real_window() {
             .env("PS1", "$ ")
             .env_remove("WAYLAND_DISPLAY")
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(stderr)
             .spawn()
             .expect("start tern"),
     );
@@ -114,8 +139,9 @@ fn typed_command_output_appears_in_the_real_window() {
     while !trace_has(&trace, "first_output_frame_built") {
         assert!(
             Instant::now() < deadline,
-            "no first frame with the shell's output: {:?}",
-            std::fs::read_to_string(&trace)
+            "no first frame with the shell's output: trace {:?}, tern said {:?}",
+            std::fs::read_to_string(&trace),
+            std::fs::read_to_string(&stderr_path)
         );
         std::thread::sleep(Duration::from_millis(100));
     }
