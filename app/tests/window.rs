@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 
 use egui::{Event, Key, Modifiers};
 use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable as _;
 use tern::window::app::{Launch, TernApp};
 use tern_core::model::TermSize;
 use tern_core::pipeline::SpawnSpec;
@@ -90,7 +91,8 @@ fn pasted_escape_sequences_never_reach_the_program() {
 #[test]
 fn ctrl_plus_and_minus_zoom_the_font_and_the_grid_follows() {
     let mut h = harness("cat", &[]);
-    step_until(&mut h, "the view appears", |_| true);
+    // The pane starts at 80x24 and grows to what fits the 800x480 window.
+    step_until(&mut h, "the grid fits the window", |rows| rows.len() > 24);
     let cols_before = screen(&h).len();
     let size_before = h.state().as_ref().map(|a| a.font_size).unwrap_or_default();
     h.key_press_modifiers(Modifiers::CTRL, Key::Equals);
@@ -103,4 +105,105 @@ fn ctrl_plus_and_minus_zoom_the_font_and_the_grid_follows() {
     h.key_press_modifiers(Modifiers::CTRL, Key::Num0);
     h.step();
     assert_eq!(h.state().as_ref().map(|a| a.font_size), Some(size_before));
+}
+
+fn wheel(lines: f32) -> Event {
+    Event::MouseWheel {
+        unit: egui::MouseWheelUnit::Line,
+        delta: egui::vec2(0.0, lines),
+        phase: egui::TouchPhase::Move,
+        source: egui::MouseWheelSource::Wheel,
+        modifiers: Modifiers::NONE,
+    }
+}
+
+#[test]
+fn the_wheel_scrolls_through_history_paged_from_the_model() {
+    let mut h = harness(
+        "sh",
+        &[
+            "-c",
+            "i=0; while [ $i -lt 100 ]; do echo line$i; i=$((i+1)); done; exec cat",
+        ],
+    );
+    step_until(&mut h, "output", |rows| rows.iter().any(|r| r == "line99"));
+    h.event(egui::Event::PointerMoved(egui::pos2(100.0, 100.0)));
+    h.event(wheel(10.0)); // 30 lines up
+    h.step();
+    let shown = h
+        .state_mut()
+        .as_mut()
+        .map(|a| a.shown_rows())
+        .unwrap_or_default();
+    assert_eq!(h.state().as_ref().map(|a| a.scroll_offset()), Some(30));
+    let first: usize = shown[0]
+        .trim_start_matches("line")
+        .parse()
+        .expect("a history line on top");
+    let live_first: usize = screen(&h)[0]
+        .trim_start_matches("line")
+        .parse()
+        .expect("a line on top of the screen");
+    assert_eq!(first + 30, live_first, "{shown:?}");
+    // Shift+PageDown and typing return to the live screen.
+    h.key_press_modifiers(Modifiers::SHIFT, Key::PageDown);
+    h.step();
+    assert!(h.state().as_ref().map(|a| a.scroll_offset()).unwrap_or(0) < 30);
+    h.event(Event::Text("x".into()));
+    h.step();
+    assert_eq!(h.state().as_ref().map(|a| a.scroll_offset()), Some(0));
+}
+
+#[test]
+fn dragging_selects_cells_and_ctrl_shift_c_copies_them() {
+    let mut h = harness("sh", &["-c", "printf 'alpha beta gamma\\n'; exec cat"]);
+    step_until(&mut h, "output", |rows| {
+        rows.iter().any(|r| r == "alpha beta gamma")
+    });
+    let cell = h
+        .state()
+        .as_ref()
+        .map(|a| a.metrics(&h.ctx).cell)
+        .expect("metrics");
+    let origin = h.get_by_label("terminal").rect().min;
+    let at = |col: f32, row: f32| origin + egui::vec2(col * cell.x + 1.0, row * cell.y + 1.0);
+    let press = |pos, pressed| Event::PointerButton {
+        pos,
+        button: egui::PointerButton::Primary,
+        pressed,
+        modifiers: Modifiers::NONE,
+    };
+    h.event(Event::PointerMoved(at(6.0, 0.0)));
+    h.event(press(at(6.0, 0.0), true));
+    h.event(Event::PointerMoved(at(9.0, 0.0)));
+    h.event(press(at(9.0, 0.0), false));
+    h.step();
+    assert_eq!(
+        h.state().as_ref().and_then(|a| a.selection_text()),
+        Some("beta".to_string())
+    );
+    // Key down only: the copy command is in the output of the frame that handled it.
+    let ctrl_shift = Modifiers::CTRL | Modifiers::SHIFT;
+    h.event(Event::Key {
+        key: Key::C,
+        physical_key: None,
+        pressed: true,
+        repeat: false,
+        modifiers: ctrl_shift,
+    });
+    h.step();
+    let copied: Vec<String> = h
+        .output()
+        .platform_output
+        .commands
+        .iter()
+        .filter_map(|c| {
+            if let egui::OutputCommand::CopyText(t) = c {
+                Some(t.clone())
+            } else {
+                None
+            }
+        })
+        .collect();
+    assert_eq!(copied, vec!["beta".to_string()]);
 }

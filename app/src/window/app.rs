@@ -6,15 +6,20 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use egui::{FontData, FontDefinitions, FontFamily, FontId, Sense, vec2};
-use tern_core::input::{KeyModes, encode_focus, encode_key, encode_paste};
+use tern_core::input::{
+    Key, KeyModes, MouseButton, MouseEvent, MouseEventKind, encode_focus, encode_key, encode_mouse,
+    encode_paste,
+};
+use tern_core::model::{MouseTracking, Row};
 use tern_core::model::{Palette, TermSize};
 use tern_core::pipeline::delivery::{Delivery, PaneView};
 use tern_core::pipeline::{PaneEvent, PaneId, Pipeline, PipelineConfig, SpawnSpec};
 
 use super::input;
-use super::render::{self, Metrics};
+use super::render::{self, Metrics, Scene};
 use super::theme::Theme;
 use super::trace::Trace;
+use super::viewport::{Point, SelectMode, Viewport};
 
 pub const DEFAULT_FONT_SIZE: f32 = 15.0;
 const FONT_NAME: &str = "tern-mono";
@@ -57,6 +62,11 @@ pub struct TernApp {
     first_output_traced: bool,
     /// Keys waiting for the frame that shows their echo: (seq before, received at).
     pending_keys: Vec<(u64, Instant)>,
+    viewport: Viewport,
+    /// Mouse button held for selection or reporting.
+    dragging: Option<MouseButton>,
+    /// Fractional wheel lines not yet scrolled.
+    wheel_rest: f32,
 }
 
 impl TernApp {
@@ -101,6 +111,9 @@ impl TernApp {
             first_frame_traced: false,
             first_output_traced: false,
             pending_keys: Vec::new(),
+            viewport: Viewport::default(),
+            dragging: None,
+            wheel_rest: 0.0,
         }
     }
 
@@ -114,6 +127,38 @@ impl TernApp {
 
     pub fn pipeline(&self) -> &Arc<Pipeline> {
         &self.pipeline
+    }
+
+    pub fn scroll_offset(&self) -> usize {
+        self.viewport.offset
+    }
+
+    /// The rows the window shows now (history lines when scrolled up).
+    pub fn shown_rows(&mut self) -> Vec<String> {
+        let (Some(pane), Some(view)) = (self.pane, self.view.as_ref()) else {
+            return Vec::new();
+        };
+        self.viewport.refresh(&self.pipeline, pane, view);
+        self.viewport
+            .rows(view)
+            .iter()
+            .map(|r| r.text().trim_end().to_owned())
+            .collect()
+    }
+
+    /// The selected text, if any.
+    pub fn selection_text(&self) -> Option<String> {
+        let (pane, view) = (self.pane?, self.view.as_ref()?);
+        let total = view.scrollback_lines as usize;
+        self.viewport.selected_text(|line| {
+            if line >= total {
+                view.rows.get(line - total).cloned()
+            } else {
+                self.pipeline
+                    .history(pane, total - 1 - line, 1)
+                    .and_then(|p| p.rows.into_iter().next())
+            }
+        })
     }
 
     pub fn exited(&self) -> Option<&str> {
@@ -169,12 +214,36 @@ impl TernApp {
         }
     }
 
-    fn handle_input(&mut self, ctx: &egui::Context) {
+    /// The cell under `pos` in `rect` (clamped to the grid).
+    fn cell_at(&self, pos: egui::Pos2, rect: egui::Rect, m: &Metrics) -> (usize, usize) {
+        let size = self.grid.unwrap_or(TermSize::new(80, 24));
+        let col = ((pos.x - rect.left()) / m.cell.x).floor().max(0.0) as usize;
+        let row = ((pos.y - rect.top()) / m.cell.y).floor().max(0.0) as usize;
+        (
+            row.min(size.rows.saturating_sub(1)),
+            col.min(size.cols.saturating_sub(1)),
+        )
+    }
+
+    fn write_key_bytes(&mut self, pane: PaneId, bytes: &[u8], seq: u64) {
+        self.pipeline.write(pane, bytes);
+        self.pending_keys.push((seq, Instant::now()));
+        self.viewport.to_bottom();
+    }
+
+    fn handle_input(
+        &mut self,
+        ctx: &egui::Context,
+        rect: egui::Rect,
+        m: &Metrics,
+        response: &egui::Response,
+    ) {
         let Some(pane) = self.pane else { return };
         let modes = self.view.as_ref().map(|v| v.modes).unwrap_or_default();
         let key_modes = KeyModes::from_modes(&modes);
         let events = ctx.input(|i| i.events.clone());
         let seq = self.view.as_ref().map_or(0, |v| v.seq);
+        let rows = self.grid.map_or(24, |g| g.rows) as isize;
         for event in events {
             match event {
                 egui::Event::Key {
@@ -185,8 +254,36 @@ impl TernApp {
                 } => {
                     if modifiers.ctrl && modifiers.shift {
                         // Ctrl+Shift combinations are tern's own shortcuts.
-                        if key == egui::Key::V {
-                            ctx.send_viewport_cmd(egui::ViewportCommand::RequestPaste);
+                        match key {
+                            egui::Key::V => {
+                                ctx.send_viewport_cmd(egui::ViewportCommand::RequestPaste)
+                            }
+                            egui::Key::C => {
+                                if let Some(text) = self.selection_text() {
+                                    ctx.copy_text(text);
+                                }
+                            }
+                            egui::Key::Home => {
+                                if let Some(v) = &self.view {
+                                    self.viewport.offset = v.scrollback_lines as usize;
+                                }
+                            }
+                            egui::Key::End => self.viewport.to_bottom(),
+                            _ => {}
+                        }
+                        continue;
+                    }
+                    if modifiers.shift
+                        && !modifiers.ctrl
+                        && matches!(key, egui::Key::PageUp | egui::Key::PageDown)
+                    {
+                        if let Some(v) = &self.view {
+                            let page = if key == egui::Key::PageUp {
+                                rows - 1
+                            } else {
+                                1 - rows
+                            };
+                            self.viewport.scroll_by(page, v);
                         }
                         continue;
                     }
@@ -211,17 +308,14 @@ impl TernApp {
                     if let Some(k) = input::key(key)
                         && let Some(bytes) = encode_key(k, input::mods(modifiers), key_modes)
                     {
-                        self.pipeline.write(pane, &bytes);
-                        self.pending_keys.push((seq, Instant::now()));
+                        self.write_key_bytes(pane, &bytes, seq);
                     }
                 }
-                egui::Event::Text(text) => {
-                    self.pipeline.write(pane, text.as_bytes());
-                    self.pending_keys.push((seq, Instant::now()));
-                }
+                egui::Event::Text(text) => self.write_key_bytes(pane, text.as_bytes(), seq),
                 egui::Event::Paste(text) => {
                     self.pipeline
                         .write(pane, &encode_paste(&text, modes.bracketed_paste));
+                    self.viewport.to_bottom();
                 }
                 egui::Event::WindowFocused(focused) => {
                     self.focused = focused;
@@ -229,8 +323,145 @@ impl TernApp {
                         self.pipeline.write(pane, encode_focus(focused));
                     }
                 }
+                egui::Event::PointerButton {
+                    pos,
+                    button,
+                    pressed,
+                    modifiers,
+                } if rect.contains(pos) || !pressed => {
+                    let (row, col) = self.cell_at(pos, rect, m);
+                    let b = match button {
+                        egui::PointerButton::Primary => MouseButton::Left,
+                        egui::PointerButton::Middle => MouseButton::Middle,
+                        egui::PointerButton::Secondary => MouseButton::Right,
+                        _ => continue,
+                    };
+                    self.dragging = if pressed { Some(b) } else { None };
+                    if modes.mouse != MouseTracking::Off && !modifiers.shift {
+                        let kind = if pressed {
+                            MouseEventKind::Press
+                        } else {
+                            MouseEventKind::Release
+                        };
+                        let ev = MouseEvent {
+                            kind,
+                            button: b,
+                            col,
+                            row,
+                            mods: input::mods(modifiers),
+                        };
+                        if let Some(bytes) = encode_mouse(ev, modes.mouse, modes.mouse_encoding) {
+                            self.pipeline.write(pane, &bytes);
+                        }
+                    } else if pressed && b == MouseButton::Left {
+                        if let Some(v) = &self.view {
+                            let line = self.viewport.line_of_row(v, row);
+                            let at = Point { line, col };
+                            if modifiers.shift && self.viewport.selection.is_some() {
+                                self.viewport.extend_selection(at);
+                            } else {
+                                self.viewport.start_selection(at, SelectMode::Cells, v.seq);
+                            }
+                        }
+                    } else if pressed && b == MouseButton::Middle {
+                        ctx.send_viewport_cmd(egui::ViewportCommand::RequestPaste);
+                    }
+                }
+                egui::Event::PointerMoved(pos) => {
+                    let (row, col) = self.cell_at(pos, rect, m);
+                    if modes.mouse != MouseTracking::Off {
+                        let button = self.dragging.unwrap_or(MouseButton::None);
+                        let ev = MouseEvent {
+                            kind: MouseEventKind::Motion,
+                            button,
+                            col,
+                            row,
+                            mods: tern_core::input::Mods::NONE,
+                        };
+                        if rect.contains(pos)
+                            && let Some(bytes) = encode_mouse(ev, modes.mouse, modes.mouse_encoding)
+                        {
+                            self.pipeline.write(pane, &bytes);
+                        }
+                    } else if self.dragging == Some(MouseButton::Left)
+                        && let Some(v) = &self.view
+                    {
+                        let line = self.viewport.line_of_row(v, row);
+                        self.viewport.extend_selection(Point { line, col });
+                    }
+                }
+                egui::Event::MouseWheel {
+                    unit,
+                    delta,
+                    modifiers,
+                    ..
+                } => {
+                    let lines = match unit {
+                        egui::MouseWheelUnit::Line => delta.y * 3.0,
+                        egui::MouseWheelUnit::Page => delta.y * rows as f32,
+                        egui::MouseWheelUnit::Point => delta.y / m.cell.y,
+                    } + self.wheel_rest;
+                    let whole = lines.trunc();
+                    self.wheel_rest = lines - whole;
+                    let steps = whole as isize;
+                    if steps == 0 {
+                        continue;
+                    }
+                    let pos = ctx.input(|i| i.pointer.hover_pos()).unwrap_or(rect.min);
+                    let (row, col) = self.cell_at(pos, rect, m);
+                    if modes.mouse != MouseTracking::Off && !modifiers.shift {
+                        let button = if steps > 0 {
+                            MouseButton::WheelUp
+                        } else {
+                            MouseButton::WheelDown
+                        };
+                        for _ in 0..steps.unsigned_abs() {
+                            let ev = MouseEvent {
+                                kind: MouseEventKind::Press,
+                                button,
+                                col,
+                                row,
+                                mods: input::mods(modifiers),
+                            };
+                            if let Some(bytes) = encode_mouse(ev, modes.mouse, modes.mouse_encoding)
+                            {
+                                self.pipeline.write(pane, &bytes);
+                            }
+                        }
+                    } else if modes.alt_screen && modes.alternate_scroll {
+                        let k = if steps > 0 { Key::Up } else { Key::Down };
+                        for _ in 0..steps.unsigned_abs() {
+                            if let Some(bytes) =
+                                encode_key(k, tern_core::input::Mods::NONE, key_modes)
+                            {
+                                self.pipeline.write(pane, &bytes);
+                            }
+                        }
+                    } else if !modes.alt_screen
+                        && let Some(v) = &self.view
+                    {
+                        self.viewport.scroll_by(steps, v);
+                    }
+                }
                 _ => {}
             }
+        }
+        // Double and triple clicks select words and lines.
+        if modes.mouse == MouseTracking::Off
+            && (response.double_clicked() || response.triple_clicked())
+            && let (Some(pos), Some(v)) = (response.interact_pointer_pos(), &self.view)
+        {
+            let (row, col) = self.cell_at(pos, rect, m);
+            let at = Point {
+                line: self.viewport.line_of_row(v, row),
+                col,
+            };
+            let mode = if response.triple_clicked() {
+                SelectMode::Lines
+            } else {
+                SelectMode::Words
+            };
+            self.viewport.start_selection(at, mode, v.seq);
         }
     }
 
@@ -238,7 +469,9 @@ impl TernApp {
     pub fn frame(&mut self, ui: &mut egui::Ui) {
         let ctx = ui.ctx().clone();
         self.poll(&ctx);
-        self.handle_input(&ctx);
+        if let Some(v) = &self.view {
+            self.viewport.on_content(v);
+        }
         let m = self.metrics(&ctx);
         let rect = ui.available_rect_before_wrap();
         let response = ui.allocate_rect(rect, Sense::click_and_drag());
@@ -254,6 +487,11 @@ impl TernApp {
                 },
             )
         });
+        ctx.accesskit_node_builder(response.id, |n| {
+            n.set_role(egui::accesskit::Role::Terminal);
+            n.set_label("terminal");
+        });
+        self.handle_input(&ctx, rect, &m, &response);
         let cols = ((rect.width() / m.cell.x).floor() as usize).max(2);
         let rows = ((rect.height() / m.cell.y).floor() as usize).max(1);
         let size = TermSize::new(cols, rows);
@@ -264,17 +502,41 @@ impl TernApp {
             self.pipeline.resize(pane, size);
         }
         let painter = ui.painter_at(rect);
-        match &self.view {
-            Some(view) => render::paint(
-                &painter,
-                rect,
-                view,
-                &m,
-                &self.palette,
-                &self.theme,
-                self.focused,
-            ),
-            None => {
+        match (&self.view, self.pane) {
+            (Some(view), Some(pane)) => {
+                let offset = self.viewport.offset;
+                let total = view.scrollback_lines;
+                let first_line = (total as usize).saturating_sub(offset);
+                self.viewport.refresh(&self.pipeline, pane, view);
+                let viewport = &self.viewport;
+                let shown: Vec<&Row> = viewport.rows(view);
+                let selected = |r: usize, c: usize| {
+                    viewport.is_selected(first_line + r, c, || {
+                        shown
+                            .get(r)
+                            .map(|row| super::viewport::cell_chars(row))
+                            .unwrap_or_default()
+                    })
+                };
+                let cursor = (offset == 0 && view.modes.show_cursor)
+                    .then_some((view.cursor, view.cursor_shape));
+                let scene = Scene {
+                    rows: &shown,
+                    cursor,
+                    selected: &selected,
+                    scroll: (total, offset),
+                };
+                render::paint(
+                    &painter,
+                    rect,
+                    &scene,
+                    &m,
+                    &self.palette,
+                    &self.theme,
+                    self.focused,
+                );
+            }
+            _ => {
                 painter.rect_filled(rect, 0.0, super::theme::rgb(self.palette.background()));
             }
         }

@@ -5,3 +5,4 @@ pub mod input;
 pub mod render;
 pub mod theme;
 pub mod trace;
+pub mod viewport;

@@ -3,8 +3,7 @@
 //! UI's frame-building code; it reads only the `PaneView`, never the live model.
 
 use egui::{Align2, Color32, FontId, Painter, Pos2, Rect, Stroke, Vec2, pos2, vec2};
-use tern_core::model::{Cell, CursorShape, Flags, Palette, Row, Underline};
-use tern_core::pipeline::delivery::PaneView;
+use tern_core::model::{Cell, Cursor, CursorShape, Flags, Palette, Row, Underline};
 
 use super::theme::{self, Theme};
 
@@ -145,6 +144,7 @@ fn paint_row(
     m: &Metrics,
     palette: &Palette,
     default_bg: Color32,
+    selection: (Color32, &dyn Fn(usize) -> bool),
 ) {
     let cw = m.cell.x;
     let cells = &row.cells;
@@ -163,6 +163,24 @@ fn paint_row(
             );
             painter.rect_filled(r, 0.0, bg);
         }
+    }
+    // Selection, over the backgrounds and under the text.
+    let (sel_color, selected) = selection;
+    let mut col = 0;
+    while col < cells.len() {
+        if !selected(col) {
+            col += 1;
+            continue;
+        }
+        let start = col;
+        while col < cells.len() && selected(col) {
+            col += 1;
+        }
+        let r = Rect::from_min_size(
+            top_left + vec2(start as f32 * cw, 0.0),
+            vec2((col - start) as f32 * cw, m.cell.y),
+        );
+        painter.rect_filled(r, 0.0, sel_color);
     }
     // Text: ASCII runs in one call (the font is monospace); anything else cell by cell.
     let mut run = String::new();
@@ -265,11 +283,21 @@ fn paint_row(
     flush(&mut run, run_start, run_look);
 }
 
+/// What to draw: rows top to bottom, the cursor (when the live screen is shown) and
+/// which cells are selected (`selected(row, col)`).
+pub struct Scene<'a> {
+    pub rows: &'a [&'a Row],
+    pub cursor: Option<(Cursor, CursorShape)>,
+    pub selected: &'a dyn Fn(usize, usize) -> bool,
+    /// Scrollbar: (lines above the screen in all, lines scrolled up).
+    pub scroll: (u64, usize),
+}
+
 /// Paints the whole pane into `rect` (its top-left is cell 0,0).
 pub fn paint(
     painter: &Painter,
     rect: Rect,
-    view: &PaneView,
+    scene: &Scene<'_>,
     m: &Metrics,
     palette: &Palette,
     theme: &Theme,
@@ -277,7 +305,8 @@ pub fn paint(
 ) {
     let default_bg = theme::rgb(palette.background());
     painter.rect_filled(rect, 0.0, default_bg);
-    for (r, row) in view.rows.iter().enumerate() {
+    for (r, row) in scene.rows.iter().enumerate() {
+        let selected = |c: usize| (scene.selected)(r, c);
         paint_row(
             painter,
             rect.min + vec2(0.0, r as f32 * m.cell.y),
@@ -285,10 +314,26 @@ pub fn paint(
             m,
             palette,
             default_bg,
+            (theme.selection, &selected),
         );
     }
-    if view.modes.show_cursor {
-        let c = view.cursor;
+    let (total, offset) = scene.scroll;
+    if total > 0 && offset > 0 {
+        let rows = scene.rows.len().max(1) as f32;
+        let all = total as f32 + rows;
+        let h = (rect.height() * rows / all).max(12.0);
+        let top = rect.top() + (rect.height() - h) * (1.0 - offset as f32 / total as f32);
+        let bar = Rect::from_min_max(
+            pos2(rect.right() - 6.0, top),
+            pos2(rect.right() - 2.0, top + h),
+        );
+        painter.rect_filled(
+            bar,
+            2.0,
+            Color32::from_rgba_unmultiplied(200, 200, 200, 120),
+        );
+    }
+    if let Some((c, shape)) = scene.cursor {
         let cell = Rect::from_min_size(
             rect.min + vec2(c.col as f32 * m.cell.x, c.row as f32 * m.cell.y),
             m.cell,
@@ -302,10 +347,10 @@ pub fn paint(
                 egui::StrokeKind::Inside,
             );
         } else {
-            match view.cursor_shape {
+            match shape {
                 CursorShape::Block => {
                     painter.rect_filled(cell, 0.0, color);
-                    if let Some(cellv) = view.rows.get(c.row).and_then(|r| r.cells.get(c.col)) {
+                    if let Some(cellv) = scene.rows.get(c.row).and_then(|r| r.cells.get(c.col)) {
                         let ch = cellv.ch();
                         if ch != ' ' {
                             painter.text(

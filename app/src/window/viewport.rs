@@ -1,0 +1,235 @@
+//! What part of a pane's history the window shows, and the selection.
+//!
+//! `offset` counts lines scrolled up from the live screen (0 = live). Lines above the
+//! screen are paged from the model on demand (`Pipeline::history`), only the ones in
+//! view. Selection points are absolute lines: scrollback lines `0..total`, then the
+//! screen's rows `total..total + rows`.
+
+use tern_core::model::Row;
+use tern_core::pipeline::delivery::PaneView;
+use tern_core::pipeline::{PaneId, Pipeline};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Point {
+    pub line: usize,
+    pub col: usize,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SelectMode {
+    Cells,
+    Words,
+    Lines,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Selection {
+    pub anchor: Point,
+    pub head: Point,
+    pub mode: SelectMode,
+}
+
+impl Selection {
+    /// Ordered (start, end), end inclusive.
+    pub fn span(&self) -> (Point, Point) {
+        if self.anchor <= self.head {
+            (self.anchor, self.head)
+        } else {
+            (self.head, self.anchor)
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct Viewport {
+    pub offset: usize,
+    /// Scrollback length when last seen (to keep scrolled content still).
+    last_total: u64,
+    /// History lines in view, oldest first, and what they were fetched for.
+    cache: Vec<Row>,
+    cache_key: Option<(u64, usize, usize)>,
+    pub selection: Option<Selection>,
+    /// `seq` the selection was made at: new output clears it.
+    selection_seq: u64,
+}
+
+/// One char per cell (a wide character's spacer is `'\0'`), so indexes are columns.
+pub fn cell_chars(row: &Row) -> Vec<char> {
+    row.cells
+        .iter()
+        .map(|c| {
+            if c.flags().contains(tern_core::model::Flags::WIDE_SPACER) {
+                '\0'
+            } else {
+                c.ch()
+            }
+        })
+        .collect()
+}
+
+fn word_char(c: char) -> bool {
+    c.is_alphanumeric() || "_-./~:@%+".contains(c)
+}
+
+impl Viewport {
+    /// New output arrived: while scrolled, keep the same lines in view.
+    pub fn on_content(&mut self, view: &PaneView) {
+        let total = view.scrollback_lines;
+        if self.offset > 0 && total > self.last_total {
+            self.offset += (total - self.last_total) as usize;
+        }
+        self.offset = self.offset.min(total as usize);
+        self.last_total = total;
+        if self.selection.is_some() && view.seq != self.selection_seq {
+            self.selection = None;
+        }
+    }
+
+    pub fn scroll_by(&mut self, lines: isize, view: &PaneView) {
+        let max = view.scrollback_lines as isize;
+        self.offset = (self.offset as isize + lines).clamp(0, max) as usize;
+    }
+
+    pub fn to_bottom(&mut self) {
+        self.offset = 0;
+    }
+
+    /// Pages in the history lines the view needs (only those in view).
+    pub fn refresh(&mut self, pipeline: &Pipeline, pane: PaneId, view: &PaneView) {
+        let from_history = self.offset.min(view.rows.len());
+        if from_history == 0 {
+            return;
+        }
+        let key = (view.scrollback_lines, self.offset, from_history);
+        if self.cache_key != Some(key) {
+            let start = self.offset - from_history;
+            self.cache = pipeline
+                .history(pane, start, from_history)
+                .map(|p| p.rows)
+                .unwrap_or_default();
+            self.cache_key = Some(key);
+        }
+    }
+
+    /// The rows to draw, top to bottom (call [`Viewport::refresh`] first).
+    pub fn rows<'a>(&'a self, view: &'a PaneView) -> Vec<&'a Row> {
+        let rows = view.rows.len();
+        let from_history = self.offset.min(rows);
+        if from_history == 0 {
+            return view.rows.iter().collect();
+        }
+        let mut out: Vec<&Row> = self.cache.iter().take(from_history).collect();
+        let rest = rows - out.len();
+        out.extend(view.rows.iter().take(rest));
+        out
+    }
+
+    /// The absolute line of screen row `r` in the current view.
+    pub fn line_of_row(&self, view: &PaneView, r: usize) -> usize {
+        (view.scrollback_lines as usize + r).saturating_sub(self.offset)
+    }
+
+    pub fn start_selection(&mut self, at: Point, mode: SelectMode, seq: u64) {
+        self.selection = Some(Selection {
+            anchor: at,
+            head: at,
+            mode,
+        });
+        self.selection_seq = seq;
+    }
+
+    pub fn extend_selection(&mut self, to: Point) {
+        if let Some(s) = self.selection.as_mut() {
+            s.head = to;
+        }
+    }
+
+    /// Whether the cell at absolute `line`, `col` is selected.
+    pub fn is_selected(&self, line: usize, col: usize, row_text: impl Fn() -> Vec<char>) -> bool {
+        let Some(sel) = self.selection else {
+            return false;
+        };
+        let (start, end) = sel.span();
+        if line < start.line || line > end.line {
+            return false;
+        }
+        match sel.mode {
+            SelectMode::Lines => true,
+            SelectMode::Cells => {
+                (line > start.line || col >= start.col) && (line < end.line || col <= end.col)
+            }
+            SelectMode::Words => {
+                let (s, e) = self.word_bounds(start, end, &row_text);
+                (line > start.line || col >= s) && (line < end.line || col <= e)
+            }
+        }
+    }
+
+    fn word_bounds(
+        &self,
+        start: Point,
+        end: Point,
+        row_text: &impl Fn() -> Vec<char>,
+    ) -> (usize, usize) {
+        let text: Vec<char> = row_text();
+        let mut s = start.col;
+        while s > 0
+            && text.get(s - 1).is_some_and(|c| word_char(*c))
+            && text.get(s).is_some_and(|c| word_char(*c))
+        {
+            s -= 1;
+        }
+        let mut e = end.col;
+        while text.get(e + 1).is_some_and(|c| word_char(*c))
+            && text.get(e).is_some_and(|c| word_char(*c))
+        {
+            e += 1;
+        }
+        (s, e)
+    }
+
+    /// The selected text: lines joined with `\n` (soft-wrapped lines joined without one),
+    /// trailing spaces trimmed, words and lines widened as the mode says.
+    pub fn selected_text(&self, line_row: impl Fn(usize) -> Option<Row>) -> Option<String> {
+        let sel = self.selection?;
+        let (start, end) = sel.span();
+        let mut out = String::new();
+        for line in start.line..=end.line {
+            let row = line_row(line)?;
+            let chars = cell_chars(&row);
+            let (from, to) = match sel.mode {
+                SelectMode::Lines => (0, chars.len()),
+                SelectMode::Cells | SelectMode::Words => {
+                    let mut from = if line == start.line { start.col } else { 0 };
+                    let mut to = if line == end.line {
+                        (end.col + 1).min(chars.len())
+                    } else {
+                        chars.len()
+                    };
+                    if sel.mode == SelectMode::Words {
+                        while from > 0
+                            && chars.get(from - 1).is_some_and(|c| word_char(*c))
+                            && chars.get(from).is_some_and(|c| word_char(*c))
+                        {
+                            from -= 1;
+                        }
+                        while to < chars.len()
+                            && chars.get(to).is_some_and(|c| word_char(*c))
+                            && to > 0
+                            && chars.get(to - 1).is_some_and(|c| word_char(*c))
+                        {
+                            to += 1;
+                        }
+                    }
+                    (from.min(chars.len()), to.max(from.min(chars.len())))
+                }
+            };
+            let piece: String = chars[from..to].iter().filter(|c| **c != '\0').collect();
+            out.push_str(piece.trim_end());
+            if line != end.line && !row.wrapped {
+                out.push('\n');
+            }
+        }
+        Some(out)
+    }
+}
