@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use std::sync::Mutex;
 use std::time::Instant;
 
-use crate::model::{Cursor, CursorShape, Modes, Row, ScreenDump, TermSize, Terminal};
+use crate::model::{Cursor, CursorShape, Modes, Palette, Row, ScreenDump, TermSize, Terminal};
 
 /// Lines of scrollback a snapshot carries; older history is paged on demand.
 pub const SNAPSHOT_HISTORY_LINES: usize = 200;
@@ -23,6 +23,8 @@ pub struct Frame {
     pub cursor_shape: CursorShape,
     pub modes: Modes,
     pub scrollback_lines: u64,
+    /// The pane's colours (programs change them with OSC 4/10/11/12).
+    pub palette: Palette,
     /// When the newest bytes in this frame were read from the pty (set by the model
     /// thread; for latency analysis).
     pub read_at: Option<Instant>,
@@ -47,6 +49,7 @@ pub struct Snapshot {
     pub modes: Modes,
     pub title: String,
     pub cwd: Option<String>,
+    pub palette: Palette,
     /// When the snapshot was built (for latency analysis).
     pub built_at: Instant,
 }
@@ -82,6 +85,7 @@ pub fn snapshot(term: &Terminal, seq: u64) -> Snapshot {
         modes: *term.modes(),
         title: term.title().to_owned(),
         cwd: term.cwd().map(str::to_owned),
+        palette: term.palette().clone(),
         built_at: Instant::now(),
     }
 }
@@ -101,6 +105,7 @@ pub fn frame(term: &mut Terminal, seq: u64) -> Frame {
         cursor_shape: term.cursor_shape(),
         modes: *term.modes(),
         scrollback_lines: term.scrollback().len() as u64,
+        palette: term.palette().clone(),
         read_at: None,
         built_at: Instant::now(),
     }
@@ -147,6 +152,7 @@ pub struct PaneView {
     pub cursor_shape: CursorShape,
     pub modes: Modes,
     pub title: String,
+    pub palette: Palette,
 }
 
 impl PaneView {
@@ -161,6 +167,7 @@ impl PaneView {
             cursor_shape: s.cursor_shape,
             modes: s.modes,
             title: s.title,
+            palette: s.palette,
         }
     }
 
@@ -185,6 +192,7 @@ impl PaneView {
         self.cursor_shape = f.cursor_shape;
         self.modes = f.modes;
         self.scrollback_lines = f.scrollback_lines;
+        self.palette = f.palette;
         true
     }
 

@@ -270,6 +270,29 @@ mod tests {
     }
 
     #[test]
+    fn palette_changes_reach_the_view() {
+        let mut pane = PaneCore::new(TermSize::new(10, 3), TermConfig::default());
+        pane.set_visible(true);
+        let mut view = None;
+        if let Some(d) = pane.next_delivery() {
+            PaneView::apply_delivery(&mut view, d);
+            pane.on_taken();
+        }
+        pane.parse(b"\x1b]11;#102030\x07\x1b]4;1;#ff8000\x07");
+        let d = pane.next_delivery().expect("a frame");
+        PaneView::apply_delivery(&mut view, d);
+        let view = view.expect("view");
+        assert_eq!(
+            view.palette.background(),
+            crate::model::Rgb::new(0x10, 0x20, 0x30)
+        );
+        assert_eq!(
+            view.palette.indexed(1),
+            crate::model::Rgb::new(0xff, 0x80, 0x00)
+        );
+    }
+
+    #[test]
     fn snapshot_cost_does_not_grow_with_history() {
         let mut pane = PaneCore::new(
             TermSize::new(40, 10),
