@@ -15,6 +15,7 @@ use tern_core::model::{Palette, TermSize};
 use tern_core::pipeline::delivery::{Delivery, PaneView};
 use tern_core::pipeline::{PaneEvent, PaneId, Pipeline, PipelineConfig, SpawnSpec};
 
+use super::glyphs::GlyphCache;
 use super::input;
 use super::render::{self, Metrics, Scene};
 use super::theme::Theme;
@@ -67,6 +68,7 @@ pub struct TernApp {
     dragging: Option<MouseButton>,
     /// Fractional wheel lines not yet scrolled.
     wheel_rest: f32,
+    glyphs: GlyphCache,
 }
 
 impl TernApp {
@@ -114,6 +116,7 @@ impl TernApp {
             viewport: Viewport::default(),
             dragging: None,
             wheel_rest: 0.0,
+            glyphs: GlyphCache::default(),
         }
     }
 
@@ -526,15 +529,13 @@ impl TernApp {
                     selected: &selected,
                     scroll: (total, offset),
                 };
-                render::paint(
-                    &painter,
-                    rect,
-                    &scene,
-                    &m,
-                    &self.palette,
-                    &self.theme,
-                    self.focused,
-                );
+                let style = render::Style {
+                    metrics: &m,
+                    palette: &view.palette,
+                    theme: &self.theme,
+                    focused: self.focused,
+                };
+                render::paint(&painter, &mut self.glyphs, rect, &scene, &style);
             }
             _ => {
                 painter.rect_filled(rect, 0.0, super::theme::rgb(self.palette.background()));

@@ -2,9 +2,10 @@
 //! rectangles (pixel-exact, not from the font), decorations and the cursor. This is the
 //! UI's frame-building code; it reads only the `PaneView`, never the live model.
 
-use egui::{Align2, Color32, FontId, Painter, Pos2, Rect, Stroke, Vec2, pos2, vec2};
+use egui::{Align2, Color32, FontId, Mesh, Painter, Pos2, Rect, Stroke, Vec2, pos2, vec2};
 use tern_core::model::{Cell, Cursor, CursorShape, Flags, Palette, Row, Underline};
 
+use super::glyphs::{self, GlyphCache};
 use super::theme::{self, Theme};
 
 /// Cell geometry for one font.
@@ -47,7 +48,7 @@ fn look(cell: &Cell, palette: &Palette, default_bg: Color32) -> Look {
 
 /// Box-drawing and block characters drawn as rectangles so lines join across cells.
 /// Returns false for characters left to the font.
-fn draw_box(painter: &Painter, rect: Rect, c: char, color: Color32) -> bool {
+fn draw_box(fill: &mut dyn FnMut(Rect, Color32), rect: Rect, c: char, color: Color32) -> bool {
     let light = (rect.height() / 14.0).round().max(1.0);
     let heavy = light * 2.0;
     let center = rect.center();
@@ -76,30 +77,26 @@ fn draw_box(painter: &Painter, rect: Rect, c: char, color: Color32) -> bool {
     };
     if let Some((l, r, u, d)) = arms {
         if l > 0.0 {
-            painter.rect_filled(
+            fill(
                 Rect::from_min_max(pos2(rect.left(), cy), pos2(cx + l, cy + l)),
-                0.0,
                 color,
             );
         }
         if r > 0.0 {
-            painter.rect_filled(
+            fill(
                 Rect::from_min_max(pos2(cx, cy), pos2(rect.right(), cy + r)),
-                0.0,
                 color,
             );
         }
         if u > 0.0 {
-            painter.rect_filled(
+            fill(
                 Rect::from_min_max(pos2(cx, rect.top()), pos2(cx + u, cy + u)),
-                0.0,
                 color,
             );
         }
         if d > 0.0 {
-            painter.rect_filled(
+            fill(
                 Rect::from_min_max(pos2(cx, cy), pos2(cx + d, rect.bottom())),
-                0.0,
                 color,
             );
         }
@@ -132,13 +129,16 @@ fn draw_box(painter: &Painter, rect: Rect, c: char, color: Color32) -> bool {
     } else {
         Color32::from_rgba_unmultiplied(color.r(), color.g(), color.b(), alpha)
     };
-    painter.rect_filled(area, 0.0, color);
+    fill(area, color);
     true
 }
 
-/// Paints one row at `top_left`.
-fn paint_row(
-    painter: &Painter,
+/// Adds one row, with its top-left at `top_left`, to the pane's mesh.
+#[allow(clippy::too_many_arguments)]
+fn add_row(
+    mesh: &mut Mesh,
+    glyphs: &mut GlyphCache,
+    ctx: &egui::Context,
     top_left: Pos2,
     row: &Row,
     m: &Metrics,
@@ -148,6 +148,12 @@ fn paint_row(
 ) {
     let cw = m.cell.x;
     let cells = &row.cells;
+    let cell_rect = |i: usize, width: f32| {
+        Rect::from_min_size(
+            top_left + vec2(i as f32 * cw, 0.0),
+            vec2(cw * width, m.cell.y),
+        )
+    };
     // Backgrounds, merged into runs.
     let mut col = 0;
     while col < cells.len() {
@@ -157,11 +163,7 @@ fn paint_row(
             col += 1;
         }
         if bg != default_bg {
-            let r = Rect::from_min_size(
-                top_left + vec2(start as f32 * cw, 0.0),
-                vec2((col - start) as f32 * cw, m.cell.y),
-            );
-            painter.rect_filled(r, 0.0, bg);
+            mesh.add_colored_rect(cell_rect(start, (col - start) as f32), bg);
         }
     }
     // Selection, over the backgrounds and under the text.
@@ -176,111 +178,96 @@ fn paint_row(
         while col < cells.len() && selected(col) {
             col += 1;
         }
-        let r = Rect::from_min_size(
-            top_left + vec2(start as f32 * cw, 0.0),
-            vec2((col - start) as f32 * cw, m.cell.y),
-        );
-        painter.rect_filled(r, 0.0, sel_color);
+        mesh.add_colored_rect(cell_rect(start, (col - start) as f32), sel_color);
     }
-    // Text: ASCII runs in one call (the font is monospace); anything else cell by cell.
-    let mut run = String::new();
-    let mut run_start = 0;
-    let mut run_look: Option<Look> = None;
-    let flush = |run: &mut String, start: usize, lk: Option<Look>| {
-        if let Some(lk) = lk
-            && !run.trim_end().is_empty()
-        {
-            painter.text(
-                top_left + vec2(start as f32 * cw, 0.0),
-                Align2::LEFT_TOP,
-                run.as_str(),
-                m.font.clone(),
-                lk.fg,
-            );
-        }
-        run.clear();
-    };
+    // Glyphs and decorations.
+    let thickness = (m.cell.y / 16.0).max(1.0).round();
     for (i, cell) in cells.iter().enumerate() {
         let flags = cell.flags();
         if flags.contains(Flags::WIDE_SPACER) {
             continue;
         }
         let lk = look(cell, palette, default_bg);
-        let c = cell.ch();
-        let cell_rect = Rect::from_min_size(
-            top_left + vec2(i as f32 * cw, 0.0),
-            vec2(
-                cw * if flags.contains(Flags::WIDE) {
-                    2.0
-                } else {
-                    1.0
-                },
-                m.cell.y,
-            ),
-        );
-        let combining =
-            flags.contains(Flags::EXTRA) && row.extra(i).is_some_and(|e| !e.combining.is_empty());
-        if c.is_ascii() && !combining {
-            if run_look != Some(lk) || run.is_empty() {
-                flush(&mut run, run_start, run_look);
-                run_start = i;
-                run_look = Some(lk);
-            }
-            run.push(c);
+        let wide = if flags.contains(Flags::WIDE) {
+            2.0
         } else {
-            flush(&mut run, run_start, run_look);
-            run_look = None;
-            if !draw_box(painter, cell_rect, c, lk.fg) {
-                let mut text = c.to_string();
-                if let Some(e) = row.extra(i) {
-                    text.extend(e.combining.iter());
-                }
-                painter.text(
-                    cell_rect.center_top(),
-                    Align2::CENTER_TOP,
-                    text,
-                    m.font.clone(),
-                    lk.fg,
-                );
+            1.0
+        };
+        let rect = cell_rect(i, wide);
+        let c = cell.ch();
+        let combining = if flags.contains(Flags::EXTRA) {
+            row.extra(i).filter(|e| !e.combining.is_empty())
+        } else {
+            None
+        };
+        if let Some(extra) = combining {
+            let mut text = c.to_string();
+            text.extend(extra.combining.iter());
+            for q in glyphs.cluster(ctx, &text) {
+                glyphs::add(mesh, rect.min, &q, 0.0, 0.0, lk.fg);
+            }
+        } else if c != ' ' && lk.fg != lk.bg {
+            let mut fill = |r: Rect, color: Color32| mesh.add_colored_rect(r, color);
+            if !draw_box(&mut fill, rect, c, lk.fg)
+                && let Some(q) = glyphs.glyph(ctx, c)
+            {
+                glyphs::add(mesh, rect.min, &q, 0.0, 0.0, lk.fg);
             }
         }
-        // Decorations.
-        let baseline = cell_rect.bottom() - (m.cell.y * 0.12).max(1.0);
-        let thickness = (m.cell.y / 16.0).max(1.0);
+        let baseline = (rect.bottom() - (m.cell.y * 0.12).max(1.0)).round();
+        let line = |mesh: &mut Mesh, y: f32| {
+            mesh.add_colored_rect(
+                Rect::from_min_max(pos2(rect.left(), y), pos2(rect.right(), y + thickness)),
+                lk.fg,
+            )
+        };
         match lk.underline {
             Underline::None => {}
             Underline::Double => {
-                painter.hline(cell_rect.x_range(), baseline, Stroke::new(thickness, lk.fg));
-                painter.hline(
-                    cell_rect.x_range(),
-                    baseline - 2.0 * thickness,
-                    Stroke::new(thickness, lk.fg),
-                );
+                line(mesh, baseline);
+                line(mesh, baseline - 2.0 * thickness);
             }
             Underline::Curly => {
-                let pts: Vec<Pos2> = (0..=4)
-                    .map(|k| {
-                        pos2(
-                            cell_rect.left() + cell_rect.width() * k as f32 / 4.0,
-                            baseline - if k % 2 == 0 { 0.0 } else { 2.0 * thickness },
-                        )
-                    })
-                    .collect();
-                painter.add(egui::Shape::line(pts, Stroke::new(thickness, lk.fg)));
+                // A square wave: alternate halves of the cell up and down.
+                let half = rect.width() / 2.0;
+                for k in 0..2 {
+                    let y = baseline - if k == 0 { 0.0 } else { thickness * 1.5 };
+                    let x0 = rect.left() + half * k as f32;
+                    mesh.add_colored_rect(
+                        Rect::from_min_max(pos2(x0, y), pos2(x0 + half, y + thickness)),
+                        lk.fg,
+                    );
+                }
             }
-            _ => {
-                painter.hline(cell_rect.x_range(), baseline, Stroke::new(thickness, lk.fg));
+            Underline::Dotted => {
+                let mut x = rect.left();
+                while x < rect.right() {
+                    mesh.add_colored_rect(
+                        Rect::from_min_max(
+                            pos2(x, baseline),
+                            pos2((x + thickness).min(rect.right()), baseline + thickness),
+                        ),
+                        lk.fg,
+                    );
+                    x += thickness * 2.0;
+                }
             }
+            Underline::Dashed => {
+                let third = rect.width() / 3.0;
+                mesh.add_colored_rect(
+                    Rect::from_min_max(
+                        pos2(rect.left(), baseline),
+                        pos2(rect.left() + 2.0 * third, baseline + thickness),
+                    ),
+                    lk.fg,
+                );
+            }
+            Underline::Single => line(mesh, baseline),
         }
         if lk.strike {
-            painter.hline(
-                cell_rect.x_range(),
-                cell_rect.center().y,
-                Stroke::new(thickness, lk.fg),
-            );
+            line(mesh, rect.center().y.round());
         }
     }
-    flush(&mut run, run_start, run_look);
 }
 
 /// What to draw: rows top to bottom, the cursor (when the live screen is shown) and
@@ -294,22 +281,38 @@ pub struct Scene<'a> {
 }
 
 /// Paints the whole pane into `rect` (its top-left is cell 0,0).
+/// How to draw: cell geometry, colours, focus.
+pub struct Style<'a> {
+    pub metrics: &'a Metrics,
+    pub palette: &'a Palette,
+    pub theme: &'a Theme,
+    pub focused: bool,
+}
+
 pub fn paint(
     painter: &Painter,
+    glyphs: &mut GlyphCache,
     rect: Rect,
     scene: &Scene<'_>,
-    m: &Metrics,
-    palette: &Palette,
-    theme: &Theme,
-    focused: bool,
+    style: &Style<'_>,
 ) {
+    let (m, palette, theme, focused) = (style.metrics, style.palette, style.theme, style.focused);
+    let ctx = painter.ctx().clone();
+    glyphs.begin_frame(&ctx, &m.font);
     let default_bg = theme::rgb(palette.background());
-    painter.rect_filled(rect, 0.0, default_bg);
+    let mut mesh = Mesh::with_texture(egui::TextureId::default());
+    let cells: usize = scene.rows.iter().map(|r| r.cells.len()).sum();
+    mesh.reserve_vertices(cells * 8);
+    mesh.reserve_triangles(cells * 4);
+    mesh.add_colored_rect(rect, default_bg);
     for (r, row) in scene.rows.iter().enumerate() {
         let selected = |c: usize| (scene.selected)(r, c);
-        paint_row(
-            painter,
-            rect.min + vec2(0.0, r as f32 * m.cell.y),
+        let top_left = rect.min + vec2(0.0, r as f32 * m.cell.y);
+        add_row(
+            &mut mesh,
+            glyphs,
+            &ctx,
+            top_left,
             row,
             m,
             palette,
@@ -317,6 +320,7 @@ pub fn paint(
             (theme.selection, &selected),
         );
     }
+    painter.add(egui::Shape::mesh(mesh));
     let (total, offset) = scene.scroll;
     if total > 0 && offset > 0 {
         let rows = scene.rows.len().max(1) as f32;

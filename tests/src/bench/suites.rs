@@ -742,6 +742,7 @@ pub fn frame(opts: &Opts) -> Result<Value, String> {
     tern::window::app::install_fonts(&ctx);
     let theme = tern::window::theme::Theme::default();
     let mut view = PaneView::from_snapshot(delivery::snapshot(&t, 0));
+    let mut glyphs = tern::window::glyphs::GlyphCache::default();
     let font = egui::FontId::new(15.0, egui::FontFamily::Monospace);
     let input = || egui::RawInput {
         screen_rect: Some(egui::Rect::from_min_size(
@@ -778,15 +779,13 @@ pub fn frame(opts: &Opts) -> Result<Value, String> {
             egui::vec2(metrics.cell.x * 200.0, metrics.cell.y * 60.0),
         );
         let mut out = ctx.run_ui(input(), |ui| {
-            render::paint(
-                ui.painter(),
-                rect,
-                &scene,
-                &metrics,
-                &view.palette,
-                &theme,
-                true,
-            )
+            let style = render::Style {
+                metrics: &metrics,
+                palette: &view.palette,
+                theme: &theme,
+                focused: true,
+            };
+            render::paint(ui.painter(), &mut glyphs, rect, &scene, &style)
         });
         // A window would upload new glyphs to the GPU; here they are dropped.
         out.textures_delta.clear();
@@ -814,7 +813,7 @@ pub fn frame(opts: &Opts) -> Result<Value, String> {
     println!("{:<34} {}", "model frame + view apply", fmt_summary_us(&m));
     println!(
         "{:<34} {}",
-        "UI: paint (egui shapes + text layout)",
+        "UI: paint (one mesh of glyph quads)",
         fmt_summary_us(&u)
     );
     println!(

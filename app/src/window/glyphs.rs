@@ -1,0 +1,119 @@
+//! Glyph quads from egui's font atlas, cached per character, so a frame is one mesh of
+//! textured quads instead of thousands of text layouts.
+//!
+//! egui has no public call that rasterizes one glyph, so the first time a character is
+//! needed it is laid out once and its atlas rectangle is remembered. egui clears its atlas
+//! when it fills up (and its fill ratio then drops): the cache notices and starts over.
+
+use std::collections::HashMap;
+
+use egui::{Color32, FontId, Pos2, Rect, Vec2, pos2};
+
+/// Where a glyph sits relative to its cell's top-left, and its texture rectangle.
+#[derive(Clone, Copy, Debug)]
+pub struct GlyphQuad {
+    pub offset: Vec2,
+    pub size: Vec2,
+    /// Normalized UVs in the font atlas.
+    pub uv: Rect,
+}
+
+#[derive(Default)]
+pub struct GlyphCache {
+    font: Option<FontId>,
+    glyphs: HashMap<char, Option<GlyphQuad>>,
+    combined: HashMap<String, Vec<GlyphQuad>>,
+    fill_ratio: f32,
+    atlas_size: [usize; 2],
+}
+
+fn quads_of(
+    f: &mut egui::epaint::text::FontsView<'_>,
+    text: &str,
+    font: &FontId,
+) -> Vec<GlyphQuad> {
+    let galley = f.layout_no_wrap(text.to_owned(), font.clone(), Color32::WHITE);
+    let [aw, ah] = f.font_image_size();
+    let (aw, ah) = (aw as f32, ah as f32);
+    let mut out = Vec::new();
+    for prow in &galley.rows {
+        for g in &prow.row.glyphs {
+            if g.uv_rect.is_nothing() {
+                continue;
+            }
+            let uv = Rect::from_min_max(
+                pos2(g.uv_rect.min[0] as f32 / aw, g.uv_rect.min[1] as f32 / ah),
+                pos2(g.uv_rect.max[0] as f32 / aw, g.uv_rect.max[1] as f32 / ah),
+            );
+            out.push(GlyphQuad {
+                offset: prow.pos.to_vec2() + g.pos.to_vec2() + g.uv_rect.offset,
+                size: g.uv_rect.size,
+                uv,
+            });
+        }
+    }
+    out
+}
+
+impl GlyphCache {
+    /// Call once per frame before drawing: drops the cache when the font changed or
+    /// egui rebuilt its atlas.
+    pub fn begin_frame(&mut self, ctx: &egui::Context, font: &FontId) {
+        let (ratio, size) = ctx.fonts(|f| (f.font_atlas_fill_ratio(), f.font_image_size()));
+        if self.font.as_ref() != Some(font) || ratio < self.fill_ratio || size != self.atlas_size {
+            self.glyphs.clear();
+            self.combined.clear();
+            self.font = Some(font.clone());
+        }
+        self.fill_ratio = ratio;
+        self.atlas_size = size;
+    }
+
+    /// The quad for a single character.
+    pub fn glyph(&mut self, ctx: &egui::Context, c: char) -> Option<GlyphQuad> {
+        if let Some(q) = self.glyphs.get(&c) {
+            return *q;
+        }
+        let font = self.font.clone()?;
+        let quad = ctx
+            .fonts_mut(|f| quads_of(f, &c.to_string(), &font))
+            .into_iter()
+            .next();
+        self.glyphs.insert(c, quad);
+        self.refresh_ratio(ctx);
+        quad
+    }
+
+    /// Quads for a base character with combining marks.
+    pub fn cluster(&mut self, ctx: &egui::Context, text: &str) -> Vec<GlyphQuad> {
+        if let Some(q) = self.combined.get(text) {
+            return q.clone();
+        }
+        let Some(font) = self.font.clone() else {
+            return Vec::new();
+        };
+        let quads = ctx.fonts_mut(|f| quads_of(f, text, &font));
+        self.combined.insert(text.to_owned(), quads.clone());
+        self.refresh_ratio(ctx);
+        quads
+    }
+
+    fn refresh_ratio(&mut self, ctx: &egui::Context) {
+        self.fill_ratio = ctx.fonts(|f| f.font_atlas_fill_ratio());
+    }
+}
+
+/// Adds a glyph quad for a cell whose top-left is `at`, centred in `cell_w` (one or two
+/// cells wide).
+pub fn add(
+    mesh: &mut egui::Mesh,
+    at: Pos2,
+    q: &GlyphQuad,
+    cell_w: f32,
+    advance: f32,
+    color: Color32,
+) {
+    let dx = ((cell_w - advance) / 2.0).max(0.0);
+    let rect = Rect::from_min_size(at + q.offset + egui::vec2(dx, 0.0), q.size);
+    mesh.add_rect_with_uv(rect, q.uv, color);
+}
