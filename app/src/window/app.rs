@@ -24,6 +24,9 @@ use super::viewport::{Point, SelectMode, Viewport};
 
 pub const DEFAULT_FONT_SIZE: f32 = 15.0;
 const FONT_NAME: &str = "tern-mono";
+const BOLD_FONT_NAME: &str = "tern-mono-bold";
+/// The font family for bold text.
+pub const BOLD_FAMILY: &str = "tern-bold";
 
 /// Installs the bundled monospace font first, egui's fonts as fallbacks (emoji, CJK).
 pub fn install_fonts(ctx: &egui::Context) {
@@ -34,9 +37,24 @@ pub fn install_fonts(ctx: &egui::Context) {
             "../../../assets/fonts/DejaVuSansMono.ttf"
         ))),
     );
+    fonts.font_data.insert(
+        BOLD_FONT_NAME.to_owned(),
+        Arc::new(FontData::from_static(include_bytes!(
+            "../../../assets/fonts/DejaVuSansMono-Bold.ttf"
+        ))),
+    );
+    let mut fallbacks = fonts
+        .families
+        .get(&FontFamily::Monospace)
+        .cloned()
+        .unwrap_or_default();
     if let Some(mono) = fonts.families.get_mut(&FontFamily::Monospace) {
         mono.insert(0, FONT_NAME.to_owned());
     }
+    fallbacks.insert(0, BOLD_FONT_NAME.to_owned());
+    fonts
+        .families
+        .insert(FontFamily::Name(BOLD_FAMILY.into()), fallbacks);
     ctx.set_fonts(fonts);
 }
 

@@ -21,7 +21,8 @@ pub struct GlyphQuad {
 #[derive(Default)]
 pub struct GlyphCache {
     font: Option<FontId>,
-    glyphs: HashMap<char, Option<GlyphQuad>>,
+    /// Keyed by character and boldness.
+    glyphs: HashMap<(char, bool), Option<GlyphQuad>>,
     combined: HashMap<String, Vec<GlyphQuad>>,
     fill_ratio: f32,
     atlas_size: [usize; 2],
@@ -69,17 +70,20 @@ impl GlyphCache {
         self.atlas_size = size;
     }
 
-    /// The quad for a single character.
-    pub fn glyph(&mut self, ctx: &egui::Context, c: char) -> Option<GlyphQuad> {
-        if let Some(q) = self.glyphs.get(&c) {
+    /// The quad for a single character, from the bold face when `bold`.
+    pub fn glyph(&mut self, ctx: &egui::Context, c: char, bold: bool) -> Option<GlyphQuad> {
+        if let Some(q) = self.glyphs.get(&(c, bold)) {
             return *q;
         }
-        let font = self.font.clone()?;
+        let mut font = self.font.clone()?;
+        if bold {
+            font.family = egui::FontFamily::Name(super::app::BOLD_FAMILY.into());
+        }
         let quad = ctx
             .fonts_mut(|f| quads_of(f, &c.to_string(), &font))
             .into_iter()
             .next();
-        self.glyphs.insert(c, quad);
+        self.glyphs.insert((c, bold), quad);
         self.refresh_ratio(ctx);
         quad
     }
