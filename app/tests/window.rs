@@ -207,3 +207,36 @@ fn dragging_selects_cells_and_ctrl_shift_c_copies_them() {
         .collect();
     assert_eq!(copied, vec!["beta".to_string()]);
 }
+
+#[test]
+fn a_multi_line_paste_without_bracketed_paste_asks_first() {
+    let mut h = harness("cat", &[]);
+    step_until(&mut h, "the view appears", |_| true);
+    h.event(Event::Paste("first line\nsecond line\n".into()));
+    h.step();
+    h.step();
+    assert_eq!(h.state().as_ref().map(|a| a.paste_pending()), Some(true));
+    std::thread::sleep(Duration::from_millis(200));
+    h.step();
+    assert!(
+        !screen(&h).iter().any(|r| r == "first line"),
+        "nothing is sent before the answer"
+    );
+    h.get_by_label("Paste").click();
+    h.step();
+    h.step();
+    assert_eq!(h.state().as_ref().map(|a| a.paste_pending()), Some(false));
+    step_until(&mut h, "pasted lines echoed", |rows| {
+        rows.iter().filter(|r| r.as_str() == "second line").count() == 2
+    });
+    // Cancel sends nothing.
+    h.event(Event::Paste("third\nfourth\n".into()));
+    h.step();
+    h.step();
+    h.get_by_label("Cancel").click();
+    h.step();
+    h.step();
+    std::thread::sleep(Duration::from_millis(200));
+    h.step();
+    assert!(!screen(&h).iter().any(|r| r == "third"));
+}

@@ -87,6 +87,9 @@ pub struct TernApp {
     /// Fractional wheel lines not yet scrolled.
     wheel_rest: f32,
     glyphs: GlyphCache,
+    /// A multi-line paste waiting for the user's go-ahead (the program did not turn on
+    /// bracketed paste, so each line would run as typed).
+    pending_paste: Option<String>,
 }
 
 impl TernApp {
@@ -135,6 +138,7 @@ impl TernApp {
             dragging: None,
             wheel_rest: 0.0,
             glyphs: GlyphCache::default(),
+            pending_paste: None,
         }
     }
 
@@ -334,9 +338,13 @@ impl TernApp {
                 }
                 egui::Event::Text(text) => self.write_key_bytes(pane, text.as_bytes(), seq),
                 egui::Event::Paste(text) => {
-                    self.pipeline
-                        .write(pane, &encode_paste(&text, modes.bracketed_paste));
-                    self.viewport.to_bottom();
+                    if !modes.bracketed_paste && tern_core::input::paste::is_multiline(&text) {
+                        self.pending_paste = Some(text);
+                    } else {
+                        self.pipeline
+                            .write(pane, &encode_paste(&text, modes.bracketed_paste));
+                        self.viewport.to_bottom();
+                    }
                 }
                 egui::Event::WindowFocused(focused) => {
                     self.focused = focused;
@@ -486,6 +494,45 @@ impl TernApp {
         }
     }
 
+    /// Asks before sending a multi-line paste that is not bracketed.
+    fn confirm_paste(&mut self, ctx: &egui::Context) {
+        let Some(text) = self.pending_paste.clone() else {
+            return;
+        };
+        let lines = text.trim_end_matches(['\n', '\r']).lines().count();
+        let mut decision: Option<bool> = None;
+        egui::Modal::new(egui::Id::unique("tern-paste-confirm")).show(ctx, |ui| {
+            ui.heading(format!("Paste {lines} lines?"));
+            ui.label(
+                "The program has not turned on bracketed paste, so each line will run as if typed.",
+            );
+            let preview: String = text.lines().take(5).collect::<Vec<_>>().join("\n");
+            ui.monospace(preview);
+            ui.horizontal(|ui| {
+                if ui.button("Paste").clicked() {
+                    decision = Some(true);
+                }
+                if ui.button("Cancel").clicked() {
+                    decision = Some(false);
+                }
+            });
+        });
+        if ctx.input(|i| i.key_pressed(egui::Key::Escape)) {
+            decision = Some(false);
+        }
+        if let Some(go) = decision {
+            self.pending_paste = None;
+            if go && let Some(pane) = self.pane {
+                self.pipeline.write(pane, &encode_paste(&text, false));
+                self.viewport.to_bottom();
+            }
+        }
+    }
+
+    pub fn paste_pending(&self) -> bool {
+        self.pending_paste.is_some()
+    }
+
     /// One frame of the window.
     pub fn frame(&mut self, ui: &mut egui::Ui) {
         let ctx = ui.ctx().clone();
@@ -512,7 +559,11 @@ impl TernApp {
             n.set_role(egui::accesskit::Role::Terminal);
             n.set_label("terminal");
         });
-        self.handle_input(&ctx, rect, &m, &response);
+        if self.pending_paste.is_some() {
+            self.confirm_paste(&ctx);
+        } else {
+            self.handle_input(&ctx, rect, &m, &response);
+        }
         let cols = ((rect.width() / m.cell.x).floor() as usize).max(2);
         let rows = ((rect.height() / m.cell.y).floor() as usize).max(1);
         let size = TermSize::new(cols, rows);
