@@ -240,3 +240,22 @@ fn a_multi_line_paste_without_bracketed_paste_asks_first() {
     h.step();
     assert!(!screen(&h).iter().any(|r| r == "third"));
 }
+
+#[test]
+fn osc8_links_and_urls_in_text_are_found_under_the_pointer() {
+    let script = "printf '\\033]8;;https://tern.example/docs\\033\\\\docs\\033]8;;\\033\\\\ and https://example.org/x\\n'; exec cat";
+    let mut h = harness("sh", &["-c", script]);
+    step_until(&mut h, "output", |rows| {
+        rows.iter().any(|r| r.starts_with("docs and"))
+    });
+    let app = h.state_mut().as_mut().expect("app");
+    assert_eq!(
+        app.link_at_cell(0, 2),
+        Some((0..4, "https://tern.example/docs".to_string()))
+    );
+    assert_eq!(
+        app.link_at_cell(0, 12),
+        Some((9..30, "https://example.org/x".to_string()))
+    );
+    assert_eq!(app.link_at_cell(0, 6), None);
+}

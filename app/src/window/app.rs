@@ -224,19 +224,33 @@ impl TernApp {
         }
         let Some(pane) = self.pane else { return };
         while let Some(d) = self.pipeline.take(pane) {
-            if let Delivery::Frame(f) = &d
-                && f.seq > 0
-                && !self.first_output_traced
-            {
+            // The shell's first output may arrive in a frame or already in the snapshot.
+            let (seq, read_at, built_at) = match &d {
+                Delivery::Frame(f) => (f.seq, f.read_at, f.built_at),
+                Delivery::Snapshot(sn) => (sn.seq, None, sn.built_at),
+            };
+            if seq > 0 && !self.first_output_traced {
                 self.first_output_traced = true;
-                if let Some(read_at) = f.read_at {
+                if let Some(read_at) = read_at {
                     self.trace.event_at("first_output_read", read_at, "");
                 }
                 self.trace
-                    .event_at("first_output_frame_built", f.built_at, "");
+                    .event_at("first_output_frame_built", built_at, "");
             }
             PaneView::apply_delivery(&mut self.view, d);
         }
+    }
+
+    /// The hyperlink (OSC 8, or a URL in the text) at a cell of what the window shows.
+    pub fn link_at_cell(
+        &mut self,
+        row: usize,
+        col: usize,
+    ) -> Option<(std::ops::Range<usize>, String)> {
+        let (pane, view) = (self.pane?, self.view.as_ref()?);
+        self.viewport.refresh(&self.pipeline, pane, view);
+        let rows = self.viewport.rows(view);
+        super::links::link_at(rows.get(row)?, col, |id| view.links.get(&id).cloned())
     }
 
     /// The cell under `pos` in `rect` (clamped to the grid).
@@ -381,6 +395,12 @@ impl TernApp {
                         };
                         if let Some(bytes) = encode_mouse(ev, modes.mouse, modes.mouse_encoding) {
                             self.pipeline.write(pane, &bytes);
+                        }
+                    } else if pressed && b == MouseButton::Left && modifiers.ctrl {
+                        if let Some((_, uri)) = self.link_at_cell(row, col)
+                            && let Err(e) = super::links::open(&uri)
+                        {
+                            self.exited = Some(format!("[{e}]"));
                         }
                     } else if pressed && b == MouseButton::Left {
                         if let Some(v) = &self.view {
@@ -608,6 +628,26 @@ impl TernApp {
             }
             _ => {
                 painter.rect_filled(rect, 0.0, super::theme::rgb(self.palette.background()));
+            }
+        }
+        // A link under the pointer: underlined, its target in a tooltip, Ctrl+click opens.
+        let hover = ctx
+            .input(|i| i.pointer.hover_pos())
+            .filter(|p| rect.contains(*p));
+        if let Some(pos) = hover {
+            let (row, col) = self.cell_at(pos, rect, &m);
+            if let Some((cells, uri)) = self.link_at_cell(row, col) {
+                let y = rect.top() + (row + 1) as f32 * m.cell.y - 1.0;
+                let x0 = rect.left() + cells.start as f32 * m.cell.x;
+                let x1 = rect.left() + cells.end as f32 * m.cell.x;
+                painter.hline(
+                    x0..=x1,
+                    y,
+                    egui::Stroke::new(1.0, egui::Color32::from_rgb(120, 170, 255)),
+                );
+                response
+                    .clone()
+                    .on_hover_text_at_pointer(format!("{uri}\nCtrl+click to open"));
             }
         }
         if let Some(msg) = self.exited.as_ref().or(self.spawn_error.as_ref()) {

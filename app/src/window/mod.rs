@@ -3,6 +3,7 @@
 pub mod app;
 pub mod glyphs;
 pub mod input;
+pub mod links;
 pub mod render;
 pub mod theme;
 pub mod trace;

@@ -25,6 +25,8 @@ pub struct Frame {
     pub scrollback_lines: u64,
     /// The pane's colours (programs change them with OSC 4/10/11/12).
     pub palette: Palette,
+    /// URIs of the OSC 8 hyperlinks the delivered rows use.
+    pub links: Vec<(u32, String)>,
     /// When the newest bytes in this frame were read from the pty (set by the model
     /// thread; for latency analysis).
     pub read_at: Option<Instant>,
@@ -50,6 +52,8 @@ pub struct Snapshot {
     pub title: String,
     pub cwd: Option<String>,
     pub palette: Palette,
+    /// URIs of the OSC 8 hyperlinks the snapshot's rows use.
+    pub links: Vec<(u32, String)>,
     /// When the snapshot was built (for latency analysis).
     pub built_at: Instant,
 }
@@ -69,6 +73,18 @@ impl Delivery {
     }
 }
 
+/// The hyperlinks `rows` refer to, with their URIs.
+fn links_of<'a>(term: &Terminal, rows: impl Iterator<Item = &'a Row>) -> Vec<(u32, String)> {
+    let mut ids: Vec<u32> = rows
+        .flat_map(|r| r.extras().iter().filter_map(|(_, e)| e.hyperlink))
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids.into_iter()
+        .filter_map(|id| term.hyperlink_uri(id).map(|u| (id, u.to_owned())))
+        .collect()
+}
+
 /// Builds a snapshot of `term`; cost is O(viewport + SNAPSHOT_HISTORY_LINES), never
 /// O(history).
 pub fn snapshot(term: &Terminal, seq: u64) -> Snapshot {
@@ -86,6 +102,7 @@ pub fn snapshot(term: &Terminal, seq: u64) -> Snapshot {
         title: term.title().to_owned(),
         cwd: term.cwd().map(str::to_owned),
         palette: term.palette().clone(),
+        links: links_of(term, term.grid().iter()),
         built_at: Instant::now(),
     }
 }
@@ -94,6 +111,7 @@ pub fn snapshot(term: &Terminal, seq: u64) -> Snapshot {
 pub fn frame(term: &mut Terminal, seq: u64) -> Frame {
     let damaged = term.take_damage();
     let grid = term.grid();
+    let links = links_of(term, damaged.iter().map(|r| grid.row(*r)));
     Frame {
         seq,
         size: term.size(),
@@ -106,6 +124,7 @@ pub fn frame(term: &mut Terminal, seq: u64) -> Frame {
         modes: *term.modes(),
         scrollback_lines: term.scrollback().len() as u64,
         palette: term.palette().clone(),
+        links,
         read_at: None,
         built_at: Instant::now(),
     }
@@ -153,6 +172,8 @@ pub struct PaneView {
     pub modes: Modes,
     pub title: String,
     pub palette: Palette,
+    /// Hyperlink URIs by id.
+    pub links: std::collections::HashMap<u32, String>,
 }
 
 impl PaneView {
@@ -168,6 +189,7 @@ impl PaneView {
             modes: s.modes,
             title: s.title,
             palette: s.palette,
+            links: s.links.into_iter().collect(),
         }
     }
 
@@ -193,6 +215,7 @@ impl PaneView {
         self.modes = f.modes;
         self.scrollback_lines = f.scrollback_lines;
         self.palette = f.palette;
+        self.links.extend(f.links);
         true
     }
 
