@@ -259,3 +259,14 @@ fn osc8_links_and_urls_in_text_are_found_under_the_pointer() {
     );
     assert_eq!(app.link_at_cell(0, 6), None);
 }
+
+#[test]
+fn text_composed_by_an_input_method_reaches_the_pty() {
+    let mut h = harness("cat", &[]);
+    step_until(&mut h, "the view appears", |_| true);
+    h.event(Event::Ime(egui::ImeEvent::Commit("日本語".into())));
+    h.key_press(Key::Enter);
+    step_until(&mut h, "echo", |rows| {
+        rows.iter().filter(|r| r.as_str() == "日本語").count() == 2
+    });
+}

@@ -90,6 +90,8 @@ pub struct TernApp {
     /// A multi-line paste waiting for the user's go-ahead (the program did not turn on
     /// bracketed paste, so each line would run as typed).
     pending_paste: Option<String>,
+    /// When the user last typed: the blinking cursor restarts its phase (shown) then.
+    last_key_at: Instant,
 }
 
 impl TernApp {
@@ -139,6 +141,7 @@ impl TernApp {
             wheel_rest: 0.0,
             glyphs: GlyphCache::default(),
             pending_paste: None,
+            last_key_at: Instant::now(),
         }
     }
 
@@ -265,6 +268,7 @@ impl TernApp {
     }
 
     fn write_key_bytes(&mut self, pane: PaneId, bytes: &[u8], seq: u64) {
+        self.last_key_at = Instant::now();
         self.pipeline.write(pane, bytes);
         self.pending_keys.push((seq, Instant::now()));
         self.viewport.to_bottom();
@@ -351,6 +355,10 @@ impl TernApp {
                     }
                 }
                 egui::Event::Text(text) => self.write_key_bytes(pane, text.as_bytes(), seq),
+                // Composed text from an input method (the preedit is the IME's to show).
+                egui::Event::Ime(egui::ImeEvent::Commit(text)) => {
+                    self.write_key_bytes(pane, text.as_bytes(), seq)
+                }
                 egui::Event::Paste(text) => {
                     if !modes.bracketed_paste && tern_core::input::paste::is_multiline(&text) {
                         self.pending_paste = Some(text);
@@ -610,7 +618,18 @@ impl TernApp {
                             .unwrap_or_default()
                     })
                 };
-                let cursor = (offset == 0 && view.modes.show_cursor)
+                // DECSCUSR / ?12 blinking: on for 530 ms, off for 530 ms, restarting on each key.
+                const BLINK_MS: u128 = 530;
+                let blink_on = if view.modes.cursor_blink && self.focused {
+                    let ms = self.last_key_at.elapsed().as_millis();
+                    ctx.request_repaint_after(std::time::Duration::from_millis(
+                        (BLINK_MS - ms % BLINK_MS) as u64,
+                    ));
+                    (ms / BLINK_MS) % 2 == 0
+                } else {
+                    true
+                };
+                let cursor = (offset == 0 && view.modes.show_cursor && blink_on)
                     .then_some((view.cursor, view.cursor_shape));
                 let scene = Scene {
                     rows: &shown,
@@ -629,6 +648,27 @@ impl TernApp {
             _ => {
                 painter.rect_filled(rect, 0.0, super::theme::rgb(self.palette.background()));
             }
+        }
+        // Input methods compose at the cursor.
+        if self.focused
+            && let Some(v) = &self.view
+        {
+            let cursor_rect = egui::Rect::from_min_size(
+                rect.min
+                    + egui::vec2(
+                        v.cursor.col as f32 * m.cell.x,
+                        v.cursor.row as f32 * m.cell.y,
+                    ),
+                m.cell,
+            );
+            ctx.output_mut(|o| {
+                o.ime = Some(egui::output::IMEOutput {
+                    purpose: egui::IMEPurpose::Terminal,
+                    rect,
+                    cursor_rect,
+                    should_interrupt_composition: false,
+                })
+            });
         }
         // A link under the pointer: underlined, its target in a tooltip, Ctrl+click opens.
         let hover = ctx
