@@ -25,6 +25,19 @@ use super::viewport::{Point, SelectMode, Viewport};
 pub const DEFAULT_FONT_SIZE: f32 = 15.0;
 const FONT_NAME: &str = "tern-mono";
 const BOLD_FONT_NAME: &str = "tern-mono-bold";
+/// System fonts tried as fallbacks for wide scripts (colour emoji fonts are not: egui's
+/// glyph atlas here is monochrome, so their glyphs would come out blank).
+const SYSTEM_FALLBACKS: &[(&str, &[&str])] = &[(
+    "system-cjk",
+    &[
+        "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
+        "/usr/share/fonts/noto-cjk/NotoSansCJK-Regular.ttc",
+        "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
+        "/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf",
+        "/System/Library/Fonts/PingFang.ttc",
+    ],
+)];
+
 /// The font family for bold text.
 pub const BOLD_FAMILY: &str = "tern-bold";
 
@@ -52,6 +65,20 @@ pub fn install_fonts(ctx: &egui::Context) {
         mono.insert(0, FONT_NAME.to_owned());
     }
     fallbacks.insert(0, BOLD_FONT_NAME.to_owned());
+    // Wide scripts come from the system's fonts when it has them (they are too large to
+    // bundle): the first of each list that exists is added as a fallback.
+    for (name, candidates) in SYSTEM_FALLBACKS {
+        let Some(bytes) = candidates.iter().find_map(|p| std::fs::read(p).ok()) else {
+            continue;
+        };
+        fonts
+            .font_data
+            .insert((*name).to_owned(), Arc::new(FontData::from_owned(bytes)));
+        fallbacks.push((*name).to_owned());
+        if let Some(mono) = fonts.families.get_mut(&FontFamily::Monospace) {
+            mono.push((*name).to_owned());
+        }
+    }
     fonts
         .families
         .insert(FontFamily::Name(BOLD_FAMILY.into()), fallbacks);
