@@ -9,50 +9,13 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use tern_core::escapes::unescape;
 use tern_core::model::{TermConfig, TermSize, Terminal};
 
 const EXPECTED_MARKER: &str = "--- expected";
 
 fn update_mode() -> bool {
     std::env::var_os("UPDATE_EXPECT").is_some_and(|v| v != "0")
-}
-
-fn unescape(s: &str) -> Result<Vec<u8>, String> {
-    let mut out = Vec::new();
-    let mut chars = s.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            let mut buf = [0; 4];
-            out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
-            continue;
-        }
-        match chars.next() {
-            Some('e') => out.push(0x1b),
-            Some('r') => out.push(b'\r'),
-            Some('n') => out.push(b'\n'),
-            Some('t') => out.push(b'\t'),
-            Some('a') => out.push(0x07),
-            Some('b') => out.push(0x08),
-            Some('\\') => out.push(b'\\'),
-            Some('x') => {
-                let hex: String = chars.by_ref().take(2).collect();
-                out.push(u8::from_str_radix(&hex, 16).map_err(|e| format!("\\x{hex}: {e}"))?);
-            }
-            Some('u') => {
-                if chars.next() != Some('{') {
-                    return Err("\\u must be followed by {".into());
-                }
-                let hex: String = chars.by_ref().take_while(|c| *c != '}').collect();
-                let code =
-                    u32::from_str_radix(&hex, 16).map_err(|e| format!("\\u{{{hex}}}: {e}"))?;
-                let c = char::from_u32(code).ok_or(format!("bad code point {hex}"))?;
-                let mut buf = [0; 4];
-                out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
-            }
-            other => return Err(format!("unknown escape \\{other:?}")),
-        }
-    }
-    Ok(out)
 }
 
 struct Case {
@@ -177,13 +140,4 @@ fn recordings_of_real_programs() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-}
-
-#[test]
-fn unescape_handles_every_form() {
-    assert_eq!(
-        unescape(r"a\e[1m\r\n\t\a\\\x41\u{4f60}").unwrap(),
-        "a\x1b[1m\r\n\t\x07\\A你".as_bytes()
-    );
-    assert!(unescape(r"\q").is_err());
 }

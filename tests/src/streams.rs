@@ -921,31 +921,4 @@ pub fn escape_shortened(bytes: &[u8], max: usize) -> String {
 
 /// The inverse of [`escape`]: reads `\e`, `\r`, `\n`, `\t`, `\b`, `\\` and `\xNN`, so that a
 /// reported stream can be pasted back in.
-pub fn unescape(text: &str) -> Result<Vec<u8>, String> {
-    let mut out = Vec::with_capacity(text.len());
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            let mut buf = [0; 4];
-            out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
-            continue;
-        }
-        match chars.next() {
-            Some('e') => out.push(0x1b),
-            Some('r') => out.push(b'\r'),
-            Some('n') => out.push(b'\n'),
-            Some('t') => out.push(b'\t'),
-            Some('b') => out.push(0x08),
-            Some('\\') => out.push(b'\\'),
-            Some('x') => {
-                let hex: String = chars.by_ref().take(2).collect();
-                let byte = u8::from_str_radix(&hex, 16)
-                    .map_err(|_| format!("`\\x{hex}` is not a hex byte"))?;
-                out.push(byte);
-            }
-            Some(other) => return Err(format!("unknown escape `\\{other}`")),
-            None => return Err("the text ends in a lone backslash".to_string()),
-        }
-    }
-    Ok(out)
-}
+pub use tern_core::escapes::unescape;
