@@ -270,3 +270,48 @@ fn text_composed_by_an_input_method_reaches_the_pty() {
         rows.iter().filter(|r| r.as_str() == "日本語").count() == 2
     });
 }
+
+#[test]
+fn ctrl_shift_f_finds_text_in_history_and_scrolls_to_it() {
+    let script = "i=0; while [ $i -lt 120 ]; do if [ $i -eq 30 ]; then echo needle here; else echo line$i; fi; i=$((i+1)); done; exec cat";
+    let mut h = harness("sh", &["-c", script]);
+    step_until(&mut h, "output", |rows| rows.iter().any(|r| r == "line119"));
+    let ctrl_shift = Modifiers::CTRL | Modifiers::SHIFT;
+    h.event(Event::Key {
+        key: Key::F,
+        physical_key: None,
+        pressed: true,
+        repeat: false,
+        modifiers: ctrl_shift,
+    });
+    h.step();
+    h.step();
+    assert!(
+        h.state().as_ref().is_some_and(|a| a.search().is_some()),
+        "the search bar opened"
+    );
+    h.event(Event::Text("needle".into()));
+    h.step();
+    h.key_press(Key::Enter);
+    h.step();
+    h.step();
+    let app = h.state().as_ref().expect("app");
+    let found = app
+        .search()
+        .and_then(|s| s.results.as_ref())
+        .map(|r| r.matches.len());
+    assert_eq!(found, Some(1));
+    assert!(app.scroll_offset() > 0, "scrolled to the match");
+    let shown = h
+        .state_mut()
+        .as_mut()
+        .map(|a| a.shown_rows())
+        .unwrap_or_default();
+    assert!(shown.iter().any(|r| r == "needle here"), "{shown:?}");
+    h.key_press(Key::Escape);
+    h.step();
+    assert!(
+        h.state().as_ref().is_some_and(|a| a.search().is_none()),
+        "Escape closes the bar"
+    );
+}

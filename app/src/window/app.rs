@@ -18,6 +18,7 @@ use tern_core::pipeline::{PaneEvent, PaneId, Pipeline, PipelineConfig, SpawnSpec
 use super::glyphs::GlyphCache;
 use super::input;
 use super::render::{self, Metrics, Scene};
+use super::search::{SearchAction, SearchBar};
 use super::theme::Theme;
 use super::trace::Trace;
 use super::viewport::{Point, SelectMode, Viewport};
@@ -119,6 +120,7 @@ pub struct TernApp {
     pending_paste: Option<String>,
     /// When the user last typed: the blinking cursor restarts its phase (shown) then.
     last_key_at: Instant,
+    search: Option<SearchBar>,
 }
 
 impl TernApp {
@@ -169,6 +171,7 @@ impl TernApp {
             glyphs: GlyphCache::default(),
             pending_paste: None,
             last_key_at: Instant::now(),
+            search: None,
         }
     }
 
@@ -339,6 +342,7 @@ impl TernApp {
                                 }
                             }
                             egui::Key::End => self.viewport.to_bottom(),
+                            egui::Key::F => self.search = Some(SearchBar::new()),
                             _ => {}
                         }
                         continue;
@@ -584,6 +588,11 @@ impl TernApp {
         }
     }
 
+    /// The search bar's state, when it is open.
+    pub fn search(&self) -> Option<&SearchBar> {
+        self.search.as_ref()
+    }
+
     pub fn paste_pending(&self) -> bool {
         self.pending_paste.is_some()
     }
@@ -598,7 +607,10 @@ impl TernApp {
         let m = self.metrics(&ctx);
         let rect = ui.available_rect_before_wrap();
         let response = ui.allocate_rect(rect, Sense::click_and_drag());
-        response.request_focus();
+        // The terminal holds keyboard focus unless the search bar is open.
+        if self.search.is_none() {
+            response.request_focus();
+        }
         ui.memory_mut(|mem| {
             mem.set_focus_lock_filter(
                 response.id,
@@ -616,6 +628,8 @@ impl TernApp {
         });
         if self.pending_paste.is_some() {
             self.confirm_paste(&ctx);
+        } else if self.search.is_some() {
+            // Keys go to the search bar while it is open.
         } else {
             self.handle_input(&ctx, rect, &m, &response);
         }
@@ -674,6 +688,56 @@ impl TernApp {
             }
             _ => {
                 painter.rect_filled(rect, 0.0, super::theme::rgb(self.palette.background()));
+            }
+        }
+        // Search: highlight the matches in view, draw the bar, show the chosen match.
+        if let (Some(bar), Some(view)) = (self.search.as_ref(), self.view.as_ref())
+            && let Some(results) = &bar.results
+        {
+            let first_line = (view.scrollback_lines as usize).saturating_sub(self.viewport.offset);
+            // Lines shift when output scrolls after the search; the results keep their own base.
+            let shift = view.scrollback_lines as isize - results.scrollback as isize;
+            for (i, hit) in results.matches.iter().enumerate() {
+                let line = hit.line as isize + shift;
+                let row = line - first_line as isize;
+                if row < 0 || row >= view.rows.len() as isize {
+                    continue;
+                }
+                let r = egui::Rect::from_min_size(
+                    rect.min + egui::vec2(hit.cols.start as f32 * m.cell.x, row as f32 * m.cell.y),
+                    egui::vec2(hit.cols.len() as f32 * m.cell.x, m.cell.y),
+                );
+                let color = if i == bar.current {
+                    egui::Color32::from_rgba_unmultiplied(255, 140, 0, 110)
+                } else {
+                    egui::Color32::from_rgba_unmultiplied(255, 220, 0, 70)
+                };
+                painter.rect_filled(r, 0.0, color);
+            }
+        }
+        if let (Some(pane), Some(mut bar)) = (self.pane, self.search.take()) {
+            match bar.ui(&ctx, rect, &self.pipeline, pane) {
+                SearchAction::Close => {}
+                SearchAction::None => self.search = Some(bar),
+                SearchAction::Show(i) => {
+                    if let (Some(hit), Some(view)) = (
+                        bar.results.as_ref().and_then(|r| r.matches.get(i)),
+                        &self.view,
+                    ) {
+                        let total = view.scrollback_lines as usize;
+                        let shift = total as isize
+                            - bar.results.as_ref().map_or(0, |r| r.scrollback) as isize;
+                        let line = (hit.line as isize + shift).max(0) as usize;
+                        let rows = view.rows.len();
+                        // Put the match in the middle of the window when history allows.
+                        self.viewport.offset = if line >= total {
+                            0
+                        } else {
+                            (total - line + rows / 2).min(total)
+                        };
+                    }
+                    self.search = Some(bar);
+                }
             }
         }
         // Input methods compose at the cursor.

@@ -5,6 +5,7 @@ pub mod glyphs;
 pub mod input;
 pub mod links;
 pub mod render;
+pub mod search;
 pub mod theme;
 pub mod trace;
 pub mod viewport;

@@ -15,6 +15,7 @@ pub mod palette;
 mod perform;
 mod reflow;
 pub mod scrollback;
+pub mod search;
 pub mod state;
 
 pub use cell::{Cell, Color, Flags, Underline};

@@ -120,6 +120,12 @@ pub enum ModelMsg {
         count: usize,
         reply: Sender<HistoryPage>,
     },
+    /// Searches scrollback and screen.
+    Search {
+        pane: PaneId,
+        query: crate::model::search::SearchQuery,
+        reply: Sender<Result<SearchResults, String>>,
+    },
     Query {
         pane: PaneId,
         reply: Sender<ScreenDump>,
@@ -136,6 +142,16 @@ pub struct HistoryPage {
     pub total: usize,
     /// `seq` the page was read at.
     pub seq: u64,
+}
+
+/// What a search found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchResults {
+    /// Matches in order (scrollback lines first, then the screen), at most
+    /// [`crate::model::search::MAX_MATCHES`].
+    pub matches: Vec<crate::model::search::SearchMatch>,
+    /// Scrollback lines when the search ran (screen row `r` is line `scrollback + r`).
+    pub scrollback: usize,
 }
 
 /// Pipeline settings.
@@ -349,6 +365,25 @@ impl Pipeline {
             })
             .ok()?;
         rx.recv_timeout(Duration::from_secs(10)).ok()
+    }
+
+    /// Searches the pane's scrollback and screen (on the model thread, after parsing
+    /// what has been read).
+    pub fn search(
+        &self,
+        pane: PaneId,
+        query: &crate::model::search::SearchQuery,
+    ) -> Result<SearchResults, String> {
+        let (tx, rx) = mpsc::channel();
+        self.model_tx
+            .send(ModelMsg::Search {
+                pane,
+                query: query.clone(),
+                reply: tx,
+            })
+            .map_err(|_| "the model thread is gone".to_string())?;
+        rx.recv_timeout(Duration::from_secs(30))
+            .map_err(|_| "the search did not finish".to_string())?
     }
 
     /// Kills the child (if still running) and forgets the pane.

@@ -234,6 +234,29 @@ impl ModelThread {
                     });
                 }
             }
+            ModelMsg::Search { pane, query, reply } => {
+                if let Some(p) = self.panes.get_mut(&pane) {
+                    Self::drain_queue(p, &self.buffers, &self.events, self.epoch, pane);
+                    let result = query.compile().map(|re| {
+                        let term = &p.core.term;
+                        let sb = term.scrollback();
+                        let mut matches = Vec::new();
+                        for i in 0..sb.len() {
+                            if let Some(row) = sb.row(i) {
+                                crate::model::search::search_row(&re, i, &row, &mut matches);
+                            }
+                        }
+                        for (r, row) in term.grid().iter().enumerate() {
+                            crate::model::search::search_row(&re, sb.len() + r, row, &mut matches);
+                        }
+                        super::SearchResults {
+                            matches,
+                            scrollback: sb.len(),
+                        }
+                    });
+                    let _ = reply.send(result);
+                }
+            }
             ModelMsg::Shutdown => return false,
         }
         true

@@ -1,0 +1,161 @@
+//! The search bar (Ctrl+Shift+F): plain text or regex, with or without case; Enter and
+//! Shift+Enter (or the arrows) step through matches, which are highlighted and scrolled
+//! into view. The search itself runs on the model thread over the whole history.
+
+use tern_core::model::search::SearchQuery;
+use tern_core::pipeline::{PaneId, Pipeline, SearchResults};
+
+#[derive(Debug, Default)]
+pub struct SearchBar {
+    pub text: String,
+    pub regex: bool,
+    pub case_sensitive: bool,
+    pub results: Option<SearchResults>,
+    /// Index into `results.matches`.
+    pub current: usize,
+    pub error: Option<String>,
+    focus_pending: bool,
+}
+
+/// What the bar asks the app to do after a frame.
+#[derive(Debug, PartialEq, Eq)]
+pub enum SearchAction {
+    None,
+    Close,
+    /// Show this match (an index into the results).
+    Show(usize),
+}
+
+impl SearchBar {
+    pub fn new() -> SearchBar {
+        SearchBar {
+            focus_pending: true,
+            ..SearchBar::default()
+        }
+    }
+
+    pub fn run(&mut self, pipeline: &Pipeline, pane: PaneId) {
+        if self.text.is_empty() {
+            self.results = None;
+            return;
+        }
+        let query = SearchQuery {
+            pattern: self.text.clone(),
+            regex: self.regex,
+            case_sensitive: self.case_sensitive,
+        };
+        match pipeline.search(pane, &query) {
+            Ok(r) => {
+                // Start from the newest match, like a terminal's reverse search.
+                self.current = r.matches.len().saturating_sub(1);
+                self.results = Some(r);
+                self.error = None;
+            }
+            Err(e) => {
+                self.results = None;
+                self.error = Some(e);
+            }
+        }
+    }
+
+    fn step(&mut self, forward: bool) -> SearchAction {
+        let Some(n) = self
+            .results
+            .as_ref()
+            .map(|r| r.matches.len())
+            .filter(|n| *n > 0)
+        else {
+            return SearchAction::None;
+        };
+        self.current = if forward {
+            (self.current + 1) % n
+        } else {
+            (self.current + n - 1) % n
+        };
+        SearchAction::Show(self.current)
+    }
+
+    /// Draws the bar at the top right of `rect`.
+    pub fn ui(
+        &mut self,
+        ctx: &egui::Context,
+        rect: egui::Rect,
+        pipeline: &Pipeline,
+        pane: PaneId,
+    ) -> SearchAction {
+        let mut action = SearchAction::None;
+        egui::Area::new(egui::Id::unique("tern-search"))
+            .fixed_pos(rect.right_top() + egui::vec2(-420.0, 4.0))
+            .show(ctx, |ui| {
+                egui::Frame::popup(ui.style()).show(ui, |ui| {
+                    ui.horizontal(|ui| {
+                        let edit = ui.add(
+                            egui::TextEdit::singleline(&mut self.text)
+                                .hint_text("search")
+                                .desired_width(180.0),
+                        );
+                        if self.focus_pending {
+                            edit.request_focus();
+                            self.focus_pending = false;
+                        }
+                        let case = ui
+                            .toggle_value(&mut self.case_sensitive, "Aa")
+                            .on_hover_text("match case");
+                        let regex = ui
+                            .toggle_value(&mut self.regex, ".*")
+                            .on_hover_text("regular expression");
+                        let enter =
+                            edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+                        let shift = ui.input(|i| i.modifiers.shift);
+                        if edit.changed() && !enter {
+                            self.results = None;
+                        }
+                        if enter || case.changed() || regex.changed() {
+                            let fresh = self.results.is_none()
+                                || case.changed()
+                                || regex.changed()
+                                || edit.changed();
+                            if fresh || !enter {
+                                self.run(pipeline, pane);
+                                if self.results.as_ref().is_some_and(|r| !r.matches.is_empty()) {
+                                    action = SearchAction::Show(self.current);
+                                }
+                            } else {
+                                action = self.step(!shift);
+                            }
+                            edit.request_focus();
+                        }
+                        if ui
+                            .button("↑")
+                            .on_hover_text("previous (Shift+Enter)")
+                            .clicked()
+                        {
+                            action = self.step(false);
+                        }
+                        if ui.button("↓").on_hover_text("next (Enter)").clicked() {
+                            action = self.step(true);
+                        }
+                        match (&self.error, &self.results) {
+                            (Some(e), _) => {
+                                ui.colored_label(
+                                    egui::Color32::LIGHT_RED,
+                                    e.lines().last().unwrap_or("bad pattern"),
+                                );
+                            }
+                            (None, Some(r)) if r.matches.is_empty() => {
+                                ui.label("no matches");
+                            }
+                            (None, Some(r)) => {
+                                ui.label(format!("{}/{}", self.current + 1, r.matches.len()));
+                            }
+                            _ => {}
+                        }
+                        if ui.input(|i| i.key_pressed(egui::Key::Escape)) {
+                            action = SearchAction::Close;
+                        }
+                    });
+                });
+            });
+        action
+    }
+}

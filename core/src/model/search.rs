@@ -1,0 +1,156 @@
+//! Search through scrollback and screen: plain text or a regular expression, with or
+//! without case. Runs on the model thread over decoded lines; results are cell ranges.
+
+use regex::{Regex, RegexBuilder};
+
+use super::{Flags, Row};
+
+/// What to look for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchQuery {
+    pub pattern: String,
+    pub regex: bool,
+    pub case_sensitive: bool,
+}
+
+/// One match: `line` counts scrollback lines first (0 = oldest kept), then the screen's
+/// rows; `cols` are cell columns (end exclusive).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchMatch {
+    pub line: usize,
+    pub cols: std::ops::Range<usize>,
+}
+
+/// Most matches one search returns.
+pub const MAX_MATCHES: usize = 10_000;
+
+impl SearchQuery {
+    pub fn compile(&self) -> Result<Regex, String> {
+        let pattern = if self.regex {
+            self.pattern.clone()
+        } else {
+            regex::escape(&self.pattern)
+        };
+        RegexBuilder::new(&pattern)
+            .case_insensitive(!self.case_sensitive)
+            .size_limit(1 << 20)
+            .build()
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// Finds the matches in one row (as text, spacers of wide characters skipped).
+pub fn search_row(re: &Regex, line: usize, row: &Row, out: &mut Vec<SearchMatch>) {
+    let mut text = String::with_capacity(row.cells.len());
+    // Byte offset in `text` → cell column.
+    let mut cols: Vec<usize> = Vec::with_capacity(row.cells.len() + 1);
+    for (col, cell) in row.cells.iter().enumerate() {
+        if cell.flags().contains(Flags::WIDE_SPACER) {
+            continue;
+        }
+        let c = cell.ch();
+        for _ in 0..c.len_utf8() {
+            cols.push(col);
+        }
+        text.push(c);
+    }
+    cols.push(row.cells.len());
+    for m in re.find_iter(&text) {
+        if m.start() == m.end() || out.len() >= MAX_MATCHES {
+            continue;
+        }
+        let start = cols[m.start()];
+        let last = cols[m.end() - 1];
+        let end = if row
+            .cells
+            .get(last)
+            .is_some_and(|c| c.flags().contains(Flags::WIDE))
+        {
+            last + 2
+        } else {
+            last + 1
+        };
+        out.push(SearchMatch {
+            line,
+            cols: start..end,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{TermConfig, TermSize, Terminal};
+
+    fn find(term: &Terminal, q: SearchQuery) -> Vec<SearchMatch> {
+        let re = q.compile().expect("compiles");
+        let mut out = Vec::new();
+        let sb = term.scrollback();
+        for i in 0..sb.len() {
+            if let Some(row) = sb.row(i) {
+                search_row(&re, i, &row, &mut out);
+            }
+        }
+        for (r, row) in term.grid().iter().enumerate() {
+            search_row(&re, sb.len() + r, row, &mut out);
+        }
+        out
+    }
+
+    fn q(pattern: &str, regex: bool, case_sensitive: bool) -> SearchQuery {
+        SearchQuery {
+            pattern: pattern.into(),
+            regex,
+            case_sensitive,
+        }
+    }
+
+    #[test]
+    fn plain_regex_and_case() {
+        let mut t = Terminal::new(TermSize::new(20, 3), TermConfig::default());
+        t.advance(b"one Needle\r\ntwo\r\nthree needle\r\nfour\r\nneedle+x");
+        assert_eq!(find(&t, q("needle", false, false)).len(), 3);
+        assert_eq!(
+            find(&t, q("needle", false, true)),
+            vec![
+                SearchMatch {
+                    line: 2,
+                    cols: 6..12
+                },
+                SearchMatch {
+                    line: 4,
+                    cols: 0..6
+                }
+            ]
+        );
+        assert_eq!(
+            find(&t, q("needle+", false, true)),
+            vec![SearchMatch {
+                line: 4,
+                cols: 0..7
+            }]
+        );
+        assert_eq!(find(&t, q("t[wh]", true, true)).len(), 2);
+        assert!(q("(", true, true).compile().is_err());
+    }
+
+    #[test]
+    fn columns_count_wide_characters_as_two_cells() {
+        let mut t = Terminal::new(TermSize::new(20, 2), TermConfig::default());
+        t.advance("日本語 text".as_bytes());
+        assert_eq!(
+            find(&t, q("text", false, true)),
+            vec![SearchMatch {
+                line: 0,
+                cols: 7..11
+            }]
+        );
+        assert_eq!(
+            find(&t, q("本", false, true)),
+            vec![SearchMatch {
+                line: 0,
+                cols: 2..4
+            }]
+        );
+    }
+}
