@@ -39,35 +39,47 @@ const SYSTEM_FALLBACKS: &[(&str, &[&str])] = &[(
     ],
 )];
 
-/// The font family for bold text.
+/// The font families for bold, italic and bold italic text.
 pub const BOLD_FAMILY: &str = "tern-bold";
+pub const ITALIC_FAMILY: &str = "tern-italic";
+pub const BOLD_ITALIC_FAMILY: &str = "tern-bold-italic";
 
-/// Installs the bundled monospace font first, egui's fonts as fallbacks (emoji, CJK).
+/// The bundled faces: (font name, family for that face, bytes).
+const FACES: [(&str, Option<&str>, &[u8]); 4] = [
+    (
+        FONT_NAME,
+        None,
+        include_bytes!("../../../assets/fonts/DejaVuSansMono.ttf"),
+    ),
+    (
+        BOLD_FONT_NAME,
+        Some(BOLD_FAMILY),
+        include_bytes!("../../../assets/fonts/DejaVuSansMono-Bold.ttf"),
+    ),
+    (
+        "tern-mono-italic",
+        Some(ITALIC_FAMILY),
+        include_bytes!("../../../assets/fonts/DejaVuSansMono-Oblique.ttf"),
+    ),
+    (
+        "tern-mono-bold-italic",
+        Some(BOLD_ITALIC_FAMILY),
+        include_bytes!("../../../assets/fonts/DejaVuSansMono-BoldOblique.ttf"),
+    ),
+];
+
+/// Installs the bundled monospace faces first, then system fallbacks for wide scripts,
+/// then egui's own fonts.
 pub fn install_fonts(ctx: &egui::Context) {
     let mut fonts = FontDefinitions::default();
-    fonts.font_data.insert(
-        FONT_NAME.to_owned(),
-        Arc::new(FontData::from_static(include_bytes!(
-            "../../../assets/fonts/DejaVuSansMono.ttf"
-        ))),
-    );
-    fonts.font_data.insert(
-        BOLD_FONT_NAME.to_owned(),
-        Arc::new(FontData::from_static(include_bytes!(
-            "../../../assets/fonts/DejaVuSansMono-Bold.ttf"
-        ))),
-    );
-    let mut fallbacks = fonts
+    let egui_fallbacks = fonts
         .families
         .get(&FontFamily::Monospace)
         .cloned()
         .unwrap_or_default();
-    if let Some(mono) = fonts.families.get_mut(&FontFamily::Monospace) {
-        mono.insert(0, FONT_NAME.to_owned());
-    }
-    fallbacks.insert(0, BOLD_FONT_NAME.to_owned());
     // Wide scripts come from the system's fonts when it has them (they are too large to
     // bundle): the first of each list that exists is added as a fallback.
+    let mut system: Vec<String> = Vec::new();
     for (name, candidates) in SYSTEM_FALLBACKS {
         let Some(bytes) = candidates.iter().find_map(|p| std::fs::read(p).ok()) else {
             continue;
@@ -75,14 +87,25 @@ pub fn install_fonts(ctx: &egui::Context) {
         fonts
             .font_data
             .insert((*name).to_owned(), Arc::new(FontData::from_owned(bytes)));
-        fallbacks.push((*name).to_owned());
-        if let Some(mono) = fonts.families.get_mut(&FontFamily::Monospace) {
-            mono.push((*name).to_owned());
-        }
+        system.push((*name).to_owned());
     }
-    fonts
-        .families
-        .insert(FontFamily::Name(BOLD_FAMILY.into()), fallbacks);
+    for (name, family, bytes) in FACES {
+        fonts
+            .font_data
+            .insert(name.to_owned(), Arc::new(FontData::from_static(bytes)));
+        // Each face falls back to the regular face, the system fonts, then egui's.
+        let mut chain = vec![name.to_owned()];
+        if name != FONT_NAME {
+            chain.push(FONT_NAME.to_owned());
+        }
+        chain.extend(system.iter().cloned());
+        chain.extend(egui_fallbacks.iter().cloned());
+        let family = match family {
+            None => FontFamily::Monospace,
+            Some(f) => FontFamily::Name(f.into()),
+        };
+        fonts.families.insert(family, chain);
+    }
     ctx.set_fonts(fonts);
 }
 

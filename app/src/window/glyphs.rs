@@ -9,6 +9,13 @@ use std::collections::HashMap;
 
 use egui::{Color32, FontId, Pos2, Rect, Vec2, pos2};
 
+/// Which face of the font a glyph comes from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Face {
+    pub bold: bool,
+    pub italic: bool,
+}
+
 /// Where a glyph sits relative to its cell's top-left, and its texture rectangle.
 #[derive(Clone, Copy, Debug)]
 pub struct GlyphQuad {
@@ -21,8 +28,8 @@ pub struct GlyphQuad {
 #[derive(Default)]
 pub struct GlyphCache {
     font: Option<FontId>,
-    /// Keyed by character and boldness.
-    glyphs: HashMap<(char, bool), Option<GlyphQuad>>,
+    /// Keyed by character and face.
+    glyphs: HashMap<(char, Face), Option<GlyphQuad>>,
     combined: HashMap<String, Vec<GlyphQuad>>,
     fill_ratio: f32,
     atlas_size: [usize; 2],
@@ -70,20 +77,38 @@ impl GlyphCache {
         self.atlas_size = size;
     }
 
-    /// The quad for a single character, from the bold face when `bold`.
-    pub fn glyph(&mut self, ctx: &egui::Context, c: char, bold: bool) -> Option<GlyphQuad> {
-        if let Some(q) = self.glyphs.get(&(c, bold)) {
+    /// The quad for a single character in a face (bold and/or italic).
+    pub fn glyph(&mut self, ctx: &egui::Context, c: char, face: Face) -> Option<GlyphQuad> {
+        if let Some(q) = self.glyphs.get(&(c, face)) {
             return *q;
         }
         let mut font = self.font.clone()?;
-        if bold {
-            font.family = egui::FontFamily::Name(super::app::BOLD_FAMILY.into());
+        let family = match face {
+            Face {
+                bold: false,
+                italic: false,
+            } => None,
+            Face {
+                bold: true,
+                italic: false,
+            } => Some(super::app::BOLD_FAMILY),
+            Face {
+                bold: false,
+                italic: true,
+            } => Some(super::app::ITALIC_FAMILY),
+            Face {
+                bold: true,
+                italic: true,
+            } => Some(super::app::BOLD_ITALIC_FAMILY),
+        };
+        if let Some(f) = family {
+            font.family = egui::FontFamily::Name(f.into());
         }
         let quad = ctx
             .fonts_mut(|f| quads_of(f, &c.to_string(), &font))
             .into_iter()
             .next();
-        self.glyphs.insert((c, bold), quad);
+        self.glyphs.insert((c, face), quad);
         self.refresh_ratio(ctx);
         quad
     }

@@ -209,7 +209,14 @@ fn add_row(
         } else if c != ' ' && lk.fg != lk.bg {
             let mut fill = |r: Rect, color: Color32| mesh.add_colored_rect(r, color);
             if !draw_box(&mut fill, rect, c, lk.fg)
-                && let Some(q) = glyphs.glyph(ctx, c, flags.contains(Flags::BOLD))
+                && let Some(q) = glyphs.glyph(
+                    ctx,
+                    c,
+                    glyphs::Face {
+                        bold: flags.contains(Flags::BOLD),
+                        italic: flags.contains(Flags::ITALIC),
+                    },
+                )
             {
                 glyphs::add(mesh, rect.min, &q, 0.0, 0.0, lk.fg);
             }
