@@ -109,6 +109,22 @@ pub fn install_fonts(ctx: &egui::Context) {
     ctx.set_fonts(fonts);
 }
 
+/// Whether an input method is set up (X11: `XMODIFIERS=@im=...`; Wayland's text input
+/// is always there; `TERN_IME=1` forces it on, `TERN_IME=0` off). On X11 without an
+/// input method server, asking winit for IME makes key events slow to arrive.
+fn ime_configured() -> bool {
+    static CONFIGURED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *CONFIGURED.get_or_init(|| match std::env::var("TERN_IME").as_deref() {
+        Ok("1") => true,
+        Ok("0") => false,
+        _ => {
+            let xim = std::env::var("XMODIFIERS")
+                .is_ok_and(|m| m.contains("@im=") && !m.contains("@im=none"));
+            xim || std::env::var_os("WAYLAND_DISPLAY").is_some()
+        }
+    })
+}
+
 /// What the app was asked to start.
 #[derive(Clone, Debug, Default)]
 pub struct Launch {
@@ -765,6 +781,7 @@ impl TernApp {
         }
         // Input methods compose at the cursor.
         if self.focused
+            && ime_configured()
             && let Some(v) = &self.view
         {
             let cursor_rect = egui::Rect::from_min_size(
