@@ -315,3 +315,66 @@ fn ctrl_shift_f_finds_text_in_history_and_scrolls_to_it() {
         "Escape closes the bar"
     );
 }
+
+#[test]
+fn a_selection_follows_its_text_as_output_scrolls_and_clears_when_the_text_changes() {
+    // No echo: the Enter keys must not scroll the screen themselves.
+    let script = "stty -echo; printf 'alpha beta gamma\\n'; read x; i=0; while [ $i -lt 40 ]; do echo more$i; i=$((i+1)); done; \
+                  read y; printf '\\033[1;1H\\033[2Kchanged\\n'; exec cat";
+    let mut h = harness("sh", &["-c", script]);
+    step_until(&mut h, "output", |rows| {
+        rows.iter().any(|r| r == "alpha beta gamma")
+    });
+    let cell = h
+        .state()
+        .as_ref()
+        .map(|a| a.metrics(&h.ctx).cell)
+        .expect("metrics");
+    let origin = h.get_by_label("terminal").rect().min;
+    let at = |col: f32, row: f32| origin + egui::vec2(col * cell.x + 1.0, row * cell.y + 1.0);
+    let press = |pos, pressed| Event::PointerButton {
+        pos,
+        button: egui::PointerButton::Primary,
+        pressed,
+        modifiers: Modifiers::NONE,
+    };
+    h.event(Event::PointerMoved(at(6.0, 0.0)));
+    h.event(press(at(6.0, 0.0), true));
+    h.event(Event::PointerMoved(at(9.0, 0.0)));
+    h.event(press(at(9.0, 0.0), false));
+    h.step();
+    h.step();
+    assert_eq!(
+        h.state().as_ref().and_then(|a| a.selection_text()),
+        Some("beta".to_string())
+    );
+    // 40 more lines push "alpha beta gamma" into the scrollback: the selection stays on it.
+    h.key_press(Key::Enter);
+    step_until(&mut h, "scrolled", |rows| {
+        rows.iter().any(|r| r == "more39")
+    });
+    h.step();
+    assert_eq!(
+        h.state().as_ref().and_then(|a| a.selection_text()),
+        Some("beta".to_string())
+    );
+    // Select on the screen, then the program rewrites that row: the selection goes.
+    h.event(Event::PointerMoved(at(0.0, 0.0)));
+    h.event(press(at(0.0, 0.0), true));
+    h.event(Event::PointerMoved(at(3.0, 0.0)));
+    h.event(press(at(3.0, 0.0), false));
+    h.step();
+    h.step();
+    let before = h.state().as_ref().and_then(|a| a.selection_text());
+    assert!(
+        before.as_deref().is_some_and(|t| t.starts_with("more")),
+        "{before:?}"
+    );
+    h.key_press(Key::Enter);
+    step_until(&mut h, "rewritten", |rows| {
+        rows.first().is_some_and(|r| r == "changed")
+    });
+    h.step();
+    h.step();
+    assert_eq!(h.state().as_ref().and_then(|a| a.selection_text()), None);
+}

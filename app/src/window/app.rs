@@ -160,6 +160,8 @@ pub struct TernApp {
     /// When the user last typed: the blinking cursor restarts its phase (shown) then.
     last_key_at: Instant,
     search: Option<SearchBar>,
+    /// The selection as last checked: what it was, at which `seq`, and its text.
+    selection_guard: Option<(super::viewport::Selection, u64, String)>,
 }
 
 impl TernApp {
@@ -211,6 +213,7 @@ impl TernApp {
             pending_paste: None,
             last_key_at: Instant::now(),
             search: None,
+            selection_guard: None,
         }
     }
 
@@ -247,7 +250,10 @@ impl TernApp {
     pub fn selection_text(&self) -> Option<String> {
         let (pane, view) = (self.pane?, self.view.as_ref()?);
         let total = view.scrollback_lines as usize;
-        self.viewport.selected_text(|line| {
+        let dropped = view.scrollback_dropped as usize;
+        self.viewport.selected_text(|abs| {
+            // Lines that dropped off the scrollback are gone.
+            let line = abs.checked_sub(dropped)?;
             if line >= total {
                 view.rows.get(line - total).cloned()
             } else {
@@ -627,6 +633,32 @@ impl TernApp {
         }
     }
 
+    /// Keeps the selection while its text is unchanged (output that scrolls it is fine)
+    /// and clears it when the selected content changes or scrolls off the scrollback.
+    fn check_selection(&mut self) {
+        let Some(sel) = self.viewport.selection else {
+            self.selection_guard = None;
+            return;
+        };
+        let seq = self.view.as_ref().map_or(0, |v| v.seq);
+        match &self.selection_guard {
+            Some((s, q, _)) if *s == sel && *q == seq => {}
+            Some((s, _, text)) if *s == sel => {
+                let now = self.selection_text();
+                if now.as_deref() != Some(text.as_str()) {
+                    self.viewport.selection = None;
+                    self.selection_guard = None;
+                } else {
+                    self.selection_guard = Some((sel, seq, text.clone()));
+                }
+            }
+            _ => {
+                // A new or changed selection: remember what it holds now.
+                self.selection_guard = self.selection_text().map(|t| (sel, seq, t));
+            }
+        }
+    }
+
     /// The search bar's state, when it is open.
     pub fn search(&self) -> Option<&SearchBar> {
         self.search.as_ref()
@@ -643,6 +675,7 @@ impl TernApp {
         if let Some(v) = &self.view {
             self.viewport.on_content(v);
         }
+        self.check_selection();
         let m = self.metrics(&ctx);
         let rect = ui.available_rect_before_wrap();
         let response = ui.allocate_rect(rect, Sense::click_and_drag());
@@ -686,7 +719,8 @@ impl TernApp {
             (Some(view), Some(pane)) => {
                 let offset = self.viewport.offset;
                 let total = view.scrollback_lines;
-                let first_line = (total as usize).saturating_sub(offset);
+                let first_line =
+                    (view.scrollback_dropped as usize + total as usize).saturating_sub(offset);
                 self.viewport.refresh(&self.pipeline, pane, view);
                 let viewport = &self.viewport;
                 let shown: Vec<&Row> = viewport.rows(view);

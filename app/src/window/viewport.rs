@@ -2,8 +2,9 @@
 //!
 //! `offset` counts lines scrolled up from the live screen (0 = live). Lines above the
 //! screen are paged from the model on demand (`Pipeline::history`), only the ones in
-//! view. Selection points are absolute lines: scrollback lines `0..total`, then the
-//! screen's rows `total..total + rows`.
+//! view. Selection points are absolute lines, counted from the first line the pane ever
+//! had: `dropped + i` for scrollback line `i`, then the screen's rows, so a selection
+//! stays on its text while output scrolls it.
 
 use tern_core::model::Row;
 use tern_core::pipeline::delivery::PaneView;
@@ -43,7 +44,8 @@ impl Selection {
 #[derive(Debug, Default)]
 pub struct Viewport {
     pub offset: usize,
-    /// Scrollback length when last seen (to keep scrolled content still).
+    /// Absolute index of the first screen line when last seen (to keep scrolled
+    /// content still).
     last_total: u64,
     /// History lines in view, oldest first, and what they were fetched for.
     cache: Vec<Row>,
@@ -72,17 +74,15 @@ fn word_char(c: char) -> bool {
 }
 
 impl Viewport {
-    /// New output arrived: while scrolled, keep the same lines in view.
+    /// New output arrived: while scrolled, keep the same lines in view (also when the
+    /// scrollback is full and old lines drop off the front).
     pub fn on_content(&mut self, view: &PaneView) {
-        let total = view.scrollback_lines;
-        if self.offset > 0 && total > self.last_total {
-            self.offset += (total - self.last_total) as usize;
+        let end = view.scrollback_dropped + view.scrollback_lines;
+        if self.offset > 0 && end > self.last_total {
+            self.offset += (end - self.last_total) as usize;
         }
-        self.offset = self.offset.min(total as usize);
-        self.last_total = total;
-        if self.selection.is_some() && view.seq != self.selection_seq {
-            self.selection = None;
-        }
+        self.offset = self.offset.min(view.scrollback_lines as usize);
+        self.last_total = end;
     }
 
     pub fn scroll_by(&mut self, lines: isize, view: &PaneView) {
@@ -124,9 +124,11 @@ impl Viewport {
         out
     }
 
-    /// The absolute line of screen row `r` in the current view.
+    /// The absolute line (counted from the first line ever, so it stays with its
+    /// content as lines scroll and drop) of row `r` of the current view.
     pub fn line_of_row(&self, view: &PaneView, r: usize) -> usize {
-        (view.scrollback_lines as usize + r).saturating_sub(self.offset)
+        (view.scrollback_dropped as usize + view.scrollback_lines as usize + r)
+            .saturating_sub(self.offset)
     }
 
     pub fn start_selection(&mut self, at: Point, mode: SelectMode, seq: u64) {

@@ -23,6 +23,8 @@ pub struct Frame {
     pub cursor_shape: CursorShape,
     pub modes: Modes,
     pub scrollback_lines: u64,
+    /// Scrollback lines dropped off the front so far (absolute line = dropped + index).
+    pub scrollback_dropped: u64,
     /// The pane's colours (programs change them with OSC 4/10/11/12).
     pub palette: Palette,
     /// URIs of the OSC 8 hyperlinks the delivered rows use.
@@ -46,6 +48,8 @@ pub struct Snapshot {
     pub history: Vec<Row>,
     /// All scrollback lines the model holds.
     pub scrollback_lines: u64,
+    /// Scrollback lines dropped off the front so far (absolute line = dropped + index).
+    pub scrollback_dropped: u64,
     pub cursor: Cursor,
     pub cursor_shape: CursorShape,
     pub modes: Modes,
@@ -96,6 +100,7 @@ pub fn snapshot(term: &Terminal, seq: u64) -> Snapshot {
         rows: term.grid().iter().cloned().collect(),
         history: (from..sb.len()).filter_map(|i| sb.row(i)).collect(),
         scrollback_lines: sb.len() as u64,
+        scrollback_dropped: sb.dropped(),
         cursor: term.cursor(),
         cursor_shape: term.cursor_shape(),
         modes: *term.modes(),
@@ -123,6 +128,7 @@ pub fn frame(term: &mut Terminal, seq: u64) -> Frame {
         cursor_shape: term.cursor_shape(),
         modes: *term.modes(),
         scrollback_lines: term.scrollback().len() as u64,
+        scrollback_dropped: term.scrollback().dropped(),
         palette: term.palette().clone(),
         links,
         read_at: None,
@@ -167,6 +173,8 @@ pub struct PaneView {
     pub rows: Vec<Row>,
     pub history: VecDeque<Row>,
     pub scrollback_lines: u64,
+    /// Scrollback lines dropped off the front so far (absolute line = dropped + index).
+    pub scrollback_dropped: u64,
     pub cursor: Cursor,
     pub cursor_shape: CursorShape,
     pub modes: Modes,
@@ -184,6 +192,7 @@ impl PaneView {
             rows: s.rows,
             history: s.history.into(),
             scrollback_lines: s.scrollback_lines,
+            scrollback_dropped: s.scrollback_dropped,
             cursor: s.cursor,
             cursor_shape: s.cursor_shape,
             modes: s.modes,
@@ -214,6 +223,7 @@ impl PaneView {
         self.cursor_shape = f.cursor_shape;
         self.modes = f.modes;
         self.scrollback_lines = f.scrollback_lines;
+        self.scrollback_dropped = f.scrollback_dropped;
         self.palette = f.palette;
         self.links.extend(f.links);
         true
