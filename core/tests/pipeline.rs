@@ -361,3 +361,37 @@ fn older_scrollback_is_paged_on_demand() {
         .expect("number");
     assert_eq!(first, total - 102);
 }
+
+#[test]
+fn search_covers_a_long_history_in_slices_with_absolute_lines() {
+    let config = PipelineConfig {
+        term: TermConfig {
+            scrollback_lines: 100_000,
+            ..TermConfig::default()
+        },
+        ..PipelineConfig::default()
+    };
+    let (p, _) = pipeline_with(config);
+    let pane = p.spawn(&sh("seq 1 50000")).expect("spawn");
+    wait_exit(&p, pane, &mut Vec::new());
+    let query = |pattern: &str| tern_core::model::search::SearchQuery {
+        pattern: pattern.into(),
+        regex: true,
+        case_sensitive: true,
+    };
+    // 50,000 lines take three slices of history.
+    let all7 = p.search(pane, &query("7$")).expect("search");
+    assert_eq!(all7.matches.len(), 5000);
+    assert!(
+        all7.matches.windows(2).all(|w| w[0].line < w[1].line),
+        "in order"
+    );
+    // Line n (1-based) of the output is absolute line n - 1.
+    let one = p.search(pane, &query("^31337$")).expect("search");
+    assert_eq!(one.matches.len(), 1);
+    assert_eq!(one.matches[0].line, 31336);
+    assert!(
+        p.search(pane, &query("(")).is_err(),
+        "a bad pattern is an error, not a panic"
+    );
+}

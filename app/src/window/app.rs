@@ -767,12 +767,11 @@ impl TernApp {
         if let (Some(bar), Some(view)) = (self.search.as_ref(), self.view.as_ref())
             && let Some(results) = &bar.results
         {
-            let first_line = (view.scrollback_lines as usize).saturating_sub(self.viewport.offset);
-            // Lines shift when output scrolls after the search; the results keep their own base.
-            let shift = view.scrollback_lines as isize - results.scrollback as isize;
+            // Results are in absolute lines, like the view's rows.
+            let first_line = (view.scrollback_dropped + view.scrollback_lines) as isize
+                - self.viewport.offset as isize;
             for (i, hit) in results.matches.iter().enumerate() {
-                let line = hit.line as isize + shift;
-                let row = line - first_line as isize;
+                let row = hit.line as isize - first_line;
                 if row < 0 || row >= view.rows.len() as isize {
                     continue;
                 }
@@ -798,9 +797,8 @@ impl TernApp {
                         &self.view,
                     ) {
                         let total = view.scrollback_lines as usize;
-                        let shift = total as isize
-                            - bar.results.as_ref().map_or(0, |r| r.scrollback) as isize;
-                        let line = (hit.line as isize + shift).max(0) as usize;
+                        // The match's index in the scrollback now (lines may have dropped).
+                        let line = hit.line.saturating_sub(view.scrollback_dropped as usize);
                         let rows = view.rows.len();
                         // Put the match in the middle of the window when history allows.
                         self.viewport.offset = if line >= total {

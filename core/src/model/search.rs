@@ -13,8 +13,8 @@ pub struct SearchQuery {
     pub case_sensitive: bool,
 }
 
-/// One match: `line` counts scrollback lines first (0 = oldest kept), then the screen's
-/// rows; `cols` are cell columns (end exclusive).
+/// One match: `line` is the line number the caller gave the row (the pipeline uses
+/// absolute lines); `cols` are cell columns (end exclusive).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SearchMatch {
     pub line: usize,
@@ -44,7 +44,14 @@ pub fn search_row(re: &Regex, line: usize, row: &Row, out: &mut Vec<SearchMatch>
     let mut text = String::with_capacity(row.cells.len());
     // Byte offset in `text` → cell column.
     let mut cols: Vec<usize> = Vec::with_capacity(row.cells.len() + 1);
-    for (col, cell) in row.cells.iter().enumerate() {
+    // A line ends at its last non-blank cell (screen rows are padded; `$` must match
+    // there, as it does for trimmed scrollback lines).
+    let used = row
+        .cells
+        .iter()
+        .rposition(|c| c.ch() != ' ')
+        .map_or(0, |i| i + 1);
+    for (col, cell) in row.cells[..used].iter().enumerate() {
         if cell.flags().contains(Flags::WIDE_SPACER) {
             continue;
         }
@@ -54,7 +61,7 @@ pub fn search_row(re: &Regex, line: usize, row: &Row, out: &mut Vec<SearchMatch>
         }
         text.push(c);
     }
-    cols.push(row.cells.len());
+    cols.push(used);
     for m in re.find_iter(&text) {
         if m.start() == m.end() || out.len() >= MAX_MATCHES {
             continue;
@@ -131,6 +138,8 @@ mod tests {
             }]
         );
         assert_eq!(find(&t, q("t[wh]", true, true)).len(), 2);
+        // `$` matches at the end of a padded screen row as in trimmed history.
+        assert_eq!(find(&t, q("needle$", true, false)).len(), 2);
         assert!(q("(", true, true).compile().is_err());
     }
 

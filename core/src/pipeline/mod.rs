@@ -148,10 +148,11 @@ pub struct HistoryPage {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SearchResults {
     /// Matches in order (scrollback lines first, then the screen), at most
-    /// [`crate::model::search::MAX_MATCHES`].
+    /// [`crate::model::search::MAX_MATCHES`]. Lines are absolute: counted from the first
+    /// line the pane ever had (scrollback `dropped + index`, then the screen).
     pub matches: Vec<crate::model::search::SearchMatch>,
-    /// Scrollback lines when the search ran (screen row `r` is line `scrollback + r`).
-    pub scrollback: usize,
+    /// Absolute line of the screen's first row when the search finished.
+    pub first_screen_line: usize,
 }
 
 /// Pipeline settings.

@@ -73,6 +73,22 @@ pub struct ModelThread {
     focused: Option<PaneId>,
     /// Exits seen while the pane still had bytes queued.
     pending_exits: HashMap<PaneId, super::ExitInfo>,
+    /// Searches in progress, worked on a slice at a time between parse rounds.
+    searches: VecDeque<SearchJob>,
+}
+
+/// Lines of history one search step scans before the scheduler goes back to parsing.
+pub const SEARCH_SLICE_LINES: usize = 20_000;
+
+/// A search being worked through, in absolute line numbers (so output that scrolls or
+/// drops lines meanwhile does not shift its results).
+struct SearchJob {
+    pane: PaneId,
+    re: regex::Regex,
+    /// The next absolute line to scan.
+    next_abs: usize,
+    matches: Vec<crate::model::search::SearchMatch>,
+    reply: Sender<Result<super::SearchResults, String>>,
 }
 
 impl ModelThread {
@@ -96,11 +112,47 @@ impl ModelThread {
             next_rr: 0,
             focused: None,
             pending_exits: HashMap::new(),
+            searches: VecDeque::new(),
         }
     }
 
     fn has_work(&self) -> bool {
-        self.panes.values().any(|p| !p.queue.is_empty())
+        !self.searches.is_empty() || self.panes.values().any(|p| !p.queue.is_empty())
+    }
+
+    /// One slice of the oldest search: scrollback lines first, then (at the end) the
+    /// screen, all numbered from the first line the pane ever had.
+    fn search_step(&mut self) {
+        let Some(mut job) = self.searches.pop_front() else {
+            return;
+        };
+        let Some(p) = self.panes.get(&job.pane) else {
+            return;
+        };
+        let term = &p.core.term;
+        let sb = term.scrollback();
+        let dropped = sb.dropped() as usize;
+        let end_of_history = dropped + sb.len();
+        // Lines that dropped off the front while we searched are gone.
+        job.next_abs = job.next_abs.max(dropped);
+        let stop = end_of_history.min(job.next_abs + SEARCH_SLICE_LINES);
+        for abs in job.next_abs..stop {
+            if let Some(row) = sb.row(abs - dropped) {
+                crate::model::search::search_row(&job.re, abs, &row, &mut job.matches);
+            }
+        }
+        job.next_abs = stop;
+        if stop < end_of_history && job.matches.len() < crate::model::search::MAX_MATCHES {
+            self.searches.push_back(job);
+            return;
+        }
+        for (r, row) in term.grid().iter().enumerate() {
+            crate::model::search::search_row(&job.re, end_of_history + r, row, &mut job.matches);
+        }
+        let _ = job.reply.send(Ok(super::SearchResults {
+            matches: job.matches,
+            first_screen_line: end_of_history,
+        }));
     }
 
     pub fn run(mut self) {
@@ -237,24 +289,21 @@ impl ModelThread {
             ModelMsg::Search { pane, query, reply } => {
                 if let Some(p) = self.panes.get_mut(&pane) {
                     Self::drain_queue(p, &self.buffers, &self.events, self.epoch, pane);
-                    let result = query.compile().map(|re| {
-                        let term = &p.core.term;
-                        let sb = term.scrollback();
-                        let mut matches = Vec::new();
-                        for i in 0..sb.len() {
-                            if let Some(row) = sb.row(i) {
-                                crate::model::search::search_row(&re, i, &row, &mut matches);
-                            }
+                    match query.compile() {
+                        Ok(re) => {
+                            let sb = p.core.term.scrollback();
+                            self.searches.push_back(SearchJob {
+                                pane,
+                                re,
+                                next_abs: sb.dropped() as usize,
+                                matches: Vec::new(),
+                                reply,
+                            });
                         }
-                        for (r, row) in term.grid().iter().enumerate() {
-                            crate::model::search::search_row(&re, sb.len() + r, row, &mut matches);
+                        Err(e) => {
+                            let _ = reply.send(Err(e));
                         }
-                        super::SearchResults {
-                            matches,
-                            scrollback: sb.len(),
-                        }
-                    });
-                    let _ = reply.send(result);
+                    }
                 }
             }
             ModelMsg::Shutdown => return false,
@@ -291,6 +340,7 @@ impl ModelThread {
             }
         }
         self.next_rr = if n == 0 { 0 } else { (self.next_rr + 1) % n };
+        self.search_step();
         self.flush_exits();
     }
 
