@@ -114,6 +114,14 @@ enum OscGuard {
     Skipping,
 }
 
+impl std::fmt::Debug for Terminal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Terminal")
+            .field("size", &self.size())
+            .finish_non_exhaustive()
+    }
+}
+
 /// One pane's emulator.
 pub struct Terminal {
     parser: vte::Parser,

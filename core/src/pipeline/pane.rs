@@ -28,14 +28,6 @@ pub struct PaneCore {
     delivered_seq: u64,
 }
 
-impl std::fmt::Debug for Terminal {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Terminal")
-            .field("size", &self.size())
-            .finish_non_exhaustive()
-    }
-}
-
 impl PaneCore {
     pub fn new(size: TermSize, config: TermConfig) -> PaneCore {
         PaneCore {
