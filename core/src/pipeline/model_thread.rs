@@ -75,6 +75,8 @@ pub struct ModelThread {
     pending_exits: HashMap<PaneId, super::ExitInfo>,
     /// Searches in progress, worked on a slice at a time between parse rounds.
     searches: VecDeque<SearchJob>,
+    /// Shutdown was received (possibly in the middle of a round).
+    shutting_down: bool,
 }
 
 /// Lines of history one search step scans before the scheduler goes back to parsing.
@@ -113,6 +115,7 @@ impl ModelThread {
             focused: None,
             pending_exits: HashMap::new(),
             searches: VecDeque::new(),
+            shutting_down: false,
         }
     }
 
@@ -180,6 +183,9 @@ impl ModelThread {
                 }
             }
             self.schedule_round();
+            if self.shutting_down {
+                return;
+            }
         }
     }
 
@@ -306,7 +312,10 @@ impl ModelThread {
                     }
                 }
             }
-            ModelMsg::Shutdown => return false,
+            ModelMsg::Shutdown => {
+                self.shutting_down = true;
+                return false;
+            }
         }
         true
     }
