@@ -329,6 +329,11 @@ impl Terminal {
         &self.st.palette
     }
 
+    /// Changes whenever a program changes the palette.
+    pub fn palette_generation(&self) -> u64 {
+        self.st.palette_generation
+    }
+
     pub fn hyperlink_uri(&self, id: u32) -> Option<&str> {
         self.st.hyperlinks.get(id as usize).map(|h| h.uri.as_str())
     }

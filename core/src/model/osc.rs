@@ -26,6 +26,18 @@ fn joined(params: &[&[u8]], from: usize) -> String {
 
 pub fn dispatch(st: &mut State, params: &[&[u8]], bell_terminated: bool) {
     let Some(cmd) = params.first() else { return };
+    let palette_before = matches!(
+        *cmd,
+        b"4" | b"10" | b"11" | b"12" | b"104" | b"110" | b"111" | b"112"
+    )
+    .then(|| st.palette.clone());
+    dispatch_command(st, cmd, params, bell_terminated);
+    if palette_before.is_some_and(|before| before != st.palette) {
+        st.palette_generation += 1;
+    }
+}
+
+fn dispatch_command(st: &mut State, cmd: &&[u8], params: &[&[u8]], bell_terminated: bool) {
     let terminator: &[u8] = if bell_terminated { b"\x07" } else { b"\x1b\\" };
     match *cmd {
         b"0" | b"2" => st.set_title(&joined(params, 1)),

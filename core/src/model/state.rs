@@ -150,6 +150,8 @@ pub struct State {
     pub(super) scroll_bottom: usize,
     pub(super) tabs: Vec<bool>,
     pub(super) palette: Palette,
+    /// Bumped whenever a program changes the palette (frames carry it only then).
+    pub(super) palette_generation: u64,
     pub(super) title: String,
     pub(super) title_stack: Vec<String>,
     pub(super) cwd: Option<String>,
@@ -191,6 +193,7 @@ impl State {
             scroll_bottom: rows,
             tabs: default_tabs(cols),
             palette: Palette::default(),
+            palette_generation: 0,
             title: String::new(),
             title_stack: Vec::new(),
             cwd: None,
@@ -874,8 +877,11 @@ impl State {
         };
         let config = self.config.clone();
         let events = std::mem::take(&mut self.events);
+        let generation = self.palette_generation;
         let replies = std::mem::take(&mut self.replies);
         *self = State::new(size, config);
+        // A reset palette is a change too.
+        self.palette_generation = generation + 1;
         // Answers to queries that came before the reset still go out.
         self.events = events;
         self.replies = replies;

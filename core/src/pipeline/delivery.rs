@@ -25,8 +25,9 @@ pub struct Frame {
     pub scrollback_lines: u64,
     /// Scrollback lines dropped off the front so far (absolute line = dropped + index).
     pub scrollback_dropped: u64,
-    /// The pane's colours (programs change them with OSC 4/10/11/12).
-    pub palette: Palette,
+    /// The pane's colours, only when a program changed them (OSC 4/10/11/12 and
+    /// resets) since the previous delivery.
+    pub palette: Option<Palette>,
     /// URIs of the OSC 8 hyperlinks the delivered rows use.
     pub links: Vec<(u32, String)>,
     /// When the newest bytes in this frame were read from the pty (set by the model
@@ -129,7 +130,7 @@ pub fn frame(term: &mut Terminal, seq: u64) -> Frame {
         modes: *term.modes(),
         scrollback_lines: term.scrollback().len() as u64,
         scrollback_dropped: term.scrollback().dropped(),
-        palette: term.palette().clone(),
+        palette: None,
         links,
         read_at: None,
         built_at: Instant::now(),
@@ -224,7 +225,9 @@ impl PaneView {
         self.modes = f.modes;
         self.scrollback_lines = f.scrollback_lines;
         self.scrollback_dropped = f.scrollback_dropped;
-        self.palette = f.palette;
+        if let Some(palette) = f.palette {
+            self.palette = palette;
+        }
         self.links.extend(f.links);
         true
     }

@@ -255,16 +255,22 @@ async fn read_loop(
                 break;
             }
         };
-        let mut buf = shared.buffers.get();
         let want = room.min(READ_CHUNK);
-        buf.resize(want, 0);
-        let result =
-            guard.try_io(
-                |fd| match rustix::io::read(fd.get_ref().as_fd(), &mut buf[..]) {
-                    Ok(n) => Ok(n),
-                    Err(e) => Err(io::Error::from(e)),
-                },
-            );
+        let mut buf = shared.buffers.get();
+        if buf.capacity() > want {
+            // Near a full window: read no more than the room (a rare, allocating path).
+            shared
+                .buffers
+                .put(std::mem::replace(&mut buf, Vec::with_capacity(want)));
+        }
+        // Read straight into the spare capacity: no zero-filling on the hot path.
+        let result = guard.try_io(|fd| {
+            rustix::io::read(
+                fd.get_ref().as_fd(),
+                rustix::buffer::spare_capacity(&mut buf),
+            )
+            .map_err(io::Error::from)
+        });
         match result {
             Err(_would_block) => {
                 shared.buffers.put(buf);
@@ -272,7 +278,6 @@ async fn read_loop(
             }
             Ok(Ok(0)) => break,
             Ok(Ok(n)) => {
-                buf.truncate(n);
                 credit.on_read(n as u64);
                 let read_at = Instant::now();
                 if shared

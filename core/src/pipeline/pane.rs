@@ -26,6 +26,8 @@ pub struct PaneCore {
     /// `seq` of the last delivery: any byte since may have moved the cursor or changed a
     /// mode without damaging a row.
     delivered_seq: u64,
+    /// Palette generation the UI has (frames carry the palette only when it changed).
+    delivered_palette: Option<u64>,
 }
 
 impl PaneCore {
@@ -37,6 +39,7 @@ impl PaneCore {
             snapshot_due: false,
             outstanding: false,
             delivered_seq: 0,
+            delivered_palette: None,
         }
     }
 
@@ -91,12 +94,17 @@ impl PaneCore {
             let _ = self.term.take_damage();
             Delivery::Snapshot(Box::new(delivery::snapshot(&self.term, self.seq)))
         } else if self.term.damage().any() || self.seq != self.delivered_seq {
-            Delivery::Frame(delivery::frame(&mut self.term, self.seq))
+            let mut f = delivery::frame(&mut self.term, self.seq);
+            if self.delivered_palette != Some(self.term.palette_generation()) {
+                f.palette = Some(self.term.palette().clone());
+            }
+            Delivery::Frame(f)
         } else {
             return None;
         };
         self.outstanding = true;
         self.delivered_seq = self.seq;
+        self.delivered_palette = Some(self.term.palette_generation());
         Some(d)
     }
 }
