@@ -107,6 +107,27 @@ fn ctrl_plus_and_minus_zoom_the_font_and_the_grid_follows() {
     assert_eq!(h.state().as_ref().map(|a| a.font_size), Some(size_before));
 }
 
+/// Presses the left button on cell `from` (column, row), drags to `to` and releases.
+fn drag_select(h: &mut Harness<'static, Slot>, from: (f32, f32), to: (f32, f32)) {
+    let cell = h
+        .state()
+        .as_ref()
+        .map(|a| a.metrics(&h.ctx).cell)
+        .expect("metrics");
+    let origin = h.get_by_label("terminal").rect().min;
+    let at = |(col, row): (f32, f32)| origin + egui::vec2(col * cell.x + 1.0, row * cell.y + 1.0);
+    let press = |pos, pressed| Event::PointerButton {
+        pos,
+        button: egui::PointerButton::Primary,
+        pressed,
+        modifiers: Modifiers::NONE,
+    };
+    h.event(Event::PointerMoved(at(from)));
+    h.event(press(at(from), true));
+    h.event(Event::PointerMoved(at(to)));
+    h.event(press(at(to), false));
+}
+
 fn wheel(lines: f32) -> Event {
     Event::MouseWheel {
         unit: egui::MouseWheelUnit::Line,
@@ -160,23 +181,7 @@ fn dragging_selects_cells_and_ctrl_shift_c_copies_them() {
     step_until(&mut h, "output", |rows| {
         rows.iter().any(|r| r == "alpha beta gamma")
     });
-    let cell = h
-        .state()
-        .as_ref()
-        .map(|a| a.metrics(&h.ctx).cell)
-        .expect("metrics");
-    let origin = h.get_by_label("terminal").rect().min;
-    let at = |col: f32, row: f32| origin + egui::vec2(col * cell.x + 1.0, row * cell.y + 1.0);
-    let press = |pos, pressed| Event::PointerButton {
-        pos,
-        button: egui::PointerButton::Primary,
-        pressed,
-        modifiers: Modifiers::NONE,
-    };
-    h.event(Event::PointerMoved(at(6.0, 0.0)));
-    h.event(press(at(6.0, 0.0), true));
-    h.event(Event::PointerMoved(at(9.0, 0.0)));
-    h.event(press(at(9.0, 0.0), false));
+    drag_select(&mut h, (6.0, 0.0), (9.0, 0.0));
     h.step();
     assert_eq!(
         h.state().as_ref().and_then(|a| a.selection_text()),
@@ -325,23 +330,7 @@ fn a_selection_follows_its_text_as_output_scrolls_and_clears_when_the_text_chang
     step_until(&mut h, "output", |rows| {
         rows.iter().any(|r| r == "alpha beta gamma")
     });
-    let cell = h
-        .state()
-        .as_ref()
-        .map(|a| a.metrics(&h.ctx).cell)
-        .expect("metrics");
-    let origin = h.get_by_label("terminal").rect().min;
-    let at = |col: f32, row: f32| origin + egui::vec2(col * cell.x + 1.0, row * cell.y + 1.0);
-    let press = |pos, pressed| Event::PointerButton {
-        pos,
-        button: egui::PointerButton::Primary,
-        pressed,
-        modifiers: Modifiers::NONE,
-    };
-    h.event(Event::PointerMoved(at(6.0, 0.0)));
-    h.event(press(at(6.0, 0.0), true));
-    h.event(Event::PointerMoved(at(9.0, 0.0)));
-    h.event(press(at(9.0, 0.0), false));
+    drag_select(&mut h, (6.0, 0.0), (9.0, 0.0));
     h.step();
     h.step();
     assert_eq!(
@@ -359,10 +348,7 @@ fn a_selection_follows_its_text_as_output_scrolls_and_clears_when_the_text_chang
         Some("beta".to_string())
     );
     // Select on the screen, then the program rewrites that row: the selection goes.
-    h.event(Event::PointerMoved(at(0.0, 0.0)));
-    h.event(press(at(0.0, 0.0), true));
-    h.event(Event::PointerMoved(at(3.0, 0.0)));
-    h.event(press(at(3.0, 0.0), false));
+    drag_select(&mut h, (0.0, 0.0), (3.0, 0.0));
     h.step();
     h.step();
     let before = h.state().as_ref().and_then(|a| a.selection_text());
