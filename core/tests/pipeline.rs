@@ -395,3 +395,77 @@ fn search_covers_a_long_history_in_slices_with_absolute_lines() {
         "a bad pattern is an error, not a panic"
     );
 }
+
+#[test]
+fn a_parked_pane_reports_unseen_output_once_and_wakes_the_ui_for_its_facts() {
+    let (p, wakes) = pipeline_with(PipelineConfig::default());
+    // Output, a pause, more output and a bell, then the child waits to be told to go.
+    let pane = p
+        .spawn(&sh(
+            "echo one; sleep 0.3; echo two; printf '\\007'; read go; echo three",
+        ))
+        .expect("spawn");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let (mut unseen, mut bell) = (0, false);
+    while Instant::now() < deadline && !bell {
+        match p.wait_event(Duration::from_millis(100)) {
+            Some(PaneEvent::UnseenOutput { pane: id }) if id == pane => unseen += 1,
+            Some(PaneEvent::Fact {
+                event: TermEvent::Bell,
+                ..
+            }) => bell = true,
+            _ => {}
+        }
+    }
+    assert!(bell, "the bell of a parked pane arrives");
+    assert_eq!(unseen, 1, "one unseen-output event per parking");
+    assert!(wakes.load(Ordering::Relaxed) >= 1, "facts wake the UI");
+    // Revealing and parking again re-arms it.
+    p.set_visible(pane, true);
+    let mut view = None;
+    view_until(&p, pane, &mut view, |v| {
+        v.dump().rows.join("\n").contains("two")
+    });
+    p.set_visible(pane, false);
+    p.write(pane, b"go\n");
+    let mut again = false;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while Instant::now() < deadline && !again {
+        again = matches!(
+            p.wait_event(Duration::from_millis(100)),
+            Some(PaneEvent::UnseenOutput { pane: id }) if id == pane
+        );
+    }
+    assert!(again, "output after parking again is reported");
+}
+
+#[test]
+fn process_info_names_the_foreground_program_and_the_shell_cwd() {
+    let p = pipeline();
+    let dir = std::env::temp_dir();
+    let dir = dir.canonicalize().unwrap_or(dir);
+    let pane = p
+        .spawn(
+            &SpawnSpec::command("sh", &[])
+                .cwd(&dir)
+                .size(TermSize::new(80, 24)),
+        )
+        .expect("spawn");
+    let info = |p: &Pipeline| p.process_info(pane).expect("pane exists");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while info(&p).foreground_name.as_deref() != Some("sh") && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let at_prompt = info(&p);
+    assert_eq!(at_prompt.cwd.as_deref(), Some(dir.as_path()));
+    assert!(!at_prompt.runs_other_program(), "{at_prompt:?}");
+    p.write(pane, b"sleep 30\n");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while info(&p).foreground_name.as_deref() != Some("sleep") && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let busy = info(&p);
+    assert_eq!(busy.foreground_name.as_deref(), Some("sleep"), "{busy:?}");
+    assert!(busy.runs_other_program());
+    p.close(pane);
+}

@@ -54,6 +54,23 @@ impl std::fmt::Display for ExitInfo {
     }
 }
 
+/// What runs in a pane (see [`Pipeline::process_info`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProcessInfo {
+    pub shell_pid: Option<u32>,
+    /// The foreground process group's leader: the shell itself at its prompt.
+    pub foreground_pid: Option<u32>,
+    pub foreground_name: Option<String>,
+    pub cwd: Option<std::path::PathBuf>,
+}
+
+impl ProcessInfo {
+    /// A program other than the shell runs in the foreground (closing would kill it).
+    pub fn runs_other_program(&self) -> bool {
+        matches!((self.shell_pid, self.foreground_pid), (Some(s), Some(f)) if s != f)
+    }
+}
+
 /// Called by the model thread when a delivery or event is ready (the app sets it to
 /// `egui::Context::request_repaint`).
 pub type Waker = Arc<dyn Fn() + Send + Sync>;
@@ -73,6 +90,10 @@ pub enum PaneEvent {
     Error {
         pane: PaneId,
         message: String,
+    },
+    /// A parked pane produced output (sent once per parking).
+    UnseenOutput {
+        pane: PaneId,
     },
 }
 
@@ -399,6 +420,25 @@ impl Pipeline {
 
     pub fn pid(&self, pane: PaneId) -> Option<u32> {
         self.with_pane(pane, |p| p.pid).flatten()
+    }
+
+    /// What runs in the pane now: the shell's pid, the foreground process group's
+    /// leader and its name, and the shell's working directory (Linux `/proc`; `None`
+    /// parts elsewhere). Cheap enough for a tab title refresh now and then.
+    pub fn process_info(&self, pane: PaneId) -> Option<ProcessInfo> {
+        let (shell, fg) = self.with_pane(pane, |p| (p.pid, p.master.process_group_leader()))?;
+        let foreground = fg.and_then(|pid| u32::try_from(pid).ok());
+        let name = |pid: u32| {
+            std::fs::read_to_string(format!("/proc/{pid}/comm"))
+                .ok()
+                .map(|s| s.trim_end().to_owned())
+        };
+        Some(ProcessInfo {
+            shell_pid: shell,
+            foreground_pid: foreground,
+            foreground_name: foreground.and_then(name),
+            cwd: shell.and_then(|pid| std::fs::read_link(format!("/proc/{pid}/cwd")).ok()),
+        })
     }
 
     pub fn credit(&self, pane: PaneId) -> Option<Arc<Credit>> {

@@ -37,6 +37,8 @@ pub struct PaneEntry {
     eof: bool,
     /// When the newest parsed chunk was read (carried by frames, for latency analysis).
     last_read_at: Option<Instant>,
+    /// Output while parked has been reported (once per parking, for the "unseen" badge).
+    unseen_reported: bool,
 }
 
 impl PaneEntry {
@@ -56,6 +58,7 @@ impl PaneEntry {
             queue: VecDeque::new(),
             eof: false,
             last_read_at: None,
+            unseen_reported: false,
         }
     }
 }
@@ -255,6 +258,7 @@ impl ModelThread {
                             .push(pane.0, if visible { "reveal" } else { "park" });
                     }
                     p.core.set_visible(visible);
+                    p.unseen_reported = false;
                     p.slot.clear();
                 }
                 self.deliver(pane);
@@ -360,7 +364,7 @@ impl ModelThread {
         if p.queue.is_empty() {
             return;
         }
-        Self::parse_some(
+        let told = Self::parse_some(
             p,
             SLICE_BYTES,
             &self.buffers,
@@ -368,6 +372,9 @@ impl ModelThread {
             self.epoch,
             pane,
         );
+        if told {
+            (self.waker)();
+        }
         self.deliver(pane);
     }
 
@@ -379,12 +386,14 @@ impl ModelThread {
         pane: PaneId,
     ) {
         while !p.queue.is_empty() {
-            Self::parse_some(p, usize::MAX, buffers, events, epoch, pane);
+            // Callers wake the UI after draining (a close or an exit follows).
+            let _ = Self::parse_some(p, usize::MAX, buffers, events, epoch, pane);
         }
     }
 
     /// Parses up to `budget` bytes of the pane's queue; credits, replies and facts go
-    /// out after each chunk piece.
+    /// out after each chunk piece. Returns whether an event was sent (the UI must wake:
+    /// a parked pane's bell or title changes no frame).
     fn parse_some(
         p: &mut PaneEntry,
         budget: usize,
@@ -392,7 +401,13 @@ impl ModelThread {
         events: &Sender<PaneEvent>,
         epoch: Instant,
         pane: PaneId,
-    ) {
+    ) -> bool {
+        let mut told = false;
+        if !p.core.is_visible() && !p.unseen_reported && !p.queue.is_empty() {
+            p.unseen_reported = true;
+            told = true;
+            let _ = events.send(PaneEvent::UnseenOutput { pane });
+        }
         let mut left = budget;
         while left > 0 {
             let Some(chunk) = p.queue.front_mut() else {
@@ -421,6 +436,7 @@ impl ModelThread {
                 p.stats.reply_latency.record(read_at.elapsed());
             }
             for event in coalesce(parsed.events) {
+                told = true;
                 let _ = events.send(PaneEvent::Fact { pane, event });
             }
             p.last_read_at = Some(read_at);
@@ -431,6 +447,7 @@ impl ModelThread {
         p.stats
             .scrollback_lines
             .store(p.core.term.scrollback().len() as u64, Ordering::Relaxed);
+        told
     }
 
     /// Builds the next delivery for a visible pane if the UI holds the credit.
