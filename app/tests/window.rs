@@ -94,17 +94,25 @@ fn ctrl_plus_and_minus_zoom_the_font_and_the_grid_follows() {
     // The pane starts at 80x24 and grows to what fits the 800x480 window.
     step_until(&mut h, "the grid fits the window", |rows| rows.len() > 24);
     let cols_before = screen(&h).len();
-    let size_before = h.state().as_ref().map(|a| a.font_size).unwrap_or_default();
+    let size_before = h
+        .state()
+        .as_ref()
+        .map(|a| a.font_size())
+        .unwrap_or_default();
     h.key_press_modifiers(Modifiers::CTRL, Key::Equals);
     h.key_press_modifiers(Modifiers::CTRL, Key::Equals);
     h.step();
-    let size_after = h.state().as_ref().map(|a| a.font_size).unwrap_or_default();
+    let size_after = h
+        .state()
+        .as_ref()
+        .map(|a| a.font_size())
+        .unwrap_or_default();
     assert_eq!(size_after, size_before + 2.0);
     // A bigger cell means fewer rows in the same window.
     step_until(&mut h, "the grid shrinks", |rows| rows.len() < cols_before);
     h.key_press_modifiers(Modifiers::CTRL, Key::Num0);
     h.step();
-    assert_eq!(h.state().as_ref().map(|a| a.font_size), Some(size_before));
+    assert_eq!(h.state().as_ref().map(|a| a.font_size()), Some(size_before));
 }
 
 /// Presses the left button on cell `from` (column, row), drags to `to` and releases.

@@ -1,129 +1,36 @@
-//! The eframe app: one pane running the user's shell (tabs, splits and worktrees come
-//! with the workspace). Deliveries from the model become a `PaneView`; keys go straight
-//! to the pty writer.
+//! The eframe app: worktree groups, each with tabs, each tab a split tree of panes
+//! (the model of that is `tern_core::workspace`). Panes that are not shown are parked:
+//! their view is freed and the pipeline sends them nothing until they are revealed.
+//! Keys bound in the command table are taken first; the rest go to the focused pane.
 
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use egui::{FontData, FontDefinitions, FontFamily, FontId, Sense, vec2};
-use tern_core::input::{
-    Key, KeyModes, MouseButton, MouseEvent, MouseEventKind, encode_focus, encode_key, encode_mouse,
-    encode_paste,
-};
-use tern_core::model::{MouseTracking, Row};
-use tern_core::model::{Palette, TermSize};
-use tern_core::pipeline::delivery::{Delivery, PaneView};
+use tern_core::layout::{Axis, Direction, Rect};
+use tern_core::model::{ShellMark, TermEvent, TermSize};
+use tern_core::pipeline::delivery::PaneView;
 use tern_core::pipeline::{PaneEvent, PaneId, Pipeline, PipelineConfig, SpawnSpec};
+use tern_core::workspace::{Badges, Closed, Workspace};
 
-use super::glyphs::GlyphCache;
-use super::input;
-use super::render::{self, Metrics, Scene};
-use super::search::{SearchAction, SearchBar};
-use super::theme::Theme;
+use super::chrome;
+use super::commands::{COMMANDS, Command, KeyMap};
+use super::palette::{Entry, Picked, Picker};
+use super::pane::{PaneUi, Shared};
 use super::trace::Trace;
-use super::viewport::{Point, SelectMode, Viewport};
 
-pub const DEFAULT_FONT_SIZE: f32 = 15.0;
-const FONT_NAME: &str = "tern-mono";
-const BOLD_FONT_NAME: &str = "tern-mono-bold";
-/// System fonts tried as fallbacks for wide scripts (colour emoji fonts are not: egui's
-/// glyph atlas here is monochrome, so their glyphs would come out blank).
-const SYSTEM_FALLBACKS: &[(&str, &[&str])] = &[(
-    "system-cjk",
-    &[
-        "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
-        "/usr/share/fonts/noto-cjk/NotoSansCJK-Regular.ttc",
-        "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
-        "/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf",
-        "/System/Library/Fonts/PingFang.ttc",
-    ],
-)];
+pub use super::fonts::{
+    BOLD_FAMILY, BOLD_ITALIC_FAMILY, DEFAULT_FONT_SIZE, ITALIC_FAMILY, ime_configured,
+    install_fonts,
+};
 
-/// The font families for bold, italic and bold italic text.
-pub const BOLD_FAMILY: &str = "tern-bold";
-pub const ITALIC_FAMILY: &str = "tern-italic";
-pub const BOLD_ITALIC_FAMILY: &str = "tern-bold-italic";
-
-/// The bundled faces: (font name, family for that face, bytes).
-const FACES: [(&str, Option<&str>, &[u8]); 4] = [
-    (
-        FONT_NAME,
-        None,
-        include_bytes!("../../../assets/fonts/DejaVuSansMono.ttf"),
-    ),
-    (
-        BOLD_FONT_NAME,
-        Some(BOLD_FAMILY),
-        include_bytes!("../../../assets/fonts/DejaVuSansMono-Bold.ttf"),
-    ),
-    (
-        "tern-mono-italic",
-        Some(ITALIC_FAMILY),
-        include_bytes!("../../../assets/fonts/DejaVuSansMono-Oblique.ttf"),
-    ),
-    (
-        "tern-mono-bold-italic",
-        Some(BOLD_ITALIC_FAMILY),
-        include_bytes!("../../../assets/fonts/DejaVuSansMono-BoldOblique.ttf"),
-    ),
-];
-
-/// Installs the bundled monospace faces first, then system fallbacks for wide scripts,
-/// then egui's own fonts.
-pub fn install_fonts(ctx: &egui::Context) {
-    let mut fonts = FontDefinitions::default();
-    let egui_fallbacks = fonts
-        .families
-        .get(&FontFamily::Monospace)
-        .cloned()
-        .unwrap_or_default();
-    // Wide scripts come from the system's fonts when it has them (they are too large to
-    // bundle): the first of each list that exists is added as a fallback.
-    let mut system: Vec<String> = Vec::new();
-    for (name, candidates) in SYSTEM_FALLBACKS {
-        let Some(bytes) = candidates.iter().find_map(|p| std::fs::read(p).ok()) else {
-            continue;
-        };
-        fonts
-            .font_data
-            .insert((*name).to_owned(), Arc::new(FontData::from_owned(bytes)));
-        system.push((*name).to_owned());
-    }
-    for (name, family, bytes) in FACES {
-        fonts
-            .font_data
-            .insert(name.to_owned(), Arc::new(FontData::from_static(bytes)));
-        // Each face falls back to the regular face, the system fonts, then egui's.
-        let mut chain = vec![name.to_owned()];
-        if name != FONT_NAME {
-            chain.push(FONT_NAME.to_owned());
-        }
-        chain.extend(system.iter().cloned());
-        chain.extend(egui_fallbacks.iter().cloned());
-        let family = match family {
-            None => FontFamily::Monospace,
-            Some(f) => FontFamily::Name(f.into()),
-        };
-        fonts.families.insert(family, chain);
-    }
-    ctx.set_fonts(fonts);
-}
-
-/// Whether an input method is set up (X11: `XMODIFIERS=@im=...`; Wayland's text input
-/// is always there; `TERN_IME=1` forces it on, `TERN_IME=0` off). On X11 without an
-/// input method server, asking winit for IME makes key events slow to arrive.
-fn ime_configured() -> bool {
-    static CONFIGURED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *CONFIGURED.get_or_init(|| match std::env::var("TERN_IME").as_deref() {
-        Ok("1") => true,
-        Ok("0") => false,
-        _ => {
-            let xim = std::env::var("XMODIFIERS")
-                .is_ok_and(|m| m.contains("@im=") && !m.contains("@im=none"));
-            xim || std::env::var_os("WAYLAND_DISPLAY").is_some()
-        }
-    })
-}
+/// Points between split panes (the divider you drag).
+pub const DIVIDER: f32 = 4.0;
+/// How far one keyboard resize moves a pane edge (share of the split).
+const RESIZE_STEP: f32 = 0.05;
+/// How often the running program of each pane is looked up (for titles).
+const PROCESS_REFRESH: Duration = Duration::from_secs(1);
 
 /// What the app was asked to start.
 #[derive(Clone, Debug, Default)]
@@ -131,37 +38,35 @@ pub struct Launch {
     pub spec: SpawnSpec,
 }
 
+/// A picker or dialog over the panes.
+enum Overlay {
+    Palette(Picker<Command>),
+    Switcher(Picker<PaneId>),
+    Rename {
+        tab: tern_core::workspace::TabId,
+        text: String,
+    },
+    ConfirmClose {
+        pane: PaneId,
+        program: String,
+    },
+}
+
 pub struct TernApp {
-    pipeline: Arc<Pipeline>,
-    pane: Option<PaneId>,
-    spawn_error: Option<String>,
-    view: Option<PaneView>,
-    grid: Option<TermSize>,
-    pub font_size: f32,
-    palette: Palette,
-    theme: Theme,
-    focused: bool,
-    exited: Option<String>,
-    title: String,
-    trace: Trace,
-    first_frame_traced: bool,
-    first_output_traced: bool,
-    /// Keys waiting for the frame that shows their echo: (seq before, received at).
-    pending_keys: Vec<(u64, Instant)>,
-    viewport: Viewport,
-    /// Mouse button held for selection or reporting.
-    dragging: Option<MouseButton>,
-    /// Fractional wheel lines not yet scrolled.
-    wheel_rest: f32,
-    glyphs: GlyphCache,
-    /// A multi-line paste waiting for the user's go-ahead (the program did not turn on
-    /// bracketed paste, so each line would run as typed).
-    pending_paste: Option<String>,
-    /// When the user last typed: the blinking cursor restarts its phase (shown) then.
-    last_key_at: Instant,
-    search: Option<SearchBar>,
-    /// The selection as last checked: what it was, at which `seq`, and its text.
-    selection_guard: Option<(super::viewport::Selection, u64, String)>,
+    pub(crate) sh: Shared,
+    pub(crate) ws: Workspace<PaneId>,
+    pub(crate) panes: HashMap<PaneId, PaneUi>,
+    keymap: KeyMap,
+    launch: Launch,
+    overlay: Option<Overlay>,
+    pub(crate) sidebar_open: bool,
+    /// Panes shown last frame (the rest are parked).
+    shown: HashSet<PaneId>,
+    focused_last: Option<PaneId>,
+    /// A message for the user (spawn errors, refused actions).
+    pub(crate) status: Option<String>,
+    window_title: String,
+    processes_at: Instant,
 }
 
 impl TernApp {
@@ -182,712 +87,693 @@ impl TernApp {
         let pipeline = Pipeline::start(config, Arc::new(move || repaint.request_repaint()))
             .map(Arc::new)
             .unwrap_or_else(|e| panic!("cannot start the pipeline: {e}"));
-        let (pane, spawn_error) = match pipeline.spawn(&launch.spec) {
-            Ok(p) => {
-                pipeline.set_visible(p, true);
-                pipeline.set_focus(Some(p));
-                (Some(p), None)
-            }
-            Err(e) => (None, Some(e.to_string())),
+        let mut app = TernApp {
+            sh: Shared::new(pipeline, trace),
+            ws: Workspace::default(),
+            panes: HashMap::new(),
+            keymap: KeyMap::default(),
+            launch,
+            overlay: None,
+            sidebar_open: false,
+            shown: HashSet::new(),
+            focused_last: None,
+            status: None,
+            window_title: String::new(),
+            processes_at: Instant::now(),
         };
-        TernApp {
-            pipeline,
-            pane,
-            spawn_error,
-            view: None,
-            grid: launch.spec.size,
-            font_size: DEFAULT_FONT_SIZE,
-            palette: Palette::default(),
-            theme: Theme::default(),
-            focused: true,
-            exited: None,
-            title: "tern".into(),
-            trace,
-            first_frame_traced: false,
-            first_output_traced: false,
-            pending_keys: Vec::new(),
-            viewport: Viewport::default(),
-            dragging: None,
-            wheel_rest: 0.0,
-            glyphs: GlyphCache::default(),
-            pending_paste: None,
-            last_key_at: Instant::now(),
-            search: None,
-            selection_guard: None,
+        let dir = app
+            .launch
+            .spec
+            .cwd
+            .clone()
+            .or_else(|| std::env::current_dir().ok())
+            .unwrap_or_else(|| PathBuf::from("/"));
+        let group = app.ws.add_group(dir_name(&dir), dir, None);
+        let spec = app.launch.spec.clone();
+        if let Some(pane) = app.spawn(&spec) {
+            app.ws.add_tab(group, pane);
+        }
+        app
+    }
+
+    /// Starts a pane (hidden until it is shown).
+    fn spawn(&mut self, spec: &SpawnSpec) -> Option<PaneId> {
+        match self.sh.pipeline.spawn(spec) {
+            Ok(id) => {
+                self.panes
+                    .insert(id, PaneUi::new(id, self.sh.pipeline.clone()));
+                Some(id)
+            }
+            Err(e) => {
+                self.status = Some(format!("cannot start a shell: {e}"));
+                None
+            }
         }
     }
 
-    pub fn pane(&self) -> Option<PaneId> {
-        self.pane
-    }
-
-    pub fn view(&self) -> Option<&PaneView> {
-        self.view.as_ref()
+    /// A new shell in `dir` (the user's shell, not the `-e` program).
+    fn spawn_shell(&mut self, dir: &Path) -> Option<PaneId> {
+        let spec = SpawnSpec {
+            command: None,
+            cwd: Some(dir.to_path_buf()),
+            size: self.focused_ui().and_then(PaneUi::grid),
+            ..self.launch.spec.clone()
+        };
+        self.spawn(&spec)
     }
 
     pub fn pipeline(&self) -> &Arc<Pipeline> {
-        &self.pipeline
+        &self.sh.pipeline
+    }
+
+    pub fn workspace(&self) -> &Workspace<PaneId> {
+        &self.ws
+    }
+
+    /// The focused pane.
+    pub fn pane(&self) -> Option<PaneId> {
+        self.ws.focused_pane()
+    }
+
+    pub fn pane_ui(&self, pane: PaneId) -> Option<&PaneUi> {
+        self.panes.get(&pane)
+    }
+
+    fn focused_ui(&self) -> Option<&PaneUi> {
+        self.panes.get(&self.ws.focused_pane()?)
+    }
+
+    fn focused_ui_mut(&mut self) -> Option<&mut PaneUi> {
+        let id = self.ws.focused_pane()?;
+        self.panes.get_mut(&id)
+    }
+
+    pub fn font_size(&self) -> f32 {
+        self.sh.font_size
+    }
+
+    pub fn set_font_size(&mut self, size: f32) {
+        self.sh.font_size = size.clamp(6.0, 72.0);
+    }
+
+    pub fn view(&self) -> Option<&PaneView> {
+        self.focused_ui()?.view()
     }
 
     pub fn scroll_offset(&self) -> usize {
-        self.viewport.offset
+        self.focused_ui().map_or(0, PaneUi::scroll_offset)
     }
 
-    /// The rows the window shows now (history lines when scrolled up).
     pub fn shown_rows(&mut self) -> Vec<String> {
-        let (Some(pane), Some(view)) = (self.pane, self.view.as_ref()) else {
-            return Vec::new();
-        };
-        self.viewport.refresh(&self.pipeline, pane, view);
-        self.viewport
-            .rows(view)
-            .iter()
-            .map(|r| r.text().trim_end().to_owned())
-            .collect()
+        self.focused_ui_mut()
+            .map(PaneUi::shown_rows)
+            .unwrap_or_default()
     }
 
-    /// The selected text, if any.
     pub fn selection_text(&self) -> Option<String> {
-        let (pane, view) = (self.pane?, self.view.as_ref()?);
-        let total = view.scrollback_lines as usize;
-        let dropped = view.scrollback_dropped as usize;
-        self.viewport.selected_text(|abs| {
-            // Lines that dropped off the scrollback are gone.
-            let line = abs.checked_sub(dropped)?;
-            if line >= total {
-                view.rows.get(line - total).cloned()
-            } else {
-                self.pipeline
-                    .history(pane, total - 1 - line, 1)
-                    .and_then(|p| p.rows.into_iter().next())
-            }
-        })
+        self.focused_ui()?.selection_text()
     }
 
     pub fn exited(&self) -> Option<&str> {
-        self.exited.as_deref()
+        self.focused_ui()?.exited.as_deref()
     }
 
-    pub fn metrics(&self, ctx: &egui::Context) -> Metrics {
-        let font = FontId::new(self.font_size, FontFamily::Monospace);
-        let (w, h) = ctx.fonts_mut(|f| (f.glyph_width(&font, 'M'), f.row_height(&font)));
-        let ppp = ctx.pixels_per_point();
-        // Whole pixels, so cell edges (and box drawing) land on pixel boundaries.
-        let snap = |v: f32| (v * ppp).round().max(1.0) / ppp;
-        Metrics {
-            font,
-            cell: vec2(snap(w), snap(h)),
-        }
+    pub fn metrics(&self, ctx: &egui::Context) -> super::render::Metrics {
+        self.sh.metrics(ctx)
     }
 
-    /// Takes what the model delivered and the facts it reported.
-    fn poll(&mut self, ctx: &egui::Context) {
-        for event in self.pipeline.poll_events() {
-            match event {
-                PaneEvent::Fact {
-                    event: tern_core::model::TermEvent::Title(t),
-                    ..
-                } => {
-                    self.title = if t.is_empty() { "tern".into() } else { t };
-                    ctx.send_viewport_cmd(egui::ViewportCommand::Title(self.title.clone()));
-                }
-                PaneEvent::Exited { exit, .. } => {
-                    self.exited = Some(format!("[process exited with {exit}]"));
-                }
-                PaneEvent::Error { message, .. } => {
-                    self.exited = Some(format!("[error: {message}]"))
-                }
-                _ => {}
-            }
-        }
-        let Some(pane) = self.pane else { return };
-        while let Some(d) = self.pipeline.take(pane) {
-            // The shell's first output may arrive in a frame or already in the snapshot.
-            let (seq, read_at, built_at) = match &d {
-                Delivery::Frame(f) => (f.seq, f.read_at, f.built_at),
-                Delivery::Snapshot(sn) => (sn.seq, None, sn.built_at),
-            };
-            if seq > 0 && !self.first_output_traced {
-                self.first_output_traced = true;
-                if let Some(read_at) = read_at {
-                    self.trace.event_at("first_output_read", read_at, "");
-                }
-                self.trace
-                    .event_at("first_output_frame_built", built_at, "");
-            }
-            PaneView::apply_delivery(&mut self.view, d);
-        }
-    }
-
-    /// The hyperlink (OSC 8, or a URL in the text) at a cell of what the window shows.
     pub fn link_at_cell(
         &mut self,
         row: usize,
         col: usize,
     ) -> Option<(std::ops::Range<usize>, String)> {
-        let (pane, view) = (self.pane?, self.view.as_ref()?);
-        self.viewport.refresh(&self.pipeline, pane, view);
-        let rows = self.viewport.rows(view);
-        super::links::link_at(rows.get(row)?, col, |id| view.links.get(&id).cloned())
+        self.focused_ui_mut()?.link_at_cell(row, col)
     }
 
-    /// The cell under `pos` in `rect` (clamped to the grid).
-    fn cell_at(&self, pos: egui::Pos2, rect: egui::Rect, m: &Metrics) -> (usize, usize) {
-        let size = self.grid.unwrap_or(TermSize::new(80, 24));
-        let col = ((pos.x - rect.left()) / m.cell.x).floor().max(0.0) as usize;
-        let row = ((pos.y - rect.top()) / m.cell.y).floor().max(0.0) as usize;
-        (
-            row.min(size.rows.saturating_sub(1)),
-            col.min(size.cols.saturating_sub(1)),
-        )
-    }
-
-    fn write_key_bytes(&mut self, pane: PaneId, bytes: &[u8], seq: u64) {
-        self.last_key_at = Instant::now();
-        self.pipeline.write(pane, bytes);
-        self.pending_keys.push((seq, Instant::now()));
-        self.viewport.to_bottom();
-    }
-
-    fn handle_input(
-        &mut self,
-        ctx: &egui::Context,
-        rect: egui::Rect,
-        m: &Metrics,
-        response: &egui::Response,
-    ) {
-        let Some(pane) = self.pane else { return };
-        let modes = self.view.as_ref().map(|v| v.modes).unwrap_or_default();
-        let key_modes = KeyModes::from_modes(&modes);
-        let events = ctx.input(|i| i.events.clone());
-        let seq = self.view.as_ref().map_or(0, |v| v.seq);
-        let rows = self.grid.map_or(24, |g| g.rows) as isize;
-        for event in events {
-            match event {
-                egui::Event::Key {
-                    key,
-                    pressed: true,
-                    modifiers,
-                    ..
-                } => {
-                    if modifiers.ctrl && modifiers.shift {
-                        // Ctrl+Shift combinations are tern's own shortcuts.
-                        match key {
-                            egui::Key::V => {
-                                ctx.send_viewport_cmd(egui::ViewportCommand::RequestPaste)
-                            }
-                            egui::Key::C => {
-                                if let Some(text) = self.selection_text() {
-                                    ctx.copy_text(text);
-                                }
-                            }
-                            egui::Key::Home => {
-                                if let Some(v) = &self.view {
-                                    self.viewport.offset = v.scrollback_lines as usize;
-                                }
-                            }
-                            egui::Key::End => self.viewport.to_bottom(),
-                            egui::Key::F => self.search = Some(SearchBar::new()),
-                            _ => {}
-                        }
-                        continue;
-                    }
-                    if modifiers.shift
-                        && !modifiers.ctrl
-                        && matches!(key, egui::Key::PageUp | egui::Key::PageDown)
-                    {
-                        if let Some(v) = &self.view {
-                            let page = if key == egui::Key::PageUp {
-                                rows - 1
-                            } else {
-                                1 - rows
-                            };
-                            self.viewport.scroll_by(page, v);
-                        }
-                        continue;
-                    }
-                    if modifiers.ctrl
-                        && !modifiers.shift
-                        && matches!(key, egui::Key::Equals | egui::Key::Plus)
-                    {
-                        self.font_size = (self.font_size + 1.0).min(72.0);
-                        continue;
-                    }
-                    if modifiers.ctrl && !modifiers.shift && key == egui::Key::Minus {
-                        self.font_size = (self.font_size - 1.0).max(6.0);
-                        continue;
-                    }
-                    if modifiers.ctrl && !modifiers.shift && key == egui::Key::Num0 {
-                        self.font_size = DEFAULT_FONT_SIZE;
-                        continue;
-                    }
-                    if input::is_text_key(key, modifiers) {
-                        continue; // its text arrives as a text event
-                    }
-                    if let Some(k) = input::key(key)
-                        && let Some(bytes) = encode_key(k, input::mods(modifiers), key_modes)
-                    {
-                        self.write_key_bytes(pane, &bytes, seq);
-                    }
-                }
-                egui::Event::Text(text) => self.write_key_bytes(pane, text.as_bytes(), seq),
-                // Composed text from an input method (the preedit is the IME's to show).
-                egui::Event::Ime(egui::ImeEvent::Commit(text)) => {
-                    self.write_key_bytes(pane, text.as_bytes(), seq)
-                }
-                egui::Event::Paste(text) => {
-                    if !modes.bracketed_paste && tern_core::input::paste::is_multiline(&text) {
-                        self.pending_paste = Some(text);
-                    } else {
-                        self.pipeline
-                            .write(pane, &encode_paste(&text, modes.bracketed_paste));
-                        self.viewport.to_bottom();
-                    }
-                }
-                egui::Event::WindowFocused(focused) => {
-                    self.focused = focused;
-                    if modes.focus_events {
-                        self.pipeline.write(pane, encode_focus(focused));
-                    }
-                }
-                egui::Event::PointerButton {
-                    pos,
-                    button,
-                    pressed,
-                    modifiers,
-                } if rect.contains(pos) || !pressed => {
-                    let (row, col) = self.cell_at(pos, rect, m);
-                    let b = match button {
-                        egui::PointerButton::Primary => MouseButton::Left,
-                        egui::PointerButton::Middle => MouseButton::Middle,
-                        egui::PointerButton::Secondary => MouseButton::Right,
-                        _ => continue,
-                    };
-                    self.dragging = if pressed { Some(b) } else { None };
-                    if modes.mouse != MouseTracking::Off && !modifiers.shift {
-                        let kind = if pressed {
-                            MouseEventKind::Press
-                        } else {
-                            MouseEventKind::Release
-                        };
-                        let ev = MouseEvent {
-                            kind,
-                            button: b,
-                            col,
-                            row,
-                            mods: input::mods(modifiers),
-                        };
-                        if let Some(bytes) = encode_mouse(ev, modes.mouse, modes.mouse_encoding) {
-                            self.pipeline.write(pane, &bytes);
-                        }
-                    } else if pressed && b == MouseButton::Left && modifiers.ctrl {
-                        if let Some((_, uri)) = self.link_at_cell(row, col)
-                            && let Err(e) = super::links::open(&uri)
-                        {
-                            self.exited = Some(format!("[{e}]"));
-                        }
-                    } else if pressed && b == MouseButton::Left {
-                        if let Some(v) = &self.view {
-                            let line = self.viewport.line_of_row(v, row);
-                            let at = Point { line, col };
-                            if modifiers.shift && self.viewport.selection.is_some() {
-                                self.viewport.extend_selection(at);
-                            } else {
-                                self.viewport.start_selection(at, SelectMode::Cells, v.seq);
-                            }
-                        }
-                    } else if pressed && b == MouseButton::Middle {
-                        ctx.send_viewport_cmd(egui::ViewportCommand::RequestPaste);
-                    }
-                }
-                egui::Event::PointerMoved(pos) => {
-                    let (row, col) = self.cell_at(pos, rect, m);
-                    if modes.mouse != MouseTracking::Off {
-                        let button = self.dragging.unwrap_or(MouseButton::None);
-                        let ev = MouseEvent {
-                            kind: MouseEventKind::Motion,
-                            button,
-                            col,
-                            row,
-                            mods: tern_core::input::Mods::NONE,
-                        };
-                        if rect.contains(pos)
-                            && let Some(bytes) = encode_mouse(ev, modes.mouse, modes.mouse_encoding)
-                        {
-                            self.pipeline.write(pane, &bytes);
-                        }
-                    } else if self.dragging == Some(MouseButton::Left)
-                        && let Some(v) = &self.view
-                    {
-                        let line = self.viewport.line_of_row(v, row);
-                        self.viewport.extend_selection(Point { line, col });
-                    }
-                }
-                egui::Event::MouseWheel {
-                    unit,
-                    delta,
-                    modifiers,
-                    ..
-                } => {
-                    let lines = match unit {
-                        egui::MouseWheelUnit::Line => delta.y * 3.0,
-                        egui::MouseWheelUnit::Page => delta.y * rows as f32,
-                        egui::MouseWheelUnit::Point => delta.y / m.cell.y,
-                    } + self.wheel_rest;
-                    let whole = lines.trunc();
-                    self.wheel_rest = lines - whole;
-                    let steps = whole as isize;
-                    if steps == 0 {
-                        continue;
-                    }
-                    let pos = ctx.input(|i| i.pointer.hover_pos()).unwrap_or(rect.min);
-                    let (row, col) = self.cell_at(pos, rect, m);
-                    if modes.mouse != MouseTracking::Off && !modifiers.shift {
-                        let button = if steps > 0 {
-                            MouseButton::WheelUp
-                        } else {
-                            MouseButton::WheelDown
-                        };
-                        for _ in 0..steps.unsigned_abs() {
-                            let ev = MouseEvent {
-                                kind: MouseEventKind::Press,
-                                button,
-                                col,
-                                row,
-                                mods: input::mods(modifiers),
-                            };
-                            if let Some(bytes) = encode_mouse(ev, modes.mouse, modes.mouse_encoding)
-                            {
-                                self.pipeline.write(pane, &bytes);
-                            }
-                        }
-                    } else if modes.alt_screen && modes.alternate_scroll {
-                        let k = if steps > 0 { Key::Up } else { Key::Down };
-                        for _ in 0..steps.unsigned_abs() {
-                            if let Some(bytes) =
-                                encode_key(k, tern_core::input::Mods::NONE, key_modes)
-                            {
-                                self.pipeline.write(pane, &bytes);
-                            }
-                        }
-                    } else if !modes.alt_screen
-                        && let Some(v) = &self.view
-                    {
-                        self.viewport.scroll_by(steps, v);
-                    }
-                }
-                _ => {}
-            }
-        }
-        // Double and triple clicks select words and lines.
-        if modes.mouse == MouseTracking::Off
-            && (response.double_clicked() || response.triple_clicked())
-            && let (Some(pos), Some(v)) = (response.interact_pointer_pos(), &self.view)
-        {
-            let (row, col) = self.cell_at(pos, rect, m);
-            let at = Point {
-                line: self.viewport.line_of_row(v, row),
-                col,
-            };
-            let mode = if response.triple_clicked() {
-                SelectMode::Lines
-            } else {
-                SelectMode::Words
-            };
-            self.viewport.start_selection(at, mode, v.seq);
-        }
-    }
-
-    /// Asks before sending a multi-line paste that is not bracketed.
-    fn confirm_paste(&mut self, ctx: &egui::Context) {
-        let Some(text) = self.pending_paste.clone() else {
-            return;
-        };
-        let lines = text.trim_end_matches(['\n', '\r']).lines().count();
-        let mut decision: Option<bool> = None;
-        egui::Modal::new(egui::Id::unique("tern-paste-confirm")).show(ctx, |ui| {
-            ui.heading(format!("Paste {lines} lines?"));
-            ui.label(
-                "The program has not turned on bracketed paste, so each line will run as if typed.",
-            );
-            let preview: String = text.lines().take(5).collect::<Vec<_>>().join("\n");
-            ui.monospace(preview);
-            ui.horizontal(|ui| {
-                if ui.button("Paste").clicked() {
-                    decision = Some(true);
-                }
-                if ui.button("Cancel").clicked() {
-                    decision = Some(false);
-                }
-            });
-        });
-        if ctx.input(|i| i.key_pressed(egui::Key::Escape)) {
-            decision = Some(false);
-        }
-        if let Some(go) = decision {
-            self.pending_paste = None;
-            if go && let Some(pane) = self.pane {
-                self.pipeline.write(pane, &encode_paste(&text, false));
-                self.viewport.to_bottom();
-            }
-        }
-    }
-
-    /// Keeps the selection while its text is unchanged (output that scrolls it is fine)
-    /// and clears it when the selected content changes or scrolls off the scrollback.
-    fn check_selection(&mut self) {
-        let Some(sel) = self.viewport.selection else {
-            self.selection_guard = None;
-            return;
-        };
-        let seq = self.view.as_ref().map_or(0, |v| v.seq);
-        match &self.selection_guard {
-            Some((s, q, _)) if *s == sel && *q == seq => {}
-            Some((s, _, text)) if *s == sel => {
-                let now = self.selection_text();
-                if now.as_deref() != Some(text.as_str()) {
-                    self.viewport.selection = None;
-                    self.selection_guard = None;
-                } else {
-                    self.selection_guard = Some((sel, seq, text.clone()));
-                }
-            }
-            _ => {
-                // A new or changed selection: remember what it holds now.
-                self.selection_guard = self.selection_text().map(|t| (sel, seq, t));
-            }
-        }
-    }
-
-    /// The search bar's state, when it is open.
-    pub fn search(&self) -> Option<&SearchBar> {
-        self.search.as_ref()
+    pub fn search(&self) -> Option<&super::search::SearchBar> {
+        self.focused_ui()?.search()
     }
 
     pub fn paste_pending(&self) -> bool {
-        self.pending_paste.is_some()
+        self.focused_ui().is_some_and(PaneUi::paste_pending)
+    }
+
+    /// Which picker is open: "palette", "switcher", or `None`.
+    pub fn overlay(&self) -> Option<&'static str> {
+        match self.overlay {
+            Some(Overlay::Palette(_)) => Some("palette"),
+            Some(Overlay::Switcher(_)) => Some("switcher"),
+            Some(Overlay::Rename { .. }) => Some("rename"),
+            Some(Overlay::ConfirmClose { .. }) => Some("confirm-close"),
+            None => None,
+        }
+    }
+
+    /// A tab's title: the name the user gave it, else its focused pane's.
+    pub fn tab_title(&self, tab: &tern_core::workspace::Tab<PaneId>) -> String {
+        if let Some(t) = &tab.custom_title {
+            return t.clone();
+        }
+        self.pane_title(tab.focused)
+    }
+
+    /// A pane's title: the program's (OSC 0/2), else the running program, else the
+    /// directory.
+    pub fn pane_title(&self, pane: PaneId) -> String {
+        let Some(p) = self.panes.get(&pane) else {
+            return "—".into();
+        };
+        if !p.title.is_empty() {
+            return p.title.clone();
+        }
+        if let Some(c) = &p.command {
+            return c.clone();
+        }
+        match self.pane_cwd(pane) {
+            Some(dir) => dir_name(&dir),
+            None => "shell".into(),
+        }
+    }
+
+    /// The pane's working directory: OSC 7 when the shell reports it, else the
+    /// shell's own (from the process table).
+    pub fn pane_cwd(&self, pane: PaneId) -> Option<PathBuf> {
+        let p = self.panes.get(&pane)?;
+        if let Some(c) = &p.cwd_reported
+            && let Some(path) = cwd_from_osc7(c)
+        {
+            return Some(path);
+        }
+        self.sh.pipeline.process_info(pane).and_then(|i| i.cwd)
+    }
+
+    pub fn pane_badges(&self, pane: PaneId) -> Badges {
+        self.panes.get(&pane).map(|p| p.badges).unwrap_or_default()
+    }
+
+    /// Routes the pipeline's facts to their panes; hidden panes collect badges.
+    fn route_events(&mut self) {
+        for event in self.sh.pipeline.poll_events() {
+            let pane = match &event {
+                PaneEvent::Fact { pane, .. }
+                | PaneEvent::Exited { pane, .. }
+                | PaneEvent::Error { pane, .. }
+                | PaneEvent::UnseenOutput { pane } => *pane,
+            };
+            let hidden = !self.shown.contains(&pane);
+            let Some(p) = self.panes.get_mut(&pane) else {
+                continue;
+            };
+            match event {
+                PaneEvent::Fact { event, .. } => match event {
+                    TermEvent::Title(t) => p.title = t,
+                    TermEvent::Cwd(c) => p.cwd_reported = Some(c),
+                    TermEvent::Bell => p.badges.bell |= hidden,
+                    TermEvent::Notification { title, body } => {
+                        p.badges.notification |= hidden;
+                        self.status = Some(format!("{title}: {body}"));
+                    }
+                    TermEvent::Shell {
+                        mark: ShellMark::CommandFinished { exit_code },
+                        ..
+                    } if hidden => {
+                        p.badges.finished = Some(exit_code.is_none_or(|c| c == 0));
+                    }
+                    _ => {}
+                },
+                PaneEvent::Exited { exit, .. } => {
+                    p.exited = Some(format!("[process exited with {exit}]"));
+                    if hidden {
+                        p.badges.finished = Some(exit.code == 0);
+                    }
+                }
+                PaneEvent::Error { message, .. } => p.exited = Some(format!("[error: {message}]")),
+                PaneEvent::UnseenOutput { .. } => p.badges.unseen_output |= hidden,
+            }
+        }
+    }
+
+    /// Looks up what each pane runs (for titles, the switcher and close confirmation).
+    fn refresh_processes(&mut self, ctx: &egui::Context) {
+        if self.processes_at.elapsed() < PROCESS_REFRESH {
+            return;
+        }
+        self.processes_at = Instant::now();
+        for (id, p) in self.panes.iter_mut() {
+            let Some(info) = self.sh.pipeline.process_info(*id) else {
+                continue;
+            };
+            p.command = info
+                .runs_other_program()
+                .then(|| info.foreground_name.clone())
+                .flatten();
+            if p.command.is_some() {
+                p.last_command = p.command.clone();
+            }
+        }
+        ctx.request_repaint_after(PROCESS_REFRESH);
+    }
+
+    /// Parks panes that left the screen and reveals the ones that came on it.
+    fn sync_visibility(&mut self) {
+        let now: HashSet<PaneId> = self.ws.visible_panes().into_iter().collect();
+        for gone in self.shown.difference(&now) {
+            self.sh.pipeline.set_visible(*gone, false);
+            if let Some(p) = self.panes.get_mut(gone) {
+                p.park();
+            }
+        }
+        for new in now.difference(&self.shown) {
+            self.sh.pipeline.set_visible(*new, true);
+            if let Some(p) = self.panes.get_mut(new) {
+                p.badges = Badges::default();
+            }
+        }
+        self.shown = now;
+        let focused = self.ws.focused_pane();
+        if focused != self.focused_last {
+            self.sh.pipeline.set_focus(focused);
+            self.focused_last = focused;
+        }
+    }
+
+    /// Carries out one command.
+    pub fn run(&mut self, ctx: &egui::Context, command: Command) {
+        let focused = self.ws.focused_pane();
+        match command {
+            Command::NewTab => {
+                let group = self.ws.active;
+                let dir = self
+                    .ws
+                    .active_group()
+                    .map(|g| g.path.clone())
+                    .unwrap_or_else(|| PathBuf::from("/"));
+                if let Some(pane) = self.spawn_shell(&dir) {
+                    self.ws.add_tab(group, pane);
+                }
+            }
+            Command::ClosePane => {
+                if let Some(pane) = focused {
+                    self.request_close(pane);
+                }
+            }
+            Command::CloseTab => {
+                if let Some(tab) = self.ws.active_tab() {
+                    for pane in tab.layout.panes() {
+                        self.close_pane(pane);
+                    }
+                }
+            }
+            Command::NextTab => self.ws.cycle_tab(1),
+            Command::PreviousTab => self.ws.cycle_tab(-1),
+            Command::Tab(n) => {
+                self.ws.select_tab(n as usize);
+            }
+            Command::MoveTabLeft | Command::MoveTabRight => {
+                if let Some(g) = self.ws.active_group() {
+                    let from = g.active_tab;
+                    let to = if command == Command::MoveTabLeft {
+                        from.checked_sub(1)
+                    } else {
+                        Some(from + 1)
+                    };
+                    if let Some(to) = to {
+                        self.ws.move_tab(self.ws.active, from, to);
+                    }
+                }
+            }
+            Command::RenameTab => {
+                if let Some(tab) = self.ws.active_tab() {
+                    let text = self.tab_title(tab);
+                    self.overlay = Some(Overlay::Rename { tab: tab.id, text });
+                }
+            }
+            Command::SplitRight | Command::SplitDown => {
+                let dir = focused
+                    .and_then(|p| self.pane_cwd(p))
+                    .or_else(|| self.ws.active_group().map(|g| g.path.clone()))
+                    .unwrap_or_else(|| PathBuf::from("/"));
+                if let Some(pane) = self.spawn_shell(&dir) {
+                    let axis = if command == Command::SplitRight {
+                        Axis::Horizontal
+                    } else {
+                        Axis::Vertical
+                    };
+                    if !self.ws.split_focused(axis, pane) {
+                        self.close_pane(pane);
+                    }
+                }
+            }
+            Command::FocusLeft => {
+                self.ws.focus_direction(Direction::Left);
+            }
+            Command::FocusRight => {
+                self.ws.focus_direction(Direction::Right);
+            }
+            Command::FocusUp => {
+                self.ws.focus_direction(Direction::Up);
+            }
+            Command::FocusDown => {
+                self.ws.focus_direction(Direction::Down);
+            }
+            Command::ResizeLeft => {
+                self.ws.resize_focused(Direction::Left, RESIZE_STEP);
+            }
+            Command::ResizeRight => {
+                self.ws.resize_focused(Direction::Right, RESIZE_STEP);
+            }
+            Command::ResizeUp => {
+                self.ws.resize_focused(Direction::Up, RESIZE_STEP);
+            }
+            Command::ResizeDown => {
+                self.ws.resize_focused(Direction::Down, RESIZE_STEP);
+            }
+            Command::ZoomPane => self.ws.toggle_zoom(),
+            Command::Equalize => self.ws.equalize(),
+            Command::NextWorktree => {
+                self.ws.cycle_group(1);
+            }
+            Command::PreviousWorktree => {
+                self.ws.cycle_group(-1);
+            }
+            Command::QuickSwitcher => self.open_switcher(),
+            Command::CommandPalette => self.open_palette(),
+            Command::ToggleSidebar => self.sidebar_open = !self.sidebar_open,
+            Command::AddRepository | Command::NewWorktree => {
+                self.sidebar_open = true;
+                self.status = Some("worktrees: use the sidebar".into());
+            }
+            Command::Copy => {
+                if let Some(text) = self.selection_text() {
+                    ctx.copy_text(text);
+                }
+            }
+            Command::Paste => ctx.send_viewport_cmd(egui::ViewportCommand::RequestPaste),
+            Command::Search => {
+                if let Some(p) = self.focused_ui_mut() {
+                    p.open_search();
+                }
+            }
+            Command::ScrollPageUp | Command::ScrollPageDown => {
+                let pages = if command == Command::ScrollPageUp {
+                    1
+                } else {
+                    -1
+                };
+                if let Some(p) = self.focused_ui_mut() {
+                    p.scroll_pages(pages);
+                }
+            }
+            Command::ScrollToTop => {
+                if let Some(p) = self.focused_ui_mut() {
+                    p.scroll_to_top();
+                }
+            }
+            Command::ScrollToBottom => {
+                if let Some(p) = self.focused_ui_mut() {
+                    p.scroll_to_bottom();
+                }
+            }
+            Command::FontBigger => self.set_font_size(self.sh.font_size + 1.0),
+            Command::FontSmaller => self.set_font_size(self.sh.font_size - 1.0),
+            Command::FontReset => self.sh.font_size = DEFAULT_FONT_SIZE,
+            Command::SaveScrollback => {
+                if let Some(pane) = focused {
+                    self.status = Some(match self.save_scrollback(pane) {
+                        Ok(path) => format!("scrollback saved to {}", path.display()),
+                        Err(e) => format!("cannot save the scrollback: {e}"),
+                    });
+                }
+            }
+            Command::Diagnostics => {
+                self.status = Some("diagnostics: not in this build yet".into());
+            }
+        }
+    }
+
+    /// Writes the pane's whole history and screen to a text file in its directory's
+    /// temp location and returns the path.
+    fn save_scrollback(&self, pane: PaneId) -> std::io::Result<PathBuf> {
+        use std::io::Write;
+        let view = self
+            .panes
+            .get(&pane)
+            .and_then(PaneUi::view)
+            .ok_or_else(|| std::io::Error::other("the pane is not shown"))?;
+        let total = view.scrollback_lines as usize;
+        let path = std::env::temp_dir().join(format!(
+            "tern-scrollback-{}-{}.txt",
+            pane.0,
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs())
+        ));
+        let mut out = std::io::BufWriter::new(std::fs::File::create(&path)?);
+        const PAGE: usize = 4096;
+        let mut done = 0;
+        while done < total {
+            let count = PAGE.min(total - done);
+            // History pages count back from the newest line.
+            let page = self
+                .sh
+                .pipeline
+                .history(pane, total - done - count, count)
+                .ok_or_else(|| std::io::Error::other("the pane is gone"))?;
+            for row in page.rows.iter().rev() {
+                writeln!(out, "{}", row.text().trim_end())?;
+            }
+            done += count;
+        }
+        for row in &view.rows {
+            writeln!(out, "{}", row.text().trim_end())?;
+        }
+        out.flush()?;
+        Ok(path)
+    }
+
+    /// Closes a pane, asking first when a program other than the shell runs in it.
+    fn request_close(&mut self, pane: PaneId) {
+        let info = self.sh.pipeline.process_info(pane);
+        let exited = self.panes.get(&pane).is_some_and(|p| p.exited.is_some());
+        match info {
+            Some(i) if i.runs_other_program() && !exited => {
+                let program = i.foreground_name.unwrap_or_else(|| "a program".into());
+                self.overlay = Some(Overlay::ConfirmClose { pane, program });
+            }
+            _ => self.close_pane(pane),
+        }
+    }
+
+    fn close_pane(&mut self, pane: PaneId) {
+        if let Closed::Tab = self.ws.close_pane(pane) {
+            // A worktree group with no tabs stays in the sidebar.
+        }
+        self.sh.pipeline.close(pane);
+        self.panes.remove(&pane);
+        self.shown.remove(&pane);
+    }
+
+    fn open_palette(&mut self) {
+        let entries = COMMANDS
+            .iter()
+            .map(|c| Entry {
+                text: c.title.to_owned(),
+                hint: self
+                    .keymap
+                    .chord_of(c.command)
+                    .map(|k| k.label())
+                    .unwrap_or_default(),
+                value: c.command,
+            })
+            .collect();
+        self.overlay = Some(Overlay::Palette(Picker::new("Command palette", entries)));
+    }
+
+    /// Every pane of every worktree: "worktree · title · cwd · last command".
+    pub fn switcher_entries(&self) -> Vec<Entry<PaneId>> {
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        let mut out = Vec::new();
+        for g in &self.ws.groups {
+            for tab in &g.tabs {
+                for pane in tab.layout.panes() {
+                    let cwd = self
+                        .pane_cwd(pane)
+                        .map(|d| tilde(&d, home.as_deref()))
+                        .unwrap_or_default();
+                    let last = self
+                        .panes
+                        .get(&pane)
+                        .and_then(|p| p.last_command.clone())
+                        .unwrap_or_default();
+                    out.push(Entry {
+                        text: format!("{} · {}", g.name, self.pane_title(pane)),
+                        hint: format!("{cwd} {last}").trim().to_owned(),
+                        value: pane,
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    fn open_switcher(&mut self) {
+        let entries = self.switcher_entries();
+        self.overlay = Some(Overlay::Switcher(Picker::new("Go to pane", entries)));
+    }
+
+    fn overlay_ui(&mut self, ctx: &egui::Context) {
+        let Some(overlay) = self.overlay.take() else {
+            return;
+        };
+        match overlay {
+            Overlay::Palette(mut picker) => match picker.ui(ctx) {
+                Picked::None => self.overlay = Some(Overlay::Palette(picker)),
+                Picked::Cancelled => {}
+                Picked::Chosen(c) => self.run(ctx, c),
+            },
+            Overlay::Switcher(mut picker) => match picker.ui(ctx) {
+                Picked::None => self.overlay = Some(Overlay::Switcher(picker)),
+                Picked::Cancelled => {}
+                Picked::Chosen(pane) => {
+                    self.ws.focus_pane(pane);
+                }
+            },
+            Overlay::Rename { tab, mut text } => match chrome::rename_dialog(ctx, &mut text) {
+                None => self.overlay = Some(Overlay::Rename { tab, text }),
+                Some(false) => {}
+                Some(true) => {
+                    if let Some(t) = self
+                        .ws
+                        .groups
+                        .iter_mut()
+                        .flat_map(|g| g.tabs.iter_mut())
+                        .find(|t| t.id == tab)
+                    {
+                        let name = text.trim();
+                        t.custom_title = (!name.is_empty()).then(|| name.to_owned());
+                    }
+                }
+            },
+            Overlay::ConfirmClose { pane, program } => {
+                match chrome::confirm_close_dialog(ctx, &program) {
+                    None => self.overlay = Some(Overlay::ConfirmClose { pane, program }),
+                    Some(false) => {}
+                    Some(true) => self.close_pane(pane),
+                }
+            }
+        }
+    }
+
+    /// The panes of the active tab, each in its rectangle, and the dividers to drag.
+    fn panes_ui(&mut self, ui: &mut egui::Ui) {
+        let area = ui.available_rect_before_wrap();
+        let Some(tab) = self.ws.active_tab().cloned() else {
+            let painter = ui.painter_at(area);
+            painter.rect_filled(area, 0.0, super::theme::rgb(self.sh.palette.background()));
+            let msg = self
+                .status
+                .clone()
+                .unwrap_or_else(|| "No tabs here: Ctrl+Shift+T opens one.".into());
+            painter.text(
+                area.center(),
+                egui::Align2::CENTER_CENTER,
+                msg,
+                egui::FontId::proportional(15.0),
+                egui::Color32::GRAY,
+            );
+            return;
+        };
+        let area_c = Rect::new(area.left(), area.top(), area.width(), area.height());
+        let rects = if tab.zoomed {
+            vec![(tab.focused, area_c)]
+        } else {
+            tab.layout.rects(area_c, DIVIDER)
+        };
+        let overlay_open = self.overlay.is_some();
+        let mut clicked = None;
+        for (pane, r) in rects {
+            let rect = egui::Rect::from_min_size(egui::pos2(r.x, r.y), egui::vec2(r.w, r.h));
+            let Some(p) = self.panes.get_mut(&pane) else {
+                continue;
+            };
+            let keyboard = pane == tab.focused && !overlay_open;
+            let response = p.frame(ui, rect, &mut self.sh, keyboard);
+            if response.clicked {
+                clicked = Some(pane);
+            }
+            if pane == tab.focused && tab.layout.len() > 1 && !tab.zoomed {
+                ui.painter().rect_stroke(
+                    rect,
+                    0.0,
+                    egui::Stroke::new(1.0, self.sh.theme.focus_ring),
+                    egui::StrokeKind::Inside,
+                );
+            }
+        }
+        if let Some(pane) = clicked {
+            self.ws.focus_pane(pane);
+        }
+        if !tab.zoomed {
+            chrome::dividers(ui, &mut self.ws, area_c);
+        }
     }
 
     /// One frame of the window.
     pub fn frame(&mut self, ui: &mut egui::Ui) {
         let ctx = ui.ctx().clone();
-        self.poll(&ctx);
-        if let Some(v) = &self.view {
-            self.viewport.on_content(v);
+        if let Some(focused) = ctx.input(|i| {
+            i.events.iter().rev().find_map(|e| match e {
+                egui::Event::WindowFocused(f) => Some(*f),
+                _ => None,
+            })
+        }) {
+            self.sh.window_focused = focused;
         }
-        self.check_selection();
-        let m = self.metrics(&ctx);
-        let rect = ui.available_rect_before_wrap();
-        let response = ui.allocate_rect(rect, Sense::click_and_drag());
-        // The terminal holds keyboard focus unless the search bar is open.
-        if self.search.is_none() {
-            response.request_focus();
+        self.route_events();
+        self.refresh_processes(&ctx);
+        if self.overlay.is_none() {
+            for command in self.keymap.take_commands(&ctx) {
+                self.run(&ctx, command);
+            }
         }
-        ui.memory_mut(|mem| {
-            mem.set_focus_lock_filter(
-                response.id,
-                egui::EventFilter {
-                    tab: true,
-                    horizontal_arrows: true,
-                    vertical_arrows: true,
-                    escape: true,
-                },
-            )
-        });
-        ctx.accesskit_node_builder(response.id, |n| {
-            n.set_role(egui::accesskit::Role::Terminal);
-            n.set_label("terminal");
-        });
-        if self.pending_paste.is_some() {
-            self.confirm_paste(&ctx);
-        } else if self.search.is_some() {
-            // Keys go to the search bar while it is open.
-        } else {
-            self.handle_input(&ctx, rect, &m, &response);
+        self.overlay_ui(&ctx);
+        self.sync_visibility();
+        if self.sidebar_open {
+            chrome::sidebar(ui, self);
         }
-        let cols = ((rect.width() / m.cell.x).floor() as usize).max(2);
-        let rows = ((rect.height() / m.cell.y).floor() as usize).max(1);
-        let size = TermSize::new(cols, rows);
-        if self.grid != Some(size)
-            && let Some(pane) = self.pane
+        chrome::tab_bar(ui, self);
+        egui::CentralPanel::default()
+            .frame(egui::Frame::NONE)
+            .show(ui, |ui| self.panes_ui(ui));
+        // Panes closed or revealed by this frame's clicks are parked / shown next frame.
+        self.sync_visibility();
+        let title = self
+            .ws
+            .focused_pane()
+            .map(|p| self.pane_title(p))
+            .unwrap_or_else(|| "tern".into());
+        if title != self.window_title {
+            ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
+            self.window_title = title;
+        }
+        self.sh.trace_first_frame();
+    }
+
+    /// Runs `command` as if its key was pressed (for tests and the palette).
+    pub fn run_command(&mut self, ctx: &egui::Context, command: Command) {
+        self.run(ctx, command);
+    }
+
+    /// Starts a tab in a new worktree group at `dir` (used by the sidebar).
+    pub fn open_group(&mut self, name: String, dir: PathBuf, repo: Option<PathBuf>) -> usize {
+        let group = self.ws.add_group(name, dir.clone(), repo);
+        if self.ws.groups[group].tabs.is_empty()
+            && let Some(pane) = self.spawn_shell(&dir)
         {
-            self.grid = Some(size);
-            self.pipeline.resize(pane, size);
+            self.ws.add_tab(group, pane);
         }
-        let painter = ui.painter_at(rect);
-        match (&self.view, self.pane) {
-            (Some(view), Some(pane)) => {
-                let offset = self.viewport.offset;
-                let total = view.scrollback_lines;
-                let first_line =
-                    (view.scrollback_dropped as usize + total as usize).saturating_sub(offset);
-                self.viewport.refresh(&self.pipeline, pane, view);
-                let viewport = &self.viewport;
-                let shown: Vec<&Row> = viewport.rows(view);
-                let selected = |r: usize, c: usize| {
-                    viewport.is_selected(first_line + r, c, || {
-                        shown
-                            .get(r)
-                            .map(|row| super::viewport::cell_chars(row))
-                            .unwrap_or_default()
-                    })
-                };
-                // DECSCUSR / ?12 blinking: on for 530 ms, off for 530 ms, restarting on each key.
-                const BLINK_MS: u128 = 530;
-                let blink_on = if view.modes.cursor_blink && self.focused {
-                    let ms = self.last_key_at.elapsed().as_millis();
-                    ctx.request_repaint_after(std::time::Duration::from_millis(
-                        (BLINK_MS - ms % BLINK_MS) as u64,
-                    ));
-                    (ms / BLINK_MS) % 2 == 0
-                } else {
-                    true
-                };
-                let cursor = (offset == 0 && view.modes.show_cursor && blink_on)
-                    .then_some((view.cursor, view.cursor_shape));
-                let scene = Scene {
-                    rows: &shown,
-                    cursor,
-                    selected: &selected,
-                    scroll: (total, offset),
-                };
-                let style = render::Style {
-                    metrics: &m,
-                    palette: &view.palette,
-                    theme: &self.theme,
-                    focused: self.focused,
-                };
-                render::paint(&painter, &mut self.glyphs, rect, &scene, &style);
-            }
-            _ => {
-                painter.rect_filled(rect, 0.0, super::theme::rgb(self.palette.background()));
-            }
-        }
-        // Search: highlight the matches in view, draw the bar, show the chosen match.
-        if let (Some(bar), Some(view)) = (self.search.as_ref(), self.view.as_ref())
-            && let Some(results) = &bar.results
-        {
-            // Results are in absolute lines, like the view's rows.
-            let first_line = (view.scrollback_dropped + view.scrollback_lines) as isize
-                - self.viewport.offset as isize;
-            for (i, hit) in results.matches.iter().enumerate() {
-                let row = hit.line as isize - first_line;
-                if row < 0 || row >= view.rows.len() as isize {
-                    continue;
-                }
-                let r = egui::Rect::from_min_size(
-                    rect.min + egui::vec2(hit.cols.start as f32 * m.cell.x, row as f32 * m.cell.y),
-                    egui::vec2(hit.cols.len() as f32 * m.cell.x, m.cell.y),
-                );
-                let color = if i == bar.current {
-                    egui::Color32::from_rgba_unmultiplied(255, 140, 0, 110)
-                } else {
-                    egui::Color32::from_rgba_unmultiplied(255, 220, 0, 70)
-                };
-                painter.rect_filled(r, 0.0, color);
-            }
-        }
-        if let (Some(pane), Some(mut bar)) = (self.pane, self.search.take()) {
-            match bar.ui(&ctx, rect, &self.pipeline, pane) {
-                SearchAction::Close => {}
-                SearchAction::None => self.search = Some(bar),
-                SearchAction::Show(i) => {
-                    if let (Some(hit), Some(view)) = (
-                        bar.results.as_ref().and_then(|r| r.matches.get(i)),
-                        &self.view,
-                    ) {
-                        let total = view.scrollback_lines as usize;
-                        // The match's index in the scrollback now (lines may have dropped).
-                        let line = hit.line.saturating_sub(view.scrollback_dropped as usize);
-                        let rows = view.rows.len();
-                        // Put the match in the middle of the window when history allows.
-                        self.viewport.offset = if line >= total {
-                            0
-                        } else {
-                            (total - line + rows / 2).min(total)
-                        };
-                    }
-                    self.search = Some(bar);
-                }
-            }
-        }
-        // Input methods compose at the cursor.
-        if self.focused
-            && ime_configured()
-            && let Some(v) = &self.view
-        {
-            let cursor_rect = egui::Rect::from_min_size(
-                rect.min
-                    + egui::vec2(
-                        v.cursor.col as f32 * m.cell.x,
-                        v.cursor.row as f32 * m.cell.y,
-                    ),
-                m.cell,
-            );
-            ctx.output_mut(|o| {
-                o.ime = Some(egui::output::IMEOutput {
-                    purpose: egui::IMEPurpose::Terminal,
-                    rect,
-                    cursor_rect,
-                    should_interrupt_composition: false,
-                })
-            });
-        }
-        // A link under the pointer: underlined, its target in a tooltip, Ctrl+click opens.
-        let hover = ctx
-            .input(|i| i.pointer.hover_pos())
-            .filter(|p| rect.contains(*p));
-        if let Some(pos) = hover {
-            let (row, col) = self.cell_at(pos, rect, &m);
-            if let Some((cells, uri)) = self.link_at_cell(row, col) {
-                let y = rect.top() + (row + 1) as f32 * m.cell.y - 1.0;
-                let x0 = rect.left() + cells.start as f32 * m.cell.x;
-                let x1 = rect.left() + cells.end as f32 * m.cell.x;
-                painter.hline(
-                    x0..=x1,
-                    y,
-                    egui::Stroke::new(1.0, egui::Color32::from_rgb(120, 170, 255)),
-                );
-                response
-                    .clone()
-                    .on_hover_text_at_pointer(format!("{uri}\nCtrl+click to open"));
-            }
-        }
-        if let Some(msg) = self.exited.as_ref().or(self.spawn_error.as_ref()) {
-            painter.text(
-                rect.left_bottom(),
-                egui::Align2::LEFT_BOTTOM,
-                msg,
-                m.font.clone(),
-                egui::Color32::LIGHT_RED,
-            );
-        }
-        // Trace: first frame, and keys whose echo this frame shows.
-        let now = Instant::now();
-        if !self.first_frame_traced {
-            self.first_frame_traced = true;
-            self.trace.event_at("first_frame", now, "");
-        }
-        if self.trace.enabled()
-            && let Some(v) = &self.view
-        {
-            let seq = v.seq;
-            let (shown, waiting): (Vec<_>, Vec<_>) = self
-                .pending_keys
-                .drain(..)
-                .partition(|(before, _)| seq > *before);
-            for (_, received) in shown {
-                let extra = format!(
-                    "\"received_us\":{},\"latency_us\":{}",
-                    super::trace::since_start_us(received),
-                    now.duration_since(received).as_micros()
-                );
-                self.trace.event_at("key_echo_frame", now, &extra);
-            }
-            self.pending_keys = waiting;
-        } else {
-            self.pending_keys.clear();
-        }
+        self.ws.active = group;
+        group
     }
 }
 
@@ -897,4 +783,45 @@ impl eframe::App for TernApp {
             .frame(egui::Frame::NONE)
             .show(ui, |ui| self.frame(ui));
     }
+}
+
+/// The last part of a path, for names ("/home/me/src/tern" → "tern").
+pub fn dir_name(dir: &Path) -> String {
+    dir.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| dir.display().to_string())
+}
+
+/// `~/src/x` for paths under the home directory.
+pub fn tilde(path: &Path, home: Option<&Path>) -> String {
+    match home.and_then(|h| path.strip_prefix(h).ok()) {
+        Some(rest) if rest.as_os_str().is_empty() => "~".into(),
+        Some(rest) => format!("~/{}", rest.display()),
+        None => path.display().to_string(),
+    }
+}
+
+/// The path of an OSC 7 `file://host/path` report (percent-decoded).
+fn cwd_from_osc7(uri: &str) -> Option<PathBuf> {
+    let rest = uri.strip_prefix("file://")?;
+    let path = &rest[rest.find('/')?..];
+    let bytes = path.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok());
+        if bytes[i] == b'%'
+            && let Some(Ok(b)) = hex.map(|h| u8::from_str_radix(h, 16))
+        {
+            out.push(b);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    use std::os::unix::ffi::OsStringExt;
+    Some(PathBuf::from(std::ffi::OsString::from_vec(out)))
 }

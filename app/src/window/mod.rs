@@ -1,9 +1,15 @@
-//! The window: one eframe app drawing panes from the pipeline's deliveries.
+//! The window: one eframe app drawing worktrees, tabs and split panes from the
+//! pipeline's deliveries.
 
 pub mod app;
+pub mod chrome;
+pub mod commands;
+pub mod fonts;
 pub mod glyphs;
 pub mod input;
 pub mod links;
+pub mod palette;
+pub mod pane;
 pub mod render;
 pub mod search;
 pub mod theme;

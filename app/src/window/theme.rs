@@ -9,6 +9,8 @@ use tern_core::model::{Color, Palette, Rgb};
 pub struct Theme {
     pub selection: Color32,
     pub cursor_text: Color32,
+    /// The outline of the focused pane when a tab is split.
+    pub focus_ring: Color32,
 }
 
 impl Default for Theme {
@@ -16,6 +18,7 @@ impl Default for Theme {
         Theme {
             selection: Color32::from_rgba_unmultiplied(80, 120, 200, 110),
             cursor_text: Color32::from_rgb(0x18, 0x18, 0x18),
+            focus_ring: Color32::from_rgb(90, 140, 230),
         }
     }
 }

@@ -1,0 +1,311 @@
+//! Every action tern has, in one table: its name (for the command palette), its default
+//! key binding, and how a chord like `ctrl+shift+t` matches egui's key events. The
+//! palette, the key map and the docs all read this one list.
+
+use egui::{Key, Modifiers};
+
+/// What the user can ask tern to do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Command {
+    NewTab,
+    ClosePane,
+    CloseTab,
+    NextTab,
+    PreviousTab,
+    /// Alt+1..9 (0-based index).
+    Tab(u8),
+    MoveTabLeft,
+    MoveTabRight,
+    RenameTab,
+    SplitRight,
+    SplitDown,
+    FocusLeft,
+    FocusRight,
+    FocusUp,
+    FocusDown,
+    ResizeLeft,
+    ResizeRight,
+    ResizeUp,
+    ResizeDown,
+    ZoomPane,
+    Equalize,
+    NextWorktree,
+    PreviousWorktree,
+    QuickSwitcher,
+    CommandPalette,
+    ToggleSidebar,
+    AddRepository,
+    NewWorktree,
+    Copy,
+    Paste,
+    Search,
+    ScrollPageUp,
+    ScrollPageDown,
+    ScrollToTop,
+    ScrollToBottom,
+    FontBigger,
+    FontSmaller,
+    FontReset,
+    SaveScrollback,
+    Diagnostics,
+}
+
+/// One row of the table.
+pub struct CommandInfo {
+    pub command: Command,
+    /// The stable name used in the config's key bindings (`"new_tab"`).
+    pub id: &'static str,
+    /// What the palette shows.
+    pub title: &'static str,
+    /// Default chords (the first is shown in the palette).
+    pub keys: &'static [&'static str],
+}
+
+macro_rules! table {
+    ($($cmd:expr, $id:literal, $title:literal, [$($key:literal),*];)*) => {
+        pub const COMMANDS: &[CommandInfo] = &[
+            $(CommandInfo { command: $cmd, id: $id, title: $title, keys: &[$($key),*] },)*
+        ];
+    };
+}
+
+use Command::*;
+
+table! {
+    NewTab, "new_tab", "New tab", ["ctrl+shift+t"];
+    ClosePane, "close_pane", "Close pane", ["ctrl+shift+w"];
+    CloseTab, "close_tab", "Close tab", ["ctrl+alt+shift+w"];
+    NextTab, "next_tab", "Next tab", ["ctrl+tab"];
+    PreviousTab, "previous_tab", "Previous tab", ["ctrl+shift+tab"];
+    Tab(0), "tab_1", "Go to tab 1", ["alt+1"];
+    Tab(1), "tab_2", "Go to tab 2", ["alt+2"];
+    Tab(2), "tab_3", "Go to tab 3", ["alt+3"];
+    Tab(3), "tab_4", "Go to tab 4", ["alt+4"];
+    Tab(4), "tab_5", "Go to tab 5", ["alt+5"];
+    Tab(5), "tab_6", "Go to tab 6", ["alt+6"];
+    Tab(6), "tab_7", "Go to tab 7", ["alt+7"];
+    Tab(7), "tab_8", "Go to tab 8", ["alt+8"];
+    Tab(8), "tab_9", "Go to tab 9", ["alt+9"];
+    MoveTabLeft, "move_tab_left", "Move tab left", ["ctrl+shift+alt+left"];
+    MoveTabRight, "move_tab_right", "Move tab right", ["ctrl+shift+alt+right"];
+    RenameTab, "rename_tab", "Rename tab", ["ctrl+shift+r"];
+    SplitRight, "split_right", "Split right", ["ctrl+shift+d"];
+    SplitDown, "split_down", "Split down", ["ctrl+shift+e"];
+    FocusLeft, "focus_left", "Focus pane to the left", ["alt+left"];
+    FocusRight, "focus_right", "Focus pane to the right", ["alt+right"];
+    FocusUp, "focus_up", "Focus pane above", ["alt+up"];
+    FocusDown, "focus_down", "Focus pane below", ["alt+down"];
+    ResizeLeft, "resize_left", "Move pane edge left", ["alt+shift+left"];
+    ResizeRight, "resize_right", "Move pane edge right", ["alt+shift+right"];
+    ResizeUp, "resize_up", "Move pane edge up", ["alt+shift+up"];
+    ResizeDown, "resize_down", "Move pane edge down", ["alt+shift+down"];
+    ZoomPane, "zoom_pane", "Zoom pane (toggle)", ["ctrl+shift+z"];
+    Equalize, "equalize", "Equalize pane sizes", ["ctrl+shift+x"];
+    NextWorktree, "next_worktree", "Next worktree", ["ctrl+shift+pagedown"];
+    PreviousWorktree, "previous_worktree", "Previous worktree", ["ctrl+shift+pageup"];
+    QuickSwitcher, "quick_switcher", "Quick switcher: find any pane", ["ctrl+shift+o"];
+    CommandPalette, "command_palette", "Command palette", ["ctrl+shift+p"];
+    ToggleSidebar, "toggle_sidebar", "Show or hide the worktree sidebar", ["ctrl+shift+b"];
+    AddRepository, "add_repository", "Add repository…", ["ctrl+shift+a"];
+    NewWorktree, "new_worktree", "New worktree…", ["ctrl+shift+n"];
+    Copy, "copy", "Copy selection", ["ctrl+shift+c"];
+    Paste, "paste", "Paste", ["ctrl+shift+v", "shift+insert"];
+    Search, "search", "Search scrollback", ["ctrl+shift+f"];
+    ScrollPageUp, "scroll_page_up", "Scroll up a page", ["shift+pageup"];
+    ScrollPageDown, "scroll_page_down", "Scroll down a page", ["shift+pagedown"];
+    ScrollToTop, "scroll_to_top", "Scroll to the top", ["ctrl+shift+home"];
+    ScrollToBottom, "scroll_to_bottom", "Scroll to the bottom", ["ctrl+shift+end"];
+    FontBigger, "font_bigger", "Bigger text", ["ctrl+equals", "ctrl+plus"];
+    FontSmaller, "font_smaller", "Smaller text", ["ctrl+minus"];
+    FontReset, "font_reset", "Reset text size", ["ctrl+0"];
+    SaveScrollback, "save_scrollback", "Save scrollback to a file…", ["ctrl+shift+s"];
+    Diagnostics, "diagnostics", "Diagnostics panel", ["ctrl+shift+g"];
+}
+
+pub fn info(command: Command) -> &'static CommandInfo {
+    COMMANDS
+        .iter()
+        .find(|c| c.command == command)
+        .unwrap_or(&COMMANDS[0])
+}
+
+/// A key with exact modifiers (Ctrl+Tab does not match Ctrl+Shift+Tab).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Chord {
+    pub ctrl: bool,
+    pub shift: bool,
+    pub alt: bool,
+    pub key: Key,
+}
+
+impl Chord {
+    /// Parses `ctrl+shift+t`, `alt+1`, `ctrl+shift+pagedown` (egui key names, any case).
+    pub fn parse(text: &str) -> Result<Chord, String> {
+        let mut chord = Chord {
+            ctrl: false,
+            shift: false,
+            alt: false,
+            key: Key::Escape,
+        };
+        let mut key = None;
+        for part in text.split('+').map(str::trim) {
+            match part.to_ascii_lowercase().as_str() {
+                "ctrl" | "control" => chord.ctrl = true,
+                "shift" => chord.shift = true,
+                "alt" | "option" => chord.alt = true,
+                "" => return Err(format!("`{text}`: empty key name")),
+                name => {
+                    if key.is_some() {
+                        return Err(format!("`{text}`: more than one key"));
+                    }
+                    key = Some(
+                        key_by_name(name)
+                            .ok_or_else(|| format!("`{text}`: unknown key `{part}`"))?,
+                    );
+                }
+            }
+        }
+        chord.key = key.ok_or_else(|| format!("`{text}`: no key, only modifiers"))?;
+        Ok(chord)
+    }
+
+    pub fn matches(&self, key: Key, m: Modifiers) -> bool {
+        self.key == key && self.ctrl == m.ctrl && self.shift == m.shift && self.alt == m.alt
+    }
+
+    /// As the palette shows it: `Ctrl+Shift+T`.
+    pub fn label(&self) -> String {
+        let mut s = String::new();
+        for (on, name) in [
+            (self.ctrl, "Ctrl+"),
+            (self.shift, "Shift+"),
+            (self.alt, "Alt+"),
+        ] {
+            if on {
+                s.push_str(name);
+            }
+        }
+        s.push_str(self.key.name());
+        s
+    }
+}
+
+fn key_by_name(name: &str) -> Option<Key> {
+    Key::ALL
+        .iter()
+        .copied()
+        .find(|k| {
+            k.name().eq_ignore_ascii_case(name) || k.symbol_or_name().eq_ignore_ascii_case(name)
+        })
+        .or(match name {
+            "pgup" => Some(Key::PageUp),
+            "pgdn" => Some(Key::PageDown),
+            "left" => Some(Key::ArrowLeft),
+            "right" => Some(Key::ArrowRight),
+            "up" => Some(Key::ArrowUp),
+            "down" => Some(Key::ArrowDown),
+            "esc" => Some(Key::Escape),
+            "return" => Some(Key::Enter),
+            "=" => Some(Key::Equals),
+            "-" => Some(Key::Minus),
+            _ => None,
+        })
+}
+
+/// The key map: chords to commands, defaults overridden by the config's bindings.
+#[derive(Clone, Debug)]
+pub struct KeyMap {
+    bindings: Vec<(Chord, Command)>,
+}
+
+impl Default for KeyMap {
+    fn default() -> Self {
+        let bindings = COMMANDS
+            .iter()
+            .flat_map(|c| {
+                c.keys.iter().filter_map(move |k| match Chord::parse(k) {
+                    Ok(chord) => Some((chord, c.command)),
+                    Err(_) => None,
+                })
+            })
+            .collect();
+        KeyMap { bindings }
+    }
+}
+
+impl KeyMap {
+    /// The defaults with `overrides` (command id → chords; an empty list unbinds).
+    /// Unknown command ids and bad chords are errors, returned with the rest applied.
+    pub fn with_overrides<'a>(
+        overrides: impl IntoIterator<Item = (&'a str, &'a [String])>,
+    ) -> (KeyMap, Vec<String>) {
+        let mut map = KeyMap::default();
+        let mut errors = Vec::new();
+        for (id, chords) in overrides {
+            let Some(info) = COMMANDS.iter().find(|c| c.id == id) else {
+                errors.push(format!("key binding for unknown command `{id}`"));
+                continue;
+            };
+            map.bindings.retain(|(_, c)| *c != info.command);
+            for text in chords {
+                match Chord::parse(text) {
+                    Ok(chord) => {
+                        // A chord belongs to one command: the override wins.
+                        map.bindings.retain(|(k, _)| *k != chord);
+                        map.bindings.push((chord, info.command));
+                    }
+                    Err(e) => errors.push(e),
+                }
+            }
+        }
+        (map, errors)
+    }
+
+    pub fn command_for(&self, key: Key, m: Modifiers) -> Option<Command> {
+        self.bindings
+            .iter()
+            .find(|(chord, _)| chord.matches(key, m))
+            .map(|(_, c)| *c)
+    }
+
+    /// The first chord bound to `command`, for the palette.
+    pub fn chord_of(&self, command: Command) -> Option<Chord> {
+        self.bindings
+            .iter()
+            .find(|(_, c)| *c == command)
+            .map(|(k, _)| *k)
+    }
+
+    /// Takes this frame's key presses that are bound to commands out of egui's input
+    /// (so the terminal never sees them) and returns the commands in order.
+    pub fn take_commands(&self, ctx: &egui::Context) -> Vec<Command> {
+        let mut out = Vec::new();
+        ctx.input_mut(|i| {
+            let mut swallow_text = false;
+            i.events.retain(|e| match e {
+                egui::Event::Key {
+                    key,
+                    pressed,
+                    modifiers,
+                    ..
+                } => match self.command_for(*key, *modifiers) {
+                    Some(c) => {
+                        if *pressed {
+                            out.push(c);
+                            // Alt+digit may also produce a text event.
+                            swallow_text = modifiers.alt && !modifiers.ctrl;
+                        }
+                        false
+                    }
+                    None => true,
+                },
+                egui::Event::Text(_) if swallow_text => {
+                    swallow_text = false;
+                    false
+                }
+                _ => true,
+            });
+        });
+        out
+    }
+}

@@ -1,0 +1,108 @@
+//! Fonts: the bundled DejaVu Sans Mono faces, system fallbacks for wide scripts, and
+//! whether an input method is configured.
+
+use std::sync::Arc;
+
+use egui::{FontData, FontDefinitions, FontFamily};
+
+pub const DEFAULT_FONT_SIZE: f32 = 15.0;
+const FONT_NAME: &str = "tern-mono";
+const BOLD_FONT_NAME: &str = "tern-mono-bold";
+/// System fonts tried as fallbacks for wide scripts (colour emoji fonts are not: egui's
+/// glyph atlas here is monochrome, so their glyphs would come out blank).
+const SYSTEM_FALLBACKS: &[(&str, &[&str])] = &[(
+    "system-cjk",
+    &[
+        "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
+        "/usr/share/fonts/noto-cjk/NotoSansCJK-Regular.ttc",
+        "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
+        "/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf",
+        "/System/Library/Fonts/PingFang.ttc",
+    ],
+)];
+
+/// The font families for bold, italic and bold italic text.
+pub const BOLD_FAMILY: &str = "tern-bold";
+pub const ITALIC_FAMILY: &str = "tern-italic";
+pub const BOLD_ITALIC_FAMILY: &str = "tern-bold-italic";
+
+/// The bundled faces: (font name, family for that face, bytes).
+const FACES: [(&str, Option<&str>, &[u8]); 4] = [
+    (
+        FONT_NAME,
+        None,
+        include_bytes!("../../../assets/fonts/DejaVuSansMono.ttf"),
+    ),
+    (
+        BOLD_FONT_NAME,
+        Some(BOLD_FAMILY),
+        include_bytes!("../../../assets/fonts/DejaVuSansMono-Bold.ttf"),
+    ),
+    (
+        "tern-mono-italic",
+        Some(ITALIC_FAMILY),
+        include_bytes!("../../../assets/fonts/DejaVuSansMono-Oblique.ttf"),
+    ),
+    (
+        "tern-mono-bold-italic",
+        Some(BOLD_ITALIC_FAMILY),
+        include_bytes!("../../../assets/fonts/DejaVuSansMono-BoldOblique.ttf"),
+    ),
+];
+
+/// Installs the bundled monospace faces first, then system fallbacks for wide scripts,
+/// then egui's own fonts.
+pub fn install_fonts(ctx: &egui::Context) {
+    let mut fonts = FontDefinitions::default();
+    let egui_fallbacks = fonts
+        .families
+        .get(&FontFamily::Monospace)
+        .cloned()
+        .unwrap_or_default();
+    // Wide scripts come from the system's fonts when it has them (they are too large to
+    // bundle): the first of each list that exists is added as a fallback.
+    let mut system: Vec<String> = Vec::new();
+    for (name, candidates) in SYSTEM_FALLBACKS {
+        let Some(bytes) = candidates.iter().find_map(|p| std::fs::read(p).ok()) else {
+            continue;
+        };
+        fonts
+            .font_data
+            .insert((*name).to_owned(), Arc::new(FontData::from_owned(bytes)));
+        system.push((*name).to_owned());
+    }
+    for (name, family, bytes) in FACES {
+        fonts
+            .font_data
+            .insert(name.to_owned(), Arc::new(FontData::from_static(bytes)));
+        // Each face falls back to the regular face, the system fonts, then egui's.
+        let mut chain = vec![name.to_owned()];
+        if name != FONT_NAME {
+            chain.push(FONT_NAME.to_owned());
+        }
+        chain.extend(system.iter().cloned());
+        chain.extend(egui_fallbacks.iter().cloned());
+        let family = match family {
+            None => FontFamily::Monospace,
+            Some(f) => FontFamily::Name(f.into()),
+        };
+        fonts.families.insert(family, chain);
+    }
+    ctx.set_fonts(fonts);
+}
+
+/// Whether an input method is set up (X11: `XMODIFIERS=@im=...`; Wayland's text input
+/// is always there; `TERN_IME=1` forces it on, `TERN_IME=0` off). On X11 without an
+/// input method server, asking winit for IME makes key events slow to arrive.
+pub fn ime_configured() -> bool {
+    static CONFIGURED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *CONFIGURED.get_or_init(|| match std::env::var("TERN_IME").as_deref() {
+        Ok("1") => true,
+        Ok("0") => false,
+        _ => {
+            let xim = std::env::var("XMODIFIERS")
+                .is_ok_and(|m| m.contains("@im=") && !m.contains("@im=none"));
+            xim || std::env::var_os("WAYLAND_DISPLAY").is_some()
+        }
+    })
+}
