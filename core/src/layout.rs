@@ -93,6 +93,9 @@ impl Rect {
 /// The path from the root to a node: `false` = first child, `true` = second.
 pub type NodePath = Vec<bool>;
 
+/// Called for every node of a walk: the node, its rectangle, its path.
+type Visit<'a, P> = dyn FnMut(&Layout<P>, Rect, &[bool]) + 'a;
+
 /// The smallest share a split gives either side.
 pub const MIN_RATIO: f32 = 0.05;
 
@@ -275,7 +278,7 @@ impl<P: Copy + PartialEq> Layout<P> {
         rect: Rect,
         gap: f32,
         path: &mut Vec<bool>,
-        f: &mut dyn FnMut(&Layout<P>, Rect, &[bool]),
+        f: &mut Visit<'_, P>,
     ) {
         f(self, rect, path);
         if let Layout::Split {

@@ -309,3 +309,69 @@ impl KeyMap {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chords_parse_with_exact_modifiers() {
+        let c = Chord::parse("Ctrl+Shift+T").expect("parses");
+        assert!(c.ctrl && c.shift && !c.alt);
+        assert_eq!(c.key, Key::T);
+        assert!(c.matches(Key::T, Modifiers::CTRL | Modifiers::SHIFT));
+        assert!(!c.matches(Key::T, Modifiers::CTRL), "shift is required");
+        let tab = Chord::parse("ctrl+tab").expect("parses");
+        assert!(!tab.matches(Key::Tab, Modifiers::CTRL | Modifiers::SHIFT));
+        assert_eq!(Chord::parse("alt+left").map(|c| c.key), Ok(Key::ArrowLeft));
+        assert_eq!(
+            Chord::parse("ctrl+shift+pagedown").map(|c| c.key),
+            Ok(Key::PageDown)
+        );
+        assert_eq!(Chord::parse("ctrl+equals").map(|c| c.key), Ok(Key::Equals));
+        assert!(Chord::parse("ctrl+shift").is_err());
+        assert!(Chord::parse("ctrl+nosuchkey").is_err());
+        assert!(Chord::parse("a+b").is_err());
+        assert_eq!(
+            Chord::parse("ctrl+shift+t").map(|c| c.label()),
+            Ok("Ctrl+Shift+T".into())
+        );
+    }
+
+    #[test]
+    fn every_default_binding_parses_and_no_chord_is_bound_twice() {
+        let mut seen = std::collections::HashSet::new();
+        for c in COMMANDS {
+            assert!(!c.keys.is_empty(), "{} has a key", c.id);
+            for k in c.keys {
+                let chord = Chord::parse(k).unwrap_or_else(|e| panic!("{}: {e}", c.id));
+                assert!(seen.insert(chord), "{k} bound twice");
+            }
+        }
+        let ids: std::collections::HashSet<_> = COMMANDS.iter().map(|c| c.id).collect();
+        assert_eq!(ids.len(), COMMANDS.len(), "command ids are unique");
+    }
+
+    #[test]
+    fn overrides_rebind_unbind_and_report_errors() {
+        let split = vec!["ctrl+alt+s".to_string()];
+        let none: Vec<String> = Vec::new();
+        let bad = vec!["ctrl+bogus".to_string()];
+        let (map, errors) = KeyMap::with_overrides([
+            ("split_right", split.as_slice()),
+            ("new_tab", none.as_slice()),
+            ("no_such_command", none.as_slice()),
+            ("zoom_pane", bad.as_slice()),
+        ]);
+        let ctrl_alt = Modifiers::CTRL | Modifiers::ALT;
+        assert_eq!(map.command_for(Key::S, ctrl_alt), Some(Command::SplitRight));
+        let ctrl_shift = Modifiers::CTRL | Modifiers::SHIFT;
+        assert_eq!(map.command_for(Key::D, ctrl_shift), None, "old chord gone");
+        assert_eq!(map.command_for(Key::T, ctrl_shift), None, "unbound");
+        assert_eq!(
+            map.command_for(Key::O, ctrl_shift),
+            Some(Command::QuickSwitcher)
+        );
+        assert_eq!(errors.len(), 2, "{errors:?}");
+    }
+}

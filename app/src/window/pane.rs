@@ -323,10 +323,8 @@ impl PaneUi {
                     self.write_key_bytes(pane, text.as_bytes(), seq)
                 }
                 egui::Event::Paste(text) => self.paste(text),
-                egui::Event::WindowFocused(focused) => {
-                    if modes.focus_events {
-                        self.pipeline.write(pane, encode_focus(focused));
-                    }
+                egui::Event::WindowFocused(focused) if modes.focus_events => {
+                    self.pipeline.write(pane, encode_focus(focused));
                 }
                 egui::Event::PointerButton {
                     pos,
