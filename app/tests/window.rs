@@ -372,3 +372,45 @@ fn a_selection_follows_its_text_as_output_scrolls_and_clears_when_the_text_chang
     h.step();
     assert_eq!(h.state().as_ref().and_then(|a| a.selection_text()), None);
 }
+
+#[test]
+fn only_changed_rows_are_rebuilt_between_frames() {
+    // A screenful of text, then one row changes every half second.
+    let mut h = harness(
+        "sh",
+        &[
+            "-c",
+            "seq 1 20; i=0; while [ $i -lt 100 ]; do printf '\\r%s' $i; i=$((i+1)); sleep 0.5; done",
+        ],
+    );
+    step_until(&mut h, "the numbers", |rows| rows.iter().any(|r| r == "20"));
+    // The first frame with everything drawn rebuilds every row; later frames only the
+    // changed ones.
+    let rows = screen(&h).len();
+    let mut rebuilt = Vec::new();
+    for _ in 0..20 {
+        h.step();
+        let app = h.state().as_ref().expect("app");
+        let pane = app.pane().expect("pane");
+        rebuilt.push(app.pane_ui(pane).map_or(usize::MAX, |p| p.rows_rebuilt()));
+        std::thread::sleep(Duration::from_millis(60));
+    }
+    assert!(
+        rebuilt.iter().all(|&n| n <= 2),
+        "rebuilt rows per frame: {rebuilt:?} of {rows}"
+    );
+    // Zooming invalidates every row.
+    let total = |h: &Harness<'static, Slot>| {
+        let app = h.state().as_ref().expect("app");
+        app.pane_ui(app.pane().expect("pane"))
+            .map_or(0, |p| p.rows_rebuilt_total())
+    };
+    let before = total(&h);
+    h.key_press_modifiers(Modifiers::CTRL, Key::Equals);
+    h.step();
+    assert!(
+        total(&h) - before >= 20,
+        "{} rows rebuilt",
+        total(&h) - before
+    );
+}

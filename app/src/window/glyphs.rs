@@ -33,6 +33,8 @@ pub struct GlyphCache {
     combined: HashMap<String, Vec<GlyphQuad>>,
     fill_ratio: f32,
     atlas_size: [usize; 2],
+    /// Bumped whenever cached quads are dropped (their atlas positions may change).
+    generation: u64,
 }
 
 fn quads_of(
@@ -72,9 +74,15 @@ impl GlyphCache {
             self.glyphs.clear();
             self.combined.clear();
             self.font = Some(font.clone());
+            self.generation += 1;
         }
         self.fill_ratio = ratio;
         self.atlas_size = size;
+    }
+
+    /// Changes whenever quads handed out before may no longer be valid.
+    pub fn generation(&self) -> u64 {
+        self.generation
     }
 
     /// The quad for a single character in a face (bold and/or italic).

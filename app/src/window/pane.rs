@@ -17,7 +17,7 @@ use tern_core::workspace::Badges;
 
 use super::glyphs::GlyphCache;
 use super::input;
-use super::render::{self, Metrics, Scene};
+use super::render::{self, Metrics, RowCache, Scene};
 use super::search::{SearchAction, SearchBar};
 use super::theme::Theme;
 use super::trace::Trace;
@@ -113,6 +113,8 @@ pub struct PaneUi {
     selection_guard: Option<(super::viewport::Selection, u64, String)>,
     /// An Alt combination was sent as a key: its text event (if any) must not follow.
     swallow_text: bool,
+    /// Row meshes from the last frames (only changed rows are rebuilt).
+    rows: RowCache,
 }
 
 impl PaneUi {
@@ -137,6 +139,7 @@ impl PaneUi {
             search: None,
             selection_guard: None,
             swallow_text: false,
+            rows: RowCache::default(),
         }
     }
 
@@ -159,6 +162,17 @@ impl PaneUi {
         self.selection_guard = None;
         self.search = None;
         self.dragging = None;
+        self.rows.clear();
+    }
+
+    /// Rows whose mesh the last frame rebuilt (the rest came from the row cache).
+    pub fn rows_rebuilt(&self) -> usize {
+        self.rows.rebuilt
+    }
+
+    /// Rows rebuilt by every frame so far.
+    pub fn rows_rebuilt_total(&self) -> u64 {
+        self.rows.rebuilt_total
     }
 
     pub fn is_parked(&self) -> bool {
@@ -647,6 +661,7 @@ impl PaneUi {
                     rows: &shown,
                     cursor,
                     selected: &selected,
+                    any_selected: viewport.selection.is_some(),
                     scroll: (total, offset),
                 };
                 let style = render::Style {
@@ -655,7 +670,14 @@ impl PaneUi {
                     theme: &sh.theme,
                     focused,
                 };
-                render::paint(&painter, &mut sh.glyphs, rect, &scene, &style);
+                render::paint(
+                    &painter,
+                    &mut sh.glyphs,
+                    &mut self.rows,
+                    rect,
+                    &scene,
+                    &style,
+                );
             }
             None => {
                 painter.rect_filled(rect, 0.0, super::theme::rgb(sh.palette.background()));

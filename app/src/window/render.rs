@@ -283,6 +283,8 @@ pub struct Scene<'a> {
     pub rows: &'a [&'a Row],
     pub cursor: Option<(Cursor, CursorShape)>,
     pub selected: &'a dyn Fn(usize, usize) -> bool,
+    /// Whether anything is selected (otherwise `selected` is not asked).
+    pub any_selected: bool,
     /// Scrollbar: (lines above the screen in all, lines scrolled up).
     pub scroll: (u64, usize),
 }
@@ -296,9 +298,69 @@ pub struct Style<'a> {
     pub focused: bool,
 }
 
+/// Each row's mesh as last built, reused while the row, its selected cells, the
+/// pane's position, the metrics, the palette and the glyph atlas stay the same: a
+/// frame rebuilds only the rows that changed (an agent's status line, a prompt), and
+/// an unchanged row costs a compare and a copy of its vertices.
+#[derive(Default)]
+pub struct RowCache {
+    key: Option<CacheKey>,
+    rows: Vec<Option<CachedRow>>,
+    /// Rows rebuilt by the last paint, and by all paints (for benchmarks and tests).
+    pub rebuilt: usize,
+    pub rebuilt_total: u64,
+}
+
+#[derive(PartialEq)]
+struct CacheKey {
+    metrics: Metrics,
+    origin: Pos2,
+    atlas: u64,
+    palette: Palette,
+    selection: Color32,
+}
+
+struct CachedRow {
+    row: Row,
+    /// Selected column ranges of the row when it was built.
+    selected: Vec<(usize, usize)>,
+    mesh: Mesh,
+}
+
+impl RowCache {
+    pub fn clear(&mut self) {
+        self.key = None;
+        self.rows.clear();
+    }
+}
+
+/// The selected columns of a row as ranges (empty without a selection).
+fn selected_ranges(scene: &Scene<'_>, r: usize, cols: usize) -> Vec<(usize, usize)> {
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    if !scene.any_selected {
+        return out;
+    }
+    for c in 0..cols {
+        if (scene.selected)(r, c) {
+            match out.last_mut() {
+                Some((_, end)) if *end == c => *end = c + 1,
+                _ => out.push((c, c + 1)),
+            }
+        }
+    }
+    out
+}
+
+fn append(dst: &mut Mesh, src: &Mesh) {
+    let base = dst.vertices.len() as u32;
+    dst.vertices.extend_from_slice(&src.vertices);
+    dst.indices.extend(src.indices.iter().map(|i| i + base));
+}
+
 pub fn paint(
     painter: &Painter,
     glyphs: &mut GlyphCache,
+    cache: &mut RowCache,
     rect: Rect,
     scene: &Scene<'_>,
     style: &Style<'_>,
@@ -306,6 +368,19 @@ pub fn paint(
     let (m, palette, theme, focused) = (style.metrics, style.palette, style.theme, style.focused);
     let ctx = painter.ctx().clone();
     glyphs.begin_frame(&ctx, &m.font);
+    let key = CacheKey {
+        metrics: m.clone(),
+        origin: rect.min,
+        atlas: glyphs.generation(),
+        palette: palette.clone(),
+        selection: theme.selection,
+    };
+    if cache.key.as_ref() != Some(&key) {
+        cache.rows.clear();
+        cache.key = Some(key);
+    }
+    cache.rows.resize_with(scene.rows.len(), || None);
+    cache.rebuilt = 0;
     let default_bg = theme::rgb(palette.background());
     let mut mesh = Mesh::with_texture(egui::TextureId::default());
     let cells: usize = scene.rows.iter().map(|r| r.cells.len()).sum();
@@ -313,19 +388,36 @@ pub fn paint(
     mesh.reserve_triangles(cells * 4);
     mesh.add_colored_rect(rect, default_bg);
     for (r, row) in scene.rows.iter().enumerate() {
-        let selected = |c: usize| (scene.selected)(r, c);
-        let top_left = rect.min + vec2(0.0, r as f32 * m.cell.y);
-        add_row(
-            &mut mesh,
-            glyphs,
-            &ctx,
-            top_left,
-            row,
-            m,
-            palette,
-            default_bg,
-            (theme.selection, &selected),
-        );
+        let selected = selected_ranges(scene, r, row.cells.len());
+        let fresh = cache.rows[r]
+            .as_ref()
+            .is_some_and(|c| c.row == **row && c.selected == selected);
+        if !fresh {
+            let mut row_mesh = Mesh::with_texture(egui::TextureId::default());
+            let is_selected = |c: usize| selected.iter().any(|&(a, b)| a <= c && c < b);
+            let top_left = rect.min + vec2(0.0, r as f32 * m.cell.y);
+            add_row(
+                &mut row_mesh,
+                glyphs,
+                &ctx,
+                top_left,
+                row,
+                m,
+                palette,
+                default_bg,
+                (theme.selection, &is_selected),
+            );
+            cache.rebuilt += 1;
+            cache.rebuilt_total += 1;
+            cache.rows[r] = Some(CachedRow {
+                row: (*row).clone(),
+                selected,
+                mesh: row_mesh,
+            });
+        }
+        if let Some(c) = &cache.rows[r] {
+            append(&mut mesh, &c.mesh);
+        }
     }
     painter.add(egui::Shape::mesh(mesh));
     let (total, offset) = scene.scroll;

@@ -730,19 +730,26 @@ pub fn memory(opts: &Opts) -> Result<Value, String> {
 
 // ---------------------------------------------------------------- frame
 
+/// One frame-building scenario: how the screen changes each frame, and whether rows
+/// keep their meshes between frames.
+struct FrameCase {
+    name: &'static str,
+    key: &'static str,
+    /// Only two rows change per frame (an agent's spinner and status line).
+    two_rows: bool,
+    row_cache: bool,
+}
+
 pub fn frame(opts: &Opts) -> Result<Value, String> {
-    use tern::window::render::{self, Metrics, Scene};
+    use tern::window::render::{self, Metrics, RowCache, Scene};
     let iters = if opts.quick { 300 } else { 2000 };
     let size = TermSize::new(200, 60);
-    let mut t = Terminal::new(size, TermConfig::default());
     let dense = Fixture::Dense.generate(8 << 20, size.cols, size.rows);
     // One full dense redraw per iteration: split the fixture at its frame starts.
     let starts: Vec<usize> = memchr::memmem::find_iter(&dense, b"\x1b[?2026h").collect();
     let ctx = egui::Context::default();
     tern::window::app::install_fonts(&ctx);
     let theme = tern::window::theme::Theme::default();
-    let mut view = PaneView::from_snapshot(delivery::snapshot(&t, 0));
-    let mut glyphs = tern::window::glyphs::GlyphCache::default();
     let font = egui::FontId::new(15.0, egui::FontFamily::Monospace);
     let input = || egui::RawInput {
         screen_rect: Some(egui::Rect::from_min_size(
@@ -757,75 +764,129 @@ pub fn frame(opts: &Opts) -> Result<Value, String> {
         font: font.clone(),
         cell: egui::vec2(f.glyph_width(&font, 'M'), f.row_height(&font)),
     });
-    let (mut model, mut ui_build, mut tess, mut total) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    for i in 0..iters {
-        let k = i % (starts.len() - 1);
-        t.advance(&dense[starts[k]..starts[k + 1]]);
-        let t0 = Instant::now();
-        let f = delivery::frame(&mut t, i as u64);
-        view.apply(f);
-        let t1 = Instant::now();
-        let rows: Vec<&tern_core::model::Row> = view.rows.iter().collect();
-        let none = |_: usize, _: usize| false;
-        let scene = Scene {
-            rows: &rows,
-            cursor: Some((view.cursor, view.cursor_shape)),
-            selected: &none,
-            scroll: (0, 0),
-        };
-        let rect = egui::Rect::from_min_size(
-            egui::Pos2::ZERO,
-            egui::vec2(metrics.cell.x * 200.0, metrics.cell.y * 60.0),
-        );
-        let mut out = ctx.run_ui(input(), |ui| {
-            let style = render::Style {
-                metrics: &metrics,
-                palette: &view.palette,
-                theme: &theme,
-                focused: true,
+    let cases = [
+        FrameCase {
+            name: "every row changes",
+            key: "full",
+            two_rows: false,
+            row_cache: true,
+        },
+        FrameCase {
+            name: "two rows change, row cache",
+            key: "two_rows",
+            two_rows: true,
+            row_cache: true,
+        },
+        FrameCase {
+            name: "two rows change, no row cache",
+            key: "two_rows_uncached",
+            two_rows: true,
+            row_cache: false,
+        },
+    ];
+    let mut out = serde_json::Map::new();
+    out.insert("suite".into(), json!("frame"));
+    out.insert("unit".into(), json!("us"));
+    let mut totals = Vec::new();
+    for case in &cases {
+        let mut t = Terminal::new(size, TermConfig::default());
+        t.advance(&dense[starts[0]..starts[1]]);
+        let mut view = PaneView::from_snapshot(delivery::snapshot(&t, 0));
+        let mut glyphs = tern::window::glyphs::GlyphCache::default();
+        let mut cache = RowCache::default();
+        let (mut model, mut ui_build, mut tess, mut total, mut rebuilt) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), 0usize);
+        for i in 0..iters {
+            if case.two_rows {
+                let status =
+                    format!("\x1b[1;1H\x1b[33m{i:>8}\x1b[m\x1b[60;1Hworking… step {i} of {iters}");
+                t.advance(status.as_bytes());
+            } else {
+                let k = i % (starts.len() - 1);
+                t.advance(&dense[starts[k]..starts[k + 1]]);
+            }
+            if !case.row_cache {
+                cache.clear();
+            }
+            let t0 = Instant::now();
+            let f = delivery::frame(&mut t, i as u64);
+            view.apply(f);
+            let t1 = Instant::now();
+            let rows: Vec<&tern_core::model::Row> = view.rows.iter().collect();
+            let none = |_: usize, _: usize| false;
+            let scene = Scene {
+                rows: &rows,
+                cursor: Some((view.cursor, view.cursor_shape)),
+                selected: &none,
+                any_selected: false,
+                scroll: (0, 0),
             };
-            render::paint(ui.painter(), &mut glyphs, rect, &scene, &style)
-        });
-        // A window would upload new glyphs to the GPU; here they are dropped.
-        out.textures_delta.clear();
-        let t2 = Instant::now();
-        let prims = ctx.tessellate(out.shapes, out.pixels_per_point);
-        let t3 = Instant::now();
-        std::hint::black_box(&prims);
-        let us = |a: Instant, b: Instant| (b - a).as_secs_f64() * 1e6;
-        model.push(us(t0, t1));
-        ui_build.push(us(t1, t2));
-        tess.push(us(t2, t3));
-        total.push(us(t0, t3));
+            let rect = egui::Rect::from_min_size(
+                egui::Pos2::ZERO,
+                egui::vec2(metrics.cell.x * 200.0, metrics.cell.y * 60.0),
+            );
+            let mut shapes = ctx.run_ui(input(), |ui| {
+                let style = render::Style {
+                    metrics: &metrics,
+                    palette: &view.palette,
+                    theme: &theme,
+                    focused: true,
+                };
+                render::paint(ui.painter(), &mut glyphs, &mut cache, rect, &scene, &style)
+            });
+            // A window would upload new glyphs to the GPU; here they are dropped.
+            shapes.textures_delta.clear();
+            let t2 = Instant::now();
+            let prims = ctx.tessellate(shapes.shapes, shapes.pixels_per_point);
+            let t3 = Instant::now();
+            std::hint::black_box(&prims);
+            rebuilt += cache.rebuilt;
+            let us = |a: Instant, b: Instant| (b - a).as_secs_f64() * 1e6;
+            model.push(us(t0, t1));
+            ui_build.push(us(t1, t2));
+            tess.push(us(t2, t3));
+            total.push(us(t0, t3));
+        }
+        let (m, u, te, to) = (
+            summarize(&model),
+            summarize(&ui_build),
+            summarize(&tess),
+            summarize(&total),
+        );
+        println!(
+            "\n== frame: 200x60, {} ({iters} frames, {:.1} rows rebuilt per frame)",
+            case.name,
+            rebuilt as f64 / iters as f64
+        );
+        println!(
+            "{:<34} {:>8} {:>8} {:>8} {:>9}   (µs)",
+            "", "p50", "p95", "p99", "max"
+        );
+        println!("{:<34} {}", "model frame + view apply", fmt_summary_us(&m));
+        println!("{:<34} {}", "UI: paint (row meshes)", fmt_summary_us(&u));
+        println!(
+            "{:<34} {}",
+            "tessellate (meshes for the GPU)",
+            fmt_summary_us(&te)
+        );
+        println!("{:<34} {}", "total CPU per frame", fmt_summary_us(&to));
+        totals.push(to.p50);
+        out.insert(
+            case.key.into(),
+            json!({ "model": m, "ui_paint": u, "tessellate": te, "total": to,
+                    "rows_rebuilt_per_frame": rebuilt as f64 / iters as f64 }),
+        );
     }
-    let (m, u, te, to) = (
-        summarize(&model),
-        summarize(&ui_build),
-        summarize(&tess),
-        summarize(&total),
-    );
-    println!("\n== frame: one full dense 200x60 screen, every row changed ({iters} frames)");
     println!(
-        "{:<34} {:>8} {:>8} {:>8} {:>9}   (µs)",
-        "", "p50", "p95", "p99", "max"
+        "\nrow cache: two-row frames take {:.2}x the time of rebuilding every row (p50, same run)",
+        totals[1] / totals[2]
     );
-    println!("{:<34} {}", "model frame + view apply", fmt_summary_us(&m));
-    println!(
-        "{:<34} {}",
-        "UI: paint (one mesh of glyph quads)",
-        fmt_summary_us(&u)
-    );
-    println!(
-        "{:<34} {}",
-        "tessellate (meshes for the GPU)",
-        fmt_summary_us(&te)
-    );
-    println!("{:<34} {}", "total CPU per frame", fmt_summary_us(&to));
     println!("target: under 2000 µs CPU per frame (total)");
-    Ok(
-        json!({ "suite": "frame", "unit": "us", "model": m, "ui_paint": u, "tessellate": te, "total": to }),
-    )
+    out.insert(
+        "two_rows_cached_over_uncached_p50".into(),
+        json!(totals[1] / totals[2]),
+    );
+    Ok(Value::Object(out))
 }
 
 pub fn workdir() -> PathBuf {
