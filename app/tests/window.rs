@@ -117,6 +117,15 @@ fn ctrl_plus_and_minus_zoom_the_font_and_the_grid_follows() {
 
 /// Presses the left button on cell `from` (column, row), drags to `to` and releases.
 fn drag_select(h: &mut Harness<'static, Slot>, from: (f32, f32), to: (f32, f32)) {
+    drag_select_with(h, from, to, Modifiers::NONE);
+}
+
+fn drag_select_with(
+    h: &mut Harness<'static, Slot>,
+    from: (f32, f32),
+    to: (f32, f32),
+    modifiers: Modifiers,
+) {
     let cell = h
         .state()
         .as_ref()
@@ -128,7 +137,7 @@ fn drag_select(h: &mut Harness<'static, Slot>, from: (f32, f32), to: (f32, f32))
         pos,
         button: egui::PointerButton::Primary,
         pressed,
-        modifiers: Modifiers::NONE,
+        modifiers,
     };
     h.event(Event::PointerMoved(at(from)));
     h.event(press(at(from), true));
@@ -412,5 +421,33 @@ fn only_changed_rows_are_rebuilt_between_frames() {
         total(&h) - before >= 20,
         "{} rows rebuilt",
         total(&h) - before
+    );
+}
+
+#[test]
+fn alt_drag_selects_a_block_of_columns() {
+    let mut h = harness(
+        "sh",
+        &[
+            "-c",
+            "printf 'id  name   size\\n01  alpha  10\\n02  beta   200\\n'; exec cat",
+        ],
+    );
+    step_until(&mut h, "output", |rows| {
+        rows.iter().any(|r| r == "02  beta   200")
+    });
+    // Columns 4..=8 of the three rows: the name column.
+    drag_select_with(&mut h, (4.0, 0.0), (8.0, 2.0), Modifiers::ALT);
+    h.step();
+    assert_eq!(
+        h.state().as_ref().and_then(|a| a.selection_text()),
+        Some("name\nalpha\nbeta".to_string())
+    );
+    // Without Alt the same drag selects running text.
+    drag_select(&mut h, (4.0, 0.0), (8.0, 2.0));
+    h.step();
+    assert_eq!(
+        h.state().as_ref().and_then(|a| a.selection_text()),
+        Some("name   size\n01  alpha  10\n02  beta".to_string())
     );
 }

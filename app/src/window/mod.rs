@@ -10,6 +10,7 @@ pub mod input;
 pub mod links;
 pub mod palette;
 pub mod pane;
+pub mod primary;
 pub mod render;
 pub mod search;
 pub mod theme;

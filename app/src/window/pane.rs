@@ -34,6 +34,7 @@ pub struct Shared {
     pub trace: Trace,
     /// The window has keyboard focus.
     pub window_focused: bool,
+    pub primary: super::primary::Primary,
     first_frame_traced: bool,
     first_output_traced: bool,
 }
@@ -48,6 +49,7 @@ impl Shared {
             glyphs: GlyphCache::default(),
             trace,
             window_focused: true,
+            primary: super::primary::Primary::default(),
             first_frame_traced: false,
             first_output_traced: false,
         }
@@ -299,6 +301,7 @@ impl PaneUi {
         rect: egui::Rect,
         m: &Metrics,
         response: &egui::Response,
+        primary: &mut super::primary::Primary,
     ) {
         let pane = self.id;
         let modes = self.view.as_ref().map(|v| v.modes).unwrap_or_default();
@@ -353,7 +356,11 @@ impl PaneUi {
                         egui::PointerButton::Secondary => MouseButton::Right,
                         _ => continue,
                     };
+                    let was_dragging = self.dragging;
                     self.dragging = if pressed { Some(b) } else { None };
+                    if !pressed && was_dragging != Some(b) {
+                        continue;
+                    }
                     if modes.mouse != MouseTracking::Off && !modifiers.shift {
                         let kind = if pressed {
                             MouseEventKind::Press
@@ -382,12 +389,23 @@ impl PaneUi {
                             let at = Point { line, col };
                             if modifiers.shift && self.viewport.selection.is_some() {
                                 self.viewport.extend_selection(at);
+                            } else if modifiers.alt {
+                                self.viewport.start_selection(at, SelectMode::Block, v.seq);
                             } else {
                                 self.viewport.start_selection(at, SelectMode::Cells, v.seq);
                             }
                         }
                     } else if pressed && b == MouseButton::Middle {
-                        ctx.send_viewport_cmd(egui::ViewportCommand::RequestPaste);
+                        match primary.get() {
+                            Some(text) => self.paste(text),
+                            None => ctx.send_viewport_cmd(egui::ViewportCommand::RequestPaste),
+                        }
+                    } else if !pressed
+                        && b == MouseButton::Left
+                        && let Some(text) = self.selection_text().filter(|t| !t.is_empty())
+                    {
+                        // Selecting is copying to PRIMARY (X11).
+                        primary.set(&text);
                     }
                 }
                 egui::Event::PointerMoved(pos) => {
@@ -485,6 +503,9 @@ impl PaneUi {
                 SelectMode::Words
             };
             self.viewport.start_selection(at, mode, v.seq);
+            if let Some(text) = self.selection_text() {
+                primary.set(&text);
+            }
         }
     }
 
@@ -616,7 +637,7 @@ impl PaneUi {
         } else if self.search.is_some() {
             // Keys go to the search bar while it is open.
         } else {
-            self.handle_input(&ctx, rect, &m, &response);
+            self.handle_input(&ctx, rect, &m, &response, &mut sh.primary);
         }
         let cols = ((rect.width() / m.cell.x).floor() as usize).max(2);
         let rows = ((rect.height() / m.cell.y).floor() as usize).max(1);

@@ -21,6 +21,8 @@ pub enum SelectMode {
     Cells,
     Words,
     Lines,
+    /// A rectangle of columns (Alt+drag): the same columns on every line.
+    Block,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,6 +33,14 @@ pub struct Selection {
 }
 
 impl Selection {
+    /// The block's columns, first to last inclusive.
+    fn columns(&self) -> (usize, usize) {
+        (
+            self.anchor.col.min(self.head.col),
+            self.anchor.col.max(self.head.col),
+        )
+    }
+
     /// Ordered (start, end), end inclusive.
     pub fn span(&self) -> (Point, Point) {
         if self.anchor <= self.head {
@@ -157,6 +167,10 @@ impl Viewport {
         }
         match sel.mode {
             SelectMode::Lines => true,
+            SelectMode::Block => {
+                let (a, b) = sel.columns();
+                (a..=b).contains(&col)
+            }
             SelectMode::Cells => {
                 (line > start.line || col >= start.col) && (line < end.line || col <= end.col)
             }
@@ -201,6 +215,10 @@ impl Viewport {
             let chars = cell_chars(&row);
             let (from, to) = match sel.mode {
                 SelectMode::Lines => (0, chars.len()),
+                SelectMode::Block => {
+                    let (a, b) = sel.columns();
+                    (a.min(chars.len()), (b + 1).min(chars.len()))
+                }
                 SelectMode::Cells | SelectMode::Words => {
                     let mut from = if line == start.line { start.col } else { 0 };
                     let mut to = if line == end.line {
@@ -228,7 +246,8 @@ impl Viewport {
             };
             let piece: String = chars[from..to].iter().filter(|c| **c != '\0').collect();
             out.push_str(piece.trim_end());
-            if line != end.line && !row.wrapped {
+            // A block is always one line per row; other modes join soft-wrapped rows.
+            if line != end.line && (!row.wrapped || sel.mode == SelectMode::Block) {
                 out.push('\n');
             }
         }
