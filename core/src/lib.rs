@@ -7,3 +7,4 @@ pub mod fixtures;
 pub mod input;
 pub mod model;
 pub mod pipeline;
+pub mod worktree;
