@@ -2,6 +2,8 @@
 //!
 //! - [`model`]: the terminal emulator (vte-based) the model thread runs for every pane.
 
+pub mod atomic_file;
+pub mod config;
 pub mod escapes;
 pub mod fixtures;
 pub mod input;
