@@ -9,4 +9,5 @@ pub mod fixtures;
 pub mod input;
 pub mod model;
 pub mod pipeline;
+pub mod session;
 pub mod worktree;
