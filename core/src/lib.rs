@@ -1,6 +1,11 @@
 //! tern-core: everything in tern that knows no window.
 //!
 //! - [`model`]: the terminal emulator (vte-based) the model thread runs for every pane.
+//! - [`pipeline`]: ptys, the I/O pool, the model thread, flow control and delivery.
+//! - [`worktree`]: git worktrees through the `git` CLI, and the [`worktree::GitWorker`]
+//!   thread the UI sends them to.
+//! - [`config`]: `config.ron` (RON, documented defaults) and its hot-reload watcher.
+//! - [`session`]: saved layouts (worktrees, tabs, split trees), written atomically.
 
 pub mod atomic_file;
 pub mod config;
