@@ -226,6 +226,11 @@ fn hot_reload_sees_writes_renames_errors_and_removal() {
 
     std::fs::write(&path, "(font: (size: 14.0))").expect("write");
     wait_for(&watcher, "reload after re-creating", font_size_is(14.0));
+    // The waker runs right after each event is queued: wait for the last one.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while wakes.load(Ordering::Relaxed) < 6 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
     assert!(wakes.load(Ordering::Relaxed) >= 6);
 }
 
@@ -242,4 +247,22 @@ fn the_watcher_reports_the_file_as_it_was_at_start_and_ignores_same_content() {
     std::fs::write(&path, "(font: (size: 17.0))").expect("change");
     let ev = wait_for(&watcher, "the change", |_| true);
     assert!(font_size_is(17.0)(&ev), "{ev:?}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symlinked_config_reloads_when_its_target_changes() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let dotfiles = dir.path().join("dotfiles");
+    let config_dir = dir.path().join("config");
+    std::fs::create_dir_all(&dotfiles).expect("mkdir");
+    std::fs::create_dir_all(&config_dir).expect("mkdir");
+    let target = dotfiles.join("tern.ron");
+    std::fs::write(&target, "(font: (size: 10.0))").expect("write");
+    let link = config_dir.join("config.ron");
+    std::os::unix::fs::symlink(&target, &link).expect("symlink");
+    let (watcher, initial) = ConfigWatcher::start(&link, None).expect("watch");
+    assert!(font_size_is(10.0)(&initial), "{initial:?}");
+    write_atomically(&target, "(font: (size: 18.0))");
+    wait_for(&watcher, "reload through the link", font_size_is(18.0));
 }

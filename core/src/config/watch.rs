@@ -12,7 +12,9 @@
 //! change it, and an event is sent only when the text differs from the last text seen,
 //! so editors' extra events (metadata, backups) cost a read and nothing more. On Linux
 //! a write is acted on when the writer closes the file, so a half-written file is not
-//! parsed.
+//! parsed. An empty file is taken as a save in progress and sends nothing (emptying the
+//! config takes effect at the next start); a save that races the read can still show a
+//! passing `Error` before its `Reloaded`.
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, Sender};
@@ -47,7 +49,9 @@ impl ConfigEvent {
     }
 }
 
-/// Watches one config file. Dropping it stops watching.
+/// Watches one config file. Dropping it stops watching. If the file is a symlink, the
+/// folder it points into is watched too (where the link points is read once, at start).
+/// If the config's folder itself is deleted, watching ends.
 pub struct ConfigWatcher {
     path: PathBuf,
     events: Receiver<ConfigEvent>,
@@ -73,6 +77,15 @@ impl ConfigWatcher {
             .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "no file name"))?
             .to_owned();
         std::fs::create_dir_all(&dir)?;
+        // A config that is a symlink (dotfile managers) changes where the link points:
+        // watch that folder too.
+        let target = std::fs::canonicalize(&path)
+            .ok()
+            .filter(|t| t.parent() != dir.canonicalize().ok().as_deref());
+        let mut names = vec![name];
+        if let Some(n) = target.as_ref().and_then(|t| t.file_name()) {
+            names.push(n.to_owned());
+        }
         let (tx, rx) = mpsc::channel();
         let (ready_tx, ready_rx) = mpsc::channel::<Option<String>>();
         let mut state = WatchState {
@@ -88,7 +101,10 @@ impl ConfigWatcher {
                 Ok(event) => {
                     let ours = event.paths.is_empty()
                         || event.need_rescan()
-                        || event.paths.iter().any(|p| p.file_name() == Some(&name));
+                        || event
+                            .paths
+                            .iter()
+                            .any(|p| p.file_name().is_some_and(|n| names.iter().any(|m| m == n)));
                     if ours && can_change_contents(&event.kind) {
                         state.check();
                     }
@@ -101,6 +117,11 @@ impl ConfigWatcher {
         watcher
             .watch(&dir, RecursiveMode::NonRecursive)
             .map_err(std::io::Error::other)?;
+        if let Some(target_dir) = target.as_ref().and_then(|t| t.parent()) {
+            watcher
+                .watch(target_dir, RecursiveMode::NonRecursive)
+                .map_err(std::io::Error::other)?;
+        }
         // Read after the watch is in place, so no save can fall between the two.
         let text = read_text(&path);
         let initial = ConfigEvent::from_load(match &text {
@@ -156,6 +177,10 @@ impl WatchState {
 
     fn check(&mut self) {
         let text = match read_text(&self.path) {
+            // Zero bytes: a writer truncated the file and has not written yet (events
+            // are handled after the fact, so the next save may already be under way).
+            // Its close-after-write brings the contents.
+            Ok(t) if t.is_empty() => return,
             Ok(t) => Some(t),
             Err(e) if e.not_found => None,
             Err(e) => {

@@ -238,14 +238,18 @@ pub struct Repo {
 
 impl Repo {
     /// Opens the repository that contains `path` (the main worktree, a linked worktree,
-    /// or any folder inside one).
+    /// any folder or file inside one).
     pub fn open(path: impl AsRef<Path>) -> Result<Repo> {
-        let path = path.as_ref();
-        if !path.exists() {
+        let given = path.as_ref();
+        if !given.exists() {
             return Err(WorktreeError::NotFound {
-                path: path.to_owned(),
+                path: given.to_owned(),
             });
         }
+        let path = match given.parent() {
+            Some(parent) if !given.is_dir() => parent,
+            _ => given,
+        };
         let out = run_raw(
             path,
             ["rev-parse", "--path-format=absolute", "--git-common-dir"],
@@ -254,7 +258,7 @@ impl Repo {
             let stderr = String::from_utf8_lossy(&out.stderr);
             if stderr.contains("not a git repository") {
                 return Err(WorktreeError::NotARepository {
-                    path: path.to_owned(),
+                    path: given.to_owned(),
                 });
             }
             return Err(git_failure(&["rev-parse"], &out));
