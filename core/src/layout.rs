@@ -273,13 +273,7 @@ impl<P: Copy + PartialEq> Layout<P> {
         out
     }
 
-    fn walk(
-        &self,
-        rect: Rect,
-        gap: f32,
-        path: &mut Vec<bool>,
-        f: &mut Visit<'_, P>,
-    ) {
+    fn walk(&self, rect: Rect, gap: f32, path: &mut Vec<bool>, f: &mut Visit<'_, P>) {
         f(self, rect, path);
         if let Layout::Split {
             axis,

@@ -1,13 +1,21 @@
 //! tern-core: everything in tern that knows no window.
 //!
 //! - [`model`]: the terminal emulator (vte-based) the model thread runs for every pane.
-//! - [`pipeline`]: pty I/O, the model thread, flow control and deliveries.
+//! - [`pipeline`]: ptys, the I/O pool, the model thread, flow control and delivery.
 //! - [`layout`], [`workspace`]: split panes, tabs and worktree groups, without a window.
+//! - [`worktree`]: git worktrees through the `git` CLI, and the [`worktree::GitWorker`]
+//!   thread the UI sends them to.
+//! - [`config`]: `config.ron` (RON, documented defaults) and its hot-reload watcher.
+//! - [`session`]: saved layouts (worktrees, tabs, split trees), written atomically.
 
+pub mod atomic_file;
+pub mod config;
 pub mod escapes;
 pub mod fixtures;
 pub mod input;
 pub mod layout;
 pub mod model;
 pub mod pipeline;
+pub mod session;
 pub mod workspace;
+pub mod worktree;

@@ -1,0 +1,405 @@
+//! tern's settings: `config.ron` in the platform config folder (`~/.config/tern/` on
+//! Linux), or the file `TERN_CONFIG` names. Every field has a default, so a partial
+//! file (or an empty one) works; unknown fields are errors, so a typo is reported with
+//! its line and column instead of being ignored. `assets/config.ron` documents every
+//! option with its default (a test keeps it equal to [`Config::default`]).
+//!
+//! RON is read with `implicit_some`: an optional value is written bare
+//! (`family: "Iosevka"`), not `Some("Iosevka")` (which is also accepted).
+//!
+//! [`ConfigWatcher`] reloads the file when it is saved (see `watch.rs`).
+
+mod chord;
+mod watch;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::model::TermConfig;
+use crate::pipeline::{PipelineConfig, SpawnSpec};
+
+pub use chord::{ChordError, KeyBinding, KeyChord};
+pub use watch::{ConfigEvent, ConfigWatcher};
+
+/// The documented default file, every option at its default.
+pub const DEFAULT_CONFIG_RON: &str = include_str!("../../../assets/config.ron");
+
+/// The environment variable naming a config file to use instead of the platform one.
+pub const CONFIG_ENV: &str = "TERN_CONFIG";
+
+/// All settings. `#[serde(default)]` on every struct: a missing field keeps its default.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    pub font: FontConfig,
+    pub theme: ThemeConfig,
+    /// Lines of history kept per pane.
+    pub scrollback_lines: usize,
+    pub shell: ShellConfig,
+    /// Extra environment variables for every program tern starts.
+    pub env: BTreeMap<String, String>,
+    pub cursor: CursorConfig,
+    /// Action name (the app's command list) to chord, or `"none"` to unbind.
+    pub key_bindings: BTreeMap<String, KeyBinding>,
+    /// Bytes a pane's program may have in flight before tern stops reading it.
+    pub flow_control_window_bytes: u64,
+    pub clipboard: ClipboardConfig,
+    /// Ask before closing a window, tab or pane whose program is still running.
+    pub confirm_on_close: bool,
+    /// Ask before pasting several lines into a program that did not turn on bracketed
+    /// paste (each line would run as a command).
+    pub confirm_multiline_paste: bool,
+    /// Let programs resize the window (`CSI 8 t`).
+    pub resize_requests: bool,
+    pub session: SessionConfig,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            font: FontConfig::default(),
+            theme: ThemeConfig::default(),
+            scrollback_lines: TermConfig::default().scrollback_lines,
+            shell: ShellConfig::default(),
+            env: BTreeMap::new(),
+            cursor: CursorConfig::default(),
+            key_bindings: BTreeMap::new(),
+            flow_control_window_bytes: PipelineConfig::default().window_bytes,
+            clipboard: ClipboardConfig::default(),
+            confirm_on_close: true,
+            confirm_multiline_paste: true,
+            resize_requests: false,
+            session: SessionConfig::default(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FontConfig {
+    /// A system font family; `None`: the bundled DejaVu Sans Mono.
+    pub family: Option<String>,
+    /// Points.
+    pub size: f32,
+}
+
+impl Default for FontConfig {
+    fn default() -> Self {
+        FontConfig {
+            family: None,
+            size: 15.0,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ThemeName {
+    #[default]
+    Dark,
+    Light,
+}
+
+/// A base theme and colours that override it (`None`: the theme's colour).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ThemeConfig {
+    pub name: ThemeName,
+    pub foreground: Option<Rgb>,
+    pub background: Option<Rgb>,
+    pub cursor: Option<Rgb>,
+    pub selection: Option<Rgb>,
+    /// ANSI colours 0-7.
+    pub normal: AnsiColors,
+    /// ANSI colours 8-15.
+    pub bright: AnsiColors,
+}
+
+impl ThemeConfig {
+    /// The 16 ANSI overrides by index (0-7 normal, 8-15 bright).
+    pub fn ansi_overrides(&self) -> [Option<Rgb>; 16] {
+        let mut out = [None; 16];
+        out[..8].copy_from_slice(&self.normal.as_array());
+        out[8..].copy_from_slice(&self.bright.as_array());
+        out
+    }
+}
+
+/// Eight ANSI colours in their usual order.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AnsiColors {
+    pub black: Option<Rgb>,
+    pub red: Option<Rgb>,
+    pub green: Option<Rgb>,
+    pub yellow: Option<Rgb>,
+    pub blue: Option<Rgb>,
+    pub magenta: Option<Rgb>,
+    pub cyan: Option<Rgb>,
+    pub white: Option<Rgb>,
+}
+
+impl AnsiColors {
+    pub fn as_array(&self) -> [Option<Rgb>; 8] {
+        [
+            self.black,
+            self.red,
+            self.green,
+            self.yellow,
+            self.blue,
+            self.magenta,
+            self.cyan,
+            self.white,
+        ]
+    }
+}
+
+/// A colour, written `"#rrggbb"` in the config.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Rgb {
+    pub r: u8,
+    pub g: u8,
+    pub b: u8,
+}
+
+impl FromStr for Rgb {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Rgb, String> {
+        let bad = || format!("expected a colour as \"#rrggbb\", found {s:?}");
+        let hex = s.strip_prefix('#').ok_or_else(bad)?;
+        if hex.len() != 6 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(bad());
+        }
+        let byte = |i: usize| u8::from_str_radix(&hex[i..i + 2], 16).map_err(|_| bad());
+        Ok(Rgb {
+            r: byte(0)?,
+            g: byte(2)?,
+            b: byte(4)?,
+        })
+    }
+}
+
+impl fmt::Display for Rgb {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "#{:02x}{:02x}{:02x}", self.r, self.g, self.b)
+    }
+}
+
+impl Serialize for Rgb {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Rgb {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d)?
+            .parse()
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ShellConfig {
+    /// The program new panes run; `None`: the user's login shell.
+    pub program: Option<String>,
+    pub args: Vec<String>,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum CursorStyle {
+    #[default]
+    Block,
+    Beam,
+    Underline,
+}
+
+/// The cursor until a program asks for another (DECSCUSR).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CursorConfig {
+    pub style: CursorStyle,
+    pub blinking: bool,
+}
+
+/// What to do when a program asks for the clipboard through OSC 52.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ClipboardPolicy {
+    Allow,
+    /// Show the request and let the user decide.
+    Ask,
+    Deny,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ClipboardConfig {
+    /// Programs setting the clipboard (how `ssh` sessions and tmux copy): allowed.
+    pub osc52_write: ClipboardPolicy,
+    /// Programs reading the clipboard: denied (anything on the remote side of an ssh
+    /// session could read what you copied).
+    pub osc52_read: ClipboardPolicy,
+}
+
+impl Default for ClipboardConfig {
+    fn default() -> Self {
+        ClipboardConfig {
+            osc52_write: ClipboardPolicy::Allow,
+            osc52_read: ClipboardPolicy::Deny,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SessionConfig {
+    /// Reopen the last session's worktrees, tabs and splits (programs start fresh in
+    /// their folders).
+    pub restore: bool,
+    /// Also show each pane's last screen of text, above the new prompt. Off by
+    /// default: it writes whatever was on screen (secrets included) to disk.
+    pub restore_last_screen: bool,
+}
+
+impl Default for SessionConfig {
+    fn default() -> Self {
+        SessionConfig {
+            restore: true,
+            restore_last_screen: false,
+        }
+    }
+}
+
+/// A config that did not load: where, and why. `Display`: `path:line:col: message`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigError {
+    pub path: PathBuf,
+    /// 1-based line and column of the problem; `None` for I/O errors.
+    pub position: Option<(usize, usize)>,
+    pub message: String,
+    /// The file does not exist (the app then runs on defaults without complaint).
+    pub not_found: bool,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.path.display())?;
+        if let Some((line, col)) = self.position {
+            write!(f, ":{line}:{col}")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+impl Config {
+    /// Reads and parses the file at `path`.
+    pub fn load(path: impl AsRef<Path>) -> Result<Config, ConfigError> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+            path: path.to_owned(),
+            position: None,
+            message: e.to_string(),
+            not_found: e.kind() == std::io::ErrorKind::NotFound,
+        })?;
+        Config::parse(&text, path)
+    }
+
+    /// [`Config::load`], with a missing file meaning the defaults.
+    pub fn load_or_default(path: impl AsRef<Path>) -> Result<Config, ConfigError> {
+        match Config::load(path) {
+            Err(e) if e.not_found => Ok(Config::default()),
+            other => other,
+        }
+    }
+
+    /// Parses config text; `path` only labels errors. Blank text is the defaults.
+    pub fn parse(text: &str, path: impl AsRef<Path>) -> Result<Config, ConfigError> {
+        if text.trim().is_empty() {
+            return Ok(Config::default());
+        }
+        ron_options()
+            .from_str(text)
+            .map_err(|e: ron::error::SpannedError| ConfigError {
+                path: path.as_ref().to_owned(),
+                position: Some((e.span.start.line, e.span.start.col)),
+                message: e.code.to_string(),
+                not_found: false,
+            })
+    }
+
+    /// The config as RON (pretty), e.g. to show the effective settings.
+    pub fn to_ron(&self) -> String {
+        let pretty = ron::ser::PrettyConfig::new().struct_names(false);
+        ron_options()
+            .to_string_pretty(self, pretty)
+            .unwrap_or_else(|e| format!("// could not write the config: {e}"))
+    }
+
+    /// Where the config lives: `$TERN_CONFIG` if set, else `<config dir>/tern/config.ron`
+    /// (`$XDG_CONFIG_HOME` or `~/.config` on Linux, `~/Library/Application Support` on
+    /// macOS). `None` when no home folder is known.
+    pub fn default_path() -> Option<PathBuf> {
+        if let Some(p) = std::env::var_os(CONFIG_ENV).filter(|p| !p.is_empty()) {
+            return Some(PathBuf::from(p));
+        }
+        dirs::config_dir().map(|d| d.join("tern").join("config.ron"))
+    }
+
+    /// Writes the documented default file to `path` unless a file is there (for the
+    /// app's "open config" action). Returns whether it wrote.
+    pub fn write_default_if_missing(path: impl AsRef<Path>) -> std::io::Result<bool> {
+        let path = path.as_ref();
+        if path.exists() {
+            return Ok(false);
+        }
+        crate::atomic_file::write_atomic(path, DEFAULT_CONFIG_RON.as_bytes())?;
+        Ok(true)
+    }
+
+    /// The model's settings from this config (scrollback).
+    pub fn term_config(&self) -> TermConfig {
+        TermConfig {
+            scrollback_lines: self.scrollback_lines,
+            ..TermConfig::default()
+        }
+    }
+
+    /// The pipeline's settings from this config (flow-control window, scrollback).
+    pub fn pipeline_config(&self) -> PipelineConfig {
+        PipelineConfig {
+            window_bytes: self.flow_control_window_bytes.max(4096),
+            term: self.term_config(),
+            ..PipelineConfig::default()
+        }
+    }
+
+    /// How to start a new pane's program: the configured shell (or the login shell)
+    /// with the configured environment, in `cwd`.
+    pub fn spawn_spec(&self, cwd: Option<PathBuf>) -> SpawnSpec {
+        SpawnSpec {
+            command: self
+                .shell
+                .program
+                .clone()
+                .map(|p| (p, self.shell.args.clone())),
+            cwd,
+            size: None,
+            env: self
+                .env
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        }
+    }
+}
+
+fn ron_options() -> ron::Options {
+    ron::Options::default().with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME)
+}

@@ -1,0 +1,268 @@
+//! The config file: defaults, partial files, errors with positions, hot reload.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use tern_core::config::{
+    ClipboardPolicy, Config, ConfigEvent, ConfigWatcher, CursorStyle, DEFAULT_CONFIG_RON,
+    KeyBinding, KeyChord, Rgb, ThemeName,
+};
+
+fn parse(text: &str) -> Result<Config, tern_core::config::ConfigError> {
+    Config::parse(text, "config.ron")
+}
+
+#[test]
+fn the_documented_default_file_is_the_defaults() {
+    let parsed = parse(DEFAULT_CONFIG_RON).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(parsed, Config::default());
+}
+
+/// Every field name (at any depth) of `Config` is written as `name:` in the
+/// documented file, so adding an option without documenting it fails here.
+#[test]
+fn every_option_is_documented() {
+    let field = regex::Regex::new(r"(?m)^\s*([a-z_][a-z0-9_]*):").expect("regex");
+    let names = |text: &str| -> BTreeSet<String> {
+        field.captures_iter(text).map(|c| c[1].to_owned()).collect()
+    };
+    let fields = names(&Config::default().to_ron());
+    let documented = names(DEFAULT_CONFIG_RON);
+    assert!(fields.len() > 30, "{fields:?}");
+    let missing: Vec<_> = fields.difference(&documented).collect();
+    assert!(missing.is_empty(), "not in assets/config.ron: {missing:?}");
+}
+
+#[test]
+fn defaults_are_the_documented_choices() {
+    let c = Config::default();
+    assert_eq!(c.font.size, 15.0);
+    assert_eq!(c.theme.name, ThemeName::Dark);
+    assert_eq!(c.scrollback_lines, 10_000);
+    assert_eq!(c.flow_control_window_bytes, 1 << 20);
+    assert_eq!(c.clipboard.osc52_write, ClipboardPolicy::Allow);
+    assert_eq!(c.clipboard.osc52_read, ClipboardPolicy::Deny);
+    assert!(c.confirm_on_close && c.confirm_multiline_paste && !c.resize_requests);
+    assert!(c.session.restore && !c.session.restore_last_screen);
+    assert_eq!(c.pipeline_config().window_bytes, 1 << 20);
+}
+
+#[test]
+fn a_partial_file_keeps_every_other_default() {
+    let c = parse(
+        r##"(
+            font: (size: 12.5),
+            theme: (name: Light, background: "#101820", bright: (red: "#FF5555")),
+            cursor: (style: Beam),
+            env: {"EDITOR": "hx"},
+            key_bindings: {"new_tab": "Ctrl+Shift+T", "close_pane": "none"},
+            shell: (program: "/bin/zsh", args: ["-l"]),
+        )"##,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(c.font.size, 12.5);
+    assert_eq!(c.font.family, None);
+    assert_eq!(c.theme.name, ThemeName::Light);
+    assert_eq!(
+        c.theme.background,
+        Some(Rgb {
+            r: 0x10,
+            g: 0x18,
+            b: 0x20
+        })
+    );
+    let ansi = c.theme.ansi_overrides();
+    assert_eq!(ansi[9].map(|c| c.to_string()).as_deref(), Some("#ff5555"));
+    assert_eq!(ansi.iter().flatten().count(), 1);
+    assert_eq!(c.cursor.style, CursorStyle::Beam);
+    assert!(!c.cursor.blinking);
+    assert_eq!(c.env.get("EDITOR").map(String::as_str), Some("hx"));
+    assert_eq!(
+        c.key_bindings.get("new_tab"),
+        Some(&KeyBinding::Chord(KeyChord {
+            ctrl: true,
+            shift: true,
+            alt: false,
+            super_: false,
+            key: "t".into()
+        }))
+    );
+    assert_eq!(c.key_bindings.get("close_pane"), Some(&KeyBinding::Unbound));
+    assert_eq!(c.scrollback_lines, 10_000);
+    let spec = c.spawn_spec(Some("/tmp".into()));
+    assert_eq!(spec.command, Some(("/bin/zsh".into(), vec!["-l".into()])));
+    assert_eq!(spec.env, vec![("EDITOR".into(), "hx".into())]);
+    // Explicit Some(...) is accepted too, and a blank file is the defaults.
+    assert_eq!(
+        parse(r#"(font: (family: Some("Iosevka")))"#)
+            .expect("parses")
+            .font
+            .family
+            .as_deref(),
+        Some("Iosevka")
+    );
+    assert_eq!(parse("  \n").expect("blank"), Config::default());
+}
+
+#[test]
+fn an_unknown_field_names_its_line_and_column() {
+    let err = parse("(\n    font: (size: 14.0),\n    scrollbak_lines: 5,\n)").expect_err("typo");
+    assert_eq!(err.position.map(|p| p.0), Some(3), "{err}");
+    assert!(err.message.contains("scrollbak_lines"), "{err}");
+    let shown = err.to_string();
+    assert!(shown.starts_with("config.ron:3:"), "{shown}");
+    let nested = parse("(font: (\n  familly: \"x\"))").expect_err("nested typo");
+    assert_eq!(nested.position.map(|p| p.0), Some(2), "{nested}");
+}
+
+#[test]
+fn a_syntax_error_names_its_line_and_column() {
+    let err =
+        parse("(\n  font: (size: 14.0),\n  confirm_on_close: true\n  resize_requests: false,\n)")
+            .expect_err("missing comma");
+    let (line, col) = err.position.expect("position");
+    assert_eq!(line, 4, "{err}");
+    assert!(col >= 1, "{err}");
+    assert!(err.to_string().starts_with("config.ron:4:"), "{err}");
+}
+
+#[test]
+fn a_bad_chord_or_colour_is_reported_where_it_is_written() {
+    let err = parse("(\n  key_bindings: {\n    \"new_tab\": \"ctrl+hyper+t\",\n  },\n)")
+        .expect_err("bad chord");
+    assert_eq!(err.position.map(|p| p.0), Some(3), "{err}");
+    assert!(err.message.contains("unknown modifier \"hyper\""), "{err}");
+    let err = parse("(theme: (\n foreground: \"red\"))").expect_err("bad colour");
+    assert_eq!(err.position.map(|p| p.0), Some(2), "{err}");
+    assert!(err.message.contains("#rrggbb"), "{err}");
+}
+
+#[test]
+fn load_reports_a_missing_file_and_load_or_default_accepts_it() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("config.ron");
+    let err = Config::load(&path).expect_err("missing");
+    assert!(err.not_found);
+    assert_eq!(Config::load_or_default(&path), Ok(Config::default()));
+    assert!(Config::write_default_if_missing(&path).expect("write"));
+    assert!(!Config::write_default_if_missing(&path).expect("no rewrite"));
+    assert_eq!(Config::load(&path), Ok(Config::default()));
+}
+
+#[test]
+fn the_config_round_trips_through_ron() {
+    let mut c = Config::default();
+    c.font.family = Some("Iosevka Term".into());
+    c.theme.cursor = Some(Rgb { r: 1, g: 2, b: 3 });
+    c.key_bindings
+        .insert("split_right".into(), "super+d".parse().expect("chord"));
+    c.clipboard.osc52_write = ClipboardPolicy::Ask;
+    assert_eq!(parse(&c.to_ron()), Ok(c));
+}
+
+/// Waits (generously) for an event matching `want`, skipping others (editors and file
+/// systems may produce intermediate ones). Never asserts how long it took.
+fn wait_for(w: &ConfigWatcher, what: &str, want: impl Fn(&ConfigEvent) -> bool) -> ConfigEvent {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut seen = Vec::new();
+    while Instant::now() < deadline {
+        if let Some(ev) = w.recv_timeout(Duration::from_millis(200)) {
+            if want(&ev) {
+                return ev;
+            }
+            seen.push(ev);
+        }
+    }
+    panic!("no {what} event within 30 s; saw {seen:?}");
+}
+
+fn font_size_is(size: f32) -> impl Fn(&ConfigEvent) -> bool {
+    move |ev| matches!(ev, ConfigEvent::Reloaded(c) if c.font.size == size)
+}
+
+fn write_atomically(path: &Path, text: &str) {
+    let tmp = path.with_file_name(".config.ron.swp");
+    std::fs::write(&tmp, text).expect("write temp");
+    std::fs::rename(&tmp, path).expect("rename over");
+}
+
+#[test]
+fn hot_reload_sees_writes_renames_errors_and_removal() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("tern").join("config.ron");
+    let wakes = Arc::new(AtomicUsize::new(0));
+    let w = wakes.clone();
+    let (watcher, initial) = ConfigWatcher::start(
+        &path,
+        Some(Arc::new(move || {
+            w.fetch_add(1, Ordering::Relaxed);
+        })),
+    )
+    .expect("watch");
+    assert_eq!(initial, ConfigEvent::Removed, "no file yet");
+    assert_eq!(watcher.path(), path);
+
+    std::fs::write(&path, "(font: (size: 11.0))").expect("write");
+    wait_for(&watcher, "reload after a write", font_size_is(11.0));
+
+    write_atomically(&path, "(font: (size: 12.0))");
+    wait_for(&watcher, "reload after a rename", font_size_is(12.0));
+
+    std::fs::write(&path, "(font: (size: 12.0),\n nonsense)").expect("write");
+    let ev = wait_for(&watcher, "error", |e| matches!(e, ConfigEvent::Error(_)));
+    let ConfigEvent::Error(err) = ev else {
+        unreachable!()
+    };
+    assert_eq!(err.position.map(|p| p.0), Some(2), "{err}");
+
+    write_atomically(&path, "(font: (size: 13.0))");
+    wait_for(&watcher, "reload after fixing", font_size_is(13.0));
+
+    std::fs::remove_file(&path).expect("remove");
+    wait_for(&watcher, "removal", |e| *e == ConfigEvent::Removed);
+
+    std::fs::write(&path, "(font: (size: 14.0))").expect("write");
+    wait_for(&watcher, "reload after re-creating", font_size_is(14.0));
+    // The waker runs right after each event is queued: wait for the last one.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while wakes.load(Ordering::Relaxed) < 6 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(wakes.load(Ordering::Relaxed) >= 6);
+}
+
+#[test]
+fn the_watcher_reports_the_file_as_it_was_at_start_and_ignores_same_content() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("config.ron");
+    std::fs::write(&path, "(font: (size: 16.0))").expect("write");
+    let (watcher, initial) = ConfigWatcher::start(&path, None).expect("watch");
+    assert!(font_size_is(16.0)(&initial), "{initial:?}");
+    // Rewriting the same text (an editor's plain save) sends nothing; the next real
+    // change is the first event.
+    std::fs::write(&path, "(font: (size: 16.0))").expect("same");
+    std::fs::write(&path, "(font: (size: 17.0))").expect("change");
+    let ev = wait_for(&watcher, "the change", |_| true);
+    assert!(font_size_is(17.0)(&ev), "{ev:?}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symlinked_config_reloads_when_its_target_changes() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let dotfiles = dir.path().join("dotfiles");
+    let config_dir = dir.path().join("config");
+    std::fs::create_dir_all(&dotfiles).expect("mkdir");
+    std::fs::create_dir_all(&config_dir).expect("mkdir");
+    let target = dotfiles.join("tern.ron");
+    std::fs::write(&target, "(font: (size: 10.0))").expect("write");
+    let link = config_dir.join("config.ron");
+    std::os::unix::fs::symlink(&target, &link).expect("symlink");
+    let (watcher, initial) = ConfigWatcher::start(&link, None).expect("watch");
+    assert!(font_size_is(10.0)(&initial), "{initial:?}");
+    write_atomically(&target, "(font: (size: 18.0))");
+    wait_for(&watcher, "reload through the link", font_size_is(18.0));
+}
