@@ -114,6 +114,7 @@ fn small_config() -> TermConfig {
     TermConfig {
         scrollback_lines: 200,
         scrollback_bytes: 256 * 1024,
+        ..TermConfig::default()
     }
 }
 

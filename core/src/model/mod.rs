@@ -23,7 +23,7 @@ pub use dump::{AttrRun, DumpAttrs, DumpColor, ScreenDump, UnderlineKind};
 pub use grid::{CellExtra, Grid, Row};
 pub use modes::{Modes, MouseEncoding, MouseTracking};
 pub use osc::MAX_OSC_BYTES;
-pub use palette::{Palette, Rgb};
+pub use palette::{DynamicDefaults, Palette, Rgb};
 pub use perform::VERSION;
 pub use scrollback::Scrollback;
 pub use state::{Cursor, CursorShape, Damage, Pen};
@@ -50,6 +50,8 @@ pub struct TermConfig {
     pub scrollback_lines: usize,
     /// Most bytes the scrollback may hold (approximate heap size of its rows).
     pub scrollback_bytes: usize,
+    /// The theme's colours.
+    pub palette: DynamicDefaults,
 }
 
 impl Default for TermConfig {
@@ -57,6 +59,7 @@ impl Default for TermConfig {
         TermConfig {
             scrollback_lines: 10_000,
             scrollback_bytes: 64 * 1024 * 1024,
+            palette: DynamicDefaults::default(),
         }
     }
 }
@@ -332,6 +335,14 @@ impl Terminal {
     /// Changes whenever a program changes the palette.
     pub fn palette_generation(&self) -> u64 {
         self.st.palette_generation
+    }
+
+    /// Changes the theme (config reload): colours no program set follow it, and the
+    /// next frame carries the palette.
+    pub fn set_palette_defaults(&mut self, defaults: DynamicDefaults) {
+        self.st.config.palette = defaults;
+        self.st.palette.set_defaults(defaults);
+        self.st.palette_generation += 1;
     }
 
     pub fn hyperlink_uri(&self, id: u32) -> Option<&str> {

@@ -104,20 +104,49 @@ pub struct Palette {
     defaults: DynamicDefaults,
 }
 
-/// What the dynamic colours are when no program has set them (the theme's).
+/// The theme: what the colours are when no program has set them. Programs change
+/// them with OSC 4/10/11/12 and OSC 104/110/111/112 resets back to these.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DynamicDefaults {
     pub foreground: Rgb,
     pub background: Rgb,
     pub cursor: Rgb,
+    /// ANSI colours 0-15.
+    pub ansi: [Rgb; 16],
 }
 
 impl Default for DynamicDefaults {
     fn default() -> Self {
+        DynamicDefaults::dark()
+    }
+}
+
+impl DynamicDefaults {
+    /// Light text on a near-black background, xterm's ANSI colours.
+    pub fn dark() -> DynamicDefaults {
         DynamicDefaults {
             foreground: Rgb::new(0xd8, 0xd8, 0xd8),
             background: Rgb::new(0x18, 0x18, 0x18),
             cursor: Rgb::new(0xd8, 0xd8, 0xd8),
+            ansi: std::array::from_fn(|i| default_indexed(i as u8)),
+        }
+    }
+
+    /// Dark text on a near-white background, with ANSI colours dark enough to read on
+    /// it (yellow and the whites especially).
+    pub fn light() -> DynamicDefaults {
+        let hex = |v: u32| Rgb::new((v >> 16) as u8, (v >> 8) as u8, v as u8);
+        let ansi = [
+            0x000000, 0xc4_1a_16, 0x1d_7a_1d, 0x8a_6a_00, 0x1f_4f_c7, 0x9b_2c_9b, 0x0f_7b_84,
+            0xb8_b8_b8, 0x60_60_60, 0xe0_3a_2f, 0x2f_9e_2f, 0xa8_82_00, 0x3d_6c_e8, 0xc0_3c_c0,
+            0x15_9a_a6, 0x2a_2a_2a,
+        ]
+        .map(hex);
+        DynamicDefaults {
+            foreground: hex(0x1e_1e_1e),
+            background: hex(0xfa_fa_f8),
+            cursor: hex(0x30_30_30),
+            ansi,
         }
     }
 }
@@ -140,7 +169,20 @@ impl Palette {
     }
 
     pub fn indexed(&self, i: u8) -> Rgb {
-        self.indexed[i as usize].unwrap_or_else(|| default_indexed(i))
+        self.indexed[i as usize].unwrap_or_else(|| match self.defaults.ansi.get(i as usize) {
+            Some(theme) => *theme,
+            None => default_indexed(i),
+        })
+    }
+
+    /// The theme under the program's changes.
+    pub fn defaults(&self) -> &DynamicDefaults {
+        &self.defaults
+    }
+
+    /// A new theme: colours no program has set follow it at once.
+    pub fn set_defaults(&mut self, defaults: DynamicDefaults) {
+        self.defaults = defaults;
     }
 
     pub fn set_indexed(&mut self, i: u8, rgb: Option<Rgb>) {

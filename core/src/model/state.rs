@@ -192,7 +192,7 @@ impl State {
             scroll_top: 0,
             scroll_bottom: rows,
             tabs: default_tabs(cols),
-            palette: Palette::default(),
+            palette: Palette::new(config.palette),
             palette_generation: 0,
             title: String::new(),
             title_stack: Vec::new(),

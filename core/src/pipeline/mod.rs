@@ -130,6 +130,8 @@ pub enum ModelMsg {
     Focus {
         pane: Option<PaneId>,
     },
+    /// A new theme for every pane (config reload).
+    Theme(crate::model::DynamicDefaults),
     Taken {
         pane: PaneId,
     },
@@ -217,6 +219,8 @@ pub struct Pipeline {
     next_id: AtomicU64,
     crumbs: Arc<Breadcrumbs>,
     epoch: Instant,
+    /// The theme new panes start with (changed by [`Pipeline::set_theme`]).
+    theme: Mutex<crate::model::DynamicDefaults>,
 }
 
 impl Pipeline {
@@ -244,6 +248,7 @@ impl Pipeline {
             epoch,
         })?;
         Ok(Pipeline {
+            theme: Mutex::new(config.term.palette),
             config,
             model_tx,
             events: Mutex::new(events),
@@ -254,6 +259,14 @@ impl Pipeline {
             crumbs,
             epoch,
         })
+    }
+
+    /// Changes the theme of every pane, now and for panes started later.
+    pub fn set_theme(&self, theme: crate::model::DynamicDefaults) {
+        if let Ok(mut t) = self.theme.lock() {
+            *t = theme;
+        }
+        let _ = self.model_tx.send(ModelMsg::Theme(theme));
     }
 
     /// Starts a program in a new pane (hidden until [`Pipeline::set_visible`]).
@@ -267,8 +280,12 @@ impl Pipeline {
         let stats = Arc::new(PtyStats::default());
         let slot = Arc::new(Slot::default());
         let killer = spawned.child.clone_killer();
+        let mut term = self.config.term.clone();
+        if let Ok(theme) = self.theme.lock() {
+            term.palette = *theme;
+        }
         let entry = PaneEntry::new(
-            PaneCore::new(size, self.config.term.clone()),
+            PaneCore::new(size, term),
             credit.clone(),
             stats.clone(),
             slot.clone(),

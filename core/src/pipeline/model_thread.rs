@@ -264,6 +264,15 @@ impl ModelThread {
                 self.deliver(pane);
             }
             ModelMsg::Focus { pane } => self.focused = pane,
+            ModelMsg::Theme(theme) => {
+                let panes: Vec<PaneId> = self.panes.keys().copied().collect();
+                for pane in panes {
+                    if let Some(p) = self.panes.get_mut(&pane) {
+                        p.core.term.set_palette_defaults(theme);
+                    }
+                    self.deliver(pane);
+                }
+            }
             ModelMsg::Taken { pane } => {
                 if let Some(p) = self.panes.get_mut(&pane) {
                     p.core.on_taken();

@@ -472,6 +472,7 @@ pub fn reveal(opts: &Opts) -> Result<Value, String> {
             let config = TermConfig {
                 scrollback_lines: lines + 100,
                 scrollback_bytes: 4 << 30,
+                ..TermConfig::default()
             };
             let rig = TernRig::start(config)?;
             let count = lines.to_string();
@@ -599,6 +600,7 @@ pub fn memory_worker(args: &[String]) -> Result<Value, String> {
                         TermConfig {
                             scrollback_lines: n + 100,
                             scrollback_bytes: 8 << 30,
+                            ..TermConfig::default()
                         },
                     );
                     for chunk in data.chunks(64 * 1024) {
