@@ -100,7 +100,7 @@ impl Perform for Performer<'_> {
     fn hook(&mut self, params: &Params, intermediates: &[u8], ignore: bool, action: char) {
         self.flush();
         let kind = match (intermediates, action) {
-            _ if ignore || !params.is_empty() => None,
+            _ if ignore || params.iter().any(|p| p.iter().any(|&v| v != 0)) => None,
             ([b'$'], 'q') => Some(DcsKind::Decrqss),
             ([b'+'], 'q') => Some(DcsKind::Xtgettcap),
             _ => None,

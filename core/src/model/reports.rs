@@ -112,10 +112,10 @@ fn color_params(out: &mut String, color: Color, base: u16, bright_base: u16, ext
             let _ = write!(out, ";{}", bright_base + (i - 8) as u16);
         }
         Color::Indexed(i) => {
-            let _ = write!(out, ";{extended}:5:{i}");
+            let _ = write!(out, ";{extended};5;{i}");
         }
         Color::Rgb(r, g, b) => {
-            let _ = write!(out, ";{extended}:2::{r}:{g}:{b}");
+            let _ = write!(out, ";{extended};2;{r};{g};{b}");
         }
     }
 }
