@@ -40,10 +40,21 @@ fn screen_checks_from_inside_pass() {
     let report = std::env::temp_dir().join(format!("tern-conformance-{}.txt", std::process::id()));
     let _ = std::fs::remove_file(&report);
     let out = Command::new(env!("CARGO_BIN_EXE_tern"))
-        .args(["--headless", "--cols", &COLS.to_string(), "--rows", &ROWS.to_string()])
+        .args([
+            "--headless",
+            "--cols",
+            &COLS.to_string(),
+            "--rows",
+            &ROWS.to_string(),
+        ])
         .args(["--dump-screen", "-", "--"])
         .arg(exe)
-        .args(["--exact", "inside_out_probe", "--nocapture", "--test-threads=1"])
+        .args([
+            "--exact",
+            "inside_out_probe",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env(PROBE_ENV, &report)
         .stdin(Stdio::null())
         .output()
@@ -133,7 +144,11 @@ fn run_probe(tty: &mut Tty) -> Vec<String> {
     tty.send("\x1b[6;5H\n"); // LF at the bottom margin scrolls the box only
 
     // CPR: the line feed scrolled instead of moving the cursor.
-    check("CPR after LF", tty.query("\x1b[6n", b"R"), "\x1b[6;5R".into());
+    check(
+        "CPR after LF",
+        tty.query("\x1b[6n", b"R"),
+        "\x1b[6;5R".into(),
+    );
     // Origin mode homes to the margin box's corner, reported as 1;1.
     check(
         "CPR in origin mode",
@@ -212,7 +227,10 @@ fn inside_out_probe() {
     let failures = run_probe(&mut tty);
     let _ = termios::tcsetattr(&tty.input, OptionalActions::Now, &saved);
     if !failures.is_empty() {
-        let text: String = failures.iter().map(|f| format!("{}\n", f.escape_debug())).collect();
+        let text: String = failures
+            .iter()
+            .map(|f| format!("{}\n", f.escape_debug()))
+            .collect();
         std::fs::write(&report, text).expect("write the report");
         panic!("{} conformance checks failed", failures.len());
     }

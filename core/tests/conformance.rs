@@ -47,7 +47,10 @@ fn decrqcra_adds_xterm_attribute_bits() {
     // bold 0x80, underline 0x10, inverse 0x20, blink 0x40, invisible 0x08, protected 0x04
     let mut t = TestTerm::new(10, 1);
     t.feed("\x1b[1mA\x1b[0;4mB\x1b[0;7mC\x1b[0;5mD\x1b[0;8mE\x1b[0m\x1b[1\"qF\x1b[0\"q");
-    let sum: u32 = (0x41 + 0x80) + (0x42 + 0x10) + (0x43 + 0x20) + (0x44 + 0x40)
+    let sum: u32 = (0x41 + 0x80)
+        + (0x42 + 0x10)
+        + (0x43 + 0x20)
+        + (0x44 + 0x40)
         + (0x45 + 0x08)
         + (0x46 + 0x04);
     let expected = (sum as u16).wrapping_neg();
@@ -103,7 +106,11 @@ fn resize_requests_are_queued_for_the_app_and_not_applied() {
     assert_eq!(t.replies(), "");
     assert_eq!(t.term.take_resize_request(), Some(TermSize::new(100, 30)));
     assert_eq!(t.term.take_resize_request(), None, "taken once");
-    assert_eq!(t.term.size(), TermSize::new(80, 24), "the model does not resize");
+    assert_eq!(
+        t.term.size(),
+        TermSize::new(80, 24),
+        "the model does not resize"
+    );
     // A missing or zero dimension keeps the current one.
     t.feed("\x1b[8;;120t");
     assert_eq!(t.term.take_resize_request(), Some(TermSize::new(120, 24)));
@@ -166,8 +173,8 @@ fn decrqm_covers_every_implemented_mode() {
         "\x1b[?69;2$y\x1b[?69;1$y\x1b[?5;0$y\x1b[?7;1$y\x1b[4;1$y\x1b[3;0$y"
     );
     let modes = [
-        1, 6, 7, 9, 12, 25, 47, 66, 69, 1000, 1002, 1003, 1004, 1005, 1006, 1007, 1015, 1047,
-        1048, 1049, 2004, 2026,
+        1, 6, 7, 9, 12, 25, 47, 66, 69, 1000, 1002, 1003, 1004, 1005, 1006, 1007, 1015, 1047, 1048,
+        1049, 2004, 2026,
     ];
     for mode in modes {
         t.feed(&format!("\x1b[?{mode}$p"));
@@ -188,7 +195,10 @@ fn device_attributes_and_version() {
     assert_eq!(t.replies(), "\x1bP!|00000000\x1b\\");
     t.feed("\x1b[>c\x1b[>q");
     let r = t.replies();
-    assert!(r.starts_with("\x1b[>1;") && r.contains("\x1bP>|tern "), "{r:?}");
+    assert!(
+        r.starts_with("\x1b[>1;") && r.contains("\x1bP>|tern "),
+        "{r:?}"
+    );
 }
 
 #[test]
@@ -274,7 +284,7 @@ fn ris_resets_margins_and_level_but_keeps_what_the_app_told() {
     t.term.set_cell_pixel_size(9, 18);
     t.feed("\x1b[?69h\x1b[3;6s\x1b[62;1\"p\x1bc\x1bP$q\"p\x1b\\\x1b[16t");
     assert_eq!(t.term.lr_margins(), 0..10);
-    assert!(!t.term.modes().lr_margins);
+    assert!(!t.term.lr_margin_mode());
     assert_eq!(t.replies(), "\x1bP1$r64;1\"p\x1b\\\x1b[6;18;9t");
 }
 
@@ -322,7 +332,8 @@ fn csi_s_is_scosc_without_declrmm_and_decslrm_with_it() {
 fn printing_wraps_at_the_right_margin_to_the_left_margin() {
     let mut t = TestTerm::new(8, 3);
     t.feed("\x1b[?69h\x1b[3;5s\x1b[1;3Habcdefg");
-    t.assert_screen(&["  abc", "  def", "  g"]).assert_cursor(2, 3);
+    t.assert_screen(&["  abc", "  def", "  g"])
+        .assert_cursor(2, 3);
 }
 
 #[test]
@@ -480,7 +491,10 @@ fn deccara_and_decrara_change_attributes_by_stream_or_rectangle() {
     // DECCARA 0 clears, 4 underlines; characters stay.
     t.feed("\x1b[1;1;3;4;0;4$r");
     assert!(!t.attrs(0, 3).bold);
-    assert_eq!(t.attrs(0, 0).underline, tern_core::model::UnderlineKind::Single);
+    assert_eq!(
+        t.attrs(0, 0).underline,
+        tern_core::model::UnderlineKind::Single
+    );
     t.assert_screen(&["abcd", "efgh", "ijkl"]);
 }
 

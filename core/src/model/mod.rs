@@ -353,6 +353,11 @@ impl Terminal {
         self.st.resize_request.take()
     }
 
+    /// DECLRMM (?69): whether `CSI Pl ; Pr s` sets left/right margins.
+    pub fn lr_margin_mode(&self) -> bool {
+        self.st.lr_margin_mode
+    }
+
     /// Left/right margins as 0-based `left..right` (exclusive); the full width unless
     /// DECLRMM is set and DECSLRM narrowed them.
     pub fn lr_margins(&self) -> std::ops::Range<usize> {

@@ -59,9 +59,6 @@ pub struct Modes {
     pub synchronized_output: bool,
     /// ?47 / ?1047 / ?1049
     pub alt_screen: bool,
-    /// DECLRMM (?69): `CSI Pl ; Pr s` sets left/right margins (else it is SCOSC).
-    #[serde(default)]
-    pub lr_margins: bool,
 }
 
 impl Default for Modes {
@@ -82,7 +79,6 @@ impl Default for Modes {
             bracketed_paste: false,
             synchronized_output: false,
             alt_screen: false,
-            lr_margins: false,
         }
     }
 }
@@ -97,7 +93,7 @@ pub enum ModeReport {
 }
 
 impl ModeReport {
-    fn of(on: bool) -> ModeReport {
+    pub fn of(on: bool) -> ModeReport {
         if on {
             ModeReport::Set
         } else {
@@ -128,7 +124,6 @@ impl Modes {
             25 => ModeReport::of(self.show_cursor),
             47 | 1047 | 1049 => ModeReport::of(self.alt_screen),
             66 => ModeReport::of(self.app_keypad),
-            69 => ModeReport::of(self.lr_margins),
             1000 => ModeReport::of(self.mouse == MouseTracking::Normal),
             1002 => ModeReport::of(self.mouse == MouseTracking::ButtonMotion),
             1003 => ModeReport::of(self.mouse == MouseTracking::AnyMotion),

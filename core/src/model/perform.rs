@@ -6,7 +6,7 @@ use vte::{Params, Perform};
 use super::TermEvent;
 use super::cell::{Color, Flags, Underline};
 use super::charset::Charset;
-use super::modes::{MouseEncoding, MouseTracking};
+use super::modes::{ModeReport, MouseEncoding, MouseTracking};
 use super::osc;
 use super::reports::{self, DcsKind, DcsRequest};
 use super::state::{CursorShape, State};
@@ -192,7 +192,7 @@ impl Perform for Performer<'_> {
                 st.set_scroll_region(param(params, 0, 1) as usize, bottom);
             }
             // DECSLRM while DECLRMM is set, else SCOSC.
-            ([], 's') if st.modes.lr_margins => {
+            ([], 's') if st.lr_margin_mode => {
                 let right = params
                     .iter()
                     .nth(1)
@@ -216,7 +216,10 @@ impl Perform for Performer<'_> {
             }
             ([b'?', b'$'], 'p') => {
                 let mode = param0(params, 0);
-                let report = st.modes.report_private(mode);
+                let report = match mode {
+                    69 => ModeReport::of(st.lr_margin_mode),
+                    _ => st.modes.report_private(mode),
+                };
                 let reply = format!("\x1b[?{mode};{}$y", report as u8);
                 st.reply(reply.as_bytes());
             }

@@ -214,7 +214,11 @@ impl State {
         let Some(rect) = self.rect_from(p) else {
             return;
         };
-        let attrs: Vec<u16> = if attrs.is_empty() { vec![0] } else { attrs.to_vec() };
+        let attrs: Vec<u16> = if attrs.is_empty() {
+            vec![0]
+        } else {
+            attrs.to_vec()
+        };
         for (row, left, right) in self.attr_extent(rect) {
             let r = self.row_mut(row);
             for cell in &mut r.cells[left.min(right)..right] {

@@ -92,7 +92,11 @@ fn decrqss_setting(st: &State, request: &[u8]) -> Option<String> {
                 CursorShape::Underline => 3,
                 CursorShape::Beam => 5,
             };
-            let style = if st.modes.cursor_blink { base } else { base + 1 };
+            let style = if st.modes.cursor_blink {
+                base
+            } else {
+                base + 1
+            };
             format!("{style} q")
         }
         b"\"q" => format!("{}\"q", u8::from(st.pen.protected)),
@@ -205,11 +209,7 @@ fn xtgettcap(st: &mut State, body: &[u8]) {
         });
         match known {
             Some((cap, value)) => {
-                let reply = format!(
-                    "\x1bP1+r{}={}\x1b\\",
-                    hex_encode(cap),
-                    hex_encode(value)
-                );
+                let reply = format!("\x1bP1+r{}={}\x1b\\", hex_encode(cap), hex_encode(value));
                 st.reply(reply.as_bytes());
             }
             None => {

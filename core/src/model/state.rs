@@ -150,6 +150,9 @@ pub struct State {
     pub(super) scroll_top: usize,
     /// Exclusive.
     pub(super) scroll_bottom: usize,
+    /// DECLRMM (?69): `CSI Pl ; Pr s` sets left/right margins (else it is SCOSC). Kept
+    /// here, not in `Modes`, which frames carry and which the app does not need it in.
+    pub(super) lr_margin_mode: bool,
     /// Left margin (DECSLRM, only while DECLRMM is set; else 0).
     pub(super) margin_left: usize,
     /// Right margin, exclusive (else `cols`).
@@ -208,6 +211,7 @@ impl State {
             modes: Modes::default(),
             scroll_top: 0,
             scroll_bottom: rows,
+            lr_margin_mode: false,
             margin_left: 0,
             margin_right: cols,
             conformance_level: 64,
@@ -335,7 +339,8 @@ impl State {
         let cols = self.right_edge();
         if self.modes.insert && self.cursor.col + width < cols {
             let (row, col, blank) = (self.cursor.row, self.cursor.col, self.erase_cell());
-            self.row_mut(row).insert_cells_before(col, cols, width, blank);
+            self.row_mut(row)
+                .insert_cells_before(col, cols, width, blank);
         }
         let c = self.charsets.map(c);
         if width == 1 {
@@ -811,13 +816,10 @@ impl State {
     /// DECSLRM with 1-based inclusive columns (0 or missing = default); only while
     /// DECLRMM is set. A margin pair narrower than two columns is ignored (xterm).
     pub fn set_lr_margins(&mut self, left: usize, right: Option<usize>) {
-        if !self.modes.lr_margins {
+        if !self.lr_margin_mode {
             return;
         }
-        let right = right
-            .filter(|r| *r > 0)
-            .unwrap_or(self.cols)
-            .min(self.cols);
+        let right = right.filter(|r| *r > 0).unwrap_or(self.cols).min(self.cols);
         let left = left.max(1);
         if left >= right {
             return;
@@ -829,7 +831,7 @@ impl State {
 
     /// DECLRMM (?69): switching it either way resets the left/right margins.
     pub fn set_lr_margin_mode(&mut self, on: bool) {
-        self.modes.lr_margins = on;
+        self.lr_margin_mode = on;
         self.margin_left = 0;
         self.margin_right = self.cols;
     }
