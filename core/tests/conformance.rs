@@ -272,6 +272,7 @@ fn decstr_resets_xterms_list_and_keeps_the_screen() {
     assert!(!m.insert && !m.origin && m.autowrap && m.show_cursor);
     assert_eq!(t.term.scroll_region(), 0..5);
     assert_eq!(t.term.lr_margins(), 0..10);
+    assert!(!t.term.lr_margin_mode(), "xterm's resetMarginMode");
     assert_eq!(*t.term.pen(), Default::default(), "SGR and DECSCA");
     t.assert_cursor(2, 2);
     t.feed("q\x1b8");
@@ -539,6 +540,14 @@ fn autowrap_off_then_on_with_a_pending_wrap() {
 fn insert_mode_with_a_pending_wrap_wraps_first() {
     let mut t = TestTerm::new(5, 2);
     t.feed("abcde\x1b[4hX");
+    t.assert_screen(&["abcde", "X"]);
+}
+
+#[test]
+fn decrc_restores_a_pending_wrap() {
+    // xterm saves do_wrap with the cursor (sc->wrap_flag).
+    let mut t = TestTerm::new(5, 3);
+    t.feed("abcde\x1b7\x1b[3;1H\x1b8X");
     t.assert_screen(&["abcde", "X"]);
 }
 

@@ -1041,8 +1041,9 @@ impl State {
 
     /// DECSTR: soft reset, xterm's list: cursor shown, replace mode, absolute origin,
     /// autowrap on, normal cursor keys and keypad, full margins (top/bottom and
-    /// left/right), default pen (SGR and DECSCA), default charsets, saved cursor back to
-    /// home. The screen, the cursor position and the other modes are kept.
+    /// left/right) and DECLRMM off, default pen (SGR and DECSCA), default charsets, the
+    /// active screen's saved cursor back to home. The screen, the cursor position, tab
+    /// stops and the other modes are kept.
     pub fn soft_reset(&mut self) {
         self.modes.insert = false;
         self.modes.origin = false;
@@ -1057,8 +1058,14 @@ impl State {
         self.pen = Pen::default();
         self.pen_changed();
         self.charsets = Charsets::default();
-        self.saved_primary = SavedCursor::default();
-        self.saved_alt = SavedCursor::default();
+        // xterm's ReallyReset: resetMarginMode, then CursorSave of the reset state with
+        // the position set to home, into the active screen's slot only.
+        self.lr_margin_mode = false;
+        if self.modes.alt_screen {
+            self.saved_alt = SavedCursor::default();
+        } else {
+            self.saved_primary = SavedCursor::default();
+        }
         self.cursor.pending_wrap = false;
     }
 
