@@ -419,7 +419,7 @@ fn device_status_and_attributes() {
     let version = tern_core::model::VERSION;
     let replies = t.replies();
     assert!(
-        replies.starts_with("\x1b[0n\x1b[2;4R\x1b[?62;22c\x1b[>1;"),
+        replies.starts_with("\x1b[0n\x1b[2;4R\x1b[?64;6;22;28c\x1b[>1;"),
         "{replies:?}"
     );
     assert!(
@@ -451,9 +451,10 @@ fn osc_color_queries_answer_with_the_request_terminator() {
 }
 
 #[test]
-fn window_reports_are_not_answered() {
+fn title_reports_are_not_answered() {
+    // Deliberately unlike xterm with allowWindowOps: 20t/21t could echo attacker bytes.
     let mut t = TestTerm::new(5, 1);
-    t.feed("\x1b]2;evil\x07\x1b[21t\x1b[20t\x1b[14t");
+    t.feed("\x1b]2;evil\x07\x1b[21t\x1b[20t");
     assert_eq!(t.replies(), "", "title reports could echo attacker bytes");
 }
 

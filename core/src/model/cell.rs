@@ -3,7 +3,7 @@
 //! ```text
 //!  ch  (u32): bits 0..21 code point | bits 21..32 flags (bold, dim, ..., wide, extra)
 //!  fg  (u32): bits 0..24 value      | bits 24..26 colour kind | bits 26..29 underline style
-//!  bg  (u32): bits 0..24 value      | bits 24..26 colour kind
+//!  bg  (u32): bits 0..24 value      | bits 24..26 colour kind | bit 26 protected (DECSCA)
 //! ```
 //!
 //! A cell whose `EXTRA` flag is set has an entry in its row's side table (combining marks,
@@ -160,6 +160,8 @@ const CH_MASK: u32 = 0x1f_ffff;
 const FLAG_SHIFT: u32 = 21;
 const UNDERLINE_SHIFT: u32 = 26;
 const COLOR_MASK: u32 = (1 << UNDERLINE_SHIFT) - 1;
+/// DECSCA protection lives in the bg word (the 11 flag bits in `ch` are all taken).
+const PROTECTED_BIT: u32 = 1 << 26;
 
 /// One grid cell. See the module docs for the layout.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -252,6 +254,28 @@ impl Cell {
         self.ch &= !((flags.bits() as u32) << FLAG_SHIFT);
     }
 
+    /// True when DECSCA protected this cell from selective erase.
+    #[inline]
+    pub fn is_protected(&self) -> bool {
+        self.bg & PROTECTED_BIT != 0
+    }
+
+    #[inline]
+    pub fn set_protected(&mut self, on: bool) {
+        if on {
+            self.bg |= PROTECTED_BIT;
+        } else {
+            self.bg &= !PROTECTED_BIT;
+        }
+    }
+
+    /// Same cell with the protection bit set as given.
+    #[inline]
+    pub fn with_protected(mut self, on: bool) -> Cell {
+        self.set_protected(on);
+        self
+    }
+
     #[inline]
     pub fn fg(&self) -> Color {
         Color::unpack(self.fg & COLOR_MASK)
@@ -264,7 +288,12 @@ impl Cell {
 
     #[inline]
     pub fn underline(&self) -> Underline {
-        Underline::from_bits(self.fg >> UNDERLINE_SHIFT)
+        Underline::from_bits((self.fg >> UNDERLINE_SHIFT) & 0b111)
+    }
+
+    #[inline]
+    pub fn set_underline(&mut self, underline: Underline) {
+        self.fg = (self.fg & !(0b111 << UNDERLINE_SHIFT)) | ((underline as u32) << UNDERLINE_SHIFT);
     }
 
     /// True for a space with default colours and no flags: what trimming may drop.
@@ -334,6 +363,15 @@ mod tests {
         assert_eq!(cell.bg(), Color::Indexed(200));
         assert_eq!(cell.flags(), flags);
         assert_eq!(cell.underline(), Underline::Curly);
+    }
+
+    #[test]
+    fn protection_is_kept_apart_from_the_background() {
+        let mut cell = Cell::blank_with_bg(Color::Rgb(0xff, 0xff, 0xff)).with_protected(true);
+        assert!(cell.is_protected());
+        assert_eq!(cell.bg(), Color::Rgb(0xff, 0xff, 0xff));
+        cell.set_protected(false);
+        assert_eq!(cell, Cell::blank_with_bg(Color::Rgb(0xff, 0xff, 0xff)));
     }
 
     #[test]

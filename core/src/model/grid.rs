@@ -152,19 +152,30 @@ impl Row {
     /// past the end are lost).
     pub fn insert_cells(&mut self, col: usize, count: usize, blank: Cell) {
         let len = self.cells.len();
-        if col >= len {
+        self.insert_cells_before(col, len, count, blank);
+    }
+
+    /// Inserts `count` blanks at `col`, shifting `col..end` right; cells pushed to `end`
+    /// or beyond are lost and nothing at or after `end` moves (a right margin).
+    pub fn insert_cells_before(&mut self, col: usize, end: usize, count: usize, blank: Cell) {
+        let end = end.min(self.cells.len());
+        if col >= end {
             return;
         }
-        let count = count.min(len - col);
-        self.cells[col..].rotate_right(count);
+        let count = count.min(end - col);
+        self.cells[col..end].rotate_right(count);
         self.cells[col..col + count].fill(blank);
         if !self.extras.is_empty() {
             self.extras.retain_mut(|(c, _)| {
                 let c_us = *c as usize;
-                if c_us >= col {
-                    *c = (c_us + count) as u16;
+                if c_us < col || c_us >= end {
+                    return true;
                 }
-                (*c as usize) < len
+                if c_us + count >= end {
+                    return false;
+                }
+                *c = (c_us + count) as u16;
+                true
             });
         }
     }
@@ -173,16 +184,23 @@ impl Row {
     /// `blank`.
     pub fn delete_cells(&mut self, col: usize, count: usize, blank: Cell) {
         let len = self.cells.len();
-        if col >= len {
+        self.delete_cells_before(col, len, count, blank);
+    }
+
+    /// Deletes `count` cells at `col`, shifting `col..end` left and filling up to `end`
+    /// with `blank`; nothing at or after `end` moves (a right margin).
+    pub fn delete_cells_before(&mut self, col: usize, end: usize, count: usize, blank: Cell) {
+        let end = end.min(self.cells.len());
+        if col >= end {
             return;
         }
-        let count = count.min(len - col);
-        self.cells[col..].rotate_left(count);
-        self.cells[len - count..].fill(blank);
+        let count = count.min(end - col);
+        self.cells[col..end].rotate_left(count);
+        self.cells[end - count..end].fill(blank);
         if !self.extras.is_empty() {
             self.extras.retain_mut(|(c, _)| {
                 let c_us = *c as usize;
-                if c_us < col {
+                if c_us < col || c_us >= end {
                     true
                 } else if c_us < col + count {
                     false
@@ -192,6 +210,18 @@ impl Row {
                 }
             });
         }
+    }
+
+    /// Copies cell `src` of `from` (with its side-table entry) to `col` of this row.
+    pub fn copy_cell_from(&mut self, col: usize, from: &Row, src: usize) {
+        let mut cell = from.cells[src];
+        let extra = if cell.flags().contains(Flags::EXTRA) {
+            from.extra(src).cloned()
+        } else {
+            None
+        };
+        cell.remove_flags(Flags::EXTRA);
+        self.write(col, cell, extra.as_ref());
     }
 
     /// Pads or cuts to exactly `cols` cells.

@@ -13,7 +13,9 @@ pub mod modes;
 mod osc;
 pub mod palette;
 mod perform;
+mod rect;
 mod reflow;
+mod reports;
 pub mod scrollback;
 pub mod search;
 pub mod state;
@@ -24,7 +26,8 @@ pub use grid::{CellExtra, Grid, Row};
 pub use modes::{Modes, MouseEncoding, MouseTracking};
 pub use osc::MAX_OSC_BYTES;
 pub use palette::{DynamicDefaults, Palette, Rgb};
-pub use perform::VERSION;
+pub use perform::{DA1_REPLY, VERSION};
+pub use rect::checksum_value;
 pub use scrollback::Scrollback;
 pub use state::{Cursor, CursorShape, Damage, Pen};
 
@@ -347,6 +350,34 @@ impl Terminal {
 
     pub fn hyperlink_uri(&self, id: u32) -> Option<&str> {
         self.st.hyperlinks.get(id as usize).map(|h| h.uri.as_str())
+    }
+
+    /// Tells the model one cell's size in pixels (for XTWINOPS 14 and 16); until the
+    /// app calls this, 8x16 is reported.
+    pub fn set_cell_pixel_size(&mut self, width_px: usize, height_px: usize) {
+        self.st.cell_pixels = (width_px.max(1), height_px.max(1));
+    }
+
+    /// The latest resize a program asked for with XTWINOPS 8 (`CSI 8 ; rows ; cols t`),
+    /// taking it. The model never resizes itself; the app may honour or ignore it.
+    pub fn take_resize_request(&mut self) -> Option<TermSize> {
+        self.st.resize_request.take()
+    }
+
+    /// DECLRMM (?69): whether `CSI Pl ; Pr s` sets left/right margins.
+    pub fn lr_margin_mode(&self) -> bool {
+        self.st.lr_margin_mode
+    }
+
+    /// Left/right margins as 0-based `left..right` (exclusive); the full width unless
+    /// DECLRMM is set and DECSLRM narrowed them.
+    pub fn lr_margins(&self) -> std::ops::Range<usize> {
+        self.st.margin_left..self.st.margin_right
+    }
+
+    /// The DECRQCRA checksum of a rectangle given as DECRQCRA's `Pt;Pl;Pb;Pr`.
+    pub fn rect_checksum(&self, top: u16, left: u16, bottom: u16, right: u16) -> u16 {
+        self.st.rect_checksum([top, left, bottom, right])
     }
 
     /// Scroll region as 0-based `top..bottom` (exclusive).

@@ -93,7 +93,7 @@ pub enum ModeReport {
 }
 
 impl ModeReport {
-    fn of(on: bool) -> ModeReport {
+    pub fn of(on: bool) -> ModeReport {
         if on {
             ModeReport::Set
         } else {

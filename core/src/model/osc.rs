@@ -43,18 +43,23 @@ fn dispatch_command(st: &mut State, cmd: &&[u8], params: &[&[u8]], bell_terminat
         b"0" | b"2" => st.set_title(&joined(params, 1)),
         b"1" => {}
         b"4" => palette_ops(st, &params[1..], terminator),
+        b"5" => special_color_queries(st, &params[1..], terminator),
         b"7" => set_cwd(st, &joined(params, 1)),
         b"8" => hyperlink(st, params),
-        b"10" | b"11" | b"12" => {
-            let first: u16 = if *cmd == b"10" {
-                10
-            } else if *cmd == b"11" {
-                11
-            } else {
-                12
+        b"10" | b"11" | b"12" | b"13" | b"14" | b"15" | b"16" | b"17" | b"18" | b"19" => {
+            let Some(first) = std::str::from_utf8(cmd)
+                .ok()
+                .and_then(|s| s.parse::<u16>().ok())
+            else {
+                return;
             };
+            // Each further parameter is the next colour (OSC 10;fg;bg ...).
             for (k, spec) in params[1..].iter().enumerate() {
-                dynamic_color(st, first + k as u16, spec, terminator);
+                let which = first + k as u16;
+                if which > 19 {
+                    break;
+                }
+                dynamic_color(st, which, spec, terminator);
             }
         }
         b"52" => clipboard(st, params),
@@ -132,11 +137,37 @@ fn palette_ops(st: &mut State, pairs: &[&[u8]], terminator: &[u8]) {
     }
 }
 
+/// OSC 5 queries: the special colours (0 bold, 1 underline, 2 blink, 3 reverse, 4
+/// italic). tern draws them in the text colour, so that is what is reported (as xterm
+/// does with its default resources). Setting them is not supported.
+fn special_color_queries(st: &mut State, pairs: &[&[u8]], terminator: &[u8]) {
+    for pair in pairs.chunks(2) {
+        let [index, spec] = pair else { return };
+        let Some(i) = std::str::from_utf8(index)
+            .ok()
+            .and_then(|s| s.parse::<u8>().ok())
+            .filter(|i| *i <= 4)
+        else {
+            continue;
+        };
+        if *spec == b"?" {
+            let rgb = st.palette.foreground();
+            let mut reply = format!("\x1b]5;{i};{}", rgb.to_xparse()).into_bytes();
+            reply.extend_from_slice(terminator);
+            st.reply(&reply);
+        }
+    }
+}
+
+/// OSC 10..19. 10, 11 and 12 can be set and queried; 13..19 (pointer, Tektronix and
+/// highlight colours) can only be queried and report the colours tern draws those
+/// with: the pointer and Tektronix colours are the text colours, the selection is the
+/// reverse of the text.
 fn dynamic_color(st: &mut State, which: u16, spec: &[u8], terminator: &[u8]) {
     if spec == b"?" {
         let rgb = match which {
-            10 => st.palette.foreground(),
-            11 => st.palette.background(),
+            10 | 13 | 15 | 17 => st.palette.foreground(),
+            11 | 14 | 16 | 19 => st.palette.background(),
             _ => st.palette.cursor(),
         };
         let mut reply = format!("\x1b]{which};{}", rgb.to_xparse()).into_bytes();

@@ -6,8 +6,9 @@ use vte::{Params, Perform};
 use super::TermEvent;
 use super::cell::{Color, Flags, Underline};
 use super::charset::Charset;
-use super::modes::{MouseEncoding, MouseTracking};
+use super::modes::{ModeReport, MouseEncoding, MouseTracking};
 use super::osc;
+use super::reports::{self, DcsKind, DcsRequest};
 use super::state::{CursorShape, State};
 
 /// Version reported by DA2 and XTVERSION.
@@ -38,6 +39,24 @@ fn param(params: &Params, i: usize, default: u16) -> u16 {
         Some(0) | None => default,
         Some(v) => v,
     }
+}
+
+/// DA1: a VT420 (64) with selective erase (6), ANSI colour (22) and rectangular
+/// editing (28).
+pub const DA1_REPLY: &[u8] = b"\x1b[?64;6;22;28c";
+
+/// Every parameter's first value (missing read as 0).
+fn values(params: &Params) -> Vec<u16> {
+    params
+        .iter()
+        .map(|p| p.first().copied().unwrap_or(0))
+        .collect()
+}
+
+/// Parameters `from..from + 4` as a rectangle's `Pt;Pl;Pb;Pr` (missing read as 0).
+fn rect_params(v: &[u16], from: usize) -> [u16; 4] {
+    let p = |i: usize| v.get(from + i).copied().unwrap_or(0);
+    [p(0), p(1), p(2), p(3)]
 }
 
 /// Parameter `i`'s first value, missing read as 0.
@@ -78,13 +97,28 @@ impl Perform for Performer<'_> {
         }
     }
 
-    fn hook(&mut self, _params: &Params, _intermediates: &[u8], _ignore: bool, _action: char) {
+    fn hook(&mut self, params: &Params, intermediates: &[u8], ignore: bool, action: char) {
         self.flush();
+        let kind = match (intermediates, action) {
+            _ if ignore || params.iter().any(|p| p.iter().any(|&v| v != 0)) => None,
+            ([b'$'], 'q') => Some(DcsKind::Decrqss),
+            ([b'+'], 'q') => Some(DcsKind::Xtgettcap),
+            _ => None,
+        };
+        self.st.dcs = kind.map(DcsRequest::new);
     }
 
-    fn put(&mut self, _byte: u8) {}
+    fn put(&mut self, byte: u8) {
+        if let Some(dcs) = self.st.dcs.as_mut() {
+            dcs.push(byte);
+        }
+    }
 
-    fn unhook(&mut self) {}
+    fn unhook(&mut self) {
+        if let Some(request) = self.st.dcs.take() {
+            reports::finish_dcs(self.st, request);
+        }
+    }
 
     fn osc_dispatch(&mut self, params: &[&[u8]], bell_terminated: bool) {
         self.flush();
@@ -121,8 +155,10 @@ impl Perform for Performer<'_> {
             ([], 'G') | ([], '`') => st.goto_col(n(0) - 1),
             ([], 'H') | ([], 'f') => st.goto(n(0) - 1, n(1) - 1),
             ([], 'I') => st.tab_forward(n(0)),
-            ([], 'J') | ([b'?'], 'J') => st.erase_in_display(param0(params, 0)),
-            ([], 'K') | ([b'?'], 'K') => st.erase_in_line(param0(params, 0)),
+            ([], 'J') => st.erase_in_display(param0(params, 0)),
+            ([], 'K') => st.erase_in_line(param0(params, 0)),
+            ([b'?'], 'J') => st.selective_erase_display(param0(params, 0)),
+            ([b'?'], 'K') => st.selective_erase_line(param0(params, 0)),
             ([], 'L') => st.insert_lines(n(0)),
             ([], 'M') => st.delete_lines(n(0)),
             ([], 'P') => st.delete_chars(n(0)),
@@ -131,7 +167,9 @@ impl Perform for Performer<'_> {
             ([], 'X') => st.erase_chars(n(0)),
             ([], 'Z') => st.tab_backward(n(0)),
             ([], 'b') => st.repeat_last(n(0)),
-            ([], 'c') if param0(params, 0) == 0 => st.reply(b"\x1b[?62;22c"),
+            ([], 'c') if param0(params, 0) == 0 => st.reply(DA1_REPLY),
+            // DA3: the unit id, zeros as xterm sends.
+            ([b'='], 'c') if param0(params, 0) == 0 => st.reply(b"\x1bP!|00000000\x1b\\"),
             ([b'>'], 'c') if param0(params, 0) == 0 => {
                 let reply = format!("\x1b[>1;{};0c", version_number());
                 st.reply(reply.as_bytes());
@@ -153,9 +191,18 @@ impl Perform for Performer<'_> {
                     .map(usize::from);
                 st.set_scroll_region(param(params, 0, 1) as usize, bottom);
             }
+            // DECSLRM while DECLRMM is set, else SCOSC.
+            ([], 's') if st.lr_margin_mode => {
+                let right = params
+                    .iter()
+                    .nth(1)
+                    .and_then(|p| p.first().copied())
+                    .map(usize::from);
+                st.set_lr_margins(param(params, 0, 1) as usize, right);
+            }
             ([], 's') => st.save_cursor(),
             ([], 'u') => st.restore_cursor(),
-            ([], 't') => window_ops(st, params),
+            ([], 't') => reports::window_ops(st, &values(params)),
             ([b' '], 'q') => set_cursor_style(st, param0(params, 0)),
             ([b'>'], 'q') if param0(params, 0) == 0 => {
                 let reply = format!("\x1bP>|tern {VERSION}\x1b\\");
@@ -169,11 +216,57 @@ impl Perform for Performer<'_> {
             }
             ([b'?', b'$'], 'p') => {
                 let mode = param0(params, 0);
-                let report = st.modes.report_private(mode);
+                let report = match mode {
+                    69 => ModeReport::of(st.lr_margin_mode),
+                    _ => st.modes.report_private(mode),
+                };
                 let reply = format!("\x1b[?{mode};{}$y", report as u8);
                 st.reply(reply.as_bytes());
             }
             ([b'!'], 'p') => st.soft_reset(),
+            ([b'"'], 'p') => {
+                // DECSCL: 61..=65 select the level (and soft-reset, as on a VT420).
+                let level = param0(params, 0);
+                if (61..=65).contains(&level) {
+                    st.soft_reset();
+                    st.conformance_level = level;
+                }
+            }
+            ([b'"'], 'q') => {
+                st.pen.protected = param0(params, 0) == 1;
+                st.pen_changed();
+            }
+            ([b'\''], '}') => st.insert_columns(n(0)),
+            ([b'\''], '~') => st.delete_columns(n(0)),
+            ([b'$'], 'v') => {
+                let v = values(params);
+                let at = |i: usize| v.get(i).copied().unwrap_or(0);
+                st.copy_rect(rect_params(&v, 0), at(5), at(6));
+            }
+            ([b'$'], 'x') => {
+                let v = values(params);
+                st.fill_rect(v.first().copied().unwrap_or(0), rect_params(&v, 1));
+            }
+            ([b'$'], 'z') => st.erase_rect(rect_params(&values(params), 0)),
+            ([b'$'], '{') => st.selective_erase_rect(rect_params(&values(params), 0)),
+            ([b'$'], 'r') => {
+                let v = values(params);
+                st.change_rect_attrs(rect_params(&v, 0), v.get(4..).unwrap_or(&[]), false);
+            }
+            ([b'$'], 't') => {
+                let v = values(params);
+                st.change_rect_attrs(rect_params(&v, 0), v.get(4..).unwrap_or(&[]), true);
+            }
+            ([b'*'], 'x') => st.rect_extent_exact = param0(params, 0) == 2,
+            ([b'*'], 'y') => {
+                // DECRQCRA: Pi ; Pg ; rectangle. Like xterm, the rectangle starts at the
+                // third parameter only when there are more than two.
+                let v = values(params);
+                let from = if v.len() > 2 { 2 } else { 0 };
+                let checksum = st.rect_checksum(rect_params(&v, from));
+                let reply = format!("\x1bP{}!~{checksum:04X}\x1b\\", param0(params, 0));
+                st.reply(reply.as_bytes());
+            }
             _ => {}
         }
     }
@@ -189,7 +282,9 @@ impl Perform for Performer<'_> {
             }
             ([], b'H') => st.set_tab_stop(),
             ([], b'M') => st.reverse_index(),
-            ([], b'Z') => st.reply(b"\x1b[?62;22c"),
+            ([], b'Z') => st.reply(DA1_REPLY),
+            ([], b'6') => st.back_index(),
+            ([], b'9') => st.forward_index(),
             ([], b'7') => st.save_cursor(),
             ([], b'8') => st.restore_cursor(),
             ([], b'c') => st.full_reset(),
@@ -223,13 +318,9 @@ fn device_status(st: &mut State, request: u16, private: bool) {
     match (request, private) {
         (5, false) => st.reply(b"\x1b[0n"),
         (6, _) => {
-            let row = if st.modes.origin {
-                st.cursor.row.saturating_sub(st.scroll_top)
-            } else {
-                st.cursor.row
-            };
+            let (row, col) = (st.origin_row(), st.origin_col());
             let marker = if private { "?" } else { "" };
-            let reply = format!("\x1b[{marker}{};{}R", row + 1, st.cursor.col + 1);
+            let reply = format!("\x1b[{marker}{};{}R", row + 1, col + 1);
             st.reply(reply.as_bytes());
         }
         _ => {}
@@ -263,6 +354,7 @@ fn set_private_modes(st: &mut State, params: &Params, on: bool) {
             12 => m.cursor_blink = on,
             25 => m.show_cursor = on,
             66 => m.app_keypad = on,
+            69 => st.set_lr_margin_mode(on),
             1000 => m.mouse = mouse(MouseTracking::Normal),
             1002 => m.mouse = mouse(MouseTracking::ButtonMotion),
             1003 => m.mouse = mouse(MouseTracking::AnyMotion),
@@ -318,25 +410,6 @@ fn set_cursor_style(st: &mut State, style: u16) {
     };
     st.cursor_shape = shape;
     st.modes.cursor_blink = blink;
-}
-
-/// XTWINOPS: the title stack and the text-area size reports (which carry only numbers).
-/// Reports that could echo data back (titles: 20, 21) are not answered.
-fn window_ops(st: &mut State, params: &Params) {
-    match param0(params, 0) {
-        18 | 19 => {
-            let reply = format!(
-                "\x1b[{};{};{}t",
-                if param0(params, 0) == 18 { 8 } else { 9 },
-                st.rows,
-                st.cols
-            );
-            st.reply(reply.as_bytes());
-        }
-        22 => st.push_title(),
-        23 => st.pop_title(),
-        _ => {}
-    }
 }
 
 /// Reads an extended colour (38/48/58) starting at group `i`; returns the colour and how

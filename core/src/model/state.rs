@@ -21,11 +21,13 @@ pub struct Pen {
     pub underline: Underline,
     pub underline_color: Option<Color>,
     pub hyperlink: Option<u32>,
+    /// DECSCA: cells written now are protected from selective erase.
+    pub protected: bool,
 }
 
 impl Pen {
     pub fn template(&self) -> Cell {
-        Cell::styled(self.fg, self.bg, self.flags, self.underline)
+        Cell::styled(self.fg, self.bg, self.flags, self.underline).with_protected(self.protected)
     }
 
     /// Out-of-line attributes the pen carries, if any.
@@ -148,6 +150,24 @@ pub struct State {
     pub(super) scroll_top: usize,
     /// Exclusive.
     pub(super) scroll_bottom: usize,
+    /// DECLRMM (?69): `CSI Pl ; Pr s` sets left/right margins (else it is SCOSC). Kept
+    /// here, not in `Modes`, which frames carry and which the app does not need it in.
+    pub(super) lr_margin_mode: bool,
+    /// Left margin (DECSLRM, only while DECLRMM is set; else 0).
+    pub(super) margin_left: usize,
+    /// Right margin, exclusive (else `cols`).
+    pub(super) margin_right: usize,
+    /// DECSCL conformance level (61..=65; tern starts at 64, a VT420).
+    pub(super) conformance_level: u16,
+    /// DECSACE: DECCARA/DECRARA act on the exact rectangle (else on the stream of
+    /// characters from the start position to the end position).
+    pub(super) rect_extent_exact: bool,
+    /// One cell's size in pixels (`width, height`), told by the app (XTWINOPS 14/16).
+    pub(super) cell_pixels: (usize, usize),
+    /// The last XTWINOPS 8 resize request, waiting for the app (which may ignore it).
+    pub(super) resize_request: Option<TermSize>,
+    /// A DCS request being received (DECRQSS, XTGETTCAP).
+    pub(super) dcs: Option<super::reports::DcsRequest>,
     pub(super) tabs: Vec<bool>,
     pub(super) palette: Palette,
     /// Bumped whenever a program changes the palette (frames carry it only then).
@@ -191,6 +211,14 @@ impl State {
             modes: Modes::default(),
             scroll_top: 0,
             scroll_bottom: rows,
+            lr_margin_mode: false,
+            margin_left: 0,
+            margin_right: cols,
+            conformance_level: 64,
+            rect_extent_exact: false,
+            cell_pixels: (8, 16),
+            resize_request: None,
+            dcs: None,
             tabs: default_tabs(cols),
             palette: Palette::new(config.palette),
             palette_generation: 0,
@@ -229,9 +257,43 @@ impl State {
     }
 
     #[inline]
-    fn row_mut(&mut self, row: usize) -> &mut Row {
+    pub(super) fn row_mut(&mut self, row: usize) -> &mut Row {
         self.damage.mark(row);
         self.grid_mut().row_mut(row)
+    }
+
+    /// True when `col` is inside the left/right margins.
+    #[inline]
+    pub(super) fn col_in_margins(&self, col: usize) -> bool {
+        col >= self.margin_left && col < self.margin_right
+    }
+
+    /// True when left/right margins are narrower than the screen.
+    #[inline]
+    pub(super) fn has_lr_margins(&self) -> bool {
+        self.margin_left != 0 || self.margin_right != self.cols
+    }
+
+    /// The column just past the last one the cursor may write or move to on its line:
+    /// the right margin when the cursor is left of it, else the screen edge (xterm).
+    #[inline]
+    fn right_edge(&self) -> usize {
+        if self.cursor.col < self.margin_right {
+            self.margin_right
+        } else {
+            self.cols
+        }
+    }
+
+    /// The leftmost column the cursor may move back to: the left margin when the
+    /// cursor is at or right of it, else column 0.
+    #[inline]
+    fn left_edge(&self) -> usize {
+        if self.cursor.col >= self.margin_left {
+            self.margin_left
+        } else {
+            0
+        }
     }
 
     pub(super) fn pen_changed(&mut self) {
@@ -241,7 +303,7 @@ impl State {
 
     /// A blank for erasing: current background, nothing else (background colour erase).
     #[inline]
-    fn erase_cell(&self) -> Cell {
+    pub(super) fn erase_cell(&self) -> Cell {
         Cell::blank_with_bg(self.pen.bg)
     }
 
@@ -274,10 +336,11 @@ impl State {
         if self.cursor.pending_wrap {
             self.wrap_line();
         }
-        let cols = self.cols;
+        let cols = self.right_edge();
         if self.modes.insert && self.cursor.col + width < cols {
             let (row, col, blank) = (self.cursor.row, self.cursor.col, self.erase_cell());
-            self.row_mut(row).insert_cells(col, width, blank);
+            self.row_mut(row)
+                .insert_cells_before(col, cols, width, blank);
         }
         let c = self.charsets.map(c);
         if width == 1 {
@@ -307,6 +370,7 @@ impl State {
     /// in effect, else character by character through [`State::print`].
     pub fn print_ascii_run(&mut self, text: &[u8]) {
         let fast = !self.modes.insert
+            && !self.has_lr_margins()
             && self.modes.autowrap
             && self.pen_extra.is_none()
             && self.charsets.slots[self.charsets.active] == Charset::Ascii;
@@ -438,13 +502,15 @@ impl State {
             return;
         }
         let row = self.cursor.row;
-        self.row_mut(row).wrapped = true;
+        if !self.has_lr_margins() {
+            self.row_mut(row).wrapped = true;
+        }
         if self.cursor.row + 1 >= self.scroll_bottom {
             self.linefeed();
         } else {
             self.cursor.row += 1;
         }
-        self.cursor.col = 0;
+        self.cursor.col = self.margin_left;
         self.cursor.pending_wrap = false;
     }
 
@@ -453,7 +519,10 @@ impl State {
     pub fn linefeed(&mut self) {
         let next = self.cursor.row + 1;
         if next == self.scroll_bottom {
-            self.scroll_up(1);
+            // Outside the left/right margins the cursor stays and nothing scrolls.
+            if self.col_in_margins(self.cursor.col) {
+                self.scroll_up(1);
+            }
         } else if next < self.rows {
             self.cursor.row = next;
         }
@@ -467,13 +536,14 @@ impl State {
         }
     }
 
+    /// CR: to the left margin, or to column 0 from left of it.
     pub fn carriage_return(&mut self) {
-        self.cursor.col = 0;
+        self.cursor.col = self.left_edge();
         self.cursor.pending_wrap = false;
     }
 
     pub fn backspace(&mut self) {
-        if self.cursor.col > 0 {
+        if self.cursor.col > self.left_edge() {
             self.cursor.col -= 1;
             self.cursor.pending_wrap = false;
         }
@@ -481,12 +551,13 @@ impl State {
 
     /// HT: to the next tab stop (or the last column), `count` times.
     pub fn tab_forward(&mut self, count: usize) {
+        let edge = self.right_edge();
         for _ in 0..count {
-            if self.cursor.col + 1 >= self.cols {
+            if self.cursor.col + 1 >= edge {
                 break;
             }
             let mut col = self.cursor.col + 1;
-            while col + 1 < self.cols && !self.tabs[col] {
+            while col + 1 < edge && !self.tabs[col] {
                 col += 1;
             }
             self.cursor.col = col;
@@ -495,12 +566,13 @@ impl State {
 
     /// CBT: to the previous tab stop (or column 0), `count` times.
     pub fn tab_backward(&mut self, count: usize) {
+        let edge = self.left_edge();
         for _ in 0..count {
-            if self.cursor.col == 0 {
+            if self.cursor.col <= edge {
                 break;
             }
             let mut col = self.cursor.col - 1;
-            while col > 0 && !self.tabs[col] {
+            while col > edge && !self.tabs[col] {
                 col -= 1;
             }
             self.cursor.col = col;
@@ -532,19 +604,34 @@ impl State {
     // ---- cursor movement ----
 
     /// CUP/HVP with 0-based coordinates, relative to the scroll region in origin mode.
+    /// In origin mode also relative to the left margin, and kept inside the margins.
     pub fn goto(&mut self, row: usize, col: usize) {
-        let (offset, max_row) = if self.modes.origin {
-            (self.scroll_top, self.scroll_bottom - 1)
+        let (offset, max_row, col_offset, max_col) = if self.modes.origin {
+            (
+                self.scroll_top,
+                self.scroll_bottom - 1,
+                self.margin_left,
+                self.margin_right - 1,
+            )
         } else {
-            (0, self.rows - 1)
+            (0, self.rows - 1, 0, self.cols - 1)
         };
         self.cursor.row = (row.saturating_add(offset)).min(max_row);
-        self.cursor.col = col.min(self.cols - 1);
+        self.cursor.col = (col.saturating_add(col_offset)).min(max_col);
         self.cursor.pending_wrap = false;
     }
 
+    /// Cursor column relative to the origin (what `goto` takes).
+    pub(super) fn origin_col(&self) -> usize {
+        if self.modes.origin {
+            self.cursor.col.saturating_sub(self.margin_left)
+        } else {
+            self.cursor.col
+        }
+    }
+
     /// Cursor row relative to the origin (what `goto` takes).
-    fn origin_row(&self) -> usize {
+    pub(super) fn origin_row(&self) -> usize {
         if self.modes.origin {
             self.cursor.row.saturating_sub(self.scroll_top)
         } else {
@@ -553,7 +640,7 @@ impl State {
     }
 
     pub fn goto_row(&mut self, row: usize) {
-        let col = self.cursor.col;
+        let col = self.origin_col();
         self.goto(row, col);
     }
 
@@ -596,13 +683,17 @@ impl State {
         self.cursor.pending_wrap = false;
     }
 
+    /// CUF: stops at the right margin from inside the margins, else at the edge.
     pub fn move_forward(&mut self, n: usize) {
-        self.cursor.col = self.cursor.col.saturating_add(n).min(self.cols - 1);
+        let last = self.right_edge() - 1;
+        self.cursor.col = self.cursor.col.saturating_add(n).min(last);
         self.cursor.pending_wrap = false;
     }
 
+    /// CUB: stops at the left margin from inside the margins, else at column 0.
     pub fn move_backward(&mut self, n: usize) {
-        self.cursor.col = self.cursor.col.saturating_sub(n);
+        let first = self.left_edge();
+        self.cursor.col = self.cursor.col.saturating_sub(n).max(first);
         self.cursor.pending_wrap = false;
     }
 
@@ -614,7 +705,9 @@ impl State {
     /// RI
     pub fn reverse_index(&mut self) {
         if self.cursor.row == self.scroll_top {
-            self.scroll_down(1);
+            if self.col_in_margins(self.cursor.col) {
+                self.scroll_down(1);
+            }
         } else {
             self.cursor.row = self.cursor.row.saturating_sub(1);
         }
@@ -633,9 +726,15 @@ impl State {
         self.scroll_down_from(top, n);
     }
 
-    fn scroll_up_from(&mut self, top: usize, n: usize) {
+    pub(super) fn scroll_up_from(&mut self, top: usize, n: usize) {
         let bottom = self.scroll_bottom;
         let bg = self.pen.bg;
+        if self.has_lr_margins() {
+            // Only the margin box moves, and nothing goes to the scrollback.
+            let (left, right) = (self.margin_left, self.margin_right);
+            self.shift_box_rows(top, bottom, left, right, n, true);
+            return;
+        }
         if self.modes.alt_screen {
             self.alt.scroll_up(top, bottom, n, bg, None);
         } else {
@@ -650,10 +749,52 @@ impl State {
         self.damage.mark_all();
     }
 
-    fn scroll_down_from(&mut self, top: usize, n: usize) {
+    pub(super) fn scroll_down_from(&mut self, top: usize, n: usize) {
         let bottom = self.scroll_bottom;
         let bg = self.pen.bg;
+        if self.has_lr_margins() {
+            let (left, right) = (self.margin_left, self.margin_right);
+            self.shift_box_rows(top, bottom, left, right, n, false);
+            return;
+        }
         self.grid_mut().scroll_down(top, bottom, n, bg);
+        self.damage.mark_all();
+    }
+
+    /// Moves the cells of columns `left..right` in rows `top..bottom` up (or down) by
+    /// `n` rows, blanks (current background) entering at the other end.
+    pub(super) fn shift_box_rows(
+        &mut self,
+        top: usize,
+        bottom: usize,
+        left: usize,
+        right: usize,
+        n: usize,
+        up: bool,
+    ) {
+        if top >= bottom || left >= right {
+            return;
+        }
+        let n = n.min(bottom - top);
+        let blank = self.erase_cell();
+        let order: Vec<usize> = if up {
+            (top..bottom).collect()
+        } else {
+            (top..bottom).rev().collect()
+        };
+        for dst in order {
+            let src = if up { dst + n } else { dst.wrapping_sub(n) };
+            let inside = if up { src < bottom } else { dst >= top + n };
+            if inside {
+                let from = self.grid().row(src).clone();
+                let row = self.row_mut(dst);
+                for col in left..right {
+                    row.copy_cell_from(col, &from, col);
+                }
+            } else {
+                self.row_mut(dst).fill(left, right, blank);
+            }
+        }
         self.damage.mark_all();
     }
 
@@ -672,12 +813,38 @@ impl State {
         self.goto(0, 0);
     }
 
+    /// DECSLRM with 1-based inclusive columns (0 or missing = default); only while
+    /// DECLRMM is set. A margin pair narrower than two columns is ignored (xterm).
+    pub fn set_lr_margins(&mut self, left: usize, right: Option<usize>) {
+        if !self.lr_margin_mode {
+            return;
+        }
+        let right = right.filter(|r| *r > 0).unwrap_or(self.cols).min(self.cols);
+        let left = left.max(1);
+        if left >= right {
+            return;
+        }
+        self.margin_left = left - 1;
+        self.margin_right = right;
+        self.goto(0, 0);
+    }
+
+    /// DECLRMM (?69): switching it either way resets the left/right margins.
+    pub fn set_lr_margin_mode(&mut self, on: bool) {
+        self.lr_margin_mode = on;
+        self.margin_left = 0;
+        self.margin_right = self.cols;
+    }
+
     // ---- editing ----
 
     /// IL
     pub fn insert_lines(&mut self, n: usize) {
         let row = self.cursor.row;
-        if row >= self.scroll_top && row < self.scroll_bottom {
+        if row >= self.scroll_top
+            && row < self.scroll_bottom
+            && self.col_in_margins(self.cursor.col)
+        {
             self.scroll_down_from(row, n);
         }
     }
@@ -685,8 +852,17 @@ impl State {
     /// DL
     pub fn delete_lines(&mut self, n: usize) {
         let row = self.cursor.row;
-        if row >= self.scroll_top && row < self.scroll_bottom && n > 0 {
+        if row >= self.scroll_top
+            && row < self.scroll_bottom
+            && n > 0
+            && self.col_in_margins(self.cursor.col)
+        {
             let bottom = self.scroll_bottom;
+            if self.has_lr_margins() {
+                let (left, right) = (self.margin_left, self.margin_right);
+                self.shift_box_rows(row, bottom, left, right, n, true);
+                return;
+            }
             let bg = self.pen.bg;
             self.grid_mut().scroll_up(row, bottom, n, bg, None);
             self.damage.mark_all();
@@ -694,15 +870,25 @@ impl State {
     }
 
     /// ICH
+    /// ICH: inside the margins it shifts only up to the right margin; outside them it
+    /// does nothing.
     pub fn insert_blanks(&mut self, n: usize) {
         let (row, col, blank) = (self.cursor.row, self.cursor.col, self.erase_cell());
-        self.row_mut(row).insert_cells(col, n, blank);
+        if !self.col_in_margins(col) {
+            return;
+        }
+        let end = self.margin_right;
+        self.row_mut(row).insert_cells_before(col, end, n, blank);
     }
 
-    /// DCH
+    /// DCH: like ICH, bounded by the right margin.
     pub fn delete_chars(&mut self, n: usize) {
         let (row, col, blank) = (self.cursor.row, self.cursor.col, self.erase_cell());
-        self.row_mut(row).delete_cells(col, n, blank);
+        if !self.col_in_margins(col) {
+            return;
+        }
+        let end = self.margin_right;
+        self.row_mut(row).delete_cells_before(col, end, n, blank);
     }
 
     /// ECH
@@ -779,6 +965,8 @@ impl State {
         }
         self.scroll_top = 0;
         self.scroll_bottom = self.rows;
+        self.margin_left = 0;
+        self.margin_right = self.cols;
         self.cursor = Cursor::default();
     }
 
@@ -851,7 +1039,11 @@ impl State {
 
     // ---- resets ----
 
-    /// DECSTR: soft reset (modes, margins, pen, charsets, saved cursor; screen kept).
+    /// DECSTR: soft reset, xterm's list: cursor shown, replace mode, absolute origin,
+    /// autowrap on, normal cursor keys and keypad, full margins (top/bottom and
+    /// left/right) and DECLRMM off, default pen (SGR and DECSCA), default charsets, the
+    /// active screen's saved cursor back to home. The screen, the cursor position, tab
+    /// stops and the other modes are kept.
     pub fn soft_reset(&mut self) {
         self.modes.insert = false;
         self.modes.origin = false;
@@ -861,11 +1053,19 @@ impl State {
         self.modes.app_keypad = false;
         self.scroll_top = 0;
         self.scroll_bottom = self.rows;
+        self.margin_left = 0;
+        self.margin_right = self.cols;
         self.pen = Pen::default();
         self.pen_changed();
         self.charsets = Charsets::default();
-        self.saved_primary = SavedCursor::default();
-        self.saved_alt = SavedCursor::default();
+        // xterm's ReallyReset: resetMarginMode, then CursorSave of the reset state with
+        // the position set to home, into the active screen's slot only.
+        self.lr_margin_mode = false;
+        if self.modes.alt_screen {
+            self.saved_alt = SavedCursor::default();
+        } else {
+            self.saved_primary = SavedCursor::default();
+        }
         self.cursor.pending_wrap = false;
     }
 
@@ -879,7 +1079,13 @@ impl State {
         let events = std::mem::take(&mut self.events);
         let generation = self.palette_generation;
         let replies = std::mem::take(&mut self.replies);
+        let cell_pixels = self.cell_pixels;
+        let resize_request = self.resize_request.take();
         *self = State::new(size, config);
+        // What the app told the model, and a request the app has not read yet, outlive
+        // the reset.
+        self.cell_pixels = cell_pixels;
+        self.resize_request = resize_request;
         // A reset palette is a change too.
         self.palette_generation = generation + 1;
         // Answers to queries that came before the reset still go out.
@@ -960,6 +1166,8 @@ impl State {
         self.rows = rows;
         self.scroll_top = 0;
         self.scroll_bottom = rows;
+        self.margin_left = 0;
+        self.margin_right = cols;
         let mut tabs = default_tabs(cols);
         for (i, t) in self.tabs.iter().enumerate().take(cols) {
             tabs[i] = *t;

@@ -1,0 +1,255 @@
+//! Reports a program can ask for that need more than one line of code: DECRQSS and
+//! XTGETTCAP (DCS requests), DECRQCRA, XTWINOPS size reports and the resize request.
+//!
+//! Security rule for every reply here: it is built only from model state and from
+//! numbers parsed out of the request, never from the request's bytes, so a program
+//! cannot make the terminal "type" text it chose (xterm's old DECRQSS echo problem).
+
+use std::fmt::Write as _;
+
+use super::TermSize;
+use super::cell::{Color, Flags, Underline};
+use super::state::{CursorShape, Pen, State};
+
+/// Longest DCS request body kept; a longer one is answered as invalid.
+pub const MAX_DCS_BYTES: usize = 256;
+
+/// Which DCS request is being received.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DcsKind {
+    /// `DCS $ q Pt ST`
+    Decrqss,
+    /// `DCS + q Pt ST`
+    Xtgettcap,
+}
+
+/// A DCS request being received (between `hook` and `unhook`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DcsRequest {
+    pub kind: DcsKind,
+    pub body: Vec<u8>,
+    pub overflowed: bool,
+}
+
+impl DcsRequest {
+    pub fn new(kind: DcsKind) -> DcsRequest {
+        DcsRequest {
+            kind,
+            body: Vec::new(),
+            overflowed: false,
+        }
+    }
+
+    pub fn push(&mut self, byte: u8) {
+        if self.body.len() < MAX_DCS_BYTES {
+            self.body.push(byte);
+        } else {
+            self.overflowed = true;
+        }
+    }
+}
+
+/// The reply for DECRQSS "not a setting tern reports".
+const DECRQSS_INVALID: &[u8] = b"\x1bP0$r\x1b\\";
+
+/// Answers a finished DCS request.
+pub fn finish_dcs(st: &mut State, request: DcsRequest) {
+    match request.kind {
+        DcsKind::Decrqss => {
+            let setting = if request.overflowed {
+                None
+            } else {
+                decrqss_setting(st, &request.body)
+            };
+            match setting {
+                Some(value) => {
+                    let reply = format!("\x1bP1$r{value}\x1b\\");
+                    st.reply(reply.as_bytes());
+                }
+                None => st.reply(DECRQSS_INVALID),
+            }
+        }
+        DcsKind::Xtgettcap => {
+            if request.overflowed {
+                st.reply(b"\x1bP0+r\x1b\\");
+                return;
+            }
+            xtgettcap(st, &request.body);
+        }
+    }
+}
+
+/// The DECRPSS body (setting and its final characters) for a DECRQSS request, or
+/// `None` when tern does not report that setting.
+fn decrqss_setting(st: &State, request: &[u8]) -> Option<String> {
+    Some(match request {
+        b"m" => format!("{}m", sgr_report(&st.pen)),
+        b"r" => format!("{};{}r", st.scroll_top + 1, st.scroll_bottom),
+        b"s" => format!("{};{}s", st.margin_left + 1, st.margin_right),
+        b" q" => {
+            let base = match st.cursor_shape {
+                CursorShape::Block => 1,
+                CursorShape::Underline => 3,
+                CursorShape::Beam => 5,
+            };
+            let style = if st.modes.cursor_blink {
+                base
+            } else {
+                base + 1
+            };
+            format!("{style} q")
+        }
+        b"\"q" => format!("{}\"q", u8::from(st.pen.protected)),
+        // 7-bit controls (tern never sends 8-bit C1).
+        b"\"p" => format!("{};1\"p", st.conformance_level),
+        _ => return None,
+    })
+}
+
+fn color_params(out: &mut String, color: Color, base: u16, bright_base: u16, extended: u16) {
+    match color {
+        Color::Default => {}
+        Color::Indexed(i) if i < 8 => {
+            let _ = write!(out, ";{}", base + i as u16);
+        }
+        Color::Indexed(i) if i < 16 => {
+            let _ = write!(out, ";{}", bright_base + (i - 8) as u16);
+        }
+        Color::Indexed(i) => {
+            let _ = write!(out, ";{extended};5;{i}");
+        }
+        Color::Rgb(r, g, b) => {
+            let _ = write!(out, ";{extended};2;{r};{g};{b}");
+        }
+    }
+}
+
+/// The pen as SGR parameters, starting from 0 as xterm does (`0;1;31` ...).
+pub fn sgr_report(pen: &Pen) -> String {
+    let mut out = String::from("0");
+    let flag = |f: Flags| pen.flags.contains(f);
+    for (on, code) in [
+        (flag(Flags::BOLD), "1"),
+        (flag(Flags::DIM), "2"),
+        (flag(Flags::ITALIC), "3"),
+    ] {
+        if on {
+            out.push(';');
+            out.push_str(code);
+        }
+    }
+    match pen.underline {
+        Underline::None => {}
+        Underline::Single => out.push_str(";4"),
+        Underline::Double => out.push_str(";21"),
+        other => {
+            let _ = write!(out, ";4:{}", other as u8);
+        }
+    }
+    for (on, code) in [
+        (flag(Flags::BLINK), "5"),
+        (flag(Flags::INVERSE), "7"),
+        (flag(Flags::HIDDEN), "8"),
+        (flag(Flags::STRIKE), "9"),
+    ] {
+        if on {
+            out.push(';');
+            out.push_str(code);
+        }
+    }
+    color_params(&mut out, pen.fg, 30, 90, 38);
+    color_params(&mut out, pen.bg, 40, 100, 48);
+    match pen.underline_color {
+        None | Some(Color::Default) => {}
+        Some(Color::Indexed(i)) => {
+            let _ = write!(out, ";58:5:{i}");
+        }
+        Some(Color::Rgb(r, g, b)) => {
+            let _ = write!(out, ";58:2::{r}:{g}:{b}");
+        }
+    }
+    out
+}
+
+/// The capabilities XTGETTCAP answers: a small fixed set, enough for programs that
+/// ask for the terminal's name and colour support.
+const CAPABILITIES: &[(&str, &str)] = &[
+    ("TN", "xterm-256color"),
+    ("name", "xterm-256color"),
+    ("Co", "256"),
+    ("colors", "256"),
+    ("RGB", "8/8/8"),
+];
+
+fn hex_decode(hex: &[u8]) -> Option<Vec<u8>> {
+    if hex.len() % 2 != 0 {
+        return None;
+    }
+    hex.chunks(2)
+        .map(|pair| {
+            let digit = |b: u8| (b as char).to_digit(16);
+            Some((digit(pair[0])? * 16 + digit(pair[1])?) as u8)
+        })
+        .collect()
+}
+
+fn hex_encode(text: &str) -> String {
+    text.bytes().map(|b| format!("{b:02X}")).collect()
+}
+
+/// XTGETTCAP: `DCS + q name;name ST`, names hex-encoded. Each known name is answered
+/// `DCS 1 + r name=value ST` (both re-encoded from tern's own table); the first unknown
+/// one ends the reply with `DCS 0 + r ST`, as xterm stops there.
+fn xtgettcap(st: &mut State, body: &[u8]) {
+    for hex in body.split(|&b| b == b';') {
+        let known = hex_decode(hex).and_then(|name| {
+            CAPABILITIES
+                .iter()
+                .find(|(cap, _)| cap.as_bytes() == name.as_slice())
+        });
+        match known {
+            Some((cap, value)) => {
+                let reply = format!("\x1bP1+r{}={}\x1b\\", hex_encode(cap), hex_encode(value));
+                st.reply(reply.as_bytes());
+            }
+            None => {
+                st.reply(b"\x1bP0+r\x1b\\");
+                return;
+            }
+        }
+    }
+}
+
+/// XTWINOPS. Answered: 14 (text area in pixels), 16 (cell size in pixels), 18 (text
+/// area in characters), 19 (screen in characters), all numbers only; 8 (resize to
+/// rows;cols) becomes a request for the app, which may ignore it; 22/23 the title
+/// stack. Not answered: 20/21 (icon label and title reports) because a title set by
+/// one program would be typed into another's input; the other window operations
+/// belong to the app's window, not to a program.
+pub fn window_ops(st: &mut State, params: &[u16]) {
+    let p = |i: usize| params.get(i).copied().unwrap_or(0) as usize;
+    let (cell_w, cell_h) = st.cell_pixels;
+    let reply = match p(0) {
+        8 => {
+            // 0 or missing keeps that dimension.
+            let rows = if p(1) == 0 { st.rows } else { p(1) };
+            let cols = if p(2) == 0 { st.cols } else { p(2) };
+            st.resize_request = Some(TermSize::new(cols.min(1000), rows.min(1000)));
+            return;
+        }
+        14 => format!("\x1b[4;{};{}t", st.rows * cell_h, st.cols * cell_w),
+        16 => format!("\x1b[6;{cell_h};{cell_w}t"),
+        18 => format!("\x1b[8;{};{}t", st.rows, st.cols),
+        19 => format!("\x1b[9;{};{}t", st.rows, st.cols),
+        22 => {
+            st.push_title();
+            return;
+        }
+        23 => {
+            st.pop_title();
+            return;
+        }
+        _ => return,
+    };
+    st.reply(reply.as_bytes());
+}
