@@ -2,6 +2,7 @@
 //!
 //! - [`model`]: the terminal emulator (vte-based) the model thread runs for every pane.
 
+pub mod diagnostics;
 pub mod escapes;
 pub mod fixtures;
 pub mod input;
