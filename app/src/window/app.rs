@@ -162,6 +162,8 @@ pub struct TernApp {
     search: Option<SearchBar>,
     /// The selection as last checked: what it was, at which `seq`, and its text.
     selection_guard: Option<(super::viewport::Selection, u64, String)>,
+    /// The diagnostics panel (Ctrl+Shift+G) and the frame time histogram.
+    diagnostics: super::diagnostics::Diagnostics,
 }
 
 impl TernApp {
@@ -214,7 +216,20 @@ impl TernApp {
             last_key_at: Instant::now(),
             search: None,
             selection_guard: None,
+            diagnostics: super::diagnostics::Diagnostics::new(
+                &format!("DejaVu Sans Mono (bundled), {DEFAULT_FONT_SIZE} pt"),
+                super::diagnostics::default_config_path(),
+            ),
         }
+    }
+
+    /// The diagnostics panel: the command palette calls `toggle` on it.
+    pub fn diagnostics_mut(&mut self) -> &mut super::diagnostics::Diagnostics {
+        &mut self.diagnostics
+    }
+
+    pub fn diagnostics(&self) -> &super::diagnostics::Diagnostics {
+        &self.diagnostics
     }
 
     pub fn pane(&self) -> Option<PaneId> {
@@ -670,6 +685,7 @@ impl TernApp {
 
     /// One frame of the window.
     pub fn frame(&mut self, ui: &mut egui::Ui) {
+        let frame_started = Instant::now();
         let ctx = ui.ctx().clone();
         self.poll(&ctx);
         if let Some(v) = &self.view {
@@ -888,11 +904,33 @@ impl TernApp {
         } else {
             self.pending_keys.clear();
         }
+        // ---- diagnostics panel (issue 7): frame time, Ctrl+Shift+G, jump to a pane ----
+        self.diagnostics.record_frame(frame_started.elapsed());
+        let (main, title) = (self.pane, self.title.clone());
+        let labels = move |p: PaneId| {
+            if Some(p) == main {
+                tern_core::diagnostics::PaneLabel {
+                    worktree: "(no worktrees yet)".into(),
+                    tab: "tab 1".into(),
+                    pane: title.clone(),
+                    id: None,
+                }
+            } else {
+                tern_core::diagnostics::PaneLabel::unplaced(p)
+            }
+        };
+        if let Some(jump) = self.diagnostics.show(&ctx, &self.pipeline, &labels)
+            && Some(jump) == self.pane
+        {
+            self.pipeline.set_focus(Some(jump));
+        }
+        // ---- end diagnostics panel ----
     }
 }
 
 impl eframe::App for TernApp {
-    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+    fn ui(&mut self, ui: &mut egui::Ui, frame: &mut eframe::Frame) {
+        self.diagnostics.note_frame(frame);
         egui::CentralPanel::default()
             .frame(egui::Frame::NONE)
             .show(ui, |ui| self.frame(ui));

@@ -1,6 +1,7 @@
 //! The window: one eframe app drawing panes from the pipeline's deliveries.
 
 pub mod app;
+pub mod diagnostics;
 pub mod glyphs;
 pub mod input;
 pub mod links;
