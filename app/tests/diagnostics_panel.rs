@@ -92,6 +92,18 @@ fn ctrl_shift_g_opens_the_panel_and_a_flooding_hidden_panes_row_moves() {
         .count();
     assert_eq!(rows, 2, "a row per pty");
     assert_eq!(cell(&h, "tern state"), 1, "cat's pane is visible");
+    // A flood can pause reading thousands of times a second; the breadcrumb ring hears of
+    // it at most once a second (plus the matching resume).
+    let crumbs = h
+        .state()
+        .as_ref()
+        .expect("app")
+        .pipeline()
+        .breadcrumbs()
+        .into_iter()
+        .filter(|c| c.pane == flood.0 && c.what.contains("reading"))
+        .count();
+    assert!(crumbs <= 2 * 30, "{crumbs} pause/resume breadcrumbs");
     h.key_press_modifiers(Modifiers::CTRL | Modifiers::SHIFT, Key::G);
     h.step();
     assert!(!panel_open(&h), "Ctrl+Shift+G closes it again");
@@ -198,4 +210,21 @@ fn open_panel_cost_per_frame_with_12_panes() {
         pipeline.samples().len(),
     );
     assert_eq!(t.len(), FRAMES);
+    // Of which collecting the report (counters, samples, breadcrumbs):
+    let labels = |p: PaneId| PaneLabel::unplaced(p);
+    let mut c: Vec<Duration> = (0..FRAMES)
+        .map(|_| {
+            let started = Instant::now();
+            let report = h.state().diag.report(&pipeline, &labels);
+            let took = started.elapsed();
+            assert_eq!(report.panes.len(), 12);
+            took
+        })
+        .collect();
+    c.sort();
+    println!(
+        "  of which collecting the report: median {:?}, p99 {:?}",
+        c[FRAMES / 2],
+        c[(FRAMES - 1) * 99 / 100]
+    );
 }

@@ -94,7 +94,7 @@ impl Column {
             Column::Parsed => Key::Num(r.bytes_parsed),
             Column::InFlight => Key::Num(r.in_flight),
             Column::Window => Key::Num(r.window_bytes),
-            Column::Paused => Key::Num(r.times_paused * 2 + r.paused_now as u64),
+            Column::Paused => Key::Num(r.times_paused),
             Column::Frames => Key::Num(r.frames_built),
             Column::Replies => Key::Num(r.replies_sent),
             Column::ReplyLatency => Key::Num(r.reply_p99_us),
@@ -266,20 +266,21 @@ pub fn breadcrumbs(ui: &mut egui::Ui, report: &DiagnosticsReport) {
             .find(|r| r.id == id)
             .map_or_else(|| format!("pane {id} (closed)"), |r| r.label.clone())
     };
+    // Only the rows in view are laid out (the ring holds up to 512).
+    let row_height = ui.text_style_height(&egui::TextStyle::Body) + ui.spacing().item_spacing.y;
+    let crumbs = &report.breadcrumbs;
     egui::ScrollArea::vertical()
         .id_salt("tern-diag-crumbs")
         .max_height(220.0)
-        .show(ui, |ui| {
-            egui::Grid::new("tern-diag-crumbs-grid")
-                .striped(true)
-                .show(ui, |ui| {
-                    for c in report.breadcrumbs.iter().rev() {
-                        ui.monospace(format!("{:>9.3} s", c.at_ms as f64 / 1e3));
-                        ui.label(c.pane.as_deref().map_or("app".into(), label_of));
-                        ui.label(&c.what);
-                        ui.end_row();
-                    }
+        .auto_shrink([false, true])
+        .show_rows(ui, row_height, crumbs.len(), |ui, range| {
+            for c in crumbs.iter().rev().skip(range.start).take(range.len()) {
+                ui.horizontal(|ui| {
+                    ui.monospace(format!("{:>9.3} s", c.at_ms as f64 / 1e3));
+                    ui.label(c.pane.as_deref().map_or("app".into(), label_of));
+                    ui.add(egui::Label::new(&c.what).truncate());
                 });
+            }
         });
 }
 
