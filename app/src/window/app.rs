@@ -906,8 +906,8 @@ impl TernApp {
         }
         // ---- diagnostics panel (issue 7): frame time, Ctrl+Shift+G, jump to a pane ----
         self.diagnostics.record_frame(frame_started.elapsed());
-        let (main, title) = (self.pane, self.title.clone());
-        let labels = move |p: PaneId| {
+        let (main, title) = (self.pane, &self.title);
+        let labels = |p: PaneId| {
             if Some(p) == main {
                 tern_core::diagnostics::PaneLabel {
                     worktree: "(no worktrees yet)".into(),

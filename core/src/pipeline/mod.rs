@@ -269,8 +269,13 @@ impl Pipeline {
             writer: writer.clone(),
             child: spawned.child,
         });
-        self.crumbs
-            .push(pane.0, format!("spawned pid {:?}", spawned.pid));
+        self.crumbs.push(
+            pane.0,
+            match spawned.pid {
+                Some(pid) => format!("spawned pid {pid}"),
+                None => "spawned".to_owned(),
+            },
+        );
         if let Ok(mut panes) = self.panes.lock() {
             panes.insert(
                 pane,

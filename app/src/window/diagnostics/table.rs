@@ -206,8 +206,8 @@ pub fn ui(ui: &mut egui::Ui, rows: &[PaneRow], sort: &mut Sort) -> Option<PaneId
                 .show(ui, |ui| {
                     for column in Column::ALL {
                         let arrow = match (sort.column == column, sort.descending) {
-                            (true, true) => " ⏷",
-                            (true, false) => " ⏶",
+                            (true, true) => " ⬇",
+                            (true, false) => " ⬆",
                             _ => "",
                         };
                         let text = RichText::new(format!("{}{arrow}", column.title())).strong();
