@@ -1,22 +1,27 @@
 //! `tern --headless`: run a program through the whole pipeline with no window. tern's
 //! stdin is forwarded to the pty (raw when it is a terminal), queries are answered by
 //! the model, and tern exits with the child's status, optionally writing the final
-//! screen as text.
+//! screen as text and the diagnostics report (`--diagnostics-report PATH`).
 
 use std::io::{Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
 use rustix::termios::{self, OptionalActions, Termios};
+use tern_core::diagnostics::{
+    DiagnosticsReport, Environment, PaneLabel, Redactor, ReportInputs, write_report,
+};
 use tern_core::model::TermSize;
-use tern_core::pipeline::{PaneEvent, Pipeline, PipelineConfig, SpawnSpec};
+use tern_core::pipeline::{PaneEvent, PaneId, Pipeline, PipelineConfig, SpawnSpec};
 
 pub struct HeadlessArgs {
     pub size: TermSize,
     pub cwd: Option<PathBuf>,
     /// `Some("-")` for stdout.
     pub dump_screen: Option<String>,
+    /// Where to write the diagnostics report (RON) when the child exits.
+    pub diagnostics_report: Option<PathBuf>,
     pub command: Vec<String>,
 }
 
@@ -43,6 +48,39 @@ impl Drop for RawMode {
     fn drop(&mut self) {
         let _ = termios::tcsetattr(std::io::stdin(), OptionalActions::Now, &self.saved);
     }
+}
+
+/// Writes the redacted diagnostics report for the session's one pane.
+fn write_diagnostics(pipeline: &Pipeline, pane: PaneId, path: &Path) -> Result<(), String> {
+    let environment = Environment::current("headless");
+    let label = move |p: PaneId| PaneLabel {
+        worktree: "-".into(),
+        tab: "headless".into(),
+        pane: if p == pane {
+            "command".into()
+        } else {
+            format!("pane {}", p.0)
+        },
+        id: None,
+    };
+    let report = DiagnosticsReport::collect(
+        pipeline,
+        &ReportInputs {
+            labels: &label,
+            environment: &environment,
+            frame_times: None,
+        },
+    )
+    .redacted(&Redactor::from_env());
+    let written = write_report(&report, Some(path))?;
+    if written != path {
+        eprintln!(
+            "tern: cannot write {}; the diagnostics report is in {}",
+            path.display(),
+            written.display()
+        );
+    }
+    Ok(())
 }
 
 /// Runs the session; returns the exit code for tern.
@@ -100,6 +138,9 @@ pub fn run(args: HeadlessArgs) -> Result<i32, String> {
         } else {
             std::fs::write(&target, text).map_err(|e| format!("cannot write {target}: {e}"))?;
         }
+    }
+    if let Some(path) = args.diagnostics_report {
+        write_diagnostics(&pipeline, pane, &path)?;
     }
     Ok(match exit.signal {
         Some(_) if exit.code == 0 => 1,

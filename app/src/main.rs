@@ -29,6 +29,10 @@ struct Cli {
     /// With --headless: write the final visible screen as text to PATH (`-` for stdout).
     #[arg(long, value_name = "PATH")]
     dump_screen: Option<String>,
+    /// With --headless: when the child exits, write the diagnostics report (RON: the
+    /// delivery table, latency histograms, throughput, breadcrumbs, environment) to PATH.
+    #[arg(long, value_name = "PATH")]
+    diagnostics_report: Option<PathBuf>,
     /// Run this program (and arguments) instead of the login shell, like alacritty's -e.
     #[arg(short = 'e', long = "command", num_args = 1.., allow_hyphen_values = true)]
     exec: Vec<String>,
@@ -134,6 +138,7 @@ fn main() -> ExitCode {
                 size: TermSize::new(cli.cols.max(2), cli.rows.max(1)),
                 cwd: cli.working_directory,
                 dump_screen: cli.dump_screen,
+                diagnostics_report: cli.diagnostics_report,
                 command: cli.program,
             };
             match headless::run(args) {

@@ -86,3 +86,45 @@ fn a_program_that_cannot_start_is_a_clear_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/dir does not exist"));
 }
+
+#[test]
+fn the_diagnostics_report_is_written_when_the_child_exits() {
+    let path = std::env::temp_dir().join(format!("tern-diag-{}.ron", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    let out = tern()
+        .args(["--headless", "--diagnostics-report"])
+        .arg(&path)
+        .args(["--", "sh", "-c", "yes | head -n 1000; exit 4"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run tern");
+    assert_eq!(
+        out.status.code(),
+        Some(4),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&path).expect("the report file");
+    let _ = std::fs::remove_file(&path);
+    let report = tern_core::diagnostics::DiagnosticsReport::from_ron(&text).expect("valid RON");
+    assert_eq!(report.environment.mode, "headless");
+    assert_eq!(report.panes.len(), 1);
+    let row = &report.panes[0];
+    // 1,000 lines of "y\r\n", every byte parsed before the exit was reported.
+    assert_eq!(
+        (row.bytes_read, row.bytes_parsed, row.in_flight),
+        (3000, 3000, 0)
+    );
+    assert!(
+        report
+            .breadcrumbs
+            .iter()
+            .any(|c| c.what.starts_with("child exited")),
+        "{text}"
+    );
+    if let Ok(home) = std::env::var("HOME")
+        && home.len() > 1
+    {
+        assert!(!text.contains(&format!("{home}/")), "{text}");
+    }
+}

@@ -10,6 +10,7 @@
 
 pub mod atomic_file;
 pub mod config;
+pub mod diagnostics;
 pub mod escapes;
 pub mod fixtures;
 pub mod input;

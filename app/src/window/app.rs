@@ -67,6 +67,8 @@ pub struct TernApp {
     pub(crate) status: Option<String>,
     window_title: String,
     processes_at: Instant,
+    /// The diagnostics panel (Ctrl+Shift+G) and the frame time histogram.
+    diagnostics: super::diagnostics::Diagnostics,
 }
 
 impl TernApp {
@@ -100,6 +102,10 @@ impl TernApp {
             status: None,
             window_title: String::new(),
             processes_at: Instant::now(),
+            diagnostics: super::diagnostics::Diagnostics::new(
+                &format!("DejaVu Sans Mono (bundled), {DEFAULT_FONT_SIZE} pt"),
+                super::diagnostics::default_config_path(),
+            ),
         };
         let dir = app
             .launch
@@ -144,6 +150,30 @@ impl TernApp {
 
     pub fn pipeline(&self) -> &Arc<Pipeline> {
         &self.sh.pipeline
+    }
+
+    /// The diagnostics panel (the command palette toggles it).
+    pub fn diagnostics_mut(&mut self) -> &mut super::diagnostics::Diagnostics {
+        &mut self.diagnostics
+    }
+
+    pub fn diagnostics(&self) -> &super::diagnostics::Diagnostics {
+        &self.diagnostics
+    }
+
+    /// Where a pane sits, for the diagnostics table: worktree / tab / pane title.
+    pub fn pane_label(&self, pane: PaneId) -> tern_core::diagnostics::PaneLabel {
+        let Some(at) = self.ws.locate(pane) else {
+            return tern_core::diagnostics::PaneLabel::unplaced(pane);
+        };
+        let group = &self.ws.groups[at.group];
+        let tab = &group.tabs[at.tab];
+        tern_core::diagnostics::PaneLabel {
+            worktree: group.name.clone(),
+            tab: format!("{} {}", at.tab + 1, self.tab_title(tab)),
+            pane: self.pane_title(pane),
+            id: None,
+        }
     }
 
     pub fn workspace(&self) -> &Workspace<PaneId> {
@@ -505,9 +535,7 @@ impl TernApp {
                     });
                 }
             }
-            Command::Diagnostics => {
-                self.status = Some("diagnostics: not in this build yet".into());
-            }
+            Command::Diagnostics => self.diagnostics.toggle(),
         }
     }
 
@@ -720,6 +748,7 @@ impl TernApp {
 
     /// One frame of the window.
     pub fn frame(&mut self, ui: &mut egui::Ui) {
+        let frame_started = Instant::now();
         let ctx = ui.ctx().clone();
         if let Some(focused) = ctx.input(|i| {
             i.events.iter().rev().find_map(|e| match e {
@@ -757,6 +786,25 @@ impl TernApp {
             self.window_title = title;
         }
         self.sh.trace_first_frame();
+        // The diagnostics panel: frame time, the panel itself, jump to a clicked pane.
+        self.diagnostics.record_frame(frame_started.elapsed());
+        if self.diagnostics.is_open() {
+            // Labels are looked up only while the panel is open.
+            let names: HashMap<PaneId, tern_core::diagnostics::PaneLabel> = self
+                .panes
+                .keys()
+                .map(|p| (*p, self.pane_label(*p)))
+                .collect();
+            let labels = |p: PaneId| {
+                names
+                    .get(&p)
+                    .cloned()
+                    .unwrap_or_else(|| tern_core::diagnostics::PaneLabel::unplaced(p))
+            };
+            if let Some(jump) = self.diagnostics.show(&ctx, &self.sh.pipeline, &labels) {
+                self.ws.focus_pane(jump);
+            }
+        }
     }
 
     /// Runs `command` as if its key was pressed (for tests and the palette).
@@ -778,7 +826,8 @@ impl TernApp {
 }
 
 impl eframe::App for TernApp {
-    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+    fn ui(&mut self, ui: &mut egui::Ui, frame: &mut eframe::Frame) {
+        self.diagnostics.note_frame(frame);
         egui::CentralPanel::default()
             .frame(egui::Frame::NONE)
             .show(ui, |ui| self.frame(ui));

@@ -4,6 +4,7 @@
 pub mod app;
 pub mod chrome;
 pub mod commands;
+pub mod diagnostics;
 pub mod fonts;
 pub mod glyphs;
 pub mod input;

@@ -33,24 +33,7 @@ impl Histogram {
 
     /// Upper bound (µs) of the bucket holding quantile `q` (0..=1); 0 when empty.
     pub fn quantile_us(&self, q: f64) -> u64 {
-        let counts: Vec<u64> = self
-            .buckets
-            .iter()
-            .map(|b| b.load(Ordering::Relaxed))
-            .collect();
-        let total: u64 = counts.iter().sum();
-        if total == 0 {
-            return 0;
-        }
-        let target = ((total as f64) * q).ceil().max(1.0) as u64;
-        let mut seen = 0;
-        for (i, c) in counts.iter().enumerate() {
-            seen += c;
-            if seen >= target {
-                return 1u64 << i;
-            }
-        }
-        1 << 31
+        bucket_quantile_us(&self.buckets(), q)
     }
 
     pub fn buckets(&self) -> Vec<u64> {
@@ -59,6 +42,24 @@ impl Histogram {
             .map(|b| b.load(Ordering::Relaxed))
             .collect()
     }
+}
+
+/// Upper bound (µs) of the bucket holding quantile `q` (0..=1) in [`Histogram`] bucket
+/// counts; 0 when empty.
+pub fn bucket_quantile_us(counts: &[u64], q: f64) -> u64 {
+    let total: u64 = counts.iter().sum();
+    if total == 0 {
+        return 0;
+    }
+    let target = ((total as f64) * q).ceil().max(1.0) as u64;
+    let mut seen = 0;
+    for (i, c) in counts.iter().enumerate() {
+        seen += c;
+        if seen >= target {
+            return 1u64 << i;
+        }
+    }
+    1 << 31
 }
 
 /// Per-pty counters. Written by the reader and the model thread; read by reports.
@@ -74,6 +75,8 @@ pub struct PtyStats {
     /// Nanoseconds since the pipeline's epoch of the last read / parse (0 = never).
     pub last_read_ns: AtomicU64,
     pub last_parse_ns: AtomicU64,
+    /// Nanoseconds since the pipeline's epoch of the last frame or snapshot built.
+    pub last_frame_ns: AtomicU64,
     pub heap_bytes: AtomicU64,
     pub scrollback_lines: AtomicU64,
 }
@@ -82,8 +85,80 @@ pub struct PtyStats {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Breadcrumb {
     pub at_ns: u64,
+    /// The pane's id, or [`APP_CRUMB`] for the app's own (config reload, errors).
     pub pane: u64,
     pub what: String,
+}
+
+/// The `pane` of a breadcrumb that belongs to no pane (pane ids start at 1).
+pub const APP_CRUMB: u64 = 0;
+
+/// The model thread's own counters: written once per scheduling round.
+#[derive(Debug, Default)]
+pub struct ModelStats {
+    /// Nanoseconds the model thread spent working (not blocked waiting for messages).
+    pub busy_ns: AtomicU64,
+    /// Times it woke up and worked.
+    pub rounds: AtomicU64,
+}
+
+/// The cumulative counters of one pane at one instant (rates are differences).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PaneSample {
+    pub pane: u64,
+    pub bytes_read: u64,
+    pub bytes_parsed: u64,
+    pub frames_built: u64,
+}
+
+/// Cumulative counters at one instant, kept for the last minute.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sample {
+    pub at_ns: u64,
+    pub model_busy_ns: u64,
+    pub panes: Vec<PaneSample>,
+}
+
+/// The last minute of [`Sample`]s. The model thread adds one at most once a second
+/// while it works and once when it goes idle (at most every 250 ms), reading counters
+/// it keeps anyway, so history exists before anyone looks and costs no timer.
+///
+/// ```text
+///  oldest ─▶ [s][s][s] ... [s] ◀─ newest      samples older than 60 s are dropped
+/// ```
+#[derive(Debug, Default)]
+pub struct SampleRing {
+    ring: Mutex<VecDeque<Sample>>,
+}
+
+impl SampleRing {
+    /// How long samples are kept.
+    pub const KEEP_NS: u64 = 60_000_000_000;
+    /// At most this many samples (idle samples can come every 250 ms).
+    pub const CAPACITY: usize = 256;
+    /// Least time between samples while the model works / when it goes idle.
+    pub const BUSY_EVERY_NS: u64 = 1_000_000_000;
+    pub const IDLE_EVERY_NS: u64 = 250_000_000;
+
+    pub fn push(&self, sample: Sample) {
+        if let Ok(mut ring) = self.ring.lock() {
+            let cutoff = sample.at_ns.saturating_sub(Self::KEEP_NS);
+            while ring
+                .front()
+                .is_some_and(|s| s.at_ns < cutoff || ring.len() >= Self::CAPACITY)
+            {
+                ring.pop_front();
+            }
+            ring.push_back(sample);
+        }
+    }
+
+    pub fn snapshot(&self) -> Vec<Sample> {
+        self.ring
+            .lock()
+            .map(|r| r.iter().cloned().collect())
+            .unwrap_or_default()
+    }
 }
 
 /// A bounded ring of rare transitions (pause/resume, hide/reveal, resize, exit, errors).
@@ -144,6 +219,9 @@ pub struct PtyReport {
     pub reply_p99_us: u64,
     pub last_read_age_ms: Option<u64>,
     pub last_parse_age_ms: Option<u64>,
+    pub last_frame_age_ms: Option<u64>,
+    /// Reply latency buckets (see [`Histogram`]).
+    pub reply_latency_buckets: Vec<u64>,
     pub heap_bytes: u64,
     pub scrollback_lines: u64,
 }

@@ -233,6 +233,43 @@ fn add_pane(
     Ok((reader, writer_task))
 }
 
+/// Pausing is rare for an interactive pane but happens thousands of times a second under
+/// a flood: the breadcrumb ring hears of it at most once a second per pane (with a count
+/// of the pauses in between), so floods do not push the rare transitions out of it.
+#[derive(Default)]
+struct PauseNotes {
+    last_noted: Option<Instant>,
+    unnoted: u64,
+    /// The last pause was noted, so its resume is too.
+    pause_noted: bool,
+}
+
+impl PauseNotes {
+    const EVERY: std::time::Duration = std::time::Duration::from_secs(1);
+
+    fn paused(&mut self, crumbs: &Breadcrumbs, pane: PaneId) {
+        if self.last_noted.is_some_and(|t| t.elapsed() < Self::EVERY) {
+            self.unnoted += 1;
+            self.pause_noted = false;
+            return;
+        }
+        let what = match self.unnoted {
+            0 => "paused reading (window full)".to_owned(),
+            n => format!("paused reading (window full); {n} pauses since the last note"),
+        };
+        crumbs.push(pane.0, what);
+        self.last_noted = Some(Instant::now());
+        self.unnoted = 0;
+        self.pause_noted = true;
+    }
+
+    fn resumed(&mut self, crumbs: &Breadcrumbs, pane: PaneId) {
+        if std::mem::take(&mut self.pause_noted) {
+            crumbs.push(pane.0, "resumed reading (credit returned)");
+        }
+    }
+}
+
 async fn read_loop(
     shared: Arc<PoolShared>,
     pane: PaneId,
@@ -241,11 +278,10 @@ async fn read_loop(
     child: Box<dyn Child + Send + Sync>,
 ) {
     let mut error = None;
+    let mut notes = PauseNotes::default();
     loop {
         if credit.wait_for_room().await {
-            shared
-                .crumbs
-                .push(pane.0, "resumed reading (credit returned)");
+            notes.resumed(&shared.crumbs, pane);
         }
         let room = credit.room() as usize;
         let mut guard = match afd.readable().await {
@@ -292,7 +328,7 @@ async fn read_loop(
                     return;
                 }
                 if credit.room() == 0 {
-                    shared.crumbs.push(pane.0, "paused reading (window full)");
+                    notes.paused(&shared.crumbs, pane);
                 }
             }
             Ok(Err(e)) if e.raw_os_error() == Some(Errno::IO.raw_os_error()) => break, // Linux: EIO after the child exits

@@ -28,9 +28,9 @@ use crate::model::{ScreenDump, TermConfig, TermEvent, TermSize};
 
 use credit::Credit;
 use delivery::{Delivery, Slot};
-use diag::{Breadcrumbs, PtyReport, PtyStats};
+use diag::{APP_CRUMB, Breadcrumbs, PtyReport, PtyStats, Sample};
 use io::{BufferPool, IoPool, PoolCmd, PoolShared, PtyWriter};
-use model_thread::{ModelThread, PaneEntry};
+use model_thread::{ModelDiag, ModelThread, PaneEntry};
 use pane::PaneCore;
 pub use session::{SpawnError, SpawnSpec};
 
@@ -218,6 +218,7 @@ pub struct Pipeline {
     panes: Mutex<HashMap<PaneId, PaneHandle>>,
     next_id: AtomicU64,
     crumbs: Arc<Breadcrumbs>,
+    model_diag: Arc<ModelDiag>,
     epoch: Instant,
     /// The theme new panes start with (changed by [`Pipeline::set_theme`]).
     theme: Mutex<crate::model::DynamicDefaults>,
@@ -230,12 +231,14 @@ impl Pipeline {
         let (events_tx, events) = mpsc::channel();
         let buffers = Arc::new(BufferPool::default());
         let crumbs = Arc::new(Breadcrumbs::new(epoch, 512));
+        let model_diag = Arc::new(ModelDiag::default());
         let thread = ModelThread::new(
             model_rx,
             events_tx,
             waker,
             buffers.clone(),
             crumbs.clone(),
+            model_diag.clone(),
             epoch,
         );
         let model = std::thread::Builder::new()
@@ -257,6 +260,7 @@ impl Pipeline {
             panes: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(1),
             crumbs,
+            model_diag,
             epoch,
         })
     }
@@ -303,8 +307,13 @@ impl Pipeline {
             writer: writer.clone(),
             child: spawned.child,
         });
-        self.crumbs
-            .push(pane.0, format!("spawned pid {:?}", spawned.pid));
+        self.crumbs.push(
+            pane.0,
+            match spawned.pid {
+                Some(pid) => format!("spawned pid {pid}"),
+                None => "spawned".to_owned(),
+            },
+        );
         if let Ok(mut panes) = self.panes.lock() {
             panes.insert(
                 pane,
@@ -470,6 +479,31 @@ impl Pipeline {
         self.crumbs.snapshot()
     }
 
+    /// Adds the app's own rare transition (config reload, an error) to the breadcrumb
+    /// ring, for a pane or (`None`) for the app.
+    pub fn breadcrumb(&self, pane: Option<PaneId>, what: impl Into<String>) {
+        self.crumbs.push(pane.map_or(APP_CRUMB, |p| p.0), what);
+    }
+
+    /// The model thread's busy time (ns) and rounds, cumulative.
+    pub fn model_busy(&self) -> (u64, u64) {
+        let s = &self.model_diag.stats;
+        (
+            s.busy_ns.load(Ordering::Relaxed),
+            s.rounds.load(Ordering::Relaxed),
+        )
+    }
+
+    /// The last minute of counter samples, oldest first.
+    pub fn samples(&self) -> Vec<Sample> {
+        self.model_diag.samples.snapshot()
+    }
+
+    /// Time since the pipeline started (the clock of breadcrumbs and samples).
+    pub fn uptime(&self) -> Duration {
+        self.epoch.elapsed()
+    }
+
     /// The delivery table, built now from the counters.
     pub fn report(&self) -> Vec<PtyReport> {
         let now_ns = self.epoch.elapsed().as_nanos() as u64;
@@ -487,12 +521,16 @@ impl Pipeline {
             .iter()
             .map(|(id, p)| {
                 let s = &p.stats;
+                // Parsed first: read can only have grown since, so the row holds
+                // read = parsed + in flight exactly.
+                let bytes_parsed = p.credit.parsed_total();
+                let bytes_read = p.credit.read_total();
                 PtyReport {
                     pane: id.0,
                     visible: p.visible,
-                    bytes_read: p.credit.read_total(),
-                    bytes_parsed: p.credit.parsed_total(),
-                    in_flight: p.credit.in_flight(),
+                    bytes_read,
+                    bytes_parsed,
+                    in_flight: bytes_read.saturating_sub(bytes_parsed),
                     window: p.credit.window_bytes(),
                     paused_now: p.credit.is_paused(),
                     times_paused: p.credit.times_paused(),
@@ -504,6 +542,8 @@ impl Pipeline {
                     reply_p99_us: s.reply_latency.quantile_us(0.99),
                     last_read_age_ms: age(s.last_read_ns.load(Ordering::Relaxed)),
                     last_parse_age_ms: age(s.last_parse_ns.load(Ordering::Relaxed)),
+                    last_frame_age_ms: age(s.last_frame_ns.load(Ordering::Relaxed)),
+                    reply_latency_buckets: s.reply_latency.buckets(),
                     heap_bytes: s.heap_bytes.load(Ordering::Relaxed),
                     scrollback_lines: s.scrollback_lines.load(Ordering::Relaxed),
                 }

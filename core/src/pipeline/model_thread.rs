@@ -12,7 +12,7 @@ use crate::model::TermEvent;
 
 use super::credit::Credit;
 use super::delivery::Slot;
-use super::diag::{Breadcrumbs, PtyStats};
+use super::diag::{Breadcrumbs, ModelStats, PaneSample, PtyStats, Sample, SampleRing};
 use super::io::{BufferPool, PtyWriter};
 use super::pane::PaneCore;
 use super::{ModelMsg, PaneEvent, PaneId, Waker};
@@ -69,6 +69,9 @@ pub struct ModelThread {
     waker: Waker,
     buffers: Arc<BufferPool>,
     crumbs: Arc<Breadcrumbs>,
+    diag: Arc<ModelDiag>,
+    /// When the last [`Sample`] was taken (ns since the epoch).
+    last_sample_ns: Option<u64>,
     epoch: Instant,
     panes: HashMap<PaneId, PaneEntry>,
     order: Vec<PaneId>,
@@ -80,6 +83,13 @@ pub struct ModelThread {
     searches: VecDeque<SearchJob>,
     /// Shutdown was received (possibly in the middle of a round).
     shutting_down: bool,
+}
+
+/// The model thread's diagnostics: its busy time and the last minute of samples.
+#[derive(Debug, Default)]
+pub struct ModelDiag {
+    pub stats: ModelStats,
+    pub samples: SampleRing,
 }
 
 /// Lines of history one search step scans before the scheduler goes back to parsing.
@@ -103,6 +113,7 @@ impl ModelThread {
         waker: Waker,
         buffers: Arc<BufferPool>,
         crumbs: Arc<Breadcrumbs>,
+        diag: Arc<ModelDiag>,
         epoch: Instant,
     ) -> ModelThread {
         ModelThread {
@@ -111,6 +122,8 @@ impl ModelThread {
             waker,
             buffers,
             crumbs,
+            diag,
+            last_sample_ns: None,
             epoch,
             panes: HashMap::new(),
             order: Vec::new(),
@@ -164,9 +177,12 @@ impl ModelThread {
     pub fn run(mut self) {
         loop {
             // Block only when idle; wake at once on any message.
+            let mut busy_from = Instant::now();
             if !self.has_work() {
+                self.sample_if_due(SampleRing::IDLE_EVERY_NS);
                 match self.rx.recv() {
                     Ok(msg) => {
+                        busy_from = Instant::now();
                         if !self.handle(msg) {
                             return;
                         }
@@ -189,7 +205,45 @@ impl ModelThread {
             if self.shutting_down {
                 return;
             }
+            let stats = &self.diag.stats;
+            stats
+                .busy_ns
+                .fetch_add(busy_from.elapsed().as_nanos() as u64, Ordering::Relaxed);
+            stats.rounds.fetch_add(1, Ordering::Relaxed);
+            self.sample_if_due(SampleRing::BUSY_EVERY_NS);
         }
+    }
+
+    /// Adds a [`Sample`] of the cumulative counters if `every_ns` passed since the last.
+    fn sample_if_due(&mut self, every_ns: u64) {
+        let now_ns = self.epoch.elapsed().as_nanos() as u64;
+        if self
+            .last_sample_ns
+            .is_some_and(|last| now_ns.saturating_sub(last) < every_ns)
+        {
+            return;
+        }
+        self.last_sample_ns = Some(now_ns);
+        let panes = self
+            .order
+            .iter()
+            .filter_map(|id| {
+                let p = self.panes.get(id)?;
+                // Parsed first: read can only have grown since, so read >= parsed.
+                let bytes_parsed = p.credit.parsed_total();
+                Some(PaneSample {
+                    pane: id.0,
+                    bytes_read: p.credit.read_total(),
+                    bytes_parsed,
+                    frames_built: p.stats.frames_built.load(Ordering::Relaxed),
+                })
+            })
+            .collect();
+        self.diag.samples.push(Sample {
+            at_ns: now_ns,
+            model_busy_ns: self.diag.stats.busy_ns.load(Ordering::Relaxed),
+            panes,
+        });
     }
 
     /// Returns false on shutdown.
@@ -464,17 +518,22 @@ impl ModelThread {
         let Some(p) = self.panes.get_mut(&pane) else {
             return;
         };
+        let started = Instant::now();
         if let Some(mut d) = p.core.next_delivery() {
+            p.stats
+                .last_frame_ns
+                .store(self.epoch.elapsed().as_nanos() as u64, Ordering::Relaxed);
             match &mut d {
                 super::delivery::Delivery::Snapshot(s) => {
                     p.stats.snapshots_built.fetch_add(1, Ordering::Relaxed);
                     self.crumbs.push(
                         pane.0,
                         format!(
-                            "snapshot seq {} ({} rows, {} history)",
+                            "snapshot seq {} ({} rows, {} history) built in {} µs",
                             s.seq,
                             s.rows.len(),
-                            s.history.len()
+                            s.history.len(),
+                            s.built_at.saturating_duration_since(started).as_micros()
                         ),
                     );
                 }

@@ -1,0 +1,163 @@
+//! The diagnostics report from a real pipeline with real ptys: every pane, consistent
+//! totals, a RON round trip, and redaction of home paths and pane ids.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tern_core::diagnostics::{DiagnosticsReport, Environment, PaneLabel, Redactor, ReportInputs};
+use tern_core::model::TermSize;
+use tern_core::pipeline::{PaneEvent, PaneId, Pipeline, PipelineConfig, SpawnSpec};
+
+fn sh(script: &str) -> SpawnSpec {
+    SpawnSpec::command("sh", &["-c", script]).size(TermSize::new(80, 24))
+}
+
+/// Waits until every pane in `panes` has exited (so every byte read has been parsed).
+fn wait_all_exited(p: &Pipeline, panes: &[PaneId]) {
+    let mut left: HashSet<PaneId> = panes.iter().copied().collect();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !left.is_empty() {
+        assert!(Instant::now() < deadline, "panes {left:?} did not exit");
+        if let Some(PaneEvent::Exited { pane, .. }) = p.wait_event(Duration::from_millis(200)) {
+            left.remove(&pane);
+        }
+    }
+}
+
+const HOME: &str = "/home/tester-xyz";
+
+fn long_id(pane: PaneId) -> String {
+    format!("session-0f3c9a7e-1b2d-4c5e-9f00-{:012}", pane.0)
+}
+
+fn label(pane: PaneId) -> PaneLabel {
+    PaneLabel {
+        worktree: format!("{HOME}/src/repo-{}", pane.0),
+        tab: "tab 1".into(),
+        pane: format!("pane {}", pane.0),
+        id: Some(long_id(pane)),
+    }
+}
+
+/// Three panes: one prints a known number of bytes, one asks for the cursor position
+/// (a reply), one is visible and prints a little. All exit before the report.
+fn finished_pipeline() -> (Pipeline, Vec<PaneId>) {
+    let p = Pipeline::start(PipelineConfig::default(), Arc::new(|| {})).expect("pipeline");
+    // 20,000 lines of "y\r\n" (the tty turns \n into \r\n): 60,000 bytes.
+    let flood = p.spawn(&sh("yes | head -n 20000")).expect("spawn");
+    let query = p
+        .spawn(&sh(
+            "stty raw -echo; printf '\\033[6n'; dd bs=1 count=6 >/dev/null 2>&1; stty sane",
+        ))
+        .expect("spawn");
+    let shown = p.spawn(&sh("echo visible; sleep 0.2")).expect("spawn");
+    p.set_visible(shown, true);
+    let panes = vec![flood, query, shown];
+    wait_all_exited(&p, &panes);
+    p.breadcrumb(
+        None,
+        format!("config reloaded from {HOME}/.config/tern/config.ron"),
+    );
+    p.breadcrumb(Some(query), format!("error in session {}", long_id(query)));
+    (p, panes)
+}
+
+fn collect(p: &Pipeline) -> DiagnosticsReport {
+    let env = Environment::current("test");
+    DiagnosticsReport::collect(
+        p,
+        &ReportInputs {
+            labels: &label,
+            environment: &env,
+            frame_times: None,
+        },
+    )
+}
+
+#[test]
+fn the_report_has_every_pane_with_consistent_totals_and_round_trips_through_ron() {
+    let (p, panes) = finished_pipeline();
+    let report = collect(&p);
+    assert_eq!(report.panes.len(), panes.len());
+    for pane in &panes {
+        let row = report
+            .panes
+            .iter()
+            .find(|r| r.id == long_id(*pane))
+            .unwrap_or_else(|| panic!("no row for {pane:?}: {:#?}", report.panes));
+        assert_eq!(row.bytes_read, row.bytes_parsed + row.in_flight, "{row:#?}");
+        assert_eq!(
+            row.in_flight, 0,
+            "every byte is parsed once the child exited"
+        );
+        assert!(row.bytes_read > 0, "{row:#?}");
+        assert_eq!(row.worktree, format!("{HOME}/src/repo-{}", pane.0));
+    }
+    let flood = &report.panes[0];
+    assert_eq!(flood.bytes_read, 60_000, "{flood:#?}");
+    assert!(!flood.visible && flood.frames_built == 0, "{flood:#?}");
+    let query = &report.panes[1];
+    assert_eq!(query.replies_sent, 1, "{query:#?}");
+    assert!(report.reply_latency_us.count >= 1);
+    let shown = &report.panes[2];
+    assert!(shown.visible && shown.snapshots_built >= 1, "{shown:#?}");
+    // The rare transitions, with the reveal's snapshot cost and the exits.
+    let crumbs: Vec<&str> = report.breadcrumbs.iter().map(|c| c.what.as_str()).collect();
+    assert!(
+        crumbs
+            .iter()
+            .any(|c| c.starts_with("snapshot seq") && c.contains("built in")),
+        "{crumbs:#?}"
+    );
+    assert!(
+        crumbs
+            .iter()
+            .filter(|c| c.starts_with("child exited"))
+            .count()
+            >= 3,
+        "{crumbs:#?}"
+    );
+    assert!(
+        report.breadcrumbs.iter().any(|c| c.pane.is_none()),
+        "the app's own crumb"
+    );
+    // Throughput: the flood shows up in the rates.
+    let flood_id = long_id(panes[0]);
+    assert!(
+        report
+            .throughput
+            .iter()
+            .flat_map(|t| &t.bytes_per_s)
+            .any(|(id, rate)| *id == flood_id && *rate > 0.0),
+        "{:#?}",
+        report.throughput
+    );
+    assert!(report.model.busy_ns > 0 && report.model.rounds > 0);
+
+    let text = report.to_ron().expect("to ron");
+    let back = DiagnosticsReport::from_ron(&text).expect("from ron");
+    // The pipeline's pane number is process-local and not exported.
+    let mut expected = report.clone();
+    for row in &mut expected.panes {
+        row.pane = 0;
+    }
+    assert_eq!(back, expected);
+}
+
+#[test]
+fn a_redacted_report_has_no_home_path_and_no_full_pane_id() {
+    let (p, panes) = finished_pipeline();
+    let report = collect(&p).redacted(&Redactor::with_home(Some(HOME)));
+    let text = report.to_ron().expect("to ron");
+    assert!(!text.contains(HOME), "{text}");
+    for pane in &panes {
+        let full = long_id(*pane);
+        assert!(!text.contains(&full), "{full} in {text}");
+        // What is left still tells the panes apart.
+        assert!(text.contains(&tern_core::diagnostics::short_id(&full)));
+    }
+    assert!(text.contains("~/src/repo-"), "{text}");
+    assert!(text.contains("~/.config/tern/config.ron"), "{text}");
+    assert!(DiagnosticsReport::from_ron(&text).is_ok());
+}
