@@ -96,7 +96,7 @@ impl PaneCore {
         } else if self.term.damage().any() || self.seq != self.delivered_seq {
             let mut f = delivery::frame(&mut self.term, self.seq);
             if self.delivered_palette != Some(self.term.palette_generation()) {
-                f.palette = Some(self.term.palette().clone());
+                f.palette = Some(Box::new(self.term.palette().clone()));
             }
             Delivery::Frame(f)
         } else {
