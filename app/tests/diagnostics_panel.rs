@@ -18,9 +18,7 @@ use tern_core::pipeline::{PaneId, Pipeline, PipelineConfig, SpawnSpec};
 type Slot = Option<TernApp>;
 
 fn app_harness() -> Harness<'static, Slot> {
-    let launch = Launch {
-        spec: SpawnSpec::command("cat", &[]).size(TermSize::new(80, 24)),
-    };
+    let launch = Launch::new(SpawnSpec::command("cat", &[]).size(TermSize::new(80, 24)));
     Harness::builder()
         .with_size(egui::vec2(1200.0, 800.0))
         .with_max_steps(64)

@@ -13,9 +13,7 @@ use tern_core::pipeline::SpawnSpec;
 type Slot = Option<TernApp>;
 
 fn harness(program: &str, args: &[&str]) -> Harness<'static, Slot> {
-    let launch = Launch {
-        spec: SpawnSpec::command(program, args).size(TermSize::new(80, 24)),
-    };
+    let launch = Launch::new(SpawnSpec::command(program, args).size(TermSize::new(80, 24)));
     Harness::builder()
         .with_size(egui::vec2(800.0, 480.0))
         .with_max_steps(64)

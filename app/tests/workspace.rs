@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use egui::accesskit::Role;
 use egui::{Event, Key, Modifiers};
 use egui_kittest::Harness;
-use egui_kittest::kittest::Queryable as _;
+use egui_kittest::kittest::{Queryable as _, by};
 use tern::window::app::{Launch, TernApp};
 use tern_core::model::TermSize;
 use tern_core::pipeline::{PaneId, SpawnSpec};
@@ -22,9 +22,7 @@ const CTRL_SHIFT: Modifiers = Modifiers {
 };
 
 fn harness() -> Harness<'static, Slot> {
-    let launch = Launch {
-        spec: SpawnSpec::command("sh", &[]).size(TermSize::new(80, 24)),
-    };
+    let launch = Launch::new(SpawnSpec::command("sh", &[]).size(TermSize::new(80, 24)));
     Harness::builder()
         .with_size(egui::vec2(1000.0, 600.0))
         .with_max_steps(64)
@@ -238,4 +236,158 @@ fn a_hidden_tab_shows_badges_for_its_bell_failed_command_and_output() {
         screen(h).contains("after-2")
     });
     assert!(!screen(&h).contains("1echo"), "{}", screen(&h));
+}
+
+fn harness_with(launch: Launch) -> Harness<'static, Slot> {
+    Harness::builder()
+        .with_size(egui::vec2(1000.0, 600.0))
+        .with_max_steps(64)
+        .allow_missing_glyphs()
+        .build_ui_state(
+            move |ui, slot: &mut Slot| {
+                let app = slot.get_or_insert_with(|| TernApp::new(ui.ctx(), launch.clone()));
+                app.frame(ui);
+            },
+            None,
+        )
+}
+
+/// Writes `text` the way editors save: a temp file renamed over the old one.
+fn save(path: &std::path::Path, text: &str) {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, text).expect("write");
+    std::fs::rename(&tmp, path).expect("rename");
+}
+
+#[test]
+fn the_config_reloads_on_save_and_a_broken_save_keeps_the_last_good_settings() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("config.ron");
+    std::fs::write(&path, "(font: (size: 18.0))").expect("write");
+    let mut launch = Launch::new(SpawnSpec::command("sh", &[]).size(TermSize::new(80, 24)));
+    launch.config = tern::window::settings::ConfigSource::File(path.clone());
+    let mut h = harness_with(launch);
+    step_until(&mut h, "the shell's view", |h| app(h).view().is_some());
+    assert_eq!(app(&h).font_size(), 18.0);
+    // A light theme and a rebound split key, saved while running.
+    save(
+        &path,
+        r#"(
+            font: (size: 18.0),
+            theme: (name: Light),
+            key_bindings: { "split_right": "ctrl+alt+s" },
+        )"#,
+    );
+    let light = tern_core::model::DynamicDefaults::light().background;
+    step_until(&mut h, "the light theme reaches the pane", |h| {
+        app(h)
+            .view()
+            .is_some_and(|v| v.palette.background() == light)
+    });
+    h.key_press_modifiers(Modifiers::CTRL | Modifiers::ALT, Key::S);
+    step_until(&mut h, "the rebound key splits", |h| terminals(h) == 2);
+    h.key_press_modifiers(CTRL_SHIFT, Key::D);
+    h.step();
+    assert_eq!(terminals(&h), 2, "the old chord is no longer bound");
+    // A broken save: the error says where, and the settings in force stay.
+    save(&path, "(font: (size: 18.0),\n theme: (name: Purple))");
+    step_until(&mut h, "the error is shown", |h| {
+        app(h).config_error().is_some_and(|e| e.contains(":2:"))
+    });
+    assert_eq!(
+        app(&h).config().theme.name,
+        tern_core::config::ThemeName::Light
+    );
+    h.step(); // a new overlay is measured on its first frame, shown on the next
+    let shown = h
+        .query_all(by().predicate(|n| {
+            n.value()
+                .is_some_and(|v| v.contains("keeping the last good settings"))
+        }))
+        .count();
+    assert!(shown >= 1, "the error is on screen");
+    // Fixing the file clears it.
+    save(&path, "(font: (size: 16.0))");
+    step_until(&mut h, "the fixed file applies", |h| {
+        app(h).config_error().is_none() && app(h).font_size() == 16.0
+    });
+}
+
+#[test]
+fn the_session_is_saved_on_change_and_restored_at_the_next_start() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let session = dir.path().join("session.ron");
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).expect("mkdir");
+    let launch = || {
+        let mut l = Launch::new(
+            SpawnSpec::command("sh", &[])
+                .cwd(&work)
+                .size(TermSize::new(80, 24)),
+        );
+        l.session = Some(session.clone());
+        l
+    };
+    {
+        let mut h = harness_with(launch());
+        step_until(&mut h, "the shell's view", |h| app(h).view().is_some());
+        h.key_press_modifiers(CTRL_SHIFT, Key::D);
+        step_until(&mut h, "split", |h| terminals(h) == 2);
+        h.key_press_modifiers(CTRL_SHIFT, Key::T);
+        step_until(&mut h, "a second tab", |h| terminals(h) == 1);
+        h.key_press_modifiers(CTRL_SHIFT, Key::R);
+        h.step();
+        h.event(Event::Key {
+            key: Key::A,
+            physical_key: None,
+            pressed: true,
+            repeat: false,
+            modifiers: Modifiers::CTRL,
+        });
+        h.event(Event::Text("notes".into()));
+        h.key_press(Key::Enter);
+        step_until(&mut h, "the file has both tabs", |_| {
+            std::fs::read_to_string(&session).is_ok_and(|t| t.contains("notes"))
+        });
+    }
+    // The next start rebuilds both tabs, the split, the name, in the same folder.
+    let mut h = harness_with(launch());
+    step_until(&mut h, "the restored view", |h| app(h).view().is_some());
+    let ws = app(&h).workspace();
+    assert_eq!(ws.groups.len(), 1);
+    let tabs = &ws.groups[0].tabs;
+    assert_eq!(tabs.len(), 2, "{tabs:?}");
+    assert_eq!(tabs[0].layout.len(), 2, "the split came back");
+    assert!(
+        tabs[1]
+            .custom_title
+            .as_deref()
+            .is_some_and(|t| t.ends_with("notes"))
+    );
+    assert_eq!(ws.groups[0].active_tab, 1, "the active tab came back");
+    type_line(&mut h, "pwd");
+    let want = work.canonicalize().expect("canonical");
+    step_until(&mut h, "the shell runs in the saved folder", |h| {
+        screen(h).contains(want.to_str().expect("utf-8"))
+    });
+}
+
+#[test]
+fn a_corrupt_session_file_is_kept_aside_and_the_app_starts_clean() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let session = dir.path().join("session.ron");
+    std::fs::write(&session, "(worktrees: [ this is not ron").expect("write");
+    let mut launch = Launch::new(SpawnSpec::command("sh", &[]).size(TermSize::new(80, 24)));
+    launch.session = Some(session.clone());
+    let mut h = harness_with(launch);
+    step_until(&mut h, "a fresh shell", |h| app(h).view().is_some());
+    let status = app(&h).status().unwrap_or_default().to_owned();
+    assert!(status.contains("kept as"), "{status}");
+    let kept: Vec<_> = std::fs::read_dir(dir.path())
+        .expect("ls")
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().contains("corrupt"))
+        .collect();
+    assert_eq!(kept.len(), 1, "the bad file was renamed aside, not lost");
+    assert_eq!(terminals(&h), 1);
 }

@@ -18,6 +18,7 @@ use super::chrome;
 use super::commands::{COMMANDS, Command, KeyMap};
 use super::palette::{Entry, Picked, Picker};
 use super::pane::{PaneUi, Shared};
+use super::settings::{ConfigChange, ConfigSource, SessionFile, Settings};
 use super::trace::Trace;
 
 pub use super::fonts::{
@@ -35,7 +36,21 @@ const PROCESS_REFRESH: Duration = Duration::from_secs(1);
 /// What the app was asked to start.
 #[derive(Clone, Debug, Default)]
 pub struct Launch {
+    /// The first pane's program, folder and size (when there is no session to restore).
     pub spec: SpawnSpec,
+    pub config: ConfigSource,
+    /// The session file to restore from and save to (`None`: no session).
+    pub session: Option<PathBuf>,
+}
+
+impl Launch {
+    /// One pane running `spec`, built-in settings, no session (tests).
+    pub fn new(spec: SpawnSpec) -> Launch {
+        Launch {
+            spec,
+            ..Launch::default()
+        }
+    }
 }
 
 /// A picker or dialog over the panes.
@@ -49,6 +64,11 @@ enum Overlay {
     ConfirmClose {
         pane: PaneId,
         program: String,
+    },
+    /// A program asked to set (write) or read the clipboard and the policy is "ask".
+    Clipboard {
+        pane: PaneId,
+        write: Option<String>,
     },
 }
 
@@ -69,6 +89,8 @@ pub struct TernApp {
     processes_at: Instant,
     /// The diagnostics panel (Ctrl+Shift+G) and the frame time histogram.
     diagnostics: super::diagnostics::Diagnostics,
+    pub(crate) settings: Settings,
+    session: Option<SessionFile>,
 }
 
 impl TernApp {
@@ -82,9 +104,16 @@ impl TernApp {
         let mut trace = Trace::from_env();
         trace.event("window_created", "");
         let repaint = ctx.clone();
+        let settings = Settings::load(
+            &launch.config,
+            Arc::new({
+                let ctx = ctx.clone();
+                move || ctx.request_repaint()
+            }),
+        );
         let config = PipelineConfig {
             default_size: launch.spec.size.unwrap_or(TermSize::new(80, 24)),
-            ..PipelineConfig::default()
+            ..settings.config.pipeline_config()
         };
         let pipeline = Pipeline::start(config, Arc::new(move || repaint.request_repaint()))
             .map(Arc::new)
@@ -103,10 +132,19 @@ impl TernApp {
             window_title: String::new(),
             processes_at: Instant::now(),
             diagnostics: super::diagnostics::Diagnostics::new(
-                &format!("DejaVu Sans Mono (bundled), {DEFAULT_FONT_SIZE} pt"),
-                super::diagnostics::default_config_path(),
+                &font_description(&settings.config),
+                settings.path.clone(),
             ),
+            settings,
+            session: None,
         };
+        app.apply_config(ctx, None);
+        if let Some(path) = app.launch.session.clone() {
+            app.restore_session(path);
+            if !app.ws.groups.is_empty() {
+                return app;
+            }
+        }
         let dir = app
             .launch
             .spec
@@ -137,15 +175,140 @@ impl TernApp {
         }
     }
 
-    /// A new shell in `dir` (the user's shell, not the `-e` program).
+    /// A new shell in `dir` (the configured shell, not the `-e` program).
     fn spawn_shell(&mut self, dir: &Path) -> Option<PaneId> {
-        let spec = SpawnSpec {
-            command: None,
-            cwd: Some(dir.to_path_buf()),
-            size: self.focused_ui().and_then(PaneUi::grid),
-            ..self.launch.spec.clone()
-        };
+        let mut spec = self.settings.config.spawn_spec(Some(dir.to_path_buf()));
+        spec.size = self.focused_ui().and_then(PaneUi::grid);
         self.spawn(&spec)
+    }
+
+    /// Applies the settings in force (at start, `old` is `None`; on reload, the
+    /// previous ones, so only what changed is redone: a reload does not undo zoom).
+    fn apply_config(&mut self, ctx: &egui::Context, old: Option<&tern_core::config::Config>) {
+        let new = self.settings.config.clone();
+        let mut problems: Vec<String> = Vec::new();
+        if old.is_none_or(|o| o.font.family != new.font.family)
+            && let Err(e) = super::fonts::install_fonts_with(ctx, new.font.family.as_deref())
+        {
+            problems.push(e);
+        }
+        if old.is_none_or(|o| o.font.size != new.font.size) {
+            self.set_font_size(new.font.size);
+        }
+        let theme = new.theme.palette_defaults();
+        self.sh.palette = tern_core::model::Palette::new(theme);
+        if old.is_some_and(|o| o.theme != new.theme) {
+            self.sh.pipeline.set_theme(theme);
+        }
+        self.sh.theme = super::theme::Theme::from_config(&new.theme);
+        let overrides: Vec<(String, Vec<String>)> = new
+            .key_bindings
+            .iter()
+            .map(|(action, binding)| {
+                let chords = match binding {
+                    tern_core::config::KeyBinding::Chord(c) => vec![c.to_string()],
+                    tern_core::config::KeyBinding::Unbound => Vec::new(),
+                };
+                (action.clone(), chords)
+            })
+            .collect();
+        let (keymap, errors) =
+            KeyMap::with_overrides(overrides.iter().map(|(a, c)| (a.as_str(), c.as_slice())));
+        self.keymap = keymap;
+        problems.extend(errors.into_iter().map(|e| format!("key_bindings: {e}")));
+        self.sh
+            .pipeline
+            .set_new_pane_settings(new.term_config(), new.flow_control_window_bytes);
+        self.sh.confirm_multiline_paste = new.confirm_multiline_paste;
+        if !problems.is_empty() {
+            self.status = Some(problems.join("; "));
+        }
+    }
+
+    /// Reloads the config when its file changed.
+    fn poll_config(&mut self, ctx: &egui::Context) {
+        let mut in_force = self.settings.config.clone();
+        while let Some(change) = self.settings.poll() {
+            match change {
+                ConfigChange::Reloaded => {
+                    self.apply_config(ctx, Some(&in_force));
+                    in_force = self.settings.config.clone();
+                    self.sh.pipeline.breadcrumb(None, "config reloaded");
+                    self.status = Some("config reloaded".into());
+                }
+                ConfigChange::Failed => {
+                    let e = self.settings.error.clone().unwrap_or_default();
+                    self.sh
+                        .pipeline
+                        .breadcrumb(None, format!("config error: {e}"));
+                }
+                ConfigChange::Removed => {
+                    self.status =
+                        Some("the config file is gone; keeping the settings in force".into());
+                }
+            }
+        }
+    }
+
+    /// Restores the saved session (a corrupt file is kept aside and reported).
+    fn restore_session(&mut self, path: PathBuf) {
+        let mut file = SessionFile::new(path);
+        match file.load() {
+            tern_core::session::LoadOutcome::Restored(state) => {
+                let ws = Workspace::from_session(&state, |p| {
+                    let dir = if p.cwd.is_dir() {
+                        p.cwd.clone()
+                    } else {
+                        std::env::var_os("HOME")
+                            .map(PathBuf::from)
+                            .unwrap_or_else(|| "/".into())
+                    };
+                    let pane = self.spawn_shell(&dir)?;
+                    if let (Some(screen), true) = (
+                        &p.last_screen,
+                        self.settings.config.session.restore_last_screen,
+                    ) {
+                        // The old screen, as history above the new prompt.
+                        let mut text = String::new();
+                        for line in screen {
+                            text.push_str(line);
+                            text.push_str("\r\n");
+                        }
+                        self.sh.pipeline.feed(pane, text.as_bytes());
+                    }
+                    Some(pane)
+                });
+                self.ws = ws;
+            }
+            tern_core::session::LoadOutcome::Corrupt { kept_aside, error } => {
+                self.status = Some(format!(
+                    "the saved session could not be read ({error}); it was kept as {}",
+                    kept_aside.display()
+                ));
+            }
+            tern_core::session::LoadOutcome::Fresh => {}
+        }
+        self.session = Some(file);
+    }
+
+    /// What a restart would need, from what the window has now.
+    pub fn session_state(&self) -> tern_core::session::SessionState {
+        let keep_screen = self.settings.config.session.restore_last_screen;
+        self.ws.to_session(|p| tern_core::session::SavedPane {
+            cwd: self
+                .panes
+                .get(&p)
+                .and_then(|u| u.cwd.clone())
+                .or_else(|| {
+                    self.ws
+                        .locate(p)
+                        .map(|at| self.ws.groups[at.group].path.clone())
+                })
+                .unwrap_or_default(),
+            last_screen: keep_screen
+                .then(|| self.sh.pipeline.dump_screen(p).map(|d| d.rows))
+                .flatten(),
+        })
     }
 
     pub fn pipeline(&self) -> &Arc<Pipeline> {
@@ -248,6 +411,21 @@ impl TernApp {
         self.focused_ui().is_some_and(PaneUi::paste_pending)
     }
 
+    /// The message shown to the user, if any.
+    pub fn status(&self) -> Option<&str> {
+        self.status.as_deref()
+    }
+
+    /// Why the config file on disk is not in force, if it is not.
+    pub fn config_error(&self) -> Option<&str> {
+        self.settings.error.as_deref()
+    }
+
+    /// The settings in force.
+    pub fn config(&self) -> &tern_core::config::Config {
+        &self.settings.config
+    }
+
     /// Which picker is open: "palette", "switcher", or `None`.
     pub fn overlay(&self) -> Option<&'static str> {
         match self.overlay {
@@ -255,6 +433,7 @@ impl TernApp {
             Some(Overlay::Switcher(_)) => Some("switcher"),
             Some(Overlay::Rename { .. }) => Some("rename"),
             Some(Overlay::ConfirmClose { .. }) => Some("confirm-close"),
+            Some(Overlay::Clipboard { .. }) => Some("clipboard"),
             None => None,
         }
     }
@@ -302,7 +481,8 @@ impl TernApp {
     }
 
     /// Routes the pipeline's facts to their panes; hidden panes collect badges.
-    fn route_events(&mut self) {
+    fn route_events(&mut self, ctx: &egui::Context) {
+        let mut clipboard_requests = Vec::new();
         for event in self.sh.pipeline.poll_events() {
             let pane = match &event {
                 PaneEvent::Fact { pane, .. }
@@ -329,6 +509,7 @@ impl TernApp {
                     } if hidden => {
                         p.badges.finished = Some(exit_code.is_none_or(|c| c == 0));
                     }
+                    TermEvent::Clipboard(request) => clipboard_requests.push((pane, request)),
                     _ => {}
                 },
                 PaneEvent::Exited { exit, .. } => {
@@ -341,6 +522,66 @@ impl TernApp {
                 PaneEvent::UnseenOutput { .. } => p.badges.unseen_output |= hidden,
             }
         }
+        for (pane, request) in clipboard_requests {
+            self.clipboard_request(ctx, pane, request);
+        }
+    }
+
+    /// OSC 52: a program sets or reads the clipboard, as the config's policy says
+    /// (write allowed, read denied by default).
+    fn clipboard_request(
+        &mut self,
+        ctx: &egui::Context,
+        pane: PaneId,
+        request: tern_core::model::ClipboardRequest,
+    ) {
+        use tern_core::config::ClipboardPolicy;
+        use tern_core::model::ClipboardRequest;
+        let policy = self.settings.config.clipboard.clone();
+        let name = self.pane_title(pane);
+        match request {
+            ClipboardRequest::Write { base64, .. } => {
+                let Some(text) = decode_base64(&base64) else {
+                    self.status = Some(format!(
+                        "{name}: a clipboard write that is not base64 text was ignored"
+                    ));
+                    return;
+                };
+                match policy.osc52_write {
+                    ClipboardPolicy::Allow => ctx.copy_text(text),
+                    ClipboardPolicy::Ask => {
+                        self.overlay = Some(Overlay::Clipboard {
+                            pane,
+                            write: Some(text),
+                        })
+                    }
+                    ClipboardPolicy::Deny => {
+                        self.status = Some(format!(
+                            "{name} tried to set the clipboard (refused by config)"
+                        ))
+                    }
+                }
+            }
+            ClipboardRequest::Read { .. } => match policy.osc52_read {
+                ClipboardPolicy::Allow => self.answer_clipboard_read(pane),
+                ClipboardPolicy::Ask => {
+                    self.overlay = Some(Overlay::Clipboard { pane, write: None })
+                }
+                ClipboardPolicy::Deny => {
+                    self.status = Some(format!(
+                        "{name} tried to read the clipboard (refused; see clipboard.osc52_read in the config)"
+                    ))
+                }
+            },
+        }
+    }
+
+    fn answer_clipboard_read(&mut self, pane: PaneId) {
+        let text = arboard::Clipboard::new()
+            .and_then(|mut c| c.get_text())
+            .unwrap_or_default();
+        let reply = format!("\x1b]52;c;{}\x07", encode_base64(text.as_bytes()));
+        self.sh.pipeline.write(pane, reply.as_bytes());
     }
 
     /// Looks up what each pane runs (for titles, the switcher and close confirmation).
@@ -357,6 +598,9 @@ impl TernApp {
                 .runs_other_program()
                 .then(|| info.foreground_name.clone())
                 .flatten();
+            if info.cwd.is_some() {
+                p.cwd = info.cwd.clone();
+            }
             if p.command.is_some() {
                 p.last_command = p.command.clone();
             }
@@ -584,7 +828,9 @@ impl TernApp {
         let info = self.sh.pipeline.process_info(pane);
         let exited = self.panes.get(&pane).is_some_and(|p| p.exited.is_some());
         match info {
-            Some(i) if i.runs_other_program() && !exited => {
+            Some(i)
+                if i.runs_other_program() && !exited && self.settings.config.confirm_on_close =>
+            {
                 let program = i.foreground_name.unwrap_or_else(|| "a program".into());
                 self.overlay = Some(Overlay::ConfirmClose { pane, program });
             }
@@ -682,6 +928,25 @@ impl TernApp {
                     }
                 }
             },
+            Overlay::Clipboard { pane, write } => {
+                let name = self.pane_title(pane);
+                let question = match &write {
+                    Some(text) => format!(
+                        "{name} wants to set the clipboard to {} characters:\n{}",
+                        text.chars().count(),
+                        text.chars().take(200).collect::<String>()
+                    ),
+                    None => format!("{name} wants to read the clipboard."),
+                };
+                match chrome::confirm_dialog(ctx, "Clipboard", &question, "Allow") {
+                    None => self.overlay = Some(Overlay::Clipboard { pane, write }),
+                    Some(false) => {}
+                    Some(true) => match write {
+                        Some(text) => ctx.copy_text(text),
+                        None => self.answer_clipboard_read(pane),
+                    },
+                }
+            }
             Overlay::ConfirmClose { pane, program } => {
                 match chrome::confirm_close_dialog(ctx, &program) {
                     None => self.overlay = Some(Overlay::ConfirmClose { pane, program }),
@@ -758,7 +1023,8 @@ impl TernApp {
         }) {
             self.sh.window_focused = focused;
         }
-        self.route_events();
+        self.poll_config(&ctx);
+        self.route_events(&ctx);
         self.refresh_processes(&ctx);
         if self.overlay.is_none() {
             for command in self.keymap.take_commands(&ctx) {
@@ -786,6 +1052,23 @@ impl TernApp {
             self.window_title = title;
         }
         self.sh.trace_first_frame();
+        if self.session.is_some() {
+            let state = self.session_state();
+            if let Some(file) = self.session.as_mut() {
+                file.save_if_changed(state);
+            }
+        }
+        if let Some(e) = &self.settings.error {
+            // A broken config stays on screen until it is fixed.
+            egui::Area::new(egui::Id::unique("tern-config-error"))
+                .anchor(egui::Align2::RIGHT_BOTTOM, egui::vec2(-8.0, -8.0))
+                .order(egui::Order::Foreground)
+                .show(&ctx, |ui| {
+                    egui::Frame::popup(ui.style()).show(ui, |ui| {
+                        ui.colored_label(egui::Color32::from_rgb(240, 120, 100), e);
+                    });
+                });
+        }
         // The diagnostics panel: frame time, the panel itself, jump to a clicked pane.
         self.diagnostics.record_frame(frame_started.elapsed());
         if self.diagnostics.is_open() {
@@ -826,6 +1109,20 @@ impl TernApp {
 }
 
 impl eframe::App for TernApp {
+    fn on_exit(&mut self) {
+        if self.session.is_some() {
+            let state = self.session_state();
+            if let Some(file) = self.session.as_mut()
+                && let Err(e) = file.save_now(state)
+            {
+                eprintln!(
+                    "tern: cannot save the session to {}: {e}",
+                    file.path().display()
+                );
+            }
+        }
+    }
+
     fn ui(&mut self, ui: &mut egui::Ui, frame: &mut eframe::Frame) {
         self.diagnostics.note_frame(frame);
         egui::CentralPanel::default()
@@ -873,4 +1170,25 @@ fn cwd_from_osc7(uri: &str) -> Option<PathBuf> {
     }
     use std::os::unix::ffi::OsStringExt;
     Some(PathBuf::from(std::ffi::OsString::from_vec(out)))
+}
+
+/// "DejaVu Sans Mono (bundled), 15 pt" or the configured family.
+fn font_description(config: &tern_core::config::Config) -> String {
+    match &config.font.family {
+        Some(f) => format!("{f}, {} pt", config.font.size),
+        None => format!("DejaVu Sans Mono (bundled), {} pt", config.font.size),
+    }
+}
+
+fn decode_base64(text: &str) -> Option<String> {
+    use base64::Engine as _;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(text.trim())
+        .ok()?;
+    String::from_utf8(bytes).ok()
+}
+
+fn encode_base64(bytes: &[u8]) -> String {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(bytes)
 }

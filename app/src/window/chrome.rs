@@ -10,7 +10,7 @@ use tern_core::workspace::{Badges, Workspace};
 
 use super::app::{DIVIDER, TernApp};
 
-const TAB_BAR_HEIGHT: f32 = 26.0;
+pub const TAB_BAR_HEIGHT: f32 = 26.0;
 pub const SIDEBAR_WIDTH: f32 = 220.0;
 
 /// The badges as short marks after a title: 🔔 bell, ✔/✖ command finished, ✉
@@ -277,6 +277,27 @@ pub fn rename_dialog(ctx: &egui::Context, text: &mut String) -> Option<bool> {
         }
         ui.horizontal(|ui| {
             if ui.button("Rename").clicked() {
+                result = Some(true);
+            }
+            if ui.button("Cancel").clicked() {
+                result = Some(false);
+            }
+        });
+    });
+    if ctx.input(|i| i.key_pressed(egui::Key::Escape)) {
+        result = Some(false);
+    }
+    result
+}
+
+/// A yes/no question: `Some(true)` for `yes`, `Some(false)` for Cancel or Escape.
+pub fn confirm_dialog(ctx: &egui::Context, title: &str, question: &str, yes: &str) -> Option<bool> {
+    let mut result = None;
+    egui::Modal::new(egui::Id::unique(("tern-confirm", title))).show(ctx, |ui| {
+        ui.heading(title);
+        ui.label(question);
+        ui.horizontal(|ui| {
+            if ui.button(yes).clicked() {
                 result = Some(true);
             }
             if ui.button("Cancel").clicked() {

@@ -34,6 +34,8 @@ pub struct Shared {
     pub trace: Trace,
     /// The window has keyboard focus.
     pub window_focused: bool,
+    /// Ask before an unbracketed multi-line paste.
+    pub confirm_multiline_paste: bool,
     pub primary: super::primary::Primary,
     first_frame_traced: bool,
     first_output_traced: bool,
@@ -49,6 +51,7 @@ impl Shared {
             glyphs: GlyphCache::default(),
             trace,
             window_focused: true,
+            confirm_multiline_paste: true,
             primary: super::primary::Primary::default(),
             first_frame_traced: false,
             first_output_traced: false,
@@ -94,6 +97,8 @@ pub struct PaneUi {
     pub title: String,
     /// OSC 7 working directory, when the shell reports it.
     pub cwd_reported: Option<String>,
+    /// The shell's working directory, from the process table (refreshed now and then).
+    pub cwd: Option<std::path::PathBuf>,
     /// The running (or last run) program other than the shell, from the process table.
     pub command: Option<String>,
     pub last_command: Option<String>,
@@ -115,6 +120,8 @@ pub struct PaneUi {
     selection_guard: Option<(super::viewport::Selection, u64, String)>,
     /// An Alt combination was sent as a key: its text event (if any) must not follow.
     swallow_text: bool,
+    /// Ask before an unbracketed multi-line paste (the config's, set every frame).
+    confirm_multiline_paste: bool,
     /// Row meshes from the last frames (only changed rows are rebuilt).
     rows: RowCache,
 }
@@ -129,6 +136,7 @@ impl PaneUi {
             exited: None,
             title: String::new(),
             cwd_reported: None,
+            cwd: None,
             command: None,
             last_command: None,
             badges: Badges::default(),
@@ -141,6 +149,7 @@ impl PaneUi {
             search: None,
             selection_guard: None,
             swallow_text: false,
+            confirm_multiline_paste: true,
             rows: RowCache::default(),
         }
     }
@@ -256,7 +265,10 @@ impl PaneUi {
     /// Sends pasted text (asking first for an unbracketed multi-line paste).
     pub fn paste(&mut self, text: String) {
         let bracketed = self.view.as_ref().is_some_and(|v| v.modes.bracketed_paste);
-        if !bracketed && tern_core::input::paste::is_multiline(&text) {
+        if !bracketed
+            && self.confirm_multiline_paste
+            && tern_core::input::paste::is_multiline(&text)
+        {
             self.pending_paste = Some(text);
         } else {
             self.pipeline
@@ -591,6 +603,7 @@ impl PaneUi {
     ) -> PaneResponse {
         let ctx = ui.ctx().clone();
         let mut out = PaneResponse::default();
+        self.confirm_multiline_paste = sh.confirm_multiline_paste;
         self.take_deliveries(sh);
         if let Some(v) = &self.view {
             self.viewport.on_content(v);

@@ -350,6 +350,21 @@ impl Pipeline {
             .and_then(|mut p| p.get_mut(&pane).map(f))
     }
 
+    /// Bytes for the pane's model as if its program had written them (a restored
+    /// session's last screen, shown as history above the new prompt). They count as
+    /// read, so the credit books stay exact.
+    pub fn feed(&self, pane: PaneId, bytes: &[u8]) {
+        let Some(credit) = self.with_pane(pane, |p| p.credit.clone()) else {
+            return;
+        };
+        credit.on_read(bytes.len() as u64);
+        let _ = self.model_tx.send(ModelMsg::Chunk {
+            pane,
+            data: bytes.to_vec(),
+            read_at: Instant::now(),
+        });
+    }
+
     /// Keystrokes and paste: straight to the pty (never through the model).
     pub fn write(&self, pane: PaneId, bytes: &[u8]) {
         if let Some(w) = self.with_pane(pane, |p| p.writer.clone()) {
