@@ -91,6 +91,7 @@ pub struct TernApp {
     diagnostics: super::diagnostics::Diagnostics,
     pub(crate) settings: Settings,
     session: Option<SessionFile>,
+    pub sidebar: super::sidebar::Sidebar,
 }
 
 impl TernApp {
@@ -137,11 +138,22 @@ impl TernApp {
             ),
             settings,
             session: None,
+            sidebar: super::sidebar::Sidebar::default(),
         };
         app.apply_config(ctx, None);
         if let Some(path) = app.launch.session.clone() {
             app.restore_session(path);
             if !app.ws.groups.is_empty() {
+                let repos: Vec<PathBuf> = app
+                    .ws
+                    .groups
+                    .iter()
+                    .filter_map(|g| g.repo.clone())
+                    .collect();
+                for repo in repos {
+                    app.sidebar.add_repository(ctx, repo, true);
+                }
+                app.sidebar_open = app.ws.groups.len() > 1;
                 return app;
             }
         }
@@ -152,7 +164,9 @@ impl TernApp {
             .clone()
             .or_else(|| std::env::current_dir().ok())
             .unwrap_or_else(|| PathBuf::from("/"));
-        let group = app.ws.add_group(dir_name(&dir), dir, None);
+        let group = app.ws.add_group(dir_name(&dir), dir.clone(), None);
+        // If the folder is in a repository, its worktrees show in the sidebar.
+        app.sidebar.add_repository(ctx, dir, true);
         let spec = app.launch.spec.clone();
         if let Some(pane) = app.spawn(&spec) {
             app.ws.add_tab(group, pane);
@@ -733,10 +747,21 @@ impl TernApp {
             Command::QuickSwitcher => self.open_switcher(),
             Command::CommandPalette => self.open_palette(),
             Command::ToggleSidebar => self.sidebar_open = !self.sidebar_open,
-            Command::AddRepository | Command::NewWorktree => {
+            Command::AddRepository => {
                 self.sidebar_open = true;
-                self.status = Some("worktrees: use the sidebar".into());
+                self.status = Some("type a repository's path in the sidebar, or Browse…".into());
             }
+            Command::NewWorktree => match self.ws.active_group().and_then(|g| g.repo.clone()) {
+                Some(root) => {
+                    self.sidebar_open = true;
+                    self.sidebar.start_new_worktree(root);
+                }
+                None => {
+                    self.status = Some(
+                        "this tab's folder is not a git repository: add one in the sidebar".into(),
+                    )
+                }
+            },
             Command::Copy => {
                 if let Some(text) = self.selection_text() {
                     ctx.copy_text(text);
@@ -1026,12 +1051,16 @@ impl TernApp {
         self.poll_config(&ctx);
         self.route_events(&ctx);
         self.refresh_processes(&ctx);
-        if self.overlay.is_none() {
+        let actions = self.sidebar.poll(&ctx);
+        self.sidebar_actions(actions);
+        self.adopt_groups();
+        if self.overlay.is_none() && !self.sidebar.dialog_open() {
             for command in self.keymap.take_commands(&ctx) {
                 self.run(&ctx, command);
             }
         }
         self.overlay_ui(&ctx);
+        self.sidebar.dialogs(&ctx);
         self.sync_visibility();
         if self.sidebar_open {
             chrome::sidebar(ui, self);
@@ -1093,6 +1122,73 @@ impl TernApp {
     /// Runs `command` as if its key was pressed (for tests and the palette).
     pub fn run_command(&mut self, ctx: &egui::Context, command: Command) {
         self.run(ctx, command);
+    }
+
+    /// What the sidebar asked for.
+    pub(crate) fn sidebar_actions(&mut self, actions: Vec<super::sidebar::SidebarAction>) {
+        use super::sidebar::SidebarAction;
+        for action in actions {
+            match action {
+                SidebarAction::Open { name, path, repo } => {
+                    self.open_group(name, path, repo);
+                }
+                SidebarAction::Removed { path } => {
+                    if let Some(gi) = self.ws.groups.iter().position(|g| g.path == path) {
+                        let panes: Vec<PaneId> = self.ws.groups[gi]
+                            .tabs
+                            .iter()
+                            .flat_map(|t| t.layout.panes())
+                            .collect();
+                        for p in panes {
+                            self.close_pane(p);
+                        }
+                        self.ws.remove_group(gi);
+                    }
+                }
+                SidebarAction::Identified { path, repo, .. } => {
+                    // The repository's own folder; linked worktrees are matched when
+                    // their list arrives (`adopt_groups`).
+                    if let Some(g) = self.ws.groups.iter_mut().find(|g| g.path == path)
+                        && path == repo
+                    {
+                        g.repo = Some(repo);
+                    }
+                }
+                SidebarAction::Status(s) => self.status = Some(s),
+            }
+        }
+    }
+
+    /// Groups opened in a folder that turns out to be a listed worktree belong to its
+    /// repository (so Ctrl+Shift+N knows where to add one).
+    fn adopt_groups(&mut self) {
+        for g in self.ws.groups.iter_mut().filter(|g| g.repo.is_none()) {
+            if let Some(r) = self
+                .sidebar
+                .repos
+                .iter()
+                .find(|r| r.worktrees.iter().any(|w| w.path == g.path))
+            {
+                g.repo = Some(r.repo.root().to_path_buf());
+            }
+        }
+    }
+
+    /// What the sidebar shows of the open groups.
+    pub(crate) fn group_infos(&self) -> Vec<super::sidebar::GroupInfo> {
+        self.ws
+            .groups
+            .iter()
+            .enumerate()
+            .map(|(gi, g)| super::sidebar::GroupInfo {
+                name: g.name.clone(),
+                path: g.path.clone(),
+                repo: g.repo.clone(),
+                badges: self.ws.group_badges(gi, |p| self.pane_badges(p)),
+                tabs: g.tabs.len(),
+                active: gi == self.ws.active,
+            })
+            .collect()
     }
 
     /// Starts a tab in a new worktree group at `dir` (used by the sidebar).

@@ -181,46 +181,19 @@ pub fn tab_bar(ui: &mut egui::Ui, app: &mut TernApp) {
     }
 }
 
-/// The worktree sidebar: every group with its badges rolled up; click to show it.
+/// The worktree sidebar (see `sidebar.rs`) in a panel on the left.
 pub fn sidebar(ui: &mut egui::Ui, app: &mut TernApp) {
-    let mut choose = None;
+    let groups = app.group_infos();
+    let mut actions = Vec::new();
     egui::Panel::left("tern-sidebar")
         .exact_size(SIDEBAR_WIDTH)
         .resizable(false)
         .show(ui, |ui| {
-            ui.heading("Worktrees");
-            ui.separator();
-            for (gi, g) in app.ws.groups.iter().enumerate() {
-                let badges = app.ws.group_badges(gi, |p| app.pane_badges(p));
-                let text = badged_text(&g.name, badges, gi == app.ws.active);
-                let r = ui
-                    .add(egui::Button::selectable(gi == app.ws.active, text))
-                    .on_hover_text(g.path.display().to_string());
-                let words = badge_words(badges);
-                let label = if words.is_empty() {
-                    format!("worktree {}", g.name)
-                } else {
-                    format!("worktree {} ({words})", g.name)
-                };
-                ui.ctx()
-                    .accesskit_node_builder(r.id, |n| n.set_label(label));
-                if r.clicked() {
-                    choose = Some(gi);
-                }
-                ui.label(
-                    RichText::new(format!("{} tabs", g.tabs.len()))
-                        .small()
-                        .color(Color32::from_gray(120)),
-                );
-            }
+            egui::ScrollArea::vertical().show(ui, |ui| {
+                actions = app.sidebar.ui(ui, &groups);
+            });
         });
-    if let Some(gi) = choose {
-        let (name, path, repo) = {
-            let g = &app.ws.groups[gi];
-            (g.name.clone(), g.path.clone(), g.repo.clone())
-        };
-        app.open_group(name, path, repo);
-    }
+    app.sidebar_actions(actions);
 }
 
 /// Draggable dividers between split panes.

@@ -15,6 +15,7 @@ pub mod primary;
 pub mod render;
 pub mod search;
 pub mod settings;
+pub mod sidebar;
 pub mod theme;
 pub mod trace;
 pub mod viewport;

@@ -36,6 +36,8 @@ pub struct Shared {
     pub window_focused: bool,
     /// Ask before an unbracketed multi-line paste.
     pub confirm_multiline_paste: bool,
+    /// The widget ids of the panes (keyboard focus on anything else is a text field).
+    pub pane_ids: std::collections::HashSet<egui::Id>,
     pub primary: super::primary::Primary,
     first_frame_traced: bool,
     first_output_traced: bool,
@@ -52,6 +54,7 @@ impl Shared {
             trace,
             window_focused: true,
             confirm_multiline_paste: true,
+            pane_ids: Default::default(),
             primary: super::primary::Primary::default(),
             first_frame_traced: false,
             first_output_traced: false,
@@ -615,10 +618,20 @@ impl PaneUi {
             egui::Id::unique(("tern-pane", self.id.0)),
             Sense::click_and_drag(),
         );
-        // The focused terminal holds keyboard focus unless the search bar is open.
-        if keyboard && self.search.is_none() {
+        // The focused terminal holds keyboard focus unless the search bar is open or
+        // the user is typing in another field (the sidebar's, say); a click on the
+        // terminal takes it back.
+        sh.pane_ids.insert(response.id);
+        let other_field = ctx
+            .memory(|m| m.focused())
+            .is_some_and(|id| !sh.pane_ids.contains(&id));
+        if keyboard
+            && self.search.is_none()
+            && (!other_field || response.is_pointer_button_down_on())
+        {
             response.request_focus();
         }
+        let takes_keys = keyboard && (!other_field || response.is_pointer_button_down_on());
         if !keyboard && response.is_pointer_button_down_on() {
             out.clicked = true;
         }
@@ -647,8 +660,8 @@ impl PaneUi {
             // Only the focused pane takes input.
         } else if self.pending_paste.is_some() {
             self.confirm_paste(&ctx);
-        } else if self.search.is_some() {
-            // Keys go to the search bar while it is open.
+        } else if self.search.is_some() || !takes_keys {
+            // Keys go to the search bar, or to the field the user is typing in.
         } else {
             self.handle_input(&ctx, rect, &m, &response, &mut sh.primary);
         }
