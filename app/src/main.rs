@@ -108,11 +108,12 @@ fn run_window(cli: Cli) -> ExitCode {
                 .or_else(tern_core::session::SessionStore::default_path)
         })
         .flatten();
-    // DejaVu Sans Mono: advance 0.602 em, line height about 1.17 em; the tab bar on top.
+    // DejaVu Sans Mono: advance 0.602 em, line height about 1.17 em. (With one tab there
+    // is no tab bar.)
     let size = config.font.size;
     let inner = egui::vec2(
         (cols as f32 * size * 0.602).ceil() + 2.0,
-        (rows as f32 * size * 1.17).ceil() + 2.0 + window::chrome::TAB_BAR_HEIGHT,
+        (rows as f32 * size * 1.17).ceil() + 2.0,
     );
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()

@@ -635,6 +635,7 @@ impl TernApp {
             self.sh.pipeline.set_visible(*new, true);
             if let Some(p) = self.panes.get_mut(new) {
                 p.badges = Badges::default();
+                p.revealed_at = Some(Instant::now());
             }
         }
         self.shown = now;
@@ -642,6 +643,28 @@ impl TernApp {
         if focused != self.focused_last {
             self.sh.pipeline.set_focus(focused);
             self.focused_last = focused;
+            if self.sh.trace.enabled()
+                && let Some(p) = focused
+            {
+                // Which pane has the keys now, and where its shell runs.
+                let cwd = self
+                    .sh
+                    .pipeline
+                    .process_info(p)
+                    .and_then(|i| i.cwd)
+                    .map(|d| d.display().to_string())
+                    .unwrap_or_default();
+                let cwd = cwd.replace('\\', "\\\\").replace('"', "\\\"");
+                self.sh
+                    .trace
+                    .event("focus", &format!("\"pane\":{},\"cwd\":\"{cwd}\"", p.0));
+            }
+        }
+        // Revealed panes: trace when the frame showing their snapshot is drawn.
+        for p in &self.shown {
+            if let Some(u) = self.panes.get_mut(p) {
+                u.trace_reveal(&mut self.sh);
+            }
         }
     }
 
@@ -1155,6 +1178,15 @@ impl TernApp {
                     }
                 }
                 SidebarAction::Status(s) => self.status = Some(s),
+                SidebarAction::Listed { root, worktrees } => {
+                    if self.sh.trace.enabled() {
+                        let root = root.display().to_string().replace(['"', '\\'], "_");
+                        self.sh.trace.event(
+                            "worktrees",
+                            &format!("\"repo\":\"{root}\",\"count\":{worktrees}"),
+                        );
+                    }
+                }
             }
         }
     }

@@ -86,6 +86,10 @@ pub fn tab_bar(ui: &mut egui::Ui, app: &mut TernApp) {
     let Some(g) = app.ws.groups.get(group) else {
         return;
     };
+    // One tab in one folder: no tab bar (like kitty), the window is all terminal.
+    if g.tabs.len() <= 1 && app.ws.groups.len() <= 1 && !app.sidebar_open {
+        return;
+    }
     let tabs: Vec<_> = g
         .tabs
         .iter()

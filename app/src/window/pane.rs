@@ -127,6 +127,8 @@ pub struct PaneUi {
     confirm_multiline_paste: bool,
     /// Row meshes from the last frames (only changed rows are rebuilt).
     rows: RowCache,
+    /// When the pane was last revealed, until a frame shows it (for the trace).
+    pub revealed_at: Option<Instant>,
 }
 
 impl PaneUi {
@@ -154,6 +156,7 @@ impl PaneUi {
             swallow_text: false,
             confirm_multiline_paste: true,
             rows: RowCache::default(),
+            revealed_at: None,
         }
     }
 
@@ -177,6 +180,25 @@ impl PaneUi {
         self.search = None;
         self.dragging = None;
         self.rows.clear();
+    }
+
+    /// After a reveal, once the view is back: traces how long the reveal took (the
+    /// switch, the pipeline's snapshot, this frame) and the history it holds.
+    pub fn trace_reveal(&mut self, sh: &mut Shared) {
+        let (Some(at), Some(view)) = (self.revealed_at, self.view.as_ref()) else {
+            return;
+        };
+        self.revealed_at = None;
+        if sh.trace.enabled() {
+            let extra = format!(
+                "\"pane\":{},\"latency_us\":{},\"scrollback_lines\":{},\"rows_rebuilt\":{}",
+                self.id.0,
+                at.elapsed().as_micros(),
+                view.scrollback_lines,
+                self.rows.rebuilt
+            );
+            sh.trace.event("reveal_frame", &extra);
+        }
     }
 
     /// Rows whose mesh the last frame rebuilt (the rest came from the row cache).

@@ -38,6 +38,11 @@ pub enum SidebarAction {
         name: String,
     },
     Status(String),
+    /// A repository's worktrees were listed (for the trace).
+    Listed {
+        root: PathBuf,
+        worktrees: usize,
+    },
 }
 
 /// What the sidebar knows of an open group (from the workspace).
@@ -228,6 +233,10 @@ impl Sidebar {
                 };
                 match listed {
                     Some(Ok(w)) => {
+                        actions.push(SidebarAction::Listed {
+                            root: root.clone(),
+                            worktrees: w.len(),
+                        });
                         entry.worktrees = w;
                         entry.error = None;
                     }
