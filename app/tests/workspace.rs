@@ -486,3 +486,107 @@ fn the_sidebar_lists_worktrees_creates_one_and_opens_a_tab_in_it() {
         Some(repo.clone())
     );
 }
+
+#[test]
+fn closing_a_pane_with_a_running_program_asks_first() {
+    let mut h = harness();
+    step_until(&mut h, "the shell's view", |h| app(h).view().is_some());
+    h.key_press_modifiers(CTRL_SHIFT, Key::D);
+    step_until(&mut h, "two panes", |h| terminals(h) == 2);
+    type_line(&mut h, "sleep 300");
+    // The process table is read once a second.
+    step_until(&mut h, "sleep runs in the pane", |h| {
+        app(h)
+            .pane_ui(focused(h))
+            .is_some_and(|p| p.command.as_deref() == Some("sleep"))
+    });
+    h.key_press_modifiers(CTRL_SHIFT, Key::W);
+    h.step();
+    assert_eq!(app(&h).overlay(), Some("confirm-close"));
+    assert_eq!(terminals(&h), 2, "nothing closed yet");
+    h.key_press(Key::Escape);
+    h.step();
+    assert_eq!(app(&h).overlay(), None);
+    assert_eq!(terminals(&h), 2, "cancel keeps the pane");
+    h.key_press_modifiers(CTRL_SHIFT, Key::W);
+    h.step();
+    h.key_press(Key::Enter);
+    step_until(&mut h, "closed after confirming", |h| terminals(h) == 1);
+    // A pane at its prompt closes without a question.
+    h.key_press_modifiers(CTRL_SHIFT, Key::D);
+    step_until(&mut h, "split again", |h| terminals(h) == 2);
+    step_until(&mut h, "the new shell is at its prompt", |h| {
+        app(h)
+            .pane_ui(focused(h))
+            .is_some_and(|p| p.command.is_none())
+    });
+    h.key_press_modifiers(CTRL_SHIFT, Key::W);
+    step_until(&mut h, "closed at once", |h| terminals(h) == 1);
+}
+
+#[test]
+fn saved_scrollback_has_every_line_oldest_first() {
+    let mut h = harness();
+    step_until(&mut h, "the shell's view", |h| app(h).view().is_some());
+    type_line(&mut h, "seq 1 5000");
+    step_until(&mut h, "all lines", |h| {
+        screen(h).lines().any(|l| l.trim() == "5000")
+    });
+    let pane = focused(&h);
+    let text = app(&h).scrollback_text(pane).expect("text");
+    let numbers: Vec<u32> = text.lines().filter_map(|l| l.trim().parse().ok()).collect();
+    assert!(
+        numbers == (1..=5000).collect::<Vec<_>>(),
+        "{} numbers, starting {:?}; text starts {:?}",
+        numbers.len(),
+        &numbers[..numbers.len().min(5)],
+        &text[..text.len().min(200)]
+    );
+}
+
+#[test]
+fn dragging_a_tab_past_another_reorders_them() {
+    let mut h = harness();
+    step_until(&mut h, "the shell's view", |h| app(h).view().is_some());
+    let first = focused(&h);
+    h.key_press_modifiers(CTRL_SHIFT, Key::T);
+    step_until(&mut h, "a second tab", |h| focused(h) != first);
+    let second = focused(&h);
+    step_until(&mut h, "the tab bar", |h| {
+        h.query_all_by_label_contains("tab ").count() >= 2
+    });
+    let tabs: Vec<egui::Rect> = h
+        .query_all_by_label_contains("tab ")
+        .map(|n| n.rect())
+        .collect();
+    let (from, to) = (
+        tabs[0].center(),
+        tabs[1].right_center() + egui::vec2(4.0, 0.0),
+    );
+    let press = |pos, pressed| Event::PointerButton {
+        pos,
+        button: egui::PointerButton::Primary,
+        pressed,
+        modifiers: Modifiers::NONE,
+    };
+    h.event(Event::PointerMoved(from));
+    h.event(press(from, true));
+    h.step();
+    for k in 1..=10 {
+        h.event(Event::PointerMoved(from + (to - from) * (k as f32 / 10.0)));
+        h.step();
+    }
+    h.event(press(to, false));
+    h.step();
+    h.step();
+    let order: Vec<PaneId> = app(&h).workspace().groups[0]
+        .tabs
+        .iter()
+        .map(|t| t.focused)
+        .collect();
+    assert_eq!(
+        order,
+        vec![second, first],
+        "the first tab moved after the second"
+    );
+}

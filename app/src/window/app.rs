@@ -92,6 +92,8 @@ pub struct TernApp {
     pub(crate) settings: Settings,
     session: Option<SessionFile>,
     pub sidebar: super::sidebar::Sidebar,
+    /// A save in progress (dialog and write on their own thread).
+    saving: Option<std::sync::mpsc::Receiver<Result<PathBuf, String>>>,
 }
 
 impl TernApp {
@@ -139,6 +141,7 @@ impl TernApp {
             settings,
             session: None,
             sidebar: super::sidebar::Sidebar::default(),
+            saving: None,
         };
         app.apply_config(ctx, None);
         if let Some(path) = app.launch.session.clone() {
@@ -821,54 +824,77 @@ impl TernApp {
             Command::FontReset => self.sh.font_size = DEFAULT_FONT_SIZE,
             Command::SaveScrollback => {
                 if let Some(pane) = focused {
-                    self.status = Some(match self.save_scrollback(pane) {
-                        Ok(path) => format!("scrollback saved to {}", path.display()),
-                        Err(e) => format!("cannot save the scrollback: {e}"),
-                    });
+                    match self.scrollback_text(pane) {
+                        Ok(text) => {
+                            self.save_text(text, &format!("tern-scrollback-{}.txt", pane.0))
+                        }
+                        Err(e) => self.status = Some(format!("cannot save the scrollback: {e}")),
+                    }
                 }
             }
             Command::Diagnostics => self.diagnostics.toggle(),
         }
     }
 
-    /// Writes the pane's whole history and screen to a text file in its directory's
-    /// temp location and returns the path.
-    fn save_scrollback(&self, pane: PaneId) -> std::io::Result<PathBuf> {
-        use std::io::Write;
+    /// The pane's whole history and screen as text, oldest line first.
+    pub fn scrollback_text(&self, pane: PaneId) -> Result<String, String> {
         let view = self
             .panes
             .get(&pane)
             .and_then(PaneUi::view)
-            .ok_or_else(|| std::io::Error::other("the pane is not shown"))?;
+            .ok_or("the pane is not shown")?;
         let total = view.scrollback_lines as usize;
-        let path = std::env::temp_dir().join(format!(
-            "tern-scrollback-{}-{}.txt",
-            pane.0,
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs())
-        ));
-        let mut out = std::io::BufWriter::new(std::fs::File::create(&path)?);
+        let mut out = String::new();
         const PAGE: usize = 4096;
         let mut done = 0;
         while done < total {
             let count = PAGE.min(total - done);
-            // History pages count back from the newest line.
+            // `start` counts back from the newest line; a page comes oldest first.
             let page = self
                 .sh
                 .pipeline
                 .history(pane, total - done - count, count)
-                .ok_or_else(|| std::io::Error::other("the pane is gone"))?;
-            for row in page.rows.iter().rev() {
-                writeln!(out, "{}", row.text().trim_end())?;
+                .ok_or("the pane is gone")?;
+            for row in &page.rows {
+                out.push_str(row.text().trim_end());
+                out.push('\n');
             }
             done += count;
         }
         for row in &view.rows {
-            writeln!(out, "{}", row.text().trim_end())?;
+            out.push_str(row.text().trim_end());
+            out.push('\n');
         }
-        out.flush()?;
-        Ok(path)
+        Ok(out)
+    }
+
+    /// Saves `text` where the user says (rfd's save dialog on its own thread), or in
+    /// tern's state folder when no dialog can be shown; the status line says where.
+    fn save_text(&mut self, text: String, name: &str) {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let name = name.to_owned();
+        let fallback = tern_core::diagnostics::default_report_dir().join(&name);
+        let use_dialog = super::diagnostics::dialog_possible();
+        let spawned = std::thread::Builder::new()
+            .name("tern-save".into())
+            .spawn(move || {
+                let path = if use_dialog {
+                    rfd::FileDialog::new().set_file_name(&name).save_file()
+                } else {
+                    Some(fallback)
+                };
+                let result = match path {
+                    None => Err("not saved (cancelled)".to_owned()),
+                    Some(p) => tern_core::diagnostics::write_atomic(&p, &text)
+                        .map(|()| p.clone())
+                        .map_err(|e| format!("cannot write {}: {e}", p.display())),
+                };
+                let _ = tx.send(result);
+            });
+        match spawned {
+            Ok(_) => self.saving = Some(rx),
+            Err(e) => self.status = Some(format!("cannot save: {e}")),
+        }
     }
 
     /// Closes a pane, asking first when a program other than the shell runs in it.
@@ -1074,6 +1100,15 @@ impl TernApp {
         self.poll_config(&ctx);
         self.route_events(&ctx);
         self.refresh_processes(&ctx);
+        if let Some(rx) = &self.saving
+            && let Ok(result) = rx.try_recv()
+        {
+            self.saving = None;
+            self.status = Some(match result {
+                Ok(p) => format!("saved to {}", p.display()),
+                Err(e) => e,
+            });
+        }
         let actions = self.sidebar.poll(&ctx);
         self.sidebar_actions(actions);
         self.adopt_groups();

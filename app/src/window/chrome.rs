@@ -164,13 +164,15 @@ pub fn tab_bar(ui: &mut egui::Ui, app: &mut TernApp) {
         app.ws.select_tab(i);
     }
     if let Some((from, x)) = drag {
+        // Its place among the other tabs: after every tab whose middle it passed.
         let to = rects
             .iter()
-            .position(|r| x < r.center().x)
-            .unwrap_or(rects.len().saturating_sub(1));
-        let to = if to > from { to - 1 } else { to };
-        app.ws
-            .move_tab(group, from, to.min(rects.len().saturating_sub(1)));
+            .enumerate()
+            .filter(|(i, r)| *i != from && r.center().x < x)
+            .count();
+        if to != from {
+            app.ws.move_tab(group, from, to);
+        }
     }
     if let Some(id) = close {
         let ctx = ui.ctx().clone();
