@@ -590,3 +590,41 @@ fn dragging_a_tab_past_another_reorders_them() {
         "the first tab moved after the second"
     );
 }
+
+#[test]
+fn a_restored_pane_can_show_its_last_screen_above_the_new_prompt() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = dir.path().join("config.ron");
+    std::fs::write(&config, "(session: (restore_last_screen: true))").expect("write");
+    let session = dir.path().join("session.ron");
+    let state = tern_core::session::SessionState {
+        worktrees: vec![tern_core::session::SavedWorktree {
+            repo: std::path::PathBuf::new(),
+            path: dir.path().to_path_buf(),
+            name: "w".into(),
+            tabs: vec![tern_core::session::SavedTab {
+                title: None,
+                custom_title: false,
+                layout: tern_core::session::SavedLayout::Leaf(tern_core::session::SavedPane {
+                    cwd: dir.path().to_path_buf(),
+                    last_screen: Some(vec!["before the restart".into(), "second line".into()]),
+                }),
+                focused_pane: 0,
+            }],
+            active_tab: 0,
+        }],
+        active_worktree: Some(0),
+        ..Default::default()
+    };
+    tern_core::session::SessionStore::new(&session)
+        .save(&state)
+        .expect("save");
+    let mut launch = Launch::new(SpawnSpec::command("sh", &[]).size(TermSize::new(80, 24)));
+    launch.config = tern::window::settings::ConfigSource::File(config);
+    launch.session = Some(session);
+    let mut h = harness_with(launch);
+    step_until(&mut h, "the old screen above the prompt", |h| {
+        let s = screen(h);
+        s.contains("before the restart") && s.contains("second line")
+    });
+}
