@@ -394,6 +394,10 @@ impl TernApp {
         self.focused_ui().map_or(0, PaneUi::scroll_offset)
     }
 
+    pub fn scroll_position(&self) -> f32 {
+        self.focused_ui().map_or(0.0, PaneUi::scroll_position)
+    }
+
     pub fn shown_rows(&mut self) -> Vec<String> {
         self.focused_ui_mut()
             .map(PaneUi::shown_rows)

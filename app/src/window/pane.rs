@@ -172,6 +172,11 @@ impl PaneUi {
         self.viewport.offset
     }
 
+    /// Lines scrolled up, with the part of a line a touchpad scrolled.
+    pub fn scroll_position(&self) -> f32 {
+        self.viewport.offset as f32 + self.viewport.fraction
+    }
+
     /// Parks the pane: its view and viewport state are freed (the model keeps running).
     pub fn park(&mut self) {
         self.view = None;
@@ -386,6 +391,10 @@ impl PaneUi {
                     pressed,
                     modifiers,
                 } if rect.contains(pos) || !pressed => {
+                    // Clicks land on whole rows: a half-scrolled line settles first.
+                    if pressed {
+                        self.viewport.fraction = 0.0;
+                    }
                     let (row, col) = self.cell_at(pos, rect, m);
                     let b = match button {
                         egui::PointerButton::Primary => MouseButton::Left,
@@ -473,7 +482,10 @@ impl PaneUi {
                     delta,
                     modifiers,
                     ..
-                } => {
+                } if unit != egui::MouseWheelUnit::Point
+                    || (modes.mouse != MouseTracking::Off && !modifiers.shift)
+                    || modes.alt_screen =>
+                {
                     let lines = match unit {
                         egui::MouseWheelUnit::Line => delta.y * 3.0,
                         egui::MouseWheelUnit::Page => delta.y * rows as f32,
@@ -519,6 +531,19 @@ impl PaneUi {
                         && let Some(v) = &self.view
                     {
                         self.viewport.scroll_by(steps, v);
+                    }
+                }
+                // Pixel-precise wheels (touchpads) scroll history smoothly.
+                egui::Event::MouseWheel {
+                    unit: egui::MouseWheelUnit::Point,
+                    delta,
+                    modifiers,
+                    ..
+                } if (modes.mouse == MouseTracking::Off || modifiers.shift)
+                    && !modes.alt_screen =>
+                {
+                    if let Some(v) = &self.view {
+                        self.viewport.scroll_smooth(delta.y / m.cell.y, v);
                     }
                 }
                 _ => {}
@@ -700,8 +725,22 @@ impl PaneUi {
             Some(view) => {
                 let offset = self.viewport.offset;
                 let total = view.scrollback_lines;
-                let first_line =
-                    (view.scrollback_dropped as usize + total as usize).saturating_sub(offset);
+                // Part of a line scrolled into view: one more row on top, all of them
+                // drawn that much lower (pixel-smooth scrolling).
+                let extra = self.viewport.extra_row(view);
+                let first_line = (view.scrollback_dropped as usize + total as usize)
+                    .saturating_sub(offset + usize::from(extra));
+                let draw_rect = if extra {
+                    let shift = (1.0 - self.viewport.fraction) * m.cell.y;
+                    let snap =
+                        |v: f32| (v * ctx.pixels_per_point()).round() / ctx.pixels_per_point();
+                    egui::Rect::from_min_size(
+                        rect.min - egui::vec2(0.0, snap(shift)),
+                        rect.size() + egui::vec2(0.0, m.cell.y),
+                    )
+                } else {
+                    rect
+                };
                 self.viewport.refresh(&self.pipeline, pane, view);
                 let viewport = &self.viewport;
                 let shown: Vec<&Row> = viewport.rows(view);
@@ -724,7 +763,7 @@ impl PaneUi {
                 } else {
                     true
                 };
-                let cursor = (offset == 0 && view.modes.show_cursor && blink_on)
+                let cursor = (offset == 0 && !extra && view.modes.show_cursor && blink_on)
                     .then_some((view.cursor, view.cursor_shape));
                 let scene = Scene {
                     rows: &shown,
@@ -743,7 +782,7 @@ impl PaneUi {
                     &painter,
                     &mut sh.glyphs,
                     &mut self.rows,
-                    rect,
+                    draw_rect,
                     &scene,
                     &style,
                 );
