@@ -162,7 +162,10 @@ fn the_wheel_scrolls_through_history_paged_from_the_model() {
             "i=0; while [ $i -lt 100 ]; do echo line$i; i=$((i+1)); done; exec cat",
         ],
     );
-    step_until(&mut h, "output", |rows| rows.iter().any(|r| r == "line99"));
+    // The grid has grown to the window (so the screen does not change under us).
+    step_until(&mut h, "output", |rows| {
+        rows.len() > 24 && rows.iter().any(|r| r == "line99")
+    });
     h.event(egui::Event::PointerMoved(egui::pos2(100.0, 100.0)));
     h.event(wheel(10.0)); // 30 lines up
     h.step();
@@ -459,7 +462,9 @@ fn a_touchpad_scrolls_history_by_pixels_showing_part_of_a_line() {
             "i=0; while [ $i -lt 100 ]; do echo line$i; i=$((i+1)); done; exec cat",
         ],
     );
-    step_until(&mut h, "output", |rows| rows.iter().any(|r| r == "line99"));
+    step_until(&mut h, "output", |rows| {
+        rows.len() > 24 && rows.iter().any(|r| r == "line99")
+    });
     let cell = h
         .state()
         .as_ref()

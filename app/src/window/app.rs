@@ -494,7 +494,8 @@ impl TernApp {
         {
             return Some(path);
         }
-        self.sh.pipeline.process_info(pane).and_then(|i| i.cwd)
+        // Looked up once a second (`refresh_processes`), not per frame.
+        p.cwd.clone()
     }
 
     pub fn pane_badges(&self, pane: PaneId) -> Badges {
@@ -607,11 +608,13 @@ impl TernApp {
 
     /// Looks up what each pane runs (for titles, the switcher and close confirmation).
     fn refresh_processes(&mut self, ctx: &egui::Context) {
-        if self.processes_at.elapsed() < PROCESS_REFRESH {
+        let new_pane = self.panes.values().any(|p| !p.looked_up);
+        if self.processes_at.elapsed() < PROCESS_REFRESH && !new_pane {
             return;
         }
         self.processes_at = Instant::now();
         for (id, p) in self.panes.iter_mut() {
+            p.looked_up = true;
             let Some(info) = self.sh.pipeline.process_info(*id) else {
                 continue;
             };

@@ -102,6 +102,8 @@ pub struct PaneUi {
     pub cwd_reported: Option<String>,
     /// The shell's working directory, from the process table (refreshed now and then).
     pub cwd: Option<std::path::PathBuf>,
+    /// The process table has been read for this pane at least once.
+    pub looked_up: bool,
     /// The running (or last run) program other than the shell, from the process table.
     pub command: Option<String>,
     pub last_command: Option<String>,
@@ -142,6 +144,7 @@ impl PaneUi {
             title: String::new(),
             cwd_reported: None,
             cwd: None,
+            looked_up: false,
             command: None,
             last_command: None,
             badges: Badges::default(),
