@@ -6,25 +6,16 @@ use std::time::{Duration, Instant};
 use egui::{Event, Key, Modifiers};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
-use tern::window::app::{Launch, TernApp};
+use tern::window::app::Launch;
 use tern_core::model::TermSize;
 use tern_core::pipeline::SpawnSpec;
 
-type Slot = Option<TernApp>;
+mod common;
+use common::Slot;
 
 fn harness(program: &str, args: &[&str]) -> Harness<'static, Slot> {
     let launch = Launch::new(SpawnSpec::command(program, args).size(TermSize::new(80, 24)));
-    Harness::builder()
-        .with_size(egui::vec2(800.0, 480.0))
-        .with_max_steps(64)
-        .allow_missing_glyphs()
-        .build_ui_state(
-            move |ui, slot: &mut Slot| {
-                let app = slot.get_or_insert_with(|| TernApp::new(ui.ctx(), launch.clone()));
-                app.frame(ui);
-            },
-            None,
-        )
+    common::app_harness(launch, egui::vec2(800.0, 480.0))
 }
 
 fn screen(h: &Harness<'_, Slot>) -> Vec<String> {

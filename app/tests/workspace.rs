@@ -11,7 +11,8 @@ use tern::window::app::{Launch, TernApp};
 use tern_core::model::TermSize;
 use tern_core::pipeline::{PaneId, SpawnSpec};
 
-type Slot = Option<TernApp>;
+mod common;
+use common::Slot;
 
 const CTRL_SHIFT: Modifiers = Modifiers {
     alt: false,
@@ -22,18 +23,13 @@ const CTRL_SHIFT: Modifiers = Modifiers {
 };
 
 fn harness() -> Harness<'static, Slot> {
-    let launch = Launch::new(SpawnSpec::command("sh", &[]).size(TermSize::new(80, 24)));
-    Harness::builder()
-        .with_size(egui::vec2(1000.0, 600.0))
-        .with_max_steps(64)
-        .allow_missing_glyphs()
-        .build_ui_state(
-            move |ui, slot: &mut Slot| {
-                let app = slot.get_or_insert_with(|| TernApp::new(ui.ctx(), launch.clone()));
-                app.frame(ui);
-            },
-            None,
-        )
+    harness_with(Launch::new(
+        SpawnSpec::command("sh", &[]).size(TermSize::new(80, 24)),
+    ))
+}
+
+fn harness_with(launch: Launch) -> Harness<'static, Slot> {
+    common::app_harness(launch, egui::vec2(1000.0, 600.0))
 }
 
 fn app<'a>(h: &'a Harness<'_, Slot>) -> &'a TernApp {
@@ -237,20 +233,6 @@ fn a_hidden_tab_shows_badges_for_its_bell_failed_command_and_output() {
     assert!(!screen(&h).contains("1echo"), "{}", screen(&h));
 }
 
-fn harness_with(launch: Launch) -> Harness<'static, Slot> {
-    Harness::builder()
-        .with_size(egui::vec2(1000.0, 600.0))
-        .with_max_steps(64)
-        .allow_missing_glyphs()
-        .build_ui_state(
-            move |ui, slot: &mut Slot| {
-                let app = slot.get_or_insert_with(|| TernApp::new(ui.ctx(), launch.clone()));
-                app.frame(ui);
-            },
-            None,
-        )
-}
-
 /// Writes `text` the way editors save: a temp file renamed over the old one.
 fn save(path: &std::path::Path, text: &str) {
     let tmp = path.with_extension("tmp");
@@ -391,33 +373,10 @@ fn a_corrupt_session_file_is_kept_aside_and_the_app_starts_clean() {
     assert_eq!(terminals(&h), 1);
 }
 
-/// A repository with one commit on `main`, in a temp dir.
-fn git_repo(dir: &std::path::Path) -> std::path::PathBuf {
-    let repo = dir.join("proj");
-    std::fs::create_dir(&repo).expect("mkdir");
-    let git = |args: &[&str]| {
-        let out = std::process::Command::new("git")
-            .args(args)
-            .current_dir(&repo)
-            .env("GIT_AUTHOR_NAME", "t")
-            .env("GIT_AUTHOR_EMAIL", "t@example.com")
-            .env("GIT_COMMITTER_NAME", "t")
-            .env("GIT_COMMITTER_EMAIL", "t@example.com")
-            .output()
-            .expect("git runs");
-        assert!(out.status.success(), "git {args:?}: {out:?}");
-    };
-    git(&["init", "-q", "-b", "main"]);
-    std::fs::write(repo.join("README"), "hi\n").expect("write");
-    git(&["add", "README"]);
-    git(&["commit", "-q", "-m", "first"]);
-    repo.canonicalize().expect("canonical")
-}
-
 #[test]
 fn the_sidebar_lists_worktrees_creates_one_and_opens_a_tab_in_it() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let repo = git_repo(dir.path());
+    let repo = common::git_repo(dir.path());
     let mut h = harness_with(Launch::new(
         SpawnSpec::command("sh", &[])
             .cwd(&repo)

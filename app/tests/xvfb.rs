@@ -4,6 +4,8 @@
 //! garbled window fails. Needs xvfb, xdotool and imagemagick (`scripts/test.sh`
 //! installs them).
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -253,29 +255,6 @@ fn typed_command_output_appears_in_the_real_window() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A repository with one commit on `main`.
-fn git_repo(dir: &Path) -> PathBuf {
-    let repo = dir.join("proj");
-    std::fs::create_dir_all(&repo).expect("mkdir");
-    let git = |args: &[&str]| {
-        let out = Command::new("git")
-            .args(args)
-            .current_dir(&repo)
-            .env("GIT_AUTHOR_NAME", "t")
-            .env("GIT_AUTHOR_EMAIL", "t@example.com")
-            .env("GIT_COMMITTER_NAME", "t")
-            .env("GIT_COMMITTER_EMAIL", "t@example.com")
-            .output()
-            .expect("git runs");
-        assert!(out.status.success(), "git {args:?}: {out:?}");
-    };
-    git(&["init", "-q", "-b", "main"]);
-    std::fs::write(repo.join("README"), "hi\n").expect("write");
-    git(&["add", "README"]);
-    git(&["commit", "-q", "-m", "first"]);
-    repo.canonicalize().expect("canonical")
-}
-
 /// The cwd of the last `focus` event in the trace.
 fn focused_cwd(trace: &str) -> Option<String> {
     trace
@@ -293,7 +272,7 @@ fn focused_cwd(trace: &str) -> Option<String> {
 fn worktrees_and_tabs_in_the_real_window_run_in_their_folders() {
     let display = start_xvfb();
     let (dir, runtime) = scratch("worktrees");
-    let repo = git_repo(&dir);
+    let repo = common::git_repo(&dir);
     let repo_arg = repo.display().to_string();
     let (_tern, trace) = start_tern(
         &display,

@@ -244,62 +244,21 @@ pub fn dividers(ui: &mut egui::Ui, ws: &mut Workspace<PaneId>, area: Rect) {
     }
 }
 
-/// Rename a tab: `Some(true)` to apply, `Some(false)` to cancel, `None` while open.
-pub fn rename_dialog(ctx: &egui::Context, text: &mut String) -> Option<bool> {
+/// A modal with `body`, a `yes` button and Cancel: `Some(true)` for `yes` (or Enter when
+/// `enter_confirms`), `Some(false)` for Cancel or Escape, `None` while it stays open.
+fn dialog(
+    ctx: &egui::Context,
+    title: &str,
+    yes: &str,
+    enter_confirms: bool,
+    body: impl FnOnce(&mut egui::Ui),
+) -> Option<bool> {
     let mut result = None;
-    egui::Modal::new(egui::Id::unique("tern-rename")).show(ctx, |ui| {
-        ui.label("Tab name (empty: follow the program's title)");
-        let r = ui.text_edit_singleline(text);
-        r.request_focus();
-        if ui.input(|i| i.key_pressed(egui::Key::Enter)) {
-            result = Some(true);
-        }
-        ui.horizontal(|ui| {
-            if ui.button("Rename").clicked() {
-                result = Some(true);
-            }
-            if ui.button("Cancel").clicked() {
-                result = Some(false);
-            }
-        });
-    });
-    if ctx.input(|i| i.key_pressed(egui::Key::Escape)) {
-        result = Some(false);
-    }
-    result
-}
-
-/// A yes/no question: `Some(true)` for `yes`, `Some(false)` for Cancel or Escape.
-pub fn confirm_dialog(ctx: &egui::Context, title: &str, question: &str, yes: &str) -> Option<bool> {
-    let mut result = None;
-    egui::Modal::new(egui::Id::unique(("tern-confirm", title))).show(ctx, |ui| {
+    egui::Modal::new(egui::Id::unique(("tern-dialog", title))).show(ctx, |ui| {
         ui.heading(title);
-        ui.label(question);
+        body(ui);
         ui.horizontal(|ui| {
             if ui.button(yes).clicked() {
-                result = Some(true);
-            }
-            if ui.button("Cancel").clicked() {
-                result = Some(false);
-            }
-        });
-    });
-    if ctx.input(|i| i.key_pressed(egui::Key::Escape)) {
-        result = Some(false);
-    }
-    result
-}
-
-/// Close a pane where a program still runs?
-pub fn confirm_close_dialog(ctx: &egui::Context, program: &str) -> Option<bool> {
-    let mut result = None;
-    egui::Modal::new(egui::Id::unique("tern-confirm-close")).show(ctx, |ui| {
-        ui.heading("Close this pane?");
-        ui.label(format!(
-            "`{program}` is still running in it and will be ended."
-        ));
-        ui.horizontal(|ui| {
-            if ui.button("Close").clicked() {
                 result = Some(true);
             }
             if ui.button("Cancel").clicked() {
@@ -313,13 +272,37 @@ pub fn confirm_close_dialog(ctx: &egui::Context, program: &str) -> Option<bool> 
             i.key_pressed(egui::Key::Escape),
         )
     });
-    if enter {
+    if enter && enter_confirms {
         result = Some(true);
     }
     if escape {
         result = Some(false);
     }
     result
+}
+
+/// Rename a tab: `Some(true)` to apply, `Some(false)` to cancel, `None` while open.
+pub fn rename_dialog(ctx: &egui::Context, text: &mut String) -> Option<bool> {
+    dialog(ctx, "Rename tab", "Rename", true, |ui| {
+        ui.label("Tab name (empty: follow the program's title)");
+        ui.text_edit_singleline(text).request_focus();
+    })
+}
+
+/// A yes/no question (Enter does not answer it: a stray key must not allow anything).
+pub fn confirm_dialog(ctx: &egui::Context, title: &str, question: &str, yes: &str) -> Option<bool> {
+    dialog(ctx, title, yes, false, |ui| {
+        ui.label(question);
+    })
+}
+
+/// Close a pane where a program still runs? (Enter closes.)
+pub fn confirm_close_dialog(ctx: &egui::Context, program: &str) -> Option<bool> {
+    dialog(ctx, "Close this pane?", "Close", true, |ui| {
+        ui.label(format!(
+            "`{program}` is still running in it and will be ended."
+        ));
+    })
 }
 
 /// A directory chosen in the sidebar's path field, expanded (`~`).
