@@ -52,7 +52,7 @@ case "$PWD" in
   */alpha-login/tests) sleep 2; echo 'test login_flow ... FAILED'; printf '\033]133;D;1\007' ;;
   */beta) sleep 2; echo 'deploy finished'; printf '\033]9;beta: deploy finished\007' ;;
   */beta/logs) sleep 2; for i in $(seq 1 40); do echo "GET /health 200 ${i}ms"; done ;;
-  */flood-*) while :; do cat "$0" "$0" "$0"; done ;;
+  */flood-*) exec yes "${PWD##*/}: an agent that never stops talking, at full speed" ;;
   */history) seq 1 100000 ;;
 esac
 exec sh
@@ -67,7 +67,7 @@ start() { # start SESSION_FILE [extra args]
     TERN_TRACE=$work/trace.jsonl "$tern" --cols 150 --rows 45 "$@" >/dev/null 2>"$work/tern.err" &
   pid=$!
   until grep -q first_frame "$work/trace.jsonl" 2>/dev/null; do sleep 0.05; done
-  win=$(xdotool search --sync --class tern | tail -n 1)
+  win=$(xdotool search --sync --onlyvisible --class tern | tail -n 1)
   xdotool windowfocus --sync "$win"
 }
 stop() { kill $pid; wait $pid 2>/dev/null || true; pid=; }
@@ -116,7 +116,7 @@ EOF
 start "$work/flood.ron"
 sleep 2
 xdotool key --window "$win" ctrl+shift+g
-sleep 5
+sleep 12
 shot diagnostics-flood.png
 stop
 
@@ -137,9 +137,11 @@ for i in $(seq 1 ${REVEALS:-20}); do
 done
 stop
 grep reveal_frame "$work/trace.jsonl" | grep -v '"scrollback_lines":0' \
-  | sed 's/.*"latency_us":\([0-9]*\).*"scrollback_lines":\([0-9]*\).*/\1 \2/' | sort -n > "$work/reveal.txt"
+  | sed 's/.*"latency_us":\([0-9]*\).*"snapshot_built_us":\([0-9]*\).*"scrollback_lines":\([0-9]*\).*/\1 \3 \2/' | sort -n > "$work/reveal.txt"
+[ -n "${KEEP_TRACE:-}" ] && cp "$work/trace.jsonl" "$KEEP_TRACE"
 count=$(wc -l < "$work/reveal.txt")
 pick() { awk -v q="$1" -v n="$count" 'NR == int((n - 1) * q) + 1 { print $1; exit }' "$work/reveal.txt"; }
 echo "reveal of a parked tab with $(awk 'NR==1{print $2}' "$work/reveal.txt") history lines, $count reveals:"
 echo "  tab switch -> frame showing it drawn (µs): p50 $(pick 0.5) p95 $(pick 0.95) p99 $(pick 0.99) max $(tail -n 1 "$work/reveal.txt" | cut -d' ' -f1)"
-echo "  samples (µs): $(cut -d' ' -f1 "$work/reveal.txt" | tr '\n' ' ')"
+echo "  samples (µs, switch -> frame): $(cut -d' ' -f1 "$work/reveal.txt" | tr '\n' ' ')"
+echo "  of which switch -> snapshot built (µs): $(cut -d' ' -f3 "$work/reveal.txt" | tr '\n' ' ')"

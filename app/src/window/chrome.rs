@@ -13,12 +13,12 @@ use super::app::{DIVIDER, TernApp};
 pub const TAB_BAR_HEIGHT: f32 = 26.0;
 pub const SIDEBAR_WIDTH: f32 = 220.0;
 
-/// The badges as short marks after a title: 🔔 bell, ✔/✖ command finished, ✉
-/// notification, ● unseen output.
+/// The badges as short marks after a title: ⚑ bell, ✔/✖ command finished, ✉
+/// notification, ● unseen output (all in the bundled font).
 pub fn badge_marks(b: Badges) -> Vec<(&'static str, Color32)> {
     let mut out = Vec::new();
     if b.bell {
-        out.push(("🔔", Color32::from_rgb(240, 190, 60)));
+        out.push(("⚑", Color32::from_rgb(240, 190, 60)));
     }
     match b.finished {
         Some(true) => out.push(("✔", Color32::from_rgb(90, 200, 110))),

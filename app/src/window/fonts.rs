@@ -199,6 +199,11 @@ pub fn install_fonts_with(ctx: &egui::Context, family: Option<&str>) -> Result<(
         };
         fonts.families.insert(family, chain);
     }
+    // The UI's proportional text falls back to the bundled face for symbols egui's
+    // own fonts lack (the badges' ⚑ ✔ ✖ ✉ ●, arrows).
+    if let Some(chain) = fonts.families.get_mut(&FontFamily::Proportional) {
+        chain.push(FONT_NAME.to_owned());
+    }
     ctx.set_fonts(fonts);
     match error {
         Some(e) => Err(e),

@@ -23,6 +23,11 @@ use super::theme::Theme;
 use super::trace::Trace;
 use super::viewport::{Point, SelectMode, Viewport};
 
+/// How long a frame waits for a just-revealed pane's snapshot (it is normally there in
+/// well under a millisecond; a model thread busy with a flood slice takes a little
+/// longer).
+const REVEAL_WAIT: std::time::Duration = std::time::Duration::from_millis(4);
+
 /// What every pane draws with: the pipeline, fonts, colours and the trace.
 pub struct Shared {
     pub pipeline: Arc<Pipeline>,
@@ -131,6 +136,8 @@ pub struct PaneUi {
     rows: RowCache,
     /// When the pane was last revealed, until a frame shows it (for the trace).
     pub revealed_at: Option<Instant>,
+    /// When the model thread built the last snapshot this pane took.
+    snapshot_built_at: Option<Instant>,
 }
 
 impl PaneUi {
@@ -160,6 +167,7 @@ impl PaneUi {
             confirm_multiline_paste: true,
             rows: RowCache::default(),
             revealed_at: None,
+            snapshot_built_at: None,
         }
     }
 
@@ -198,8 +206,13 @@ impl PaneUi {
         };
         self.revealed_at = None;
         if sh.trace.enabled() {
+            // Where the time went: until the model thread had built the snapshot, and
+            // from then to this frame.
+            let built_us = self
+                .snapshot_built_at
+                .map_or(0, |b| b.saturating_duration_since(at).as_micros());
             let extra = format!(
-                "\"pane\":{},\"latency_us\":{},\"scrollback_lines\":{},\"rows_rebuilt\":{}",
+                "\"pane\":{},\"latency_us\":{},\"snapshot_built_us\":{built_us},\"scrollback_lines\":{},\"rows_rebuilt\":{}",
                 self.id.0,
                 at.elapsed().as_micros(),
                 view.scrollback_lines,
@@ -256,21 +269,36 @@ impl PaneUi {
 
     /// Takes what the model delivered.
     pub fn take_deliveries(&mut self, sh: &mut Shared) {
-        while let Some(d) = self.pipeline.take(self.id) {
-            // The shell's first output may arrive in a frame or already in the snapshot.
-            let (seq, read_at, built_at) = match &d {
-                Delivery::Frame(f) => (f.seq, f.read_at, f.built_at),
-                Delivery::Snapshot(sn) => (sn.seq, None, sn.built_at),
-            };
-            if seq > 0 && !sh.first_output_traced {
-                sh.first_output_traced = true;
-                if let Some(read_at) = read_at {
-                    sh.trace.event_at("first_output_read", read_at, "");
-                }
-                sh.trace.event_at("first_output_frame_built", built_at, "");
-            }
-            PaneView::apply_delivery(&mut self.view, d);
+        // Just revealed: the snapshot is a viewport's copy away on the model thread;
+        // wait that long (bounded) rather than draw an empty pane for a frame.
+        if self.view.is_none()
+            && self.revealed_at.is_some()
+            && let Some(d) = self.pipeline.take_within(self.id, REVEAL_WAIT)
+        {
+            self.apply(sh, d);
         }
+        while let Some(d) = self.pipeline.take(self.id) {
+            self.apply(sh, d);
+        }
+    }
+
+    fn apply(&mut self, sh: &mut Shared, d: Delivery) {
+        // The shell's first output may arrive in a frame or already in the snapshot.
+        let (seq, read_at, built_at) = match &d {
+            Delivery::Frame(f) => (f.seq, f.read_at, f.built_at),
+            Delivery::Snapshot(sn) => (sn.seq, None, sn.built_at),
+        };
+        if matches!(d, Delivery::Snapshot(_)) {
+            self.snapshot_built_at = Some(built_at);
+        }
+        if seq > 0 && !sh.first_output_traced {
+            sh.first_output_traced = true;
+            if let Some(read_at) = read_at {
+                sh.trace.event_at("first_output_read", read_at, "");
+            }
+            sh.trace.event_at("first_output_frame_built", built_at, "");
+        }
+        PaneView::apply_delivery(&mut self.view, d);
     }
 
     /// Scrolls the history by pages (negative: down) or to an end.

@@ -141,6 +141,8 @@ pub fn frame(term: &mut Terminal, seq: u64) -> Frame {
 #[derive(Debug, Default)]
 pub struct Slot {
     inner: Mutex<Option<Delivery>>,
+    /// Signalled when a delivery is put (for [`Slot::take_within`]).
+    filled: std::sync::Condvar,
 }
 
 impl Slot {
@@ -152,11 +154,22 @@ impl Slot {
     pub fn put(&self, delivery: Delivery) {
         if let Ok(mut s) = self.inner.lock() {
             *s = Some(delivery);
+            self.filled.notify_all();
         }
     }
 
     pub fn take(&self) -> Option<Delivery> {
         self.inner.lock().ok().and_then(|mut s| s.take())
+    }
+
+    /// Takes the delivery, waiting up to `timeout` for one to be put.
+    pub fn take_within(&self, timeout: std::time::Duration) -> Option<Delivery> {
+        let guard = self.inner.lock().ok()?;
+        let (mut guard, _) = self
+            .filled
+            .wait_timeout_while(guard, timeout, |s| s.is_none())
+            .ok()?;
+        guard.take()
     }
 
     pub fn clear(&self) {
@@ -254,5 +267,35 @@ impl PaneView {
             .chain(self.history.iter())
             .map(Row::heap_bytes)
             .sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+
+    use super::*;
+    use crate::model::{TermConfig, TermSize, Terminal};
+
+    #[test]
+    fn take_within_waits_for_a_delivery_put_by_another_thread_and_no_longer() {
+        let slot = Arc::new(Slot::default());
+        let term = Terminal::new(TermSize::new(10, 2), TermConfig::default());
+        let started = Instant::now();
+        assert!(slot.take_within(Duration::from_millis(20)).is_none());
+        assert!(started.elapsed() >= Duration::from_millis(20), "it waited");
+        let putter = {
+            let slot = slot.clone();
+            let snapshot = snapshot(&term, 7);
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(10));
+                slot.put(Delivery::Snapshot(Box::new(snapshot)));
+            })
+        };
+        let got = slot.take_within(Duration::from_secs(30));
+        assert!(matches!(got, Some(Delivery::Snapshot(s)) if s.seq == 7));
+        let _ = putter.join();
+        assert!(slot.is_empty(), "taken");
     }
 }

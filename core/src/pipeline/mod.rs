@@ -401,6 +401,17 @@ impl Pipeline {
         Some(d)
     }
 
+    /// Like [`Pipeline::take`], waiting up to `timeout` for the delivery. For a pane
+    /// just revealed: its snapshot is one viewport's copy away, and waiting that long
+    /// beats showing an empty pane for a whole frame (invariant 5 allows the UI to
+    /// wait for the model that long, no longer).
+    pub fn take_within(&self, pane: PaneId, timeout: Duration) -> Option<Delivery> {
+        let slot = self.with_pane(pane, |p| p.slot.clone())?;
+        let d = slot.take_within(timeout)?;
+        let _ = self.model_tx.send(ModelMsg::Taken { pane });
+        Some(d)
+    }
+
     /// Facts and exits since the last call.
     pub fn poll_events(&self) -> Vec<PaneEvent> {
         self.events
