@@ -1,8 +1,10 @@
 //! The real binary in a real X server (Xvfb, Mesa's software Vulkan or GL): xdotool types
 //! a command, the startup trace says when the window drew the echo, and a screenshot
 //! must show the coloured block the command printed, in the right cells. A blank or
-//! garbled window fails. Needs xvfb, xdotool and imagemagick (`scripts/test.sh`
-//! installs them).
+//! garbled window fails. At scale 2 (`WINIT_X11_SCALE_FACTOR`), an emoji must come out
+//! in colour inside its cells and a box-drawing line must be crisp. Two worktrees made
+//! from the keyboard run their shells in their folders. Needs xvfb, xdotool,
+//! imagemagick, git and fonts-noto-color-emoji (`scripts/test.sh` installs them).
 
 mod common;
 
@@ -90,25 +92,88 @@ fn pixel(display: &str, x: u32, y: u32) -> (u8, u8, u8) {
     )
 }
 
-/// A running Xvfb on a free display.
+/// A screenshot of the whole screen as RGB.
+struct Screen {
+    width: usize,
+    rgb: Vec<u8>,
+}
+
+impl Screen {
+    fn grab(display: &str) -> Screen {
+        let size = run(Command::new("xdotool")
+            .env("DISPLAY", display)
+            .arg("getdisplaygeometry"));
+        let width = size
+            .split_whitespace()
+            .next()
+            .and_then(|w| w.parse().ok())
+            .expect("display width");
+        let out = Command::new("import")
+            .args([
+                "-display", display, "-window", "root", "-depth", "8", "rgb:-",
+            ])
+            .output()
+            .expect("import (apt-get install imagemagick)");
+        Screen {
+            width,
+            rgb: out.stdout,
+        }
+    }
+
+    fn at(&self, x: usize, y: usize) -> (u8, u8, u8) {
+        let i = 3 * (y * self.width + x);
+        match self.rgb.get(i..i + 3) {
+            Some(p) => (p[0], p[1], p[2]),
+            None => (0, 0, 0),
+        }
+    }
+
+    /// The bounding box (x0, y0, x1, y1), exclusive, of the pixels of colour `c`.
+    fn bbox(&self, c: (u8, u8, u8)) -> Option<(usize, usize, usize, usize)> {
+        let height = self.rgb.len() / 3 / self.width.max(1);
+        let mut b: Option<(usize, usize, usize, usize)> = None;
+        for y in 0..height {
+            for x in 0..self.width {
+                if self.at(x, y) == c {
+                    b = Some(match b {
+                        None => (x, y, x + 1, y + 1),
+                        Some((x0, y0, x1, y1)) => {
+                            (x0.min(x), y0.min(y), x1.max(x + 1), y1.max(y + 1))
+                        }
+                    });
+                }
+            }
+        }
+        b
+    }
+}
+
+/// Clearly coloured (not grey, not the theme's greys): the emoji's pixels.
+fn coloured((r, g, b): (u8, u8, u8)) -> bool {
+    r.max(g).max(b) - r.min(g).min(b) > 80
+}
+
+/// A running Xvfb on a free display. One at a time: software rendering on two cores
+/// is slow enough without three windows competing.
 struct Display {
     name: String,
     _server: Killed,
+    _serial: std::sync::MutexGuard<'static, ()>,
 }
 
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn start_xvfb() -> Display {
+    start_xvfb_sized("1024x768x24")
+}
+
+fn start_xvfb_sized(screen: &str) -> Display {
+    let serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let n = free_display();
     let display = format!(":{n}");
     let server = Killed(
         Command::new("Xvfb")
-            .args([
-                display.as_str(),
-                "-screen",
-                "0",
-                "1024x768x24",
-                "-nolisten",
-                "tcp",
-            ])
+            .args([display.as_str(), "-screen", "0", screen, "-nolisten", "tcp"])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -122,6 +187,7 @@ fn start_xvfb() -> Display {
     Display {
         name: display,
         _server: server,
+        _serial: serial,
     }
 }
 
@@ -141,6 +207,16 @@ fn scratch(name: &str) -> (PathBuf, PathBuf) {
 
 /// The real binary on `display`, tracing to `dir/trace.jsonl`.
 fn start_tern(display: &Display, dir: &Path, runtime: &Path, args: &[&str]) -> (Killed, PathBuf) {
+    start_tern_with(display, dir, runtime, args, &[])
+}
+
+fn start_tern_with(
+    display: &Display,
+    dir: &Path,
+    runtime: &Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> (Killed, PathBuf) {
     let trace = dir.join("trace.jsonl");
     let stderr = std::fs::File::create(dir.join("tern.stderr")).expect("stderr file");
     let tern = Killed(
@@ -153,7 +229,9 @@ fn start_tern(display: &Display, dir: &Path, runtime: &Path, args: &[&str]) -> (
             .env("TERN_SESSION", dir.join("session.ron"))
             .env("PS1", "$ ")
             .env("SHELL", "/bin/sh")
+            .envs(env.iter().copied())
             .env_remove("WAYLAND_DISPLAY")
+            .env_remove("TERN_EMOJI_FONT")
             .stdout(Stdio::null())
             .stderr(stderr)
             .spawn()
@@ -349,4 +427,94 @@ fn worktrees_and_tabs_in_the_real_window_run_in_their_folders() {
             .arg(PathBuf::from(shots).join("worktrees-xvfb.png")));
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn at_scale_2_an_emoji_is_coloured_in_its_cells_and_box_lines_are_crisp() {
+    let display = start_xvfb_sized("1600x1000x24");
+    let (dir, runtime) = scratch("hidpi");
+    let (_tern, trace) = start_tern_with(
+        &display,
+        &dir,
+        &runtime,
+        &["--cols", "40", "--rows", "10", "-e", "sh"],
+        &[("WINIT_X11_SCALE_FACTOR", "2")],
+    );
+    wait_trace(
+        &trace,
+        &dir,
+        "no first frame with the shell's output",
+        |t| t.contains("first_output_frame_built"),
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    let window = tern_window(&display);
+    // Row 1: ten red cells (to find the grid); row 2: U+1F600 U+1F680 (two wide cells
+    // each); row 3: four light horizontal box lines.
+    type_line(
+        &display,
+        &window,
+        "clear; printf '\\033[41m%10s\\033[0m\\n\\360\\237\\230\\200\\360\\237\\232\\200\\n\\342\\224\\200\\342\\224\\200\\342\\224\\200\\342\\224\\200\\n' ''",
+    );
+    let red = (0xcd, 0x00, 0x00);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let (screen, (x0, y0, x1, y1)) = loop {
+        let screen = Screen::grab(&display.name);
+        // The emoji row is drawn in the same frame as the red row.
+        if let Some(b) = screen.bbox(red) {
+            let emoji_row = (b.0..b.2).any(|x| coloured(screen.at(x, b.3 + (b.3 - b.1) / 2)));
+            if emoji_row {
+                break (screen, b);
+            }
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no red row with emoji under it; tern said {:?}",
+            std::fs::read_to_string(dir.join("tern.stderr"))
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    // The grid in physical pixels: whole-pixel cells, twice the size of scale 1's (9x18).
+    let (cell_w, cell_h) = ((x1 - x0) / 10, y1 - y0);
+    assert_eq!((x1 - x0) % 10, 0, "ten cells are {} px wide", x1 - x0);
+    assert!(
+        (16..=20).contains(&cell_w) && (32..=40).contains(&cell_h),
+        "cell {cell_w}x{cell_h} px at scale 2"
+    );
+    // The emoji: mostly coloured pixels in their four cells, none in the rows around.
+    let row = |r: usize| y0 + r * cell_h..y0 + (r + 1) * cell_h;
+    let count = |rows: std::ops::Range<usize>, cols: std::ops::Range<usize>| {
+        rows.flat_map(|y| cols.clone().map(move |x| (x, y)))
+            .filter(|&(x, y)| coloured(screen.at(x, y)))
+            .count()
+    };
+    let emoji_cells = x0..x0 + 4 * cell_w;
+    let inside = count(row(1), emoji_cells.clone());
+    let area = 4 * cell_w * cell_h;
+    assert!(
+        inside * 4 > area,
+        "{inside} coloured pixels of {area} in the emoji cells"
+    );
+    let outside =
+        count(row(2), x0..x0 + 10 * cell_w) + count(row(1), x0 + 4 * cell_w..x0 + 10 * cell_w);
+    assert_eq!(outside, 0, "coloured pixels outside the emoji cells");
+    // The box line: down the middle of a cell only two colours (background and line,
+    // no blended edge), and the line is at least two pixels thick.
+    let column: Vec<(u8, u8, u8)> = row(2)
+        .map(|y| screen.at(x0 + cell_w + cell_w / 2, y))
+        .collect();
+    let background = column[0];
+    let mut colours: Vec<(u8, u8, u8)> = column.clone();
+    colours.sort();
+    colours.dedup();
+    let thick = column.iter().filter(|&&c| c != background).count();
+    assert!(
+        colours.len() == 2 && thick >= 2,
+        "box line column {column:?}: colours {colours:?}, {thick} px thick"
+    );
+    // And unbroken across its four cells.
+    let line_y = y0 + 2 * cell_h + column.iter().position(|&c| c != background).unwrap_or(0);
+    let gaps = (x0..x0 + 4 * cell_w)
+        .filter(|&x| screen.at(x, line_y) == background)
+        .count();
+    assert_eq!(gaps, 0, "gaps in the box line at y {line_y}");
 }

@@ -9,8 +9,8 @@ use egui::{FontData, FontDefinitions, FontFamily};
 pub const DEFAULT_FONT_SIZE: f32 = 15.0;
 const FONT_NAME: &str = "tern-mono";
 const BOLD_FONT_NAME: &str = "tern-mono-bold";
-/// System fonts tried as fallbacks for wide scripts (colour emoji fonts are not: egui's
-/// glyph atlas here is monochrome, so their glyphs would come out blank).
+/// System fonts tried as fallbacks for wide scripts. The colour emoji font is found and
+/// installed by `emoji` (after these).
 const SYSTEM_FALLBACKS: &[(&str, &[&str])] = &[(
     "system-cjk",
     &[
@@ -169,6 +169,21 @@ pub fn install_fonts_with(ctx: &egui::Context, family: Option<&str>) -> Result<(
             .insert((*name).to_owned(), Arc::new(FontData::from_owned(bytes)));
         system.push((*name).to_owned());
     }
+    // Colour emoji: a family of their own (for cells that ask for emoji presentation) and
+    // the last fallback before egui's fonts.
+    if let Some((_, bytes)) = super::emoji::find_font() {
+        let data = FontData::from_owned(bytes).tweak(super::emoji::font_tweak());
+        let name = super::emoji::EMOJI_FONT_NAME.to_owned();
+        fonts.font_data.insert(name.clone(), Arc::new(data));
+        fonts.families.insert(
+            FontFamily::Name(super::emoji::EMOJI_FAMILY.into()),
+            vec![name.clone()],
+        );
+        if let Some(ui) = fonts.families.get_mut(&FontFamily::Proportional) {
+            ui.push(name.clone());
+        }
+        system.push(name);
+    }
     for (i, (name, family, bytes)) in FACES.into_iter().enumerate() {
         fonts
             .font_data
@@ -201,8 +216,13 @@ pub fn install_fonts_with(ctx: &egui::Context, family: Option<&str>) -> Result<(
     }
     // The UI's proportional text falls back to the bundled face for symbols egui's
     // own fonts lack (the badges' ⚑ ✔ ✖ ✉ ●, arrows).
+    // Before the colour emoji font, so the badges keep their own colours.
     if let Some(chain) = fonts.families.get_mut(&FontFamily::Proportional) {
-        chain.push(FONT_NAME.to_owned());
+        let at = chain
+            .iter()
+            .position(|f| f == super::emoji::EMOJI_FONT_NAME)
+            .unwrap_or(chain.len());
+        chain.insert(at, FONT_NAME.to_owned());
     }
     ctx.set_fonts(fonts);
     match error {

@@ -4,6 +4,9 @@
 //! egui has no public call that rasterizes one glyph, so the first time a character is
 //! needed it is laid out once and its atlas rectangle is remembered. egui clears its atlas
 //! when it fills up (and its fill ratio then drops): the cache notices and starts over.
+//!
+//! Colour glyphs (emoji, see `emoji`) come from the same atlas with their own colours;
+//! their quads say so and are drawn untinted.
 
 use std::collections::HashMap;
 
@@ -23,6 +26,8 @@ pub struct GlyphQuad {
     pub size: Vec2,
     /// Normalized UVs in the font atlas.
     pub uv: Rect,
+    /// A colour glyph: drawn with its own colours, not the text colour.
+    pub color: bool,
 }
 
 #[derive(Default)]
@@ -31,6 +36,9 @@ pub struct GlyphCache {
     /// Keyed by character and face.
     glyphs: HashMap<(char, Face), Option<GlyphQuad>>,
     combined: HashMap<String, Vec<GlyphQuad>>,
+    /// Colour emoji, keyed by character and whether the cell is wide.
+    emoji: HashMap<(char, bool), Option<GlyphQuad>>,
+    pixels_per_point: f32,
     fill_ratio: f32,
     atlas_size: [usize; 2],
     /// Bumped whenever cached quads are dropped (their atlas positions may change).
@@ -59,6 +67,7 @@ fn quads_of(
                 offset: prow.pos.to_vec2() + g.pos.to_vec2() + g.uv_rect.offset,
                 size: g.uv_rect.size,
                 uv,
+                color: g.is_color,
             });
         }
     }
@@ -70,9 +79,16 @@ impl GlyphCache {
     /// egui rebuilt its atlas.
     pub fn begin_frame(&mut self, ctx: &egui::Context, font: &FontId) {
         let (ratio, size) = ctx.fonts(|f| (f.font_atlas_fill_ratio(), f.font_image_size()));
-        if self.font.as_ref() != Some(font) || ratio < self.fill_ratio || size != self.atlas_size {
+        let ppp = ctx.pixels_per_point();
+        if self.font.as_ref() != Some(font)
+            || ratio < self.fill_ratio
+            || size != self.atlas_size
+            || ppp != self.pixels_per_point
+        {
             self.glyphs.clear();
             self.combined.clear();
+            self.emoji.clear();
+            self.pixels_per_point = ppp;
             self.font = Some(font.clone());
             self.generation += 1;
         }
@@ -135,6 +151,41 @@ impl GlyphCache {
         quads
     }
 
+    /// The colour emoji for `c` sized for a cell box of `cells` (points, one or two
+    /// cells), from the colour emoji font; `None` when there is no such font or it lacks
+    /// the character. The glyph is rasterized at the size it is drawn (scaled down, when
+    /// the font's size overflows the box), so it maps one texel to one pixel.
+    pub fn emoji(&mut self, ctx: &egui::Context, c: char, cells: Vec2) -> Option<GlyphQuad> {
+        let wide = cells.x > cells.y;
+        if let Some(q) = self.emoji.get(&(c, wide)) {
+            return *q;
+        }
+        let size = self.font.as_ref()?.size;
+        let family = egui::FontFamily::Name(super::emoji::EMOJI_FAMILY.into());
+        let quad = ctx.fonts_mut(|f| {
+            if !f.families().contains(&family) {
+                return None;
+            }
+            let font = FontId::new(size, family);
+            if !f.has_glyph(&font, c) {
+                return None;
+            }
+            let text = c.to_string();
+            let q = quads_of(f, &text, &font).into_iter().next()?;
+            let k = (cells.x / q.size.x).min(cells.y / q.size.y);
+            if k >= 1.0 {
+                return Some(q);
+            }
+            // Too big for the box: rasterize it again at the size that fits.
+            let smaller = FontId::new(size * k * 0.99, font.family);
+            quads_of(f, &text, &smaller).into_iter().next()
+        });
+        let quad = quad.filter(|q| q.color);
+        self.emoji.insert((c, wide), quad);
+        self.refresh_ratio(ctx);
+        quad
+    }
+
     fn refresh_ratio(&mut self, ctx: &egui::Context) {
         self.fill_ratio = ctx.fonts(|f| f.font_atlas_fill_ratio());
     }
@@ -152,5 +203,38 @@ pub fn add(
 ) {
     let dx = ((cell_w - advance) / 2.0).max(0.0);
     let rect = Rect::from_min_size(at + q.offset + egui::vec2(dx, 0.0), q.size);
-    mesh.add_rect_with_uv(rect, q.uv, color);
+    mesh.add_rect_with_uv(rect, q.uv, if q.color { Color32::WHITE } else { color });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::window::emoji::tests::{in_frame, whole_pixels};
+
+    /// Glyphs are drawn at the cell's top-left (a whole pixel) plus their offset: the
+    /// offset and size must be whole pixels too, or the glyph is resampled (blurred).
+    #[test]
+    fn glyph_quads_land_on_whole_pixels_at_fractional_scales() {
+        for ppp in [1.0, 1.25, 1.5, 2.0] {
+            let quads = in_frame(ppp, |ctx, _| {
+                let mut glyphs = GlyphCache::default();
+                glyphs.begin_frame(ctx, &FontId::monospace(15.0));
+                ['a', 'M', 'g', '@', '日', '│'].map(|c| (c, glyphs.glyph(ctx, c, Face::default())))
+            });
+            for (c, q) in quads {
+                let q = q.unwrap_or_else(|| panic!("no glyph for {c:?}"));
+                assert!(
+                    whole_pixels(q.offset.x, ppp)
+                        && whole_pixels(q.offset.y, ppp)
+                        && whole_pixels(q.size.x, ppp)
+                        && whole_pixels(q.size.y, ppp),
+                    "{c:?} at {ppp}x: offset {:?} size {:?} (pixels {:?} {:?})",
+                    q.offset,
+                    q.size,
+                    q.offset * ppp,
+                    q.size * ppp
+                );
+            }
+        }
+    }
 }

@@ -5,6 +5,7 @@ pub mod app;
 pub mod chrome;
 pub mod commands;
 pub mod diagnostics;
+pub mod emoji;
 pub mod fonts;
 pub mod glyphs;
 pub mod input;

@@ -5,6 +5,7 @@
 use egui::{Align2, Color32, FontId, Mesh, Painter, Pos2, Rect, Stroke, Vec2, pos2, vec2};
 use tern_core::model::{Cell, Cursor, CursorShape, Flags, Palette, Row, Underline};
 
+use super::emoji;
 use super::glyphs::{self, GlyphCache};
 use super::theme::{self, Theme};
 
@@ -46,14 +47,36 @@ fn look(cell: &Cell, palette: &Palette, default_bg: Color32) -> Look {
     }
 }
 
+/// Rounds a length or coordinate in points to whole physical pixels.
+#[derive(Clone, Copy)]
+struct Pixels(f32);
+
+impl Pixels {
+    fn snap(self, v: f32) -> f32 {
+        (v * self.0).round() / self.0
+    }
+
+    /// A line thickness: `points` rounded to whole pixels, at least one.
+    fn thickness(self, points: f32) -> f32 {
+        (points * self.0).round().max(1.0) / self.0
+    }
+}
+
 /// Box-drawing and block characters drawn as rectangles so lines join across cells.
-/// Returns false for characters left to the font.
-fn draw_box(fill: &mut dyn FnMut(Rect, Color32), rect: Rect, c: char, color: Color32) -> bool {
-    let light = (rect.height() / 14.0).round().max(1.0);
+/// Every edge is on a physical pixel, so lines are crisp and equally thick at any
+/// scale. Returns false for characters left to the font.
+fn draw_box(
+    fill: &mut dyn FnMut(Rect, Color32),
+    rect: Rect,
+    c: char,
+    color: Color32,
+    px: Pixels,
+) -> bool {
+    let light = px.thickness(rect.height() / 14.0);
     let heavy = light * 2.0;
     let center = rect.center();
-    let cx = (center.x - light / 2.0).round();
-    let cy = (center.y - light / 2.0).round();
+    let cx = px.snap(center.x - light / 2.0);
+    let cy = px.snap(center.y - light / 2.0);
     // (left, right, up, down) arm widths; 0 = no arm.
     let arms: Option<(f32, f32, f32, f32)> = match c {
         '─' => Some((light, light, 0.0, 0.0)),
@@ -105,8 +128,8 @@ fn draw_box(fill: &mut dyn FnMut(Rect, Color32), rect: Rect, c: char, color: Col
     let (w, h) = (rect.width(), rect.height());
     let block = |x0: f32, y0: f32, x1: f32, y1: f32| {
         Rect::from_min_max(
-            pos2(rect.left() + w * x0, rect.top() + h * y0),
-            pos2(rect.left() + w * x1, rect.top() + h * y1),
+            pos2(px.snap(rect.left() + w * x0), px.snap(rect.top() + h * y0)),
+            pos2(px.snap(rect.left() + w * x1), px.snap(rect.top() + h * y1)),
         )
     };
     let (area, alpha) = match c {
@@ -181,7 +204,8 @@ fn add_row(
         mesh.add_colored_rect(cell_rect(start, (col - start) as f32), sel_color);
     }
     // Glyphs and decorations.
-    let thickness = (m.cell.y / 16.0).max(1.0).round();
+    let px = Pixels(ctx.pixels_per_point());
+    let thickness = px.thickness(m.cell.y / 16.0);
     for (i, cell) in cells.iter().enumerate() {
         let flags = cell.flags();
         if flags.contains(Flags::WIDE_SPACER) {
@@ -200,7 +224,13 @@ fn add_row(
         } else {
             None
         };
-        if let Some(extra) = combining {
+        let marks: &[char] = combining.map_or(&[], |e| &e.combining);
+        if lk.fg != lk.bg
+            && emoji::wants_colour(c, marks)
+            && let Some(q) = glyphs.emoji(ctx, c, rect.size())
+        {
+            mesh.add_rect_with_uv(emoji::fit(rect, q.size, px.0), q.uv, Color32::WHITE);
+        } else if let Some(extra) = combining {
             let mut text = c.to_string();
             text.extend(extra.combining.iter());
             for q in glyphs.cluster(ctx, &text) {
@@ -208,7 +238,7 @@ fn add_row(
             }
         } else if c != ' ' && lk.fg != lk.bg {
             let mut fill = |r: Rect, color: Color32| mesh.add_colored_rect(r, color);
-            if !draw_box(&mut fill, rect, c, lk.fg)
+            if !draw_box(&mut fill, rect, c, lk.fg, px)
                 && let Some(q) = glyphs.glyph(
                     ctx,
                     c,
@@ -218,10 +248,15 @@ fn add_row(
                     },
                 )
             {
-                glyphs::add(mesh, rect.min, &q, 0.0, 0.0, lk.fg);
+                if q.color {
+                    // An emoji from the fallback chain: fitted like the ones asked for.
+                    mesh.add_rect_with_uv(emoji::fit(rect, q.size, px.0), q.uv, Color32::WHITE);
+                } else {
+                    glyphs::add(mesh, rect.min, &q, 0.0, 0.0, lk.fg);
+                }
             }
         }
-        let baseline = (rect.bottom() - (m.cell.y * 0.12).max(1.0)).round();
+        let baseline = px.snap(rect.bottom() - (m.cell.y * 0.12).max(1.0));
         let line = |mesh: &mut Mesh, y: f32| {
             mesh.add_colored_rect(
                 Rect::from_min_max(pos2(rect.left(), y), pos2(rect.right(), y + thickness)),
@@ -238,7 +273,12 @@ fn add_row(
                 // A square wave: alternate halves of the cell up and down.
                 let half = rect.width() / 2.0;
                 for k in 0..2 {
-                    let y = baseline - if k == 0 { 0.0 } else { thickness * 1.5 };
+                    let y = baseline
+                        - if k == 0 {
+                            0.0
+                        } else {
+                            px.snap(thickness * 1.5)
+                        };
                     let x0 = rect.left() + half * k as f32;
                     mesh.add_colored_rect(
                         Rect::from_min_max(pos2(x0, y), pos2(x0 + half, y + thickness)),
@@ -272,7 +312,7 @@ fn add_row(
             Underline::Single => line(mesh, baseline),
         }
         if lk.strike {
-            line(mesh, rect.center().y.round());
+            line(mesh, px.snap(rect.center().y));
         }
     }
 }
@@ -368,9 +408,16 @@ pub fn paint(
     let (m, palette, theme, focused) = (style.metrics, style.palette, style.theme, style.focused);
     let ctx = painter.ctx().clone();
     glyphs.begin_frame(&ctx, &m.font);
+    // Cell 0,0 on a physical pixel (cells are whole pixels), so glyphs, emoji and box
+    // lines of every cell are pixel-aligned at any scale.
+    let ppp = ctx.pixels_per_point();
+    let origin = pos2(
+        (rect.min.x * ppp).ceil() / ppp,
+        (rect.min.y * ppp).ceil() / ppp,
+    );
     let key = CacheKey {
         metrics: m.clone(),
-        origin: rect.min,
+        origin,
         atlas: glyphs.generation(),
         palette: palette.clone(),
         selection: theme.selection,
@@ -395,7 +442,7 @@ pub fn paint(
         if !fresh {
             let mut row_mesh = Mesh::with_texture(egui::TextureId::default());
             let is_selected = |c: usize| selected.iter().any(|&(a, b)| a <= c && c < b);
-            let top_left = rect.min + vec2(0.0, r as f32 * m.cell.y);
+            let top_left = origin + vec2(0.0, r as f32 * m.cell.y);
             add_row(
                 &mut row_mesh,
                 glyphs,
@@ -438,7 +485,7 @@ pub fn paint(
     }
     if let Some((c, shape)) = scene.cursor {
         let cell = Rect::from_min_size(
-            rect.min + vec2(c.col as f32 * m.cell.x, c.row as f32 * m.cell.y),
+            origin + vec2(c.col as f32 * m.cell.x, c.row as f32 * m.cell.y),
             m.cell,
         );
         let color = theme::rgb(palette.cursor());
