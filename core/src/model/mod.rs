@@ -352,6 +352,17 @@ impl Terminal {
         self.st.hyperlinks.get(id as usize).map(|h| h.uri.as_str())
     }
 
+    /// Hyperlinks (OSC 8 targets) this terminal holds; at most
+    /// [`state::MAX_HYPERLINKS`].
+    pub fn hyperlink_count(&self) -> usize {
+        self.st.hyperlinks.len()
+    }
+
+    /// Titles saved by XTWINOPS 22 (at most [`state::MAX_TITLE_STACK`]).
+    pub fn title_stack_len(&self) -> usize {
+        self.st.title_stack.len()
+    }
+
     /// Tells the model one cell's size in pixels (for XTWINOPS 14 and 16); until the
     /// app calls this, 8x16 is reported.
     pub fn set_cell_pixel_size(&mut self, width_px: usize, height_px: usize) {
