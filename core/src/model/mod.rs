@@ -409,6 +409,12 @@ impl Terminal {
         self.st.damage.take()
     }
 
+    /// Drops the oldest scrollback lines until at most `max_bytes` are held; returns
+    /// the bytes freed. Absolute line numbers stay stable (the drop count grows).
+    pub fn trim_scrollback_bytes(&mut self, max_bytes: usize) -> usize {
+        self.st.scrollback.trim_to_bytes(max_bytes)
+    }
+
     /// Approximate heap bytes held by this terminal (grids, scrollback, tables).
     pub fn heap_bytes(&self) -> usize {
         self.st.primary.heap_bytes()
@@ -418,7 +424,7 @@ impl Terminal {
                 .st
                 .hyperlinks
                 .iter()
-                .map(|h| h.uri.len() + 32)
+                .map(|h| h.uri.len() + h.id.as_ref().map_or(0, String::len) + 32)
                 .sum::<usize>()
             + self.st.replies.capacity()
             + self.st.title.capacity()

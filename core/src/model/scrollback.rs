@@ -395,6 +395,16 @@ impl Scrollback {
         }
     }
 
+    /// Drops the oldest lines until at most `max_bytes` are held (the pipeline's
+    /// budget for all panes uses this). Returns the bytes freed.
+    pub fn trim_to_bytes(&mut self, max_bytes: usize) -> usize {
+        let before = self.bytes();
+        while self.bytes() > max_bytes && !self.index.is_empty() {
+            self.pop_oldest();
+        }
+        before - self.bytes()
+    }
+
     /// Removes and returns the newest line.
     pub fn pop_newest(&mut self) -> Option<Row> {
         let row = self.row(self.len().checked_sub(1)?)?;

@@ -124,6 +124,8 @@ impl Damage {
 pub const MAX_TITLE_CHARS: usize = 1024;
 pub const MAX_HYPERLINKS: usize = 4096;
 pub const MAX_URI_BYTES: usize = 2048;
+/// Longest OSC 8 `id=` kept; a longer id is dropped (the link stays, ungrouped).
+pub const MAX_LINK_ID_BYTES: usize = 256;
 pub const MAX_TITLE_STACK: usize = 16;
 
 /// A hyperlink from OSC 8.
@@ -1136,6 +1138,7 @@ impl State {
         if uri.len() > MAX_URI_BYTES {
             return None;
         }
+        let id = id.filter(|id| id.len() <= MAX_LINK_ID_BYTES);
         if let Some(i) = self
             .hyperlinks
             .iter()

@@ -121,7 +121,7 @@ pub fn assert_caps(term: &Terminal, config: &TermConfig) {
     let cells = cols * rows;
     let bound = 2 * cells * (16 + 8 * 4 + 64)
         + 2 * (config.scrollback_bytes + 128 * 1024)
-        + MAX_HYPERLINKS * (2048 + 64)
+        + MAX_HYPERLINKS * (2048 + 256 + 64)
         + 1024 * 1024;
     assert!(
         term.heap_bytes() <= bound,
