@@ -27,6 +27,9 @@ use tern_core::model::{
 };
 use tern_core::pipeline::delivery::{PaneView, frame, snapshot};
 
+/// Most bytes the repeat op feeds in one input.
+const MAX_REPEAT_BYTES: usize = 256 * 1024;
+
 /// Scrollback byte cap used by the model target (small, so floods reach it).
 const FUZZ_SCROLLBACK_BYTES: usize = 256 * 1024;
 
@@ -158,6 +161,7 @@ pub fn model(data: &[u8]) {
     let mut whole = Terminal::new(h.size, h.config.clone());
     let mut pending: Vec<u8> = Vec::new();
     let mut repeat = Vec::new();
+    let mut repeated = 0;
     for step in steps(body, h.chunk) {
         match step {
             Step::Feed(bytes) => {
@@ -166,6 +170,9 @@ pub fn model(data: &[u8]) {
                 pending.extend_from_slice(bytes);
             }
             Step::Repeat(b, n) => {
+                // At most `MAX_REPEAT_BYTES` per input, so one input stays fast.
+                let n = n.min(MAX_REPEAT_BYTES.saturating_sub(repeated));
+                repeated += n;
                 repeat.clear();
                 repeat.resize(n, b);
                 term.advance(&repeat);
