@@ -26,7 +26,7 @@ done
 trace=$work/typing.jsonl
 PS1='$ ' TERN_TRACE=$trace target/release/tern --cols 80 --rows 24 -e sh -c 'stty raw -echo; exec cat' >/dev/null 2>&1 & tern=$!
 until grep -q first_output_frame_built "$trace" 2>/dev/null || [ -s "$trace" ] && sleep 1; do sleep 0.05; done
-win=$(xdotool search --sync --name '^tern' | head -n 1)
+win=$(xdotool search --sync --class tern | tail -n 1)
 xdotool windowfocus --sync "$win"
 for i in $(seq 1 "$keys"); do xdotool type --window "$win" "x"; sleep 0.02; done
 sleep 1

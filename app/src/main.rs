@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use tern_core::model::{TermConfig, TermSize, Terminal};
 
+use tern::window::settings::ConfigSource;
 use tern::{headless, window};
 
 #[derive(Parser, Debug)]
@@ -26,6 +27,10 @@ struct Cli {
     rows: usize,
     #[arg(long)]
     working_directory: Option<PathBuf>,
+    /// Read settings from PATH instead of the platform file (~/.config/tern/config.ron
+    /// or $TERN_CONFIG); watched and reloaded when saved.
+    #[arg(long, value_name = "PATH")]
+    config: Option<PathBuf>,
     /// With --headless: write the final visible screen as text to PATH (`-` for stdout).
     #[arg(long, value_name = "PATH")]
     dump_screen: Option<String>,
@@ -82,8 +87,30 @@ fn run_window(cli: Cli) -> ExitCode {
     };
     let (cols, rows) = (cli.cols.max(2), cli.rows.max(1));
     spec.size = Some(TermSize::new(cols, rows));
-    // DejaVu Sans Mono: advance 0.602 em, line height about 1.17 em.
-    let size = window::app::DEFAULT_FONT_SIZE;
+    let config_source = match cli.config {
+        Some(path) => ConfigSource::File(path),
+        None => ConfigSource::Platform,
+    };
+    let config_path = match &config_source {
+        ConfigSource::File(p) => Some(p.clone()),
+        _ => tern_core::config::Config::default_path(),
+    };
+    let config = config_path
+        .and_then(|p| tern_core::config::Config::load_or_default(p).ok())
+        .unwrap_or_default();
+    // A plain start restores (and keeps saving) the last session; `-e` or a folder on
+    // the command line asks for one pane, and leaves the saved session alone.
+    let plain = spec.command.is_none() && spec.cwd.is_none();
+    let session = (plain && config.session.restore)
+        .then(|| {
+            std::env::var_os("TERN_SESSION")
+                .map(PathBuf::from)
+                .or_else(tern_core::session::SessionStore::default_path)
+        })
+        .flatten();
+    // DejaVu Sans Mono: advance 0.602 em, line height about 1.17 em. (With one tab there
+    // is no tab bar.)
+    let size = config.font.size;
     let inner = egui::vec2(
         (cols as f32 * size * 0.602).ceil() + 2.0,
         (rows as f32 * size * 1.17).ceil() + 2.0,
@@ -97,7 +124,11 @@ fn run_window(cli: Cli) -> ExitCode {
         clipboard_shortcuts: false,
         ..Default::default()
     };
-    let launch = window::app::Launch { spec };
+    let launch = window::app::Launch {
+        spec,
+        config: config_source,
+        session,
+    };
     let result = eframe::run_native(
         "tern",
         options,

@@ -9,29 +9,18 @@ use egui::accesskit::Role;
 use egui::{Key, Modifiers};
 use egui_kittest::Harness;
 use egui_kittest::kittest::{Queryable as _, by};
-use tern::window::app::{Launch, TernApp};
+use tern::window::app::Launch;
 use tern::window::diagnostics::Diagnostics;
 use tern_core::diagnostics::PaneLabel;
 use tern_core::model::TermSize;
 use tern_core::pipeline::{PaneId, Pipeline, PipelineConfig, SpawnSpec};
 
-type Slot = Option<TernApp>;
+mod common;
+use common::Slot;
 
 fn app_harness() -> Harness<'static, Slot> {
-    let launch = Launch {
-        spec: SpawnSpec::command("cat", &[]).size(TermSize::new(80, 24)),
-    };
-    Harness::builder()
-        .with_size(egui::vec2(1200.0, 800.0))
-        .with_max_steps(64)
-        .allow_missing_glyphs()
-        .build_ui_state(
-            move |ui, slot: &mut Slot| {
-                let app = slot.get_or_insert_with(|| TernApp::new(ui.ctx(), launch.clone()));
-                app.frame(ui);
-            },
-            None,
-        )
+    let launch = Launch::new(SpawnSpec::command("cat", &[]).size(TermSize::new(80, 24)));
+    common::app_harness(launch, egui::vec2(1200.0, 800.0))
 }
 
 /// The raw value of a table cell, found by its accessible label `"<pane> <column>"`.

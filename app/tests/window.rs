@@ -6,27 +6,16 @@ use std::time::{Duration, Instant};
 use egui::{Event, Key, Modifiers};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
-use tern::window::app::{Launch, TernApp};
+use tern::window::app::Launch;
 use tern_core::model::TermSize;
 use tern_core::pipeline::SpawnSpec;
 
-type Slot = Option<TernApp>;
+mod common;
+use common::Slot;
 
 fn harness(program: &str, args: &[&str]) -> Harness<'static, Slot> {
-    let launch = Launch {
-        spec: SpawnSpec::command(program, args).size(TermSize::new(80, 24)),
-    };
-    Harness::builder()
-        .with_size(egui::vec2(800.0, 480.0))
-        .with_max_steps(64)
-        .allow_missing_glyphs()
-        .build_ui_state(
-            move |ui, slot: &mut Slot| {
-                let app = slot.get_or_insert_with(|| TernApp::new(ui.ctx(), launch.clone()));
-                app.frame(ui);
-            },
-            None,
-        )
+    let launch = Launch::new(SpawnSpec::command(program, args).size(TermSize::new(80, 24)));
+    common::app_harness(launch, egui::vec2(800.0, 480.0))
 }
 
 fn screen(h: &Harness<'_, Slot>) -> Vec<String> {
@@ -164,7 +153,10 @@ fn the_wheel_scrolls_through_history_paged_from_the_model() {
             "i=0; while [ $i -lt 100 ]; do echo line$i; i=$((i+1)); done; exec cat",
         ],
     );
-    step_until(&mut h, "output", |rows| rows.iter().any(|r| r == "line99"));
+    // The grid has grown to the window (so the screen does not change under us).
+    step_until(&mut h, "output", |rows| {
+        rows.len() > 24 && rows.iter().any(|r| r == "line99")
+    });
     h.event(egui::Event::PointerMoved(egui::pos2(100.0, 100.0)));
     h.event(wheel(10.0)); // 30 lines up
     h.step();
@@ -450,4 +442,68 @@ fn alt_drag_selects_a_block_of_columns() {
         h.state().as_ref().and_then(|a| a.selection_text()),
         Some("name   size\n01  alpha  10\n02  beta".to_string())
     );
+}
+
+#[test]
+fn a_touchpad_scrolls_history_by_pixels_showing_part_of_a_line() {
+    let mut h = harness(
+        "sh",
+        &[
+            "-c",
+            "i=0; while [ $i -lt 100 ]; do echo line$i; i=$((i+1)); done; exec cat",
+        ],
+    );
+    step_until(&mut h, "output", |rows| {
+        rows.len() > 24 && rows.iter().any(|r| r == "line99")
+    });
+    let cell = h
+        .state()
+        .as_ref()
+        .map(|a| a.metrics(&h.ctx).cell)
+        .expect("metrics");
+    let live_first: usize = screen(&h)[0]
+        .trim_start_matches("line")
+        .parse()
+        .expect("a line on top of the screen");
+    let rows = screen(&h).len();
+    h.event(egui::Event::PointerMoved(egui::pos2(100.0, 100.0)));
+    // Two and a half lines' worth of points, in five touchpad events.
+    for _ in 0..5 {
+        h.event(Event::MouseWheel {
+            unit: egui::MouseWheelUnit::Point,
+            delta: egui::vec2(0.0, cell.y / 2.0),
+            modifiers: Modifiers::NONE,
+            phase: egui::TouchPhase::Move,
+            source: egui::MouseWheelSource::Trackpad,
+        });
+    }
+    h.step();
+    let position = h
+        .state()
+        .as_ref()
+        .map(|a| a.scroll_position())
+        .unwrap_or(0.0);
+    assert!((position - 2.5).abs() < 0.01, "{position}");
+    let shown = h
+        .state_mut()
+        .as_mut()
+        .map(|a| a.shown_rows())
+        .unwrap_or_default();
+    assert_eq!(shown.len(), rows + 1, "a partly shown line on top");
+    assert_eq!(shown[0], format!("line{}", live_first - 3));
+    // Half a line back down: whole lines again.
+    h.event(Event::MouseWheel {
+        unit: egui::MouseWheelUnit::Point,
+        delta: egui::vec2(0.0, -cell.y / 2.0),
+        modifiers: Modifiers::NONE,
+        phase: egui::TouchPhase::Move,
+        source: egui::MouseWheelSource::Trackpad,
+    });
+    h.step();
+    let position = h
+        .state()
+        .as_ref()
+        .map(|a| a.scroll_position())
+        .unwrap_or(0.0);
+    assert!((position - 2.0).abs() < 0.01, "{position}");
 }

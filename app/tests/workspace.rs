@@ -6,12 +6,13 @@ use std::time::{Duration, Instant};
 use egui::accesskit::Role;
 use egui::{Event, Key, Modifiers};
 use egui_kittest::Harness;
-use egui_kittest::kittest::Queryable as _;
+use egui_kittest::kittest::{Queryable as _, by};
 use tern::window::app::{Launch, TernApp};
 use tern_core::model::TermSize;
 use tern_core::pipeline::{PaneId, SpawnSpec};
 
-type Slot = Option<TernApp>;
+mod common;
+use common::Slot;
 
 const CTRL_SHIFT: Modifiers = Modifiers {
     alt: false,
@@ -22,20 +23,13 @@ const CTRL_SHIFT: Modifiers = Modifiers {
 };
 
 fn harness() -> Harness<'static, Slot> {
-    let launch = Launch {
-        spec: SpawnSpec::command("sh", &[]).size(TermSize::new(80, 24)),
-    };
-    Harness::builder()
-        .with_size(egui::vec2(1000.0, 600.0))
-        .with_max_steps(64)
-        .allow_missing_glyphs()
-        .build_ui_state(
-            move |ui, slot: &mut Slot| {
-                let app = slot.get_or_insert_with(|| TernApp::new(ui.ctx(), launch.clone()));
-                app.frame(ui);
-            },
-            None,
-        )
+    harness_with(Launch::new(
+        SpawnSpec::command("sh", &[]).size(TermSize::new(80, 24)),
+    ))
+}
+
+fn harness_with(launch: Launch) -> Harness<'static, Slot> {
+    common::app_harness(launch, egui::vec2(1000.0, 600.0))
 }
 
 fn app<'a>(h: &'a Harness<'_, Slot>) -> &'a TernApp {
@@ -225,7 +219,6 @@ fn a_hidden_tab_shows_badges_for_its_bell_failed_command_and_output() {
     step_until(&mut h, "the worktree entry shows them", |h| {
         // The tab's label and the worktree's.
         h.query_all_by_label_contains("bell, failed").count() == 2
-            && h.query_by_label_contains("worktree").is_some()
     });
     // Revealing the tab clears them.
     h.key_press_modifiers(Modifiers::ALT, Key::Num1);
@@ -238,4 +231,359 @@ fn a_hidden_tab_shows_badges_for_its_bell_failed_command_and_output() {
         screen(h).contains("after-2")
     });
     assert!(!screen(&h).contains("1echo"), "{}", screen(&h));
+}
+
+/// Writes `text` the way editors save: a temp file renamed over the old one.
+fn save(path: &std::path::Path, text: &str) {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, text).expect("write");
+    std::fs::rename(&tmp, path).expect("rename");
+}
+
+#[test]
+fn the_config_reloads_on_save_and_a_broken_save_keeps_the_last_good_settings() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("config.ron");
+    std::fs::write(&path, "(font: (size: 18.0))").expect("write");
+    let mut launch = Launch::new(SpawnSpec::command("sh", &[]).size(TermSize::new(80, 24)));
+    launch.config = tern::window::settings::ConfigSource::File(path.clone());
+    let mut h = harness_with(launch);
+    step_until(&mut h, "the shell's view", |h| app(h).view().is_some());
+    assert_eq!(app(&h).font_size(), 18.0);
+    // A light theme and a rebound split key, saved while running.
+    save(
+        &path,
+        r#"(
+            font: (size: 18.0),
+            theme: (name: Light),
+            key_bindings: { "split_right": "ctrl+alt+s" },
+        )"#,
+    );
+    let light = tern_core::model::DynamicDefaults::light().background;
+    step_until(&mut h, "the light theme reaches the pane", |h| {
+        app(h)
+            .view()
+            .is_some_and(|v| v.palette.background() == light)
+    });
+    h.key_press_modifiers(Modifiers::CTRL | Modifiers::ALT, Key::S);
+    step_until(&mut h, "the rebound key splits", |h| terminals(h) == 2);
+    h.key_press_modifiers(CTRL_SHIFT, Key::D);
+    h.step();
+    assert_eq!(terminals(&h), 2, "the old chord is no longer bound");
+    // A broken save: the error says where, and the settings in force stay.
+    save(&path, "(font: (size: 18.0),\n theme: (name: Purple))");
+    step_until(&mut h, "the error is shown", |h| {
+        app(h).config_error().is_some_and(|e| e.contains(":2:"))
+    });
+    assert_eq!(
+        app(&h).config().theme.name,
+        tern_core::config::ThemeName::Light
+    );
+    h.step(); // a new overlay is measured on its first frame, shown on the next
+    let shown = h
+        .query_all(by().predicate(|n| {
+            n.value()
+                .is_some_and(|v| v.contains("keeping the last good settings"))
+        }))
+        .count();
+    assert!(shown >= 1, "the error is on screen");
+    // Fixing the file clears it.
+    save(&path, "(font: (size: 16.0))");
+    step_until(&mut h, "the fixed file applies", |h| {
+        app(h).config_error().is_none() && app(h).font_size() == 16.0
+    });
+}
+
+#[test]
+fn the_session_is_saved_on_change_and_restored_at_the_next_start() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let session = dir.path().join("session.ron");
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).expect("mkdir");
+    let launch = || {
+        let mut l = Launch::new(
+            SpawnSpec::command("sh", &[])
+                .cwd(&work)
+                .size(TermSize::new(80, 24)),
+        );
+        l.session = Some(session.clone());
+        l
+    };
+    {
+        let mut h = harness_with(launch());
+        step_until(&mut h, "the shell's view", |h| app(h).view().is_some());
+        h.key_press_modifiers(CTRL_SHIFT, Key::D);
+        step_until(&mut h, "split", |h| terminals(h) == 2);
+        h.key_press_modifiers(CTRL_SHIFT, Key::T);
+        step_until(&mut h, "a second tab", |h| terminals(h) == 1);
+        h.key_press_modifiers(CTRL_SHIFT, Key::R);
+        h.step();
+        h.event(Event::Key {
+            key: Key::A,
+            physical_key: None,
+            pressed: true,
+            repeat: false,
+            modifiers: Modifiers::CTRL,
+        });
+        h.event(Event::Text("notes".into()));
+        h.key_press(Key::Enter);
+        step_until(&mut h, "the file has both tabs", |_| {
+            std::fs::read_to_string(&session).is_ok_and(|t| t.contains("notes"))
+        });
+    }
+    // The next start rebuilds both tabs, the split, the name, in the same folder.
+    let mut h = harness_with(launch());
+    step_until(&mut h, "the restored view", |h| app(h).view().is_some());
+    let ws = app(&h).workspace();
+    assert_eq!(ws.groups.len(), 1);
+    let tabs = &ws.groups[0].tabs;
+    assert_eq!(tabs.len(), 2, "{tabs:?}");
+    assert_eq!(tabs[0].layout.len(), 2, "the split came back");
+    assert!(
+        tabs[1]
+            .custom_title
+            .as_deref()
+            .is_some_and(|t| t.ends_with("notes"))
+    );
+    assert_eq!(ws.groups[0].active_tab, 1, "the active tab came back");
+    type_line(&mut h, "pwd");
+    let want = work.canonicalize().expect("canonical");
+    step_until(&mut h, "the shell runs in the saved folder", |h| {
+        screen(h).contains(want.to_str().expect("utf-8"))
+    });
+}
+
+#[test]
+fn a_corrupt_session_file_is_kept_aside_and_the_app_starts_clean() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let session = dir.path().join("session.ron");
+    std::fs::write(&session, "(worktrees: [ this is not ron").expect("write");
+    let mut launch = Launch::new(SpawnSpec::command("sh", &[]).size(TermSize::new(80, 24)));
+    launch.session = Some(session.clone());
+    let mut h = harness_with(launch);
+    step_until(&mut h, "a fresh shell", |h| app(h).view().is_some());
+    let status = app(&h).status().unwrap_or_default().to_owned();
+    assert!(status.contains("kept as"), "{status}");
+    let kept: Vec<_> = std::fs::read_dir(dir.path())
+        .expect("ls")
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().contains("corrupt"))
+        .collect();
+    assert_eq!(kept.len(), 1, "the bad file was renamed aside, not lost");
+    assert_eq!(terminals(&h), 1);
+}
+
+#[test]
+fn the_sidebar_lists_worktrees_creates_one_and_opens_a_tab_in_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let repo = common::git_repo(dir.path());
+    let mut h = harness_with(Launch::new(
+        SpawnSpec::command("sh", &[])
+            .cwd(&repo)
+            .size(TermSize::new(80, 24)),
+    ));
+    step_until(&mut h, "the shell's view", |h| app(h).view().is_some());
+    h.key_press_modifiers(CTRL_SHIFT, Key::B);
+    step_until(&mut h, "the repository's main worktree is listed", |h| {
+        h.query_by_label("worktree main (1 tabs)").is_some()
+            || h.query_by_label_contains("worktree main").is_some()
+    });
+    // A folder that is not a repository gets a clear message.
+    let plain = dir.path().join("plain");
+    std::fs::create_dir(&plain).expect("mkdir");
+    app_mut(&mut h).sidebar.add_path = plain.display().to_string();
+    h.get_by_label("Add").click();
+    step_until(&mut h, "the not-a-repository message", |h| {
+        app(h)
+            .sidebar
+            .add_error
+            .as_deref()
+            .is_some_and(|e| e.contains("not inside a git repository"))
+    });
+    // Ctrl+Shift+N: a new worktree on a new branch, next to the repository.
+    h.key_press_modifiers(CTRL_SHIFT, Key::N);
+    h.step();
+    h.event(Event::Text("feature-x".into()));
+    h.step();
+    h.key_press(Key::Enter);
+    let wt = dir.path().join("proj-feature-x");
+    step_until(&mut h, "a tab in the new worktree", |h| {
+        app(h)
+            .workspace()
+            .active_group()
+            .is_some_and(|g| g.path == wt)
+    });
+    assert!(wt.join("README").exists(), "git checked it out");
+    type_line(&mut h, "pwd");
+    step_until(&mut h, "the shell runs in the worktree", |h| {
+        screen(h).contains("proj-feature-x")
+    });
+    step_until(&mut h, "listed with its branch", |h| {
+        h.query_by_label_contains("worktree feature-x").is_some()
+    });
+    // The same branch again: git refuses, the form says why and stays open.
+    h.key_press_modifiers(CTRL_SHIFT, Key::N);
+    h.step();
+    h.event(Event::Text("feature-x".into()));
+    h.step();
+    h.key_press(Key::Enter);
+    step_until(&mut h, "the error in the form", |h| {
+        app(h)
+            .sidebar
+            .new_worktree
+            .as_ref()
+            .and_then(|f| f.error.as_deref())
+            .is_some_and(|e| e.contains("feature-x"))
+    });
+    h.key_press(Key::Escape);
+    h.step();
+    // Ctrl+Shift+PageUp goes back to the main worktree's tab.
+    h.key_press_modifiers(CTRL_SHIFT, Key::PageUp);
+    h.step();
+    assert_eq!(
+        app(&h).workspace().active_group().map(|g| g.path.clone()),
+        Some(repo.clone())
+    );
+}
+
+#[test]
+fn closing_a_pane_with_a_running_program_asks_first() {
+    let mut h = harness();
+    step_until(&mut h, "the shell's view", |h| app(h).view().is_some());
+    h.key_press_modifiers(CTRL_SHIFT, Key::D);
+    step_until(&mut h, "two panes", |h| terminals(h) == 2);
+    type_line(&mut h, "sleep 300");
+    // The process table is read once a second.
+    step_until(&mut h, "sleep runs in the pane", |h| {
+        app(h)
+            .pane_ui(focused(h))
+            .is_some_and(|p| p.command.as_deref() == Some("sleep"))
+    });
+    h.key_press_modifiers(CTRL_SHIFT, Key::W);
+    h.step();
+    assert_eq!(app(&h).overlay(), Some("confirm-close"));
+    assert_eq!(terminals(&h), 2, "nothing closed yet");
+    h.key_press(Key::Escape);
+    h.step();
+    assert_eq!(app(&h).overlay(), None);
+    assert_eq!(terminals(&h), 2, "cancel keeps the pane");
+    h.key_press_modifiers(CTRL_SHIFT, Key::W);
+    h.step();
+    h.key_press(Key::Enter);
+    step_until(&mut h, "closed after confirming", |h| terminals(h) == 1);
+    // A pane at its prompt closes without a question.
+    h.key_press_modifiers(CTRL_SHIFT, Key::D);
+    step_until(&mut h, "split again", |h| terminals(h) == 2);
+    step_until(&mut h, "the new shell is at its prompt", |h| {
+        app(h)
+            .pane_ui(focused(h))
+            .is_some_and(|p| p.command.is_none())
+    });
+    h.key_press_modifiers(CTRL_SHIFT, Key::W);
+    step_until(&mut h, "closed at once", |h| terminals(h) == 1);
+}
+
+#[test]
+fn saved_scrollback_has_every_line_oldest_first() {
+    let mut h = harness();
+    step_until(&mut h, "the shell's view", |h| app(h).view().is_some());
+    type_line(&mut h, "seq 1 5000");
+    step_until(&mut h, "all lines", |h| {
+        screen(h).lines().any(|l| l.trim() == "5000")
+    });
+    let pane = focused(&h);
+    let text = app(&h).scrollback_text(pane).expect("text");
+    let numbers: Vec<u32> = text.lines().filter_map(|l| l.trim().parse().ok()).collect();
+    assert!(
+        numbers == (1..=5000).collect::<Vec<_>>(),
+        "{} numbers, starting {:?}; text starts {:?}",
+        numbers.len(),
+        &numbers[..numbers.len().min(5)],
+        &text[..text.len().min(200)]
+    );
+}
+
+#[test]
+fn dragging_a_tab_past_another_reorders_them() {
+    let mut h = harness();
+    step_until(&mut h, "the shell's view", |h| app(h).view().is_some());
+    let first = focused(&h);
+    h.key_press_modifiers(CTRL_SHIFT, Key::T);
+    step_until(&mut h, "a second tab", |h| focused(h) != first);
+    let second = focused(&h);
+    step_until(&mut h, "the tab bar", |h| {
+        h.query_all_by_label_contains("tab ").count() >= 2
+    });
+    let tabs: Vec<egui::Rect> = h
+        .query_all_by_label_contains("tab ")
+        .map(|n| n.rect())
+        .collect();
+    let (from, to) = (
+        tabs[0].center(),
+        tabs[1].right_center() + egui::vec2(4.0, 0.0),
+    );
+    let press = |pos, pressed| Event::PointerButton {
+        pos,
+        button: egui::PointerButton::Primary,
+        pressed,
+        modifiers: Modifiers::NONE,
+    };
+    h.event(Event::PointerMoved(from));
+    h.event(press(from, true));
+    h.step();
+    for k in 1..=10 {
+        h.event(Event::PointerMoved(from + (to - from) * (k as f32 / 10.0)));
+        h.step();
+    }
+    h.event(press(to, false));
+    h.step();
+    h.step();
+    let order: Vec<PaneId> = app(&h).workspace().groups[0]
+        .tabs
+        .iter()
+        .map(|t| t.focused)
+        .collect();
+    assert_eq!(
+        order,
+        vec![second, first],
+        "the first tab moved after the second"
+    );
+}
+
+#[test]
+fn a_restored_pane_can_show_its_last_screen_above_the_new_prompt() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = dir.path().join("config.ron");
+    std::fs::write(&config, "(session: (restore_last_screen: true))").expect("write");
+    let session = dir.path().join("session.ron");
+    let state = tern_core::session::SessionState {
+        worktrees: vec![tern_core::session::SavedWorktree {
+            repo: std::path::PathBuf::new(),
+            path: dir.path().to_path_buf(),
+            name: "w".into(),
+            tabs: vec![tern_core::session::SavedTab {
+                title: None,
+                custom_title: false,
+                layout: tern_core::session::SavedLayout::Leaf(tern_core::session::SavedPane {
+                    cwd: dir.path().to_path_buf(),
+                    last_screen: Some(vec!["before the restart".into(), "second line".into()]),
+                }),
+                focused_pane: 0,
+            }],
+            active_tab: 0,
+        }],
+        active_worktree: Some(0),
+        ..Default::default()
+    };
+    tern_core::session::SessionStore::new(&session)
+        .save(&state)
+        .expect("save");
+    let mut launch = Launch::new(SpawnSpec::command("sh", &[]).size(TermSize::new(80, 24)));
+    launch.config = tern::window::settings::ConfigSource::File(config);
+    launch.session = Some(session);
+    let mut h = harness_with(launch);
+    step_until(&mut h, "the old screen above the prompt", |h| {
+        let s = screen(h);
+        s.contains("before the restart") && s.contains("second line")
+    });
 }

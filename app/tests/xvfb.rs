@@ -4,6 +4,8 @@
 //! garbled window fails. Needs xvfb, xdotool and imagemagick (`scripts/test.sh`
 //! installs them).
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -26,13 +28,18 @@ impl Drop for Killed {
     }
 }
 
+/// A display number no other server (or other test in this process) uses.
 fn free_display() -> u32 {
-    (90..200)
-        .find(|n| {
-            !Path::new(&format!("/tmp/.X{n}-lock")).exists()
-                && !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
-        })
-        .expect("a free X display number")
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(90);
+    loop {
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        assert!(n < 400, "no free X display number");
+        if !Path::new(&format!("/tmp/.X{n}-lock")).exists()
+            && !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
+        {
+            return n;
+        }
+    }
 }
 
 /// Whether the X server on `display` answers.
@@ -83,15 +90,16 @@ fn pixel(display: &str, x: u32, y: u32) -> (u8, u8, u8) {
     )
 }
 
-fn trace_has(path: &PathBuf, event: &str) -> bool {
-    std::fs::read_to_string(path).is_ok_and(|t| t.contains(&format!("\"event\":\"{event}\"")))
+/// A running Xvfb on a free display.
+struct Display {
+    name: String,
+    _server: Killed,
 }
 
-#[test]
-fn typed_command_output_appears_in_the_real_window() {
+fn start_xvfb() -> Display {
     let n = free_display();
     let display = format!(":{n}");
-    let _xvfb = Killed(
+    let server = Killed(
         Command::new("Xvfb")
             .args([
                 display.as_str(),
@@ -111,7 +119,16 @@ fn typed_command_output_appears_in_the_real_window() {
         assert!(Instant::now() < deadline, "Xvfb did not start");
         std::thread::sleep(Duration::from_millis(50));
     }
-    let dir = std::env::temp_dir().join(format!("tern-xvfb-{}", std::process::id()));
+    Display {
+        name: display,
+        _server: server,
+    }
+}
+
+/// A scratch folder for one test, with an XDG runtime dir.
+fn scratch(name: &str) -> (PathBuf, PathBuf) {
+    let dir = std::env::temp_dir().join(format!("tern-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("dir");
     let runtime = dir.join("xdg");
     std::fs::create_dir_all(&runtime).expect("runtime dir");
@@ -119,76 +136,217 @@ fn typed_command_output_appears_in_the_real_window() {
         &runtime,
         std::os::unix::fs::PermissionsExt::from_mode(0o700),
     );
+    (dir, runtime)
+}
+
+/// The real binary on `display`, tracing to `dir/trace.jsonl`.
+fn start_tern(display: &Display, dir: &Path, runtime: &Path, args: &[&str]) -> (Killed, PathBuf) {
     let trace = dir.join("trace.jsonl");
-    let stderr_path = dir.join("tern.stderr");
-    let stderr = std::fs::File::create(&stderr_path).expect("stderr file");
-    let _tern = Killed(
+    let stderr = std::fs::File::create(dir.join("tern.stderr")).expect("stderr file");
+    let tern = Killed(
         Command::new(env!("CARGO_BIN_EXE_tern"))
-            .args(["--cols", "40", "--rows", "10", "-e", "sh"])
-            .env("DISPLAY", &display)
-            .env("XDG_RUNTIME_DIR", &runtime)
+            .args(args)
+            .env("DISPLAY", &display.name)
+            .env("XDG_RUNTIME_DIR", runtime)
             .env("TERN_TRACE", &trace)
+            .env("TERN_CONFIG", dir.join("no-config.ron"))
+            .env("TERN_SESSION", dir.join("session.ron"))
             .env("PS1", "$ ")
+            .env("SHELL", "/bin/sh")
             .env_remove("WAYLAND_DISPLAY")
             .stdout(Stdio::null())
             .stderr(stderr)
             .spawn()
             .expect("start tern"),
     );
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !trace_has(&trace, "first_output_frame_built") {
-        assert!(
-            Instant::now() < deadline,
-            "no first frame with the shell's output: trace {:?}, tern said {:?}",
-            std::fs::read_to_string(&trace),
-            std::fs::read_to_string(&stderr_path)
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    std::thread::sleep(Duration::from_millis(300));
-    let window = run(Command::new("xdotool")
-        .env("DISPLAY", &display)
-        .args(["search", "--sync", "--name", "^tern"]));
-    let window = window.lines().next().expect("the tern window").to_owned();
-    run(Command::new("xdotool")
-        .env("DISPLAY", &display)
-        .args(["windowfocus", "--sync", &window]));
-    // Row 5 (1-based) becomes 40 cells of red background; the rest is cleared.
-    let command = "clear; printf '\\033[5;1H\\033[41m%40s\\033[0m' ''";
-    run(Command::new("xdotool")
-        .env("DISPLAY", &display)
-        .args(["type", "--delay", "15", "--window", &window, command]));
-    run(Command::new("xdotool")
-        .env("DISPLAY", &display)
-        .args(["key", "--window", &window, "Return"]));
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !trace_has(&trace, "key_echo_frame") {
-        assert!(
-            Instant::now() < deadline,
-            "typed keys never came back as a drawn echo: {:?}",
-            std::fs::read_to_string(&trace)
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    // Cells are about 9 x 17.5 px at the default size: row 5 spans y ≈ 70..88.
-    let red = (0xcd, 0x00, 0x00);
-    let mut last = ((0, 0, 0), (0, 0, 0));
+    (tern, trace)
+}
+
+fn wait_trace(trace: &Path, dir: &Path, what: &str, done: impl Fn(&str) -> bool) {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
-        let in_row5 = pixel(&display, 180, 79);
-        let in_row2 = pixel(&display, 180, 27);
+        let text = std::fs::read_to_string(trace).unwrap_or_default();
+        if done(&text) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{what}: trace {text}, tern said {:?}",
+            std::fs::read_to_string(dir.join("tern.stderr"))
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The tern window, focused.
+fn tern_window(display: &Display) -> String {
+    let window = run(Command::new("xdotool")
+        .env("DISPLAY", &display.name)
+        .args(["search", "--sync", "--class", "tern"]));
+    let window = window.lines().last().expect("the tern window").to_owned();
+    run(Command::new("xdotool").env("DISPLAY", &display.name).args([
+        "windowfocus",
+        "--sync",
+        &window,
+    ]));
+    window
+}
+
+fn xdo(display: &Display, args: &[&str]) {
+    run(Command::new("xdotool")
+        .env("DISPLAY", &display.name)
+        .args(args));
+}
+
+/// Types `text` and presses Return.
+fn type_line(display: &Display, window: &str, text: &str) {
+    xdo(
+        display,
+        &["type", "--delay", "15", "--window", window, text],
+    );
+    xdo(display, &["key", "--window", window, "Return"]);
+}
+
+#[test]
+fn typed_command_output_appears_in_the_real_window() {
+    let display = start_xvfb();
+    let (dir, runtime) = scratch("xvfb");
+    let (_tern, trace) = start_tern(
+        &display,
+        &dir,
+        &runtime,
+        &["--cols", "40", "--rows", "10", "-e", "sh"],
+    );
+    wait_trace(
+        &trace,
+        &dir,
+        "no first frame with the shell's output",
+        |t| t.contains("first_output_frame_built"),
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    let window = tern_window(&display);
+    // Row 5 (1-based) becomes 40 cells of red background; the rest is cleared.
+    type_line(
+        &display,
+        &window,
+        "clear; printf '\\033[5;1H\\033[41m%40s\\033[0m' ''",
+    );
+    wait_trace(
+        &trace,
+        &dir,
+        "typed keys never came back as a drawn echo",
+        |t| t.contains("key_echo_frame"),
+    );
+    // Cells are about 9 x 17.5 px at the default size: row 5 spans y ≈ 70..88.
+    let red = (0xcd, 0x00, 0x00);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let in_row5 = pixel(&display.name, 180, 79);
+        let in_row2 = pixel(&display.name, 180, 27);
         if in_row5 == red && in_row2 != red && in_row2 != (0, 0, 0) {
             break;
         }
-        last = (in_row5, in_row2);
         assert!(
             Instant::now() < deadline,
-            "row 5 is not red, or the window is blank: row 5 {:?}, row 2 {:?}",
-            last.0,
-            last.1
+            "row 5 is not red, or the window is blank: row 5 {in_row5:?}, row 2 {in_row2:?}"
         );
         std::thread::sleep(Duration::from_millis(200));
     }
-    let _ = last;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The cwd of the last `focus` event in the trace.
+fn focused_cwd(trace: &str) -> Option<String> {
+    trace
+        .lines()
+        .rfind(|l| l.contains("\"event\":\"focus\""))
+        .and_then(|l| l.split("\"cwd\":\"").nth(1))
+        .and_then(|rest| rest.split('"').next())
+        .map(str::to_owned)
+}
+
+/// Two worktrees made from the keyboard, tabs in each, switching between them with
+/// Ctrl+Shift+PageUp/PageDown: every pane's shell runs in its own worktree (the trace
+/// says where the focused pane's shell is; `pwd` written to a file says it too).
+#[test]
+fn worktrees_and_tabs_in_the_real_window_run_in_their_folders() {
+    let display = start_xvfb();
+    let (dir, runtime) = scratch("worktrees");
+    let repo = common::git_repo(&dir);
+    let repo_arg = repo.display().to_string();
+    let (_tern, trace) = start_tern(
+        &display,
+        &dir,
+        &runtime,
+        &[
+            "--cols",
+            "100",
+            "--rows",
+            "30",
+            "--working-directory",
+            &repo_arg,
+        ],
+    );
+    wait_trace(&trace, &dir, "first frame", |t| {
+        t.contains("first_output_frame_built")
+    });
+    wait_trace(&trace, &dir, "the repository is listed", |t| {
+        t.contains("\"event\":\"worktrees\"")
+    });
+    let window = tern_window(&display);
+    let wt_a = dir.join("proj-wt-a").display().to_string();
+    let wt_b = dir.join("proj-wt-b").display().to_string();
+    // New worktree wt-a (Ctrl+Shift+N, branch name, Return): a tab opens in it.
+    xdo(&display, &["key", "--window", &window, "ctrl+shift+n"]);
+    std::thread::sleep(Duration::from_millis(300));
+    type_line(&display, &window, "wt-a");
+    wait_trace(&trace, &dir, "focus in wt-a", |t| {
+        focused_cwd(t).as_deref() == Some(wt_a.as_str())
+    });
+    // A second tab in wt-a starts there too.
+    xdo(&display, &["key", "--window", &window, "ctrl+shift+t"]);
+    wait_trace(&trace, &dir, "second tab in wt-a", |t| {
+        t.matches(&format!("\"cwd\":\"{wt_a}\"")).count() >= 2
+    });
+    // New worktree wt-b.
+    xdo(&display, &["key", "--window", &window, "ctrl+shift+n"]);
+    std::thread::sleep(Duration::from_millis(300));
+    type_line(&display, &window, "wt-b");
+    wait_trace(&trace, &dir, "focus in wt-b", |t| {
+        focused_cwd(t).as_deref() == Some(wt_b.as_str())
+    });
+    let out_b = dir.join("out-b.txt");
+    type_line(&display, &window, &format!("pwd > {}", out_b.display()));
+    // Back to wt-a with the keyboard, and the shell there says where it is.
+    xdo(&display, &["key", "--window", &window, "ctrl+shift+Prior"]);
+    wait_trace(&trace, &dir, "back in wt-a", |t| {
+        focused_cwd(t).as_deref() == Some(wt_a.as_str())
+    });
+    let out_a = dir.join("out-a.txt");
+    type_line(&display, &window, &format!("pwd > {}", out_a.display()));
+    // And on to the repository's own folder, one more step back.
+    xdo(&display, &["key", "--window", &window, "ctrl+shift+Prior"]);
+    wait_trace(&trace, &dir, "back in the repository", |t| {
+        focused_cwd(t).as_deref() == Some(repo_arg.as_str())
+    });
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let read = |p: &Path| {
+        std::fs::read_to_string(p)
+            .unwrap_or_default()
+            .trim()
+            .to_owned()
+    };
+    while (read(&out_a).is_empty() || read(&out_b).is_empty()) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(read(&out_a), wt_a);
+    assert_eq!(read(&out_b), wt_b);
+    if let Some(shots) = std::env::var_os("TERN_SCREENSHOTS") {
+        xdo(&display, &["key", "--window", &window, "ctrl+shift+b"]);
+        std::thread::sleep(Duration::from_millis(800));
+        run(Command::new("import")
+            .args(["-display", &display.name, "-window", "root"])
+            .arg(PathBuf::from(shots).join("worktrees-xvfb.png")));
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -266,3 +266,58 @@ fn a_symlinked_config_reloads_when_its_target_changes() {
     write_atomically(&target, "(font: (size: 18.0))");
     wait_for(&watcher, "reload through the link", font_size_is(18.0));
 }
+
+/// The theme and cursor reach the model: programs asking for colours get the theme's,
+/// OSC 104 resets to it, DECSCUSR 0 returns to the configured cursor, and a live theme
+/// change recolours what no program set.
+#[test]
+fn theme_and_cursor_settings_reach_the_model() {
+    use tern_core::model::{CursorShape, DynamicDefaults, TermSize, Terminal};
+    let config = parse(
+        r##"(
+            theme: (name: Light, normal: (red: "#aa0011")),
+            cursor: (style: Beam, blinking: true),
+        )"##,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let mut term = Terminal::new(TermSize::new(20, 4), config.term_config());
+    let ask = |term: &mut Terminal, q: &str| {
+        term.advance(q.as_bytes());
+        String::from_utf8(term.take_replies()).expect("utf-8")
+    };
+    assert_eq!(
+        ask(&mut term, "\x1b]4;1;?\x07"),
+        "\x1b]4;1;rgb:aaaa/0000/1111\x07",
+        "the override"
+    );
+    let light = DynamicDefaults::light();
+    let bg = ask(&mut term, "\x1b]11;?\x07");
+    assert!(
+        bg.contains(&light.background.to_xparse()),
+        "the light theme's background: {bg:?}"
+    );
+    ask(&mut term, "\x1b]4;1;#00ff00\x07\x1b]104;1\x07");
+    assert_eq!(
+        ask(&mut term, "\x1b]4;1;?\x07"),
+        "\x1b]4;1;rgb:aaaa/0000/1111\x07",
+        "OSC 104 resets to the theme, not to xterm's red"
+    );
+    assert_eq!(term.cursor_shape(), CursorShape::Beam);
+    term.advance(b"\x1b[2 q");
+    assert_eq!(term.cursor_shape(), CursorShape::Block);
+    term.advance(b"\x1b[0 q");
+    assert_eq!(
+        term.cursor_shape(),
+        CursorShape::Beam,
+        "DECSCUSR 0: the config's"
+    );
+    // A new theme (config reload) applies to colours no program set.
+    term.set_palette_defaults(DynamicDefaults::dark());
+    assert_eq!(
+        ask(&mut term, "\x1b]4;1;?\x07"),
+        format!(
+            "\x1b]4;1;{}\x07",
+            DynamicDefaults::dark().ansi[1].to_xparse()
+        )
+    );
+}

@@ -296,3 +296,140 @@ fn fuzzy_ranking_finds_panes_by_any_part_of_their_description() {
     assert_eq!(fuzzy_rank("vimrdme", &items), vec![3], "letters in order");
     assert!(fuzzy_rank("zzzz", &items).is_empty());
 }
+
+mod session_round_trip {
+    use std::collections::HashMap;
+    use std::path::PathBuf;
+
+    use tern_core::layout::{Axis, Layout};
+    use tern_core::session::{SavedLayout, SavedPane, SessionState, SessionStore, SplitDir};
+    use tern_core::workspace::Workspace;
+
+    /// Pane n lives in /w/n.
+    fn cwd(p: u32) -> PathBuf {
+        PathBuf::from(format!("/w/{p}"))
+    }
+
+    fn saved(p: u32) -> SavedPane {
+        SavedPane {
+            cwd: cwd(p),
+            last_screen: None,
+        }
+    }
+
+    #[test]
+    fn a_workspace_saves_and_restores_groups_tabs_splits_titles_and_focus() {
+        let mut ws: Workspace<u32> = Workspace::default();
+        let main = ws.add_group("main".into(), "/repo".into(), Some("/repo".into()));
+        let scratch = ws.add_group("scratch".into(), "/tmp/x".into(), None);
+        ws.add_tab(main, 1);
+        ws.split_focused(Axis::Horizontal, 2);
+        ws.split_focused(Axis::Vertical, 3);
+        ws.resize_focused(tern_core::layout::Direction::Up, 0.1);
+        ws.focus_pane(2);
+        ws.add_tab(main, 4);
+        ws.groups[main].tabs[1].custom_title = Some("logs".into());
+        ws.add_tab(scratch, 5);
+        ws.focus_pane(2);
+
+        let state = ws.to_session(saved);
+        // Through the file, as a restart would.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = SessionStore::new(dir.path().join("session.ron"));
+        store.save(&state).expect("save");
+        let loaded = match store.load() {
+            tern_core::session::LoadOutcome::Restored(s) => s,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(loaded, state);
+
+        // Restarted panes get new ids: 100 + old id, found by folder.
+        let mut started = Vec::new();
+        let back: Workspace<u32> = Workspace::from_session(&loaded, |p: &SavedPane| {
+            let old: u32 = p.cwd.file_name()?.to_str()?.parse().ok()?;
+            started.push(p.cwd.clone());
+            Some(100 + old)
+        });
+        assert_eq!(started.len(), 5, "every pane restarted in its folder");
+        let renumber: HashMap<u32, u32> = [1, 2, 3, 4, 5].map(|p| (p, 100 + p)).into();
+        let expected_layout = ws.groups[main].tabs[0].layout.map(&mut |p| renumber[p]);
+        assert_eq!(back.groups.len(), 2);
+        assert_eq!(back.groups[main].repo, Some(PathBuf::from("/repo")));
+        assert_eq!(
+            back.groups[scratch].repo, None,
+            "a group without a repository"
+        );
+        let restored = &back.groups[main].tabs[0].layout;
+        assert_eq!(restored.panes(), expected_layout.panes());
+        let close = |a: &Layout<u32>, b: &Layout<u32>| {
+            let area = tern_core::layout::Rect::new(0.0, 0.0, 1000.0, 1000.0);
+            a.rects(area, 0.0)
+                .iter()
+                .zip(b.rects(area, 0.0))
+                .all(|((p, r), (q, s))| {
+                    *p == q && (r.w - s.w).abs() < 1.0 && (r.h - s.h).abs() < 1.0
+                })
+        };
+        assert!(close(restored, &expected_layout), "the same split geometry");
+        assert_eq!(
+            back.groups[main].tabs[1].custom_title.as_deref(),
+            Some("logs")
+        );
+        assert_eq!(back.focused_pane(), Some(102), "the focused pane and tab");
+        assert_eq!(back.active, main);
+    }
+
+    #[test]
+    fn panes_that_cannot_restart_are_left_out_and_wide_splits_keep_their_shares() {
+        let state = SessionState {
+            worktrees: vec![tern_core::session::SavedWorktree {
+                repo: PathBuf::new(),
+                path: "/w".into(),
+                name: "w".into(),
+                tabs: vec![
+                    tern_core::session::SavedTab {
+                        title: None,
+                        custom_title: false,
+                        layout: SavedLayout::Split {
+                            dir: SplitDir::Horizontal,
+                            ratios: vec![0.5, 0.25, 0.25],
+                            children: vec![
+                                SavedLayout::leaf(cwd(1)),
+                                SavedLayout::leaf(cwd(2)),
+                                SavedLayout::leaf(cwd(3)),
+                            ],
+                        },
+                        focused_pane: 2,
+                    },
+                    tern_core::session::SavedTab {
+                        title: None,
+                        custom_title: false,
+                        layout: SavedLayout::leaf("/gone"),
+                        focused_pane: 0,
+                    },
+                ],
+                active_tab: 0,
+            }],
+            active_worktree: Some(0),
+            ..SessionState::default()
+        };
+        let ws: Workspace<u32> =
+            Workspace::from_session(&state, |p| p.cwd.file_name()?.to_str()?.parse().ok());
+        assert_eq!(
+            ws.groups[0].tabs.len(),
+            1,
+            "the tab whose pane failed is gone"
+        );
+        let layout = &ws.groups[0].tabs[0].layout;
+        let area = tern_core::layout::Rect::new(0.0, 0.0, 1000.0, 100.0);
+        let widths: Vec<f32> = layout.rects(area, 0.0).iter().map(|(_, r)| r.w).collect();
+        assert_eq!(widths, vec![500.0, 250.0, 250.0]);
+        assert_eq!(ws.focused_pane(), Some(3));
+        // One pane of the three fails: the other two share the space.
+        let ws: Workspace<u32> = Workspace::from_session(&state, |p| {
+            let n: u32 = p.cwd.file_name()?.to_str()?.parse().ok()?;
+            (n != 2).then_some(n)
+        });
+        assert_eq!(ws.groups[0].tabs[0].layout.panes(), vec![1, 3]);
+    }
+}

@@ -18,6 +18,7 @@ use super::chrome;
 use super::commands::{COMMANDS, Command, KeyMap};
 use super::palette::{Entry, Picked, Picker};
 use super::pane::{PaneUi, Shared};
+use super::settings::{ConfigChange, ConfigSource, SessionFile, Settings};
 use super::trace::Trace;
 
 pub use super::fonts::{
@@ -35,7 +36,21 @@ const PROCESS_REFRESH: Duration = Duration::from_secs(1);
 /// What the app was asked to start.
 #[derive(Clone, Debug, Default)]
 pub struct Launch {
+    /// The first pane's program, folder and size (when there is no session to restore).
     pub spec: SpawnSpec,
+    pub config: ConfigSource,
+    /// The session file to restore from and save to (`None`: no session).
+    pub session: Option<PathBuf>,
+}
+
+impl Launch {
+    /// One pane running `spec`, built-in settings, no session (tests).
+    pub fn new(spec: SpawnSpec) -> Launch {
+        Launch {
+            spec,
+            ..Launch::default()
+        }
+    }
 }
 
 /// A picker or dialog over the panes.
@@ -49,6 +64,11 @@ enum Overlay {
     ConfirmClose {
         pane: PaneId,
         program: String,
+    },
+    /// A program asked to set (write) or read the clipboard and the policy is "ask".
+    Clipboard {
+        pane: PaneId,
+        write: Option<String>,
     },
 }
 
@@ -69,6 +89,11 @@ pub struct TernApp {
     processes_at: Instant,
     /// The diagnostics panel (Ctrl+Shift+G) and the frame time histogram.
     diagnostics: super::diagnostics::Diagnostics,
+    pub(crate) settings: Settings,
+    session: Option<SessionFile>,
+    pub sidebar: super::sidebar::Sidebar,
+    /// A save in progress (dialog and write on their own thread).
+    saving: Option<std::sync::mpsc::Receiver<Result<PathBuf, String>>>,
 }
 
 impl TernApp {
@@ -82,9 +107,16 @@ impl TernApp {
         let mut trace = Trace::from_env();
         trace.event("window_created", "");
         let repaint = ctx.clone();
+        let settings = Settings::load(
+            &launch.config,
+            Arc::new({
+                let ctx = ctx.clone();
+                move || ctx.request_repaint()
+            }),
+        );
         let config = PipelineConfig {
             default_size: launch.spec.size.unwrap_or(TermSize::new(80, 24)),
-            ..PipelineConfig::default()
+            ..settings.config.pipeline_config()
         };
         let pipeline = Pipeline::start(config, Arc::new(move || repaint.request_repaint()))
             .map(Arc::new)
@@ -103,10 +135,31 @@ impl TernApp {
             window_title: String::new(),
             processes_at: Instant::now(),
             diagnostics: super::diagnostics::Diagnostics::new(
-                &format!("DejaVu Sans Mono (bundled), {DEFAULT_FONT_SIZE} pt"),
-                super::diagnostics::default_config_path(),
+                &font_description(&settings.config),
+                settings.path.clone(),
             ),
+            settings,
+            session: None,
+            sidebar: super::sidebar::Sidebar::default(),
+            saving: None,
         };
+        app.apply_config(ctx, None);
+        if let Some(path) = app.launch.session.clone() {
+            app.restore_session(path);
+            if !app.ws.groups.is_empty() {
+                let repos: Vec<PathBuf> = app
+                    .ws
+                    .groups
+                    .iter()
+                    .filter_map(|g| g.repo.clone())
+                    .collect();
+                for repo in repos {
+                    app.sidebar.add_repository(ctx, repo, true);
+                }
+                app.sidebar_open = app.ws.groups.len() > 1;
+                return app;
+            }
+        }
         let dir = app
             .launch
             .spec
@@ -114,7 +167,9 @@ impl TernApp {
             .clone()
             .or_else(|| std::env::current_dir().ok())
             .unwrap_or_else(|| PathBuf::from("/"));
-        let group = app.ws.add_group(dir_name(&dir), dir, None);
+        let group = app.ws.add_group(dir_name(&dir), dir.clone(), None);
+        // If the folder is in a repository, its worktrees show in the sidebar.
+        app.sidebar.add_repository(ctx, dir, true);
         let spec = app.launch.spec.clone();
         if let Some(pane) = app.spawn(&spec) {
             app.ws.add_tab(group, pane);
@@ -137,15 +192,140 @@ impl TernApp {
         }
     }
 
-    /// A new shell in `dir` (the user's shell, not the `-e` program).
+    /// A new shell in `dir` (the configured shell, not the `-e` program).
     fn spawn_shell(&mut self, dir: &Path) -> Option<PaneId> {
-        let spec = SpawnSpec {
-            command: None,
-            cwd: Some(dir.to_path_buf()),
-            size: self.focused_ui().and_then(PaneUi::grid),
-            ..self.launch.spec.clone()
-        };
+        let mut spec = self.settings.config.spawn_spec(Some(dir.to_path_buf()));
+        spec.size = self.focused_ui().and_then(PaneUi::grid);
         self.spawn(&spec)
+    }
+
+    /// Applies the settings in force (at start, `old` is `None`; on reload, the
+    /// previous ones, so only what changed is redone: a reload does not undo zoom).
+    fn apply_config(&mut self, ctx: &egui::Context, old: Option<&tern_core::config::Config>) {
+        let new = self.settings.config.clone();
+        let mut problems: Vec<String> = Vec::new();
+        if old.is_none_or(|o| o.font.family != new.font.family)
+            && let Err(e) = super::fonts::install_fonts_with(ctx, new.font.family.as_deref())
+        {
+            problems.push(e);
+        }
+        if old.is_none_or(|o| o.font.size != new.font.size) {
+            self.set_font_size(new.font.size);
+        }
+        let theme = new.theme.palette_defaults();
+        self.sh.palette = tern_core::model::Palette::new(theme);
+        if old.is_some_and(|o| o.theme != new.theme) {
+            self.sh.pipeline.set_theme(theme);
+        }
+        self.sh.theme = super::theme::Theme::from_config(&new.theme);
+        let overrides: Vec<(String, Vec<String>)> = new
+            .key_bindings
+            .iter()
+            .map(|(action, binding)| {
+                let chords = match binding {
+                    tern_core::config::KeyBinding::Chord(c) => vec![c.to_string()],
+                    tern_core::config::KeyBinding::Unbound => Vec::new(),
+                };
+                (action.clone(), chords)
+            })
+            .collect();
+        let (keymap, errors) =
+            KeyMap::with_overrides(overrides.iter().map(|(a, c)| (a.as_str(), c.as_slice())));
+        self.keymap = keymap;
+        problems.extend(errors.into_iter().map(|e| format!("key_bindings: {e}")));
+        self.sh
+            .pipeline
+            .set_new_pane_settings(new.term_config(), new.flow_control_window_bytes);
+        self.sh.confirm_multiline_paste = new.confirm_multiline_paste;
+        if !problems.is_empty() {
+            self.status = Some(problems.join("; "));
+        }
+    }
+
+    /// Reloads the config when its file changed.
+    fn poll_config(&mut self, ctx: &egui::Context) {
+        let mut in_force = self.settings.config.clone();
+        while let Some(change) = self.settings.poll() {
+            match change {
+                ConfigChange::Reloaded => {
+                    self.apply_config(ctx, Some(&in_force));
+                    in_force = self.settings.config.clone();
+                    self.sh.pipeline.breadcrumb(None, "config reloaded");
+                    self.status = Some("config reloaded".into());
+                }
+                ConfigChange::Failed => {
+                    let e = self.settings.error.clone().unwrap_or_default();
+                    self.sh
+                        .pipeline
+                        .breadcrumb(None, format!("config error: {e}"));
+                }
+                ConfigChange::Removed => {
+                    self.status =
+                        Some("the config file is gone; keeping the settings in force".into());
+                }
+            }
+        }
+    }
+
+    /// Restores the saved session (a corrupt file is kept aside and reported).
+    fn restore_session(&mut self, path: PathBuf) {
+        let mut file = SessionFile::new(path);
+        match file.load() {
+            tern_core::session::LoadOutcome::Restored(state) => {
+                let ws = Workspace::from_session(&state, |p| {
+                    let dir = if p.cwd.is_dir() {
+                        p.cwd.clone()
+                    } else {
+                        std::env::var_os("HOME")
+                            .map(PathBuf::from)
+                            .unwrap_or_else(|| "/".into())
+                    };
+                    let pane = self.spawn_shell(&dir)?;
+                    if let (Some(screen), true) = (
+                        &p.last_screen,
+                        self.settings.config.session.restore_last_screen,
+                    ) {
+                        // The old screen, as history above the new prompt.
+                        let mut text = String::new();
+                        for line in screen {
+                            text.push_str(line);
+                            text.push_str("\r\n");
+                        }
+                        self.sh.pipeline.feed(pane, text.as_bytes());
+                    }
+                    Some(pane)
+                });
+                self.ws = ws;
+            }
+            tern_core::session::LoadOutcome::Corrupt { kept_aside, error } => {
+                self.status = Some(format!(
+                    "the saved session could not be read ({error}); it was kept as {}",
+                    kept_aside.display()
+                ));
+            }
+            tern_core::session::LoadOutcome::Fresh => {}
+        }
+        self.session = Some(file);
+    }
+
+    /// What a restart would need, from what the window has now.
+    pub fn session_state(&self) -> tern_core::session::SessionState {
+        let keep_screen = self.settings.config.session.restore_last_screen;
+        self.ws.to_session(|p| tern_core::session::SavedPane {
+            cwd: self
+                .panes
+                .get(&p)
+                .and_then(|u| u.cwd.clone())
+                .or_else(|| {
+                    self.ws
+                        .locate(p)
+                        .map(|at| self.ws.groups[at.group].path.clone())
+                })
+                .unwrap_or_default(),
+            last_screen: keep_screen
+                .then(|| self.sh.pipeline.dump_screen(p).map(|d| d.rows))
+                .flatten(),
+        })
     }
 
     pub fn pipeline(&self) -> &Arc<Pipeline> {
@@ -214,6 +394,10 @@ impl TernApp {
         self.focused_ui().map_or(0, PaneUi::scroll_offset)
     }
 
+    pub fn scroll_position(&self) -> f32 {
+        self.focused_ui().map_or(0.0, PaneUi::scroll_position)
+    }
+
     pub fn shown_rows(&mut self) -> Vec<String> {
         self.focused_ui_mut()
             .map(PaneUi::shown_rows)
@@ -248,6 +432,21 @@ impl TernApp {
         self.focused_ui().is_some_and(PaneUi::paste_pending)
     }
 
+    /// The message shown to the user, if any.
+    pub fn status(&self) -> Option<&str> {
+        self.status.as_deref()
+    }
+
+    /// Why the config file on disk is not in force, if it is not.
+    pub fn config_error(&self) -> Option<&str> {
+        self.settings.error.as_deref()
+    }
+
+    /// The settings in force.
+    pub fn config(&self) -> &tern_core::config::Config {
+        &self.settings.config
+    }
+
     /// Which picker is open: "palette", "switcher", or `None`.
     pub fn overlay(&self) -> Option<&'static str> {
         match self.overlay {
@@ -255,6 +454,7 @@ impl TernApp {
             Some(Overlay::Switcher(_)) => Some("switcher"),
             Some(Overlay::Rename { .. }) => Some("rename"),
             Some(Overlay::ConfirmClose { .. }) => Some("confirm-close"),
+            Some(Overlay::Clipboard { .. }) => Some("clipboard"),
             None => None,
         }
     }
@@ -294,7 +494,8 @@ impl TernApp {
         {
             return Some(path);
         }
-        self.sh.pipeline.process_info(pane).and_then(|i| i.cwd)
+        // Looked up once a second (`refresh_processes`), not per frame.
+        p.cwd.clone()
     }
 
     pub fn pane_badges(&self, pane: PaneId) -> Badges {
@@ -302,7 +503,8 @@ impl TernApp {
     }
 
     /// Routes the pipeline's facts to their panes; hidden panes collect badges.
-    fn route_events(&mut self) {
+    fn route_events(&mut self, ctx: &egui::Context) {
+        let mut clipboard_requests = Vec::new();
         for event in self.sh.pipeline.poll_events() {
             let pane = match &event {
                 PaneEvent::Fact { pane, .. }
@@ -329,6 +531,7 @@ impl TernApp {
                     } if hidden => {
                         p.badges.finished = Some(exit_code.is_none_or(|c| c == 0));
                     }
+                    TermEvent::Clipboard(request) => clipboard_requests.push((pane, request)),
                     _ => {}
                 },
                 PaneEvent::Exited { exit, .. } => {
@@ -341,15 +544,77 @@ impl TernApp {
                 PaneEvent::UnseenOutput { .. } => p.badges.unseen_output |= hidden,
             }
         }
+        for (pane, request) in clipboard_requests {
+            self.clipboard_request(ctx, pane, request);
+        }
+    }
+
+    /// OSC 52: a program sets or reads the clipboard, as the config's policy says
+    /// (write allowed, read denied by default).
+    fn clipboard_request(
+        &mut self,
+        ctx: &egui::Context,
+        pane: PaneId,
+        request: tern_core::model::ClipboardRequest,
+    ) {
+        use tern_core::config::ClipboardPolicy;
+        use tern_core::model::ClipboardRequest;
+        let policy = self.settings.config.clipboard.clone();
+        let name = self.pane_title(pane);
+        match request {
+            ClipboardRequest::Write { base64, .. } => {
+                let Some(text) = decode_base64(&base64) else {
+                    self.status = Some(format!(
+                        "{name}: a clipboard write that is not base64 text was ignored"
+                    ));
+                    return;
+                };
+                match policy.osc52_write {
+                    ClipboardPolicy::Allow => ctx.copy_text(text),
+                    ClipboardPolicy::Ask => {
+                        self.overlay = Some(Overlay::Clipboard {
+                            pane,
+                            write: Some(text),
+                        })
+                    }
+                    ClipboardPolicy::Deny => {
+                        self.status = Some(format!(
+                            "{name} tried to set the clipboard (refused by config)"
+                        ))
+                    }
+                }
+            }
+            ClipboardRequest::Read { .. } => match policy.osc52_read {
+                ClipboardPolicy::Allow => self.answer_clipboard_read(pane),
+                ClipboardPolicy::Ask => {
+                    self.overlay = Some(Overlay::Clipboard { pane, write: None })
+                }
+                ClipboardPolicy::Deny => {
+                    self.status = Some(format!(
+                        "{name} tried to read the clipboard (refused; see clipboard.osc52_read in the config)"
+                    ))
+                }
+            },
+        }
+    }
+
+    fn answer_clipboard_read(&mut self, pane: PaneId) {
+        let text = arboard::Clipboard::new()
+            .and_then(|mut c| c.get_text())
+            .unwrap_or_default();
+        let reply = format!("\x1b]52;c;{}\x07", encode_base64(text.as_bytes()));
+        self.sh.pipeline.write(pane, reply.as_bytes());
     }
 
     /// Looks up what each pane runs (for titles, the switcher and close confirmation).
     fn refresh_processes(&mut self, ctx: &egui::Context) {
-        if self.processes_at.elapsed() < PROCESS_REFRESH {
+        let new_pane = self.panes.values().any(|p| !p.looked_up);
+        if self.processes_at.elapsed() < PROCESS_REFRESH && !new_pane {
             return;
         }
         self.processes_at = Instant::now();
         for (id, p) in self.panes.iter_mut() {
+            p.looked_up = true;
             let Some(info) = self.sh.pipeline.process_info(*id) else {
                 continue;
             };
@@ -357,6 +622,9 @@ impl TernApp {
                 .runs_other_program()
                 .then(|| info.foreground_name.clone())
                 .flatten();
+            if info.cwd.is_some() {
+                p.cwd = info.cwd.clone();
+            }
             if p.command.is_some() {
                 p.last_command = p.command.clone();
             }
@@ -377,6 +645,7 @@ impl TernApp {
             self.sh.pipeline.set_visible(*new, true);
             if let Some(p) = self.panes.get_mut(new) {
                 p.badges = Badges::default();
+                p.revealed_at = Some(Instant::now());
             }
         }
         self.shown = now;
@@ -384,6 +653,28 @@ impl TernApp {
         if focused != self.focused_last {
             self.sh.pipeline.set_focus(focused);
             self.focused_last = focused;
+            if self.sh.trace.enabled()
+                && let Some(p) = focused
+            {
+                // Which pane has the keys now, and where its shell runs.
+                let cwd = self
+                    .sh
+                    .pipeline
+                    .process_info(p)
+                    .and_then(|i| i.cwd)
+                    .map(|d| d.display().to_string())
+                    .unwrap_or_default();
+                let cwd = cwd.replace('\\', "\\\\").replace('"', "\\\"");
+                self.sh
+                    .trace
+                    .event("focus", &format!("\"pane\":{},\"cwd\":\"{cwd}\"", p.0));
+            }
+        }
+        // Revealed panes: trace when the frame showing their snapshot is drawn.
+        for p in &self.shown {
+            if let Some(u) = self.panes.get_mut(p) {
+                u.trace_reveal(&mut self.sh);
+            }
         }
     }
 
@@ -489,10 +780,21 @@ impl TernApp {
             Command::QuickSwitcher => self.open_switcher(),
             Command::CommandPalette => self.open_palette(),
             Command::ToggleSidebar => self.sidebar_open = !self.sidebar_open,
-            Command::AddRepository | Command::NewWorktree => {
+            Command::AddRepository => {
                 self.sidebar_open = true;
-                self.status = Some("worktrees: use the sidebar".into());
+                self.status = Some("type a repository's path in the sidebar, or Browse…".into());
             }
+            Command::NewWorktree => match self.ws.active_group().and_then(|g| g.repo.clone()) {
+                Some(root) => {
+                    self.sidebar_open = true;
+                    self.sidebar.start_new_worktree(root);
+                }
+                None => {
+                    self.status = Some(
+                        "this tab's folder is not a git repository: add one in the sidebar".into(),
+                    )
+                }
+            },
             Command::Copy => {
                 if let Some(text) = self.selection_text() {
                     ctx.copy_text(text);
@@ -529,54 +831,77 @@ impl TernApp {
             Command::FontReset => self.sh.font_size = DEFAULT_FONT_SIZE,
             Command::SaveScrollback => {
                 if let Some(pane) = focused {
-                    self.status = Some(match self.save_scrollback(pane) {
-                        Ok(path) => format!("scrollback saved to {}", path.display()),
-                        Err(e) => format!("cannot save the scrollback: {e}"),
-                    });
+                    match self.scrollback_text(pane) {
+                        Ok(text) => {
+                            self.save_text(text, &format!("tern-scrollback-{}.txt", pane.0))
+                        }
+                        Err(e) => self.status = Some(format!("cannot save the scrollback: {e}")),
+                    }
                 }
             }
             Command::Diagnostics => self.diagnostics.toggle(),
         }
     }
 
-    /// Writes the pane's whole history and screen to a text file in its directory's
-    /// temp location and returns the path.
-    fn save_scrollback(&self, pane: PaneId) -> std::io::Result<PathBuf> {
-        use std::io::Write;
+    /// The pane's whole history and screen as text, oldest line first.
+    pub fn scrollback_text(&self, pane: PaneId) -> Result<String, String> {
         let view = self
             .panes
             .get(&pane)
             .and_then(PaneUi::view)
-            .ok_or_else(|| std::io::Error::other("the pane is not shown"))?;
+            .ok_or("the pane is not shown")?;
         let total = view.scrollback_lines as usize;
-        let path = std::env::temp_dir().join(format!(
-            "tern-scrollback-{}-{}.txt",
-            pane.0,
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs())
-        ));
-        let mut out = std::io::BufWriter::new(std::fs::File::create(&path)?);
+        let mut out = String::new();
         const PAGE: usize = 4096;
         let mut done = 0;
         while done < total {
             let count = PAGE.min(total - done);
-            // History pages count back from the newest line.
+            // `start` counts back from the newest line; a page comes oldest first.
             let page = self
                 .sh
                 .pipeline
                 .history(pane, total - done - count, count)
-                .ok_or_else(|| std::io::Error::other("the pane is gone"))?;
-            for row in page.rows.iter().rev() {
-                writeln!(out, "{}", row.text().trim_end())?;
+                .ok_or("the pane is gone")?;
+            for row in &page.rows {
+                out.push_str(row.text().trim_end());
+                out.push('\n');
             }
             done += count;
         }
         for row in &view.rows {
-            writeln!(out, "{}", row.text().trim_end())?;
+            out.push_str(row.text().trim_end());
+            out.push('\n');
         }
-        out.flush()?;
-        Ok(path)
+        Ok(out)
+    }
+
+    /// Saves `text` where the user says (rfd's save dialog on its own thread), or in
+    /// tern's state folder when no dialog can be shown; the status line says where.
+    fn save_text(&mut self, text: String, name: &str) {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let name = name.to_owned();
+        let fallback = tern_core::diagnostics::default_report_dir().join(&name);
+        let use_dialog = super::diagnostics::dialog_possible();
+        let spawned = std::thread::Builder::new()
+            .name("tern-save".into())
+            .spawn(move || {
+                let path = if use_dialog {
+                    rfd::FileDialog::new().set_file_name(&name).save_file()
+                } else {
+                    Some(fallback)
+                };
+                let result = match path {
+                    None => Err("not saved (cancelled)".to_owned()),
+                    Some(p) => tern_core::diagnostics::write_atomic(&p, &text)
+                        .map(|()| p.clone())
+                        .map_err(|e| format!("cannot write {}: {e}", p.display())),
+                };
+                let _ = tx.send(result);
+            });
+        match spawned {
+            Ok(_) => self.saving = Some(rx),
+            Err(e) => self.status = Some(format!("cannot save: {e}")),
+        }
     }
 
     /// Closes a pane, asking first when a program other than the shell runs in it.
@@ -584,7 +909,9 @@ impl TernApp {
         let info = self.sh.pipeline.process_info(pane);
         let exited = self.panes.get(&pane).is_some_and(|p| p.exited.is_some());
         match info {
-            Some(i) if i.runs_other_program() && !exited => {
+            Some(i)
+                if i.runs_other_program() && !exited && self.settings.config.confirm_on_close =>
+            {
                 let program = i.foreground_name.unwrap_or_else(|| "a program".into());
                 self.overlay = Some(Overlay::ConfirmClose { pane, program });
             }
@@ -682,6 +1009,25 @@ impl TernApp {
                     }
                 }
             },
+            Overlay::Clipboard { pane, write } => {
+                let name = self.pane_title(pane);
+                let question = match &write {
+                    Some(text) => format!(
+                        "{name} wants to set the clipboard to {} characters:\n{}",
+                        text.chars().count(),
+                        text.chars().take(200).collect::<String>()
+                    ),
+                    None => format!("{name} wants to read the clipboard."),
+                };
+                match chrome::confirm_dialog(ctx, "Clipboard", &question, "Allow") {
+                    None => self.overlay = Some(Overlay::Clipboard { pane, write }),
+                    Some(false) => {}
+                    Some(true) => match write {
+                        Some(text) => ctx.copy_text(text),
+                        None => self.answer_clipboard_read(pane),
+                    },
+                }
+            }
             Overlay::ConfirmClose { pane, program } => {
                 match chrome::confirm_close_dialog(ctx, &program) {
                     None => self.overlay = Some(Overlay::ConfirmClose { pane, program }),
@@ -758,14 +1104,28 @@ impl TernApp {
         }) {
             self.sh.window_focused = focused;
         }
-        self.route_events();
+        self.poll_config(&ctx);
+        self.route_events(&ctx);
         self.refresh_processes(&ctx);
-        if self.overlay.is_none() {
+        if let Some(rx) = &self.saving
+            && let Ok(result) = rx.try_recv()
+        {
+            self.saving = None;
+            self.status = Some(match result {
+                Ok(p) => format!("saved to {}", p.display()),
+                Err(e) => e,
+            });
+        }
+        let actions = self.sidebar.poll(&ctx);
+        self.sidebar_actions(actions);
+        self.adopt_groups();
+        if self.overlay.is_none() && !self.sidebar.dialog_open() {
             for command in self.keymap.take_commands(&ctx) {
                 self.run(&ctx, command);
             }
         }
         self.overlay_ui(&ctx);
+        self.sidebar.dialogs(&ctx);
         self.sync_visibility();
         if self.sidebar_open {
             chrome::sidebar(ui, self);
@@ -786,6 +1146,23 @@ impl TernApp {
             self.window_title = title;
         }
         self.sh.trace_first_frame();
+        if self.session.is_some() {
+            let state = self.session_state();
+            if let Some(file) = self.session.as_mut() {
+                file.save_if_changed(state);
+            }
+        }
+        if let Some(e) = &self.settings.error {
+            // A broken config stays on screen until it is fixed.
+            egui::Area::new(egui::Id::unique("tern-config-error"))
+                .anchor(egui::Align2::RIGHT_BOTTOM, egui::vec2(-8.0, -8.0))
+                .order(egui::Order::Foreground)
+                .show(&ctx, |ui| {
+                    egui::Frame::popup(ui.style()).show(ui, |ui| {
+                        ui.colored_label(egui::Color32::from_rgb(240, 120, 100), e);
+                    });
+                });
+        }
         // The diagnostics panel: frame time, the panel itself, jump to a clicked pane.
         self.diagnostics.record_frame(frame_started.elapsed());
         if self.diagnostics.is_open() {
@@ -812,6 +1189,82 @@ impl TernApp {
         self.run(ctx, command);
     }
 
+    /// What the sidebar asked for.
+    pub(crate) fn sidebar_actions(&mut self, actions: Vec<super::sidebar::SidebarAction>) {
+        use super::sidebar::SidebarAction;
+        for action in actions {
+            match action {
+                SidebarAction::Open { name, path, repo } => {
+                    self.open_group(name, path, repo);
+                }
+                SidebarAction::Removed { path } => {
+                    if let Some(gi) = self.ws.groups.iter().position(|g| g.path == path) {
+                        let panes: Vec<PaneId> = self.ws.groups[gi]
+                            .tabs
+                            .iter()
+                            .flat_map(|t| t.layout.panes())
+                            .collect();
+                        for p in panes {
+                            self.close_pane(p);
+                        }
+                        self.ws.remove_group(gi);
+                    }
+                }
+                SidebarAction::Identified { path, repo, .. } => {
+                    // The repository's own folder; linked worktrees are matched when
+                    // their list arrives (`adopt_groups`).
+                    if let Some(g) = self.ws.groups.iter_mut().find(|g| g.path == path)
+                        && path == repo
+                    {
+                        g.repo = Some(repo);
+                    }
+                }
+                SidebarAction::Status(s) => self.status = Some(s),
+                SidebarAction::Listed { root, worktrees } => {
+                    if self.sh.trace.enabled() {
+                        let root = root.display().to_string().replace(['"', '\\'], "_");
+                        self.sh.trace.event(
+                            "worktrees",
+                            &format!("\"repo\":\"{root}\",\"count\":{worktrees}"),
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// Groups opened in a folder that turns out to be a listed worktree belong to its
+    /// repository (so Ctrl+Shift+N knows where to add one).
+    fn adopt_groups(&mut self) {
+        for g in self.ws.groups.iter_mut().filter(|g| g.repo.is_none()) {
+            if let Some(r) = self
+                .sidebar
+                .repos
+                .iter()
+                .find(|r| r.worktrees.iter().any(|w| w.path == g.path))
+            {
+                g.repo = Some(r.repo.root().to_path_buf());
+            }
+        }
+    }
+
+    /// What the sidebar shows of the open groups.
+    pub(crate) fn group_infos(&self) -> Vec<super::sidebar::GroupInfo> {
+        self.ws
+            .groups
+            .iter()
+            .enumerate()
+            .map(|(gi, g)| super::sidebar::GroupInfo {
+                name: g.name.clone(),
+                path: g.path.clone(),
+                repo: g.repo.clone(),
+                badges: self.ws.group_badges(gi, |p| self.pane_badges(p)),
+                tabs: g.tabs.len(),
+                active: gi == self.ws.active,
+            })
+            .collect()
+    }
+
     /// Starts a tab in a new worktree group at `dir` (used by the sidebar).
     pub fn open_group(&mut self, name: String, dir: PathBuf, repo: Option<PathBuf>) -> usize {
         let group = self.ws.add_group(name, dir.clone(), repo);
@@ -826,6 +1279,20 @@ impl TernApp {
 }
 
 impl eframe::App for TernApp {
+    fn on_exit(&mut self) {
+        if self.session.is_some() {
+            let state = self.session_state();
+            if let Some(file) = self.session.as_mut()
+                && let Err(e) = file.save_now(state)
+            {
+                eprintln!(
+                    "tern: cannot save the session to {}: {e}",
+                    file.path().display()
+                );
+            }
+        }
+    }
+
     fn ui(&mut self, ui: &mut egui::Ui, frame: &mut eframe::Frame) {
         self.diagnostics.note_frame(frame);
         egui::CentralPanel::default()
@@ -873,4 +1340,25 @@ fn cwd_from_osc7(uri: &str) -> Option<PathBuf> {
     }
     use std::os::unix::ffi::OsStringExt;
     Some(PathBuf::from(std::ffi::OsString::from_vec(out)))
+}
+
+/// "DejaVu Sans Mono (bundled), 15 pt" or the configured family.
+fn font_description(config: &tern_core::config::Config) -> String {
+    match &config.font.family {
+        Some(f) => format!("{f}, {} pt", config.font.size),
+        None => format!("DejaVu Sans Mono (bundled), {} pt", config.font.size),
+    }
+}
+
+fn decode_base64(text: &str) -> Option<String> {
+    use base64::Engine as _;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(text.trim())
+        .ok()?;
+    String::from_utf8(bytes).ok()
+}
+
+fn encode_base64(bytes: &[u8]) -> String {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(bytes)
 }

@@ -10,7 +10,7 @@ use tern_core::workspace::{Badges, Workspace};
 
 use super::app::{DIVIDER, TernApp};
 
-const TAB_BAR_HEIGHT: f32 = 26.0;
+pub const TAB_BAR_HEIGHT: f32 = 26.0;
 pub const SIDEBAR_WIDTH: f32 = 220.0;
 
 /// The badges as short marks after a title: 🔔 bell, ✔/✖ command finished, ✉
@@ -86,6 +86,10 @@ pub fn tab_bar(ui: &mut egui::Ui, app: &mut TernApp) {
     let Some(g) = app.ws.groups.get(group) else {
         return;
     };
+    // One tab in one folder: no tab bar (like kitty), the window is all terminal.
+    if g.tabs.len() <= 1 && app.ws.groups.len() <= 1 && !app.sidebar_open {
+        return;
+    }
     let tabs: Vec<_> = g
         .tabs
         .iter()
@@ -160,13 +164,15 @@ pub fn tab_bar(ui: &mut egui::Ui, app: &mut TernApp) {
         app.ws.select_tab(i);
     }
     if let Some((from, x)) = drag {
+        // Its place among the other tabs: after every tab whose middle it passed.
         let to = rects
             .iter()
-            .position(|r| x < r.center().x)
-            .unwrap_or(rects.len().saturating_sub(1));
-        let to = if to > from { to - 1 } else { to };
-        app.ws
-            .move_tab(group, from, to.min(rects.len().saturating_sub(1)));
+            .enumerate()
+            .filter(|(i, r)| *i != from && r.center().x < x)
+            .count();
+        if to != from {
+            app.ws.move_tab(group, from, to);
+        }
     }
     if let Some(id) = close {
         let ctx = ui.ctx().clone();
@@ -181,46 +187,19 @@ pub fn tab_bar(ui: &mut egui::Ui, app: &mut TernApp) {
     }
 }
 
-/// The worktree sidebar: every group with its badges rolled up; click to show it.
+/// The worktree sidebar (see `sidebar.rs`) in a panel on the left.
 pub fn sidebar(ui: &mut egui::Ui, app: &mut TernApp) {
-    let mut choose = None;
+    let groups = app.group_infos();
+    let mut actions = Vec::new();
     egui::Panel::left("tern-sidebar")
         .exact_size(SIDEBAR_WIDTH)
         .resizable(false)
         .show(ui, |ui| {
-            ui.heading("Worktrees");
-            ui.separator();
-            for (gi, g) in app.ws.groups.iter().enumerate() {
-                let badges = app.ws.group_badges(gi, |p| app.pane_badges(p));
-                let text = badged_text(&g.name, badges, gi == app.ws.active);
-                let r = ui
-                    .add(egui::Button::selectable(gi == app.ws.active, text))
-                    .on_hover_text(g.path.display().to_string());
-                let words = badge_words(badges);
-                let label = if words.is_empty() {
-                    format!("worktree {}", g.name)
-                } else {
-                    format!("worktree {} ({words})", g.name)
-                };
-                ui.ctx()
-                    .accesskit_node_builder(r.id, |n| n.set_label(label));
-                if r.clicked() {
-                    choose = Some(gi);
-                }
-                ui.label(
-                    RichText::new(format!("{} tabs", g.tabs.len()))
-                        .small()
-                        .color(Color32::from_gray(120)),
-                );
-            }
+            egui::ScrollArea::vertical().show(ui, |ui| {
+                actions = app.sidebar.ui(ui, &groups);
+            });
         });
-    if let Some(gi) = choose {
-        let (name, path, repo) = {
-            let g = &app.ws.groups[gi];
-            (g.name.clone(), g.path.clone(), g.repo.clone())
-        };
-        app.open_group(name, path, repo);
-    }
+    app.sidebar_actions(actions);
 }
 
 /// Draggable dividers between split panes.
@@ -265,41 +244,21 @@ pub fn dividers(ui: &mut egui::Ui, ws: &mut Workspace<PaneId>, area: Rect) {
     }
 }
 
-/// Rename a tab: `Some(true)` to apply, `Some(false)` to cancel, `None` while open.
-pub fn rename_dialog(ctx: &egui::Context, text: &mut String) -> Option<bool> {
+/// A modal with `body`, a `yes` button and Cancel: `Some(true)` for `yes` (or Enter when
+/// `enter_confirms`), `Some(false)` for Cancel or Escape, `None` while it stays open.
+fn dialog(
+    ctx: &egui::Context,
+    title: &str,
+    yes: &str,
+    enter_confirms: bool,
+    body: impl FnOnce(&mut egui::Ui),
+) -> Option<bool> {
     let mut result = None;
-    egui::Modal::new(egui::Id::unique("tern-rename")).show(ctx, |ui| {
-        ui.label("Tab name (empty: follow the program's title)");
-        let r = ui.text_edit_singleline(text);
-        r.request_focus();
-        if ui.input(|i| i.key_pressed(egui::Key::Enter)) {
-            result = Some(true);
-        }
+    egui::Modal::new(egui::Id::unique(("tern-dialog", title))).show(ctx, |ui| {
+        ui.heading(title);
+        body(ui);
         ui.horizontal(|ui| {
-            if ui.button("Rename").clicked() {
-                result = Some(true);
-            }
-            if ui.button("Cancel").clicked() {
-                result = Some(false);
-            }
-        });
-    });
-    if ctx.input(|i| i.key_pressed(egui::Key::Escape)) {
-        result = Some(false);
-    }
-    result
-}
-
-/// Close a pane where a program still runs?
-pub fn confirm_close_dialog(ctx: &egui::Context, program: &str) -> Option<bool> {
-    let mut result = None;
-    egui::Modal::new(egui::Id::unique("tern-confirm-close")).show(ctx, |ui| {
-        ui.heading("Close this pane?");
-        ui.label(format!(
-            "`{program}` is still running in it and will be ended."
-        ));
-        ui.horizontal(|ui| {
-            if ui.button("Close").clicked() {
+            if ui.button(yes).clicked() {
                 result = Some(true);
             }
             if ui.button("Cancel").clicked() {
@@ -313,13 +272,37 @@ pub fn confirm_close_dialog(ctx: &egui::Context, program: &str) -> Option<bool> 
             i.key_pressed(egui::Key::Escape),
         )
     });
-    if enter {
+    if enter && enter_confirms {
         result = Some(true);
     }
     if escape {
         result = Some(false);
     }
     result
+}
+
+/// Rename a tab: `Some(true)` to apply, `Some(false)` to cancel, `None` while open.
+pub fn rename_dialog(ctx: &egui::Context, text: &mut String) -> Option<bool> {
+    dialog(ctx, "Rename tab", "Rename", true, |ui| {
+        ui.label("Tab name (empty: follow the program's title)");
+        ui.text_edit_singleline(text).request_focus();
+    })
+}
+
+/// A yes/no question (Enter does not answer it: a stray key must not allow anything).
+pub fn confirm_dialog(ctx: &egui::Context, title: &str, question: &str, yes: &str) -> Option<bool> {
+    dialog(ctx, title, yes, false, |ui| {
+        ui.label(question);
+    })
+}
+
+/// Close a pane where a program still runs? (Enter closes.)
+pub fn confirm_close_dialog(ctx: &egui::Context, program: &str) -> Option<bool> {
+    dialog(ctx, "Close this pane?", "Close", true, |ui| {
+        ui.label(format!(
+            "`{program}` is still running in it and will be ended."
+        ));
+    })
 }
 
 /// A directory chosen in the sidebar's path field, expanded (`~`).

@@ -1,6 +1,7 @@
 //! Fonts: the bundled DejaVu Sans Mono faces, system fallbacks for wide scripts, and
 //! whether an input method is configured.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use egui::{FontData, FontDefinitions, FontFamily};
@@ -53,6 +54,103 @@ const FACES: [(&str, Option<&str>, &[u8]); 4] = [
 /// Installs the bundled monospace faces first, then system fallbacks for wide scripts,
 /// then egui's own fonts.
 pub fn install_fonts(ctx: &egui::Context) {
+    let _ = install_fonts_with(ctx, None);
+}
+
+/// Folders searched for a configured font family.
+fn font_dirs() -> Vec<PathBuf> {
+    let mut dirs = vec![
+        PathBuf::from("/usr/share/fonts"),
+        PathBuf::from("/usr/local/share/fonts"),
+        PathBuf::from("/Library/Fonts"),
+        PathBuf::from("/System/Library/Fonts"),
+    ];
+    if let Some(home) = std::env::var_os("HOME").map(PathBuf::from) {
+        dirs.push(home.join(".local/share/fonts"));
+        dirs.push(home.join(".fonts"));
+        dirs.push(home.join("Library/Fonts"));
+    }
+    dirs
+}
+
+/// A family's faces found on disk: regular, bold, italic, bold italic (any may be
+/// missing but regular). Matched by file name: "JetBrains Mono" finds
+/// `JetBrainsMono-Regular.ttf`, `JetBrainsMono-Bold.ttf`, ...
+pub fn find_family(family: &str) -> Option<[Option<PathBuf>; 4]> {
+    let key: String = family
+        .chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect();
+    if key.is_empty() {
+        return None;
+    }
+    let mut files = Vec::new();
+    let mut stack = font_dirs();
+    let mut visited = 0;
+    while let Some(dir) = stack.pop() {
+        visited += 1;
+        if visited > 4096 {
+            break;
+        }
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let path = e.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path
+                .extension()
+                .is_some_and(|x| x.eq_ignore_ascii_case("ttf") || x.eq_ignore_ascii_case("otf"))
+            {
+                files.push(path);
+            }
+        }
+    }
+    // File stem lowercased without separators: "jetbrainsmonobolditalic".
+    let stem = |p: &PathBuf| -> String {
+        p.file_stem()
+            .map(|s| s.to_string_lossy())
+            .unwrap_or_default()
+            .chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let find = |suffixes: &[&str]| {
+        files
+            .iter()
+            .filter(|p| {
+                let s = stem(p);
+                s.strip_prefix(&key)
+                    .is_some_and(|rest| suffixes.contains(&rest))
+            })
+            .min()
+            .cloned()
+    };
+    let regular = find(&["regular", "", "book", "roman"])?;
+    Some([
+        Some(regular),
+        find(&["bold"]),
+        find(&["italic", "oblique"]),
+        find(&["bolditalic", "boldoblique"]),
+    ])
+}
+
+/// Like [`install_fonts`] with a configured family first (the bundled faces stay as
+/// fallbacks). An error says why the family was not used.
+pub fn install_fonts_with(ctx: &egui::Context, family: Option<&str>) -> Result<(), String> {
+    let mut error = None;
+    let user: Option<[Option<Vec<u8>>; 4]> = family.and_then(|f| match find_family(f) {
+        Some(paths) => Some(paths.map(|p| p.and_then(|p| std::fs::read(p).ok()))),
+        None => {
+            error = Some(format!(
+                "font family {f:?} not found; using DejaVu Sans Mono"
+            ));
+            None
+        }
+    });
     let mut fonts = FontDefinitions::default();
     let egui_fallbacks = fonts
         .families
@@ -71,12 +169,25 @@ pub fn install_fonts(ctx: &egui::Context) {
             .insert((*name).to_owned(), Arc::new(FontData::from_owned(bytes)));
         system.push((*name).to_owned());
     }
-    for (name, family, bytes) in FACES {
+    for (i, (name, family, bytes)) in FACES.into_iter().enumerate() {
         fonts
             .font_data
             .insert(name.to_owned(), Arc::new(FontData::from_static(bytes)));
-        // Each face falls back to the regular face, the system fonts, then egui's.
-        let mut chain = vec![name.to_owned()];
+        // Each face falls back to the regular face, the system fonts, then egui's;
+        // a configured family comes first (its regular face stands in for a missing
+        // bold or italic).
+        let mut chain = Vec::new();
+        if let Some(faces) = &user {
+            let face = faces[i].clone().or_else(|| faces[0].clone());
+            if let Some(bytes) = face {
+                let user_name = format!("user-{name}");
+                fonts
+                    .font_data
+                    .insert(user_name.clone(), Arc::new(FontData::from_owned(bytes)));
+                chain.push(user_name);
+            }
+        }
+        chain.push(name.to_owned());
         if name != FONT_NAME {
             chain.push(FONT_NAME.to_owned());
         }
@@ -89,6 +200,10 @@ pub fn install_fonts(ctx: &egui::Context) {
         fonts.families.insert(family, chain);
     }
     ctx.set_fonts(fonts);
+    match error {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
 }
 
 /// Whether an input method is set up (X11: `XMODIFIERS=@im=...`; Wayland's text input

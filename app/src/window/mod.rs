@@ -14,6 +14,8 @@ pub mod pane;
 pub mod primary;
 pub mod render;
 pub mod search;
+pub mod settings;
+pub mod sidebar;
 pub mod theme;
 pub mod trace;
 pub mod viewport;

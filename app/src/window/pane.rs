@@ -34,6 +34,10 @@ pub struct Shared {
     pub trace: Trace,
     /// The window has keyboard focus.
     pub window_focused: bool,
+    /// Ask before an unbracketed multi-line paste.
+    pub confirm_multiline_paste: bool,
+    /// The widget ids of the panes (keyboard focus on anything else is a text field).
+    pub pane_ids: std::collections::HashSet<egui::Id>,
     pub primary: super::primary::Primary,
     first_frame_traced: bool,
     first_output_traced: bool,
@@ -49,6 +53,8 @@ impl Shared {
             glyphs: GlyphCache::default(),
             trace,
             window_focused: true,
+            confirm_multiline_paste: true,
+            pane_ids: Default::default(),
             primary: super::primary::Primary::default(),
             first_frame_traced: false,
             first_output_traced: false,
@@ -94,6 +100,10 @@ pub struct PaneUi {
     pub title: String,
     /// OSC 7 working directory, when the shell reports it.
     pub cwd_reported: Option<String>,
+    /// The shell's working directory, from the process table (refreshed now and then).
+    pub cwd: Option<std::path::PathBuf>,
+    /// The process table has been read for this pane at least once.
+    pub looked_up: bool,
     /// The running (or last run) program other than the shell, from the process table.
     pub command: Option<String>,
     pub last_command: Option<String>,
@@ -115,8 +125,12 @@ pub struct PaneUi {
     selection_guard: Option<(super::viewport::Selection, u64, String)>,
     /// An Alt combination was sent as a key: its text event (if any) must not follow.
     swallow_text: bool,
+    /// Ask before an unbracketed multi-line paste (the config's, set every frame).
+    confirm_multiline_paste: bool,
     /// Row meshes from the last frames (only changed rows are rebuilt).
     rows: RowCache,
+    /// When the pane was last revealed, until a frame shows it (for the trace).
+    pub revealed_at: Option<Instant>,
 }
 
 impl PaneUi {
@@ -129,6 +143,8 @@ impl PaneUi {
             exited: None,
             title: String::new(),
             cwd_reported: None,
+            cwd: None,
+            looked_up: false,
             command: None,
             last_command: None,
             badges: Badges::default(),
@@ -141,7 +157,9 @@ impl PaneUi {
             search: None,
             selection_guard: None,
             swallow_text: false,
+            confirm_multiline_paste: true,
             rows: RowCache::default(),
+            revealed_at: None,
         }
     }
 
@@ -157,6 +175,11 @@ impl PaneUi {
         self.viewport.offset
     }
 
+    /// Lines scrolled up, with the part of a line a touchpad scrolled.
+    pub fn scroll_position(&self) -> f32 {
+        self.viewport.offset as f32 + self.viewport.fraction
+    }
+
     /// Parks the pane: its view and viewport state are freed (the model keeps running).
     pub fn park(&mut self) {
         self.view = None;
@@ -165,6 +188,25 @@ impl PaneUi {
         self.search = None;
         self.dragging = None;
         self.rows.clear();
+    }
+
+    /// After a reveal, once the view is back: traces how long the reveal took (the
+    /// switch, the pipeline's snapshot, this frame) and the history it holds.
+    pub fn trace_reveal(&mut self, sh: &mut Shared) {
+        let (Some(at), Some(view)) = (self.revealed_at, self.view.as_ref()) else {
+            return;
+        };
+        self.revealed_at = None;
+        if sh.trace.enabled() {
+            let extra = format!(
+                "\"pane\":{},\"latency_us\":{},\"scrollback_lines\":{},\"rows_rebuilt\":{}",
+                self.id.0,
+                at.elapsed().as_micros(),
+                view.scrollback_lines,
+                self.rows.rebuilt
+            );
+            sh.trace.event("reveal_frame", &extra);
+        }
     }
 
     /// Rows whose mesh the last frame rebuilt (the rest came from the row cache).
@@ -256,7 +298,10 @@ impl PaneUi {
     /// Sends pasted text (asking first for an unbracketed multi-line paste).
     pub fn paste(&mut self, text: String) {
         let bracketed = self.view.as_ref().is_some_and(|v| v.modes.bracketed_paste);
-        if !bracketed && tern_core::input::paste::is_multiline(&text) {
+        if !bracketed
+            && self.confirm_multiline_paste
+            && tern_core::input::paste::is_multiline(&text)
+        {
             self.pending_paste = Some(text);
         } else {
             self.pipeline
@@ -349,6 +394,10 @@ impl PaneUi {
                     pressed,
                     modifiers,
                 } if rect.contains(pos) || !pressed => {
+                    // Clicks land on whole rows: a half-scrolled line settles first.
+                    if pressed {
+                        self.viewport.fraction = 0.0;
+                    }
                     let (row, col) = self.cell_at(pos, rect, m);
                     let b = match button {
                         egui::PointerButton::Primary => MouseButton::Left,
@@ -436,7 +485,10 @@ impl PaneUi {
                     delta,
                     modifiers,
                     ..
-                } => {
+                } if unit != egui::MouseWheelUnit::Point
+                    || (modes.mouse != MouseTracking::Off && !modifiers.shift)
+                    || modes.alt_screen =>
+                {
                     let lines = match unit {
                         egui::MouseWheelUnit::Line => delta.y * 3.0,
                         egui::MouseWheelUnit::Page => delta.y * rows as f32,
@@ -482,6 +534,19 @@ impl PaneUi {
                         && let Some(v) = &self.view
                     {
                         self.viewport.scroll_by(steps, v);
+                    }
+                }
+                // Pixel-precise wheels (touchpads) scroll history smoothly.
+                egui::Event::MouseWheel {
+                    unit: egui::MouseWheelUnit::Point,
+                    delta,
+                    modifiers,
+                    ..
+                } if (modes.mouse == MouseTracking::Off || modifiers.shift)
+                    && !modes.alt_screen =>
+                {
+                    if let Some(v) = &self.view {
+                        self.viewport.scroll_smooth(delta.y / m.cell.y, v);
                     }
                 }
                 _ => {}
@@ -591,6 +656,7 @@ impl PaneUi {
     ) -> PaneResponse {
         let ctx = ui.ctx().clone();
         let mut out = PaneResponse::default();
+        self.confirm_multiline_paste = sh.confirm_multiline_paste;
         self.take_deliveries(sh);
         if let Some(v) = &self.view {
             self.viewport.on_content(v);
@@ -602,10 +668,20 @@ impl PaneUi {
             egui::Id::unique(("tern-pane", self.id.0)),
             Sense::click_and_drag(),
         );
-        // The focused terminal holds keyboard focus unless the search bar is open.
-        if keyboard && self.search.is_none() {
+        // The focused terminal holds keyboard focus unless the search bar is open or
+        // the user is typing in another field (the sidebar's, say); a click on the
+        // terminal takes it back.
+        sh.pane_ids.insert(response.id);
+        let other_field = ctx
+            .memory(|m| m.focused())
+            .is_some_and(|id| !sh.pane_ids.contains(&id));
+        if keyboard
+            && self.search.is_none()
+            && (!other_field || response.is_pointer_button_down_on())
+        {
             response.request_focus();
         }
+        let takes_keys = keyboard && (!other_field || response.is_pointer_button_down_on());
         if !keyboard && response.is_pointer_button_down_on() {
             out.clicked = true;
         }
@@ -634,8 +710,8 @@ impl PaneUi {
             // Only the focused pane takes input.
         } else if self.pending_paste.is_some() {
             self.confirm_paste(&ctx);
-        } else if self.search.is_some() {
-            // Keys go to the search bar while it is open.
+        } else if self.search.is_some() || !takes_keys {
+            // Keys go to the search bar, or to the field the user is typing in.
         } else {
             self.handle_input(&ctx, rect, &m, &response, &mut sh.primary);
         }
@@ -652,8 +728,22 @@ impl PaneUi {
             Some(view) => {
                 let offset = self.viewport.offset;
                 let total = view.scrollback_lines;
-                let first_line =
-                    (view.scrollback_dropped as usize + total as usize).saturating_sub(offset);
+                // Part of a line scrolled into view: one more row on top, all of them
+                // drawn that much lower (pixel-smooth scrolling).
+                let extra = self.viewport.extra_row(view);
+                let first_line = (view.scrollback_dropped as usize + total as usize)
+                    .saturating_sub(offset + usize::from(extra));
+                let draw_rect = if extra {
+                    let shift = (1.0 - self.viewport.fraction) * m.cell.y;
+                    let snap =
+                        |v: f32| (v * ctx.pixels_per_point()).round() / ctx.pixels_per_point();
+                    egui::Rect::from_min_size(
+                        rect.min - egui::vec2(0.0, snap(shift)),
+                        rect.size() + egui::vec2(0.0, m.cell.y),
+                    )
+                } else {
+                    rect
+                };
                 self.viewport.refresh(&self.pipeline, pane, view);
                 let viewport = &self.viewport;
                 let shown: Vec<&Row> = viewport.rows(view);
@@ -676,7 +766,7 @@ impl PaneUi {
                 } else {
                     true
                 };
-                let cursor = (offset == 0 && view.modes.show_cursor && blink_on)
+                let cursor = (offset == 0 && !extra && view.modes.show_cursor && blink_on)
                     .then_some((view.cursor, view.cursor_shape));
                 let scene = Scene {
                     rows: &shown,
@@ -695,7 +785,7 @@ impl PaneUi {
                     &painter,
                     &mut sh.glyphs,
                     &mut self.rows,
-                    rect,
+                    draw_rect,
                     &scene,
                     &style,
                 );

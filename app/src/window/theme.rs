@@ -23,6 +23,26 @@ impl Default for Theme {
     }
 }
 
+impl Theme {
+    /// The window's colours for a configured theme (the model gets the palette).
+    pub fn from_config(config: &tern_core::config::ThemeConfig) -> Theme {
+        let base = match config.name {
+            tern_core::config::ThemeName::Dark => Theme::default(),
+            tern_core::config::ThemeName::Light => Theme {
+                selection: Color32::from_rgba_unmultiplied(70, 120, 230, 90),
+                cursor_text: Color32::from_rgb(0xfa, 0xfa, 0xf8),
+                focus_ring: Color32::from_rgb(40, 100, 220),
+            },
+        };
+        Theme {
+            selection: config.selection.map_or(base.selection, |c| {
+                Color32::from_rgba_unmultiplied(c.r, c.g, c.b, 110)
+            }),
+            ..base
+        }
+    }
+}
+
 pub fn rgb(c: Rgb) -> Color32 {
     Color32::from_rgb(c.r, c.g, c.b)
 }

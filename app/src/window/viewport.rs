@@ -63,6 +63,9 @@ pub struct Viewport {
     pub selection: Option<Selection>,
     /// `seq` the selection was made at: new output clears it.
     selection_seq: u64,
+    /// Pixel-smooth scrolling: how much of the line above `offset` is in view, as a
+    /// share of a line in `0.0..1.0` (touchpads scroll by points, not lines).
+    pub fraction: f32,
 }
 
 /// One char per cell (a wide character's spacer is `'\0'`), so indexes are columns.
@@ -98,21 +101,42 @@ impl Viewport {
     pub fn scroll_by(&mut self, lines: isize, view: &PaneView) {
         let max = view.scrollback_lines as isize;
         self.offset = (self.offset as isize + lines).clamp(0, max) as usize;
+        self.fraction = 0.0;
+    }
+
+    /// Scrolls by a fraction of lines (positive: up into history), keeping the part of
+    /// a line that is left over for a pixel-smooth view.
+    pub fn scroll_smooth(&mut self, lines: f32, view: &PaneView) {
+        let max = view.scrollback_lines as f32;
+        let at = (self.offset as f32 + self.fraction + lines).clamp(0.0, max);
+        self.offset = at.floor() as usize;
+        self.fraction = at - at.floor();
+        if self.offset as u64 >= view.scrollback_lines {
+            self.fraction = 0.0;
+        }
+    }
+
+    /// Whether a partly scrolled line shows above the rows (pixel-smooth scrolling).
+    pub fn extra_row(&self, view: &PaneView) -> bool {
+        self.fraction > 0.0 && (self.offset as u64) < view.scrollback_lines
     }
 
     pub fn to_bottom(&mut self) {
         self.offset = 0;
+        self.fraction = 0.0;
     }
 
     /// Pages in the history lines the view needs (only those in view).
     pub fn refresh(&mut self, pipeline: &Pipeline, pane: PaneId, view: &PaneView) {
-        let from_history = self.offset.min(view.rows.len());
+        let extra = usize::from(self.extra_row(view));
+        let top = self.offset + extra;
+        let from_history = top.min(view.rows.len() + extra);
         if from_history == 0 {
             return;
         }
-        let key = (view.scrollback_lines, self.offset, from_history);
+        let key = (view.scrollback_lines, top, from_history);
         if self.cache_key != Some(key) {
-            let start = self.offset - from_history;
+            let start = top - from_history;
             self.cache = pipeline
                 .history(pane, start, from_history)
                 .map(|p| p.rows)
@@ -123,8 +147,9 @@ impl Viewport {
 
     /// The rows to draw, top to bottom (call [`Viewport::refresh`] first).
     pub fn rows<'a>(&'a self, view: &'a PaneView) -> Vec<&'a Row> {
-        let rows = view.rows.len();
-        let from_history = self.offset.min(rows);
+        let extra = usize::from(self.extra_row(view));
+        let rows = view.rows.len() + extra;
+        let from_history = (self.offset + extra).min(rows);
         if from_history == 0 {
             return view.rows.iter().collect();
         }

@@ -19,7 +19,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::model::TermConfig;
+use crate::model::{CursorShape, DynamicDefaults, TermConfig};
 use crate::pipeline::{PipelineConfig, SpawnSpec};
 
 pub use chord::{ChordError, KeyBinding, KeyChord};
@@ -119,6 +119,30 @@ pub struct ThemeConfig {
 }
 
 impl ThemeConfig {
+    /// The model's colours for this theme: the base theme with the overrides on top.
+    pub fn palette_defaults(&self) -> DynamicDefaults {
+        let mut d = match self.name {
+            ThemeName::Dark => DynamicDefaults::dark(),
+            ThemeName::Light => DynamicDefaults::light(),
+        };
+        let model = |c: Rgb| crate::model::Rgb::new(c.r, c.g, c.b);
+        if let Some(c) = self.foreground {
+            d.foreground = model(c);
+        }
+        if let Some(c) = self.background {
+            d.background = model(c);
+        }
+        if let Some(c) = self.cursor {
+            d.cursor = model(c);
+        }
+        for (slot, c) in d.ansi.iter_mut().zip(self.ansi_overrides()) {
+            if let Some(c) = c {
+                *slot = model(c);
+            }
+        }
+        d
+    }
+
     /// The 16 ANSI overrides by index (0-7 normal, 8-15 bright).
     pub fn ansi_overrides(&self) -> [Option<Rgb>; 16] {
         let mut out = [None; 16];
@@ -363,10 +387,17 @@ impl Config {
         Ok(true)
     }
 
-    /// The model's settings from this config (scrollback).
+    /// The model's settings from this config (scrollback, theme, cursor).
     pub fn term_config(&self) -> TermConfig {
         TermConfig {
             scrollback_lines: self.scrollback_lines,
+            palette: self.theme.palette_defaults(),
+            cursor_shape: match self.cursor.style {
+                CursorStyle::Block => CursorShape::Block,
+                CursorStyle::Beam => CursorShape::Beam,
+                CursorStyle::Underline => CursorShape::Underline,
+            },
+            cursor_blink: self.cursor.blinking,
             ..TermConfig::default()
         }
     }

@@ -55,6 +55,9 @@ pub struct TermConfig {
     pub scrollback_bytes: usize,
     /// The theme's colours.
     pub palette: DynamicDefaults,
+    /// The cursor until a program asks for another (DECSCUSR 0 comes back to it).
+    pub cursor_shape: CursorShape,
+    pub cursor_blink: bool,
 }
 
 impl Default for TermConfig {
@@ -63,6 +66,8 @@ impl Default for TermConfig {
             scrollback_lines: 10_000,
             scrollback_bytes: 64 * 1024 * 1024,
             palette: DynamicDefaults::default(),
+            cursor_shape: CursorShape::Block,
+            cursor_blink: false,
         }
     }
 }

@@ -137,15 +137,14 @@ impl DynamicDefaults {
     pub fn light() -> DynamicDefaults {
         let hex = |v: u32| Rgb::new((v >> 16) as u8, (v >> 8) as u8, v as u8);
         let ansi = [
-            0x000000, 0xc4_1a_16, 0x1d_7a_1d, 0x8a_6a_00, 0x1f_4f_c7, 0x9b_2c_9b, 0x0f_7b_84,
-            0xb8_b8_b8, 0x60_60_60, 0xe0_3a_2f, 0x2f_9e_2f, 0xa8_82_00, 0x3d_6c_e8, 0xc0_3c_c0,
-            0x15_9a_a6, 0x2a_2a_2a,
+            0x000000, 0xc41a16, 0x1d7a1d, 0x8a6a00, 0x1f4fc7, 0x9b2c9b, 0x0f7b84, 0xb8b8b8,
+            0x606060, 0xe03a2f, 0x2f9e2f, 0xa88200, 0x3d6ce8, 0xc03cc0, 0x159aa6, 0x2a2a2a,
         ]
         .map(hex);
         DynamicDefaults {
-            foreground: hex(0x1e_1e_1e),
-            background: hex(0xfa_fa_f8),
-            cursor: hex(0x30_30_30),
+            foreground: hex(0x1e1e1e),
+            background: hex(0xfafaf8),
+            cursor: hex(0x303030),
             ansi,
         }
     }

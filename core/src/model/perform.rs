@@ -400,7 +400,9 @@ fn set_private_modes(st: &mut State, params: &Params, on: bool) {
 
 fn set_cursor_style(st: &mut State, style: u16) {
     let (shape, blink) = match style {
-        0 | 1 => (CursorShape::Block, true),
+        // The user's configured cursor.
+        0 => (st.config.cursor_shape, st.config.cursor_blink),
+        1 => (CursorShape::Block, true),
         2 => (CursorShape::Block, false),
         3 => (CursorShape::Underline, true),
         4 => (CursorShape::Underline, false),

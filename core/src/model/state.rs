@@ -210,7 +210,10 @@ impl State {
             pen,
             pen_extra: None,
             charsets: Charsets::default(),
-            modes: Modes::default(),
+            modes: Modes {
+                cursor_blink: config.cursor_blink,
+                ..Modes::default()
+            },
             scroll_top: 0,
             scroll_bottom: rows,
             lr_margin_mode: false,
@@ -228,7 +231,7 @@ impl State {
             title_stack: Vec::new(),
             cwd: None,
             hyperlinks: Vec::new(),
-            cursor_shape: CursorShape::default(),
+            cursor_shape: config.cursor_shape,
             last_printed: None,
             replies: Vec::new(),
             events: Vec::new(),

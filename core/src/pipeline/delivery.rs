@@ -27,7 +27,7 @@ pub struct Frame {
     pub scrollback_dropped: u64,
     /// The pane's colours, only when a program changed them (OSC 4/10/11/12 and
     /// resets) since the previous delivery.
-    pub palette: Option<Palette>,
+    pub palette: Option<Box<Palette>>,
     /// URIs of the OSC 8 hyperlinks the delivered rows use.
     pub links: Vec<(u32, String)>,
     /// When the newest bytes in this frame were read from the pty (set by the model
@@ -226,7 +226,7 @@ impl PaneView {
         self.scrollback_lines = f.scrollback_lines;
         self.scrollback_dropped = f.scrollback_dropped;
         if let Some(palette) = f.palette {
-            self.palette = palette;
+            self.palette = *palette;
         }
         self.links.extend(f.links);
         true

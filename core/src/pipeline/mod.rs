@@ -226,8 +226,9 @@ pub struct Pipeline {
     crumbs: Arc<Breadcrumbs>,
     model_diag: Arc<ModelDiag>,
     epoch: Instant,
-    /// The theme new panes start with (changed by [`Pipeline::set_theme`]).
-    theme: Mutex<crate::model::DynamicDefaults>,
+    /// What new panes start with: the model's settings and the flow-control window
+    /// (changed by [`Pipeline::set_theme`] and [`Pipeline::set_new_pane_settings`]).
+    new_panes: Mutex<(TermConfig, u64)>,
 }
 
 impl Pipeline {
@@ -258,7 +259,7 @@ impl Pipeline {
             epoch,
         })?;
         Ok(Pipeline {
-            theme: Mutex::new(config.term.palette),
+            new_panes: Mutex::new((config.term.clone(), config.window_bytes)),
             config,
             model_tx,
             events: Mutex::new(events),
@@ -272,10 +273,19 @@ impl Pipeline {
         })
     }
 
+    /// Settings for panes started from now on (scrollback, cursor, flow-control window);
+    /// running panes keep theirs. The theme is kept (see [`Pipeline::set_theme`]).
+    pub fn set_new_pane_settings(&self, term: TermConfig, window_bytes: u64) {
+        if let Ok(mut n) = self.new_panes.lock() {
+            let palette = n.0.palette;
+            *n = (TermConfig { palette, ..term }, window_bytes.max(4096));
+        }
+    }
+
     /// Changes the theme of every pane, now and for panes started later.
     pub fn set_theme(&self, theme: crate::model::DynamicDefaults) {
-        if let Ok(mut t) = self.theme.lock() {
-            *t = theme;
+        if let Ok(mut t) = self.new_panes.lock() {
+            t.0.palette = theme;
         }
         let _ = self.model_tx.send(ModelMsg::Theme(theme));
     }
@@ -287,14 +297,15 @@ impl Pipeline {
         let pane = PaneId(self.next_id.fetch_add(1, Ordering::Relaxed));
         let fd: Arc<OwnedFd> = Arc::new(spawned.fd);
         let writer = Arc::new(PtyWriter::new(fd.clone()));
-        let credit = Arc::new(Credit::new(self.config.window_bytes));
+        let (term, window_bytes) = self
+            .new_panes
+            .lock()
+            .map(|n| n.clone())
+            .unwrap_or_else(|_| (self.config.term.clone(), self.config.window_bytes));
+        let credit = Arc::new(Credit::new(window_bytes));
         let stats = Arc::new(PtyStats::default());
         let slot = Arc::new(Slot::default());
         let killer = spawned.child.clone_killer();
-        let mut term = self.config.term.clone();
-        if let Ok(theme) = self.theme.lock() {
-            term.palette = *theme;
-        }
         let entry = PaneEntry::new(
             PaneCore::new(size, term),
             credit.clone(),
@@ -344,6 +355,21 @@ impl Pipeline {
             .lock()
             .ok()
             .and_then(|mut p| p.get_mut(&pane).map(f))
+    }
+
+    /// Bytes for the pane's model as if its program had written them (a restored
+    /// session's last screen, shown as history above the new prompt). They count as
+    /// read, so the credit books stay exact.
+    pub fn feed(&self, pane: PaneId, bytes: &[u8]) {
+        let Some(credit) = self.with_pane(pane, |p| p.credit.clone()) else {
+            return;
+        };
+        credit.on_read(bytes.len() as u64);
+        let _ = self.model_tx.send(ModelMsg::Chunk {
+            pane,
+            data: bytes.to_vec(),
+            read_at: Instant::now(),
+        });
     }
 
     /// Keystrokes and paste: straight to the pty (never through the model).

@@ -93,10 +93,13 @@ impl PaneCore {
             self.snapshot_due = false;
             let _ = self.term.take_damage();
             Delivery::Snapshot(Box::new(delivery::snapshot(&self.term, self.seq)))
-        } else if self.term.damage().any() || self.seq != self.delivered_seq {
+        } else if self.term.damage().any()
+            || self.seq != self.delivered_seq
+            || self.delivered_palette != Some(self.term.palette_generation())
+        {
             let mut f = delivery::frame(&mut self.term, self.seq);
             if self.delivered_palette != Some(self.term.palette_generation()) {
-                f.palette = Some(self.term.palette().clone());
+                f.palette = Some(Box::new(self.term.palette().clone()));
             }
             Delivery::Frame(f)
         } else {

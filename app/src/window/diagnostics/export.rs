@@ -26,7 +26,7 @@ enum Outcome {
 
 /// Whether a save dialog can appear: rfd uses the XDG desktop portal (over the session
 /// D-Bus) and falls back to zenity; with neither it returns `None` at once.
-fn dialog_possible() -> bool {
+pub(crate) fn dialog_possible() -> bool {
     if !cfg!(target_os = "linux") {
         return true;
     }

@@ -18,6 +18,7 @@
 //! The command table's `diagnostics` command (Ctrl+Shift+G) calls [`Diagnostics::toggle`].
 
 mod export;
+pub(crate) use export::dialog_possible;
 mod format;
 mod plots;
 mod table;

@@ -1,0 +1,47 @@
+//! Helpers shared by the window's test files.
+#![allow(dead_code)] // each test file uses some of them
+
+use std::path::{Path, PathBuf};
+
+use egui_kittest::Harness;
+use tern::window::app::{Launch, TernApp};
+
+pub type Slot = Option<TernApp>;
+
+/// The app in a headless egui_kittest harness of `size` points.
+pub fn app_harness(launch: Launch, size: egui::Vec2) -> Harness<'static, Slot> {
+    Harness::builder()
+        .with_size(size)
+        .with_max_steps(64)
+        .allow_missing_glyphs()
+        .build_ui_state(
+            move |ui, slot: &mut Slot| {
+                let app = slot.get_or_insert_with(|| TernApp::new(ui.ctx(), launch.clone()));
+                app.frame(ui);
+            },
+            None,
+        )
+}
+
+/// A git repository `proj` in `dir` with one commit on `main`.
+pub fn git_repo(dir: &Path) -> PathBuf {
+    let repo = dir.join("proj");
+    std::fs::create_dir_all(&repo).expect("mkdir");
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(&repo)
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.com")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.com")
+            .output()
+            .expect("git runs");
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+    };
+    git(&["init", "-q", "-b", "main"]);
+    std::fs::write(repo.join("README"), "hi\n").expect("write");
+    git(&["add", "README"]);
+    git(&["commit", "-q", "-m", "first"]);
+    repo.canonicalize().expect("canonical")
+}
