@@ -130,7 +130,11 @@ mod tests {
             assert_eq!(check_link(uri, "box"), Err(LinkRefusal::Scheme), "{uri}");
         }
         for uri in ["https://a.b/\x1b[31m", "https://a.b/ x", "https://a\u{85}b"] {
-            assert_eq!(check_link(uri, "box"), Err(LinkRefusal::Characters), "{uri:?}");
+            assert_eq!(
+                check_link(uri, "box"),
+                Err(LinkRefusal::Characters),
+                "{uri:?}"
+            );
         }
     }
 

@@ -27,7 +27,10 @@ fn wait_screen(p: &Pipeline, pane: PaneId, want: &str) {
         if rows.iter().any(|r| r.contains(want)) {
             return;
         }
-        assert!(Instant::now() < deadline, "{want:?} never appeared: {rows:?}");
+        assert!(
+            Instant::now() < deadline,
+            "{want:?} never appeared: {rows:?}"
+        );
         p.poll_events();
         std::thread::sleep(Duration::from_millis(10));
     }
@@ -69,7 +72,9 @@ fn a_child_killed_by_a_signal_reports_it_and_keeps_its_output() {
         }
     };
     assert!(
-        exit.signal.as_deref().is_some_and(|s| s.contains("Kill") || s.contains("9")),
+        exit.signal
+            .as_deref()
+            .is_some_and(|s| s.contains("Kill") || s.contains("9")),
         "{exit:?}"
     );
     wait_screen(&p, pane, "last words");
@@ -104,7 +109,10 @@ fn closing_a_pane_whose_program_ignores_sighup_still_ends_it_without_blocking() 
         started.elapsed()
     );
     std::thread::sleep(CLOSE_GRACE / 2);
-    assert!(!is_gone(shell), "SIGHUP alone should not have ended it (trap '')");
+    assert!(
+        !is_gone(shell),
+        "SIGHUP alone should not have ended it (trap '')"
+    );
     let within = CLOSE_GRACE + Duration::from_secs(5);
     assert!(wait_gone(shell, within), "the shell outlived close");
     assert!(wait_gone(job, within), "its background job outlived close");
@@ -117,7 +125,10 @@ fn closing_a_pane_whose_program_exits_on_sighup_is_quick() {
     wait_screen(&p, pane, "ready");
     let pid = p.pid(pane).expect("pid");
     p.close(pane);
-    assert!(wait_gone(pid, CLOSE_GRACE / 2), "SIGHUP ends a default program");
+    assert!(
+        wait_gone(pid, CLOSE_GRACE / 2),
+        "SIGHUP ends a default program"
+    );
 }
 
 #[test]
@@ -162,7 +173,9 @@ fn writes_resizes_and_deliveries_after_the_pty_fails_are_harmless() {
 #[test]
 fn facts_from_a_dying_child_arrive_before_its_exit() {
     let p = pipeline();
-    let pane = p.spawn(&sh("printf '\\033]2;bye\\007'; exit 3")).expect("spawn");
+    let pane = p
+        .spawn(&sh("printf '\\033]2;bye\\007'; exit 3"))
+        .expect("spawn");
     let deadline = Instant::now() + Duration::from_secs(20);
     let mut title = false;
     loop {
@@ -227,7 +240,10 @@ fn a_repository_deleted_while_open_gives_clear_errors() {
         ),
         ("remove", repo.remove(&root, false).expect_err("remove")),
         ("prune", repo.prune().expect_err("prune")),
-        ("status", tern_core::worktree::status(&root).expect_err("status")),
+        (
+            "status",
+            tern_core::worktree::status(&root).expect_err("status"),
+        ),
         ("open", Repo::open(&root).expect_err("open")),
     ];
     for (what, e) in errors {

@@ -93,7 +93,9 @@ fn decrqss_answers_known_settings_and_never_reflects_the_request() {
 #[test]
 fn xtgettcap_never_reflects_unknown_names() {
     let mut t = TestTerm::new(20, 2);
-    t.feed(&format!("\x1bP+q{MARK_HEX}\x1b\\\x1bP+q544E;{MARK_HEX}\x1b\\"));
+    t.feed(&format!(
+        "\x1bP+q{MARK_HEX}\x1b\\\x1bP+q544E;{MARK_HEX}\x1b\\"
+    ));
     let replies = t.replies();
     assert_no_echo(&replies);
     assert_eq!(
@@ -242,11 +244,11 @@ fn bracket_body(bytes: &[u8]) -> &[u8] {
 #[test]
 fn bracketed_paste_cannot_be_ended_early() {
     for attack in [
-        "safe\x1b[201~rm -rf ~\n",        // the end marker itself
-        "safe\u{9b}201~rm -rf ~\n",       // C1 CSI, UTF-8 encoded (U+009B)
-        "safe\x1b\x1b[201~\x1b[201~x",    // doubled
-        "safe\u{1b}[20\u{1b}1~",          // split by another ESC
-        "a\x00b\x03c\x04d\x1ae\x18f\x7fg", // NUL, ^C, ^D, SUB, CAN, DEL
+        "safe\x1b[201~rm -rf ~\n",                     // the end marker itself
+        "safe\u{9b}201~rm -rf ~\n",                    // C1 CSI, UTF-8 encoded (U+009B)
+        "safe\x1b\x1b[201~\x1b[201~x",                 // doubled
+        "safe\u{1b}[20\u{1b}1~",                       // split by another ESC
+        "a\x00b\x03c\x04d\x1ae\x18f\x7fg",             // NUL, ^C, ^D, SUB, CAN, DEL
         "\u{85}\u{8d}\u{90}\u{9c}\u{9d}\u{9e}\u{9f}x", // NEL, RI, DCS, ST, OSC, PM, APC
     ] {
         let bytes = encode_paste(attack, true);
@@ -289,6 +291,13 @@ fn multiline_detection_sees_every_line_break_kind() {
     // Controls removed by sanitizing cannot hide or fake a line break.
     assert!(!is_multiline("ls\x0b\x0c -la"));
     assert!(is_multiline("ls\x1b\nrm"));
-    assert!(!is_multiline("one line\n"), "a trailing newline alone is one line");
-    assert_eq!(sanitize_paste("a\u{2028}b"), "a\u{2028}b", "not a shell line break");
+    assert!(
+        !is_multiline("one line\n"),
+        "a trailing newline alone is one line"
+    );
+    assert_eq!(
+        sanitize_paste("a\u{2028}b"),
+        "a\u{2028}b",
+        "not a shell line break"
+    );
 }

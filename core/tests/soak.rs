@@ -171,14 +171,25 @@ fn soak(duration: Duration) {
     for pane in floods {
         let read = p.credit(pane).expect("credit").read_total();
         flooded += read;
-        assert!(read > 0 && read % fixture.len() as u64 == 0, "pane {pane:?} read {read}");
-        assert_eq!(p.dump_screen(pane).expect("dump"), expected, "pane {pane:?}");
+        assert!(
+            read > 0 && read % fixture.len() as u64 == 0,
+            "pane {pane:?} read {read}"
+        );
+        assert_eq!(
+            p.dump_screen(pane).expect("dump"),
+            expected,
+            "pane {pane:?}"
+        );
     }
     for t in &mut typists {
         assert!(t.words > 0);
         t.type_word(&p); // still alive after the floods
         let view = t.view.as_ref().expect("view");
-        assert_eq!(view.dump(), p.dump_screen(t.pane).expect("dump"), "typist view");
+        assert_eq!(
+            view.dump(),
+            p.dump_screen(t.pane).expect("dump"),
+            "typist view"
+        );
     }
     eprintln!(
         "soak {:?}: {} MiB flooded, {turn} words typed, RSS baseline {} MiB, max {} MiB",

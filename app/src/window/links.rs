@@ -121,7 +121,10 @@ mod tests {
         assert!(openable("https://example.com"));
         assert!(!openable("javascript:alert(1)"));
         assert!(open("ssh://host").is_err());
-        assert!(!openable("file:///etc/passwd"), "a file link without a host");
+        assert!(
+            !openable("file:///etc/passwd"),
+            "a file link without a host"
+        );
         assert!(!openable("file://elsewhere.example/etc/passwd"));
         assert!(openable("file://localhost/tmp"));
     }

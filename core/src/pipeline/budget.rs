@@ -80,9 +80,15 @@ mod tests {
         for budget in 0..2200 {
             if let Some(level) = water_level(&sizes, budget) {
                 let total: usize = sizes.iter().map(|&s| s.min(level)).sum();
-                assert!(total <= budget, "budget {budget} level {level} total {total}");
+                assert!(
+                    total <= budget,
+                    "budget {budget} level {level} total {total}"
+                );
                 let one_more: usize = sizes.iter().map(|&s| s.min(level + 1)).sum();
-                assert!(one_more > budget || level >= 913, "budget {budget}: level too low");
+                assert!(
+                    one_more > budget || level >= 913,
+                    "budget {budget}: level too low"
+                );
             }
         }
     }

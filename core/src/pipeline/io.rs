@@ -172,8 +172,7 @@ impl IoPool {
                                 child,
                             } => {
                                 let child: ChildSlot = Arc::new(Mutex::new(Some(child)));
-                                match add_pane(&shared, pane, fd, credit, writer.clone(), &child)
-                                {
+                                match add_pane(&shared, pane, fd, credit, writer.clone(), &child) {
                                     Ok((reader, writer_task)) => {
                                         tasks.insert(
                                             pane,
@@ -186,9 +185,7 @@ impl IoPool {
                                         );
                                     }
                                     Err(e) => {
-                                        shared
-                                            .crumbs
-                                            .push(pane.0, format!("register failed: {e}"));
+                                        shared.crumbs.push(pane.0, format!("register failed: {e}"));
                                         let _ = shared.model.send(ModelMsg::Eof {
                                             pane,
                                             error: Some(e.to_string()),
@@ -465,10 +462,16 @@ fn reap_after_close(
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
-        if let Some(pid) = child.process_id().and_then(|p| rustix::process::Pid::from_raw(p as i32)) {
+        if let Some(pid) = child
+            .process_id()
+            .and_then(|p| rustix::process::Pid::from_raw(p as i32))
+        {
             let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
         }
-        crumbs.push(pane.0, "killed: still running after SIGHUP and the grace period");
+        crumbs.push(
+            pane.0,
+            "killed: still running after SIGHUP and the grace period",
+        );
         let _ = tokio::task::spawn_blocking(move || {
             let _ = child.kill();
             child.wait()

@@ -7,8 +7,8 @@
 //!                                                                  │ deliveries ─▶ per-pane slot
 //! ```
 
-pub mod credit;
 pub mod budget;
+pub mod credit;
 pub mod delivery;
 pub mod diag;
 pub mod io;

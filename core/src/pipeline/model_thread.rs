@@ -146,6 +146,15 @@ impl ModelThread {
 
     /// Cuts the largest histories when all panes together hold more than the budget.
     fn enforce_scrollback_budget(&mut self) {
+        // Cheap per round: one sum, no allocation unless over the budget.
+        let total: usize = self
+            .panes
+            .values()
+            .map(|p| p.core.term.scrollback().bytes())
+            .sum();
+        if total <= self.scrollback_budget {
+            return;
+        }
         let freed = super::budget::enforce(
             self.panes.values_mut().map(|p| &mut p.core.term),
             self.scrollback_budget,
@@ -440,9 +449,9 @@ impl ModelThread {
             }
         }
         self.next_rr = if n == 0 { 0 } else { (self.next_rr + 1) % n };
-        self.enforce_scrollback_budget();
         self.search_step();
         self.flush_exits();
+        self.enforce_scrollback_budget();
     }
 
     fn run_slice(&mut self, pane: PaneId) {

@@ -112,9 +112,18 @@ pub fn assert_caps(term: &Terminal, config: &TermConfig) {
         sb.bytes(),
         config.scrollback_bytes
     );
-    assert!(term.title().chars().count() <= MAX_TITLE_CHARS, "title over cap");
-    assert!(term.title_stack_len() <= MAX_TITLE_STACK, "title stack over cap");
-    assert!(term.hyperlink_count() <= MAX_HYPERLINKS, "hyperlinks over cap");
+    assert!(
+        term.title().chars().count() <= MAX_TITLE_CHARS,
+        "title over cap"
+    );
+    assert!(
+        term.title_stack_len() <= MAX_TITLE_STACK,
+        "title stack over cap"
+    );
+    assert!(
+        term.hyperlink_count() <= MAX_HYPERLINKS,
+        "hyperlinks over cap"
+    );
     let TermSize { cols, rows } = term.size();
     assert!((1..=1000).contains(&cols) && (1..=1000).contains(&rows));
     let cursor = term.cursor();
@@ -142,7 +151,11 @@ fn assert_replies(term: &mut Terminal, fed: usize) {
         replies.len()
     );
     let events: Vec<TermEvent> = term.drain_events().collect();
-    assert!(events.len() <= 64 + fed, "{} events for {fed} bytes", events.len());
+    assert!(
+        events.len() <= 64 + fed,
+        "{} events for {fed} bytes",
+        events.len()
+    );
     for e in &events {
         if let TermEvent::Title(t) = e {
             assert!(t.chars().count() <= MAX_TITLE_CHARS);
@@ -338,7 +351,10 @@ pub fn input(data: &[u8]) {
         _ => Key::Char(text.chars().next().unwrap_or('a')),
     };
     if let Some(bytes) = encode_key(key, mods, modes) {
-        assert!(!bytes.is_empty() && bytes.len() <= 32, "key {key:?} -> {bytes:?}");
+        assert!(
+            !bytes.is_empty() && bytes.len() <= 32,
+            "key {key:?} -> {bytes:?}"
+        );
     }
     for c in text.chars().take(16) {
         let _ = encode_key(Key::Char(c), mods, modes);
@@ -389,7 +405,10 @@ pub fn input(data: &[u8]) {
     let tracking = trackings[h[7] as usize % trackings.len()];
     let encoding = encodings[(h[7] >> 4) as usize % encodings.len()];
     if let Some(bytes) = encode_mouse(event, tracking, encoding) {
-        assert!(bytes.starts_with(b"\x1b[") && bytes.len() <= 64, "{bytes:?}");
+        assert!(
+            bytes.starts_with(b"\x1b[") && bytes.len() <= 64,
+            "{bytes:?}"
+        );
         assert!(
             !bytes[2..].contains(&0x1b),
             "a mouse report carries ESC: {bytes:?}"
@@ -419,7 +438,9 @@ pub fn input(data: &[u8]) {
         );
         let inner_text = std::str::from_utf8(inner).expect("paste stays UTF-8");
         assert!(
-            !inner_text.chars().any(|c| ('\u{80}'..='\u{9f}').contains(&c)),
+            !inner_text
+                .chars()
+                .any(|c| ('\u{80}'..='\u{9f}').contains(&c)),
             "paste keeps a C1 control"
         );
         assert!(!inner_text.contains("[201~") || !inner.contains(&0x1b));
