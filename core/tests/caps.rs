@@ -286,3 +286,18 @@ fn the_pipeline_keeps_all_panes_within_the_total_budget() {
         assert!(first > 1, "the oldest lines went first");
     }
 }
+
+#[test]
+fn scrolling_inside_left_right_margins_moves_the_band_and_drops_replaced_links() {
+    // The fast path for line-feed floods with DECLRMM margins (found by the model
+    // fuzzer: cell-by-cell moves made each line feed cost far more than a copy).
+    let mut t = TestTerm::new(10, 3);
+    t.feed("\x1b]8;;https://x\x07ABCDEFGHIJ\x1b]8;;\x07\r\n0123456789\r\nabcdefghij");
+    t.feed("\x1b[?69h\x1b[3;8s\x1b[3;4H\n");
+    t.assert_screen(&["AB234567IJ", "01cdefgh89", "ab      ij"]);
+    let row = t.term.grid().row(0);
+    for col in 0..10 {
+        let linked = row.extra(col).and_then(|e| e.hyperlink).is_some();
+        assert_eq!(linked, !(2..8).contains(&col), "column {col}");
+    }
+}

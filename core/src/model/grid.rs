@@ -224,6 +224,26 @@ impl Row {
         self.write(col, cell, extra.as_ref());
     }
 
+    /// Whether a side-table entry lies in `cols`.
+    pub fn has_extras_in(&self, cols: std::ops::Range<usize>) -> bool {
+        self.extras
+            .iter()
+            .any(|(c, _)| cols.contains(&(*c as usize)))
+    }
+
+    /// Overwrites the cells from `col` on with `cells` (which carry no side-table
+    /// entries), dropping the entries of the cells replaced.
+    pub fn set_cells(&mut self, col: usize, cells: &[Cell]) {
+        let end = col + cells.len();
+        if self.has_extras_in(col..end) {
+            for (i, cell) in cells.iter().enumerate() {
+                self.write(col + i, *cell, None);
+            }
+        } else {
+            self.cells[col..end].copy_from_slice(cells);
+        }
+    }
+
     /// Pads or cuts to exactly `cols` cells.
     pub fn set_len(&mut self, cols: usize) {
         self.cells.resize(cols, Cell::BLANK);

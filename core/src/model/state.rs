@@ -787,14 +787,25 @@ impl State {
         } else {
             (top..bottom).rev().collect()
         };
+        // Every line feed at the bottom margin comes here while DECLRMM narrows the box,
+        // so plain cells move as slices (a flood of line feeds must stay cheap); cells
+        // with side-table entries go one by one.
+        let mut band: Vec<Cell> = Vec::with_capacity(right - left);
         for dst in order {
             let src = if up { dst + n } else { dst.wrapping_sub(n) };
             let inside = if up { src < bottom } else { dst >= top + n };
             if inside {
-                let from = self.grid().row(src).clone();
-                let row = self.row_mut(dst);
-                for col in left..right {
-                    row.copy_cell_from(col, &from, col);
+                let from = self.grid().row(src);
+                if from.has_extras_in(left..right) {
+                    let from = from.clone();
+                    let row = self.row_mut(dst);
+                    for col in left..right {
+                        row.copy_cell_from(col, &from, col);
+                    }
+                } else {
+                    band.clear();
+                    band.extend_from_slice(&from.cells[left..right]);
+                    self.row_mut(dst).set_cells(left, &band);
                 }
             } else {
                 self.row_mut(dst).fill(left, right, blank);
