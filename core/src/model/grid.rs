@@ -231,16 +231,27 @@ impl Row {
             .any(|(c, _)| cols.contains(&(*c as usize)))
     }
 
-    /// Overwrites the cells from `col` on with `cells` (which carry no side-table
-    /// entries), dropping the entries of the cells replaced.
-    pub fn set_cells(&mut self, col: usize, cells: &[Cell]) {
-        let end = col + cells.len();
-        if self.has_extras_in(col..end) {
-            for (i, cell) in cells.iter().enumerate() {
-                self.write(col + i, *cell, None);
-            }
-        } else {
-            self.cells[col..end].copy_from_slice(cells);
+    /// The side-table entries of the cells in `cols` (no allocation when there are none).
+    pub fn extras_in(&self, cols: std::ops::Range<usize>) -> Vec<(u16, CellExtra)> {
+        self.extras
+            .iter()
+            .filter(|(c, _)| cols.contains(&(*c as usize)))
+            .cloned()
+            .collect()
+    }
+
+    /// Overwrites the cells from `col` on with `cells` and their side-table entries
+    /// `extras` (as [`Row::extras_in`] gave them), in one pass: the entries of the cells
+    /// replaced go.
+    pub fn set_band(&mut self, col: usize, cells: &[Cell], extras: Vec<(u16, CellExtra)>) {
+        let band = col..col + cells.len();
+        self.cells[band.clone()].copy_from_slice(cells);
+        if self.has_extras_in(band.clone()) {
+            self.extras.retain(|(c, _)| !band.contains(&(*c as usize)));
+        }
+        if !extras.is_empty() {
+            self.extras.extend(extras);
+            self.extras.sort_by_key(|(c, _)| *c);
         }
     }
 

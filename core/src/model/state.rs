@@ -788,25 +788,18 @@ impl State {
             (top..bottom).rev().collect()
         };
         // Every line feed at the bottom margin comes here while DECLRMM narrows the box,
-        // so plain cells move as slices (a flood of line feeds must stay cheap); cells
-        // with side-table entries go one by one.
+        // so the band moves as a slice plus its side-table entries: a flood of line
+        // feeds must cost a copy per row, not a lookup per cell.
         let mut band: Vec<Cell> = Vec::with_capacity(right - left);
         for dst in order {
             let src = if up { dst + n } else { dst.wrapping_sub(n) };
             let inside = if up { src < bottom } else { dst >= top + n };
             if inside {
                 let from = self.grid().row(src);
-                if from.has_extras_in(left..right) {
-                    let from = from.clone();
-                    let row = self.row_mut(dst);
-                    for col in left..right {
-                        row.copy_cell_from(col, &from, col);
-                    }
-                } else {
-                    band.clear();
-                    band.extend_from_slice(&from.cells[left..right]);
-                    self.row_mut(dst).set_cells(left, &band);
-                }
+                band.clear();
+                band.extend_from_slice(&from.cells[left..right]);
+                let extras = from.extras_in(left..right);
+                self.row_mut(dst).set_band(left, &band, extras);
             } else {
                 self.row_mut(dst).fill(left, right, blank);
             }
