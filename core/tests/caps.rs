@@ -301,3 +301,36 @@ fn scrolling_inside_left_right_margins_moves_the_band_and_drops_replaced_links()
         assert_eq!(linked, !(2..8).contains(&col), "column {col}");
     }
 }
+
+#[test]
+fn a_full_reset_never_reuses_link_ids_or_absolute_lines() {
+    // Found by the snapshot fuzzer: after RIS a new link got an old id, so rows the UI
+    // still held (and older frames' link maps) would show the new target.
+    let mut t = TestTerm::new(10, 2);
+    t.feed("\x1b]8;;https://old\x07a\x1b]8;;\x07\r\n1\r\n2\r\n3");
+    let old_id = t
+        .term
+        .scrollback()
+        .row(0)
+        .and_then(|r| r.extra(0)?.hyperlink);
+    let dropped_before = t.term.scrollback().dropped() + t.term.scrollback().len() as u64;
+    t.events();
+    t.feed("\x1bc\x1b]8;;https://new\x07b\x1b]8;;\x07");
+    let new_id = t.term.grid().row(0).extra(0).and_then(|e| e.hyperlink);
+    assert_ne!(old_id, new_id);
+    assert_eq!(
+        t.term.hyperlink_uri(old_id.expect("old")),
+        Some("https://old")
+    );
+    assert_eq!(
+        t.term.hyperlink_uri(new_id.expect("new")),
+        Some("https://new")
+    );
+    assert_eq!(t.term.scrollback().len(), 0, "RIS clears the scrollback");
+    assert_eq!(
+        t.term.scrollback().dropped(),
+        dropped_before,
+        "numbering goes on"
+    );
+    assert!(t.events().contains(&TermEvent::ScrollbackCleared));
+}

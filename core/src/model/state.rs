@@ -1090,7 +1090,16 @@ impl State {
         let replies = std::mem::take(&mut self.replies);
         let cell_pixels = self.cell_pixels;
         let resize_request = self.resize_request.take();
+        // Hyperlink ids and absolute line numbers must never be reused: rows the UI
+        // still holds (and marks, search results) refer to them. So the link table
+        // survives, and the scrollback is cleared in place (its drop count goes on).
+        let hyperlinks = std::mem::take(&mut self.hyperlinks);
+        let mut scrollback = std::mem::replace(&mut self.scrollback, Scrollback::new(0, 0));
+        let had_history = !scrollback.is_empty();
+        scrollback.clear();
         *self = State::new(size, config);
+        self.hyperlinks = hyperlinks;
+        self.scrollback = scrollback;
         // What the app told the model, and a request the app has not read yet, outlive
         // the reset.
         self.cell_pixels = cell_pixels;
@@ -1101,6 +1110,9 @@ impl State {
         self.events = events;
         self.replies = replies;
         self.events.push(TermEvent::Title(String::new()));
+        if had_history {
+            self.events.push(TermEvent::ScrollbackCleared);
+        }
     }
 
     pub fn designate_charset(&mut self, slot: usize, charset: Charset) {
