@@ -6,6 +6,7 @@
 //! - [`worktree`]: git worktrees through the `git` CLI, and the [`worktree::GitWorker`]
 //!   thread the UI sends them to.
 //! - [`config`]: `config.ron` (RON, documented defaults) and its hot-reload watcher.
+//! - [`security`]: what programs may make tern do outside a pane (links, clipboard).
 //! - [`session`]: saved layouts (worktrees, tabs, split trees), written atomically.
 
 pub mod atomic_file;
@@ -17,6 +18,7 @@ pub mod input;
 pub mod layout;
 pub mod model;
 pub mod pipeline;
+pub mod security;
 pub mod session;
 pub mod workspace;
 pub mod worktree;

@@ -7,11 +7,17 @@ use tern_core::model::{Flags, Row};
 
 use super::viewport::cell_chars;
 
-/// Schemes tern will hand to the platform opener.
-const OPENABLE: [&str; 4] = ["http://", "https://", "file://", "mailto:"];
-
+/// Whether tern hands `uri` to the platform opener: the policy is
+/// [`tern_core::security::check_link`] (http, https, mailto, and file links that name
+/// this machine).
 pub fn openable(uri: &str) -> bool {
-    OPENABLE.iter().any(|s| uri.starts_with(s))
+    check(uri).is_ok()
+}
+
+fn check(uri: &str) -> Result<(), tern_core::security::LinkRefusal> {
+    static HOST: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let host = HOST.get_or_init(tern_core::security::local_host_name);
+    tern_core::security::check_link(uri, host)
 }
 
 /// The link at `col` of `row`: the cells it covers and its target.
@@ -70,10 +76,8 @@ pub fn detect_url(chars: &[char], col: usize) -> Option<(Range<usize>, String)> 
 
 /// Opens `uri` with the platform opener, for the schemes tern allows.
 pub fn open(uri: &str) -> Result<(), String> {
-    if !openable(uri) {
-        return Err(format!(
-            "not opening {uri}: only http, https, file and mailto links open"
-        ));
+    if let Err(why) = check(uri) {
+        return Err(format!("not opening {uri:?}: {why}"));
     }
     let opener = if cfg!(target_os = "macos") {
         "open"
@@ -117,5 +121,11 @@ mod tests {
         assert!(openable("https://example.com"));
         assert!(!openable("javascript:alert(1)"));
         assert!(open("ssh://host").is_err());
+        assert!(
+            !openable("file:///etc/passwd"),
+            "a file link without a host"
+        );
+        assert!(!openable("file://elsewhere.example/etc/passwd"));
+        assert!(openable("file://localhost/tmp"));
     }
 }

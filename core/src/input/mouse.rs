@@ -66,7 +66,10 @@ pub fn encode_mouse(
         let m = event.mods;
         code += 4 * m.shift as u32 + 8 * (m.alt || m.meta) as u32 + 16 * m.ctrl as u32;
     }
-    let (x, y) = (event.col as u32 + 1, event.row as u32 + 1);
+    // 1-based; a coordinate no real screen has saturates rather than wrapping (the
+    // fixed-width encodings then refuse it below).
+    let one_based = |c: usize| u32::try_from(c).unwrap_or(u32::MAX).saturating_add(1);
+    let (x, y) = (one_based(event.col), one_based(event.row));
     let sgr_release = event.kind == Release;
     // The legacy encodings report a release as button 3.
     let legacy_code = if event.kind == Release && !wheel {
@@ -82,7 +85,8 @@ pub fn encode_mouse(
         MouseEncoding::Urxvt => Some(format!("\x1b[{};{x};{y}M", legacy_code + 32).into_bytes()),
         MouseEncoding::Utf8 => {
             let mut out = b"\x1b[M".to_vec();
-            for v in [legacy_code + 32, x + 32, y + 32] {
+            for v in [legacy_code, x, y] {
+                let v = v.saturating_add(32);
                 let c = char::from_u32(v).filter(|_| v < 2048)?;
                 let mut buf = [0u8; 4];
                 out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
@@ -90,7 +94,7 @@ pub fn encode_mouse(
             Some(out)
         }
         MouseEncoding::Default => {
-            if x + 32 > 255 || y + 32 > 255 {
+            if x > 255 - 32 || y > 255 - 32 {
                 return None; // not representable in one byte
             }
             Some(vec![

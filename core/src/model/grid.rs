@@ -224,6 +224,37 @@ impl Row {
         self.write(col, cell, extra.as_ref());
     }
 
+    /// Whether a side-table entry lies in `cols`.
+    pub fn has_extras_in(&self, cols: std::ops::Range<usize>) -> bool {
+        self.extras
+            .iter()
+            .any(|(c, _)| cols.contains(&(*c as usize)))
+    }
+
+    /// The side-table entries of the cells in `cols` (no allocation when there are none).
+    pub fn extras_in(&self, cols: std::ops::Range<usize>) -> Vec<(u16, CellExtra)> {
+        self.extras
+            .iter()
+            .filter(|(c, _)| cols.contains(&(*c as usize)))
+            .cloned()
+            .collect()
+    }
+
+    /// Overwrites the cells from `col` on with `cells` and their side-table entries
+    /// `extras` (as [`Row::extras_in`] gave them), in one pass: the entries of the cells
+    /// replaced go.
+    pub fn set_band(&mut self, col: usize, cells: &[Cell], extras: Vec<(u16, CellExtra)>) {
+        let band = col..col + cells.len();
+        self.cells[band.clone()].copy_from_slice(cells);
+        if self.has_extras_in(band.clone()) {
+            self.extras.retain(|(c, _)| !band.contains(&(*c as usize)));
+        }
+        if !extras.is_empty() {
+            self.extras.extend(extras);
+            self.extras.sort_by_key(|(c, _)| *c);
+        }
+    }
+
     /// Pads or cuts to exactly `cols` cells.
     pub fn set_len(&mut self, cols: usize) {
         self.cells.resize(cols, Cell::BLANK);

@@ -357,6 +357,17 @@ impl Terminal {
         self.st.hyperlinks.get(id as usize).map(|h| h.uri.as_str())
     }
 
+    /// Hyperlinks (OSC 8 targets) this terminal holds; at most
+    /// [`state::MAX_HYPERLINKS`].
+    pub fn hyperlink_count(&self) -> usize {
+        self.st.hyperlinks.len()
+    }
+
+    /// Titles saved by XTWINOPS 22 (at most [`state::MAX_TITLE_STACK`]).
+    pub fn title_stack_len(&self) -> usize {
+        self.st.title_stack.len()
+    }
+
     /// Tells the model one cell's size in pixels (for XTWINOPS 14 and 16); until the
     /// app calls this, 8x16 is reported.
     pub fn set_cell_pixel_size(&mut self, width_px: usize, height_px: usize) {
@@ -403,6 +414,12 @@ impl Terminal {
         self.st.damage.take()
     }
 
+    /// Drops the oldest scrollback lines until at most `max_bytes` are held; returns
+    /// the bytes freed. Absolute line numbers stay stable (the drop count grows).
+    pub fn trim_scrollback_bytes(&mut self, max_bytes: usize) -> usize {
+        self.st.scrollback.trim_to_bytes(max_bytes)
+    }
+
     /// Approximate heap bytes held by this terminal (grids, scrollback, tables).
     pub fn heap_bytes(&self) -> usize {
         self.st.primary.heap_bytes()
@@ -412,7 +429,7 @@ impl Terminal {
                 .st
                 .hyperlinks
                 .iter()
-                .map(|h| h.uri.len() + 32)
+                .map(|h| h.uri.len() + h.id.as_ref().map_or(0, String::len) + 32)
                 .sum::<usize>()
             + self.st.replies.capacity()
             + self.st.title.capacity()

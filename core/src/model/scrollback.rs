@@ -75,6 +75,9 @@ struct Reader<'a> {
 }
 
 impl Reader<'_> {
+    fn remaining(&self) -> usize {
+        self.bytes.len().saturating_sub(self.pos)
+    }
     fn byte(&mut self) -> u8 {
         let v = self.bytes.get(self.pos).copied().unwrap_or(0);
         self.pos += 1;
@@ -203,7 +206,10 @@ fn encode(row: &Row, len: usize, out: &mut Vec<u8>) {
 }
 
 fn decode(r: &mut Reader<'_>, wrapped: bool) -> Row {
-    let len = r.varint() as usize;
+    // Every count is bounded by the bytes left, so damaged bytes cannot make decoding
+    // allocate or loop without limit (each cell costs at least one byte of characters,
+    // each extra at least three).
+    let len = (r.varint() as usize).min(r.remaining());
     let mut styles: Vec<(usize, (u16, u32, u32))> = Vec::new();
     let mut covered = 0;
     while covered < len {
@@ -213,7 +219,7 @@ fn decode(r: &mut Reader<'_>, wrapped: bool) -> Row {
             styles.push((n, Cell::BLANK.style_bits()));
             covered += n;
         } else {
-            let n = r.varint() as usize;
+            let n = (r.varint() as usize).min(len - covered);
             let style = (r.u16(), r.u32(), r.u32());
             styles.push((n, style));
             covered += n.max(1);
@@ -221,17 +227,15 @@ fn decode(r: &mut Reader<'_>, wrapped: bool) -> Row {
     }
     let mut cells = Vec::with_capacity(len);
     for (n, (flags, fg, bg)) in styles {
-        for _ in 0..n {
-            if cells.len() < len {
-                cells.push(Cell::from_style_bits(flags, fg, bg, r.char()));
-            }
+        for _ in 0..n.min(len - cells.len()) {
+            cells.push(Cell::from_style_bits(flags, fg, bg, r.char()));
         }
     }
-    let n_extras = r.varint() as usize;
+    let n_extras = (r.varint() as usize).min(r.remaining());
     let mut extras = Vec::with_capacity(n_extras);
     for _ in 0..n_extras {
         let col = r.varint() as u16;
-        let n = r.varint() as usize;
+        let n = (r.varint() as usize).min(r.remaining());
         let combining = (0..n).map(|_| r.char()).collect();
         let hyperlink = if r.byte() == 1 { Some(r.u32()) } else { None };
         let underline_color = decode_color(r);
@@ -245,6 +249,13 @@ fn decode(r: &mut Reader<'_>, wrapped: bool) -> Row {
         ));
     }
     Row::from_parts(cells, extras, wrapped)
+}
+
+/// Decodes one line from bytes in the scrollback's line encoding. Scrollback only ever
+/// decodes what it encoded; this entry exists so that fuzzing can check that damaged
+/// bytes decode to *some* row, bounded by their length, without panicking.
+pub fn decode_line(bytes: &[u8], wrapped: bool) -> Row {
+    decode(&mut Reader { bytes, pos: 0 }, wrapped)
 }
 
 impl Scrollback {
@@ -382,6 +393,16 @@ impl Scrollback {
                 }
             }
         }
+    }
+
+    /// Drops the oldest lines until at most `max_bytes` are held (the pipeline's
+    /// budget for all panes uses this). Returns the bytes freed.
+    pub fn trim_to_bytes(&mut self, max_bytes: usize) -> usize {
+        let before = self.bytes();
+        while self.bytes() > max_bytes && !self.index.is_empty() {
+            self.pop_oldest();
+        }
+        before - self.bytes()
     }
 
     /// Removes and returns the newest line.

@@ -124,6 +124,8 @@ impl Damage {
 pub const MAX_TITLE_CHARS: usize = 1024;
 pub const MAX_HYPERLINKS: usize = 4096;
 pub const MAX_URI_BYTES: usize = 2048;
+/// Longest OSC 8 `id=` kept; a longer id is dropped (the link stays, ungrouped).
+pub const MAX_LINK_ID_BYTES: usize = 256;
 pub const MAX_TITLE_STACK: usize = 16;
 
 /// A hyperlink from OSC 8.
@@ -785,15 +787,19 @@ impl State {
         } else {
             (top..bottom).rev().collect()
         };
+        // Every line feed at the bottom margin comes here while DECLRMM narrows the box,
+        // so the band moves as a slice plus its side-table entries: a flood of line
+        // feeds must cost a copy per row, not a lookup per cell.
+        let mut band: Vec<Cell> = Vec::with_capacity(right - left);
         for dst in order {
             let src = if up { dst + n } else { dst.wrapping_sub(n) };
             let inside = if up { src < bottom } else { dst >= top + n };
             if inside {
-                let from = self.grid().row(src).clone();
-                let row = self.row_mut(dst);
-                for col in left..right {
-                    row.copy_cell_from(col, &from, col);
-                }
+                let from = self.grid().row(src);
+                band.clear();
+                band.extend_from_slice(&from.cells[left..right]);
+                let extras = from.extras_in(left..right);
+                self.row_mut(dst).set_band(left, &band, extras);
             } else {
                 self.row_mut(dst).fill(left, right, blank);
             }
@@ -1084,7 +1090,16 @@ impl State {
         let replies = std::mem::take(&mut self.replies);
         let cell_pixels = self.cell_pixels;
         let resize_request = self.resize_request.take();
+        // Hyperlink ids and absolute line numbers must never be reused: rows the UI
+        // still holds (and marks, search results) refer to them. So the link table
+        // survives, and the scrollback is cleared in place (its drop count goes on).
+        let hyperlinks = std::mem::take(&mut self.hyperlinks);
+        let mut scrollback = std::mem::replace(&mut self.scrollback, Scrollback::new(0, 0));
+        let had_history = !scrollback.is_empty();
+        scrollback.clear();
         *self = State::new(size, config);
+        self.hyperlinks = hyperlinks;
+        self.scrollback = scrollback;
         // What the app told the model, and a request the app has not read yet, outlive
         // the reset.
         self.cell_pixels = cell_pixels;
@@ -1095,6 +1110,9 @@ impl State {
         self.events = events;
         self.replies = replies;
         self.events.push(TermEvent::Title(String::new()));
+        if had_history {
+            self.events.push(TermEvent::ScrollbackCleared);
+        }
     }
 
     pub fn designate_charset(&mut self, slot: usize, charset: Charset) {
@@ -1139,6 +1157,7 @@ impl State {
         if uri.len() > MAX_URI_BYTES {
             return None;
         }
+        let id = id.filter(|id| id.len() <= MAX_LINK_ID_BYTES);
         if let Some(i) = self
             .hyperlinks
             .iter()

@@ -7,7 +7,7 @@ use std::os::fd::{AsFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use portable_pty::Child;
 use rustix::io::Errno;
@@ -19,6 +19,14 @@ use tokio::task::JoinHandle;
 use super::credit::Credit;
 use super::diag::Breadcrumbs;
 use super::{ExitInfo, ModelMsg, PaneId};
+
+/// How long a closed pane's program has to end after SIGHUP before its process group
+/// gets SIGKILL.
+pub const CLOSE_GRACE: Duration = Duration::from_secs(2);
+
+/// The child process of a pane, shared by its reader (which waits for it after EOF)
+/// and the pool (which reaps it when the pane is closed first).
+type ChildSlot = Arc<Mutex<Option<Box<dyn Child + Send + Sync>>>>;
 
 /// Largest single read.
 pub const READ_CHUNK: usize = 64 * 1024;
@@ -125,6 +133,7 @@ struct PaneTasks {
     reader: JoinHandle<()>,
     writer: JoinHandle<()>,
     writer_state: Arc<PtyWriter>,
+    child: ChildSlot,
 }
 
 /// Handle to the pool thread.
@@ -145,6 +154,7 @@ impl IoPool {
         let (tx, mut rx) = mpsc::unbounded_channel::<PoolCmd>();
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_io()
+            .enable_time()
             .build()?;
         let thread = std::thread::Builder::new()
             .name("tern-io".into())
@@ -160,33 +170,52 @@ impl IoPool {
                                 credit,
                                 writer,
                                 child,
-                            } => match add_pane(&shared, pane, fd, credit, writer.clone(), child) {
-                                Ok((reader, writer_task)) => {
-                                    tasks.insert(
-                                        pane,
-                                        PaneTasks {
-                                            reader,
-                                            writer: writer_task,
-                                            writer_state: writer,
-                                        },
-                                    );
+                            } => {
+                                let child: ChildSlot = Arc::new(Mutex::new(Some(child)));
+                                match add_pane(&shared, pane, fd, credit, writer.clone(), &child) {
+                                    Ok((reader, writer_task)) => {
+                                        tasks.insert(
+                                            pane,
+                                            PaneTasks {
+                                                reader,
+                                                writer: writer_task,
+                                                writer_state: writer,
+                                                child,
+                                            },
+                                        );
+                                    }
+                                    Err(e) => {
+                                        shared.crumbs.push(pane.0, format!("register failed: {e}"));
+                                        let _ = shared.model.send(ModelMsg::Eof {
+                                            pane,
+                                            error: Some(e.to_string()),
+                                        });
+                                        reap_after_close(&shared, pane, &child, CLOSE_GRACE);
+                                    }
                                 }
-                                Err(e) => {
-                                    shared.crumbs.push(pane.0, format!("register failed: {e}"));
-                                    let _ = shared.model.send(ModelMsg::Eof {
-                                        pane,
-                                        error: Some(e.to_string()),
-                                    });
-                                }
-                            },
+                            }
                             PoolCmd::Remove(pane) => {
                                 if let Some(t) = tasks.remove(&pane) {
                                     t.writer_state.close();
                                     t.reader.abort();
                                     t.writer.abort();
+                                    reap_after_close(&shared, pane, &t.child, CLOSE_GRACE);
                                 }
                             }
                         }
+                    }
+                    // Shutting down: the children got SIGHUP; give those still running
+                    // a short grace, then kill them, so none outlives tern.
+                    let reapers: Vec<_> = tasks
+                        .into_iter()
+                        .filter_map(|(pane, t)| {
+                            t.reader.abort();
+                            t.writer.abort();
+                            reap_after_close(&shared, pane, &t.child, Duration::from_millis(500))
+                        })
+                        .collect();
+                    for r in reapers {
+                        let _ = r.await;
                     }
                 });
             })?;
@@ -220,7 +249,7 @@ fn add_pane(
     fd: Arc<OwnedFd>,
     credit: Arc<Credit>,
     writer: Arc<PtyWriter>,
-    child: Box<dyn Child + Send + Sync>,
+    child: &ChildSlot,
 ) -> io::Result<Tasks> {
     // SAFETY: `fd` is an `Arc<OwnedFd>`: it is open, `as_raw_fd` always returns the same
     // descriptor, and the `AsyncFd` holds one of the Arcs, so the descriptor stays open
@@ -228,7 +257,13 @@ fn add_pane(
     let registered =
         unsafe { AsyncFd::register_with_interest(fd, Interest::READABLE | Interest::WRITABLE) };
     let afd = Arc::new(registered.map_err(|e| e.into_parts().1)?);
-    let reader = tokio::spawn(read_loop(shared.clone(), pane, afd.clone(), credit, child));
+    let reader = tokio::spawn(read_loop(
+        shared.clone(),
+        pane,
+        afd.clone(),
+        credit,
+        child.clone(),
+    ));
     let writer_task = tokio::spawn(write_loop(afd, writer));
     Ok((reader, writer_task))
 }
@@ -275,7 +310,7 @@ async fn read_loop(
     pane: PaneId,
     afd: Arc<AsyncFd<Arc<OwnedFd>>>,
     credit: Arc<Credit>,
-    child: Box<dyn Child + Send + Sync>,
+    child: ChildSlot,
 ) {
     let mut error = None;
     let mut notes = PauseNotes::default();
@@ -340,7 +375,10 @@ async fn read_loop(
         }
     }
     let _ = shared.model.send(ModelMsg::Eof { pane, error });
-    let mut child = child;
+    // Closed meanwhile: the pool reaps it.
+    let Some(mut child) = child.lock().ok().and_then(|mut c| c.take()) else {
+        return;
+    };
     let status = tokio::task::spawn_blocking(move || child.wait()).await;
     let exit = match status {
         Ok(Ok(s)) => ExitInfo {
@@ -375,6 +413,13 @@ async fn write_loop(afd: Arc<AsyncFd<Arc<OwnedFd>>>, writer: Arc<PtyWriter>) {
             if queue.is_empty() {
                 break;
             }
+            // The other side hung up (the child is gone): a write can only fail with
+            // EAGAIN or EIO from now on, while the hang-up keeps the fd "writable".
+            // Retrying would spin the pool thread that serves every pty.
+            if guard.ready().is_write_closed() {
+                queue.clear();
+                return;
+            }
             let (front, _) = queue.as_slices();
             match guard.try_io(|fd| {
                 rustix::io::write(fd.get_ref().as_fd(), front).map_err(io::Error::from)
@@ -391,4 +436,46 @@ async fn write_loop(afd: Arc<AsyncFd<Arc<OwnedFd>>>, writer: Arc<PtyWriter>) {
             }
         }
     }
+}
+
+/// Reaps a closed pane's child without blocking anyone: it already got SIGHUP; if it is
+/// still running after `grace` (it ignores or handles SIGHUP and stays), its process
+/// group gets SIGKILL. Waiting on the child keeps its pid (and so its group id) from
+/// being reused until then, so the signal cannot reach an unrelated process.
+fn reap_after_close(
+    shared: &Arc<PoolShared>,
+    pane: PaneId,
+    child: &ChildSlot,
+    grace: Duration,
+) -> Option<JoinHandle<()>> {
+    let mut child = child.lock().ok()?.take()?;
+    let crumbs = shared.crumbs.clone();
+    Some(tokio::spawn(async move {
+        let deadline = Instant::now() + grace;
+        loop {
+            match child.try_wait() {
+                Ok(None) => {}
+                Ok(Some(_)) | Err(_) => return,
+            }
+            if Instant::now() >= deadline {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        if let Some(pid) = child
+            .process_id()
+            .and_then(|p| rustix::process::Pid::from_raw(p as i32))
+        {
+            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+        }
+        crumbs.push(
+            pane.0,
+            "killed: still running after SIGHUP and the grace period",
+        );
+        let _ = tokio::task::spawn_blocking(move || {
+            let _ = child.kill();
+            child.wait()
+        })
+        .await;
+    }))
 }

@@ -7,6 +7,7 @@
 //!                                                                  │ deliveries ─▶ per-pane slot
 //! ```
 
+pub mod budget;
 pub mod credit;
 pub mod delivery;
 pub mod diag;
@@ -185,6 +186,10 @@ pub struct PipelineConfig {
     pub window_bytes: u64,
     pub term: TermConfig,
     pub default_size: TermSize,
+    /// Most scrollback bytes all panes hold together (each pane also has its own caps
+    /// in `term`). Over it, the largest histories lose their oldest lines first (see
+    /// [`budget`]).
+    pub total_scrollback_bytes: usize,
 }
 
 impl Default for PipelineConfig {
@@ -193,6 +198,7 @@ impl Default for PipelineConfig {
             window_bytes: 1 << 20,
             term: TermConfig::default(),
             default_size: TermSize::new(80, 24),
+            total_scrollback_bytes: 512 * 1024 * 1024,
         }
     }
 }
@@ -241,7 +247,8 @@ impl Pipeline {
             crumbs.clone(),
             model_diag.clone(),
             epoch,
-        );
+        )
+        .with_scrollback_budget(config.total_scrollback_bytes);
         let model = std::thread::Builder::new()
             .name("tern-model".into())
             .spawn(move || thread.run())?;

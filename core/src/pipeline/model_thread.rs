@@ -83,6 +83,8 @@ pub struct ModelThread {
     searches: VecDeque<SearchJob>,
     /// Shutdown was received (possibly in the middle of a round).
     shutting_down: bool,
+    /// Scrollback bytes all panes may hold together (see `budget`).
+    scrollback_budget: usize,
 }
 
 /// The model thread's diagnostics: its busy time and the last minute of samples.
@@ -132,6 +134,37 @@ impl ModelThread {
             pending_exits: HashMap::new(),
             searches: VecDeque::new(),
             shutting_down: false,
+            scrollback_budget: usize::MAX,
+        }
+    }
+
+    /// Sets the scrollback budget for all panes together.
+    pub fn with_scrollback_budget(mut self, bytes: usize) -> ModelThread {
+        self.scrollback_budget = bytes;
+        self
+    }
+
+    /// Cuts the largest histories when all panes together hold more than the budget.
+    fn enforce_scrollback_budget(&mut self) {
+        // Cheap per round: one sum, no allocation unless over the budget.
+        let total: usize = self
+            .panes
+            .values()
+            .map(|p| p.core.term.scrollback().bytes())
+            .sum();
+        if total <= self.scrollback_budget {
+            return;
+        }
+        let freed = super::budget::enforce(
+            self.panes.values_mut().map(|p| &mut p.core.term),
+            self.scrollback_budget,
+        );
+        if freed > 0 {
+            for p in self.panes.values() {
+                p.stats
+                    .scrollback_lines
+                    .store(p.core.term.scrollback().len() as u64, Ordering::Relaxed);
+            }
         }
     }
 
@@ -418,6 +451,7 @@ impl ModelThread {
         self.next_rr = if n == 0 { 0 } else { (self.next_rr + 1) % n };
         self.search_step();
         self.flush_exits();
+        self.enforce_scrollback_budget();
     }
 
     fn run_slice(&mut self, pane: PaneId) {

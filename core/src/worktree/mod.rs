@@ -468,6 +468,13 @@ where
     I: IntoIterator<Item = S>,
     S: AsRef<OsStr>,
 {
+    // A folder deleted while open (a repository removed behind tern's back) says so,
+    // rather than through git's "cannot change to" message.
+    if !dir.is_dir() {
+        return Err(WorktreeError::NotFound {
+            path: dir.to_owned(),
+        });
+    }
     let mut cmd = Command::new("git");
     cmd.arg("-C").arg(dir).args(args);
     for var in [

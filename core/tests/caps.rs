@@ -1,0 +1,336 @@
+//! Every memory cap (docs/SECURITY.md lists them): a flood aimed at each one keeps the
+//! terminal's memory flat and the terminal usable afterwards.
+
+mod support;
+
+use support::TestTerm;
+use tern_core::model::grid::MAX_COMBINING;
+use tern_core::model::state::{
+    MAX_HYPERLINKS, MAX_LINK_ID_BYTES, MAX_TITLE_CHARS, MAX_TITLE_STACK, MAX_URI_BYTES,
+};
+use tern_core::model::{MAX_OSC_BYTES, TermConfig, TermEvent, TermSize, Terminal};
+use tern_core::pipeline::budget;
+
+/// Counts the bytes each thread has live on the heap, so a test sees every allocation
+/// (vte's buffers included), not only what `Terminal::heap_bytes` accounts for.
+struct Counting;
+
+thread_local! {
+    static LIVE: std::cell::Cell<isize> = const { std::cell::Cell::new(0) };
+}
+
+// SAFETY: forwards to the system allocator unchanged; the counter is a const-initialized
+// thread local without a destructor, so touching it never allocates.
+unsafe impl std::alloc::GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        LIVE.with(|l| l.set(l.get() + layout.size() as isize));
+        // SAFETY: same contract as ours.
+        unsafe { std::alloc::System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        LIVE.with(|l| l.set(l.get() - layout.size() as isize));
+        // SAFETY: same contract as ours.
+        unsafe { std::alloc::System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
+
+fn live_bytes() -> isize {
+    LIVE.with(|l| l.get())
+}
+
+/// Feeds `stream` `times` times in 64 KiB pieces and returns the growth of the bytes
+/// this thread holds on the heap.
+fn heap_growth(t: &mut Terminal, stream: &[u8], times: usize) -> usize {
+    let before = live_bytes();
+    for _ in 0..times {
+        for piece in stream.chunks(64 * 1024) {
+            t.advance(piece);
+            t.take_replies();
+            t.drain_events().for_each(drop);
+        }
+    }
+    (live_bytes() - before).max(0) as usize
+}
+
+fn term(cols: usize, rows: usize) -> Terminal {
+    Terminal::new(TermSize::new(cols, rows), TermConfig::default())
+}
+
+#[test]
+fn parameters_per_sequence_are_capped_and_values_saturate() {
+    let mut t = TestTerm::new(10, 3);
+    // vte keeps 32 parameters; a sequence with more is ignored whole.
+    let many = "1;".repeat(10_000);
+    t.feed(&format!("\x1b[{many}31mA"));
+    assert_eq!(t.fg(0, 0), tern_core::model::DumpColor::Default);
+    // Values saturate at 65535 instead of wrapping.
+    t.feed("\x1b[99999999999999999999CB\x1b[99999999999;99999999999HC");
+    t.assert_screen(&["A        B", "", "         C"]);
+    // Intermediates over vte's cap leave the sequence ignored too.
+    t.feed("\x1b[1$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$pX");
+    assert_eq!(t.replies(), "");
+}
+
+#[test]
+fn osc_strings_over_the_cap_are_dropped_whole_without_buffering() {
+    let mut t = term(20, 2);
+    let body = vec![b'x'; MAX_OSC_BYTES + 1];
+    let mut stream = b"\x1b]0;".to_vec();
+    stream.extend_from_slice(&body);
+    stream.extend_from_slice(b"\x07ok");
+    t.advance(&stream);
+    let events: Vec<TermEvent> = t.drain_events().collect();
+    assert!(!events.iter().any(|e| matches!(e, TermEvent::Title(_))));
+    assert!(events.contains(&TermEvent::Dropped {
+        what: "over-long OSC string"
+    }));
+    assert_eq!(t.dump().rows[0], "ok");
+    // An unterminated OSC of 50 MB is skipped, not stored.
+    let mut t = term(20, 2);
+    t.advance(b"\x1b]2;");
+    let growth = heap_growth(&mut t, &[b'y'; 1 << 20], 50);
+    assert!(growth < 2 * MAX_OSC_BYTES, "grew {growth} bytes");
+}
+
+#[test]
+fn dcs_apc_pm_and_sos_strings_are_not_buffered() {
+    for start in ["\x1bPq", "\x1bP$q", "\x1bP+q", "\x1b_", "\x1b^", "\x1bX"] {
+        let mut t = term(20, 2);
+        t.advance(start.as_bytes());
+        let growth = heap_growth(&mut t, &[b'5'; 1 << 20], 20);
+        assert!(growth < 64 * 1024, "{start:?} grew {growth} bytes");
+        t.advance(b"\x1b\\after");
+        assert_eq!(t.dump().rows[0], "after", "{start:?}");
+    }
+}
+
+#[test]
+fn titles_and_the_title_stack_are_capped() {
+    let mut t = TestTerm::new(10, 2);
+    t.feed(&format!("\x1b]2;{}\x07", "é".repeat(MAX_TITLE_CHARS * 4)));
+    assert_eq!(t.term.title().chars().count(), MAX_TITLE_CHARS);
+    t.feed(&"\x1b[22t".repeat(MAX_TITLE_STACK * 10));
+    assert_eq!(t.term.title_stack_len(), MAX_TITLE_STACK);
+    // Controls never reach a title (it is shown in the tab bar and window title); an
+    // ESC ends the OSC.
+    t.feed("\x1b]2;a\rb\x01\u{9b}c\x1b[31md\x07");
+    assert_eq!(t.term.title(), "abc");
+}
+
+#[test]
+fn hyperlinks_are_capped_in_count_uri_and_id_length() {
+    let mut t = TestTerm::new(10, 2);
+    for i in 0..MAX_HYPERLINKS + 500 {
+        t.feed(&format!("\x1b]8;;https://x/{i}\x07a\x1b]8;;\x07\r"));
+    }
+    assert_eq!(t.term.hyperlink_count(), MAX_HYPERLINKS);
+    let before = t.term.heap_bytes();
+    let long_id = "i".repeat(MAX_OSC_BYTES - 100);
+    let mut t = TestTerm::new(10, 2);
+    for i in 0..200 {
+        t.feed(&format!(
+            "\x1b]8;id={long_id};https://x/{i}\x07a\x1b]8;;\x07\r"
+        ));
+    }
+    assert!(
+        t.term.heap_bytes() < before,
+        "long ids are not kept: {} bytes",
+        t.term.heap_bytes()
+    );
+    t.feed(&format!(
+        "\x1b]8;id={};https://y\x07b",
+        "k".repeat(MAX_LINK_ID_BYTES)
+    ));
+    assert_eq!(
+        t.term.hyperlink_uri(t.term.hyperlink_count() as u32 - 1),
+        Some("https://y")
+    );
+    t.feed(&format!(
+        "\x1b]8;;https://x/{}\x07c\x1b]8;;\x07",
+        "u".repeat(MAX_URI_BYTES)
+    ));
+    assert_eq!(
+        t.term.grid().row(0).extra(1).and_then(|e| e.hyperlink),
+        None
+    );
+}
+
+#[test]
+fn combining_marks_per_cell_are_capped() {
+    let mut t = term(10, 2);
+    let mut stream = b"e".to_vec();
+    for _ in 0..100_000 {
+        stream.extend_from_slice("\u{301}".as_bytes());
+    }
+    t.advance(&stream);
+    let extra = t.grid().row(0).extra(0).expect("marks");
+    assert_eq!(extra.combining.len(), MAX_COMBINING);
+}
+
+#[test]
+fn scrollback_is_capped_by_lines_and_by_bytes() {
+    let config = TermConfig {
+        scrollback_lines: 1000,
+        scrollback_bytes: usize::MAX,
+        ..TermConfig::default()
+    };
+    let mut t = Terminal::new(TermSize::new(40, 5), config);
+    for i in 0..5000 {
+        t.advance(format!("line {i}\r\n").as_bytes());
+    }
+    assert_eq!(t.scrollback().len(), 1000);
+    let config = TermConfig {
+        scrollback_lines: 1_000_000,
+        scrollback_bytes: 256 * 1024,
+        ..TermConfig::default()
+    };
+    let mut t = Terminal::new(TermSize::new(200, 5), config);
+    let line = format!("{}\r\n", "\x1b[31mw\x1b[32mx".repeat(100));
+    let growth = heap_growth(&mut t, line.repeat(2000).as_bytes(), 5);
+    assert!(t.scrollback().bytes() <= 256 * 1024);
+    assert!(t.scrollback().len() < 10_000);
+    assert!(growth < 512 * 1024, "grew {growth}");
+}
+
+#[test]
+fn the_total_budget_trims_the_largest_histories_first() {
+    let mut terms: Vec<Terminal> = [20_000, 20_000, 300]
+        .iter()
+        .map(|&lines| {
+            let config = TermConfig {
+                scrollback_lines: 1_000_000,
+                ..TermConfig::default()
+            };
+            let mut t = Terminal::new(TermSize::new(40, 5), config);
+            for i in 0..lines {
+                t.advance(format!("line {i:06}\r\n").as_bytes());
+            }
+            t
+        })
+        .collect();
+    let small_before = terms[2].scrollback().len();
+    let total =
+        |terms: &[Terminal]| -> usize { terms.iter().map(|t| t.scrollback().bytes()).sum() };
+    let budget_bytes = total(&terms) / 4;
+    let freed = budget::enforce(terms.iter_mut(), budget_bytes);
+    assert!(freed > 0);
+    assert!(total(&terms) <= budget_bytes);
+    assert_eq!(
+        terms[2].scrollback().len(),
+        small_before,
+        "small panes keep all"
+    );
+    let (a, b) = (terms[0].scrollback(), terms[1].scrollback());
+    assert!(a.len() < 20_000 && b.len() < 20_000);
+    // The newest lines stay; absolute numbering continues.
+    let newest = a.row(a.len() - 1).expect("row").text();
+    assert!(newest.starts_with("line 019995"), "{newest}");
+    assert_eq!(a.dropped() + a.len() as u64, 20_000 - 4);
+}
+
+#[test]
+fn the_pipeline_keeps_all_panes_within_the_total_budget() {
+    use std::sync::atomic::Ordering;
+    use std::time::{Duration, Instant};
+    use tern_core::pipeline::{PaneEvent, Pipeline, PipelineConfig, SpawnSpec};
+
+    let budget_bytes = 256 * 1024;
+    let config = PipelineConfig {
+        term: TermConfig {
+            scrollback_lines: 1_000_000,
+            ..TermConfig::default()
+        },
+        total_scrollback_bytes: budget_bytes,
+        ..PipelineConfig::default()
+    };
+    let p = Pipeline::start(config, std::sync::Arc::new(|| {})).expect("pipeline");
+    let spawn = |script: &str| {
+        p.spawn(&SpawnSpec::command("sh", &["-c", script]).size(TermSize::new(80, 24)))
+            .expect("spawn")
+    };
+    let big = [spawn("seq 1 60000"), spawn("seq 1 60000")];
+    let small = spawn("seq 1 300");
+    let mut exited = 0;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while exited < 3 {
+        assert!(Instant::now() < deadline, "no exits");
+        if let Some(PaneEvent::Exited { .. }) = p.wait_event(Duration::from_millis(100)) {
+            exited += 1;
+        }
+    }
+    // The model finishes its round after the last exit; give it a moment.
+    std::thread::sleep(Duration::from_millis(200));
+    let lines = |pane| {
+        p.stats(pane)
+            .expect("stats")
+            .scrollback_lines
+            .load(Ordering::Relaxed)
+    };
+    assert_eq!(lines(small), 300 - 23, "the small pane keeps its history");
+    // Each kept line costs at least its index entry (24 bytes) and 3 encoded bytes.
+    let total_lines: u64 = big.iter().map(|&b| lines(b)).sum::<u64>() + lines(small);
+    assert!(
+        total_lines * 27 <= budget_bytes as u64,
+        "{total_lines} lines cannot fit in {budget_bytes} bytes"
+    );
+    for b in big {
+        assert!(lines(b) > 1000, "the big panes keep their newest lines");
+        // `start` counts back from the newest scrollback line.
+        let newest = p.history(b, 0, 1).expect("history");
+        assert_eq!(newest.rows[0].text().trim_end(), "59977");
+        let oldest = p.history(b, newest.total - 1, 1).expect("history");
+        let first: u64 = oldest.rows[0].text().trim_end().parse().expect("a number");
+        assert!(first > 1, "the oldest lines went first");
+    }
+}
+
+#[test]
+fn scrolling_inside_left_right_margins_moves_the_band_and_drops_replaced_links() {
+    // The fast path for line-feed floods with DECLRMM margins (found by the model
+    // fuzzer: cell-by-cell moves made each line feed cost far more than a copy).
+    let mut t = TestTerm::new(10, 3);
+    t.feed("\x1b]8;;https://x\x07ABCDEFGHIJ\x1b]8;;\x07\r\n0123456789\r\nabcdefghij");
+    t.feed("\x1b[?69h\x1b[3;8s\x1b[3;4H\n");
+    t.assert_screen(&["AB234567IJ", "01cdefgh89", "ab      ij"]);
+    let row = t.term.grid().row(0);
+    for col in 0..10 {
+        let linked = row.extra(col).and_then(|e| e.hyperlink).is_some();
+        assert_eq!(linked, !(2..8).contains(&col), "column {col}");
+    }
+}
+
+#[test]
+fn a_full_reset_never_reuses_link_ids_or_absolute_lines() {
+    // Found by the snapshot fuzzer: after RIS a new link got an old id, so rows the UI
+    // still held (and older frames' link maps) would show the new target.
+    let mut t = TestTerm::new(10, 2);
+    t.feed("\x1b]8;;https://old\x07a\x1b]8;;\x07\r\n1\r\n2\r\n3");
+    let old_id = t
+        .term
+        .scrollback()
+        .row(0)
+        .and_then(|r| r.extra(0)?.hyperlink);
+    let dropped_before = t.term.scrollback().dropped() + t.term.scrollback().len() as u64;
+    t.events();
+    t.feed("\x1bc\x1b]8;;https://new\x07b\x1b]8;;\x07");
+    let new_id = t.term.grid().row(0).extra(0).and_then(|e| e.hyperlink);
+    assert_ne!(old_id, new_id);
+    assert_eq!(
+        t.term.hyperlink_uri(old_id.expect("old")),
+        Some("https://old")
+    );
+    assert_eq!(
+        t.term.hyperlink_uri(new_id.expect("new")),
+        Some("https://new")
+    );
+    assert_eq!(t.term.scrollback().len(), 0, "RIS clears the scrollback");
+    assert_eq!(
+        t.term.scrollback().dropped(),
+        dropped_before,
+        "numbering goes on"
+    );
+    assert!(t.events().contains(&TermEvent::ScrollbackCleared));
+}

@@ -1,0 +1,44 @@
+//! Replays the kept fuzz corpus (`tests/fuzz-corpus/<target>/*`: inputs that once
+//! failed, and a minimized slice of each campaign's corpus) through the same checks the
+//! cargo-fuzz targets in `fuzz/` run, so CI covers them without cargo-fuzz or nightly.
+
+mod fuzz_checks;
+
+use std::path::PathBuf;
+
+fn replay(target: &str, check: fn(&[u8])) {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fuzz-corpus")
+        .join(target);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.expect("corpus entry").path())
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "no corpus in {}", dir.display());
+    for file in files {
+        let data = std::fs::read(&file).expect("corpus file");
+        let outcome = std::panic::catch_unwind(|| check(&data));
+        assert!(outcome.is_ok(), "fuzz regression: {}", file.display());
+    }
+}
+
+#[test]
+fn model_corpus_keeps_caps_and_chunking_invariance() {
+    replay("model", fuzz_checks::model);
+}
+
+#[test]
+fn snapshot_corpus_views_equal_the_model_and_rows_roundtrip() {
+    replay("snapshot", fuzz_checks::snapshot_roundtrip);
+}
+
+#[test]
+fn config_corpus_parses_or_errors_and_roundtrips() {
+    replay("config", fuzz_checks::config);
+}
+
+#[test]
+fn input_corpus_encodes_without_panics_or_escapes() {
+    replay("input", fuzz_checks::input);
+}
