@@ -123,7 +123,15 @@ fn canonical_key(key: &str) -> Result<String, String> {
         return Ok(match c {
             '+' => "plus".into(),
             '-' => "minus".into(),
-            c => c.to_lowercase().collect(),
+            // Lower case when that is one character too ('İ' lowers to two: kept
+            // as written, so the canonical spelling parses back to the same key).
+            c => {
+                let mut lower = c.to_lowercase();
+                match (lower.next(), lower.next()) {
+                    (Some(l), None) => l.to_string(),
+                    _ => c.to_string(),
+                }
+            }
         });
     }
     let lower = key.to_ascii_lowercase();
@@ -239,6 +247,15 @@ mod tests {
         assert_eq!(chord("+").key, "plus");
         assert_eq!(chord("ctrl+-").key, "minus");
         assert_eq!(chord("ctrl+=").key, "=");
+    }
+
+    #[test]
+    fn a_key_whose_lower_case_is_two_characters_round_trips() {
+        // Found by fuzzing: 'İ' lowers to "i\u{307}", which did not parse back.
+        let c = chord("ctrl+İ");
+        assert_eq!(c.key, "İ");
+        assert_eq!(chord(&c.to_string()), c);
+        assert_eq!(chord("Ä").key, "ä");
     }
 
     #[test]
