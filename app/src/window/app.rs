@@ -489,10 +489,9 @@ impl TernApp {
     /// shell's own (from the process table).
     pub fn pane_cwd(&self, pane: PaneId) -> Option<PathBuf> {
         let p = self.panes.get(&pane)?;
-        if let Some(c) = &p.cwd_reported
-            && let Some(path) = cwd_from_osc7(c)
-        {
-            return Some(path);
+        // OSC 7 as the model decoded it (a plain path).
+        if let Some(c) = &p.cwd_reported {
+            return Some(PathBuf::from(c));
         }
         // Looked up once a second (`refresh_processes`), not per frame.
         p.cwd.clone()
@@ -1315,31 +1314,6 @@ pub fn tilde(path: &Path, home: Option<&Path>) -> String {
         Some(rest) => format!("~/{}", rest.display()),
         None => path.display().to_string(),
     }
-}
-
-/// The path of an OSC 7 `file://host/path` report (percent-decoded).
-fn cwd_from_osc7(uri: &str) -> Option<PathBuf> {
-    let rest = uri.strip_prefix("file://")?;
-    let path = &rest[rest.find('/')?..];
-    let bytes = path.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = bytes
-            .get(i + 1..i + 3)
-            .and_then(|h| std::str::from_utf8(h).ok());
-        if bytes[i] == b'%'
-            && let Some(Ok(b)) = hex.map(|h| u8::from_str_radix(h, 16))
-        {
-            out.push(b);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    use std::os::unix::ffi::OsStringExt;
-    Some(PathBuf::from(std::ffi::OsString::from_vec(out)))
 }
 
 /// "DejaVu Sans Mono (bundled), 15 pt" or the configured family.

@@ -103,7 +103,7 @@ pub struct PaneUi {
     pub exited: Option<String>,
     /// OSC 0/2 title ("" when the program cleared it).
     pub title: String,
-    /// OSC 7 working directory, when the shell reports it.
+    /// OSC 7 working directory (decoded by the model), when the shell reports it.
     pub cwd_reported: Option<String>,
     /// The shell's working directory, from the process table (refreshed now and then).
     pub cwd: Option<std::path::PathBuf>,

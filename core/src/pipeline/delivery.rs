@@ -140,41 +140,56 @@ pub fn frame(term: &mut Terminal, seq: u64) -> Frame {
 /// The hand-over point for one pane: empty means the UI holds the credit.
 #[derive(Debug, Default)]
 pub struct Slot {
-    inner: Mutex<Option<Delivery>>,
-    /// Signalled when a delivery is put (for [`Slot::take_within`]).
+    inner: Mutex<SlotState>,
+    /// Signalled when a delivery is put while [`Slot::take_within`] waits.
     filled: std::sync::Condvar,
+}
+
+#[derive(Debug, Default)]
+struct SlotState {
+    delivery: Option<Delivery>,
+    /// The UI waits in [`Slot::take_within`] (a reveal): only then does `put` wake it,
+    /// so the frame path pays no wake-up call.
+    waiting: bool,
 }
 
 impl Slot {
     pub fn is_empty(&self) -> bool {
-        self.inner.lock().map(|s| s.is_none()).unwrap_or(true)
+        self.inner
+            .lock()
+            .map(|s| s.delivery.is_none())
+            .unwrap_or(true)
     }
 
     /// Puts a delivery (a snapshot replaces whatever is there).
     pub fn put(&self, delivery: Delivery) {
         if let Ok(mut s) = self.inner.lock() {
-            *s = Some(delivery);
-            self.filled.notify_all();
+            s.delivery = Some(delivery);
+            if s.waiting {
+                self.filled.notify_all();
+            }
         }
     }
 
     pub fn take(&self) -> Option<Delivery> {
-        self.inner.lock().ok().and_then(|mut s| s.take())
+        self.inner.lock().ok().and_then(|mut s| s.delivery.take())
     }
 
     /// Takes the delivery, waiting up to `timeout` for one to be put.
     pub fn take_within(&self, timeout: std::time::Duration) -> Option<Delivery> {
-        let guard = self.inner.lock().ok()?;
+        let mut guard = self.inner.lock().ok()?;
+        guard.waiting = true;
         let (mut guard, _) = self
             .filled
-            .wait_timeout_while(guard, timeout, |s| s.is_none())
+            .wait_timeout_while(guard, timeout, |s| s.delivery.is_none())
             .ok()?;
-        guard.take()
+        guard.waiting = false;
+        guard.delivery.take()
     }
 
     pub fn clear(&self) {
         if let Ok(mut s) = self.inner.lock() {
-            *s = None;
+            s.delivery = None;
         }
     }
 }

@@ -208,11 +208,13 @@ impl ModelThread {
     }
 
     pub fn run(mut self) {
+        // One clock read per busy round: it ends this round's busy time, dates the
+        // sample, and starts the next round.
+        let mut busy_from = Instant::now();
         loop {
             // Block only when idle; wake at once on any message.
-            let mut busy_from = Instant::now();
             if !self.has_work() {
-                self.sample_if_due(SampleRing::IDLE_EVERY_NS);
+                self.sample_if_due(Instant::now(), SampleRing::IDLE_EVERY_NS);
                 match self.rx.recv() {
                     Ok(msg) => {
                         busy_from = Instant::now();
@@ -238,18 +240,21 @@ impl ModelThread {
             if self.shutting_down {
                 return;
             }
+            let now = Instant::now();
             let stats = &self.diag.stats;
-            stats
-                .busy_ns
-                .fetch_add(busy_from.elapsed().as_nanos() as u64, Ordering::Relaxed);
+            stats.busy_ns.fetch_add(
+                now.duration_since(busy_from).as_nanos() as u64,
+                Ordering::Relaxed,
+            );
             stats.rounds.fetch_add(1, Ordering::Relaxed);
-            self.sample_if_due(SampleRing::BUSY_EVERY_NS);
+            self.sample_if_due(now, SampleRing::BUSY_EVERY_NS);
+            busy_from = now;
         }
     }
 
     /// Adds a [`Sample`] of the cumulative counters if `every_ns` passed since the last.
-    fn sample_if_due(&mut self, every_ns: u64) {
-        let now_ns = self.epoch.elapsed().as_nanos() as u64;
+    fn sample_if_due(&mut self, now: Instant, every_ns: u64) {
+        let now_ns = now.saturating_duration_since(self.epoch).as_nanos() as u64;
         if self
             .last_sample_ns
             .is_some_and(|last| now_ns.saturating_sub(last) < every_ns)

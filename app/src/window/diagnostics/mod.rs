@@ -34,16 +34,6 @@ use tern_core::pipeline::{PaneId, Pipeline};
 
 pub use table::{Column, Sort};
 
-/// Where tern's config file is meant to live: `$XDG_CONFIG_HOME/tern/config.ron` or
-/// `~/.config/tern/config.ron`.
-pub fn default_config_path() -> Option<PathBuf> {
-    std::env::var_os("XDG_CONFIG_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))
-        .map(|d| d.join("tern").join("config.ron"))
-}
-
 /// The panel's state and the window-side counters it shows.
 pub struct Diagnostics {
     open: bool,
