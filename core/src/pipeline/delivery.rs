@@ -78,6 +78,31 @@ impl Delivery {
     }
 }
 
+/// What a screen shows besides its rows. A parse round that leaves it and every row
+/// unchanged (a query answered, a mode set to what it was) makes no delivery.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScreenMeta {
+    pub size: TermSize,
+    pub cursor: Cursor,
+    pub cursor_shape: CursorShape,
+    pub modes: Modes,
+    pub scrollback_lines: u64,
+    pub scrollback_dropped: u64,
+}
+
+impl ScreenMeta {
+    pub fn of(term: &Terminal) -> ScreenMeta {
+        ScreenMeta {
+            size: term.size(),
+            cursor: term.cursor(),
+            cursor_shape: term.cursor_shape(),
+            modes: *term.modes(),
+            scrollback_lines: term.scrollback().len() as u64,
+            scrollback_dropped: term.scrollback().dropped(),
+        }
+    }
+}
+
 /// The hyperlinks `rows` refer to, with their URIs.
 fn links_of<'a>(term: &Terminal, rows: impl Iterator<Item = &'a Row>) -> Vec<(u32, String)> {
     let mut ids: Vec<u32> = rows

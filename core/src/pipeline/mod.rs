@@ -11,6 +11,7 @@ pub mod budget;
 pub mod credit;
 pub mod delivery;
 pub mod diag;
+pub mod facts;
 pub mod io;
 pub mod model_thread;
 pub mod pane;
@@ -144,11 +145,12 @@ pub enum ModelMsg {
         count: usize,
         reply: Sender<HistoryPage>,
     },
-    /// Searches scrollback and screen.
+    /// Searches scrollback and screen, a slice per model-thread round.
     Search {
         pane: PaneId,
         query: crate::model::search::SearchQuery,
         reply: Sender<Result<SearchResults, String>>,
+        progress: Arc<SearchProgress>,
     },
     Query {
         pane: PaneId,
@@ -166,6 +168,65 @@ pub struct HistoryPage {
     pub total: usize,
     /// `seq` the page was read at.
     pub seq: u64,
+}
+
+/// How far a search got, shared between the model thread and the asker.
+#[derive(Debug, Default)]
+pub struct SearchProgress {
+    /// Scrollback lines searched so far.
+    pub scanned: AtomicU64,
+    /// Scrollback lines to search.
+    pub total: AtomicU64,
+    /// Set by the asker: the model thread drops the search at its next slice.
+    pub cancelled: std::sync::atomic::AtomicBool,
+}
+
+/// A search running on the model thread. The asker never waits for it: it polls
+/// [`SearchRequest::poll`] (the model thread wakes the UI when the answer is there),
+/// shows [`SearchRequest::progress`], and cancels by [`SearchRequest::cancel`] or by
+/// dropping the request.
+#[derive(Debug)]
+pub struct SearchRequest {
+    rx: Receiver<Result<SearchResults, String>>,
+    progress: Arc<SearchProgress>,
+}
+
+impl SearchRequest {
+    /// The answer once it is there; `None` while the search runs.
+    pub fn poll(&self) -> Option<Result<SearchResults, String>> {
+        match self.rx.try_recv() {
+            Ok(answer) => Some(answer),
+            Err(mpsc::TryRecvError::Empty) => None,
+            Err(mpsc::TryRecvError::Disconnected) => {
+                Some(Err("the search was dropped (its pane is gone)".into()))
+            }
+        }
+    }
+
+    /// Waits up to `timeout` for the answer (tests and tools; the window polls).
+    pub fn wait(&self, timeout: Duration) -> Result<SearchResults, String> {
+        self.rx
+            .recv_timeout(timeout)
+            .map_err(|_| "the search did not finish".to_string())?
+    }
+
+    /// `(lines searched, lines to search)` of the scrollback.
+    pub fn progress(&self) -> (u64, u64) {
+        (
+            self.progress.scanned.load(Ordering::Relaxed),
+            self.progress.total.load(Ordering::Relaxed),
+        )
+    }
+
+    pub fn cancel(&self) {
+        self.progress.cancelled.store(true, Ordering::Relaxed);
+    }
+}
+
+impl Drop for SearchRequest {
+    fn drop(&mut self) {
+        self.cancel();
+    }
 }
 
 /// What a search found.
@@ -218,7 +279,7 @@ struct PaneHandle {
 pub struct Pipeline {
     config: PipelineConfig,
     model_tx: Sender<ModelMsg>,
-    events: Mutex<Receiver<PaneEvent>>,
+    events: Arc<facts::FactBox>,
     pool: IoPool,
     model: Option<std::thread::JoinHandle<()>>,
     panes: Mutex<HashMap<PaneId, PaneHandle>>,
@@ -235,13 +296,13 @@ impl Pipeline {
     pub fn start(config: PipelineConfig, waker: Waker) -> std::io::Result<Pipeline> {
         let epoch = Instant::now();
         let (model_tx, model_rx) = mpsc::channel();
-        let (events_tx, events) = mpsc::channel();
+        let events = Arc::new(facts::FactBox::default());
         let buffers = Arc::new(BufferPool::default());
         let crumbs = Arc::new(Breadcrumbs::new(epoch, 512));
         let model_diag = Arc::new(ModelDiag::default());
         let thread = ModelThread::new(
             model_rx,
-            events_tx,
+            events.clone(),
             waker,
             buffers.clone(),
             crumbs.clone(),
@@ -262,7 +323,7 @@ impl Pipeline {
             new_panes: Mutex::new((config.term.clone(), config.window_bytes)),
             config,
             model_tx,
-            events: Mutex::new(events),
+            events,
             pool,
             model: Some(model),
             panes: Mutex::new(HashMap::new()),
@@ -421,18 +482,12 @@ impl Pipeline {
 
     /// Facts and exits since the last call.
     pub fn poll_events(&self) -> Vec<PaneEvent> {
-        self.events
-            .lock()
-            .map(|rx| rx.try_iter().collect())
-            .unwrap_or_default()
+        self.events.drain()
     }
 
     /// Waits up to `timeout` for the next event.
     pub fn wait_event(&self, timeout: Duration) -> Option<PaneEvent> {
-        self.events
-            .lock()
-            .ok()
-            .and_then(|rx| rx.recv_timeout(timeout).ok())
+        self.events.recv_timeout(timeout)
     }
 
     /// The model's current screen of a pane, after parsing everything read so far.
@@ -459,23 +514,33 @@ impl Pipeline {
         rx.recv_timeout(Duration::from_secs(10)).ok()
     }
 
-    /// Searches the pane's scrollback and screen (on the model thread, after parsing
-    /// what has been read).
+    /// Starts a search of the pane's scrollback and screen (on the model thread, after
+    /// parsing what has been read); returns at once.
+    pub fn start_search(
+        &self,
+        pane: PaneId,
+        query: &crate::model::search::SearchQuery,
+    ) -> SearchRequest {
+        let (tx, rx) = mpsc::channel();
+        let progress = Arc::new(SearchProgress::default());
+        // A model thread that is gone drops `tx`: `poll` then says so.
+        let _ = self.model_tx.send(ModelMsg::Search {
+            pane,
+            query: query.clone(),
+            reply: tx,
+            progress: progress.clone(),
+        });
+        SearchRequest { rx, progress }
+    }
+
+    /// Searches and waits for the answer (for tools and tests; the window uses
+    /// [`Pipeline::start_search`]).
     pub fn search(
         &self,
         pane: PaneId,
         query: &crate::model::search::SearchQuery,
     ) -> Result<SearchResults, String> {
-        let (tx, rx) = mpsc::channel();
-        self.model_tx
-            .send(ModelMsg::Search {
-                pane,
-                query: query.clone(),
-                reply: tx,
-            })
-            .map_err(|_| "the model thread is gone".to_string())?;
-        rx.recv_timeout(Duration::from_secs(30))
-            .map_err(|_| "the search did not finish".to_string())?
+        self.start_search(pane, query).wait(Duration::from_secs(30))
     }
 
     /// Kills the child (if still running) and forgets the pane.

@@ -13,6 +13,7 @@ use crate::model::TermEvent;
 use super::credit::Credit;
 use super::delivery::Slot;
 use super::diag::{Breadcrumbs, ModelStats, PaneSample, PtyStats, Sample, SampleRing};
+use super::facts::FactBox;
 use super::io::{BufferPool, PtyWriter};
 use super::pane::PaneCore;
 use super::{ModelMsg, PaneEvent, PaneId, Waker};
@@ -65,7 +66,7 @@ impl PaneEntry {
 
 pub struct ModelThread {
     rx: Receiver<ModelMsg>,
-    events: Sender<PaneEvent>,
+    events: Arc<FactBox>,
     waker: Waker,
     buffers: Arc<BufferPool>,
     crumbs: Arc<Breadcrumbs>,
@@ -106,12 +107,13 @@ struct SearchJob {
     next_abs: usize,
     matches: Vec<crate::model::search::SearchMatch>,
     reply: Sender<Result<super::SearchResults, String>>,
+    progress: Arc<super::SearchProgress>,
 }
 
 impl ModelThread {
     pub fn new(
         rx: Receiver<ModelMsg>,
-        events: Sender<PaneEvent>,
+        events: Arc<FactBox>,
         waker: Waker,
         buffers: Arc<BufferPool>,
         crumbs: Arc<Breadcrumbs>,
@@ -178,6 +180,9 @@ impl ModelThread {
         let Some(mut job) = self.searches.pop_front() else {
             return;
         };
+        if job.progress.cancelled.load(Ordering::Relaxed) {
+            return; // the asker gave up: the job is dropped, no answer
+        }
         let Some(p) = self.panes.get(&job.pane) else {
             return;
         };
@@ -194,6 +199,10 @@ impl ModelThread {
             }
         }
         job.next_abs = stop;
+        job.progress
+            .scanned
+            .store((stop - dropped.min(stop)) as u64, Ordering::Relaxed);
+        job.progress.total.store(sb.len() as u64, Ordering::Relaxed);
         if stop < end_of_history && job.matches.len() < crate::model::search::MAX_MATCHES {
             self.searches.push_back(job);
             return;
@@ -205,6 +214,8 @@ impl ModelThread {
             matches: job.matches,
             first_screen_line: end_of_history,
         }));
+        // The asker polls for the answer on its next frame.
+        (self.waker)();
     }
 
     pub fn run(mut self) {
@@ -397,22 +408,30 @@ impl ModelThread {
                     });
                 }
             }
-            ModelMsg::Search { pane, query, reply } => {
+            ModelMsg::Search {
+                pane,
+                query,
+                reply,
+                progress,
+            } => {
                 if let Some(p) = self.panes.get_mut(&pane) {
                     Self::drain_queue(p, &self.buffers, &self.events, self.epoch, pane);
                     match query.compile() {
                         Ok(re) => {
                             let sb = p.core.term.scrollback();
+                            progress.total.store(sb.len() as u64, Ordering::Relaxed);
                             self.searches.push_back(SearchJob {
                                 pane,
                                 re,
                                 next_abs: sb.dropped() as usize,
                                 matches: Vec::new(),
                                 reply,
+                                progress,
                             });
                         }
                         Err(e) => {
                             let _ = reply.send(Err(e));
+                            (self.waker)();
                         }
                     }
                 }
@@ -483,7 +502,7 @@ impl ModelThread {
     fn drain_queue(
         p: &mut PaneEntry,
         buffers: &BufferPool,
-        events: &Sender<PaneEvent>,
+        events: &FactBox,
         epoch: Instant,
         pane: PaneId,
     ) {
@@ -500,7 +519,7 @@ impl ModelThread {
         p: &mut PaneEntry,
         budget: usize,
         buffers: &BufferPool,
-        events: &Sender<PaneEvent>,
+        events: &FactBox,
         epoch: Instant,
         pane: PaneId,
     ) -> bool {

@@ -23,9 +23,9 @@ pub struct PaneCore {
     snapshot_due: bool,
     /// A delivery is with the UI (it has not returned the credit).
     outstanding: bool,
-    /// `seq` of the last delivery: any byte since may have moved the cursor or changed a
-    /// mode without damaging a row.
-    delivered_seq: u64,
+    /// What the last delivery showed besides rows (cursor, modes, size, scrollback): a
+    /// parse round that changes none of it and damages no row delivers nothing.
+    delivered_meta: Option<delivery::ScreenMeta>,
     /// Palette generation the UI has (frames carry the palette only when it changed).
     delivered_palette: Option<u64>,
 }
@@ -38,7 +38,7 @@ impl PaneCore {
             visible: false,
             snapshot_due: false,
             outstanding: false,
-            delivered_seq: 0,
+            delivered_meta: None,
             delivered_palette: None,
         }
     }
@@ -94,7 +94,7 @@ impl PaneCore {
             let _ = self.term.take_damage();
             Delivery::Snapshot(Box::new(delivery::snapshot(&self.term, self.seq)))
         } else if self.term.damage().any()
-            || self.seq != self.delivered_seq
+            || self.delivered_meta != Some(delivery::ScreenMeta::of(&self.term))
             || self.delivered_palette != Some(self.term.palette_generation())
         {
             let mut f = delivery::frame(&mut self.term, self.seq);
@@ -106,7 +106,7 @@ impl PaneCore {
             return None;
         };
         self.outstanding = true;
-        self.delivered_seq = self.seq;
+        self.delivered_meta = Some(delivery::ScreenMeta::of(&self.term));
         self.delivered_palette = Some(self.term.palette_generation());
         Some(d)
     }
@@ -240,7 +240,39 @@ mod tests {
             }
             let view = view.expect("a visible pane has a view");
             prop_assert_eq!(view.dump(), reference.dump());
-            prop_assert_eq!(view.seq, pane.seq);
+            // Bytes that changed nothing visible (a query) make no delivery: the view may
+            // trail the parser, never lead it.
+            prop_assert!(view.seq <= pane.seq);
+        }
+    }
+
+    /// Invariant 5 (bounded delivery) on the repaint side: bytes that change nothing a
+    /// frame shows (cursor reports, a mode set to what it was) make no delivery, so the
+    /// window has nothing to repaint.
+    #[test]
+    fn invariant_5_an_unchanged_screen_gets_no_delivery() {
+        let mut pane = PaneCore::new(TermSize::new(20, 4), TermConfig::default());
+        pane.set_visible(true);
+        pane.parse(b"prompt$ ");
+        assert!(matches!(pane.next_delivery(), Some(Delivery::Snapshot(_))));
+        pane.on_taken();
+        assert!(pane.next_delivery().is_none(), "nothing new yet");
+        for _ in 0..1000 {
+            let parsed = pane.parse(b"\x1b[6n\x1b[?25h\x1b[0m");
+            assert_eq!(parsed.replies, b"\x1b[1;9R", "the model still answers");
+            assert!(
+                pane.next_delivery().is_none(),
+                "a query changed nothing visible"
+            );
+        }
+        // A cursor move with no damaged row still delivers.
+        pane.parse(b"\x1b[2;1H");
+        match pane.next_delivery() {
+            Some(Delivery::Frame(f)) => {
+                assert_eq!(f.cursor.row, 1);
+                assert_eq!(f.seq, pane.seq, "the frame covers the quiet bytes too");
+            }
+            other => panic!("expected a frame, got {other:?}"),
         }
     }
 
