@@ -307,7 +307,21 @@ fn ctrl_shift_f_finds_text_in_history_and_scrolls_to_it() {
     h.event(Event::Text("needle".into()));
     h.step();
     h.key_press(Key::Enter);
-    h.step();
+    // The search runs on the model thread; the window keeps drawing and takes the
+    // answer on a later frame.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        h.step();
+        let done = h
+            .state()
+            .as_ref()
+            .and_then(|a| a.search())
+            .is_some_and(|s| s.results.is_some() && !s.searching());
+        if done || Instant::now() > deadline {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
     h.step();
     let app = h.state().as_ref().expect("app");
     let found = app

@@ -3,6 +3,7 @@
 //! palette, the key map and the docs all read this one list.
 
 use egui::{Key, Modifiers};
+use tern_core::config::{ChordError, KeyChord};
 
 /// What the user can ask tern to do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -115,7 +116,7 @@ table! {
     ScrollPageDown, "scroll_page_down", "Scroll down a page", ["shift+pagedown"];
     ScrollToTop, "scroll_to_top", "Scroll to the top", ["ctrl+shift+home"];
     ScrollToBottom, "scroll_to_bottom", "Scroll to the bottom", ["ctrl+shift+end"];
-    FontBigger, "font_bigger", "Bigger text", ["ctrl+equals", "ctrl+plus"];
+    FontBigger, "font_bigger", "Bigger text", ["ctrl+=", "ctrl+plus"];
     FontSmaller, "font_smaller", "Smaller text", ["ctrl+minus"];
     FontReset, "font_reset", "Reset text size", ["ctrl+0"];
     SaveScrollback, "save_scrollback", "Save scrollback to a file…", ["ctrl+shift+s"];
@@ -129,48 +130,46 @@ pub fn info(command: Command) -> &'static CommandInfo {
         .unwrap_or(&COMMANDS[0])
 }
 
-/// A key with exact modifiers (Ctrl+Tab does not match Ctrl+Shift+Tab).
+/// A key with exact modifiers (Ctrl+Tab does not match Ctrl+Shift+Tab), parsed by the
+/// config's chord parser (`tern_core::config::KeyChord`) and mapped onto egui's keys.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Chord {
     pub ctrl: bool,
     pub shift: bool,
     pub alt: bool,
+    /// The logo key (egui reports it as `mac_cmd`, which only macOS sets: elsewhere a
+    /// chord with `super` is accepted but never pressed).
+    pub super_: bool,
     pub key: Key,
 }
 
 impl Chord {
-    /// Parses `ctrl+shift+t`, `alt+1`, `ctrl+shift+pagedown` (egui key names, any case).
+    /// Parses `ctrl+shift+t`, `alt+1`, `ctrl+shift+pagedown`, `super+1` (the config's
+    /// syntax, any case).
     pub fn parse(text: &str) -> Result<Chord, String> {
-        let mut chord = Chord {
-            ctrl: false,
-            shift: false,
-            alt: false,
-            key: Key::Escape,
-        };
-        let mut key = None;
-        for part in text.split('+').map(str::trim) {
-            match part.to_ascii_lowercase().as_str() {
-                "ctrl" | "control" => chord.ctrl = true,
-                "shift" => chord.shift = true,
-                "alt" | "option" => chord.alt = true,
-                "" => return Err(format!("`{text}`: empty key name")),
-                name => {
-                    if key.is_some() {
-                        return Err(format!("`{text}`: more than one key"));
-                    }
-                    key = Some(
-                        key_by_name(name)
-                            .ok_or_else(|| format!("`{text}`: unknown key `{part}`"))?,
-                    );
-                }
-            }
-        }
-        chord.key = key.ok_or_else(|| format!("`{text}`: no key, only modifiers"))?;
-        Ok(chord)
+        let chord: KeyChord = text.parse().map_err(|e: ChordError| e.to_string())?;
+        Chord::from_config(&chord)
+    }
+
+    /// The window's key for a chord from the config.
+    pub fn from_config(chord: &KeyChord) -> Result<Chord, String> {
+        let key = egui_key(&chord.key)
+            .ok_or_else(|| format!("`{chord}`: the window has no key `{}`", chord.key))?;
+        Ok(Chord {
+            ctrl: chord.ctrl,
+            shift: chord.shift,
+            alt: chord.alt,
+            super_: chord.super_,
+            key,
+        })
     }
 
     pub fn matches(&self, key: Key, m: Modifiers) -> bool {
-        self.key == key && self.ctrl == m.ctrl && self.shift == m.shift && self.alt == m.alt
+        self.key == key
+            && self.ctrl == m.ctrl
+            && self.shift == m.shift
+            && self.alt == m.alt
+            && self.super_ == m.mac_cmd
     }
 
     /// As the palette shows it: `Ctrl+Shift+T`.
@@ -180,6 +179,7 @@ impl Chord {
             (self.ctrl, "Ctrl+"),
             (self.shift, "Shift+"),
             (self.alt, "Alt+"),
+            (self.super_, "Super+"),
         ] {
             if on {
                 s.push_str(name);
@@ -190,26 +190,34 @@ impl Chord {
     }
 }
 
-fn key_by_name(name: &str) -> Option<Key> {
-    Key::ALL
-        .iter()
-        .copied()
-        .find(|k| {
-            k.name().eq_ignore_ascii_case(name) || k.symbol_or_name().eq_ignore_ascii_case(name)
-        })
-        .or(match name {
-            "pgup" => Some(Key::PageUp),
-            "pgdn" => Some(Key::PageDown),
-            "left" => Some(Key::ArrowLeft),
-            "right" => Some(Key::ArrowRight),
-            "up" => Some(Key::ArrowUp),
-            "down" => Some(Key::ArrowDown),
-            "esc" => Some(Key::Escape),
-            "return" => Some(Key::Enter),
-            "=" => Some(Key::Equals),
-            "-" => Some(Key::Minus),
-            _ => None,
-        })
+/// egui's key for a canonical chord key (`"t"`, `"pageup"`, `"f5"`, `"="`).
+fn egui_key(name: &str) -> Option<Key> {
+    let named = match name {
+        "enter" => Key::Enter,
+        "tab" => Key::Tab,
+        "space" => Key::Space,
+        "backspace" => Key::Backspace,
+        "escape" => Key::Escape,
+        "insert" => Key::Insert,
+        "delete" => Key::Delete,
+        "home" => Key::Home,
+        "end" => Key::End,
+        "pageup" => Key::PageUp,
+        "pagedown" => Key::PageDown,
+        "up" => Key::ArrowUp,
+        "down" => Key::ArrowDown,
+        "left" => Key::ArrowLeft,
+        "right" => Key::ArrowRight,
+        "plus" => Key::Plus,
+        "minus" => Key::Minus,
+        other => {
+            return Key::ALL
+                .iter()
+                .copied()
+                .find(|k| k.name().eq_ignore_ascii_case(other) || k.symbol_or_name() == other);
+        }
+    };
+    Some(named)
 }
 
 /// The key map: chords to commands, defaults overridden by the config's bindings.
@@ -328,13 +336,28 @@ mod tests {
             Chord::parse("ctrl+shift+pagedown").map(|c| c.key),
             Ok(Key::PageDown)
         );
-        assert_eq!(Chord::parse("ctrl+equals").map(|c| c.key), Ok(Key::Equals));
+        assert_eq!(Chord::parse("ctrl+=").map(|c| c.key), Ok(Key::Equals));
         assert!(Chord::parse("ctrl+shift").is_err());
         assert!(Chord::parse("ctrl+nosuchkey").is_err());
         assert!(Chord::parse("a+b").is_err());
         assert_eq!(
             Chord::parse("ctrl+shift+t").map(|c| c.label()),
             Ok("Ctrl+Shift+T".into())
+        );
+    }
+
+    #[test]
+    fn super_is_a_modifier_of_its_own() {
+        // The config's parser and the window's agree: `super+t` is not `t`.
+        let c = Chord::parse("super+t").expect("parses");
+        assert!(c.super_ && !c.ctrl);
+        assert!(!c.matches(Key::T, Modifiers::NONE));
+        assert!(c.matches(Key::T, Modifiers::MAC_CMD));
+        assert_eq!(c.label(), "Super+T");
+        assert!(
+            !Chord::parse("ctrl+t")
+                .expect("parses")
+                .matches(Key::T, Modifiers::MAC_CMD | Modifiers::CTRL)
         );
     }
 

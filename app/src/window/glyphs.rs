@@ -115,15 +115,15 @@ impl GlyphCache {
             Face {
                 bold: true,
                 italic: false,
-            } => Some(super::app::BOLD_FAMILY),
+            } => Some(super::fonts::BOLD_FAMILY),
             Face {
                 bold: false,
                 italic: true,
-            } => Some(super::app::ITALIC_FAMILY),
+            } => Some(super::fonts::ITALIC_FAMILY),
             Face {
                 bold: true,
                 italic: true,
-            } => Some(super::app::BOLD_ITALIC_FAMILY),
+            } => Some(super::fonts::BOLD_ITALIC_FAMILY),
         };
         if let Some(f) = family {
             font.family = egui::FontFamily::Name(f.into());

@@ -1,10 +1,18 @@
 //! The window: one eframe app drawing worktrees, tabs and split panes from the
 //! pipeline's deliveries.
+//!
+//! Dependencies point one way: `app` (the coordinator) uses the panels (`chrome`,
+//! `sidebar`, `pane`, `palette`, `dialogs`, `diagnostics`), which return [`action::Action`]s
+//! and use the leaves (`render`, `glyphs`, `fonts`, `theme`, `badges`, `viewport`, …);
+//! nothing below `app` imports it.
 
+pub mod action;
 pub mod app;
+pub mod badges;
 pub mod chrome;
 pub mod commands;
 pub mod diagnostics;
+pub mod dialogs;
 pub mod emoji;
 pub mod fonts;
 pub mod glyphs;

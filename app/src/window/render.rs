@@ -16,6 +16,21 @@ pub struct Metrics {
     pub cell: Vec2,
 }
 
+impl Metrics {
+    /// The monospace font at `font_size` points and its cell, snapped to whole pixels
+    /// (so cell edges, and box drawing, land on pixel boundaries).
+    pub fn new(ctx: &egui::Context, font_size: f32) -> Metrics {
+        let font = FontId::new(font_size, egui::FontFamily::Monospace);
+        let (w, h) = ctx.fonts_mut(|f| (f.glyph_width(&font, 'M'), f.row_height(&font)));
+        let ppp = ctx.pixels_per_point();
+        let snap = |v: f32| (v * ppp).round().max(1.0) / ppp;
+        Metrics {
+            font,
+            cell: egui::vec2(snap(w), snap(h)),
+        }
+    }
+}
+
 /// What one cell looks like once flags are applied.
 #[derive(Clone, Copy, PartialEq, Eq)]
 struct Look {

@@ -1,9 +1,18 @@
 //! The search bar (Ctrl+Shift+F): plain text or regex, with or without case; Enter and
 //! Shift+Enter (or the arrows) step through matches, which are highlighted and scrolled
-//! into view. The search itself runs on the model thread over the whole history.
+//! into view. The search itself runs on the model thread over the whole history, a
+//! slice per round: the bar shows its progress and can cancel it, and the window keeps
+//! drawing meanwhile (it never waits for the answer; it polls for it each frame).
+
+use std::time::Duration;
 
 use tern_core::model::search::SearchQuery;
-use tern_core::pipeline::{PaneId, Pipeline, SearchResults};
+use tern_core::pipeline::{PaneId, Pipeline, SearchRequest, SearchResults};
+
+use super::theme::Theme;
+
+/// How often the progress shown is refreshed while a search runs.
+const PROGRESS_EVERY: Duration = Duration::from_millis(100);
 
 #[derive(Debug, Default)]
 pub struct SearchBar {
@@ -11,6 +20,8 @@ pub struct SearchBar {
     pub regex: bool,
     pub case_sensitive: bool,
     pub results: Option<SearchResults>,
+    /// The search running on the model thread (dropping it cancels it).
+    pending: Option<SearchRequest>,
     /// Index into `results.matches`.
     pub current: usize,
     pub error: Option<String>,
@@ -34,9 +45,12 @@ impl SearchBar {
         }
     }
 
+    /// Starts a search for what the bar holds (a running one is cancelled).
     pub fn run(&mut self, pipeline: &Pipeline, pane: PaneId) {
+        self.results = None;
+        self.error = None;
+        self.pending = None;
         if self.text.is_empty() {
-            self.results = None;
             return;
         }
         let query = SearchQuery {
@@ -44,18 +58,43 @@ impl SearchBar {
             regex: self.regex,
             case_sensitive: self.case_sensitive,
         };
-        match pipeline.search(pane, &query) {
+        self.pending = Some(pipeline.start_search(pane, &query));
+    }
+
+    /// A search is running.
+    pub fn searching(&self) -> bool {
+        self.pending.is_some()
+    }
+
+    /// `(lines searched, lines to search)` of the running search.
+    pub fn progress(&self) -> Option<(u64, u64)> {
+        self.pending.as_ref().map(SearchRequest::progress)
+    }
+
+    /// Stops the running search (its results so far are dropped).
+    pub fn cancel(&mut self) {
+        self.pending = None;
+    }
+
+    /// Takes the answer of the running search when it is there: the newest match is
+    /// shown first, like a terminal's reverse search.
+    fn poll(&mut self) -> SearchAction {
+        let Some(answer) = self.pending.as_ref().and_then(SearchRequest::poll) else {
+            return SearchAction::None;
+        };
+        self.pending = None;
+        match answer {
             Ok(r) => {
-                // Start from the newest match, like a terminal's reverse search.
                 self.current = r.matches.len().saturating_sub(1);
+                let found = !r.matches.is_empty();
                 self.results = Some(r);
-                self.error = None;
+                if found {
+                    return SearchAction::Show(self.current);
+                }
             }
-            Err(e) => {
-                self.results = None;
-                self.error = Some(e);
-            }
+            Err(e) => self.error = Some(e),
         }
+        SearchAction::None
     }
 
     fn step(&mut self, forward: bool) -> SearchAction {
@@ -82,8 +121,12 @@ impl SearchBar {
         rect: egui::Rect,
         pipeline: &Pipeline,
         pane: PaneId,
+        theme: &Theme,
     ) -> SearchAction {
-        let mut action = SearchAction::None;
+        let mut action = self.poll();
+        if self.pending.is_some() {
+            ctx.request_repaint_after(PROGRESS_EVERY);
+        }
         egui::Area::new(egui::Id::unique("tern-search"))
             .fixed_pos(rect.right_top() + egui::vec2(-420.0, 4.0))
             .show(ctx, |ui| {
@@ -117,9 +160,6 @@ impl SearchBar {
                                 || edit.changed();
                             if fresh || !enter {
                                 self.run(pipeline, pane);
-                                if self.results.as_ref().is_some_and(|r| !r.matches.is_empty()) {
-                                    action = SearchAction::Show(self.current);
-                                }
                             } else {
                                 action = self.step(!shift);
                             }
@@ -135,10 +175,17 @@ impl SearchBar {
                         if ui.button("↓").on_hover_text("next (Enter)").clicked() {
                             action = self.step(true);
                         }
+                        if let Some((done, total)) = self.progress() {
+                            let pct = if total == 0 { 0 } else { done * 100 / total };
+                            ui.label(format!("searching… {pct}%"));
+                            if ui.button("Cancel").clicked() {
+                                self.cancel();
+                            }
+                        }
                         match (&self.error, &self.results) {
                             (Some(e), _) => {
                                 ui.colored_label(
-                                    egui::Color32::LIGHT_RED,
+                                    theme.chrome.error,
                                     e.lines().last().unwrap_or("bad pattern"),
                                 );
                             }

@@ -11,6 +11,67 @@ pub struct Theme {
     pub cursor_text: Color32,
     /// The outline of the focused pane when a tab is split.
     pub focus_ring: Color32,
+    /// The window around the panes: tab bar, sidebar, dividers, dialogs.
+    pub chrome: ChromeColors,
+    /// Search matches in a pane (the chosen one stronger).
+    pub search_match: Color32,
+    pub search_current: Color32,
+    /// The underline of a link under the pointer.
+    pub link: Color32,
+    /// "[process exited …]" and other notes drawn over a pane.
+    pub pane_note: Color32,
+}
+
+/// Colours of everything that is not terminal content.
+#[derive(Clone, Debug)]
+pub struct ChromeColors {
+    pub tab_bar: Color32,
+    /// The active tab's or worktree's title.
+    pub text_strong: Color32,
+    pub text: Color32,
+    /// Group names, tab counts and other small print.
+    pub text_dim: Color32,
+    pub divider: Color32,
+    /// A divider under the pointer or being dragged.
+    pub divider_hot: Color32,
+    pub error: Color32,
+    pub warning: Color32,
+    /// Badges: bell, command succeeded / failed, notification, unseen output.
+    pub bell: Color32,
+    pub succeeded: Color32,
+    pub failed: Color32,
+    pub notification: Color32,
+    pub unseen: Color32,
+    /// Worktree status: changed files, commits ahead and behind.
+    pub changed: Color32,
+    pub ahead: Color32,
+    pub behind: Color32,
+    /// The message shown where a tab would be when there is none.
+    pub empty: Color32,
+}
+
+impl Default for ChromeColors {
+    fn default() -> Self {
+        ChromeColors {
+            tab_bar: Color32::from_gray(28),
+            text_strong: Color32::WHITE,
+            text: Color32::from_gray(180),
+            text_dim: Color32::from_gray(120),
+            divider: Color32::from_gray(50),
+            divider_hot: Color32::from_rgb(90, 140, 230),
+            error: Color32::from_rgb(235, 110, 90),
+            warning: Color32::from_rgb(240, 190, 60),
+            bell: Color32::from_rgb(240, 190, 60),
+            succeeded: Color32::from_rgb(90, 200, 110),
+            failed: Color32::from_rgb(235, 80, 80),
+            notification: Color32::from_rgb(110, 160, 250),
+            unseen: Color32::from_rgb(160, 160, 160),
+            changed: Color32::from_rgb(230, 180, 80),
+            ahead: Color32::from_rgb(120, 200, 140),
+            behind: Color32::from_rgb(230, 130, 110),
+            empty: Color32::GRAY,
+        }
+    }
 }
 
 impl Default for Theme {
@@ -19,6 +80,11 @@ impl Default for Theme {
             selection: Color32::from_rgba_unmultiplied(80, 120, 200, 110),
             cursor_text: Color32::from_rgb(0x18, 0x18, 0x18),
             focus_ring: Color32::from_rgb(90, 140, 230),
+            chrome: ChromeColors::default(),
+            search_match: Color32::from_rgba_unmultiplied(255, 220, 0, 70),
+            search_current: Color32::from_rgba_unmultiplied(255, 140, 0, 110),
+            link: Color32::from_rgb(120, 170, 255),
+            pane_note: Color32::LIGHT_RED,
         }
     }
 }
@@ -32,6 +98,7 @@ impl Theme {
                 selection: Color32::from_rgba_unmultiplied(70, 120, 230, 90),
                 cursor_text: Color32::from_rgb(0xfa, 0xfa, 0xf8),
                 focus_ring: Color32::from_rgb(40, 100, 220),
+                ..Theme::default()
             },
         };
         Theme {

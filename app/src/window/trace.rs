@@ -20,6 +20,9 @@ pub fn since_start_us(at: Instant) -> u64 {
 
 pub struct Trace {
     file: Option<File>,
+    /// The startup marks below are written once per window.
+    first_frame_traced: bool,
+    first_output_traced: bool,
 }
 
 impl Trace {
@@ -31,7 +34,11 @@ impl Trace {
                 .open(p)
                 .ok()
         });
-        let mut t = Trace { file };
+        let mut t = Trace {
+            file,
+            first_frame_traced: false,
+            first_output_traced: false,
+        };
         if let Some(start) = START.get() {
             t.event_at("process_start", *start, "");
         }
@@ -56,5 +63,24 @@ impl Trace {
 
     pub fn event(&mut self, event: &str, extra: &str) {
         self.event_at(event, Instant::now(), extra);
+    }
+
+    /// Traces the first frame the window presents.
+    pub fn first_frame(&mut self) {
+        if !std::mem::replace(&mut self.first_frame_traced, true) {
+            self.event_at("first_frame", Instant::now(), "");
+        }
+    }
+
+    /// Traces the first delivery that shows program output: when it was read and when
+    /// the model built it.
+    pub fn first_output(&mut self, read_at: Option<Instant>, built_at: Instant) {
+        if std::mem::replace(&mut self.first_output_traced, true) {
+            return;
+        }
+        if let Some(read_at) = read_at {
+            self.event_at("first_output_read", read_at, "");
+        }
+        self.event_at("first_output_frame_built", built_at, "");
     }
 }

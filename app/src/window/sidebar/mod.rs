@@ -8,11 +8,16 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use egui::{Color32, RichText};
+use egui::RichText;
 use tern_core::workspace::Badges;
-use tern_core::worktree::{
-    BranchSpec, GitReply, GitRequest, GitWorker, Repo, RequestId, StateStamp, Worktree,
-};
+use tern_core::worktree::{GitReply, GitRequest, GitWorker, Repo, RequestId, StateStamp, Worktree};
+
+use super::theme::Theme;
+
+mod dialogs;
+mod rows;
+
+use rows::{group_row, worktree_row};
 
 /// How often each repository is checked for changes (a cheap stat of git's files on
 /// the git thread; it lists again only when something changed).
@@ -311,7 +316,12 @@ impl Sidebar {
     }
 
     /// The sidebar's contents. `groups`: what the workspace has open.
-    pub fn ui(&mut self, ui: &mut egui::Ui, groups: &[GroupInfo]) -> Vec<SidebarAction> {
+    pub fn ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        groups: &[GroupInfo],
+        theme: &Theme,
+    ) -> Vec<SidebarAction> {
         let mut actions = Vec::new();
         let ctx = ui.ctx().clone();
         ui.heading("Worktrees");
@@ -330,11 +340,11 @@ impl Sidebar {
                 }
             });
             if let Some(e) = &entry.error {
-                ui.colored_label(Color32::from_rgb(235, 110, 90), e);
+                ui.colored_label(theme.chrome.error, e);
             }
             for w in entry.worktrees.iter().filter(|w| !w.bare) {
                 let group = groups.iter().find(|g| g.path == w.path);
-                let row = worktree_row(ui, w, group);
+                let row = worktree_row(ui, w, group, theme);
                 if row.clicked() {
                     actions.push(SidebarAction::Open {
                         name: w.name(),
@@ -366,7 +376,7 @@ impl Sidebar {
             ui.separator();
             ui.label(RichText::new("Folders").strong());
             for g in loose {
-                let r = group_row(ui, &g.name, g);
+                let r = group_row(ui, &g.name, g, theme);
                 if r.clicked() {
                     actions.push(SidebarAction::Open {
                         name: g.name.clone(),
@@ -386,7 +396,7 @@ impl Sidebar {
             );
             let enter = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
             if ui.button("Add").clicked() || enter {
-                let path = super::chrome::expand_path(self.add_path.trim());
+                let path = expand_path(self.add_path.trim());
                 self.add_repository(&ctx, path, false);
             }
         });
@@ -398,7 +408,7 @@ impl Sidebar {
             self.pick_folder();
         }
         if let Some(e) = &self.add_error {
-            ui.colored_label(Color32::from_rgb(235, 110, 90), e);
+            ui.colored_label(theme.chrome.error, e);
         }
         if let Some(root) = new_for {
             self.start_new_worktree(root);
@@ -432,139 +442,6 @@ impl Sidebar {
         }
     }
 
-    /// The forms (new worktree, remove worktree) as modal dialogs.
-    pub fn dialogs(&mut self, ctx: &egui::Context) {
-        if let Some(mut form) = self.new_worktree.take() {
-            let mut keep = true;
-            let mut submit = false;
-            egui::Modal::new(egui::Id::unique("tern-new-worktree")).show(ctx, |ui| {
-                ui.heading("New worktree");
-                ui.checkbox(&mut form.create_branch, "Create a new branch");
-                ui.label("Branch");
-                let r = ui.text_edit_singleline(&mut form.branch);
-                if form.branch.is_empty() {
-                    r.request_focus();
-                }
-                if form.create_branch {
-                    ui.label("Start from (branch, tag or commit; empty: HEAD)");
-                    ui.text_edit_singleline(&mut form.base);
-                }
-                ui.label("Folder (empty: next to the repository)");
-                ui.add(
-                    egui::TextEdit::singleline(&mut form.path).hint_text(
-                        default_worktree_path(&form.root, &form.branch)
-                            .display()
-                            .to_string(),
-                    ),
-                );
-                if let Some(e) = &form.error {
-                    ui.colored_label(Color32::from_rgb(235, 110, 90), e);
-                }
-                ui.horizontal(|ui| {
-                    let ready = !form.branch.trim().is_empty() && !form.busy;
-                    let enter = ui.input(|i| i.key_pressed(egui::Key::Enter));
-                    if ui.add_enabled(ready, egui::Button::new("Create")).clicked()
-                        || (ready && enter)
-                    {
-                        submit = true;
-                    }
-                    if ui.button("Cancel").clicked() {
-                        keep = false;
-                    }
-                });
-            });
-            if ctx.input(|i| i.key_pressed(egui::Key::Escape)) {
-                keep = false;
-            }
-            if submit {
-                form.busy = true;
-                form.error = None;
-                let branch = form.branch.trim().to_owned();
-                let path = if form.path.trim().is_empty() {
-                    default_worktree_path(&form.root, &branch)
-                } else {
-                    super::chrome::expand_path(form.path.trim())
-                };
-                let spec = if form.create_branch {
-                    BranchSpec::New {
-                        name: branch,
-                        base: Some(form.base.trim().to_owned()).filter(|b| !b.is_empty()),
-                    }
-                } else {
-                    BranchSpec::Existing(branch)
-                };
-                if let Some(repo) = self.repo(&form.root).map(|r| r.repo.clone()) {
-                    let root = form.root.clone();
-                    self.send(
-                        ctx,
-                        GitRequest::Add {
-                            repo,
-                            path,
-                            branch: spec,
-                        },
-                        Pending::Add { root },
-                    );
-                }
-            }
-            if keep {
-                self.new_worktree = Some(form);
-            }
-        }
-        if let Some(mut form) = self.remove.take() {
-            let mut keep = true;
-            let mut submit = false;
-            egui::Modal::new(egui::Id::unique("tern-remove-worktree")).show(ctx, |ui| {
-                ui.heading("Remove worktree?");
-                ui.label(form.path.display().to_string());
-                if form.changed_files > 0 {
-                    ui.colored_label(
-                        Color32::from_rgb(240, 190, 60),
-                        format!(
-                            "It has {} changed files, which would be lost.",
-                            form.changed_files
-                        ),
-                    );
-                    ui.checkbox(&mut form.force, "Remove it anyway (force)");
-                }
-                ui.label("Its tabs are closed. The branch is kept.");
-                if let Some(e) = &form.error {
-                    ui.colored_label(Color32::from_rgb(235, 110, 90), e);
-                }
-                ui.horizontal(|ui| {
-                    if ui
-                        .add_enabled(!form.busy, egui::Button::new("Remove"))
-                        .clicked()
-                    {
-                        submit = true;
-                    }
-                    if ui.button("Cancel").clicked() {
-                        keep = false;
-                    }
-                });
-            });
-            if ctx.input(|i| i.key_pressed(egui::Key::Escape)) {
-                keep = false;
-            }
-            if submit && let Some(repo) = self.repo(&form.root).map(|r| r.repo.clone()) {
-                form.busy = true;
-                form.error = None;
-                let (root, path) = (form.root.clone(), form.path.clone());
-                self.send(
-                    ctx,
-                    GitRequest::Remove {
-                        repo,
-                        path: path.clone(),
-                        force: form.force,
-                    },
-                    Pending::Remove { root, path },
-                );
-            }
-            if keep {
-                self.remove = Some(form);
-            }
-        }
-    }
-
     pub fn dialog_open(&self) -> bool {
         self.new_worktree.is_some() || self.remove.is_some()
     }
@@ -595,123 +472,15 @@ pub fn default_worktree_path(root: &Path, branch: &str) -> PathBuf {
     ))
 }
 
-/// One worktree: name, dirty and ahead/behind marks, and the open group's badges.
-fn worktree_row(ui: &mut egui::Ui, w: &Worktree, group: Option<&GroupInfo>) -> egui::Response {
-    let mut job = egui::text::LayoutJob::default();
-    let base = egui::TextFormat {
-        font_id: egui::FontId::proportional(13.5),
-        color: if group.is_some_and(|g| g.active) {
-            Color32::WHITE
-        } else {
-            Color32::from_gray(190)
-        },
-        ..Default::default()
-    };
-    let small = |color: Color32| egui::TextFormat {
-        font_id: egui::FontId::proportional(11.5),
-        color,
-        ..Default::default()
-    };
-    job.append(&w.name(), 0.0, base);
-    let mut words = Vec::new();
-    if let Some(s) = &w.status {
-        if s.changed_files > 0 {
-            job.append(
-                &format!("±{}", s.changed_files),
-                6.0,
-                small(Color32::from_rgb(230, 180, 80)),
-            );
-            words.push(format!("{} changed", s.changed_files));
+/// A directory typed in the sidebar's path fields, expanded (`~`).
+pub fn expand_path(text: &str) -> PathBuf {
+    match text.strip_prefix("~") {
+        Some(rest) => {
+            let home = std::env::var_os("HOME")
+                .map(PathBuf::from)
+                .unwrap_or_default();
+            home.join(rest.trim_start_matches('/'))
         }
-        if let Some(ab) = s.ahead_behind {
-            if ab.ahead > 0 {
-                job.append(
-                    &format!("↑{}", ab.ahead),
-                    4.0,
-                    small(Color32::from_rgb(120, 200, 140)),
-                );
-                words.push(format!("{} ahead", ab.ahead));
-            }
-            if ab.behind > 0 {
-                job.append(
-                    &format!("↓{}", ab.behind),
-                    4.0,
-                    small(Color32::from_rgb(230, 130, 110)),
-                );
-                words.push(format!("{} behind", ab.behind));
-            }
-        }
+        None => PathBuf::from(text),
     }
-    if w.prunable.is_some() {
-        job.append("missing", 6.0, small(Color32::from_rgb(235, 110, 90)));
-        words.push("folder missing".into());
-    }
-    if let Some(g) = group {
-        for (mark, color) in super::chrome::badge_marks(g.badges) {
-            job.append(mark, 5.0, small(color));
-        }
-        let b = super::chrome::badge_words(g.badges);
-        if !b.is_empty() {
-            words.push(b);
-        }
-        job.append(
-            &format!("{} tabs", g.tabs),
-            6.0,
-            small(Color32::from_gray(120)),
-        );
-    }
-    let r = ui
-        .add(egui::Button::selectable(
-            group.is_some_and(|g| g.active),
-            job,
-        ))
-        .on_hover_text(w.path.display().to_string());
-    let label = if words.is_empty() {
-        format!("worktree {}", w.name())
-    } else {
-        format!("worktree {} ({})", w.name(), words.join(", "))
-    };
-    ui.ctx()
-        .accesskit_node_builder(r.id, |n| n.set_label(label));
-    r
-}
-
-/// A folder group (not a repository).
-fn group_row(ui: &mut egui::Ui, name: &str, g: &GroupInfo) -> egui::Response {
-    let mut job = egui::text::LayoutJob::default();
-    job.append(
-        name,
-        0.0,
-        egui::TextFormat {
-            font_id: egui::FontId::proportional(13.5),
-            color: if g.active {
-                Color32::WHITE
-            } else {
-                Color32::from_gray(190)
-            },
-            ..Default::default()
-        },
-    );
-    for (mark, color) in super::chrome::badge_marks(g.badges) {
-        job.append(
-            mark,
-            5.0,
-            egui::TextFormat {
-                color,
-                ..Default::default()
-            },
-        );
-    }
-    let r = ui
-        .add(egui::Button::selectable(g.active, job))
-        .on_hover_text(g.path.display().to_string());
-    let words = super::chrome::badge_words(g.badges);
-    let label = if words.is_empty() {
-        format!("worktree {name}")
-    } else {
-        format!("worktree {name} ({words})")
-    };
-    ui.ctx()
-        .accesskit_node_builder(r.id, |n| n.set_label(label));
-    r
 }

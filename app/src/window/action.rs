@@ -1,0 +1,44 @@
+//! What the panels ask for. Chrome, sidebar, panes, pickers, dialogs and the
+//! diagnostics panel draw from shared references and return these; `TernApp` applies
+//! them after the frame, so no panel changes the workspace while it is being drawn.
+
+use tern_core::layout::NodePath;
+use tern_core::pipeline::PaneId;
+use tern_core::workspace::{Location, TabId};
+
+use super::commands::Command;
+use super::sidebar::SidebarAction;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    /// As if the command's key was pressed.
+    Run(Command),
+    FocusPane(PaneId),
+    /// Show the active worktree's tab at this index.
+    SelectTab(usize),
+    MoveTab {
+        group: usize,
+        from: usize,
+        to: usize,
+    },
+    /// Close this tab (and every pane in it).
+    CloseTab(TabId),
+    /// A divider was dragged: the split at `path` of the tab at `at` gets `ratio`.
+    SetRatio {
+        at: Location,
+        path: NodePath,
+        ratio: f32,
+    },
+    /// `None`: back to following the program's title.
+    RenameTab {
+        tab: TabId,
+        name: Option<String>,
+    },
+    /// The user allowed a program's clipboard write.
+    CopyText(String),
+    /// The user allowed a program to read the clipboard.
+    AnswerClipboardRead(PaneId),
+    /// Close the pane without asking (the user already said yes).
+    ClosePane(PaneId),
+    Sidebar(SidebarAction),
+}

@@ -1,0 +1,122 @@
+//! Applying what the panels asked for, after the frame that drew them.
+
+use tern_core::pipeline::PaneId;
+
+use super::TernApp;
+use crate::window::action::Action;
+use crate::window::commands::Command;
+use crate::window::sidebar::SidebarAction;
+
+impl TernApp {
+    /// Carries out what this frame's panels returned, in order.
+    pub(super) fn apply(&mut self, ctx: &egui::Context, actions: Vec<Action>) {
+        if !actions.is_empty() {
+            // The next frame shows what they changed.
+            ctx.request_repaint();
+        }
+        for action in actions {
+            match action {
+                Action::Run(command) => self.run(ctx, command),
+                Action::FocusPane(pane) => {
+                    self.ws.focus_pane(pane);
+                }
+                Action::SelectTab(i) => {
+                    self.ws.select_tab(i);
+                }
+                Action::MoveTab { group, from, to } => {
+                    self.ws.move_tab(group, from, to);
+                }
+                Action::CloseTab(id) => {
+                    let group = self.ws.active;
+                    if let Some(ti) = self
+                        .ws
+                        .groups
+                        .get(group)
+                        .and_then(|g| g.tabs.iter().position(|t| t.id == id))
+                    {
+                        self.ws.select_tab(ti);
+                        self.run(ctx, Command::CloseTab);
+                    }
+                }
+                Action::SetRatio { at, path, ratio } => {
+                    if let Some(tab) = self.ws.tab_mut(at) {
+                        tab.layout.set_ratio(&path, ratio);
+                    }
+                }
+                Action::RenameTab { tab, name } => {
+                    if let Some(t) = self
+                        .ws
+                        .groups
+                        .iter_mut()
+                        .flat_map(|g| g.tabs.iter_mut())
+                        .find(|t| t.id == tab)
+                    {
+                        t.custom_title = name;
+                    }
+                }
+                Action::CopyText(text) => ctx.copy_text(text),
+                Action::AnswerClipboardRead(pane) => self.answer_clipboard_read(pane),
+                Action::ClosePane(pane) => self.close_pane(pane),
+                Action::Sidebar(a) => self.sidebar_actions(vec![a]),
+            }
+        }
+    }
+
+    /// What the sidebar asked for (its panel's clicks and its git thread's news).
+    pub(super) fn sidebar_actions(&mut self, actions: Vec<SidebarAction>) {
+        for action in actions {
+            match action {
+                SidebarAction::Open { name, path, repo } => {
+                    self.open_group(name, path, repo);
+                }
+                SidebarAction::Removed { path } => {
+                    if let Some(gi) = self.ws.groups.iter().position(|g| g.path == path) {
+                        let panes: Vec<PaneId> = self.ws.groups[gi]
+                            .tabs
+                            .iter()
+                            .flat_map(|t| t.layout.panes())
+                            .collect();
+                        for p in panes {
+                            self.close_pane(p);
+                        }
+                        self.ws.remove_group(gi);
+                    }
+                }
+                SidebarAction::Identified { path, repo, .. } => {
+                    // The repository's own folder; linked worktrees are matched when
+                    // their list arrives (`adopt_groups`).
+                    if let Some(g) = self.ws.groups.iter_mut().find(|g| g.path == path)
+                        && path == repo
+                    {
+                        g.repo = Some(repo);
+                    }
+                }
+                SidebarAction::Status(s) => self.status = Some(s),
+                SidebarAction::Listed { root, worktrees } => {
+                    if self.trace.enabled() {
+                        let root = root.display().to_string().replace(['"', '\\'], "_");
+                        self.trace.event(
+                            "worktrees",
+                            &format!("\"repo\":\"{root}\",\"count\":{worktrees}"),
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// Groups opened in a folder that turns out to be a listed worktree belong to its
+    /// repository (so Ctrl+Shift+N knows where to add one).
+    pub(super) fn adopt_groups(&mut self) {
+        for g in self.ws.groups.iter_mut().filter(|g| g.repo.is_none()) {
+            if let Some(r) = self
+                .sidebar
+                .repos
+                .iter()
+                .find(|r| r.worktrees.iter().any(|w| w.path == g.path))
+            {
+                g.repo = Some(r.repo.root().to_path_buf());
+            }
+        }
+    }
+}

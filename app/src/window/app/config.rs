@@ -1,0 +1,76 @@
+//! The settings in force: applied at start and again whenever the config file changes.
+
+use super::TernApp;
+use crate::window::commands::KeyMap;
+use crate::window::settings::ConfigChange;
+
+impl TernApp {
+    /// Applies the settings in force (at start, `old` is `None`; on reload, the
+    /// previous ones, so only what changed is redone: a reload does not undo zoom).
+    pub(super) fn apply_config(
+        &mut self,
+        ctx: &egui::Context,
+        old: Option<&tern_core::config::Config>,
+    ) {
+        let new = self.settings.config.clone();
+        let mut problems: Vec<String> = Vec::new();
+        if old.is_none_or(|o| o.font.family != new.font.family)
+            && let Err(e) =
+                crate::window::fonts::install_fonts_with(ctx, new.font.family.as_deref())
+        {
+            problems.push(e);
+        }
+        if old.is_none_or(|o| o.font.size != new.font.size) {
+            self.set_font_size(new.font.size);
+        }
+        let theme = new.theme.palette_defaults();
+        self.palette = tern_core::model::Palette::new(theme);
+        if old.is_some_and(|o| o.theme != new.theme) {
+            self.pipeline.set_theme(theme);
+        }
+        self.theme = crate::window::theme::Theme::from_config(&new.theme);
+        let overrides: Vec<(String, Vec<String>)> = new
+            .key_bindings
+            .iter()
+            .map(|(action, binding)| {
+                let chords = match binding {
+                    tern_core::config::KeyBinding::Chord(c) => vec![c.to_string()],
+                    tern_core::config::KeyBinding::Unbound => Vec::new(),
+                };
+                (action.clone(), chords)
+            })
+            .collect();
+        let (keymap, errors) =
+            KeyMap::with_overrides(overrides.iter().map(|(a, c)| (a.as_str(), c.as_slice())));
+        self.keymap = keymap;
+        problems.extend(errors.into_iter().map(|e| format!("key_bindings: {e}")));
+        self.pipeline
+            .set_new_pane_settings(new.term_config(), new.flow_control_window_bytes);
+        if !problems.is_empty() {
+            self.status = Some(problems.join("; "));
+        }
+    }
+
+    /// Reloads the config when its file changed.
+    pub(super) fn poll_config(&mut self, ctx: &egui::Context) {
+        let mut in_force = self.settings.config.clone();
+        while let Some(change) = self.settings.poll() {
+            match change {
+                ConfigChange::Reloaded => {
+                    self.apply_config(ctx, Some(&in_force));
+                    in_force = self.settings.config.clone();
+                    self.pipeline.breadcrumb(None, "config reloaded");
+                    self.status = Some("config reloaded".into());
+                }
+                ConfigChange::Failed => {
+                    let e = self.settings.error.clone().unwrap_or_default();
+                    self.pipeline.breadcrumb(None, format!("config error: {e}"));
+                }
+                ConfigChange::Removed => {
+                    self.status =
+                        Some("the config file is gone; keeping the settings in force".into());
+                }
+            }
+        }
+    }
+}

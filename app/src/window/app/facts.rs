@@ -1,0 +1,156 @@
+//! The pipeline's facts (titles, directories, bells, notifications, exits, clipboard
+//! requests) routed to their panes; hidden panes collect badges.
+
+use std::time::Instant;
+
+use tern_core::model::{ShellMark, TermEvent};
+use tern_core::pipeline::{PaneEvent, PaneId};
+
+use super::overlay::Overlay;
+use super::{PROCESS_REFRESH, TernApp};
+
+impl TernApp {
+    /// Routes the pipeline's facts to their panes; hidden panes collect badges.
+    pub(super) fn route_events(&mut self, ctx: &egui::Context) {
+        let mut clipboard_requests = Vec::new();
+        for event in self.pipeline.poll_events() {
+            let pane = match &event {
+                PaneEvent::Fact { pane, .. }
+                | PaneEvent::Exited { pane, .. }
+                | PaneEvent::Error { pane, .. }
+                | PaneEvent::UnseenOutput { pane } => *pane,
+            };
+            let hidden = !self.shown.contains(&pane);
+            let Some(p) = self.panes.get_mut(&pane) else {
+                continue;
+            };
+            match event {
+                PaneEvent::Fact { event, .. } => match event {
+                    TermEvent::Title(t) => p.title = t,
+                    TermEvent::Cwd(c) => p.cwd_reported = Some(c),
+                    TermEvent::Bell => p.badges.bell |= hidden,
+                    TermEvent::Notification { title, body } => {
+                        p.badges.notification |= hidden;
+                        self.status = Some(format!("{title}: {body}"));
+                    }
+                    TermEvent::Shell {
+                        mark: ShellMark::CommandFinished { exit_code },
+                        ..
+                    } if hidden => {
+                        p.badges.finished = Some(exit_code.is_none_or(|c| c == 0));
+                    }
+                    TermEvent::Clipboard(request) => clipboard_requests.push((pane, request)),
+                    _ => {}
+                },
+                PaneEvent::Exited { exit, .. } => {
+                    p.exited = Some(format!("[process exited with {exit}]"));
+                    if hidden {
+                        p.badges.finished = Some(exit.code == 0);
+                    }
+                }
+                PaneEvent::Error { message, .. } => p.exited = Some(format!("[error: {message}]")),
+                PaneEvent::UnseenOutput { .. } => p.badges.unseen_output |= hidden,
+            }
+        }
+        for (pane, request) in clipboard_requests {
+            self.clipboard_request(ctx, pane, request);
+        }
+    }
+
+    /// OSC 52: a program sets or reads the clipboard, as the config's policy says
+    /// (write allowed, read denied by default).
+    pub(super) fn clipboard_request(
+        &mut self,
+        ctx: &egui::Context,
+        pane: PaneId,
+        request: tern_core::model::ClipboardRequest,
+    ) {
+        use tern_core::config::ClipboardPolicy;
+        use tern_core::model::ClipboardRequest;
+        let policy = self.settings.config.clipboard.clone();
+        let name = self.pane_title(pane);
+        match request {
+            ClipboardRequest::Write { base64, .. } => {
+                let Some(text) = decode_base64(&base64) else {
+                    self.status = Some(format!(
+                        "{name}: a clipboard write that is not base64 text was ignored"
+                    ));
+                    return;
+                };
+                match policy.osc52_write {
+                    ClipboardPolicy::Allow => ctx.copy_text(text),
+                    ClipboardPolicy::Ask => {
+                        self.overlay = Some(Overlay::Clipboard {
+                            pane,
+                            write: Some(text),
+                        })
+                    }
+                    ClipboardPolicy::Deny => {
+                        self.status = Some(format!(
+                            "{name} tried to set the clipboard (refused by config)"
+                        ))
+                    }
+                }
+            }
+            ClipboardRequest::Read { .. } => match policy.osc52_read {
+                ClipboardPolicy::Allow => self.answer_clipboard_read(pane),
+                ClipboardPolicy::Ask => {
+                    self.overlay = Some(Overlay::Clipboard { pane, write: None })
+                }
+                ClipboardPolicy::Deny => {
+                    self.status = Some(format!(
+                        "{name} tried to read the clipboard (refused; see clipboard.osc52_read in the config)"
+                    ))
+                }
+            },
+        }
+    }
+
+    pub(super) fn answer_clipboard_read(&mut self, pane: PaneId) {
+        let text = arboard::Clipboard::new()
+            .and_then(|mut c| c.get_text())
+            .unwrap_or_default();
+        let reply = format!("\x1b]52;c;{}\x07", encode_base64(text.as_bytes()));
+        self.pipeline.write(pane, reply.as_bytes());
+    }
+
+    /// Looks up what each pane runs (for titles, the switcher and close confirmation),
+    /// at most once per [`PROCESS_REFRESH`], on a frame something else caused: no timer
+    /// repaints an idle window for it.
+    pub(super) fn refresh_processes(&mut self) {
+        let new_pane = self.panes.values().any(|p| !p.looked_up);
+        if self.processes_at.elapsed() < PROCESS_REFRESH && !new_pane {
+            return;
+        }
+        self.processes_at = Instant::now();
+        for (id, p) in self.panes.iter_mut() {
+            p.looked_up = true;
+            let Some(info) = self.pipeline.process_info(*id) else {
+                continue;
+            };
+            p.command = info
+                .runs_other_program()
+                .then(|| info.foreground_name.clone())
+                .flatten();
+            if info.cwd.is_some() {
+                p.cwd = info.cwd.clone();
+            }
+            if p.command.is_some() {
+                p.last_command = p.command.clone();
+            }
+        }
+    }
+}
+
+fn decode_base64(text: &str) -> Option<String> {
+    use base64::Engine as _;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(text.trim())
+        .ok()?;
+    String::from_utf8(bytes).ok()
+}
+
+fn encode_base64(bytes: &[u8]) -> String {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}

@@ -1,0 +1,110 @@
+//! Pickers and dialogs over the panes: the command palette, the pane switcher,
+//! renaming a tab, confirming a close or a program's clipboard access.
+
+use tern_core::pipeline::PaneId;
+use tern_core::workspace::TabId;
+
+use super::TernApp;
+
+/// A picker or dialog over the panes.
+pub(super) enum Overlay {
+    Palette(Picker<Command>),
+    Switcher(Picker<PaneId>),
+    Rename {
+        tab: TabId,
+        text: String,
+    },
+    /// Close a pane where a program other than the shell runs?
+    ConfirmClose {
+        pane: PaneId,
+        program: String,
+    },
+    /// A program asked to set (write) or read the clipboard and the policy is "ask".
+    Clipboard {
+        pane: PaneId,
+        write: Option<String>,
+    },
+}
+use crate::window::action::Action;
+use crate::window::commands::{COMMANDS, Command};
+use crate::window::dialogs;
+use crate::window::palette::{Entry, Picked, Picker};
+
+impl TernApp {
+    pub(super) fn open_palette(&mut self) {
+        let entries = COMMANDS
+            .iter()
+            .map(|c| Entry {
+                text: c.title.to_owned(),
+                hint: self
+                    .keymap
+                    .chord_of(c.command)
+                    .map(|k| k.label())
+                    .unwrap_or_default(),
+                value: c.command,
+            })
+            .collect();
+        self.overlay = Some(Overlay::Palette(Picker::new("Command palette", entries)));
+    }
+
+    pub(super) fn open_switcher(&mut self) {
+        let entries = self.switcher_entries();
+        self.overlay = Some(Overlay::Switcher(Picker::new("Go to pane", entries)));
+    }
+
+    /// The open picker or dialog, if any; what the user chose comes back as actions.
+    pub(super) fn overlay_ui(&mut self, ctx: &egui::Context) -> Vec<Action> {
+        let Some(overlay) = self.overlay.take() else {
+            return Vec::new();
+        };
+        let (keep, action) = match overlay {
+            Overlay::Palette(mut picker) => match picker.ui(ctx) {
+                Picked::None => (Some(Overlay::Palette(picker)), None),
+                Picked::Cancelled => (None, None),
+                Picked::Chosen(c) => (None, Some(Action::Run(c))),
+            },
+            Overlay::Switcher(mut picker) => match picker.ui(ctx) {
+                Picked::None => (Some(Overlay::Switcher(picker)), None),
+                Picked::Cancelled => (None, None),
+                Picked::Chosen(pane) => (None, Some(Action::FocusPane(pane))),
+            },
+            Overlay::Rename { tab, mut text } => match dialogs::rename_dialog(ctx, &mut text) {
+                None => (Some(Overlay::Rename { tab, text }), None),
+                Some(false) => (None, None),
+                Some(true) => {
+                    let name = text.trim();
+                    let name = (!name.is_empty()).then(|| name.to_owned());
+                    (None, Some(Action::RenameTab { tab, name }))
+                }
+            },
+            Overlay::Clipboard { pane, write } => {
+                let name = self.pane_title(pane);
+                let question = match &write {
+                    Some(text) => format!(
+                        "{name} wants to set the clipboard to {} characters:\n{}",
+                        text.chars().count(),
+                        text.chars().take(200).collect::<String>()
+                    ),
+                    None => format!("{name} wants to read the clipboard."),
+                };
+                match dialogs::confirm_dialog(ctx, "Clipboard", &question, "Allow") {
+                    None => (Some(Overlay::Clipboard { pane, write }), None),
+                    Some(false) => (None, None),
+                    Some(true) => match write {
+                        Some(text) => (None, Some(Action::CopyText(text))),
+                        None => (None, Some(Action::AnswerClipboardRead(pane))),
+                    },
+                }
+            }
+            Overlay::ConfirmClose { pane, program } => {
+                match dialogs::confirm_close_dialog(ctx, &program) {
+                    None => (Some(Overlay::ConfirmClose { pane, program }), None),
+                    Some(false) => (None, None),
+                    Some(true) => (None, Some(Action::ClosePane(pane))),
+                }
+            }
+        };
+        self.overlay = keep;
+        action.into_iter().collect()
+    }
+}

@@ -1,0 +1,186 @@
+//! The panes: starting and closing them, parking the ones that left the screen, and
+//! drawing the active tab's split tree.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use tern_core::layout::Rect;
+use tern_core::pipeline::{PaneId, SpawnSpec};
+use tern_core::workspace::{Badges, Closed};
+
+use super::TernApp;
+use super::overlay::Overlay;
+use crate::window::action::Action;
+use crate::window::chrome::{self, DIVIDER};
+use crate::window::pane::{PaneCx, PaneUi};
+use crate::window::render::Metrics;
+use crate::window::theme::rgb;
+
+impl TernApp {
+    /// Starts a pane (hidden until it is shown).
+    pub(super) fn spawn(&mut self, spec: &SpawnSpec) -> Option<PaneId> {
+        match self.pipeline.spawn(spec) {
+            Ok(id) => {
+                self.panes
+                    .insert(id, PaneUi::new(id, self.pipeline.clone()));
+                Some(id)
+            }
+            Err(e) => {
+                self.status = Some(format!("cannot start a shell: {e}"));
+                None
+            }
+        }
+    }
+
+    /// A new shell in `dir` (the configured shell, not the `-e` program).
+    pub(super) fn spawn_shell(&mut self, dir: &Path) -> Option<PaneId> {
+        let mut spec = self.settings.config.spawn_spec(Some(dir.to_path_buf()));
+        spec.size = self.focused_ui().and_then(PaneUi::grid);
+        self.spawn(&spec)
+    }
+
+    /// Parks panes that left the screen and reveals the ones that came on it.
+    pub(super) fn sync_visibility(&mut self) {
+        let now: HashSet<PaneId> = self.ws.visible_panes().into_iter().collect();
+        for gone in self.shown.difference(&now) {
+            self.pipeline.set_visible(*gone, false);
+            if let Some(p) = self.panes.get_mut(gone) {
+                p.park();
+            }
+        }
+        for new in now.difference(&self.shown) {
+            self.pipeline.set_visible(*new, true);
+            if let Some(p) = self.panes.get_mut(new) {
+                p.badges = Badges::default();
+                p.revealed_at = Some(Instant::now());
+            }
+        }
+        self.shown = now;
+        let focused = self.ws.focused_pane();
+        if focused != self.focused_last {
+            self.pipeline.set_focus(focused);
+            self.focused_last = focused;
+            if self.trace.enabled()
+                && let Some(p) = focused
+            {
+                // Which pane has the keys now, and where its shell runs.
+                let cwd = self
+                    .pipeline
+                    .process_info(p)
+                    .and_then(|i| i.cwd)
+                    .map(|d| d.display().to_string())
+                    .unwrap_or_default();
+                let cwd = cwd.replace('\\', "\\\\").replace('"', "\\\"");
+                self.trace
+                    .event("focus", &format!("\"pane\":{},\"cwd\":\"{cwd}\"", p.0));
+            }
+        }
+        // Revealed panes: trace when the frame showing their snapshot is drawn.
+        for p in &self.shown {
+            if let Some(u) = self.panes.get_mut(p) {
+                u.trace_reveal(&mut self.trace);
+            }
+        }
+    }
+
+    /// Closes a pane, asking first when a program other than the shell runs in it.
+    pub(super) fn request_close(&mut self, pane: PaneId) {
+        let info = self.pipeline.process_info(pane);
+        let exited = self.panes.get(&pane).is_some_and(|p| p.exited.is_some());
+        match info {
+            Some(i)
+                if i.runs_other_program() && !exited && self.settings.config.confirm_on_close =>
+            {
+                let program = i.foreground_name.unwrap_or_else(|| "a program".into());
+                self.overlay = Some(Overlay::ConfirmClose { pane, program });
+            }
+            _ => self.close_pane(pane),
+        }
+    }
+
+    pub(super) fn close_pane(&mut self, pane: PaneId) {
+        if let Closed::Tab = self.ws.close_pane(pane) {
+            // A worktree group with no tabs stays in the sidebar.
+        }
+        self.pipeline.close(pane);
+        self.panes.remove(&pane);
+        self.shown.remove(&pane);
+    }
+
+    /// Starts a tab in a new worktree group at `dir` (used by the sidebar).
+    pub fn open_group(&mut self, name: String, dir: PathBuf, repo: Option<PathBuf>) -> usize {
+        let group = self.ws.add_group(name, dir.clone(), repo);
+        if self.ws.groups[group].tabs.is_empty()
+            && let Some(pane) = self.spawn_shell(&dir)
+        {
+            self.ws.add_tab(group, pane);
+        }
+        self.ws.active = group;
+        group
+    }
+
+    /// The panes of the active tab, each in its rectangle, and the dividers to drag.
+    pub(super) fn panes_ui(&mut self, ui: &mut egui::Ui) -> Vec<Action> {
+        let mut actions = Vec::new();
+        let area = ui.available_rect_before_wrap();
+        let Some(tab) = self.ws.active_tab().cloned() else {
+            let painter = ui.painter_at(area);
+            painter.rect_filled(area, 0.0, rgb(self.palette.background()));
+            let msg = self
+                .status
+                .clone()
+                .unwrap_or_else(|| "No tabs here: Ctrl+Shift+T opens one.".into());
+            painter.text(
+                area.center(),
+                egui::Align2::CENTER_CENTER,
+                msg,
+                egui::FontId::proportional(15.0),
+                self.theme.chrome.empty,
+            );
+            return actions;
+        };
+        let area_c = Rect::new(area.left(), area.top(), area.width(), area.height());
+        let rects = if tab.zoomed {
+            vec![(tab.focused, area_c)]
+        } else {
+            tab.layout.rects(area_c, DIVIDER)
+        };
+        let overlay_open = self.overlay.is_some();
+        let metrics = Metrics::new(ui.ctx(), self.font_size);
+        let mut cx = PaneCx {
+            metrics: &metrics,
+            theme: &self.theme,
+            background: rgb(self.palette.background()),
+            glyphs: &mut self.glyphs,
+            trace: &mut self.trace,
+            window_focused: self.window_focused,
+            confirm_multiline_paste: self.settings.config.confirm_multiline_paste,
+            pane_ids: &mut self.pane_ids,
+            primary: &mut self.primary,
+        };
+        for (pane, r) in rects {
+            let rect = egui::Rect::from_min_size(egui::pos2(r.x, r.y), egui::vec2(r.w, r.h));
+            let Some(p) = self.panes.get_mut(&pane) else {
+                continue;
+            };
+            let keyboard = pane == tab.focused && !overlay_open;
+            let response = p.frame(ui, rect, &mut cx, keyboard);
+            if response.clicked {
+                actions.push(Action::FocusPane(pane));
+            }
+            if pane == tab.focused && tab.layout.len() > 1 && !tab.zoomed {
+                ui.painter().rect_stroke(
+                    rect,
+                    0.0,
+                    egui::Stroke::new(1.0, self.theme.focus_ring),
+                    egui::StrokeKind::Inside,
+                );
+            }
+        }
+        if !tab.zoomed {
+            actions.extend(chrome::dividers(ui, &self.ws, area_c, &self.theme));
+        }
+        actions
+    }
+}

@@ -1,0 +1,234 @@
+//! What the window shows, read from its state: titles, working directories, badges,
+//! the focused pane's view. The chrome, the pickers and the tests read these.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use tern_core::pipeline::delivery::PaneView;
+use tern_core::pipeline::{PaneId, Pipeline};
+use tern_core::workspace::{Badges, Workspace};
+
+use super::overlay::Overlay;
+use super::{TernApp, dir_name, tilde};
+use crate::window::palette::Entry;
+use crate::window::pane::PaneUi;
+use crate::window::render::Metrics;
+
+impl TernApp {
+    pub fn pipeline(&self) -> &Arc<Pipeline> {
+        &self.pipeline
+    }
+
+    /// The diagnostics panel (the command palette toggles it).
+    pub fn diagnostics_mut(&mut self) -> &mut crate::window::diagnostics::Diagnostics {
+        &mut self.diagnostics
+    }
+
+    pub fn diagnostics(&self) -> &crate::window::diagnostics::Diagnostics {
+        &self.diagnostics
+    }
+
+    /// Where a pane sits, for the diagnostics table: worktree / tab / pane title.
+    pub fn pane_label(&self, pane: PaneId) -> tern_core::diagnostics::PaneLabel {
+        let Some(at) = self.ws.locate(pane) else {
+            return tern_core::diagnostics::PaneLabel::unplaced(pane);
+        };
+        let group = &self.ws.groups[at.group];
+        let tab = &group.tabs[at.tab];
+        tern_core::diagnostics::PaneLabel {
+            worktree: group.name.clone(),
+            tab: format!("{} {}", at.tab + 1, self.tab_title(tab)),
+            pane: self.pane_title(pane),
+            id: None,
+        }
+    }
+
+    pub fn workspace(&self) -> &Workspace<PaneId> {
+        &self.ws
+    }
+
+    /// The focused pane.
+    pub fn pane(&self) -> Option<PaneId> {
+        self.ws.focused_pane()
+    }
+
+    pub fn pane_ui(&self, pane: PaneId) -> Option<&PaneUi> {
+        self.panes.get(&pane)
+    }
+
+    pub(super) fn focused_ui(&self) -> Option<&PaneUi> {
+        self.panes.get(&self.ws.focused_pane()?)
+    }
+
+    pub(super) fn focused_ui_mut(&mut self) -> Option<&mut PaneUi> {
+        let id = self.ws.focused_pane()?;
+        self.panes.get_mut(&id)
+    }
+
+    pub fn font_size(&self) -> f32 {
+        self.font_size
+    }
+
+    pub fn set_font_size(&mut self, size: f32) {
+        self.font_size = size.clamp(6.0, 72.0);
+    }
+
+    pub fn view(&self) -> Option<&PaneView> {
+        self.focused_ui()?.view()
+    }
+
+    pub fn scroll_offset(&self) -> usize {
+        self.focused_ui().map_or(0, PaneUi::scroll_offset)
+    }
+
+    pub fn scroll_position(&self) -> f32 {
+        self.focused_ui().map_or(0.0, PaneUi::scroll_position)
+    }
+
+    pub fn shown_rows(&mut self) -> Vec<String> {
+        self.focused_ui_mut()
+            .map(PaneUi::shown_rows)
+            .unwrap_or_default()
+    }
+
+    pub fn selection_text(&self) -> Option<String> {
+        self.focused_ui()?.selection_text()
+    }
+
+    pub fn exited(&self) -> Option<&str> {
+        self.focused_ui()?.exited.as_deref()
+    }
+
+    pub fn metrics(&self, ctx: &egui::Context) -> crate::window::render::Metrics {
+        Metrics::new(ctx, self.font_size)
+    }
+
+    pub fn link_at_cell(
+        &mut self,
+        row: usize,
+        col: usize,
+    ) -> Option<(std::ops::Range<usize>, String)> {
+        self.focused_ui_mut()?.link_at_cell(row, col)
+    }
+
+    pub fn search(&self) -> Option<&crate::window::search::SearchBar> {
+        self.focused_ui()?.search()
+    }
+
+    pub fn paste_pending(&self) -> bool {
+        self.focused_ui().is_some_and(PaneUi::paste_pending)
+    }
+
+    /// The message shown to the user, if any.
+    pub fn status(&self) -> Option<&str> {
+        self.status.as_deref()
+    }
+
+    /// Why the config file on disk is not in force, if it is not.
+    pub fn config_error(&self) -> Option<&str> {
+        self.settings.error.as_deref()
+    }
+
+    /// The settings in force.
+    pub fn config(&self) -> &tern_core::config::Config {
+        &self.settings.config
+    }
+
+    /// Which picker is open: "palette", "switcher", or `None`.
+    pub fn overlay(&self) -> Option<&'static str> {
+        match self.overlay {
+            Some(Overlay::Palette(_)) => Some("palette"),
+            Some(Overlay::Switcher(_)) => Some("switcher"),
+            Some(Overlay::Rename { .. }) => Some("rename"),
+            Some(Overlay::ConfirmClose { .. }) => Some("confirm-close"),
+            Some(Overlay::Clipboard { .. }) => Some("clipboard"),
+            None => None,
+        }
+    }
+
+    /// A tab's title: the name the user gave it, else its focused pane's.
+    pub fn tab_title(&self, tab: &tern_core::workspace::Tab<PaneId>) -> String {
+        if let Some(t) = &tab.custom_title {
+            return t.clone();
+        }
+        self.pane_title(tab.focused)
+    }
+
+    /// A pane's title: the program's (OSC 0/2), else the running program, else the
+    /// directory.
+    pub fn pane_title(&self, pane: PaneId) -> String {
+        let Some(p) = self.panes.get(&pane) else {
+            return "—".into();
+        };
+        if !p.title.is_empty() {
+            return p.title.clone();
+        }
+        if let Some(c) = &p.command {
+            return c.clone();
+        }
+        match self.pane_cwd(pane) {
+            Some(dir) => dir_name(&dir),
+            None => "shell".into(),
+        }
+    }
+
+    /// The pane's working directory: OSC 7 when the shell reports it, else the
+    /// shell's own (from the process table).
+    pub fn pane_cwd(&self, pane: PaneId) -> Option<PathBuf> {
+        let p = self.panes.get(&pane)?;
+        // OSC 7 as the model decoded it (a plain path).
+        if let Some(c) = &p.cwd_reported {
+            return Some(PathBuf::from(c));
+        }
+        // Looked up once a second (`refresh_processes`), not per frame.
+        p.cwd.clone()
+    }
+
+    pub fn pane_badges(&self, pane: PaneId) -> Badges {
+        self.panes.get(&pane).map(|p| p.badges).unwrap_or_default()
+    }
+
+    /// Every pane of every worktree: "worktree · title · cwd · last command".
+    pub fn switcher_entries(&self) -> Vec<Entry<PaneId>> {
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        let mut out = Vec::new();
+        for g in &self.ws.groups {
+            for tab in &g.tabs {
+                for pane in tab.layout.panes() {
+                    let cwd = self
+                        .pane_cwd(pane)
+                        .map(|d| tilde(&d, home.as_deref()))
+                        .unwrap_or_default();
+                    let last = self
+                        .panes
+                        .get(&pane)
+                        .and_then(|p| p.last_command.clone())
+                        .unwrap_or_default();
+                    out.push(Entry {
+                        text: format!("{} · {}", g.name, self.pane_title(pane)),
+                        hint: format!("{cwd} {last}").trim().to_owned(),
+                        value: pane,
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    /// What the sidebar shows of the open groups.
+    pub(crate) fn group_infos(&self) -> Vec<crate::window::sidebar::GroupInfo> {
+        self.ws
+            .groups
+            .iter()
+            .enumerate()
+            .map(|(gi, g)| crate::window::sidebar::GroupInfo {
+                name: g.name.clone(),
+                path: g.path.clone(),
+                repo: g.repo.clone(),
+                badges: self.ws.group_badges(gi, |p| self.pane_badges(p)),
+                tabs: g.tabs.len(),
+                active: gi == self.ws.active,
+            })
+            .collect()
+    }
+}

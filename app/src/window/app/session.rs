@@ -1,0 +1,71 @@
+//! The session: restored at start, saved when it changes and on exit.
+
+use std::path::PathBuf;
+
+use tern_core::workspace::Workspace;
+
+use super::TernApp;
+use crate::window::settings::SessionFile;
+
+impl TernApp {
+    /// Restores the saved session (a corrupt file is kept aside and reported).
+    pub(super) fn restore_session(&mut self, path: PathBuf) {
+        let mut file = SessionFile::new(path);
+        match file.load() {
+            tern_core::session::LoadOutcome::Restored(state) => {
+                let ws = Workspace::from_session(&state, |p| {
+                    let dir = if p.cwd.is_dir() {
+                        p.cwd.clone()
+                    } else {
+                        std::env::var_os("HOME")
+                            .map(PathBuf::from)
+                            .unwrap_or_else(|| "/".into())
+                    };
+                    let pane = self.spawn_shell(&dir)?;
+                    if let (Some(screen), true) = (
+                        &p.last_screen,
+                        self.settings.config.session.restore_last_screen,
+                    ) {
+                        // The old screen, as history above the new prompt.
+                        let mut text = String::new();
+                        for line in screen {
+                            text.push_str(line);
+                            text.push_str("\r\n");
+                        }
+                        self.pipeline.feed(pane, text.as_bytes());
+                    }
+                    Some(pane)
+                });
+                self.ws = ws;
+            }
+            tern_core::session::LoadOutcome::Corrupt { kept_aside, error } => {
+                self.status = Some(format!(
+                    "the saved session could not be read ({error}); it was kept as {}",
+                    kept_aside.display()
+                ));
+            }
+            tern_core::session::LoadOutcome::Fresh => {}
+        }
+        self.session = Some(file);
+    }
+
+    /// What a restart would need, from what the window has now.
+    pub fn session_state(&self) -> tern_core::session::SessionState {
+        let keep_screen = self.settings.config.session.restore_last_screen;
+        self.ws.to_session(|p| tern_core::session::SavedPane {
+            cwd: self
+                .panes
+                .get(&p)
+                .and_then(|u| u.cwd.clone())
+                .or_else(|| {
+                    self.ws
+                        .locate(p)
+                        .map(|at| self.ws.groups[at.group].path.clone())
+                })
+                .unwrap_or_default(),
+            last_screen: keep_screen
+                .then(|| self.pipeline.dump_screen(p).map(|d| d.rows))
+                .flatten(),
+        })
+    }
+}

@@ -1,0 +1,121 @@
+//! The sidebar's rows: a worktree (branch, changed files, ahead/behind, the open
+//! group's badges) and a plain folder group.
+
+use egui::Color32;
+use tern_core::worktree::Worktree;
+
+use super::GroupInfo;
+use crate::window::badges::{badge_marks, badge_words, labelled};
+use crate::window::theme::Theme;
+
+/// One worktree: name, dirty and ahead/behind marks, and the open group's badges.
+pub(super) fn worktree_row(
+    ui: &mut egui::Ui,
+    w: &Worktree,
+    group: Option<&GroupInfo>,
+    theme: &Theme,
+) -> egui::Response {
+    let colors = &theme.chrome;
+    let mut job = egui::text::LayoutJob::default();
+    let base = egui::TextFormat {
+        font_id: egui::FontId::proportional(13.5),
+        color: if group.is_some_and(|g| g.active) {
+            colors.text_strong
+        } else {
+            colors.text
+        },
+        ..Default::default()
+    };
+    let small = |color: Color32| egui::TextFormat {
+        font_id: egui::FontId::proportional(11.5),
+        color,
+        ..Default::default()
+    };
+    job.append(&w.name(), 0.0, base);
+    let mut words = Vec::new();
+    if let Some(s) = &w.status {
+        if s.changed_files > 0 {
+            job.append(&format!("±{}", s.changed_files), 6.0, small(colors.changed));
+            words.push(format!("{} changed", s.changed_files));
+        }
+        if let Some(ab) = s.ahead_behind {
+            if ab.ahead > 0 {
+                job.append(&format!("↑{}", ab.ahead), 4.0, small(colors.ahead));
+                words.push(format!("{} ahead", ab.ahead));
+            }
+            if ab.behind > 0 {
+                job.append(&format!("↓{}", ab.behind), 4.0, small(colors.behind));
+                words.push(format!("{} behind", ab.behind));
+            }
+        }
+    }
+    if w.prunable.is_some() {
+        job.append("missing", 6.0, small(colors.error));
+        words.push("folder missing".into());
+    }
+    if let Some(g) = group {
+        for (mark, color) in badge_marks(g.badges, theme) {
+            job.append(mark, 5.0, small(color));
+        }
+        let b = badge_words(g.badges);
+        if !b.is_empty() {
+            words.push(b);
+        }
+        job.append(&format!("{} tabs", g.tabs), 6.0, small(colors.text_dim));
+    }
+    let r = ui
+        .add(egui::Button::selectable(
+            group.is_some_and(|g| g.active),
+            job,
+        ))
+        .on_hover_text(w.path.display().to_string());
+    let label = if words.is_empty() {
+        format!("worktree {}", w.name())
+    } else {
+        format!("worktree {} ({})", w.name(), words.join(", "))
+    };
+    ui.ctx()
+        .accesskit_node_builder(r.id, |n| n.set_label(label));
+    r
+}
+
+/// A folder group (not a repository).
+pub(super) fn group_row(
+    ui: &mut egui::Ui,
+    name: &str,
+    g: &GroupInfo,
+    theme: &Theme,
+) -> egui::Response {
+    let colors = &theme.chrome;
+    let mut job = egui::text::LayoutJob::default();
+    job.append(
+        name,
+        0.0,
+        egui::TextFormat {
+            font_id: egui::FontId::proportional(13.5),
+            color: if g.active {
+                colors.text_strong
+            } else {
+                colors.text
+            },
+            ..Default::default()
+        },
+    );
+    for (mark, color) in badge_marks(g.badges, theme) {
+        job.append(
+            mark,
+            5.0,
+            egui::TextFormat {
+                color,
+                ..Default::default()
+            },
+        );
+    }
+    let r = ui
+        .add(egui::Button::selectable(g.active, job))
+        .on_hover_text(g.path.display().to_string());
+    let label = labelled("worktree", name, g.badges);
+    ui.ctx()
+        .accesskit_node_builder(r.id, |n| n.set_label(label));
+    r
+}
