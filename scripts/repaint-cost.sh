@@ -6,15 +6,17 @@
 #   2. frames tern paints per second while idle (an unchanged visible pane) and while a
 #      hidden tab floods (trace events `frame`).
 #   scripts/repaint-cost.sh [QUERIES]   (RUNS=5; builds the release binaries if missing;
-#                                        needs xvfb, xdotool, xterm)
+#                                        needs xvfb, xdotool, xterm; PROFILE=debug uses
+#                                        the debug binaries: frame counts only, not CPU)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 queries=${1:-1000}
 runs=${RUNS:-5}
-[ -x target/release/tern ] && [ -x target/release/tern-probe ] ||
-  cargo build --release -p tern -p tern-tests
-tern=$(realpath target/release/tern)
-probe=$(realpath target/release/tern-probe)
+profile=${PROFILE:-release}
+[ -x target/$profile/tern ] && [ -x target/$profile/tern-probe ] ||
+  cargo build --profile "${profile/debug/dev}" -p tern -p tern-tests
+tern=$(realpath "${TERN:-target/$profile/tern}")  # TERN=PATH: another build (say main's)
+probe=$(realpath target/$profile/tern-probe)
 work=$(mktemp -d)
 export XDG_RUNTIME_DIR=$work/xdg; mkdir -m 700 "$XDG_RUNTIME_DIR"
 export SHELL=/bin/sh PS1='$ '
@@ -25,6 +27,7 @@ trap 'kill $xvfb 2>/dev/null; [ -n "$pid" ] && kill $pid 2>/dev/null; rm -rf "$w
 export DISPLAY=:$n
 until xdotool getmouselocation >/dev/null 2>&1; do sleep 0.05; done
 printf '{}\n' > "$work/config.ron"  # built-in settings, whatever the user has
+cd "$work" # a folder that is not a git repository (no sidebar to refresh)
 
 # CPU seconds (user + system, all threads) of process $1 so far.
 cpu() { awk -v hz="$(getconf CLK_TCK)" '{ print ($14 + $15) / hz }' "/proc/$1/stat"; }

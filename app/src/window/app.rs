@@ -213,7 +213,7 @@ impl TernApp {
         self.route_events(ctx);
         self.refresh_processes();
         self.poll_saving();
-        let sidebar_news = self.sidebar.poll(ctx);
+        let sidebar_news = self.sidebar.poll(ctx, self.sidebar_open);
         self.sidebar_actions(sidebar_news);
         self.adopt_groups();
     }

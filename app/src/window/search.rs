@@ -176,7 +176,7 @@ impl SearchBar {
                             action = self.step(true);
                         }
                         if let Some((done, total)) = self.progress() {
-                            let pct = if total == 0 { 0 } else { done * 100 / total };
+                            let pct = (done * 100).checked_div(total).unwrap_or(0);
                             ui.label(format!("searching… {pct}%"));
                             if ui.button("Cancel").clicked() {
                                 self.cancel();

@@ -142,9 +142,10 @@ impl Sidebar {
         self.repos.iter().find(|r| r.repo.root() == root)
     }
 
-    /// Takes the git thread's replies and the folder dialog's answer; asks for a
-    /// refresh of repositories not checked lately.
-    pub fn poll(&mut self, ctx: &egui::Context) -> Vec<SidebarAction> {
+    /// Takes the git thread's replies and the folder dialog's answer; while the
+    /// sidebar is `shown`, asks for a refresh of repositories not checked lately (a
+    /// hidden sidebar wakes nothing: it catches up when it opens).
+    pub fn poll(&mut self, ctx: &egui::Context, shown: bool) -> Vec<SidebarAction> {
         let mut actions = Vec::new();
         if let Some(rx) = &self.folder_pick
             && let Ok(picked) = rx.try_recv()
@@ -168,7 +169,7 @@ impl Sidebar {
         let due: Vec<(Repo, Option<StateStamp>)> = self
             .repos
             .iter_mut()
-            .filter(|r| !r.refreshing && r.checked_at.elapsed() >= REFRESH_EVERY)
+            .filter(|r| shown && !r.refreshing && r.checked_at.elapsed() >= REFRESH_EVERY)
             .map(|r| {
                 r.refreshing = true;
                 (r.repo.clone(), r.stamp.clone())
@@ -182,7 +183,7 @@ impl Sidebar {
                 Pending::Refresh { root },
             );
         }
-        if !self.repos.is_empty() {
+        if shown && !self.repos.is_empty() {
             ctx.request_repaint_after(REFRESH_EVERY);
         }
         actions
