@@ -91,6 +91,8 @@ pub struct TernApp {
     diagnostics: Diagnostics,
     settings: Settings,
     session: Option<SessionFile>,
+    /// The session without last screens as last saved (a change makes a save due).
+    session_layout: Option<tern_core::session::SessionState>,
     pub sidebar: Sidebar,
     /// A save in progress (dialog and write on their own thread).
     saving: Option<std::sync::mpsc::Receiver<Result<PathBuf, String>>>,
@@ -151,6 +153,7 @@ impl TernApp {
             ),
             settings,
             session: None,
+            session_layout: None,
             sidebar: Sidebar::default(),
             saving: None,
             font_size: DEFAULT_FONT_SIZE,
@@ -266,12 +269,7 @@ impl TernApp {
             // Each frame drawn (scripts/repaint-cost.sh counts them).
             self.trace.event("frame", "");
         }
-        if self.session.is_some() {
-            let state = self.session_state();
-            if let Some(file) = self.session.as_mut() {
-                file.save_if_changed(state);
-            }
-        }
+        self.save_session_if_due();
         if let Some(e) = &self.settings.error {
             // A broken config stays on screen until it is fixed.
             egui::Area::new(egui::Id::unique("tern-config-error"))

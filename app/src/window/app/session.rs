@@ -51,7 +51,13 @@ impl TernApp {
 
     /// What a restart would need, from what the window has now.
     pub fn session_state(&self) -> tern_core::session::SessionState {
-        let keep_screen = self.settings.config.session.restore_last_screen;
+        self.session_state_with(self.settings.config.session.restore_last_screen)
+    }
+
+    /// The session as the window's own state has it; with `screens`, each pane's last
+    /// screen too (a round trip to the model thread per pane, so only when a save is
+    /// due).
+    fn session_state_with(&self, keep_screen: bool) -> tern_core::session::SessionState {
         self.ws.to_session(|p| tern_core::session::SavedPane {
             cwd: self
                 .panes
@@ -67,5 +73,26 @@ impl TernApp {
                 .then(|| self.pipeline.dump_screen(p).map(|d| d.rows))
                 .flatten(),
         })
+    }
+
+    /// Saves the session when its layout, folders or tabs changed. The last screens
+    /// (`restore_last_screen`) are dumped only then, not every frame.
+    pub(super) fn save_session_if_due(&mut self) {
+        if self.session.is_none() {
+            return;
+        }
+        let layout = self.session_state_with(false);
+        if self.session_layout.as_ref() == Some(&layout) {
+            return;
+        }
+        let state = if self.settings.config.session.restore_last_screen {
+            self.session_state()
+        } else {
+            layout.clone()
+        };
+        self.session_layout = Some(layout);
+        if let Some(file) = self.session.as_mut() {
+            file.save_if_changed(state);
+        }
     }
 }
