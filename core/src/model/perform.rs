@@ -217,10 +217,7 @@ impl Perform for Performer<'_> {
             // xterm's title modes: only 0 (titles in hex) changes anything; tern always
             // takes UTF-8 (2) and never reports titles (1, 3).
             ([b'>'], 't') | ([b'>'], 'T') => {
-                if params
-                    .iter()
-                    .any(|p| p.first() == Some(&0) && !p.is_empty())
-                {
+                if params.iter().any(|p| p.first() == Some(&0)) {
                     st.title_hex = action == 't';
                 }
             }

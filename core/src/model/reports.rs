@@ -265,8 +265,9 @@ pub fn device_status(st: &mut State, params: &[u16], private: bool) {
 /// pixels), 15 (screen in pixels: tern's screen is the text area), 16 (cell size in
 /// pixels), 18 (text area in characters), 19 (screen in characters), all numbers only;
 /// 8 (resize to rows;cols) becomes a request for the app, which may ignore it; 22/23
-/// save and restore the title by type (0 and 2 the title; 1, the icon label, which
-/// tern does not keep, nothing); 24 and more is DECSLPP. Not answered: 20/21 (icon label
+/// push and pop the title stack by type (0 and 2 the title; 1 only the icon label,
+/// which tern does not keep: the entry holds no title, and 23;1 pops without
+/// restoring); 24 and more is DECSLPP. Not answered: 20/21 (icon label
 /// and title reports) because a title set by one program would be typed into another's
 /// input; the other window operations belong to the app's window, not to a program.
 pub fn window_ops(st: &mut State, params: &[u16]) {
