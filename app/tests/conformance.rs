@@ -1,7 +1,8 @@
 //! Inside-out conformance check: a program running in `tern --headless` draws with
-//! left/right margins, rectangle operations, selective erase and box scrolling, then
-//! reads the screen back the way a conformance tool does — DECRQCRA checksums, CPR and
-//! DECRQSS replies read from its own tty in raw mode — and fails on any mismatch.
+//! left/right margins, rectangle operations, selective erase, other erases and box
+//! scrolling, then reads the screen back the way a conformance tool does — DECRQCRA
+//! checksums (blank cells included: never written, erased, wiped), CPR and DECRQSS
+//! replies read from its own tty in raw mode — and fails on any mismatch.
 //!
 //! The program is this test binary itself: `screen_checks_from_inside_pass` runs
 //! `tern --headless -- <this binary> --exact inside_out_probe` with `PROBE_ENV` set to a
@@ -71,25 +72,31 @@ fn screen_checks_from_inside_pass() {
     assert!(screen.contains("KEEP"), "the probe ran: {screen}");
 }
 
-/// The cells written with DECSCA protection: row 1, columns 15..=18 ("KEEP").
-const PROTECTED: (usize, std::ops::RangeInclusive<usize>) = (1, 15..=18);
+/// Blank cells that xterm counts in DECRQCRA as written spaces (1-based row, columns):
+/// "gone" wiped by DECSERA, "mn" erased by DECERA (then scrolled up a row) and "xyz"
+/// erased by ECH. Every other blank was never written or was erased by ED or EL 2, and
+/// counts only as the first cell of a rectangle.
+const COUNTED_BLANKS: [(usize, std::ops::RangeInclusive<usize>); 3] =
+    [(1, 1..=4), (2, 7..=8), (5, 12..=14)];
 
-/// xterm's default DECRQCRA checksum of rows `first_row..` of the expected text over
-/// columns `left..=right` (1-based): the negated 16-bit sum of each written character's
-/// low 8 bits plus 0x04 where it is protected; blanks were never written and count
-/// nothing.
+/// xterm 379's default DECRQCRA checksum of rows `first_row..` of the expected text over
+/// columns `left..=right` (1-based): the negated 16-bit sum of each character's low 8
+/// bits (protection adds nothing), a space (0x20) for each blank in `COUNTED_BLANKS`,
+/// and a space for the rectangle's first cell if it is any other blank.
 fn expected_checksum(rows: &[&str], first_row: usize, left: usize, right: usize) -> u16 {
     let mut sum: u32 = 0;
+    let mut first = true;
     for (r, text) in rows.iter().enumerate() {
-        for (i, c) in text.chars().enumerate() {
-            let col = i + 1;
-            if col < left || col > right || c == ' ' {
-                continue;
+        let row = first_row + r;
+        for col in left..=right {
+            let c = text.chars().nth(col - 1).unwrap_or(' ');
+            let counted_blank = COUNTED_BLANKS
+                .iter()
+                .any(|(r, cols)| *r == row && cols.contains(&col));
+            if c != ' ' || counted_blank || first {
+                sum += c as u32 & 0xff;
             }
-            sum += c as u32 & 0xff;
-            if first_row + r == PROTECTED.0 && PROTECTED.1.contains(&col) {
-                sum += 0x04;
-            }
+            first = false;
         }
     }
     (sum as u16).wrapping_neg()
@@ -173,6 +180,31 @@ fn run_probe(tty: &mut Tty) -> Vec<String> {
         tty.query("\x1b[21t\x1b[H\x1b[6n", b"R"),
         "\x1b[1;1R".into(),
     );
+    // Erase some more outside the margins: "uvw" by EL 2 (a never-written row again),
+    // "xyz" by ECH (blanks xterm counts).
+    tty.send("\x1b[4;12Huvw\x1b[2K\x1b[5;12Hxyz\x1b[5;12H\x1b[3X");
+    // Blank cells: never written, erased by ED 2 or EL 2 (only the first cell of a
+    // rectangle counts), wiped by DECSERA, DECERA or ECH (all count as spaces).
+    for (what, request, (top, left, bottom, right)) in [
+        ("never written, 1x1", "\x1b[7;1;6;8;6;8*y", (6, 8, 6, 8)),
+        ("never written, 3x3", "\x1b[7;1;4;3;6;5*y", (4, 3, 6, 5)),
+        ("erased by EL 2", "\x1b[7;1;4;12;4;14*y", (4, 12, 4, 14)),
+        ("erased by ED 2", "\x1b[7;1;3;11;3;20*y", (3, 11, 3, 20)),
+        ("erased by ECH", "\x1b[7;1;5;11;5;14*y", (5, 11, 5, 14)),
+        ("wiped by DECSERA", "\x1b[7;1;1;1;1;6*y", (1, 1, 1, 6)),
+        ("erased by DECERA", "\x1b[7;1;2;7;2;8*y", (2, 7, 2, 8)),
+    ] {
+        let rows = &EXPECTED[top - 1..bottom];
+        let want = format!(
+            "\x1bP7!~{:04X}\x1b\\",
+            expected_checksum(rows, top, left, right)
+        );
+        check(
+            &format!("DECRQCRA {what}"),
+            tty.query(request, b"\x1b\\"),
+            want,
+        );
+    }
     // DECRQCRA row by row, a sub-rectangle and the whole screen.
     for (i, row) in EXPECTED.iter().enumerate() {
         let n = i + 1;

@@ -7,13 +7,14 @@ mod support;
 use support::TestTerm;
 use tern_core::model::TermSize;
 
-/// xterm's default DECRQCRA checksum of text written with default attributes,
-/// computed from the expected text (spaces count as never written).
+/// xterm's default DECRQCRA checksum of the cells it counts, written with default
+/// attributes: every character given, spaces included (a printed space, or the blank
+/// first cell of the rectangle, counts as 0x20; other never-written blanks are left out
+/// of `lines`). See `tests/fidelity.rs` for the blank-cell rules.
 fn checksum_of(lines: &[&str]) -> u16 {
     let sum: u32 = lines
         .iter()
         .flat_map(|l| l.chars())
-        .filter(|c| *c != ' ')
         .map(|c| c as u32 & 0xff)
         .sum();
     (sum as u16).wrapping_neg()
@@ -32,27 +33,23 @@ fn decrqcra_is_the_negated_sum_of_the_characters() {
     t.feed("AB\r\nC  D");
     let expected = format!("\x1bP7!~{:04X}\x1b\\", checksum_of(&["AB", "C  D"]));
     assert_eq!(decrqcra(&mut t, 7, 1, 1, 2, 4), expected);
-    // A sub-rectangle: just "B" and the blanks under it.
+    // A sub-rectangle: "B", a never-written blank and the two printed spaces under them.
     assert_eq!(
         decrqcra(&mut t, 1, 1, 2, 2, 3),
-        format!("\x1bP1!~{:04X}\x1b\\", checksum_of(&["B"]))
+        format!("\x1bP1!~{:04X}\x1b\\", checksum_of(&["B", "  "]))
     );
-    // An empty screen sums to zero.
+    // An empty screen: its first cell counts as a space (xterm 379).
     let mut blank = TestTerm::new(5, 2);
-    assert_eq!(decrqcra(&mut blank, 3, 1, 1, 2, 5), "\x1bP3!~0000\x1b\\");
+    assert_eq!(decrqcra(&mut blank, 3, 1, 1, 2, 5), "\x1bP3!~FFE0\x1b\\");
 }
 
 #[test]
 fn decrqcra_adds_xterm_attribute_bits() {
-    // bold 0x80, underline 0x10, inverse 0x20, blink 0x40, invisible 0x08, protected 0x04
+    // bold 0x80, underline 0x10, inverse 0x20, blink 0x40; an invisible character
+    // counts as a space; protection adds nothing (measured on xterm 379).
     let mut t = TestTerm::new(10, 1);
     t.feed("\x1b[1mA\x1b[0;4mB\x1b[0;7mC\x1b[0;5mD\x1b[0;8mE\x1b[0m\x1b[1\"qF\x1b[0\"q");
-    let sum: u32 = (0x41 + 0x80)
-        + (0x42 + 0x10)
-        + (0x43 + 0x20)
-        + (0x44 + 0x40)
-        + (0x45 + 0x08)
-        + (0x46 + 0x04);
+    let sum: u32 = (0x41 + 0x80) + (0x42 + 0x10) + (0x43 + 0x20) + (0x44 + 0x40) + 0x20 + 0x46;
     let expected = (sum as u16).wrapping_neg();
     assert_eq!(
         decrqcra(&mut t, 1, 1, 1, 1, 10),
@@ -75,7 +72,7 @@ fn decrqcra_defaults_and_origin_mode() {
     t.feed("\x1b[9;1;;;;*y");
     assert_eq!(
         t.replies(),
-        format!("\x1bP9!~{:04X}\x1b\\", checksum_of(&["xy", "z"]))
+        format!("\x1bP9!~{:04X}\x1b\\", checksum_of(&[" ", "xy", "z"]))
     );
     // In origin mode the rectangle is relative to the scroll region.
     t.feed("\x1b[3;4r\x1b[?6h\x1b[2;1;1;1;1;2*y");
@@ -170,7 +167,7 @@ fn decrqm_covers_every_implemented_mode() {
     t.feed("\x1b[?69$p\x1b[?69h\x1b[?69$p\x1b[?5$p\x1b[?7$p\x1b[4h\x1b[4$p\x1b[3$p");
     assert_eq!(
         t.replies(),
-        "\x1b[?69;2$y\x1b[?69;1$y\x1b[?5;0$y\x1b[?7;1$y\x1b[4;1$y\x1b[3;0$y"
+        "\x1b[?69;2$y\x1b[?69;1$y\x1b[?5;4$y\x1b[?7;1$y\x1b[4;1$y\x1b[3;4$y"
     );
     let modes = [
         1, 6, 7, 9, 12, 25, 47, 66, 69, 1000, 1002, 1003, 1004, 1005, 1006, 1007, 1015, 1047, 1048,
@@ -190,7 +187,7 @@ fn decrqm_covers_every_implemented_mode() {
 fn device_attributes_and_version() {
     let mut t = TestTerm::new(10, 2);
     t.feed("\x1b[c\x1b[0c\x1bZ");
-    assert_eq!(t.replies(), "\x1b[?64;6;22;28c".repeat(3));
+    assert_eq!(t.replies(), "\x1b[?64;1;6;22;28c".repeat(3));
     t.feed("\x1b[=c");
     assert_eq!(t.replies(), "\x1bP!|00000000\x1b\\");
     t.feed("\x1b[>c\x1b[>q");
@@ -578,7 +575,10 @@ fn rep_after_a_wide_character_repeats_it_whole() {
     let mut t = TestTerm::new(7, 2);
     t.feed("你\x1b[2b");
     t.assert_screen(&["你你你"]).assert_cursor(0, 6);
+    // A second REP repeats nothing: only a character printed right before it counts.
     t.feed("\x1b[b");
+    t.assert_screen(&["你你你"]);
+    t.feed("\x1b[H\x1b[2J你\x1b[3b");
     t.assert_screen(&["你你你", "你"]);
 }
 

@@ -419,14 +419,17 @@ fn device_status_and_attributes() {
     let version = tern_core::model::VERSION;
     let replies = t.replies();
     assert!(
-        replies.starts_with("\x1b[0n\x1b[2;4R\x1b[?64;6;22;28c\x1b[>1;"),
+        replies.starts_with("\x1b[0n\x1b[2;4R\x1b[?64;1;6;22;28c\x1b[>1;"),
         "{replies:?}"
     );
     assert!(
         replies.contains(&format!("\x1bP>|tern {version}\x1b\\")),
         "{replies:?}"
     );
-    assert!(replies.ends_with("\x1b[?2;4R"), "{replies:?}");
+    assert!(
+        replies.ends_with("\x1b[?2;4;1R"),
+        "DECXCPR carries the page: {replies:?}"
+    );
 }
 
 #[test]

@@ -99,6 +99,39 @@ pub const KNOWN_DIFFERENCES: &[KnownDifference] = &[
         },
     },
     KnownDifference {
+        name: "pending-wrap-cancelled",
+        reason: "alacritty keeps a pending wrap through LF, VT, FF, IND, RI, ICH, DCH, ECH, \
+                 EL, ED, IL and DL, so the next character starts the line after; xterm (379, \
+                 measured) and tern cancel it: after a full line, LF then a character writes \
+                 it in the last column of the next line, and after ICH, DCH, ECH, EL or ED \
+                 in the last column of the same line.",
+        applies: |item, s| {
+            if !s.oracle.pending_wrap() {
+                return false;
+            }
+            // LF, VT and FF also execute inside an interrupted sequence.
+            item.bytes.iter().any(|b| matches!(b, b'\n' | 0x0b | 0x0c))
+                || matches!(item.bytes.as_slice(), b"\x1bD" | b"\x1bM")
+                || matches!(
+                    csi(item),
+                    Some((_, '@' | 'P' | 'X' | 'K' | 'J' | 'L' | 'M'))
+                )
+        },
+    },
+    KnownDifference {
+        name: "il-dl-home-column",
+        reason: "IL and DL move the cursor to the left margin on DEC terminals and in xterm \
+                 (and tern) when they act (cursor inside the scroll region); alacritty leaves \
+                 the column alone.",
+        applies: |item, s| {
+            let row = s.oracle.cursor().0;
+            matches!(csi(item), Some((_, 'L' | 'M')))
+                && row >= s.region.0
+                && row <= s.region.1
+                && s.oracle.cursor().1 != 0
+        },
+    },
+    KnownDifference {
         name: "ed-above-from-row-1",
         reason: "alacritty's ED 1 with the cursor on the second row leaves the first row \
                  (it only clears whole rows above when the cursor row is > 1); xterm and \

@@ -4,6 +4,7 @@
 //!  ch  (u32): bits 0..21 code point | bits 21..32 flags (bold, dim, ..., wide, extra)
 //!  fg  (u32): bits 0..24 value      | bits 24..26 colour kind | bits 26..29 underline style
 //!  bg  (u32): bits 0..24 value      | bits 24..26 colour kind | bit 26 protected (DECSCA)
+//!                                                              | bit 27 drawn (xterm's CHARDRAWN)
 //! ```
 //!
 //! A cell whose `EXTRA` flag is set has an entry in its row's side table (combining marks,
@@ -162,6 +163,10 @@ const UNDERLINE_SHIFT: u32 = 26;
 const COLOR_MASK: u32 = (1 << UNDERLINE_SHIFT) - 1;
 /// DECSCA protection lives in the bg word (the 11 flag bits in `ch` are all taken).
 const PROTECTED_BIT: u32 = 1 << 26;
+/// xterm's `CHARDRAWN`: something was written here. Only DECRQCRA reads it; it stays out
+/// of [`Cell::style_bits`] (so scrollback never stores it) and of
+/// [`Cell::is_default_blank`].
+const DRAWN_BIT: u32 = 1 << 27;
 
 /// One grid cell. See the module docs for the layout.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -269,6 +274,25 @@ impl Cell {
         }
     }
 
+    /// True when a character was written here (a printed space too) or an erase that
+    /// xterm counts as writing spaces (ECH, EL 1, ICH, DECERA) blanked it: what xterm
+    /// calls `CHARDRAWN`, which decides whether DECRQCRA counts a blank.
+    #[inline]
+    pub fn is_drawn(&self) -> bool {
+        self.bg & DRAWN_BIT != 0
+    }
+
+    /// Same cell marked as drawn (or not).
+    #[inline]
+    pub fn with_drawn(mut self, on: bool) -> Cell {
+        if on {
+            self.bg |= DRAWN_BIT;
+        } else {
+            self.bg &= !DRAWN_BIT;
+        }
+        self
+    }
+
     /// Same cell with the protection bit set as given.
     #[inline]
     pub fn with_protected(mut self, on: bool) -> Cell {
@@ -299,14 +323,14 @@ impl Cell {
     /// True for a space with default colours and no flags: what trimming may drop.
     #[inline]
     pub fn is_default_blank(&self) -> bool {
-        *self == Cell::BLANK
+        self.with_drawn(false) == Cell::BLANK
     }
 
     /// The style part of the cell (flags, colours, underline) without the character:
     /// `(flags, fg word, bg word)`. Two cells with equal styles differ only in `ch`.
     #[inline]
     pub fn style_bits(&self) -> (u16, u32, u32) {
-        (self.flags().bits(), self.fg, self.bg)
+        (self.flags().bits(), self.fg, self.bg & !DRAWN_BIT)
     }
 
     /// Rebuilds a cell from [`Cell::style_bits`] and a character.
@@ -315,7 +339,7 @@ impl Cell {
         Cell {
             ch: (c as u32 & CH_MASK) | ((flags as u32) << FLAG_SHIFT),
             fg,
-            bg,
+            bg: bg & !DRAWN_BIT,
         }
     }
 
@@ -372,6 +396,19 @@ mod tests {
         assert_eq!(cell.bg(), Color::Rgb(0xff, 0xff, 0xff));
         cell.set_protected(false);
         assert_eq!(cell, Cell::blank_with_bg(Color::Rgb(0xff, 0xff, 0xff)));
+    }
+
+    #[test]
+    fn the_drawn_mark_is_neither_style_nor_content() {
+        let printed = Cell::BLANK.with_drawn(true);
+        assert!(printed.is_drawn() && !Cell::BLANK.is_drawn());
+        assert!(
+            printed.is_default_blank(),
+            "trimming treats a printed space as blank"
+        );
+        assert_eq!(printed.style_bits(), Cell::BLANK.style_bits());
+        assert_eq!(printed.bg(), Color::Default);
+        assert!(!printed.with_protected(true).with_drawn(false).is_drawn());
     }
 
     #[test]

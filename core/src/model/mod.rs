@@ -7,7 +7,9 @@
 
 pub mod cell;
 pub mod charset;
+mod colornames;
 pub mod dump;
+mod geometry;
 pub mod grid;
 pub mod modes;
 mod osc;

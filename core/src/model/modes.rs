@@ -89,8 +89,32 @@ pub enum ModeReport {
     NotRecognized = 0,
     Set = 1,
     Reset = 2,
+    PermanentlySet = 3,
     PermanentlyReset = 4,
 }
+
+/// ANSI modes xterm 379 answers DECRQM for that tern cannot switch, always off: GATM,
+/// KAM, CRM, SRTM, VEM, HEM, PUM and 13..19 (FEAM .. TSM). xterm itself reports KAM and
+/// CRM as switchable; tern refuses to lock the keyboard or show controls.
+const ANSI_PERMANENTLY_RESET: &[u16] = &[1, 2, 3, 5, 7, 10, 11, 13, 14, 15, 16, 17, 18, 19];
+
+/// DEC private modes xterm 379 answers that tern does not implement, so they are always
+/// off: smooth scroll (4), reverse video (5), auto-repeat (8), xterm's blink resources (13), printer modes
+/// (18, 19), scrollbar (30), font shifting (35), Tektronix (38), more(1) fix (41), NRCS
+/// (42), margin bell (44), logging (46), backarrow sends BS (67), sixel (80, 1070, 8452),
+/// highlight mouse (1001), scroll-to-bottom resources (1010, 1011), pixel mouse (1016),
+/// xterm's meta, alt and keyboard-emulation resources (1034..1044, 1050..1061) and the
+/// readline/paste extensions (2001..2003, 2005, 2006).
+const PRIVATE_PERMANENTLY_RESET: &[u16] = &[
+    4, 5, 8, 13, 18, 19, 30, 35, 38, 41, 42, 44, 46, 67, 80, 1001, 1010, 1011, 1016, 1034, 1035,
+    1036, 1037, 1039, 1040, 1041, 1042, 1043, 1044, 1050, 1051, 1052, 1053, 1060, 1061, 1070, 2001,
+    2002, 2003, 2005, 2006, 8452,
+];
+
+/// DEC private modes that are always on in tern: ANSI (not VT52) mode (2), xterm's
+/// cursor-blink XOR (14, permanent in xterm too) and switching to the alternate screen
+/// being allowed (1046).
+const PRIVATE_PERMANENTLY_SET: &[u16] = &[2, 14, 1046];
 
 impl ModeReport {
     pub fn of(on: bool) -> ModeReport {
@@ -108,7 +132,9 @@ impl Modes {
         match mode {
             4 => ModeReport::of(self.insert),
             20 => ModeReport::of(self.newline),
-            2 | 12 => ModeReport::PermanentlyReset,
+            // SRM set: no local echo, ever.
+            12 => ModeReport::PermanentlySet,
+            m if ANSI_PERMANENTLY_RESET.contains(&m) => ModeReport::PermanentlyReset,
             _ => ModeReport::NotRecognized,
         }
     }
@@ -132,9 +158,12 @@ impl Modes {
             1006 => ModeReport::of(self.mouse_encoding == MouseEncoding::Sgr),
             1007 => ModeReport::of(self.alternate_scroll),
             1015 => ModeReport::of(self.mouse_encoding == MouseEncoding::Urxvt),
-            1048 => ModeReport::Reset,
+            // xterm answers "set" for the save-cursor mode whatever was done with it.
+            1048 => ModeReport::Set,
             2004 => ModeReport::of(self.bracketed_paste),
             2026 => ModeReport::of(self.synchronized_output),
+            m if PRIVATE_PERMANENTLY_SET.contains(&m) => ModeReport::PermanentlySet,
+            m if PRIVATE_PERMANENTLY_RESET.contains(&m) => ModeReport::PermanentlyReset,
             _ => ModeReport::NotRecognized,
         }
     }

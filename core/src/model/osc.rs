@@ -1,7 +1,7 @@
 //! Operating system commands: titles, cwd, hyperlinks, colours, clipboard, shell marks
 //! and notifications.
 
-use super::palette::Rgb;
+use super::palette::{Rgb, SPECIAL_COLORS};
 use super::state::{MAX_TITLE_CHARS, State};
 use super::{ClipboardRequest, ShellMark, TermEvent};
 
@@ -26,33 +26,54 @@ fn joined(params: &[&[u8]], from: usize) -> String {
 
 pub fn dispatch(st: &mut State, params: &[&[u8]], bell_terminated: bool) {
     let Some(cmd) = params.first() else { return };
-    let palette_before = matches!(
-        *cmd,
-        b"4" | b"10" | b"11" | b"12" | b"104" | b"110" | b"111" | b"112"
-    )
-    .then(|| st.palette.clone());
+    let palette_before = colour_command(cmd).then(|| st.palette.clone());
     dispatch_command(st, cmd, params, bell_terminated);
     if palette_before.is_some_and(|before| before != st.palette) {
         st.palette_generation += 1;
     }
 }
 
+/// OSC 4, 5, 10-19 and their resets 104, 105, 110-119.
+fn colour_command(cmd: &[u8]) -> bool {
+    matches!(
+        std::str::from_utf8(cmd)
+            .ok()
+            .and_then(|c| c.parse::<u16>().ok()),
+        Some(4 | 5 | 10..=19 | 104 | 105 | 110..=119)
+    )
+}
+
 fn dispatch_command(st: &mut State, cmd: &&[u8], params: &[&[u8]], bell_terminated: bool) {
     let terminator: &[u8] = if bell_terminated { b"\x07" } else { b"\x1b\\" };
     match *cmd {
+        b"0" | b"2" if st.title_hex => {
+            // Title mode 0: the title is hex-encoded; one that is not is ignored.
+            if let Some(title) = super::reports::hex_decode(joined(params, 1).as_bytes()) {
+                st.set_title(&String::from_utf8_lossy(&title));
+            }
+        }
         b"0" | b"2" => st.set_title(&joined(params, 1)),
         b"1" => {}
         b"4" => palette_ops(st, &params[1..], terminator),
-        b"5" => special_color_queries(st, &params[1..], terminator),
+        b"5" => special_color_ops(st, &params[1..], terminator),
         b"7" => set_cwd(st, &joined(params, 1)),
         b"8" => hyperlink(st, params),
-        b"10" | b"11" | b"12" | b"13" | b"14" | b"15" | b"16" | b"17" | b"18" | b"19" => {
+        b"52" => clipboard(st, params),
+        b"104" => reset_colors(st, &params[1..], false),
+        b"105" => reset_colors(st, &params[1..], true),
+        _ if colour_command(cmd) => {
             let Some(first) = std::str::from_utf8(cmd)
                 .ok()
                 .and_then(|s| s.parse::<u16>().ok())
             else {
                 return;
             };
+            if first >= 110 {
+                // OSC 110-119 reset one dynamic colour each.
+                st.palette.set_dynamic(first - 100, None);
+                st.damage.mark_all();
+                return;
+            }
             // Each further parameter is the next colour (OSC 10;fg;bg ...).
             for (k, spec) in params[1..].iter().enumerate() {
                 let which = first + k as u16;
@@ -62,31 +83,6 @@ fn dispatch_command(st: &mut State, cmd: &&[u8], params: &[&[u8]], bell_terminat
                 dynamic_color(st, which, spec, terminator);
             }
         }
-        b"52" => clipboard(st, params),
-        b"104" => {
-            if params.len() <= 1 || params[1].is_empty() {
-                st.palette.reset_all_indexed();
-            } else {
-                for p in &params[1..] {
-                    if let Some(i) = std::str::from_utf8(p)
-                        .ok()
-                        .and_then(|s| s.parse::<u8>().ok())
-                    {
-                        st.palette.set_indexed(i, None);
-                    }
-                }
-            }
-            st.damage.mark_all();
-        }
-        b"110" => {
-            st.palette.foreground = None;
-            st.damage.mark_all();
-        }
-        b"111" => {
-            st.palette.background = None;
-            st.damage.mark_all();
-        }
-        b"112" => st.palette.cursor = None,
         b"133" => shell_mark(st, params),
         b"9" => {
             // OSC 9;4 is ConEmu's progress report, not a notification.
@@ -116,74 +112,104 @@ fn capped(s: String) -> String {
     }
 }
 
+/// Sends `OSC prefix rgb:rrrr/gggg/bbbb` with the query's terminator.
+fn color_reply(st: &mut State, prefix: &str, rgb: Rgb, terminator: &[u8]) {
+    let mut reply = format!("\x1b]{prefix};{}", rgb.to_xparse()).into_bytes();
+    reply.extend_from_slice(terminator);
+    st.reply(&reply);
+}
+
+fn number(bytes: &[u8]) -> Option<usize> {
+    std::str::from_utf8(bytes).ok()?.parse().ok()
+}
+
+/// OSC 4 ; index ; spec ... : 0..255 the palette, 256..260 the special colours (as xterm
+/// numbers them). `?` queries, anything else sets; a spec that does not parse is
+/// skipped.
 fn palette_ops(st: &mut State, pairs: &[&[u8]], terminator: &[u8]) {
     for pair in pairs.chunks(2) {
         let [index, spec] = pair else { return };
-        let Some(i) = std::str::from_utf8(index)
-            .ok()
-            .and_then(|s| s.parse::<u8>().ok())
-        else {
+        let Some(i) = number(index).filter(|i| *i < 256 + SPECIAL_COLORS) else {
             continue;
         };
         if *spec == b"?" {
-            let rgb = st.palette.indexed(i);
-            let mut reply = format!("\x1b]4;{i};{}", rgb.to_xparse()).into_bytes();
-            reply.extend_from_slice(terminator);
-            st.reply(&reply);
+            let rgb = match u8::try_from(i) {
+                Ok(i) => Some(st.palette.indexed(i)),
+                Err(_) => st.palette.special(i - 256),
+            };
+            if let Some(rgb) = rgb {
+                color_reply(st, &format!("4;{i}"), rgb, terminator);
+            }
         } else if let Some(rgb) = std::str::from_utf8(spec).ok().and_then(Rgb::parse) {
-            st.palette.set_indexed(i, Some(rgb));
+            match u8::try_from(i) {
+                Ok(i) => st.palette.set_indexed(i, Some(rgb)),
+                Err(_) => {
+                    st.palette.set_special(i - 256, Some(rgb));
+                }
+            }
             st.damage.mark_all();
         }
     }
 }
 
-/// OSC 5 queries: the special colours (0 bold, 1 underline, 2 blink, 3 reverse, 4
-/// italic). tern draws them in the text colour, so that is what is reported (as xterm
-/// does with its default resources). Setting them is not supported.
-fn special_color_queries(st: &mut State, pairs: &[&[u8]], terminator: &[u8]) {
+/// OSC 5 ; c ; spec ... : the special colours (0 bold, 1 underline, 2 blink, 3 reverse,
+/// 4 italic), queried or set. Unset they are the text colour, which is how tern draws
+/// them (and what xterm reports with its default resources).
+fn special_color_ops(st: &mut State, pairs: &[&[u8]], terminator: &[u8]) {
     for pair in pairs.chunks(2) {
         let [index, spec] = pair else { return };
-        let Some(i) = std::str::from_utf8(index)
-            .ok()
-            .and_then(|s| s.parse::<u8>().ok())
-            .filter(|i| *i <= 4)
-        else {
-            continue;
-        };
+        let Some(i) = number(index) else { continue };
         if *spec == b"?" {
-            let rgb = st.palette.foreground();
-            let mut reply = format!("\x1b]5;{i};{}", rgb.to_xparse()).into_bytes();
-            reply.extend_from_slice(terminator);
-            st.reply(&reply);
+            if let Some(rgb) = st.palette.special(i) {
+                color_reply(st, &format!("5;{i}"), rgb, terminator);
+            }
+        } else if let Some(rgb) = std::str::from_utf8(spec).ok().and_then(Rgb::parse) {
+            st.palette.set_special(i, Some(rgb));
         }
     }
 }
 
-/// OSC 10..19. 10, 11 and 12 can be set and queried; 13..19 (pointer, Tektronix and
-/// highlight colours) can only be queried and report the colours tern draws those
-/// with: the pointer and Tektronix colours are the text colours, the selection is the
-/// reverse of the text.
+/// OSC 104 (`special` false) and OSC 105 (`special` true): reset the listed colours, or
+/// with no list all of them. OSC 104 numbers the special colours 256..260, as OSC 4.
+fn reset_colors(st: &mut State, list: &[&[u8]], special: bool) {
+    let all = list.iter().all(|p| p.is_empty());
+    if all {
+        if special {
+            for i in 0..SPECIAL_COLORS {
+                st.palette.set_special(i, None);
+            }
+        } else {
+            st.palette.reset_all_indexed();
+        }
+    }
+    for i in list.iter().filter_map(|p| number(p)) {
+        match (special, u8::try_from(i)) {
+            (true, _) => {
+                st.palette.set_special(i, None);
+            }
+            (false, Ok(i)) => st.palette.set_indexed(i, None),
+            (false, Err(_)) => {
+                st.palette.set_special(i.wrapping_sub(256), None);
+            }
+        }
+    }
+    st.damage.mark_all();
+}
+
+/// OSC 10..19: set or query the text, background and cursor colours (10, 11, 12), the
+/// pointer colours (13, 14), the Tektronix colours (15, 16, 18) and the highlight
+/// colours (17, 19). The window draws with 10, 11 and 12.
 fn dynamic_color(st: &mut State, which: u16, spec: &[u8], terminator: &[u8]) {
     if spec == b"?" {
-        let rgb = match which {
-            10 | 13 | 15 | 17 => st.palette.foreground(),
-            11 | 14 | 16 | 19 => st.palette.background(),
-            _ => st.palette.cursor(),
-        };
-        let mut reply = format!("\x1b]{which};{}", rgb.to_xparse()).into_bytes();
-        reply.extend_from_slice(terminator);
-        st.reply(&reply);
+        if let Some(rgb) = st.palette.dynamic(which) {
+            color_reply(st, &which.to_string(), rgb, terminator);
+        }
         return;
     }
     let Some(rgb) = std::str::from_utf8(spec).ok().and_then(Rgb::parse) else {
         return;
     };
-    match which {
-        10 => st.palette.foreground = Some(rgb),
-        11 => st.palette.background = Some(rgb),
-        12 => st.palette.cursor = Some(rgb),
-        _ => return,
-    }
+    st.palette.set_dynamic(which, Some(rgb));
     st.damage.mark_all();
 }
 

@@ -1,4 +1,5 @@
-//! The 256-colour palette and the dynamic colours (OSC 4/10/11/12, 104/110/111/112).
+//! The 256-colour palette, the special colours and the dynamic colours (OSC 4, 5, 10-19
+//! and their resets 104, 105, 110-119).
 
 /// An RGB colour.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -21,42 +22,62 @@ impl Rgb {
         )
     }
 
-    /// Parses `rgb:r/g/b` (1–4 hex digits per channel) or `#rgb`, `#rrggbb`,
-    /// `#rrrgggbbb`, `#rrrrggggbbbb`.
+    /// Parses a colour as xterm's `XParseColor` does: `rgb:r/g/b` (1-4 hex digits per
+    /// channel, scaled to 16 bits), `#rgb`, `#rrggbb`, `#rrrgggbbb`, `#rrrrggggbbbb`
+    /// (the digits are the high bits), `rgbi:r/g/b` (intensities 0 to 1, taken as
+    /// linear) and X11 colour names (`red`, `alice blue`). tern keeps the high 8 bits
+    /// of each channel, as xterm on a 24-bit display does.
     pub fn parse(spec: &str) -> Option<Rgb> {
         if let Some(rest) = spec.strip_prefix("rgb:") {
-            let mut parts = rest.split('/');
-            let mut chan = || -> Option<u8> {
-                let p = parts.next()?;
-                if p.is_empty() || p.len() > 4 {
+            let channel = |p: &str| -> Option<u8> {
+                if p.is_empty() || p.len() > 4 || !p.bytes().all(|b| b.is_ascii_hexdigit()) {
                     return None;
                 }
                 let v = u32::from_str_radix(p, 16).ok()?;
                 let max = (1u32 << (4 * p.len())) - 1;
-                Some(((v * 255 + max / 2) / max) as u8)
+                Some(((v * 0xffff / max) >> 8) as u8)
             };
-            let rgb = Rgb::new(chan()?, chan()?, chan()?);
-            return if parts.next().is_none() {
-                Some(rgb)
-            } else {
-                None
-            };
+            return Rgb::three(rest, channel);
         }
-        let hex = spec.strip_prefix('#')?;
-        if hex.is_empty() || hex.len() % 3 != 0 || hex.len() > 12 {
+        if let Some(rest) = spec.strip_prefix("rgbi:") {
+            let channel = |p: &str| -> Option<u8> {
+                let v: f64 = p.parse().ok()?;
+                (0.0..=1.0).contains(&v).then(|| (v * 255.0).round() as u8)
+            };
+            return Rgb::three(rest, channel);
+        }
+        let Some(hex) = spec.strip_prefix('#') else {
+            return super::colornames::lookup(spec).map(|(r, g, b)| Rgb::new(r, g, b));
+        };
+        if hex.is_empty()
+            || hex.len() % 3 != 0
+            || hex.len() > 12
+            || !hex.bytes().all(|b| b.is_ascii_hexdigit())
+        {
             return None;
         }
         let n = hex.len() / 3;
         let chan = |i: usize| -> Option<u8> {
             let v = u32::from_str_radix(hex.get(i * n..(i + 1) * n)?, 16).ok()?;
-            // Keep the most significant 8 bits, as xterm does.
+            // The digits are the most significant bits: keep the top 8.
             Some(if n >= 2 {
                 (v >> (4 * (n - 2))) as u8
             } else {
-                (v * 17) as u8
+                (v << 4) as u8
             })
         };
         Some(Rgb::new(chan(0)?, chan(1)?, chan(2)?))
+    }
+
+    /// Three `/`-separated channels, each read by `channel`.
+    fn three(rest: &str, channel: impl Fn(&str) -> Option<u8>) -> Option<Rgb> {
+        let mut parts = rest.split('/');
+        let rgb = Rgb::new(
+            channel(parts.next()?)?,
+            channel(parts.next()?)?,
+            channel(parts.next()?)?,
+        );
+        parts.next().is_none().then_some(rgb)
     }
 }
 
@@ -94,13 +115,23 @@ pub fn default_indexed(i: u8) -> Rgb {
     }
 }
 
-/// Palette state: 256 indexed colours plus foreground, background and cursor.
+/// How many special colours there are (OSC 5 0..4, OSC 4 256..260): bold, underline,
+/// blink, reverse and italic.
+pub const SPECIAL_COLORS: usize = 5;
+
+/// Palette state: 256 indexed colours plus foreground, background and cursor, the
+/// special colours and the other dynamic colours (13-19).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Palette {
     indexed: Vec<Option<Rgb>>,
     pub foreground: Option<Rgb>,
     pub background: Option<Rgb>,
     pub cursor: Option<Rgb>,
+    /// OSC 5: bold, underline, blink, reverse, italic (default: the text colour).
+    special: [Option<Rgb>; SPECIAL_COLORS],
+    /// OSC 13-19: pointer foreground and background, Tektronix foreground and
+    /// background, highlight background, Tektronix cursor, highlight foreground.
+    others: [Option<Rgb>; 7],
     defaults: DynamicDefaults,
 }
 
@@ -163,8 +194,59 @@ impl Palette {
             foreground: None,
             background: None,
             cursor: None,
+            special: [None; SPECIAL_COLORS],
+            others: [None; 7],
             defaults,
         }
+    }
+
+    /// Special colour `i` (0..5): what a program set, else the text colour (how tern
+    /// draws bold, underlined, ... text, and what xterm reports with its default
+    /// resources).
+    pub fn special(&self, i: usize) -> Option<Rgb> {
+        let set = *self.special.get(i)?;
+        Some(set.unwrap_or_else(|| self.foreground()))
+    }
+
+    /// Sets (or with `None` resets) special colour `i`; false when there is no such
+    /// colour.
+    pub fn set_special(&mut self, i: usize, rgb: Option<Rgb>) -> bool {
+        match self.special.get_mut(i) {
+            Some(slot) => {
+                *slot = rgb;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Dynamic colour `which` (10..=19), as OSC `which` ; ? reports it. Unset, the
+    /// pointer and Tektronix colours are the text colours, the highlight is the text
+    /// reversed and the Tektronix cursor is the cursor colour.
+    pub fn dynamic(&self, which: u16) -> Option<Rgb> {
+        let fallback = match which {
+            10 => return Some(self.foreground()),
+            11 => return Some(self.background()),
+            12 => return Some(self.cursor()),
+            13 | 15 | 17 => self.foreground(),
+            14 | 16 | 19 => self.background(),
+            18 => self.cursor(),
+            _ => return None,
+        };
+        Some(self.others[usize::from(which - 13)].unwrap_or(fallback))
+    }
+
+    /// Sets (or with `None` resets) dynamic colour `which` (10..=19); false for any
+    /// other number.
+    pub fn set_dynamic(&mut self, which: u16, rgb: Option<Rgb>) -> bool {
+        match which {
+            10 => self.foreground = rgb,
+            11 => self.background = rgb,
+            12 => self.cursor = rgb,
+            13..=19 => self.others[usize::from(which - 13)] = rgb,
+            _ => return false,
+        }
+        true
     }
 
     pub fn indexed(&self, i: u8) -> Rgb {
@@ -218,7 +300,16 @@ mod tests {
         );
         assert_eq!(Rgb::parse("rgb:f/0/8"), Some(Rgb::new(255, 0, 136)));
         assert_eq!(Rgb::parse("#ff8000"), Some(Rgb::new(255, 128, 0)));
-        assert_eq!(Rgb::parse("#f80"), Some(Rgb::new(255, 136, 0)));
+        assert_eq!(Rgb::parse("#f80"), Some(Rgb::new(0xf0, 0x80, 0)));
+        assert_eq!(Rgb::parse("#aaabbbccc"), Some(Rgb::new(0xaa, 0xbb, 0xcc)));
+        assert_eq!(
+            Rgb::parse("rgb:1234/5678/9abc"),
+            Some(Rgb::new(0x12, 0x56, 0x9a))
+        );
+        assert_eq!(Rgb::parse("rgbi:0/1/0.5"), Some(Rgb::new(0, 255, 128)));
+        assert_eq!(Rgb::parse("rgbi:0/2/0"), None);
+        assert_eq!(Rgb::parse("Alice Blue"), Some(Rgb::new(240, 248, 255)));
+        assert_eq!(Rgb::parse("#ggg"), None);
         assert_eq!(Rgb::parse("rgb:ff/80"), None);
         assert_eq!(Rgb::parse("nonsense"), None);
     }

@@ -41,9 +41,10 @@ fn param(params: &Params, i: usize, default: u16) -> u16 {
     }
 }
 
-/// DA1: a VT420 (64) with selective erase (6), ANSI colour (22) and rectangular
-/// editing (28).
-pub const DA1_REPLY: &[u8] = b"\x1b[?64;6;22;28c";
+/// DA1: a VT420 (64) with 132 columns (1), selective erase (6), ANSI colour (22) and
+/// rectangular editing (28): only what tern has. Like xterm it stays the same whatever
+/// level DECSCL selects.
+pub const DA1_REPLY: &[u8] = b"\x1b[?64;1;6;22;28c";
 
 /// Every parameter's first value (missing read as 0).
 fn values(params: &Params) -> Vec<u16> {
@@ -83,6 +84,7 @@ impl Perform for Performer<'_> {
     fn execute(&mut self, byte: u8) {
         self.flush();
         let st = &mut *self.st;
+        st.last_printed = None;
         match byte {
             0x07 => st.bell(),
             0x08 => st.backspace(),
@@ -99,6 +101,7 @@ impl Perform for Performer<'_> {
 
     fn hook(&mut self, params: &Params, intermediates: &[u8], ignore: bool, action: char) {
         self.flush();
+        self.st.last_printed = None;
         let kind = match (intermediates, action) {
             _ if ignore || params.iter().any(|p| p.iter().any(|&v| v != 0)) => None,
             ([b'$'], 'q') => Some(DcsKind::Decrqss),
@@ -122,6 +125,7 @@ impl Perform for Performer<'_> {
 
     fn osc_dispatch(&mut self, params: &[&[u8]], bell_terminated: bool) {
         self.flush();
+        self.st.last_printed = None;
         if std::mem::take(&mut self.st.osc_truncated) {
             self.st.events.push(TermEvent::Dropped {
                 what: "over-long OSC string",
@@ -133,6 +137,9 @@ impl Perform for Performer<'_> {
 
     fn csi_dispatch(&mut self, params: &Params, intermediates: &[u8], ignore: bool, action: char) {
         self.flush();
+        // REP repeats only a character printed right before it (xterm): anything else
+        // in between, REP included, ends that.
+        let last_printed = self.st.last_printed.take();
         if ignore {
             return;
         }
@@ -166,7 +173,11 @@ impl Perform for Performer<'_> {
             ([], 'T') if params.len() <= 1 => st.scroll_down(n(0)),
             ([], 'X') => st.erase_chars(n(0)),
             ([], 'Z') => st.tab_backward(n(0)),
-            ([], 'b') => st.repeat_last(n(0)),
+            ([], 'b') => {
+                st.last_printed = last_printed;
+                st.repeat_last(n(0));
+                st.last_printed = None;
+            }
             ([], 'c') if param0(params, 0) == 0 => st.reply(DA1_REPLY),
             // DA3: the unit id, zeros as xterm sends.
             ([b'='], 'c') if param0(params, 0) == 0 => st.reply(b"\x1bP!|00000000\x1b\\"),
@@ -181,8 +192,8 @@ impl Perform for Performer<'_> {
             ([b'?'], 'h') => set_private_modes(st, params, true),
             ([b'?'], 'l') => set_private_modes(st, params, false),
             ([], 'm') => sgr(st, params),
-            ([], 'n') => device_status(st, param0(params, 0), false),
-            ([b'?'], 'n') => device_status(st, param0(params, 0), true),
+            ([], 'n') => reports::device_status(st, &values(params), false),
+            ([b'?'], 'n') => reports::device_status(st, &values(params), true),
             ([], 'r') => {
                 let bottom = params
                     .iter()
@@ -203,6 +214,13 @@ impl Perform for Performer<'_> {
             ([], 's') => st.save_cursor(),
             ([], 'u') => st.restore_cursor(),
             ([], 't') => reports::window_ops(st, &values(params)),
+            // xterm's title modes: only 0 (titles in hex) changes anything; tern always
+            // takes UTF-8 (2) and never reports titles (1, 3).
+            ([b'>'], 't') | ([b'>'], 'T') => {
+                if params.iter().any(|p| p.first() == Some(&0)) {
+                    st.title_hex = action == 't';
+                }
+            }
             ([b' '], 'q') => set_cursor_style(st, param0(params, 0)),
             ([b'>'], 'q') if param0(params, 0) == 0 => {
                 let reply = format!("\x1bP>|tern {VERSION}\x1b\\");
@@ -217,6 +235,9 @@ impl Perform for Performer<'_> {
             ([b'?', b'$'], 'p') => {
                 let mode = param0(params, 0);
                 let report = match mode {
+                    3 => ModeReport::of(st.columns_132),
+                    40 => ModeReport::of(st.allow_column_switch),
+                    45 => ModeReport::of(st.reverse_wrap),
                     69 => ModeReport::of(st.lr_margin_mode),
                     _ => st.modes.report_private(mode),
                 };
@@ -225,11 +246,15 @@ impl Perform for Performer<'_> {
             }
             ([b'!'], 'p') => st.soft_reset(),
             ([b'"'], 'p') => {
-                // DECSCL: 61..=65 select the level (and soft-reset, as on a VT420).
+                // DECSCL: 61..=64 select the level, up to the VT420 tern is (xterm
+                // ignores a level above its own), and soft-reset; the second parameter
+                // picks 8-bit (0, 2) or 7-bit (1) controls from level 62 up.
                 let level = param0(params, 0);
-                if (61..=65).contains(&level) {
+                if (61..=64).contains(&level) {
                     st.soft_reset();
                     st.conformance_level = level;
+                    st.eight_bit_controls =
+                        level > 61 && matches!(params.iter().nth(1), None | Some([0 | 2, ..]));
                 }
             }
             ([b'"'], 'q') => {
@@ -257,6 +282,7 @@ impl Perform for Performer<'_> {
                 let v = values(params);
                 st.change_rect_attrs(rect_params(&v, 0), v.get(4..).unwrap_or(&[]), true);
             }
+            ([b'$'], '|') => st.set_columns_per_page(param0(params, 0)),
             ([b'*'], 'x') => st.rect_extent_exact = param0(params, 0) == 2,
             ([b'*'], 'y') => {
                 // DECRQCRA: Pi ; Pg ; rectangle. Like xterm, the rectangle starts at the
@@ -274,6 +300,7 @@ impl Perform for Performer<'_> {
     fn esc_dispatch(&mut self, intermediates: &[u8], _ignore: bool, byte: u8) {
         self.flush();
         let st = &mut *self.st;
+        st.last_printed = None;
         match (intermediates, byte) {
             ([], b'D') => st.index(),
             ([], b'E') => {
@@ -291,6 +318,9 @@ impl Perform for Performer<'_> {
             ([], b'=') => st.modes.app_keypad = true,
             ([], b'>') => st.modes.app_keypad = false,
             ([b'#'], b'8') => st.screen_alignment(),
+            // S7C1T, S8C1T (a VT100 has no 8-bit controls).
+            ([b' '], b'F') => st.eight_bit_controls = false,
+            ([b' '], b'G') => st.eight_bit_controls = st.conformance_level > 61,
             ([slot @ (b'(' | b')' | b'*' | b'+')], set) => {
                 let charset = if set == b'0' {
                     Charset::DecSpecial
@@ -314,19 +344,6 @@ fn version_number() -> u32 {
     major * 10_000 + minor * 100 + patch
 }
 
-fn device_status(st: &mut State, request: u16, private: bool) {
-    match (request, private) {
-        (5, false) => st.reply(b"\x1b[0n"),
-        (6, _) => {
-            let (row, col) = (st.origin_row(), st.origin_col());
-            let marker = if private { "?" } else { "" };
-            let reply = format!("\x1b[{marker}{};{}R", row + 1, col + 1);
-            st.reply(reply.as_bytes());
-        }
-        _ => {}
-    }
-}
-
 fn set_ansi_modes(st: &mut State, params: &Params, on: bool) {
     for p in params.iter() {
         match p.first().copied().unwrap_or(0) {
@@ -345,6 +362,9 @@ fn set_private_modes(st: &mut State, params: &Params, on: bool) {
         let encoding = |e: MouseEncoding| if on { e } else { MouseEncoding::Default };
         match mode {
             1 => m.app_cursor_keys = on,
+            3 => st.set_column_mode(on),
+            40 => st.allow_column_switch = on,
+            45 => st.reverse_wrap = on,
             6 => {
                 m.origin = on;
                 st.goto(0, 0);

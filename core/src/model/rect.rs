@@ -19,41 +19,42 @@ pub struct Rect {
     pub right: usize,
 }
 
-/// The character value and attribute bits xterm's default (`csDEC`) checksum adds for a
-/// cell: the character masked to 8 bits plus PROTECTED 0x04, INVISIBLE 0x08, UNDERLINE
-/// 0x10, INVERSE 0x20, BLINK 0x40, BOLD 0x80. `None` for a cell xterm would not count:
-/// one never written (tern reads a space with default colours and no attributes as
-/// that) and the right half of a wide character.
-pub fn checksum_value(cell: &Cell) -> Option<u32> {
+/// What xterm 379's default (`csDEC`) DECRQCRA checksum adds for a cell, measured on
+/// xterm itself: the character's low 8 bits plus BOLD 0x80, BLINK 0x40, INVERSE 0x20 and
+/// (single) UNDERLINE 0x10. Protection, invisibility, colours and the other SGR
+/// attributes add nothing; an invisible character counts as a space. The right half of
+/// a wide character counts 0xFF (xterm's hidden filler) plus the attributes. A blank
+/// nothing was written to (never drawn, or erased by ED, EL 0/2, DCH, IL/DL or a
+/// scroll) with no counted attribute and the default background counts nothing, except
+/// as the `first` cell of the rectangle, which xterm always counts (a space, 0x20).
+pub fn checksum_value(cell: &Cell, first: bool) -> u32 {
     let flags = cell.flags();
+    let mut attrs = 0;
+    for (flag, value) in [
+        (Flags::BOLD, 0x80),
+        (Flags::BLINK, 0x40),
+        (Flags::INVERSE, 0x20),
+    ] {
+        if flags.contains(flag) {
+            attrs += value;
+        }
+    }
+    if cell.underline() == Underline::Single {
+        attrs += 0x10;
+    }
     if flags.contains(Flags::WIDE_SPACER) {
-        return None;
+        return 0xff + attrs;
     }
-    let sgr = flags.intersects(Flags::SGR_MASK) || cell.underline() != Underline::None;
-    let drawn = cell.ch() != ' ' || sgr || cell.is_protected() || cell.fg() != Color::Default;
-    if !drawn {
-        return None;
+    let counted = cell.is_drawn() || attrs != 0 || cell.bg() != Color::Default;
+    if !counted {
+        return if first { 0x20 } else { 0 };
     }
-    let mut value = cell.ch() as u32 & 0xff;
-    if cell.is_protected() {
-        value += 0x04;
-    }
-    if flags.contains(Flags::HIDDEN) {
-        value += 0x08;
-    }
-    if cell.underline() != Underline::None {
-        value += 0x10;
-    }
-    if flags.contains(Flags::INVERSE) {
-        value += 0x20;
-    }
-    if flags.contains(Flags::BLINK) {
-        value += 0x40;
-    }
-    if flags.contains(Flags::BOLD) {
-        value += 0x80;
-    }
-    Some(value)
+    let ch = if flags.contains(Flags::HIDDEN) {
+        0x20
+    } else {
+        cell.ch() as u32 & 0xff
+    };
+    ch + attrs
 }
 
 impl State {
@@ -127,7 +128,8 @@ impl State {
         let Some(rect) = self.rect_from(p) else {
             return;
         };
-        let blank = self.erase_cell();
+        // xterm counts DECERA's blanks in DECRQCRA as written spaces.
+        let blank = self.erase_cell().with_drawn(true);
         for row in rect.top..rect.bottom {
             self.unsplit_wide(row, rect.left, rect.right);
             self.row_mut(row).fill(rect.left, rect.right, blank);
@@ -235,10 +237,12 @@ impl State {
             return 0;
         };
         let mut total: u32 = 0;
+        let mut first = true;
         for row in rect.top..rect.bottom {
             let r = self.grid().row(row);
             for cell in &r.cells[rect.left..rect.right] {
-                total = total.wrapping_add(checksum_value(cell).unwrap_or(0));
+                total = total.wrapping_add(checksum_value(cell, first));
+                first = false;
             }
         }
         (total as u16).wrapping_neg()
@@ -324,6 +328,7 @@ impl State {
 
     /// DECSEL: EL that keeps DECSCA-protected characters.
     pub fn selective_erase_line(&mut self, mode: u16) {
+        self.cursor.pending_wrap = false;
         let (row, col, cols) = (self.cursor.row, self.cursor.col, self.cols);
         let (start, end) = match mode {
             0 => (col, cols),
@@ -336,6 +341,7 @@ impl State {
 
     /// DECSED: ED that keeps DECSCA-protected characters.
     pub fn selective_erase_display(&mut self, mode: u16) {
+        self.cursor.pending_wrap = false;
         let (row, rows, cols) = (self.cursor.row, self.rows, self.cols);
         match mode {
             0 => {

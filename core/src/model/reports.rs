@@ -55,6 +55,8 @@ const DECRQSS_INVALID: &[u8] = b"\x1bP0$r\x1b\\";
 /// Answers a finished DCS request.
 pub fn finish_dcs(st: &mut State, request: DcsRequest) {
     match request.kind {
+        // A VT100 (DECSCL 61) has no DECRQSS.
+        DcsKind::Decrqss if st.conformance_level == 61 => {}
         DcsKind::Decrqss => {
             let setting = if request.overflowed {
                 None
@@ -100,8 +102,11 @@ fn decrqss_setting(st: &State, request: &[u8]) -> Option<String> {
             format!("{style} q")
         }
         b"\"q" => format!("{}\"q", u8::from(st.pen.protected)),
-        // 7-bit controls (tern never sends 8-bit C1).
-        b"\"p" => format!("{};1\"p", st.conformance_level),
+        b"\"p" => format!(
+            "{};{}\"p",
+            st.conformance_level,
+            if st.eight_bit_controls { 0 } else { 1 }
+        ),
         _ => return None,
     })
 }
@@ -181,7 +186,7 @@ const CAPABILITIES: &[(&str, &str)] = &[
     ("RGB", "8/8/8"),
 ];
 
-fn hex_decode(hex: &[u8]) -> Option<Vec<u8>> {
+pub(super) fn hex_decode(hex: &[u8]) -> Option<Vec<u8>> {
     if hex.len() % 2 != 0 {
         return None;
     }
@@ -220,21 +225,68 @@ fn xtgettcap(st: &mut State, body: &[u8]) {
     }
 }
 
-/// XTWINOPS. Answered: 14 (text area in pixels), 16 (cell size in pixels), 18 (text
-/// area in characters), 19 (screen in characters), all numbers only; 8 (resize to
-/// rows;cols) becomes a request for the app, which may ignore it; 22/23 the title
-/// stack. Not answered: 20/21 (icon label and title reports) because a title set by
-/// one program would be typed into another's input; the other window operations
-/// belong to the app's window, not to a program.
+/// DSR (`CSI Ps n`) and DEC DSR (`CSI ? Ps n`) with xterm 379's answers: 5 status OK, 6
+/// cursor position (DECXCPR with the page, always 1), no printer (?15), user-defined
+/// keys unlocked (?25), a North American LK201 keyboard (?26), no locator
+/// (?53, ?55, ?56), no macro space (?62), memory checksum 0 (?63), data integrity OK
+/// (?75) and no multi-session (?85). Anything else gets no answer.
+pub fn device_status(st: &mut State, params: &[u16], private: bool) {
+    let request = params.first().copied().unwrap_or(0);
+    let reply = match (request, private) {
+        (5, false) => "\x1b[0n".to_string(),
+        (5, true) => "\x1b[?0n".to_string(),
+        (6, _) => {
+            let (row, col) = (st.origin_row() + 1, st.origin_col() + 1);
+            if private {
+                format!("\x1b[?{row};{col};1R")
+            } else {
+                format!("\x1b[{row};{col}R")
+            }
+        }
+        (15, true) => "\x1b[?13n".to_string(),
+        (25, true) => "\x1b[?20n".to_string(),
+        (26, true) => "\x1b[?27;1;0;0n".to_string(),
+        (53 | 55, true) => "\x1b[?53n".to_string(),
+        (56, true) => "\x1b[?57;0n".to_string(),
+        (62, true) => "\x1b[0000*{".to_string(),
+        (63, true) => {
+            let id = params.get(1).copied().unwrap_or(0);
+            format!("\x1bP{id}!~0000\x1b\\")
+        }
+        (75, true) => "\x1b[?70n".to_string(),
+        (85, true) => "\x1b[?83n".to_string(),
+        _ => return,
+    };
+    st.reply(reply.as_bytes());
+}
+
+/// XTWINOPS. Answered: 11 (not iconified), 13 (position: always 0,0, the model does
+/// not know where the window is and a program has no need to), 14 (text area in
+/// pixels), 15 (screen in pixels: tern's screen is the text area), 16 (cell size in
+/// pixels), 18 (text area in characters), 19 (screen in characters), all numbers only;
+/// 8 (resize to rows;cols) becomes a request for the app, which may ignore it; 22/23
+/// push and pop the title stack by type (0 and 2 the title; 1 only the icon label,
+/// which tern does not keep: the entry holds no title, and 23;1 pops without
+/// restoring); 24 and more is DECSLPP. Not answered: 20/21 (icon label
+/// and title reports) because a title set by one program would be typed into another's
+/// input; the other window operations belong to the app's window, not to a program.
 pub fn window_ops(st: &mut State, params: &[u16]) {
     let p = |i: usize| params.get(i).copied().unwrap_or(0) as usize;
     let (cell_w, cell_h) = st.cell_pixels;
     let reply = match p(0) {
+        11 => "\x1b[1t".to_string(),
+        13 => "\x1b[3;0;0t".to_string(),
+        15 => format!("\x1b[5;{};{}t", st.rows * cell_h, st.cols * cell_w),
+        lines if lines >= super::geometry::MIN_PAGE_LINES => {
+            st.set_lines_per_page(lines);
+            return;
+        }
         8 => {
             // 0 or missing keeps that dimension.
             let rows = if p(1) == 0 { st.rows } else { p(1) };
             let cols = if p(2) == 0 { st.cols } else { p(2) };
-            st.resize_request = Some(TermSize::new(cols.min(1000), rows.min(1000)));
+            let max = super::geometry::MAX_PAGE_LINES;
+            st.resize_request = Some(TermSize::new(cols.min(max), rows.min(max)));
             return;
         }
         14 => format!("\x1b[4;{};{}t", st.rows * cell_h, st.cols * cell_w),
@@ -242,11 +294,11 @@ pub fn window_ops(st: &mut State, params: &[u16]) {
         18 => format!("\x1b[8;{};{}t", st.rows, st.cols),
         19 => format!("\x1b[9;{};{}t", st.rows, st.cols),
         22 => {
-            st.push_title();
+            st.push_title(p(1) != 1);
             return;
         }
         23 => {
-            st.pop_title();
+            st.pop_title(p(1) != 1);
             return;
         }
         _ => return,

@@ -27,7 +27,9 @@ pub struct Pen {
 
 impl Pen {
     pub fn template(&self) -> Cell {
-        Cell::styled(self.fg, self.bg, self.flags, self.underline).with_protected(self.protected)
+        Cell::styled(self.fg, self.bg, self.flags, self.underline)
+            .with_protected(self.protected)
+            .with_drawn(true)
     }
 
     /// Out-of-line attributes the pen carries, if any.
@@ -164,6 +166,14 @@ pub struct State {
     /// DECSACE: DECCARA/DECRARA act on the exact rectangle (else on the stream of
     /// characters from the start position to the end position).
     pub(super) rect_extent_exact: bool,
+    /// S8C1T (or DECSCL with 8-bit controls): replies use 8-bit C1 controls.
+    pub(super) eight_bit_controls: bool,
+    /// ?45: BS and CUB wrap back to the line above.
+    pub(super) reverse_wrap: bool,
+    /// ?40: DECCOLM may switch between 80 and 132 columns.
+    pub(super) allow_column_switch: bool,
+    /// ?3 as DECRQM reports it: the last DECCOLM or DECSCPP asked for 132 columns.
+    pub(super) columns_132: bool,
     /// One cell's size in pixels (`width, height`), told by the app (XTWINOPS 14/16).
     pub(super) cell_pixels: (usize, usize),
     /// The last XTWINOPS 8 resize request, waiting for the app (which may ignore it).
@@ -175,7 +185,10 @@ pub struct State {
     /// Bumped whenever a program changes the palette (frames carry it only then).
     pub(super) palette_generation: u64,
     pub(super) title: String,
-    pub(super) title_stack: Vec<String>,
+    /// xterm's title mode 0 (`CSI > 0 t`): OSC 0/1/2 carry the title hex-encoded.
+    pub(super) title_hex: bool,
+    /// XTWINOPS 22/23 entries; `None` for one that saved only the icon label.
+    pub(super) title_stack: Vec<Option<String>>,
     pub(super) cwd: Option<String>,
     pub(super) hyperlinks: Vec<Hyperlink>,
     pub(super) cursor_shape: CursorShape,
@@ -221,6 +234,10 @@ impl State {
             margin_right: cols,
             conformance_level: 64,
             rect_extent_exact: false,
+            eight_bit_controls: false,
+            reverse_wrap: false,
+            allow_column_switch: false,
+            columns_132: false,
             cell_pixels: (8, 16),
             resize_request: None,
             dcs: None,
@@ -228,6 +245,7 @@ impl State {
             palette: Palette::new(config.palette),
             palette_generation: 0,
             title: String::new(),
+            title_hex: false,
             title_stack: Vec::new(),
             cwd: None,
             hyperlinks: Vec::new(),
@@ -312,8 +330,33 @@ impl State {
         Cell::blank_with_bg(self.pen.bg)
     }
 
+    /// Queues a reply, written with 7-bit controls; after S8C1T they go out as 8-bit C1
+    /// bytes (CSI 0x9B, DCS 0x90, OSC 0x9D, ST 0x9C), as xterm sends them.
     pub(super) fn reply(&mut self, bytes: &[u8]) {
-        self.replies.extend_from_slice(bytes);
+        if !self.eight_bit_controls {
+            self.replies.extend_from_slice(bytes);
+            return;
+        }
+        let mut i = 0;
+        while i < bytes.len() {
+            let c1 = match (bytes[i], bytes.get(i + 1)) {
+                (0x1b, Some(b'[')) => Some(0x9b),
+                (0x1b, Some(b'P')) => Some(0x90),
+                (0x1b, Some(b']')) => Some(0x9d),
+                (0x1b, Some(b'\\')) => Some(0x9c),
+                _ => None,
+            };
+            match c1 {
+                Some(byte) => {
+                    self.replies.push(byte);
+                    i += 2;
+                }
+                None => {
+                    self.replies.push(bytes[i]);
+                    i += 1;
+                }
+            }
+        }
     }
 
     /// The cursor's line counted from the first line ever written (stable while
@@ -521,7 +564,11 @@ impl State {
 
     // ---- C0 controls ----
 
+    /// LF, IND (and the line feed of NEL and of a wrap): down one line, scrolling at the
+    /// bottom margin. The column stays and a pending wrap is cancelled (xterm: after a
+    /// full line, LF then a character writes it in the last column of the next line).
     pub fn linefeed(&mut self) {
+        self.cursor.pending_wrap = false;
         let next = self.cursor.row + 1;
         if next == self.scroll_bottom {
             // Outside the left/right margins the cursor stays and nothing scrolls.
@@ -547,11 +594,10 @@ impl State {
         self.cursor.pending_wrap = false;
     }
 
+    /// BS: one column back (see [`State::cursor_back`] for the margins and reverse
+    /// wraparound).
     pub fn backspace(&mut self) {
-        if self.cursor.col > self.left_edge() {
-            self.cursor.col -= 1;
-            self.cursor.pending_wrap = false;
-        }
+        self.cursor_back(1);
     }
 
     /// HT: to the next tab stop (or the last column), `count` times.
@@ -695,11 +741,10 @@ impl State {
         self.cursor.pending_wrap = false;
     }
 
-    /// CUB: stops at the left margin from inside the margins, else at column 0.
+    /// CUB: stops at the left margin from inside the margins, else at column 0 (or
+    /// wraps back with ?45, see [`State::cursor_back`]).
     pub fn move_backward(&mut self, n: usize) {
-        let first = self.left_edge();
-        self.cursor.col = self.cursor.col.saturating_sub(n).max(first);
-        self.cursor.pending_wrap = false;
+        self.cursor_back(n);
     }
 
     /// IND
@@ -707,8 +752,9 @@ impl State {
         self.linefeed();
     }
 
-    /// RI
+    /// RI: up one line, scrolling down at the top margin; cancels a pending wrap.
     pub fn reverse_index(&mut self) {
+        self.cursor.pending_wrap = false;
         if self.cursor.row == self.scroll_top {
             if self.col_in_margins(self.cursor.col) {
                 self.scroll_down(1);
@@ -847,13 +893,25 @@ impl State {
 
     // ---- editing ----
 
+    /// True when the cursor is inside the scroll region and the left/right margins,
+    /// where IL and DL act.
+    fn cursor_in_line_box(&self) -> bool {
+        let row = self.cursor.row;
+        row >= self.scroll_top && row < self.scroll_bottom && self.col_in_margins(self.cursor.col)
+    }
+
+    /// IL and DL move the cursor to the left margin (DEC, xterm), cancelling a pending
+    /// wrap.
+    fn line_edit_home(&mut self) {
+        self.cursor.col = self.margin_left;
+        self.cursor.pending_wrap = false;
+    }
+
     /// IL
     pub fn insert_lines(&mut self, n: usize) {
         let row = self.cursor.row;
-        if row >= self.scroll_top
-            && row < self.scroll_bottom
-            && self.col_in_margins(self.cursor.col)
-        {
+        if self.cursor_in_line_box() {
+            self.line_edit_home();
             self.scroll_down_from(row, n);
         }
     }
@@ -861,11 +919,8 @@ impl State {
     /// DL
     pub fn delete_lines(&mut self, n: usize) {
         let row = self.cursor.row;
-        if row >= self.scroll_top
-            && row < self.scroll_bottom
-            && n > 0
-            && self.col_in_margins(self.cursor.col)
-        {
+        if self.cursor_in_line_box() && n > 0 {
+            self.line_edit_home();
             let bottom = self.scroll_bottom;
             if self.has_lr_margins() {
                 let (left, right) = (self.margin_left, self.margin_right);
@@ -878,11 +933,13 @@ impl State {
         }
     }
 
-    /// ICH
     /// ICH: inside the margins it shifts only up to the right margin; outside them it
-    /// does nothing.
+    /// does nothing. Like xterm it cancels a pending wrap, and DECRQCRA counts its
+    /// blanks as written spaces.
     pub fn insert_blanks(&mut self, n: usize) {
-        let (row, col, blank) = (self.cursor.row, self.cursor.col, self.erase_cell());
+        self.cursor.pending_wrap = false;
+        let (row, col) = (self.cursor.row, self.cursor.col);
+        let blank = self.erase_cell().with_drawn(true);
         if !self.col_in_margins(col) {
             return;
         }
@@ -892,6 +949,7 @@ impl State {
 
     /// DCH: like ICH, bounded by the right margin.
     pub fn delete_chars(&mut self, n: usize) {
+        self.cursor.pending_wrap = false;
         let (row, col, blank) = (self.cursor.row, self.cursor.col, self.erase_cell());
         if !self.col_in_margins(col) {
             return;
@@ -900,21 +958,21 @@ impl State {
         self.row_mut(row).delete_cells_before(col, end, n, blank);
     }
 
-    /// ECH
+    /// ECH. Cancels a pending wrap; DECRQCRA counts its blanks as written spaces.
     pub fn erase_chars(&mut self, n: usize) {
-        let (row, col, blank) = (self.cursor.row, self.cursor.col, self.erase_cell());
+        self.cursor.pending_wrap = false;
+        let (row, col) = (self.cursor.row, self.cursor.col);
+        let blank = self.erase_cell().with_drawn(true);
         let end = col.saturating_add(n.max(1));
         self.row_mut(row).fill(col, end, blank);
     }
 
-    /// EL: 0 right of the cursor, 1 left of it, 2 the whole line.
+    /// EL: 0 right of the cursor, 1 left of it, 2 the whole line. Cancels a pending
+    /// wrap; DECRQCRA counts the blanks of EL 1 (only) as written spaces, as xterm does.
     pub fn erase_in_line(&mut self, mode: u16) {
-        let (row, col, cols, blank) = (
-            self.cursor.row,
-            self.cursor.col,
-            self.cols,
-            self.erase_cell(),
-        );
+        self.cursor.pending_wrap = false;
+        let (row, col, cols) = (self.cursor.row, self.cursor.col, self.cols);
+        let blank = self.erase_cell().with_drawn(mode == 1);
         let (start, end) = match mode {
             0 => (col, cols),
             1 => (0, col + 1),
@@ -930,6 +988,9 @@ impl State {
 
     /// ED: 0 below, 1 above, 2 all, 3 scrollback.
     pub fn erase_in_display(&mut self, mode: u16) {
+        if mode <= 2 {
+            self.cursor.pending_wrap = false;
+        }
         let (row, rows, blank) = (self.cursor.row, self.rows, self.erase_cell());
         match mode {
             0 => {
@@ -969,7 +1030,7 @@ impl State {
         let cols = self.cols;
         for r in 0..self.rows {
             let row = self.row_mut(r);
-            row.fill(0, cols, Cell::BLANK.with_ch('E'));
+            row.fill(0, cols, Cell::BLANK.with_ch('E').with_drawn(true));
             row.wrapped = false;
         }
         self.scroll_top = 0;
@@ -1139,15 +1200,22 @@ impl State {
         }
     }
 
-    pub fn push_title(&mut self) {
+    /// XTWINOPS 22: pushes an entry; it holds the title unless only the icon label
+    /// (which tern does not keep) was to be saved.
+    pub fn push_title(&mut self, save_title: bool) {
         if self.title_stack.len() >= MAX_TITLE_STACK {
             self.title_stack.remove(0);
         }
-        self.title_stack.push(self.title.clone());
+        self.title_stack
+            .push(save_title.then(|| self.title.clone()));
     }
 
-    pub fn pop_title(&mut self) {
-        if let Some(title) = self.title_stack.pop() {
+    /// XTWINOPS 23: pops an entry (whatever `restore_title` says, as xterm) and restores
+    /// its title when asked to and it holds one.
+    pub fn pop_title(&mut self, restore_title: bool) {
+        if let Some(Some(title)) = self.title_stack.pop()
+            && restore_title
+        {
             self.set_title(&title);
         }
     }
