@@ -407,7 +407,6 @@ impl Config {
                 CursorStyle::Underline => CursorShape::Underline,
             },
             cursor_blink: self.cursor.blinking,
-            ..TermConfig::default()
         }
     }
 
