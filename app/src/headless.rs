@@ -2,6 +2,11 @@
 //! stdin is forwarded to the pty (raw when it is a terminal), queries are answered by
 //! the model, and tern exits with the child's status, optionally writing the final
 //! screen as text and the diagnostics report (`--diagnostics-report PATH`).
+//!
+//! It reads the same config as the window (`--config PATH`, else `$TERN_CONFIG` or the
+//! platform file) and applies what concerns a pane without a window: scrollback, the
+//! flow-control window, the theme's colours and cursor (for programs that query them),
+//! the environment, and the shell when no command is given.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -9,6 +14,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rustix::termios::{self, OptionalActions, Termios};
+use tern_core::config::Config;
 use tern_core::diagnostics::{
     DiagnosticsReport, Environment, PaneLabel, Redactor, ReportInputs, write_report,
 };
@@ -22,7 +28,26 @@ pub struct HeadlessArgs {
     pub dump_screen: Option<String>,
     /// Where to write the diagnostics report (RON) when the child exits.
     pub diagnostics_report: Option<PathBuf>,
+    /// Empty: the configured shell.
     pub command: Vec<String>,
+    pub config: Config,
+}
+
+/// The settings for a headless session: `--config PATH` when given (a file that cannot
+/// be read or parsed is an error: the session would not be the one asked for), else the
+/// platform file, where a missing file means the defaults and a broken one is reported
+/// and replaced by the defaults (as in the window).
+pub fn load_config(path: Option<&Path>) -> Result<Config, String> {
+    if let Some(path) = path {
+        return Config::load(path).map_err(|e| e.to_string());
+    }
+    let Some(path) = Config::default_path() else {
+        return Ok(Config::default());
+    };
+    Ok(Config::load_or_default(&path).unwrap_or_else(|e| {
+        eprintln!("tern: {e}; using the default settings");
+        Config::default()
+    }))
 }
 
 /// Puts tern's own terminal in raw mode for as long as it lives.
@@ -85,22 +110,18 @@ fn write_diagnostics(pipeline: &Pipeline, pane: PaneId, path: &Path) -> Result<(
 
 /// Runs the session; returns the exit code for tern.
 pub fn run(args: HeadlessArgs) -> Result<i32, String> {
-    let Some((program, rest)) = args.command.split_first() else {
-        return Err("--headless needs a command after --".into());
-    };
     let config = PipelineConfig {
         default_size: args.size,
-        ..PipelineConfig::default()
+        ..args.config.pipeline_config()
     };
     let pipeline = Arc::new(
         Pipeline::start(config, Arc::new(|| {})).map_err(|e| format!("cannot start: {e}"))?,
     );
-    let mut spec = SpawnSpec::command(
-        program.clone(),
-        &rest.iter().map(String::as_str).collect::<Vec<_>>(),
-    );
+    let mut spec: SpawnSpec = args.config.spawn_spec(args.cwd);
+    if let Some((program, rest)) = args.command.split_first() {
+        spec.command = Some((program.clone(), rest.to_vec()));
+    }
     spec.size = Some(args.size);
-    spec.cwd = args.cwd;
     let pane = pipeline.spawn(&spec).map_err(|e| e.to_string())?;
     let raw = RawMode::enter();
     // Forward stdin until it ends; the session goes on until the child exits.

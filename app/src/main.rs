@@ -165,12 +165,20 @@ fn main() -> ExitCode {
             }
         },
         None if cli.headless => {
+            let config = match headless::load_config(cli.config.as_deref()) {
+                Ok(config) => config,
+                Err(e) => {
+                    eprintln!("tern: {e}");
+                    return ExitCode::from(2);
+                }
+            };
             let args = headless::HeadlessArgs {
                 size: TermSize::new(cli.cols.max(2), cli.rows.max(1)),
                 cwd: cli.working_directory,
                 dump_screen: cli.dump_screen,
                 diagnostics_report: cli.diagnostics_report,
                 command: cli.program,
+                config,
             };
             match headless::run(args) {
                 Ok(code) => ExitCode::from(code.clamp(0, 255) as u8),

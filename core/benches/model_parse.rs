@@ -6,7 +6,10 @@
 //! measurements and then an interleaved summary (engines alternate within each round so
 //! drift hits all alike) that prints a table of medians with ratios and writes JSON to
 //! `target/model_parse.json` (or `$MODEL_PARSE_JSON`). `MODEL_PARSE_QUICK=1` uses 1 MB
-//! fixtures and skips criterion.
+//! fixtures and skips criterion. `MODEL_PARSE_PROFILE=fixture` (e.g. `dense`) only
+//! parses that fixture with tern (or `MODEL_PARSE_ENGINE`), `MODEL_PARSE_ITERS` times (default 20), for a profiler
+//! (`perf record`, or `valgrind --tool=cachegrind` for instruction counts that do not
+//! depend on the machine's load).
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -90,6 +93,27 @@ fn main() {
         .iter()
         .map(|f| (*f, f.generate(size, COLS, ROWS)))
         .collect();
+
+    if let Ok(name) = std::env::var("MODEL_PARSE_PROFILE") {
+        for (fixture, data) in fixtures.iter().filter(|(f, _)| f.name() == name) {
+            let iters: u32 = std::env::var("MODEL_PARSE_ITERS")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(20);
+            let start = Instant::now();
+            let engine = match std::env::var("MODEL_PARSE_ENGINE").as_deref() {
+                Ok("alacritty_terminal") => Engine::Alacritty,
+                Ok("vte-noop") => Engine::Vte,
+                _ => Engine::Tern,
+            };
+            for _ in 0..iters {
+                black_box(run(engine, data));
+            }
+            let mbps = f64::from(iters) * data.len() as f64 / start.elapsed().as_secs_f64() / 1e6;
+            println!("{}: {} {mbps:.1} MB/s", fixture.name(), engine.name());
+        }
+        return;
+    }
 
     if !quick {
         let mut c = Criterion::default().sample_size(10).configure_from_args();

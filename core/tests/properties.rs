@@ -99,6 +99,16 @@ fn token() -> impl Strategy<Value = Vec<u8>> {
         b"\x9b",
         b"\x9d",
         b"\xc2\x9b",
+        b"\x1b[38;5;200m",
+        b"\x1b[1;4m",
+        b"\x1b[12;40H",
+        b"\x1b[;5f",
+        b"\x1b[2K",
+        b"\x1b[m",
+        b"\x1b[99999m",
+        b"\x7f",
+        "日本語│→".as_bytes(),
+        b"plain words and more plain words ",
     ];
     prop_oneof![
         4 => prop::sample::select(fixed).prop_map(|b| b.to_vec()),
@@ -146,6 +156,31 @@ proptest! {
         prop_assert_eq!(whole.dump(), chunked.dump());
         prop_assert_eq!(whole.take_replies(), chunked.take_replies());
         prop_assert_eq!(whole.title(), chunked.title());
+    }
+
+    #[test]
+    fn the_fast_path_gives_what_vte_alone_gives(
+        bytes in input(),
+        cols in 1usize..40,
+        rows in 1usize..12,
+        cuts in prop::collection::vec(1usize..64, 0..40),
+    ) {
+        let size = TermSize::new(cols, rows);
+        let mut vte_only = Terminal::new(size, small_config());
+        vte_only.set_fast_path(false);
+        vte_only.advance(&bytes);
+        let mut fast = Terminal::new(size, small_config());
+        feed_chunked(&mut fast, &bytes, &cuts);
+        prop_assert_eq!(vte_only.dump(), fast.dump());
+        let history = |t: &Terminal| t.scrollback().iter().collect::<Vec<_>>();
+        prop_assert_eq!(history(&vte_only), history(&fast));
+        prop_assert_eq!(vte_only.take_replies(), fast.take_replies());
+        prop_assert_eq!(vte_only.title(), fast.title());
+        prop_assert_eq!(vte_only.pen(), fast.pen());
+        prop_assert_eq!(vte_only.modes(), fast.modes());
+        prop_assert_eq!(vte_only.cursor(), fast.cursor());
+        let events = |t: &mut Terminal| t.drain_events().collect::<Vec<_>>();
+        prop_assert_eq!(events(&mut vte_only), events(&mut fast));
     }
 
     #[test]

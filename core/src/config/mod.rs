@@ -28,6 +28,9 @@ pub use watch::{ConfigEvent, ConfigWatcher};
 /// The documented default file, every option at its default.
 pub const DEFAULT_CONFIG_RON: &str = include_str!("../../../assets/config.ron");
 
+/// Bytes of scrollback allowed per configured line (see [`Config::term_config`]).
+pub const SCROLLBACK_BYTES_PER_LINE: usize = 128;
+
 /// The environment variable naming a config file to use instead of the platform one.
 pub const CONFIG_ENV: &str = "TERN_CONFIG";
 
@@ -391,6 +394,12 @@ impl Config {
     pub fn term_config(&self) -> TermConfig {
         TermConfig {
             scrollback_lines: self.scrollback_lines,
+            // The byte cap follows the line count (128 B a line, far above a typical
+            // line's encoding) so that a long history asked for is kept whole.
+            scrollback_bytes: TermConfig::default().scrollback_bytes.max(
+                self.scrollback_lines
+                    .saturating_mul(SCROLLBACK_BYTES_PER_LINE),
+            ),
             palette: self.theme.palette_defaults(),
             cursor_shape: match self.cursor.style {
                 CursorStyle::Block => CursorShape::Block,
@@ -398,7 +407,6 @@ impl Config {
                 CursorStyle::Underline => CursorShape::Underline,
             },
             cursor_blink: self.cursor.blinking,
-            ..TermConfig::default()
         }
     }
 

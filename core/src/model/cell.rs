@@ -227,6 +227,12 @@ impl Cell {
         char::from_u32(self.ch & CH_MASK).unwrap_or(' ')
     }
 
+    /// The character's code point as stored (no validity check: for byte encoders).
+    #[inline]
+    pub fn code_point(&self) -> u32 {
+        self.ch & CH_MASK
+    }
+
     #[inline]
     pub fn set_ch(&mut self, c: char) {
         self.ch = (self.ch & !CH_MASK) | c as u32;

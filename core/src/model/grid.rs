@@ -68,6 +68,18 @@ impl Row {
         self.wrapped = false;
     }
 
+    /// [`Row::reset`] for a row whose cells from `used` on are known to be default
+    /// blanks: with the default background only the used part is written.
+    pub fn reset_used(&mut self, cols: usize, used: usize, bg: Color) {
+        if bg != Color::Default || self.cells.len() != cols || used > cols {
+            self.reset(cols, bg);
+            return;
+        }
+        self.cells[..used].fill(Cell::BLANK);
+        self.extras.clear();
+        self.wrapped = false;
+    }
+
     pub fn len(&self) -> usize {
         self.cells.len()
     }
@@ -350,12 +362,13 @@ impl Grid {
                 self.rows.remove(top)
             };
             let Some(mut row) = row else { return };
+            let mut used = cols;
             if top == 0
                 && let Some(sb) = history.as_deref_mut()
             {
-                sb.push(&row);
+                used = sb.push(&row);
             }
-            row.reset(cols, bg);
+            row.reset_used(cols, used, bg);
             if full {
                 self.rows.push_back(row);
             } else {

@@ -11,6 +11,7 @@ mod colornames;
 pub mod dump;
 mod geometry;
 pub mod grid;
+mod ground;
 pub mod modes;
 mod osc;
 pub mod palette;
@@ -21,6 +22,7 @@ mod reports;
 pub mod scrollback;
 pub mod search;
 pub mod state;
+mod width;
 
 pub use cell::{Cell, Color, Flags, Underline};
 pub use dump::{AttrRun, DumpAttrs, DumpColor, ScreenDump, UnderlineKind};
@@ -145,6 +147,10 @@ pub struct Terminal {
     /// An incomplete UTF-8 sequence at the end of the last input, held back (at most 3
     /// bytes) so the parser never sees a character split across calls.
     carry: Vec<u8>,
+    /// vte is in its ground state, so the fast path in `ground.rs` reads the bytes.
+    ground: bool,
+    /// Off only in tests that check the fast path against vte alone.
+    fast_path: bool,
 }
 
 /// The encoded length a UTF-8 lead byte announces (1 for anything else).
@@ -179,6 +185,8 @@ impl Terminal {
             st: State::new(size, config),
             run: Vec::new(),
             carry: Vec::new(),
+            ground: true,
+            fast_path: true,
         }
     }
 
@@ -207,14 +215,34 @@ impl Terminal {
         while !rest.is_empty() {
             let (feed, skip) = self.guard_step(rest);
             if feed > 0 {
-                let mut performer = perform::Performer {
-                    st: &mut self.st,
-                    run: &mut self.run,
-                };
-                self.parser.advance(&mut performer, &rest[..feed]);
-                performer.flush();
+                self.parse(&rest[..feed]);
             }
             rest = &rest[feed + skip..];
+        }
+    }
+
+    /// Parses bytes the OSC guard let through: the fast path while vte is in ground,
+    /// vte from the first byte the fast path leaves to it until a dispatch brings it
+    /// back to ground.
+    fn parse(&mut self, mut bytes: &[u8]) {
+        while !bytes.is_empty() {
+            if self.ground && self.fast_path {
+                let took = ground::advance(&mut self.st, bytes);
+                bytes = &bytes[took..];
+                if bytes.is_empty() {
+                    return;
+                }
+                self.ground = false;
+            }
+            let mut performer = perform::Performer {
+                st: &mut self.st,
+                run: &mut self.run,
+                back_to_ground: false,
+            };
+            let took = self.parser.advance_until_terminated(&mut performer, bytes);
+            performer.flush();
+            self.ground = performer.back_to_ground;
+            bytes = &bytes[took..];
         }
     }
 
@@ -278,6 +306,13 @@ impl Terminal {
                 None => (0, bytes.len()),
             },
         }
+    }
+
+    /// Turns the ground-state fast path off (everything goes through vte), so tests can
+    /// check that both give the same result. Not for production use.
+    #[doc(hidden)]
+    pub fn set_fast_path(&mut self, on: bool) {
+        self.fast_path = on;
     }
 
     pub fn size(&self) -> TermSize {

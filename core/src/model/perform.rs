@@ -20,6 +20,9 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 pub struct Performer<'a> {
     pub st: &'a mut State,
     pub run: &'a mut Vec<u8>,
+    /// Set when a dispatch left vte in its ground state, so that the fast path in
+    /// `ground.rs` can take over again (see `Terminal::parse`).
+    pub back_to_ground: bool,
 }
 
 impl Performer<'_> {
@@ -83,20 +86,12 @@ impl Perform for Performer<'_> {
 
     fn execute(&mut self, byte: u8) {
         self.flush();
-        let st = &mut *self.st;
-        st.last_printed = None;
-        match byte {
-            0x07 => st.bell(),
-            0x08 => st.backspace(),
-            0x09 => st.tab_forward(1),
-            0x0a..=0x0c => st.newline(),
-            0x0d => st.carriage_return(),
-            0x0e => st.invoke_charset(1),
-            0x0f => st.invoke_charset(0),
-            // C1 controls (0x80..=0x9f) are not acted on in a UTF-8 stream, as in xterm's
-            // UTF-8 mode: vte hands over raw bytes of invalid UTF-8 here too.
-            _ => {}
-        }
+        execute(self.st, byte);
+    }
+
+    /// vte stops `advance_until_terminated` here once a dispatch returned it to ground.
+    fn terminated(&self) -> bool {
+        self.back_to_ground
     }
 
     fn hook(&mut self, params: &Params, intermediates: &[u8], ignore: bool, action: char) {
@@ -126,6 +121,8 @@ impl Perform for Performer<'_> {
     fn osc_dispatch(&mut self, params: &[&[u8]], bell_terminated: bool) {
         self.flush();
         self.st.last_printed = None;
+        // After BEL vte is in ground; after ESC it waits for the `\` of ST.
+        self.back_to_ground = bell_terminated;
         if std::mem::take(&mut self.st.osc_truncated) {
             self.st.events.push(TermEvent::Dropped {
                 what: "over-long OSC string",
@@ -140,6 +137,7 @@ impl Perform for Performer<'_> {
         // REP repeats only a character printed right before it (xterm): anything else
         // in between, REP included, ends that.
         let last_printed = self.st.last_printed.take();
+        self.back_to_ground = true;
         if ignore {
             return;
         }
@@ -299,6 +297,7 @@ impl Perform for Performer<'_> {
 
     fn esc_dispatch(&mut self, intermediates: &[u8], _ignore: bool, byte: u8) {
         self.flush();
+        self.back_to_ground = true;
         let st = &mut *self.st;
         st.last_printed = None;
         match (intermediates, byte) {
@@ -331,6 +330,23 @@ impl Perform for Performer<'_> {
             }
             _ => {}
         }
+    }
+}
+
+/// C0 controls (from vte, and from the fast path in `ground.rs`).
+pub(super) fn execute(st: &mut State, byte: u8) {
+    st.last_printed = None;
+    match byte {
+        0x07 => st.bell(),
+        0x08 => st.backspace(),
+        0x09 => st.tab_forward(1),
+        0x0a..=0x0c => st.newline(),
+        0x0d => st.carriage_return(),
+        0x0e => st.invoke_charset(1),
+        0x0f => st.invoke_charset(0),
+        // C1 controls (0x80..=0x9f) are not acted on in a UTF-8 stream, as in xterm's
+        // UTF-8 mode: vte hands over raw bytes of invalid UTF-8 here too.
+        _ => {}
     }
 }
 
@@ -475,7 +491,12 @@ fn sgr(st: &mut State, params: &Params) {
         buf[len] = p;
         len += 1;
     }
-    let groups = &buf[..len];
+    sgr_groups(st, &buf[..len]);
+}
+
+/// SGR over parameter groups (a group is a parameter and its `:` sub-parameters); the
+/// fast path in `ground.rs` calls this with groups of one.
+pub(super) fn sgr_groups(st: &mut State, groups: &[&[u16]]) {
     if groups.is_empty() {
         st.pen = Default::default();
         st.pen_changed();

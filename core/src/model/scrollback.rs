@@ -11,13 +11,16 @@
 //! ```
 //!
 //! A line is encoded as: varint cell count; style runs (a byte `0..=0x7f` = that many+1
-//! default-style cells; `0x80` = varint count, flags u16, fg u32, bg u32); the cells'
-//! characters as UTF-8; varint extra count and the extras. Plain text costs about one
+//! default-style cells; `0x80` = varint count, flags u16, fg u32, bg u32; `0x81` =
+//! varint count of wide pairs (a `WIDE` cell and its `WIDE_SPACER`), then the pairs'
+//! style as for `0x80` without the two layout flags; `0x82` = the same in the default
+//! style, no style bytes); the cells' characters as UTF-8; varint extra count and the
+//! extras. A run of CJK or emoji thus costs one run, not two per character. Plain text costs about one
 //! byte per character, and pushing a line allocates nothing once the blocks exist.
 
 use std::collections::VecDeque;
 
-use super::cell::{Cell, Color};
+use super::cell::{Cell, Color, Flags};
 use super::grid::{CellExtra, Row};
 
 #[derive(Clone, Copy, Debug)]
@@ -145,6 +148,42 @@ fn decode_color(r: &mut Reader<'_>) -> Option<Color> {
     Some(Cell::from_style_bits(0, fg, 0, ' ').fg())
 }
 
+const TAG_STYLED: u8 = 0x80;
+const TAG_WIDE_PAIRS: u8 = 0x81;
+const TAG_WIDE_PAIRS_DEFAULT: u8 = 0x82;
+const WIDE_LAYOUT: u16 = Flags::WIDE.union(Flags::WIDE_SPACER).bits();
+
+fn put_style(out: &mut Vec<u8>, style: (u16, u32, u32)) {
+    out.extend_from_slice(&style.0.to_le_bytes());
+    out.extend_from_slice(&style.1.to_le_bytes());
+    out.extend_from_slice(&style.2.to_le_bytes());
+}
+
+/// A wide pair's style without its layout flags.
+fn pair_style(cell: &Cell) -> (u16, u32, u32) {
+    let (flags, fg, bg) = cell.style_bits();
+    (flags & !WIDE_LAYOUT, fg, bg)
+}
+
+/// How many wide pairs of one style start `cells`: a cell whose only layout flag is
+/// `WIDE`, then one whose only layout flag is `WIDE_SPACER`, both otherwise alike.
+fn wide_pairs(cells: &[Cell]) -> usize {
+    let Some(first) = cells.first() else {
+        return 0;
+    };
+    let style = pair_style(first);
+    cells
+        .chunks_exact(2)
+        .take_while(|pair| {
+            let (a, b) = (pair[0].style_bits(), pair[1].style_bits());
+            a.0 & WIDE_LAYOUT == Flags::WIDE.bits()
+                && b.0 & WIDE_LAYOUT == Flags::WIDE_SPACER.bits()
+                && pair_style(&pair[0]) == style
+                && pair_style(&pair[1]) == style
+        })
+        .count()
+}
+
 /// Encodes `cells[..len]` and `extras` of a row.
 fn encode(row: &Row, len: usize, out: &mut Vec<u8>) {
     let cells = &row.cells[..len];
@@ -152,11 +191,26 @@ fn encode(row: &Row, len: usize, out: &mut Vec<u8>) {
     let default_style = Cell::BLANK.style_bits();
     let mut i = 0;
     while i < len {
-        let style = cells[i].style_bits();
-        let mut j = i + 1;
-        while j < len && cells[j].style_bits() == style {
-            j += 1;
+        let pairs = wide_pairs(&cells[i..]);
+        if pairs > 0 {
+            let style = pair_style(&cells[i]);
+            if style == default_style {
+                out.push(TAG_WIDE_PAIRS_DEFAULT);
+                put_varint(out, pairs as u64);
+            } else {
+                out.push(TAG_WIDE_PAIRS);
+                put_varint(out, pairs as u64);
+                put_style(out, style);
+            }
+            i += 2 * pairs;
+            continue;
         }
+        let style = cells[i].style_bits();
+        let same = cells[i + 1..]
+            .iter()
+            .position(|c| c.style_bits() != style)
+            .unwrap_or(len - i - 1);
+        let j = i + 1 + same;
         let mut n = j - i;
         if style == default_style {
             while n > 0 {
@@ -165,21 +219,24 @@ fn encode(row: &Row, len: usize, out: &mut Vec<u8>) {
                 n -= k;
             }
         } else {
-            out.push(0x80);
+            out.push(TAG_STYLED);
             put_varint(out, n as u64);
-            out.extend_from_slice(&style.0.to_le_bytes());
-            out.extend_from_slice(&style.1.to_le_bytes());
-            out.extend_from_slice(&style.2.to_le_bytes());
+            put_style(out, style);
         }
         i = j;
     }
     let mut buf = [0u8; 4];
-    for cell in cells {
-        let c = cell.ch();
-        if c.is_ascii() {
-            out.push(c as u8);
-        } else {
-            out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+    if cells.iter().all(|c| c.code_point() < 0x80) {
+        // The common line: one byte a cell, in one pass the compiler can vectorise.
+        out.extend(cells.iter().map(|c| c.code_point() as u8));
+    } else {
+        for cell in cells {
+            let c = cell.ch();
+            if c.is_ascii() {
+                out.push(c as u8);
+            } else {
+                out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+            }
         }
     }
     let extras: Vec<&(u16, CellExtra)> = row
@@ -210,25 +267,36 @@ fn decode(r: &mut Reader<'_>, wrapped: bool) -> Row {
     // allocate or loop without limit (each cell costs at least one byte of characters,
     // each extra at least three).
     let len = (r.varint() as usize).min(r.remaining());
-    let mut styles: Vec<(usize, (u16, u32, u32))> = Vec::new();
+    // (cells, style, wide pairs): a pair run alternates WIDE and WIDE_SPACER cells.
+    let mut styles: Vec<(usize, (u16, u32, u32), bool)> = Vec::new();
     let mut covered = 0;
     while covered < len {
         let tag = r.byte();
         if tag < 0x80 {
             let n = tag as usize + 1;
-            styles.push((n, Cell::BLANK.style_bits()));
+            styles.push((n, Cell::BLANK.style_bits(), false));
             covered += n;
-        } else {
-            let n = (r.varint() as usize).min(len - covered);
-            let style = (r.u16(), r.u32(), r.u32());
-            styles.push((n, style));
-            covered += n.max(1);
+            continue;
         }
+        let n = r.varint() as usize;
+        let (n, style, pairs) = match tag {
+            TAG_WIDE_PAIRS_DEFAULT => (n.saturating_mul(2), Cell::BLANK.style_bits(), true),
+            TAG_WIDE_PAIRS => (n.saturating_mul(2), (r.u16(), r.u32(), r.u32()), true),
+            _ => (n, (r.u16(), r.u32(), r.u32()), false),
+        };
+        let n = n.min(len - covered);
+        styles.push((n, style, pairs));
+        covered += n.max(1);
     }
     let mut cells = Vec::with_capacity(len);
-    for (n, (flags, fg, bg)) in styles {
-        for _ in 0..n.min(len - cells.len()) {
-            cells.push(Cell::from_style_bits(flags, fg, bg, r.char()));
+    for (n, (flags, fg, bg), pairs) in styles {
+        for k in 0..n.min(len - cells.len()) {
+            let layout = match (pairs, k % 2) {
+                (false, _) => 0,
+                (true, 0) => Flags::WIDE.bits(),
+                (true, _) => Flags::WIDE_SPACER.bits(),
+            };
+            cells.push(Cell::from_style_bits(flags | layout, fg, bg, r.char()));
         }
     }
     let n_extras = (r.varint() as usize).min(r.remaining());
@@ -328,17 +396,18 @@ impl Scrollback {
     }
 
     /// Appends `row` without its trailing default blanks, then drops the oldest lines
-    /// over the caps.
-    pub fn push(&mut self, row: &Row) {
-        if self.max_lines == 0 {
-            self.dropped += 1;
-            return;
-        }
+    /// over the caps. Returns the length kept (every cell from there on is a default
+    /// blank).
+    pub fn push(&mut self, row: &Row) -> usize {
         let len = row
             .cells
             .iter()
             .rposition(|c| !c.is_default_blank())
             .map_or(0, |i| i + 1);
+        if self.max_lines == 0 {
+            self.dropped += 1;
+            return len;
+        }
         let mut scratch = std::mem::take(&mut self.scratch);
         scratch.clear();
         encode(row, len, &mut scratch);
@@ -372,6 +441,7 @@ impl Scrollback {
         {
             self.pop_oldest();
         }
+        len
     }
 
     fn pop_oldest(&mut self) {
@@ -535,5 +605,52 @@ mod tests {
             row.cells.truncate(keep);
             proptest::prop_assert_eq!(sb.row(0), Some(row));
         }
+
+        #[test]
+        fn rows_of_wide_pairs_roundtrip(
+            pieces in proptest::collection::vec((0u8..5, 0u16..4, 0u32..3), 0..40),
+        ) {
+            // Wide pairs in a few styles, mixed with narrow cells, lone halves and
+            // pairs whose halves differ in style.
+            let style = |k: u16, c: u32| ((k & 1) | ((k & 2) << 3), c << 24 | c, 0);
+            let mut cells = Vec::new();
+            for (kind, flags, colour) in pieces {
+                let (f, fg, bg) = style(flags, colour);
+                let wide = Flags::WIDE.bits();
+                let spacer = Flags::WIDE_SPACER.bits();
+                match kind {
+                    0 => cells.push(Cell::from_style_bits(f, fg, bg, 'a')),
+                    1 | 2 => {
+                        cells.push(Cell::from_style_bits(f | wide, fg, bg, '日'));
+                        cells.push(Cell::from_style_bits(f | spacer, fg, bg, ' '));
+                    }
+                    3 => cells.push(Cell::from_style_bits(f | wide, fg, bg, '😀')),
+                    _ => {
+                        cells.push(Cell::from_style_bits(f | wide, fg, bg, '한'));
+                        cells.push(Cell::from_style_bits(spacer, fg, bg ^ 1, ' '));
+                    }
+                }
+            }
+            let mut row = Row::from_cells(cells);
+            let mut sb = Scrollback::new(4, 1 << 20);
+            sb.push(&row);
+            let keep = row.cells.iter().rposition(|c| !c.is_default_blank()).map_or(0, |i| i + 1);
+            row.cells.truncate(keep);
+            proptest::prop_assert_eq!(sb.row(0), Some(row));
+        }
+    }
+
+    #[test]
+    fn a_line_of_wide_characters_costs_one_style_run() {
+        let mut sb = Scrollback::new(4, 1 << 20);
+        let mut cells = Vec::new();
+        for _ in 0..40 {
+            let (wide, spacer) = (Flags::WIDE.bits(), Flags::WIDE_SPACER.bits());
+            cells.push(Cell::from_style_bits(wide, 0, 0, '日'));
+            cells.push(Cell::from_style_bits(spacer, 0, 0, ' '));
+        }
+        sb.push(&Row::from_cells(cells));
+        // Count, one pair run, 40 three-byte characters and 40 spacers, no extras.
+        assert!(sb.used <= 1 + 2 + 40 * 4 + 1, "{} bytes", sb.used);
     }
 }
