@@ -582,6 +582,24 @@ mod tests {
         assert_eq!(small.pop_newest().map(|r| r.text()), Some("line 99".into()));
     }
 
+    /// `row` pushed into a fresh scrollback and read back.
+    fn pushed_and_read_back(row: &Row) -> Option<Row> {
+        let mut sb = Scrollback::new(4, 1 << 20);
+        sb.push(row);
+        sb.row(0)
+    }
+
+    /// What the scrollback keeps of `row`: its cells up to the last non-blank one.
+    fn trimmed(mut row: Row) -> Option<Row> {
+        let keep = row
+            .cells
+            .iter()
+            .rposition(|c| !c.is_default_blank())
+            .map_or(0, |i| i + 1);
+        row.cells.truncate(keep);
+        Some(row)
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::test_runner::Config {
             rng_seed: proptest::test_runner::RngSeed::Fixed(7),
@@ -599,11 +617,7 @@ mod tests {
                 .collect();
             let mut row = Row::from_cells(row_cells);
             row.wrapped = wrapped;
-            let mut sb = Scrollback::new(4, 1 << 20);
-            sb.push(&row);
-            let keep = row.cells.iter().rposition(|c| !c.is_default_blank()).map_or(0, |i| i + 1);
-            row.cells.truncate(keep);
-            proptest::prop_assert_eq!(sb.row(0), Some(row));
+            proptest::prop_assert_eq!(pushed_and_read_back(&row), trimmed(row));
         }
 
         #[test]
@@ -631,12 +645,8 @@ mod tests {
                     }
                 }
             }
-            let mut row = Row::from_cells(cells);
-            let mut sb = Scrollback::new(4, 1 << 20);
-            sb.push(&row);
-            let keep = row.cells.iter().rposition(|c| !c.is_default_blank()).map_or(0, |i| i + 1);
-            row.cells.truncate(keep);
-            proptest::prop_assert_eq!(sb.row(0), Some(row));
+            let row = Row::from_cells(cells);
+            proptest::prop_assert_eq!(pushed_and_read_back(&row), trimmed(row));
         }
     }
 
