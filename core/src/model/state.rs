@@ -12,6 +12,8 @@ use super::palette::Palette;
 use super::scrollback::Scrollback;
 use super::{TermConfig, TermEvent, TermSize};
 
+mod grapheme;
+
 /// The SGR state new cells are written with.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Pen {
@@ -333,6 +335,9 @@ impl State {
                 None => return,
             }
         };
+        if self.modes.grapheme_clusters && c as u32 >= 0x7f && self.join_cluster(c) {
+            return;
+        }
         if width == 0 {
             self.push_combining(c);
             return;
