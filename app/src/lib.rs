@@ -3,4 +3,5 @@
 
 pub mod headless;
 pub mod symbols;
+pub mod system_fonts;
 pub mod window;
