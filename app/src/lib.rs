@@ -2,4 +2,6 @@
 //! only parses the command line.
 
 pub mod headless;
+pub mod symbols;
+pub mod system_fonts;
 pub mod window;

@@ -7,8 +7,10 @@
 //! monospace faces; a colour glyph's quad says so (`GlyphQuad::color`) and is drawn
 //! untinted, centred in its one or two cells.
 //!
-//! Not supported: ligatures (ZWJ sequences, flags, keycaps). The model keeps a ZWJ and
-//! the emoji after it in cells of their own, so each part is drawn on its own.
+//! A cell's whole grapheme cluster is shaped at once (egui shapes with harfrust), so a
+//! ZWJ sequence, a flag, a keycap or a skin-toned emoji that the font joins is one
+//! glyph. The model keeps such a cluster in one cell under mode 2027; without it each
+//! code point has its own cells (wcwidth) and each part is drawn on its own.
 
 use std::path::{Path, PathBuf};
 
@@ -59,10 +61,14 @@ fn read(path: &Path) -> Option<(PathBuf, Vec<u8>)> {
 /// Whether a cell holding `c` (with the combining marks and variation selectors in
 /// `marks`) asks for a colour emoji: the character is presented as emoji by default
 /// (`Emoji_Presentation=Yes`) or is an emoji followed by VS16 (U+FE0F). VS15 (U+FE0E)
-/// asks for text. ASCII digits, `#` and `*` (keycap bases) stay text.
+/// asks for text. ASCII digits, `#` and `*` stay text unless they are a keycap (VS16
+/// and U+20E3 after them).
 pub fn wants_colour(c: char, marks: &[char]) -> bool {
-    if c.is_ascii() || marks.contains(&'\u{FE0E}') {
+    if marks.contains(&'\u{FE0E}') {
         return false;
+    }
+    if c.is_ascii() {
+        return marks.contains(&'\u{FE0F}') && marks.contains(&'\u{20E3}');
     }
     if marks.contains(&'\u{FE0F}') && c.is_emoji_char() {
         return true;
@@ -102,7 +108,8 @@ pub(crate) mod tests {
         assert!(!wants_colour('❤', &[]));
         assert!(wants_colour('❤', &['\u{FE0F}']));
         assert!(!wants_colour('😀', &['\u{FE0E}']));
-        assert!(!wants_colour('1', &['\u{FE0F}', '\u{20E3}']));
+        assert!(wants_colour('1', &['\u{FE0F}', '\u{20E3}']), "a keycap");
+        assert!(!wants_colour('1', &['\u{FE0F}']));
         assert!(!wants_colour('a', &[]));
         assert!(!wants_colour('日', &[]));
         assert!(!wants_colour('─', &[]));
@@ -153,6 +160,36 @@ pub(crate) mod tests {
         out.expect("a frame ran")
     }
 
+    /// A ZWJ family, a flag, a keycap and a skin-toned emoji are each one colour glyph
+    /// (the font's ligature), fitted into two cells.
+    #[test]
+    fn emoji_sequences_are_shaped_into_one_colour_glyph() {
+        for cluster in [
+            "👨\u{200D}👩\u{200D}👧",
+            "🇫🇷",
+            "1\u{FE0F}\u{20E3}",
+            "👍\u{1F3FD}",
+        ] {
+            let (cell, quad, part) = in_frame(1.0, |ctx, cell| {
+                let mut glyphs = crate::window::glyphs::GlyphCache::default();
+                let font = egui::FontId::monospace(crate::window::fonts::DEFAULT_FONT_SIZE);
+                glyphs.begin_frame(ctx, &font);
+                let two = Vec2::new(2.0 * cell.x, cell.y);
+                let first = cluster.chars().next().map(String::from).unwrap_or_default();
+                (
+                    cell,
+                    glyphs.emoji(ctx, cluster, two),
+                    glyphs.emoji(ctx, &first, two),
+                )
+            });
+            let q = quad.unwrap_or_else(|| panic!("{cluster:?} is not one colour glyph"));
+            assert!(q.size.x <= 2.0 * cell.x + 0.01 && q.size.y <= cell.y + 0.01);
+            if let Some(p) = part {
+                assert_ne!(q.uv, p.uv, "{cluster:?} is drawn as its first code point");
+            }
+        }
+    }
+
     pub(crate) fn whole_pixels(v: f32, pixels_per_point: f32) -> bool {
         let px = v * pixels_per_point;
         (px - px.round()).abs() < 0.01
@@ -172,7 +209,7 @@ pub(crate) mod tests {
                 let mut glyphs = crate::window::glyphs::GlyphCache::default();
                 let font = egui::FontId::monospace(crate::window::fonts::DEFAULT_FONT_SIZE);
                 glyphs.begin_frame(ctx, &font);
-                let quad = glyphs.emoji(ctx, '😀', Vec2::new(2.0 * cell.x, cell.y));
+                let quad = glyphs.emoji(ctx, "😀", Vec2::new(2.0 * cell.x, cell.y));
                 (cell, quad, ctx.fonts(|f| f.image()))
             });
             let q = quad.unwrap_or_else(|| panic!("no colour glyph for U+1F600 in {found:?}"));

@@ -1,16 +1,20 @@
-//! Fonts: the bundled DejaVu Sans Mono faces, system fallbacks for wide scripts, and
-//! whether an input method is configured.
+//! Fonts: the bundled DejaVu Sans Mono faces, a configured family and per-character
+//! fallback from the system's fonts (through fontconfig, `crate::system_fonts`), the
+//! symbols tern draws itself (`crate::symbols`), and whether an input method is
+//! configured.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use egui::{FontData, FontDefinitions, FontFamily};
 
+use crate::system_fonts::SystemFonts;
+
 pub const DEFAULT_FONT_SIZE: f32 = 15.0;
 const FONT_NAME: &str = "tern-mono";
 const BOLD_FONT_NAME: &str = "tern-mono-bold";
-/// System fonts tried as fallbacks for wide scripts. The colour emoji font is found and
-/// installed by `emoji` (after these).
+/// System fonts tried as fallbacks for wide scripts when fontconfig is not available.
+/// The colour emoji font is found and installed by `emoji` (after these).
 const SYSTEM_FALLBACKS: &[(&str, &[&str])] = &[(
     "system-cjk",
     &[
@@ -73,8 +77,8 @@ fn font_dirs() -> Vec<PathBuf> {
     dirs
 }
 
-/// A family's faces found on disk: regular, bold, italic, bold italic (any may be
-/// missing but regular). Matched by file name: "JetBrains Mono" finds
+/// Without fontconfig: a family's faces found on disk: regular, bold, italic, bold
+/// italic (any may be missing but regular). Matched by file name: "JetBrains Mono" finds
 /// `JetBrainsMono-Regular.ttf`, `JetBrainsMono-Bold.ttf`, ...
 pub fn find_family(family: &str) -> Option<[Option<PathBuf>; 4]> {
     let key: String = family
@@ -139,17 +143,51 @@ pub fn find_family(family: &str) -> Option<[Option<PathBuf>; 4]> {
 }
 
 /// Like [`install_fonts`] with a configured family first (the bundled faces stay as
-/// fallbacks). An error says why the family was not used.
+/// fallbacks). Families come from fontconfig by name or alias (`DejaVu Sans Mono`,
+/// `monospace`, a face in a `.ttc`), and characters no installed face has are looked up
+/// in the system's fonts by coverage ([`SystemFonts`]). Without fontconfig the family
+/// is looked for by file name and the wide-script fallbacks are a fixed list. An error
+/// says why the family was not used.
 pub fn install_fonts_with(ctx: &egui::Context, family: Option<&str>) -> Result<(), String> {
     let mut error = None;
-    let user: Option<[Option<Vec<u8>>; 4]> = family.and_then(|f| match find_family(f) {
-        Some(paths) => Some(paths.map(|p| p.and_then(|p| std::fs::read(p).ok()))),
-        None => {
-            error = Some(format!(
-                "font family {f:?} not found; using DejaVu Sans Mono"
-            ));
-            None
+    let system = SystemFonts::open();
+    match &system {
+        Ok(fc) => {
+            fc.set_primary(family.unwrap_or("monospace"));
+            ctx.set_font_providers(vec![fc.clone() as Arc<dyn egui::FontProvider>]);
         }
+        Err(why) => {
+            static SAID: std::sync::Once = std::sync::Once::new();
+            SAID.call_once(|| eprintln!("tern: {why}; using the bundled fonts"));
+            ctx.set_font_providers(Vec::new());
+        }
+    }
+    // Symbols tern draws itself (Braille, Powerline, legacy computing, some box drawing).
+    ctx.add_glyph_rasterizer(super::glyphs::symbol_rasterizer());
+    let user: Option<[Option<FontData>; 4]> = family.and_then(|f| {
+        let found = match &system {
+            Ok(fc) => fc
+                .family(f)
+                .map(|family| family.faces.map(|face| fc.load(&face))),
+            Err(_) => find_family(f).map(|paths| {
+                paths.map(|p| {
+                    p.and_then(|p| std::fs::read(p).ok())
+                        .map(FontData::from_owned)
+                })
+            }),
+        };
+        if found.as_ref().is_none_or(|faces| faces[0].is_none()) {
+            let how = if system.is_ok() {
+                "fontconfig"
+            } else {
+                "the font folders"
+            };
+            error = Some(format!(
+                "font family {f:?} not found by {how}; using DejaVu Sans Mono"
+            ));
+            return None;
+        }
+        found
     });
     let mut fonts = FontDefinitions::default();
     let egui_fallbacks = fonts
@@ -159,15 +197,21 @@ pub fn install_fonts_with(ctx: &egui::Context, family: Option<&str>) -> Result<(
         .unwrap_or_default();
     // Wide scripts come from the system's fonts when it has them (they are too large to
     // bundle): the first of each list that exists is added as a fallback.
-    let mut system: Vec<String> = Vec::new();
-    for (name, candidates) in SYSTEM_FALLBACKS {
+    let mut system_names: Vec<String> = Vec::new();
+    // With fontconfig these are found by coverage like any other character.
+    let fixed = if system.is_ok() {
+        &[][..]
+    } else {
+        SYSTEM_FALLBACKS
+    };
+    for (name, candidates) in fixed {
         let Some(bytes) = candidates.iter().find_map(|p| std::fs::read(p).ok()) else {
             continue;
         };
         fonts
             .font_data
             .insert((*name).to_owned(), Arc::new(FontData::from_owned(bytes)));
-        system.push((*name).to_owned());
+        system_names.push((*name).to_owned());
     }
     // Colour emoji: a family of their own (for cells that ask for emoji presentation) and
     // the last fallback before egui's fonts.
@@ -182,7 +226,7 @@ pub fn install_fonts_with(ctx: &egui::Context, family: Option<&str>) -> Result<(
         if let Some(ui) = fonts.families.get_mut(&FontFamily::Proportional) {
             ui.push(name.clone());
         }
-        system.push(name);
+        system_names.push(name);
     }
     for (i, (name, family, bytes)) in FACES.into_iter().enumerate() {
         fonts
@@ -194,11 +238,9 @@ pub fn install_fonts_with(ctx: &egui::Context, family: Option<&str>) -> Result<(
         let mut chain = Vec::new();
         if let Some(faces) = &user {
             let face = faces[i].clone().or_else(|| faces[0].clone());
-            if let Some(bytes) = face {
+            if let Some(data) = face {
                 let user_name = format!("user-{name}");
-                fonts
-                    .font_data
-                    .insert(user_name.clone(), Arc::new(FontData::from_owned(bytes)));
+                fonts.font_data.insert(user_name.clone(), Arc::new(data));
                 chain.push(user_name);
             }
         }
@@ -206,7 +248,7 @@ pub fn install_fonts_with(ctx: &egui::Context, family: Option<&str>) -> Result<(
         if name != FONT_NAME {
             chain.push(FONT_NAME.to_owned());
         }
-        chain.extend(system.iter().cloned());
+        chain.extend(system_names.iter().cloned());
         chain.extend(egui_fallbacks.iter().cloned());
         let family = match family {
             None => FontFamily::Monospace,
@@ -245,4 +287,25 @@ pub fn ime_configured() -> bool {
             xim || std::env::var_os("WAYLAND_DISPLAY").is_some()
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Needs fontconfig, fonts-dejavu-core and fonts-wqy-microhei (`scripts/test.sh`).
+    #[test]
+    fn families_load_by_name_alias_and_from_a_collection_and_a_missing_one_says_so() {
+        let ctx = egui::Context::default();
+        for family in ["DejaVu Sans Mono", "monospace", "WenQuanYi Micro Hei Mono"] {
+            assert_eq!(install_fonts_with(&ctx, Some(family)), Ok(()), "{family}");
+        }
+        let err = install_fonts_with(&ctx, Some("No Such Family Tern 14"))
+            .expect_err("a family that does not exist");
+        assert!(
+            err.contains("\"No Such Family Tern 14\" not found")
+                && err.contains("using DejaVu Sans Mono"),
+            "{err}"
+        );
+    }
 }

@@ -9,8 +9,71 @@
 //! their quads say so and are drawn untinted.
 
 use std::collections::HashMap;
+use std::sync::Mutex;
 
-use egui::{Color32, FontId, Pos2, Rect, Vec2, pos2};
+use egui::{
+    Color32, FontId, FontPriority, GlyphBitmap, GlyphRasterizer, GlyphRasterizerRequest, Pos2,
+    RasterizedGlyph, Rect, Vec2, pos2,
+};
+
+use crate::symbols::{self, CellPx};
+
+/// Cell sizes in pixels by font size in pixels (1/16 px steps), told by the renderer
+/// ([`GlyphCache::set_cell`]) before it asks for a glyph, for the symbol rasterizer.
+static SYMBOL_CELLS: Mutex<Vec<(u32, CellPx)>> = Mutex::new(Vec::new());
+
+fn size_key(font_size_px: f32) -> u32 {
+    (font_size_px * 16.0).round() as u32
+}
+
+/// The rasterizer for the symbols tern draws itself (`crate::symbols`): asked before
+/// any font (and cached by egui per character and size), it answers only for those
+/// symbols in the terminal's monospace families, with a bitmap exactly one cell big.
+pub fn symbol_rasterizer() -> GlyphRasterizer {
+    GlyphRasterizer::new("tern::symbols", |req: &GlyphRasterizerRequest<'_>| {
+        let mut chars = req.cluster.chars();
+        let c = chars.next()?;
+        if chars.next().is_some() || !symbols::draws(c) || !is_terminal_family(req.family) {
+            return None;
+        }
+        let key = size_key(req.font_size_px);
+        let cell = SYMBOL_CELLS
+            .lock()
+            .ok()?
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, cell)| *cell)?;
+        let mask = symbols::mask(c, cell)?;
+        let size = [mask.width_px as usize, mask.height_px as usize];
+        let pixels = mask
+            .alpha
+            .iter()
+            .map(|&a| Color32::from_white_alpha(a))
+            .collect();
+        Some(RasterizedGlyph {
+            bitmap: GlyphBitmap {
+                image: egui::ColorImage::new(size, pixels),
+                offset_px: Vec2::new(0.0, -(cell.height_px as f32) * 0.8),
+                is_color: false,
+            },
+            advance_px: cell.width_px as f32,
+        })
+    })
+    .with_priority(FontPriority::Highest)
+}
+
+fn is_terminal_family(family: &egui::FontFamily) -> bool {
+    match family {
+        egui::FontFamily::Monospace => true,
+        egui::FontFamily::Name(n) => [
+            super::fonts::BOLD_FAMILY,
+            super::fonts::ITALIC_FAMILY,
+            super::fonts::BOLD_ITALIC_FAMILY,
+        ]
+        .contains(&n.as_ref()),
+        _ => false,
+    }
+}
 
 /// Which face of the font a glyph comes from.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -36,8 +99,8 @@ pub struct GlyphCache {
     /// Keyed by character and face.
     glyphs: HashMap<(char, Face), Option<GlyphQuad>>,
     combined: HashMap<String, Vec<GlyphQuad>>,
-    /// Colour emoji, keyed by character and whether the cell is wide.
-    emoji: HashMap<(char, bool), Option<GlyphQuad>>,
+    /// Colour emoji by cluster, for narrow `[0]` and wide `[1]` cells.
+    emoji: [HashMap<String, Option<GlyphQuad>>; 2],
     pixels_per_point: f32,
     fill_ratio: f32,
     atlas_size: [usize; 2],
@@ -87,13 +150,40 @@ impl GlyphCache {
         {
             self.glyphs.clear();
             self.combined.clear();
-            self.emoji.clear();
+            self.emoji.iter_mut().for_each(HashMap::clear);
             self.pixels_per_point = ppp;
             self.font = Some(font.clone());
             self.generation += 1;
         }
         self.fill_ratio = ratio;
         self.atlas_size = size;
+    }
+
+    /// Tells the symbol rasterizer the cell size (points) for this cache's font at the
+    /// current scale. Call after [`Self::begin_frame`], before asking for glyphs.
+    pub fn set_cell(&mut self, ctx: &egui::Context, cell: Vec2) {
+        let Some(font) = &self.font else {
+            return;
+        };
+        let ppp = ctx.pixels_per_point();
+        let key = size_key(font.size * ppp);
+        let px = CellPx {
+            width_px: (cell.x * ppp).round().max(1.0) as u32,
+            height_px: (cell.y * ppp).round().max(1.0) as u32,
+        };
+        let Ok(mut cells) = SYMBOL_CELLS.lock() else {
+            return;
+        };
+        match cells.iter_mut().find(|(k, _)| *k == key) {
+            Some(entry) => entry.1 = px,
+            None => {
+                // A handful of sizes at most (zoom levels, scales); keep the latest.
+                if cells.len() >= 64 {
+                    cells.remove(0);
+                }
+                cells.push((key, px));
+            }
+        }
     }
 
     /// Changes whenever quads handed out before may no longer be valid.
@@ -151,13 +241,15 @@ impl GlyphCache {
         quads
     }
 
-    /// The colour emoji for `c` sized for a cell box of `cells` (points, one or two
-    /// cells), from the colour emoji font; `None` when there is no such font or it lacks
-    /// the character. The glyph is rasterized at the size it is drawn (scaled down, when
+    /// The colour emoji for the cluster `text` (one emoji, or a sequence the font joins
+    /// into one glyph: ZWJ sequences, flags, keycaps, skin tones) sized for a cell box of
+    /// `cells` (points, one or two cells), from the colour emoji font; `None` when there
+    /// is no such font, it lacks the first character, or it draws the cluster as more
+    /// than one glyph. The glyph is rasterized at the size it is drawn (scaled down, when
     /// the font's size overflows the box), so it maps one texel to one pixel.
-    pub fn emoji(&mut self, ctx: &egui::Context, c: char, cells: Vec2) -> Option<GlyphQuad> {
+    pub fn emoji(&mut self, ctx: &egui::Context, text: &str, cells: Vec2) -> Option<GlyphQuad> {
         let wide = cells.x > cells.y;
-        if let Some(q) = self.emoji.get(&(c, wide)) {
+        if let Some(q) = self.emoji[wide as usize].get(text) {
             return *q;
         }
         let size = self.font.as_ref()?.size;
@@ -167,21 +259,24 @@ impl GlyphCache {
                 return None;
             }
             let font = FontId::new(size, family);
-            if !f.has_glyph(&font, c) {
+            if !f.has_glyph(&font, text.chars().next()?) {
                 return None;
             }
-            let text = c.to_string();
-            let q = quads_of(f, &text, &font).into_iter().next()?;
+            let one = |quads: Vec<GlyphQuad>| match quads.as_slice() {
+                [q] => Some(*q),
+                _ => None,
+            };
+            let q = one(quads_of(f, text, &font))?;
             let k = (cells.x / q.size.x).min(cells.y / q.size.y);
             if k >= 1.0 {
                 return Some(q);
             }
             // Too big for the box: rasterize it again at the size that fits.
             let smaller = FontId::new(size * k * 0.99, font.family);
-            quads_of(f, &text, &smaller).into_iter().next()
+            one(quads_of(f, text, &smaller))
         });
         let quad = quad.filter(|q| q.color);
-        self.emoji.insert((c, wide), quad);
+        self.emoji[wide as usize].insert(text.to_owned(), quad);
         self.refresh_ratio(ctx);
         quad
     }
@@ -234,6 +329,53 @@ mod tests {
                     q.offset * ppp,
                     q.size * ppp
                 );
+            }
+        }
+    }
+
+    /// Symbols tern draws come out of the atlas exactly one cell big, with the mask's
+    /// empty, full and partial pixels, at scale 1, 1.5 and 2.
+    #[test]
+    fn drawn_symbols_are_one_cell_of_the_masks_coverage() {
+        for ppp in [1.0, 1.5, 2.0] {
+            let (cell, quads, atlas) = in_frame(ppp, |ctx, cell| {
+                let mut glyphs = GlyphCache::default();
+                glyphs.begin_frame(ctx, &FontId::monospace(15.0));
+                glyphs.set_cell(ctx, cell);
+                let quads = ['⣿', '\u{E0B0}', '\u{1FB82}', '╰']
+                    .map(|c| (c, glyphs.glyph(ctx, c, Face::default())));
+                (cell, quads, ctx.fonts(|f| f.image()))
+            });
+            let px = CellPx {
+                width_px: (cell.x * ppp).round() as u32,
+                height_px: (cell.y * ppp).round() as u32,
+            };
+            for (c, q) in quads {
+                let q = q.unwrap_or_else(|| panic!("no glyph for {c:?} at {ppp}x"));
+                assert!(
+                    (q.size.x * ppp - px.width_px as f32).abs() < 0.01
+                        && (q.size.y * ppp - px.height_px as f32).abs() < 0.01,
+                    "{c:?} at {ppp}x: {:?} for a cell of {px:?}",
+                    q.size * ppp
+                );
+                let mask = symbols::mask(c, px).expect("a drawn symbol");
+                let [aw, ah] = atlas.size;
+                let (x0, y0) = (
+                    (q.uv.min.x * aw as f32).round() as usize,
+                    (q.uv.min.y * ah as f32).round() as usize,
+                );
+                for y in 0..px.height_px {
+                    for x in 0..px.width_px {
+                        // egui maps partial coverage through its own curve: empty,
+                        // full and partial must stay so.
+                        let texel = atlas[(x0 + x as usize, y0 + y as usize)].a();
+                        let m = mask.at(x, y);
+                        assert!(
+                            (texel == 0) == (m == 0) && (texel == 255) == (m == 255),
+                            "{c:?} at {ppp}x, ({x}, {y})"
+                        );
+                    }
+                }
             }
         }
     }

@@ -240,10 +240,19 @@ fn add_row(
             None
         };
         let marks: &[char] = combining.map_or(&[], |e| &e.combining);
-        if lk.fg != lk.bg
-            && emoji::wants_colour(c, marks)
-            && let Some(q) = glyphs.emoji(ctx, c, rect.size())
-        {
+        let face = glyphs::Face {
+            bold: flags.contains(Flags::BOLD),
+            italic: flags.contains(Flags::ITALIC),
+        };
+        let colour_emoji = if lk.fg != lk.bg && emoji::wants_colour(c, marks) {
+            // The whole cluster, so that a sequence the font joins is one glyph.
+            let mut cluster = String::from(c);
+            cluster.extend(marks);
+            glyphs.emoji(ctx, &cluster, rect.size())
+        } else {
+            None
+        };
+        if let Some(q) = colour_emoji {
             mesh.add_rect_with_uv(emoji::fit(rect, q.size, px.0), q.uv, Color32::WHITE);
         } else if let Some(extra) = combining {
             let mut text = c.to_string();
@@ -253,21 +262,21 @@ fn add_row(
             }
         } else if c != ' ' && lk.fg != lk.bg {
             let mut fill = |r: Rect, color: Color32| mesh.add_colored_rect(r, color);
-            if !draw_box(&mut fill, rect, c, lk.fg, px)
-                && let Some(q) = glyphs.glyph(
-                    ctx,
-                    c,
-                    glyphs::Face {
-                        bold: flags.contains(Flags::BOLD),
-                        italic: flags.contains(Flags::ITALIC),
-                    },
-                )
-            {
-                if q.color {
-                    // An emoji from the fallback chain: fitted like the ones asked for.
-                    mesh.add_rect_with_uv(emoji::fit(rect, q.size, px.0), q.uv, Color32::WHITE);
-                } else {
-                    glyphs::add(mesh, rect.min, &q, 0.0, 0.0, lk.fg);
+            if !draw_box(&mut fill, rect, c, lk.fg, px) {
+                if crate::symbols::draws(c) {
+                    // Drawn by tern (see `crate::symbols`): one cell, at its corner.
+                    if let Some(q) = glyphs.glyph(ctx, c, face) {
+                        let at = Rect::from_min_size(rect.min, q.size);
+                        mesh.add_rect_with_uv(at, q.uv, lk.fg);
+                    }
+                } else if let Some(q) = glyphs.glyph(ctx, c, face) {
+                    if q.color {
+                        // An emoji from the fallback chain: fitted like those asked for.
+                        let at = emoji::fit(rect, q.size, px.0);
+                        mesh.add_rect_with_uv(at, q.uv, Color32::WHITE);
+                    } else {
+                        glyphs::add(mesh, rect.min, &q, 0.0, 0.0, lk.fg);
+                    }
                 }
             }
         }
@@ -423,6 +432,7 @@ pub fn paint(
     let (m, palette, theme, focused) = (style.metrics, style.palette, style.theme, style.focused);
     let ctx = painter.ctx().clone();
     glyphs.begin_frame(&ctx, &m.font);
+    glyphs.set_cell(&ctx, m.cell);
     // Cell 0,0 on a physical pixel (cells are whole pixels), so glyphs, emoji and box
     // lines of every cell are pixel-aligned at any scale.
     let ppp = ctx.pixels_per_point();

@@ -3,6 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod x11;
+
 use egui_kittest::Harness;
 use tern::window::app::{Launch, TernApp};
 

@@ -17,8 +17,9 @@ use std::collections::VecDeque;
 use super::cell::{Cell, Color, Flags};
 use super::scrollback::Scrollback;
 
-/// Most combining marks kept on one cell; more are dropped.
-pub const MAX_COMBINING: usize = 8;
+/// Most combining marks (or code points of a grapheme cluster after its first) kept on
+/// one cell; more are dropped. The longest emoji ZWJ sequences have ten code points.
+pub const MAX_COMBINING: usize = 16;
 
 /// Rare per-cell data, kept out of line.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -59,6 +59,11 @@ pub struct Modes {
     pub synchronized_output: bool,
     /// ?47 / ?1047 / ?1049
     pub alt_screen: bool,
+    /// ?2027: a grapheme cluster (ZWJ sequence, flag, keycap, skin tone) is one cell
+    /// of its cluster's width; off, each code point takes its wcwidth. See
+    /// `docs/CONFORMANCE.md`.
+    #[serde(default)]
+    pub grapheme_clusters: bool,
 }
 
 impl Default for Modes {
@@ -79,6 +84,7 @@ impl Default for Modes {
             bracketed_paste: false,
             synchronized_output: false,
             alt_screen: false,
+            grapheme_clusters: false,
         }
     }
 }
@@ -162,6 +168,7 @@ impl Modes {
             1048 => ModeReport::Set,
             2004 => ModeReport::of(self.bracketed_paste),
             2026 => ModeReport::of(self.synchronized_output),
+            2027 => ModeReport::of(self.grapheme_clusters),
             m if PRIVATE_PERMANENTLY_SET.contains(&m) => ModeReport::PermanentlySet,
             m if PRIVATE_PERMANENTLY_RESET.contains(&m) => ModeReport::PermanentlyReset,
             _ => ModeReport::NotRecognized,

@@ -401,6 +401,7 @@ fn set_private_modes(st: &mut State, params: &Params, on: bool) {
             1007 => m.alternate_scroll = on,
             2004 => m.bracketed_paste = on,
             2026 => m.synchronized_output = on,
+            2027 => m.grapheme_clusters = on,
             47 => {
                 if on {
                     st.enter_alt_screen(false, false)

@@ -11,6 +11,8 @@ use super::scrollback::Scrollback;
 use super::width::char_width;
 use super::{TermConfig, TermEvent, TermSize};
 
+mod grapheme;
+
 /// The SGR state new cells are written with.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Pen {
@@ -375,6 +377,9 @@ impl State {
                 None => return,
             }
         };
+        if self.modes.grapheme_clusters && c as u32 >= 0x7f && self.join_cluster(c) {
+            return;
+        }
         if width == 0 {
             self.push_combining(c);
             return;
@@ -440,9 +445,10 @@ impl State {
     /// UTF-8 run): narrow and wide characters are written straight into the row while
     /// [`State::plain_printing`] holds and no wide character is in the way, anything
     /// else (combining marks, a wide character at the edge, controls) through
-    /// [`State::print`]. Grapheme clustering belongs here.
+    /// [`State::print`]. With grapheme clustering (mode 2027) on, every character goes
+    /// through [`State::print`], which joins it to the cluster before the cursor.
     pub fn print_text(&mut self, text: &str) {
-        if !self.plain_printing() {
+        if !self.plain_printing() || self.modes.grapheme_clusters {
             text.chars().for_each(|c| self.print(c));
             return;
         }

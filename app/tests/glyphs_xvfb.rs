@@ -1,0 +1,195 @@
+//! Every glyph agents and shells print, in the real window (Xvfb): characters found
+//! through fontconfig (Symbola, Nanum), symbols tern draws itself (Braille, Powerline,
+//! legacy computing, rounded corners) each look different from a character no font has;
+//! under mode 2027 a ZWJ family, a flag, a keycap and a skin-toned emoji each take two
+//! cells and are drawn joined, not part by part. Needs xvfb, xdotool, imagemagick,
+//! fontconfig, fonts-symbola, fonts-nanum and fonts-noto-color-emoji (`scripts/test.sh`
+//! installs them). `TERN_SCREENSHOTS=dir` saves the screen there.
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use common::x11::*;
+
+/// What Claude Code, spinners, prompts and status lines print.
+const GLYPHS: [char; 15] = [
+    '⎿',
+    '⠋',
+    '⣿',
+    '⡇',
+    '\u{E0B0}',
+    '\u{E0B6}',
+    '한',
+    '\u{1FB82}',
+    '⧉',
+    '⏵',
+    '⏺',
+    '✻',
+    '✳',
+    '╰',
+    '❯',
+];
+/// A private-use character of plane 16: no font has it.
+const NO_FONT: char = '\u{10FFFD}';
+/// Each glyph gets three cells (한 is two wide).
+const SLOT: usize = 3;
+
+const CLUSTERS: [&str; 4] = [
+    "👨\u{200D}👩\u{200D}👧",
+    "🇫🇷",
+    "1\u{FE0F}\u{20E3}",
+    "👍\u{1F3FD}",
+];
+/// Each cluster gets four cells: itself, a `|` right after its two cells, a space.
+const CLUSTER_SLOT: usize = 4;
+
+/// The text `cat` prints: a red row to find the grid by, the glyphs and the character
+/// no font has, then under mode 2027 the clusters and, below, each cluster's first code
+/// point alone.
+fn screen_text() -> String {
+    let mut s = String::from("\x1b[41m          \x1b[0m\r\n");
+    for (i, c) in GLYPHS.iter().chain([NO_FONT].iter()).enumerate() {
+        s.push_str(&format!("\x1b[{}G{c}", 1 + i * SLOT));
+    }
+    s.push_str("\r\n\x1b[?2027h");
+    for (i, cluster) in CLUSTERS.iter().enumerate() {
+        s.push_str(&format!("\x1b[{}G{cluster}|", 1 + i * CLUSTER_SLOT));
+    }
+    s.push_str("\r\n");
+    for (i, cluster) in CLUSTERS.iter().enumerate() {
+        let first = cluster.chars().next().unwrap_or(' ');
+        s.push_str(&format!("\x1b[{}G{first}", 1 + i * CLUSTER_SLOT));
+    }
+    s.push_str("\r\n");
+    s
+}
+
+/// The grid found on a screenshot: its origin and cell size in pixels.
+struct Grid {
+    x0: usize,
+    y0: usize,
+    cell_w: usize,
+    cell_h: usize,
+}
+
+impl Grid {
+    /// The pixels of `cells` cells from (row, col), row by row.
+    fn pixels(&self, screen: &Screen, row: usize, col: usize, cells: usize) -> Vec<(u8, u8, u8)> {
+        let (x, y) = (self.x0 + col * self.cell_w, self.y0 + row * self.cell_h);
+        (y..y + self.cell_h)
+            .flat_map(|py| (x..x + cells * self.cell_w).map(move |px| (px, py)))
+            .map(|(px, py)| screen.at(px, py))
+            .collect()
+    }
+}
+
+#[test]
+fn every_glyph_is_drawn_as_itself_and_emoji_sequences_as_one() {
+    let display = start_xvfb();
+    let (dir, runtime) = scratch("glyphs");
+    let text = dir.join("glyphs.txt");
+    std::fs::write(&text, screen_text()).expect("write the text");
+    let (_tern, trace) = start_tern(
+        &display,
+        &dir,
+        &runtime,
+        &["--cols", "64", "--rows", "10", "-e", "sh"],
+    );
+    wait_trace(
+        &trace,
+        &dir,
+        "no first frame with the shell's output",
+        |t| t.contains("first_output_frame_built"),
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    let window = tern_window(&display);
+    type_line(&display, &window, &format!("clear; cat {}", text.display()));
+    let red = (0xcd, 0x00, 0x00);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let (screen, grid) = loop {
+        let screen = Screen::grab(&display.name);
+        if let Some((x0, y0, x1, y1)) = screen.bbox(red) {
+            let grid = Grid {
+                x0,
+                y0,
+                cell_w: (x1 - x0) / 10,
+                cell_h: y1 - y0,
+            };
+            // Drawn down to the last row of the text: settle, then look once more.
+            let background = screen.at(x0, y1 + 3 * grid.cell_h + grid.cell_h / 2);
+            let last_row = grid.pixels(&screen, 3, 0, 2);
+            if last_row.iter().any(|&p| p != background) {
+                std::thread::sleep(Duration::from_millis(800));
+                break (Screen::grab(&display.name), grid);
+            }
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the text was never drawn; tern said {:?}",
+            std::fs::read_to_string(dir.join("tern.stderr"))
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    if let Some(shots) = std::env::var_os("TERN_SCREENSHOTS") {
+        run(Command::new("import")
+            .args(["-display", &display.name, "-window", "root", "-crop"])
+            .arg(format!(
+                "{}x{}+{}+{}",
+                64 * grid.cell_w + 16,
+                5 * grid.cell_h + 16,
+                grid.x0.saturating_sub(8),
+                grid.y0.saturating_sub(8)
+            ))
+            .arg(PathBuf::from(shots).join("glyphs-xvfb.png")));
+    }
+    let background = screen.at(grid.x0, grid.y0 + 5 * grid.cell_h);
+    // Row 1: each glyph (two cells, for 한) against the box of the character no font has.
+    let missing = grid.pixels(&screen, 1, GLYPHS.len() * SLOT, 2);
+    assert!(
+        missing.iter().any(|&p| p != background),
+        "the missing-glyph box is not drawn"
+    );
+    let mut boxes = Vec::new();
+    for (i, c) in GLYPHS.iter().enumerate() {
+        let drawn = grid.pixels(&screen, 1, i * SLOT, 2);
+        if drawn == missing || drawn.iter().all(|&p| p == background) {
+            boxes.push(format!("{c} U+{:04X}", *c as u32));
+        }
+    }
+    assert!(
+        boxes.is_empty(),
+        "drawn as the missing-glyph box or blank: {boxes:?}"
+    );
+    // Rows 2 and 3: each cluster in two cells, its `|` right after them, and not drawn
+    // like its first code point alone.
+    let fg_in = |row: usize, col: usize| {
+        grid.pixels(&screen, row, col, 1)
+            .iter()
+            .any(|&p| p != background)
+    };
+    for (i, cluster) in CLUSTERS.iter().enumerate() {
+        let col = i * CLUSTER_SLOT;
+        let joined = grid.pixels(&screen, 2, col, 2);
+        let first_alone = grid.pixels(&screen, 3, col, 2);
+        assert!(
+            joined.iter().filter(|&&p| p != background).count() * 8 > joined.len(),
+            "{cluster:?} is (nearly) blank"
+        );
+        assert_ne!(joined, first_alone, "{cluster:?} is drawn part by part");
+        assert!(
+            fg_in(2, col + 2),
+            "no `|` right after the two cells of {cluster:?}"
+        );
+        assert!(!fg_in(2, col + 3), "{cluster:?} spills past its cells");
+        let spilled = grid
+            .pixels(&screen, 2, col + 2, 2)
+            .iter()
+            .filter(|&&p| coloured(p))
+            .count();
+        assert_eq!(spilled, 0, "{cluster:?} colours the cells after it");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
