@@ -2,4 +2,5 @@
 //! only parses the command line.
 
 pub mod headless;
+pub mod signals;
 pub mod window;

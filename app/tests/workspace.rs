@@ -598,7 +598,10 @@ fn a_restored_pane_can_show_its_last_screen_above_the_new_prompt() {
 fn a_shell_reporting_its_folder_with_osc7_sets_the_pane_cwd() {
     let mut h = harness();
     step_until(&mut h, "the shell's view", |h| app(h).view().is_some());
-    type_line(&mut h, "printf '\\033]7;file://host/tmp/with%%20space\\007'");
+    type_line(
+        &mut h,
+        "printf '\\033]7;file://localhost/tmp/with%%20space\\007'",
+    );
     step_until(&mut h, "the reported folder", |h| {
         app(h).pane_cwd(focused(h)) == Some("/tmp/with space".into())
     });
