@@ -134,7 +134,7 @@ pub fn run(args: HeadlessArgs) -> Result<i32, String> {
             loop {
                 match stdin.read(&mut buf) {
                     Ok(0) | Err(_) => return,
-                    Ok(n) => input.write(pane, &buf[..n]),
+                    Ok(n) => input.write_when_room(pane, &buf[..n]),
                 }
             }
         })

@@ -2,6 +2,7 @@
 //! only parses the command line.
 
 pub mod headless;
+pub mod signals;
 pub mod symbols;
 pub mod system_fonts;
 pub mod window;

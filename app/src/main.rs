@@ -129,10 +129,21 @@ fn run_window(cli: Cli) -> ExitCode {
         config: config_source,
         session,
     };
+    tern::signals::save_session_on_panic();
     let result = eframe::run_native(
         "tern",
         options,
-        Box::new(move |cc| Ok(Box::new(window::app::TernApp::new(&cc.egui_ctx, launch)))),
+        Box::new(move |cc| {
+            let ctx = cc.egui_ctx.clone();
+            let watched = tern::signals::on_termination(move || {
+                ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+                ctx.request_repaint();
+            });
+            if let Err(e) = watched {
+                eprintln!("tern: cannot catch SIGTERM/SIGHUP: {e}");
+            }
+            Ok(Box::new(window::app::TernApp::new(&cc.egui_ctx, launch)))
+        }),
     );
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -145,9 +156,29 @@ fn run_window(cli: Cli) -> ExitCode {
     }
 }
 
+/// `--cols`/`--rows` within the model's limits, or a clear error.
+fn check_size(cols: usize, rows: usize) -> Result<(), String> {
+    if cols > TermSize::MAX_COLS || rows > TermSize::MAX_ROWS {
+        return Err(format!(
+            "--cols {cols} --rows {rows}: at most {} columns and {} rows",
+            TermSize::MAX_COLS,
+            TermSize::MAX_ROWS
+        ));
+    }
+    Ok(())
+}
+
 fn main() -> ExitCode {
     window::trace::mark_process_start();
     let cli = Cli::parse();
+    let size = match &cli.command {
+        Some(Command::Replay { cols, rows, .. }) => check_size(*cols, *rows),
+        None => check_size(cli.cols, cli.rows),
+    };
+    if let Err(e) = size {
+        eprintln!("tern: {e}");
+        return ExitCode::from(2);
+    }
     match cli.command {
         Some(Command::Replay {
             file,

@@ -128,3 +128,56 @@ fn the_diagnostics_report_is_written_when_the_child_exits() {
         assert!(!text.contains(&format!("{home}/")), "{text}");
     }
 }
+
+#[test]
+fn sizes_over_the_limits_are_a_clear_error() {
+    let out = tern()
+        .args([
+            "--headless",
+            "--cols",
+            "100000",
+            "--rows",
+            "100000",
+            "--",
+            "true",
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run tern");
+    assert_eq!(out.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("at most 2000 columns and 1000 rows"),
+        "{said}"
+    );
+}
+
+#[test]
+fn tern_variables_are_not_inherited_by_children() {
+    let session = std::env::temp_dir().join(format!("tern-inherit-{}.ron", std::process::id()));
+    let out = tern()
+        .args([
+            "--headless",
+            "--cols",
+            "60",
+            "--rows",
+            "6",
+            "--dump-screen",
+            "-",
+            "--",
+        ])
+        .args([
+            "sh",
+            "-c",
+            "env | grep -c -e TERN_SESSION -e TERN_PROBE; echo listed",
+        ])
+        .env("TERN_SESSION", &session)
+        .env("TERN_PROBE", "from-outside")
+        .env("NOT_TERN_PROBE", "kept")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run tern");
+    let screen = String::from_utf8_lossy(&out.stdout);
+    assert!(screen.contains("listed"), "{screen}");
+    assert_eq!(screen.lines().next().map(str::trim), Some("1"), "{screen}");
+}

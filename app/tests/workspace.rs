@@ -600,7 +600,7 @@ fn a_shell_reporting_its_folder_with_osc7_sets_the_pane_cwd() {
     step_until(&mut h, "the shell's view", |h| app(h).view().is_some());
     type_line(
         &mut h,
-        "printf '\\033]7;file://host/tmp/with%%20space\\007'",
+        "printf '\\033]7;file://localhost/tmp/with%%20space\\007'",
     );
     step_until(&mut h, "the reported folder", |h| {
         app(h).pane_cwd(focused(h)) == Some("/tmp/with space".into())

@@ -254,3 +254,77 @@ fn at_scale_2_an_emoji_is_coloured_in_its_cells_and_box_lines_are_crisp() {
         .count();
     assert_eq!(gaps, 0, "gaps in the box line at y {line_y}");
 }
+
+/// Processes whose parent is `pid` (from /proc).
+fn children_of(pid: u32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|p| {
+            std::fs::read_to_string(format!("/proc/{p}/stat")).is_ok_and(|s| {
+                s.rsplit(')')
+                    .next()
+                    .and_then(|r| r.split_whitespace().nth(1))
+                    == Some(pid.to_string().as_str())
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn sigterm_saves_the_session_hangs_up_the_children_and_exits_cleanly() {
+    let display = start_xvfb();
+    let (dir, runtime) = scratch("sigterm");
+    // A plain start keeps a session.
+    let (mut tern, trace) = start_tern(&display, &dir, &runtime, &["--cols", "40", "--rows", "10"]);
+    wait_trace(&trace, &dir, "first frame", |t| {
+        t.contains("first_output_frame_built")
+    });
+    let session = dir.join("session.ron");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !session.exists() {
+        assert!(Instant::now() < deadline, "the session was never saved");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // Nothing changes from here on, so only a save at exit writes it again.
+    std::thread::sleep(Duration::from_millis(500));
+    std::fs::remove_file(&session).expect("remove the session file");
+    let shells = children_of(tern.0.id());
+    assert!(!shells.is_empty(), "tern has no child shell");
+    let status = Command::new("kill")
+        .args(["-TERM", &tern.0.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let exit = loop {
+        if let Ok(Some(s)) = tern.0.try_wait() {
+            break s;
+        }
+        assert!(Instant::now() < deadline, "tern did not exit on SIGTERM");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let said = std::fs::read_to_string(dir.join("tern.stderr")).unwrap_or_default();
+    assert!(exit.success(), "{exit:?}: {said}");
+    let saved = std::fs::read_to_string(&session).unwrap_or_default();
+    assert!(
+        saved.contains("tabs"),
+        "no session saved at SIGTERM: {saved:?} ({said})"
+    );
+    let deadline = Instant::now() + Duration::from_secs(10);
+    for shell in shells {
+        // Gone, or a zombie of whoever inherited it.
+        while std::fs::read_to_string(format!("/proc/{shell}/stat")).is_ok_and(|s| {
+            s.rsplit(')')
+                .next()
+                .and_then(|r| r.split_whitespace().next())
+                != Some("Z")
+        }) {
+            assert!(Instant::now() < deadline, "shell {shell} outlived tern");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

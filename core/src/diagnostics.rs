@@ -332,8 +332,9 @@ impl DiagnosticsReport {
         }
     }
 
-    /// The report with pane ids shortened to suffixes and paths under the home folder
-    /// written with `~`, everywhere they appear.
+    /// The report with pane ids shortened to suffixes, paths under the home folder
+    /// written with `~`, everywhere they appear, and (unless the redactor keeps them)
+    /// tab and pane titles, which programs set, replaced by positions.
     pub fn redacted(&self, redactor: &Redactor) -> DiagnosticsReport {
         let mut r = redactor.clone();
         for row in &self.panes {
@@ -345,11 +346,16 @@ impl DiagnosticsReport {
             }
         }
         let mut out = self.clone();
-        for row in &mut out.panes {
+        for (i, row) in out.panes.iter_mut().enumerate() {
             row.id = short_id(&row.id);
             row.worktree = r.text(&row.worktree);
-            row.tab = r.text(&row.tab);
-            row.label = r.text(&row.label);
+            if r.keep_titles {
+                row.tab = r.text(&row.tab);
+                row.label = r.text(&row.label);
+            } else {
+                row.tab = tab_position(&row.tab);
+                row.label = format!("pane {}", i + 1);
+            }
         }
         for point in &mut out.throughput {
             for (id, _) in &mut point.bytes_per_s {
@@ -429,6 +435,23 @@ pub struct Redactor {
     home: Option<String>,
     /// Full ids, longest first (so one id inside another is replaced whole).
     ids: Vec<String>,
+    /// Keep tab and pane titles (programs set them: they may hold hosts, paths,
+    /// commands); off by default.
+    keep_titles: bool,
+}
+
+/// A tab label without its title: "tab" and the tab's number if the label has one.
+fn tab_position(label: &str) -> String {
+    let digits: String = label
+        .chars()
+        .skip_while(|c| !c.is_ascii_digit())
+        .take_while(char::is_ascii_digit)
+        .collect();
+    if digits.is_empty() {
+        "tab".to_owned()
+    } else {
+        format!("tab {digits}")
+    }
 }
 
 impl Redactor {
@@ -445,7 +468,14 @@ impl Redactor {
         Redactor {
             home,
             ids: Vec::new(),
+            keep_titles: false,
         }
+    }
+
+    /// Keeps tab and pane titles in reports (opt-in: programs set them).
+    pub fn keeping_titles(mut self) -> Redactor {
+        self.keep_titles = true;
+        self
     }
 
     fn add_id(&mut self, id: &str) {

@@ -14,6 +14,7 @@ pub mod config;
 pub mod diagnostics;
 pub mod escapes;
 pub mod fixtures;
+pub mod helper;
 pub mod input;
 pub mod layout;
 pub mod model;

@@ -228,6 +228,12 @@ pub enum LoadOutcome {
         kept_aside: PathBuf,
         error: String,
     },
+    /// The file is there but could not be read (permissions, a folder in its place, an
+    /// I/O error): it is left alone, and the app should neither restore nor save over
+    /// it this run. Show `error` once.
+    Unreadable {
+        error: String,
+    },
 }
 
 /// The session file.
@@ -276,7 +282,14 @@ impl SessionStore {
     pub fn load(&self) -> LoadOutcome {
         let error = match std::fs::read_to_string(&self.path) {
             Err(e) if e.kind() == io::ErrorKind::NotFound => return LoadOutcome::Fresh,
-            Err(e) => e.to_string(),
+            // Not UTF-8: the contents are bad, like a parse error.
+            Err(e) if e.kind() == io::ErrorKind::InvalidData => e.to_string(),
+            // Nothing says the contents are bad: leave the file for the user.
+            Err(e) => {
+                return LoadOutcome::Unreadable {
+                    error: format!("cannot read {}: {e}", self.path.display()),
+                };
+            }
             Ok(text) => match ron::from_str::<SessionState>(&text) {
                 Ok(state) if state.version <= SESSION_VERSION => {
                     return LoadOutcome::Restored(state.sanitized());

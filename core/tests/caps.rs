@@ -1,7 +1,10 @@
 //! Every memory cap (docs/SECURITY.md lists them): a flood aimed at each one keeps the
 //! terminal's memory flat and the terminal usable afterwards.
 
+mod alloc_counter;
 mod support;
+
+use alloc_counter::live_bytes;
 
 use support::TestTerm;
 use tern_core::model::grid::MAX_COMBINING;
@@ -10,36 +13,6 @@ use tern_core::model::state::{
 };
 use tern_core::model::{MAX_OSC_BYTES, TermConfig, TermEvent, TermSize, Terminal};
 use tern_core::pipeline::budget;
-
-/// Counts the bytes each thread has live on the heap, so a test sees every allocation
-/// (vte's buffers included), not only what `Terminal::heap_bytes` accounts for.
-struct Counting;
-
-thread_local! {
-    static LIVE: std::cell::Cell<isize> = const { std::cell::Cell::new(0) };
-}
-
-// SAFETY: forwards to the system allocator unchanged; the counter is a const-initialized
-// thread local without a destructor, so touching it never allocates.
-unsafe impl std::alloc::GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
-        LIVE.with(|l| l.set(l.get() + layout.size() as isize));
-        // SAFETY: same contract as ours.
-        unsafe { std::alloc::System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
-        LIVE.with(|l| l.set(l.get() - layout.size() as isize));
-        // SAFETY: same contract as ours.
-        unsafe { std::alloc::System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static ALLOC: Counting = Counting;
-
-fn live_bytes() -> isize {
-    LIVE.with(|l| l.get())
-}
 
 /// Feeds `stream` `times` times in 64 KiB pieces and returns the growth of the bytes
 /// this thread holds on the heap.
@@ -93,6 +66,65 @@ fn osc_strings_over_the_cap_are_dropped_whole_without_buffering() {
     t.advance(b"\x1b]2;");
     let growth = heap_growth(&mut t, &[b'y'; 1 << 20], 50);
     assert!(growth < 2 * MAX_OSC_BYTES, "grew {growth} bytes");
+}
+
+/// The ways a string can start: vte stays in its Escape state on a second ESC, on C0
+/// controls and on bytes of 0x80 and up, so each of these opens the string.
+const STRING_STARTS: [&[u8]; 10] = [
+    b"\x1b]",
+    b"\x1b\x1b]",
+    b"\x1b\n\x1b\x1b\x7f]",
+    b"\x1b\x80\xe2]",
+    b"\x1bP",
+    b"\x1bP$q",
+    b"\x1b\x1bP+q",
+    b"\x1b_",
+    b"\x1b^",
+    b"\x1bX",
+];
+
+#[test]
+fn a_string_start_split_anywhere_across_reads_is_still_capped() {
+    for start in STRING_STARTS {
+        // Every split of the start into two reads, and one byte per read.
+        let mut splits: Vec<Vec<&[u8]>> = (1..start.len())
+            .map(|at| vec![&start[..at], &start[at..]])
+            .collect();
+        splits.push(start.chunks(1).collect());
+        for pieces in splits {
+            let mut t = term(20, 2);
+            t.advance(b"\x1b]2;before\x07");
+            for piece in &pieces {
+                t.advance(piece);
+            }
+            let growth = heap_growth(&mut t, &[b'y'; 1 << 20], 8);
+            assert!(growth < 2 * MAX_OSC_BYTES, "{pieces:?} grew {growth} bytes");
+            t.advance(b"\x1b\\after");
+            // (A C0 control inside the start may have moved the cursor down a line.)
+            assert!(
+                t.dump().rows.iter().any(|r| r == "after"),
+                "{pieces:?}: {:?}",
+                t.dump().rows
+            );
+            assert_eq!(t.title(), "before", "{pieces:?}");
+            assert!(
+                t.heap_bytes() < 4 * MAX_OSC_BYTES,
+                "{pieces:?}: heap_bytes {}",
+                t.heap_bytes()
+            );
+        }
+    }
+}
+
+#[test]
+fn heap_bytes_counts_the_parsers_osc_buffer() {
+    let mut t = term(20, 2);
+    let before = t.heap_bytes();
+    let mut stream = b"\x1b]2;".to_vec();
+    stream.resize(4 + MAX_OSC_BYTES / 2, b'z');
+    stream.push(0x07);
+    t.advance(&stream);
+    assert!(t.heap_bytes() >= before + MAX_OSC_BYTES / 2);
 }
 
 #[test]
@@ -333,4 +365,70 @@ fn a_full_reset_never_reuses_link_ids_or_absolute_lines() {
         "numbering goes on"
     );
     assert!(t.events().contains(&TermEvent::ScrollbackCleared));
+}
+
+/// A program that asks (DA1) and never reads the answers: the pty's write queue stays
+/// near its high-water mark while the model stops parsing the pane (so the program
+/// blocks on output), and once the program reads, every answer arrives and every byte
+/// it printed is shown.
+#[test]
+fn a_program_that_never_reads_its_answers_is_paused_not_buffered() {
+    use std::time::{Duration, Instant};
+    use tern_core::pipeline::io::WRITE_QUEUE_HIGH_BYTES;
+    use tern_core::pipeline::{Pipeline, PipelineConfig, SpawnSpec};
+
+    const QUERIES: usize = 500_000;
+    let answers = QUERIES * tern_core::model::DA1_REPLY.len();
+    // The reader starts after 3 s; until then nobody reads the pty's input.
+    let script = format!(
+        "stty raw -echo; \
+         (sleep 3; head -c {answers} >/dev/null; echo read-all) </dev/tty & \
+         yes \"$(printf '\\033[c')\" | tr -d '\\n' | head -c {}; wait; echo END",
+        QUERIES * 3
+    );
+    let p =
+        Pipeline::start(PipelineConfig::default(), std::sync::Arc::new(|| {})).expect("pipeline");
+    let pane = p
+        .spawn(&SpawnSpec::command("sh", &["-c", &script]).size(TermSize::new(40, 5)))
+        .expect("spawn");
+    let started = Instant::now();
+    let mut most_queued = 0;
+    while started.elapsed() < Duration::from_millis(2500) {
+        most_queued = most_queued.max(p.write_queue_bytes(pane).unwrap_or(0));
+        p.poll_events();
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert!(
+        most_queued > WRITE_QUEUE_HIGH_BYTES / 2,
+        "the flood never filled the queue ({most_queued} bytes)"
+    );
+    assert!(
+        most_queued < WRITE_QUEUE_HIGH_BYTES + 512 * 1024,
+        "{most_queued} bytes queued for a program that does not read"
+    );
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let rows = p.dump_screen(pane).map(|d| d.rows).unwrap_or_default();
+        if rows.iter().any(|r| r.contains("END")) {
+            assert!(rows.iter().any(|r| r.contains("read-all")), "{rows:?}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "never finished: {rows:?}");
+        p.poll_events();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn screen_sizes_are_clamped_to_the_limits() {
+    let huge = TermSize::new(100_000, 100_000);
+    let mut t = Terminal::new(huge, TermConfig::default());
+    assert_eq!(
+        t.size(),
+        TermSize::new(TermSize::MAX_COLS, TermSize::MAX_ROWS)
+    );
+    t.resize(TermSize::new(70_000, 3));
+    assert_eq!(t.size(), TermSize::new(TermSize::MAX_COLS, 3));
+    t.advance(b"\x1b[1;65535H");
+    assert_eq!(t.cursor().col, TermSize::MAX_COLS - 1);
 }

@@ -161,3 +161,27 @@ fn a_redacted_report_has_no_home_path_and_no_full_pane_id() {
     assert!(text.contains("~/.config/tern/config.ron"), "{text}");
     assert!(DiagnosticsReport::from_ron(&text).is_ok());
 }
+
+#[test]
+fn a_redacted_report_has_no_program_set_titles_unless_asked() {
+    let (p, _panes) = finished_pipeline();
+    let mut report = collect(&p);
+    for row in &mut report.panes {
+        row.tab = "2 ssh deploy@secret-host".into();
+        row.label = "vim /srv/secret-plans.txt".into();
+    }
+    let text = report
+        .redacted(&Redactor::with_home(Some(HOME)))
+        .to_ron()
+        .expect("to ron");
+    assert!(!text.contains("secret"), "{text}");
+    assert!(
+        text.contains("\"tab 2\"") && text.contains("\"pane 1\""),
+        "{text}"
+    );
+    let kept = report
+        .redacted(&Redactor::with_home(Some(HOME)).keeping_titles())
+        .to_ron()
+        .expect("to ron");
+    assert!(kept.contains("secret-host"), "{kept}");
+}

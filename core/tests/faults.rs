@@ -36,14 +36,18 @@ fn wait_screen(p: &Pipeline, pane: PaneId, want: &str) {
     }
 }
 
-/// Whether `pid` is gone (or only a zombie waiting for someone else to reap it).
+/// Whether `pid` is gone: not there at all, or a zombie whose parent is another
+/// process (one tern never had to reap). A zombie whose parent is this test process is
+/// a child tern failed to wait for, so it is not gone.
 fn is_gone(pid: u32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         Err(_) => true,
-        Ok(stat) => stat
-            .rsplit(')')
-            .next()
-            .is_some_and(|rest| rest.trim_start().starts_with('Z')),
+        Ok(stat) => {
+            let mut fields = stat.rsplit(')').next().unwrap_or("").split_whitespace();
+            let state = fields.next().unwrap_or("");
+            let parent: Option<u32> = fields.next().and_then(|p| p.parse().ok());
+            state == "Z" && parent != Some(std::process::id())
+        }
     }
 }
 
@@ -116,6 +120,41 @@ fn closing_a_pane_whose_program_ignores_sighup_still_ends_it_without_blocking() 
     let within = CLOSE_GRACE + Duration::from_secs(5);
     assert!(wait_gone(shell, within), "the shell outlived close");
     assert!(wait_gone(job, within), "its background job outlived close");
+}
+
+#[test]
+fn closing_a_pane_whose_program_closed_its_tty_and_ignores_sighup_still_ends_it() {
+    let p = pipeline();
+    // The pty reaches end of file (no one holds the tty) while the program runs on.
+    let pane = p
+        .spawn(&sh(
+            "trap '' HUP; echo ready; exec sleep 1000 </dev/null >/dev/null 2>&1",
+        ))
+        .expect("spawn");
+    wait_screen(&p, pane, "ready");
+    let pid = p.pid(pane).expect("pid");
+    std::thread::sleep(Duration::from_millis(300));
+    p.close(pane);
+    assert!(
+        wait_gone(pid, CLOSE_GRACE + Duration::from_secs(5)),
+        "a program without a tty outlived close"
+    );
+}
+
+#[test]
+fn an_exited_child_is_reaped_not_left_a_zombie() {
+    let p = pipeline();
+    let pane = p.spawn(&sh("echo bye")).expect("spawn");
+    let pid = p.pid(pane).expect("pid");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !matches!(p.wait_event(Duration::from_millis(100)), Some(PaneEvent::Exited { pane: id, .. }) if id == pane)
+    {
+        assert!(Instant::now() < deadline, "no exit");
+    }
+    assert!(
+        !std::path::Path::new(&format!("/proc/{pid}")).exists(),
+        "the exited child is still in the process table"
+    );
 }
 
 #[test]
@@ -256,4 +295,14 @@ fn a_repository_deleted_while_open_gives_clear_errors() {
     }
     // The stamp used to notice changes is still computable.
     let _ = repo.state_stamp();
+}
+
+#[test]
+fn helpers_started_without_waiting_are_reaped() {
+    let pid =
+        tern_core::helper::spawn_reaped(Command::new("sh").args(["-c", "exit 3"])).expect("spawn");
+    assert!(
+        wait_gone(pid, Duration::from_secs(5)),
+        "the helper was left a zombie"
+    );
 }

@@ -466,7 +466,7 @@ fn title_reports_are_not_answered() {
 #[test]
 fn titles_cwd_and_notifications_become_events() {
     let mut t = TestTerm::new(5, 1);
-    t.feed("\x1b]0;hello;world\x07\x1b]7;file://host/tmp/a%20b\x1b\\\x07");
+    t.feed("\x1b]0;hello;world\x07\x1b]7;file://localhost/tmp/a%20b\x1b\\\x07");
     t.feed("\x1b]9;done\x07\x1b]777;notify;Build;ok\x07\x1b]9;4;1;50\x07");
     let events = t.events();
     assert_eq!(

@@ -302,3 +302,89 @@ fn multiline_detection_sees_every_line_break_kind() {
         "not a shell line break"
     );
 }
+
+/// Helpers tern starts (git, xdg-open, dialogs) inherit no pane's pty: every
+/// descriptor tern opens is close-on-exec.
+#[test]
+fn helpers_inherit_no_pty_master() {
+    use std::process::{Command, Stdio};
+    use std::time::Duration;
+    use tern_core::pipeline::{Pipeline, PipelineConfig, SpawnSpec};
+
+    let p =
+        Pipeline::start(PipelineConfig::default(), std::sync::Arc::new(|| {})).expect("pipeline");
+    let panes: Vec<_> = (0..2)
+        .map(|_| {
+            p.spawn(&SpawnSpec::command("sleep", &["30"]))
+                .expect("spawn")
+        })
+        .collect();
+    // The pool has registered the panes' descriptors once their pids are known.
+    std::thread::sleep(Duration::from_millis(200));
+    let out = Command::new("ls")
+        .args(["-l", "/proc/self/fd/"])
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .expect("run ls");
+    let listing = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{listing}");
+    assert!(
+        !listing.contains("/dev/ptmx") && !listing.contains("/dev/pts/"),
+        "a helper inherited a pty: {listing}"
+    );
+    for pane in panes {
+        p.close(pane);
+    }
+}
+
+/// DECRQCRA reads the screen: a 1x1 checksum tells which character a cell holds. It is
+/// on by default (conformance suites need it); the switch turns every answer to 0000.
+#[test]
+fn rect_checksums_reveal_cells_unless_switched_off() {
+    use tern_core::model::{TermConfig, TermSize, Terminal};
+    let ask = |reports: bool, secret: &[u8]| {
+        let config = TermConfig {
+            rect_checksum_reports: reports,
+            ..TermConfig::default()
+        };
+        let mut t = Terminal::new(TermSize::new(10, 2), config);
+        t.advance(secret);
+        t.advance(b"\x1b[1;1;1;1;1;1*y");
+        String::from_utf8_lossy(&t.take_replies()).into_owned()
+    };
+    assert_ne!(
+        ask(true, b"A"),
+        ask(true, b"B"),
+        "the checksum tells A from B"
+    );
+    assert_eq!(ask(false, b"A"), "\x1bP1!~0000\x1b\\");
+    assert_eq!(ask(false, b"B"), ask(false, b"A"));
+}
+
+/// OSC 7 from another host (a shell over ssh) names a folder on that host: it must not
+/// become the local folder for new splits or the session; it is kept as a hint.
+#[test]
+fn a_cwd_reported_for_another_host_is_only_a_remote_hint() {
+    use tern_core::model::{TermConfig, TermEvent, TermSize, Terminal};
+    let mut t = Terminal::new(TermSize::new(20, 2), TermConfig::default());
+    t.advance(b"\x1b]7;file:///tmp/here\x07");
+    assert_eq!(t.cwd(), Some("/tmp/here"));
+    t.advance(b"\x1b]7;file://build-box.example.org/etc/secret\x07");
+    assert_eq!(t.cwd(), Some("/tmp/here"), "a remote path became local");
+    assert_eq!(
+        t.remote_cwd(),
+        Some(("build-box.example.org", "/etc/secret"))
+    );
+    let events: Vec<TermEvent> = t.drain_events().collect();
+    assert_eq!(events, vec![TermEvent::Cwd("/tmp/here".into())]);
+    t.advance(b"\x1b]7;file://localhost/var\x07");
+    assert_eq!(t.cwd(), Some("/var"));
+    assert_eq!(t.remote_cwd(), None);
+    let host = rustix::system::uname()
+        .nodename()
+        .to_string_lossy()
+        .into_owned();
+    t.advance(format!("\x1b]7;file://{host}/usr\x07").as_bytes());
+    assert_eq!(t.cwd(), Some("/usr"));
+}

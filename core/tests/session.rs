@@ -263,3 +263,33 @@ fn loading_repairs_hand_edited_layouts_and_indexes() {
         }
     );
 }
+
+#[test]
+fn a_session_file_that_cannot_be_read_is_reported_and_left_in_place() {
+    // A folder where the file should be: reading fails with an I/O error that says
+    // nothing about the contents (as permission errors do for a non-root user).
+    let dir = tempfile::tempdir().expect("dir");
+    let store = store(dir.path());
+    std::fs::create_dir_all(store.path()).expect("a folder in the file's place");
+    let before = files_in(dir.path());
+    let LoadOutcome::Unreadable { error } = store.load() else {
+        panic!("expected Unreadable");
+    };
+    assert!(error.contains("cannot read"), "{error}");
+    assert_eq!(files_in(dir.path()), before, "nothing was renamed");
+    assert!(store.path().is_dir());
+}
+
+#[cfg(unix)]
+#[test]
+fn saved_sessions_are_private_to_the_user() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("dir");
+    let store = store(dir.path());
+    store.save(&sample()).expect("save");
+    let mode = std::fs::metadata(store.path())
+        .expect("stat")
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600, "mode {mode:o}");
+}

@@ -84,11 +84,7 @@ pub fn open(uri: &str) -> Result<(), String> {
     } else {
         "xdg-open"
     };
-    std::process::Command::new(opener)
-        .arg(uri)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
+    tern_core::helper::spawn_reaped(std::process::Command::new(opener).arg(uri))
         .map(|_| ())
         .map_err(|e| format!("cannot run {opener}: {e}"))
 }

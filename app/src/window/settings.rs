@@ -147,6 +147,7 @@ impl SessionFile {
     /// Saves `state` in the background if it differs from the last one saved.
     pub fn save_if_changed(&mut self, state: SessionState) {
         if self.last_saved.as_ref() != Some(&state) {
+            crate::signals::remember_session(&self.store, &state);
             let _ = self.saver.send(state.clone());
             self.last_saved = Some(state);
         }

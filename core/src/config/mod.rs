@@ -58,6 +58,9 @@ pub struct Config {
     pub confirm_multiline_paste: bool,
     /// Let programs resize the window (`CSI 8 t`).
     pub resize_requests: bool,
+    /// Answer DECRQCRA with the real checksum (off: always 0000). A 1x1 checksum
+    /// reveals a cell's character, so a program can read text it did not write.
+    pub rect_checksum_reports: bool,
     pub session: SessionConfig,
 }
 
@@ -76,6 +79,7 @@ impl Default for Config {
             confirm_on_close: true,
             confirm_multiline_paste: true,
             resize_requests: false,
+            rect_checksum_reports: true,
             session: SessionConfig::default(),
         }
     }
@@ -407,6 +411,7 @@ impl Config {
                 CursorStyle::Underline => CursorShape::Underline,
             },
             cursor_blink: self.cursor.blinking,
+            rect_checksum_reports: self.rect_checksum_reports,
         }
     }
 

@@ -7,4 +7,4 @@ pub mod paste;
 
 pub use keys::{Key, KeyModes, Mods, encode_key};
 pub use mouse::{MouseButton, MouseEvent, MouseEventKind, encode_focus, encode_mouse};
-pub use paste::{encode_paste, sanitize_paste};
+pub use paste::{encode_paste, paste_line_count, paste_preview, sanitize_paste};

@@ -41,12 +41,35 @@ pub fn encode_paste(text: &str, bracketed: bool) -> Vec<u8> {
 /// Whether a paste is more than one line (the app asks before sending such a paste
 /// when bracketed paste is off).
 pub fn is_multiline(text: &str) -> bool {
-    sanitize_paste(text).trim_end_matches('\r').contains('\r')
+    paste_line_count(text) > 1
+}
+
+/// The lines a paste runs as when typed: every line break kind counts (CR LF, LF and a
+/// bare CR, which is what Enter sends); a trailing break ends the last line.
+pub fn paste_line_count(text: &str) -> usize {
+    sanitize_paste(text)
+        .trim_end_matches('\r')
+        .split('\r')
+        .count()
+}
+
+/// The first `n` lines of a paste as the user will see them run.
+pub fn paste_preview(text: &str, n: usize) -> String {
+    let clean = sanitize_paste(text);
+    clean.split('\r').take(n).collect::<Vec<_>>().join("\n")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn paste_lines_count_a_bare_cr_as_a_break() {
+        assert_eq!(paste_line_count("echo hi\rrm -rf ~\r"), 2);
+        assert_eq!(paste_line_count("a\r\nb\nc\n"), 3);
+        assert_eq!(paste_line_count("one line\n"), 1);
+        assert_eq!(paste_preview("a\rb\nc", 2), "a\nb");
+    }
 
     #[test]
     fn control_characters_are_removed_and_line_breaks_become_cr() {

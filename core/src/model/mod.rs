@@ -45,8 +45,24 @@ pub struct TermSize {
 }
 
 impl TermSize {
+    /// The widest screen a terminal takes (wider sizes are clamped): a 5K display at a
+    /// tiny font is under 1,000 columns, and cell columns must fit the side table's
+    /// `u16` keys.
+    pub const MAX_COLS: usize = 2000;
+    /// The tallest screen a terminal takes (taller sizes are clamped).
+    pub const MAX_ROWS: usize = 1000;
+
     pub const fn new(cols: usize, rows: usize) -> TermSize {
         TermSize { cols, rows }
+    }
+
+    /// This size within what a terminal takes: 2..=[`TermSize::MAX_COLS`] columns,
+    /// 1..=[`TermSize::MAX_ROWS`] rows.
+    pub fn clamped(self) -> TermSize {
+        TermSize {
+            cols: self.cols.clamp(2, Self::MAX_COLS),
+            rows: self.rows.clamp(1, Self::MAX_ROWS),
+        }
     }
 }
 
@@ -62,6 +78,9 @@ pub struct TermConfig {
     /// The cursor until a program asks for another (DECSCUSR 0 comes back to it).
     pub cursor_shape: CursorShape,
     pub cursor_blink: bool,
+    /// Answer DECRQCRA with the real checksum; off, the answer is always 0000 (a 1x1
+    /// checksum reveals the cell's character to the program that asks).
+    pub rect_checksum_reports: bool,
 }
 
 impl Default for TermConfig {
@@ -72,6 +91,7 @@ impl Default for TermConfig {
             palette: DynamicDefaults::default(),
             cursor_shape: CursorShape::Block,
             cursor_blink: false,
+            rect_checksum_reports: true,
         }
     }
 }
@@ -117,16 +137,39 @@ pub enum TermEvent {
     },
 }
 
-/// Where the OSC length guard is in the byte stream.
+/// Where the OSC length guard is in the byte stream. It mirrors the part of vte's state
+/// machine that leads into an OSC string: vte enters its Escape state on every ESC, from
+/// any state, and stays there on another ESC, on C0 controls other than CAN/SUB, on DEL
+/// and on bytes of 0x80 and up; only `]` from Escape starts an OSC.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum OscGuard {
+    /// vte is in a state from which only an ESC can lead to an OSC.
     Outside,
-    /// The last byte seen was ESC.
-    AfterEsc,
+    /// vte is in its Escape state (the last ESC has not been followed by a byte that
+    /// leaves it).
+    Escape,
     /// Inside an OSC body with this many bytes so far.
     Inside(usize),
     /// Inside an OSC that went over the cap: bytes are skipped until its terminator.
     Skipping,
+}
+
+/// What a byte does to vte's Escape state, as far as the OSC guard cares.
+enum AfterEscape {
+    /// Still in Escape (ESC, C0 other than CAN/SUB, DEL, 0x80 and up).
+    Stays,
+    /// `]`: an OSC string starts.
+    Osc,
+    /// Any other state (dispatch, CSI, DCS, SOS/PM/APC, intermediates, CAN/SUB).
+    Leaves,
+}
+
+fn after_escape(byte: u8) -> AfterEscape {
+    match byte {
+        b']' => AfterEscape::Osc,
+        0x18 | 0x1a | 0x20..=0x7e => AfterEscape::Leaves,
+        _ => AfterEscape::Stays,
+    }
 }
 
 impl std::fmt::Debug for Terminal {
@@ -141,6 +184,8 @@ impl std::fmt::Debug for Terminal {
 pub struct Terminal {
     parser: vte::Parser,
     guard: OscGuard,
+    /// The most bytes vte's OSC buffer has held (its capacity, which it keeps).
+    osc_buffer_bytes: usize,
     st: State,
     /// Printable text waiting to be written as one run (see `perform::Performer`).
     run: Vec<u8>,
@@ -152,6 +197,9 @@ pub struct Terminal {
     /// Off only in tests that check the fast path against vte alone.
     fast_path: bool,
 }
+
+/// Event capacity a terminal keeps between bursts.
+const MAX_IDLE_EVENTS: usize = 64;
 
 /// The encoded length a UTF-8 lead byte announces (1 for anything else).
 fn utf8_len(lead: u8) -> usize {
@@ -182,7 +230,8 @@ impl Terminal {
         Terminal {
             parser: vte::Parser::new(),
             guard: OscGuard::Outside,
-            st: State::new(size, config),
+            osc_buffer_bytes: 0,
+            st: State::new(size.clamped(), config),
             run: Vec::new(),
             carry: Vec::new(),
             ground: true,
@@ -192,6 +241,11 @@ impl Terminal {
 
     /// Parses program output. Any chunking of the same bytes gives the same result.
     pub fn advance(&mut self, mut bytes: &[u8]) {
+        // Events are drained between calls; a burst of them (a flood of marks or
+        // titles) must not keep its capacity for the terminal's whole life.
+        if self.st.events.is_empty() && self.st.events.capacity() > MAX_IDLE_EVENTS {
+            self.st.events.shrink_to(MAX_IDLE_EVENTS);
+        }
         // vte 0.15 can drop the character after a UTF-8 sequence split across calls (its
         // partial-sequence path consumes too many bytes), so a split sequence is held
         // back and completed here, and the parser never sees one.
@@ -248,51 +302,52 @@ impl Terminal {
 
     /// Decides how much of `bytes` to hand to the parser (`feed`) and then how much to
     /// skip (`skip`), so that no OSC string over [`MAX_OSC_BYTES`] is buffered. vte
-    /// buffers OSC bodies without limit; this tracks `ESC ]` ... terminator around it.
+    /// buffers OSC bodies without limit; this tracks `ESC ]` ... terminator around it,
+    /// however the bytes are split across calls.
     fn guard_step(&mut self, bytes: &[u8]) -> (usize, usize) {
         const TERMINATORS: [u8; 4] = [0x07, 0x18, 0x1a, 0x1b];
         match self.guard {
-            OscGuard::Outside => {
-                let mut from = 0;
-                while let Some(i) = memchr::memchr(0x1b, &bytes[from..]) {
-                    let esc = from + i;
-                    match bytes.get(esc + 1) {
-                        Some(b']') => {
-                            self.guard = OscGuard::Inside(0);
-                            return (esc + 2, 0);
+            OscGuard::Outside | OscGuard::Escape => {
+                let mut at = 0;
+                while at < bytes.len() {
+                    if self.guard == OscGuard::Outside {
+                        match memchr::memchr(0x1b, &bytes[at..]) {
+                            Some(i) => at += i + 1,
+                            None => return (bytes.len(), 0),
                         }
-                        Some(_) => from = esc + 1,
-                        None => {
-                            self.guard = OscGuard::AfterEsc;
-                            return (bytes.len(), 0);
+                        self.guard = OscGuard::Escape;
+                        continue;
+                    }
+                    match after_escape(bytes[at]) {
+                        AfterEscape::Stays => {}
+                        AfterEscape::Leaves => self.guard = OscGuard::Outside,
+                        AfterEscape::Osc => {
+                            self.guard = OscGuard::Inside(0);
+                            return (at + 1, 0);
                         }
                     }
+                    at += 1;
                 }
                 (bytes.len(), 0)
-            }
-            OscGuard::AfterEsc => {
-                self.guard = if bytes[0] == b']' {
-                    OscGuard::Inside(0)
-                } else {
-                    OscGuard::Outside
-                };
-                (1, 0)
             }
             OscGuard::Inside(len) => {
                 let room = MAX_OSC_BYTES - len;
                 let window = &bytes[..bytes.len().min(room + 1)];
                 match window.iter().position(|b| TERMINATORS.contains(b)) {
                     Some(i) => {
+                        self.note_osc_buffered(len + i);
                         self.guard = OscGuard::Outside;
                         (i, 0)
                     }
                     None if window.len() > room => {
                         // Over the cap: stop buffering, drop the rest of this OSC.
+                        self.note_osc_buffered(MAX_OSC_BYTES);
                         self.st.osc_truncated = true;
                         self.guard = OscGuard::Skipping;
                         (room, 0)
                     }
                     None => {
+                        self.note_osc_buffered(len + window.len());
                         self.guard = OscGuard::Inside(len + window.len());
                         (window.len(), 0)
                     }
@@ -315,6 +370,12 @@ impl Terminal {
         self.fast_path = on;
     }
 
+    /// vte's OSC buffer keeps its largest size (it is cleared, never shrunk); this
+    /// remembers it for [`Terminal::heap_bytes`].
+    fn note_osc_buffered(&mut self, len: usize) {
+        self.osc_buffer_bytes = self.osc_buffer_bytes.max(len.next_power_of_two());
+    }
+
     pub fn size(&self) -> TermSize {
         TermSize {
             cols: self.st.cols,
@@ -322,8 +383,9 @@ impl Terminal {
         }
     }
 
+    /// Resizes the screen (clamped, see [`TermSize::clamped`]).
     pub fn resize(&mut self, size: TermSize) {
-        self.st.resize(size);
+        self.st.resize(size.clamped());
     }
 
     /// Bytes to write back to the pty (query replies), in order.
@@ -369,8 +431,18 @@ impl Terminal {
         &self.st.title
     }
 
+    /// The local working directory the shell reported (OSC 7 from this host).
     pub fn cwd(&self) -> Option<&str> {
         self.st.cwd.as_deref()
+    }
+
+    /// The last OSC 7 that named another host, as (host, path): where a remote shell
+    /// is, never used as a local folder.
+    pub fn remote_cwd(&self) -> Option<(&str, &str)> {
+        self.st
+            .remote_cwd
+            .as_ref()
+            .map(|(h, p)| (h.as_str(), p.as_str()))
     }
 
     pub fn palette(&self) -> &Palette {
@@ -457,9 +529,11 @@ impl Terminal {
         self.st.scrollback.trim_to_bytes(max_bytes)
     }
 
-    /// Approximate heap bytes held by this terminal (grids, scrollback, tables).
+    /// Approximate heap bytes held by this terminal (grids, scrollback, tables, the
+    /// parser's OSC buffer).
     pub fn heap_bytes(&self) -> usize {
-        self.st.primary.heap_bytes()
+        self.osc_buffer_bytes
+            + self.st.primary.heap_bytes()
             + self.st.alt.heap_bytes()
             + self.st.scrollback.heap_bytes()
             + self
@@ -470,6 +544,9 @@ impl Terminal {
                 .sum::<usize>()
             + self.st.replies.capacity()
             + self.st.title.capacity()
+            + self.st.events.capacity() * std::mem::size_of::<TermEvent>()
+            + self.run.capacity()
+            + self.carry.capacity()
     }
 
     /// The visible screen as a neutral picture.

@@ -213,20 +213,40 @@ fn dynamic_color(st: &mut State, which: u16, spec: &[u8], terminator: &[u8]) {
     st.damage.mark_all();
 }
 
-/// OSC 7: `file://host/path` with percent-encoding.
+/// Whether an OSC 7 host names this machine: empty, `localhost`, or its host name.
+fn is_local_host(host: &str) -> bool {
+    if host.is_empty() || host.eq_ignore_ascii_case("localhost") {
+        return true;
+    }
+    let uname = rustix::system::uname();
+    let name = uname.nodename().to_string_lossy();
+    host.eq_ignore_ascii_case(&name)
+        || name
+            .split('.')
+            .next()
+            .is_some_and(|short| host.eq_ignore_ascii_case(short))
+}
+
+/// OSC 7: `file://host/path` with percent-encoding. A path on another host (a shell
+/// over ssh) is not a local folder: it is kept as a remote hint only.
 fn set_cwd(st: &mut State, uri: &str) {
     let Some(rest) = uri.strip_prefix("file://") else {
         return;
     };
-    let path = match rest.find('/') {
-        Some(i) => &rest[i..],
+    let (host, path) = match rest.find('/') {
+        Some(i) => rest.split_at(i),
         None => return,
     };
     let bytes = percent_decode(path.as_bytes());
     let path = String::from_utf8_lossy(&bytes).into_owned();
-    if path.len() > super::state::MAX_URI_BYTES {
+    if path.len() > super::state::MAX_URI_BYTES || host.len() > 255 {
         return;
     }
+    if !is_local_host(host) {
+        st.remote_cwd = Some((host.to_owned(), path));
+        return;
+    }
+    st.remote_cwd = None;
     if st.cwd.as_deref() != Some(path.as_str()) {
         st.cwd = Some(path.clone());
         st.events.push(TermEvent::Cwd(path));

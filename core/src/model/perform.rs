@@ -287,7 +287,11 @@ impl Perform for Performer<'_> {
                 // third parameter only when there are more than two.
                 let v = values(params);
                 let from = if v.len() > 2 { 2 } else { 0 };
-                let checksum = st.rect_checksum(rect_params(&v, from));
+                let checksum = if st.config.rect_checksum_reports {
+                    st.rect_checksum(rect_params(&v, from))
+                } else {
+                    0
+                };
                 let reply = format!("\x1bP{}!~{checksum:04X}\x1b\\", param0(params, 0));
                 st.reply(reply.as_bytes());
             }

@@ -200,6 +200,8 @@ pub struct State {
     pub(super) config: TermConfig,
     /// The OSC being received overflowed its cap; its dispatch is ignored.
     pub(super) osc_truncated: bool,
+    /// The last OSC 7 from another host: (host, path), a hint, never a local folder.
+    pub(super) remote_cwd: Option<(String, String)>,
 }
 
 fn default_tabs(cols: usize) -> Vec<bool> {
@@ -257,6 +259,7 @@ impl State {
             damage: Damage::new(rows),
             config,
             osc_truncated: false,
+            remote_cwd: None,
         }
     }
 

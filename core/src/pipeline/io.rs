@@ -6,7 +6,7 @@ use std::io;
 use std::os::fd::{AsFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Sender;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use portable_pty::Child;
@@ -61,24 +61,55 @@ impl BufferPool {
     }
 }
 
+/// Past this many bytes waiting in a pty's write queue (replies and input the program
+/// has not read), the model stops parsing the pane: its credit stops, so the reader
+/// stops and the program blocks on its output, until the queue drains to
+/// [`WRITE_QUEUE_LOW_BYTES`]. Nothing is dropped. Writers that can wait
+/// ([`PtyWriter::write_when_room`]) wait at the same mark.
+pub const WRITE_QUEUE_HIGH_BYTES: usize = 1 << 20;
+
+/// Where a paused pane's parsing (and waiting writers) resume.
+pub const WRITE_QUEUE_LOW_BYTES: usize = 256 * 1024;
+
+/// Called (on the pool thread) when a pane paused for its write queue may go on.
+pub type OnDrained = Box<dyn Fn() + Send + Sync>;
+
 /// The write side of one pty: input from the UI and replies from the model share one
 /// ordered queue. Whoever finds the queue empty writes straight to the pty
-/// (non-blocking); what does not fit is queued for the pool's writer task.
-#[derive(Debug)]
+/// (non-blocking); what does not fit is queued for the pool's writer task. The queue is
+/// bounded by backpressure, not by dropping: see [`WRITE_QUEUE_HIGH_BYTES`].
 pub struct PtyWriter {
     fd: Arc<OwnedFd>,
     queue: Mutex<VecDeque<u8>>,
     wake: Notify,
     closed: AtomicBool,
+    /// The model paused the pane for this queue (changed only with `queue` locked, so a
+    /// drain cannot slip between the check and the pause).
+    paused: AtomicBool,
+    /// Signalled when the queue drains under the low-water mark or the pty closes.
+    room: Condvar,
+    on_drained: OnDrained,
+}
+
+impl std::fmt::Debug for PtyWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PtyWriter")
+            .field("queued_bytes", &self.queued_bytes())
+            .field("paused", &self.paused.load(Ordering::Relaxed))
+            .finish_non_exhaustive()
+    }
 }
 
 impl PtyWriter {
-    pub fn new(fd: Arc<OwnedFd>) -> PtyWriter {
+    pub fn new(fd: Arc<OwnedFd>, on_drained: OnDrained) -> PtyWriter {
         PtyWriter {
             fd,
             queue: Mutex::new(VecDeque::new()),
             wake: Notify::new(),
             closed: AtomicBool::new(false),
+            paused: AtomicBool::new(false),
+            room: Condvar::new(),
+            on_drained,
         }
     }
 
@@ -107,13 +138,64 @@ impl PtyWriter {
         }
     }
 
+    /// Like [`PtyWriter::write`], but first blocks the calling thread while the queue is
+    /// over [`WRITE_QUEUE_HIGH_BYTES`] (for streams such as headless stdin, which may be
+    /// any size: memory stays bounded and the program reads at its own pace).
+    pub fn write_when_room(&self, bytes: &[u8]) {
+        let Ok(mut queue) = self.queue.lock() else {
+            return;
+        };
+        while queue.len() >= WRITE_QUEUE_HIGH_BYTES && !self.closed.load(Ordering::Acquire) {
+            queue = match self.room.wait_timeout(queue, Duration::from_millis(200)) {
+                Ok((q, _)) => q,
+                Err(_) => return,
+            };
+        }
+        drop(queue);
+        self.write(bytes);
+    }
+
+    /// Whether the queue is over the high-water mark; if so the pane counts as paused
+    /// until the queue drains (then `on_drained` runs).
+    pub fn over_high_water(&self) -> bool {
+        let Ok(queue) = self.queue.lock() else {
+            return false;
+        };
+        let over = queue.len() >= WRITE_QUEUE_HIGH_BYTES && !self.closed.load(Ordering::Acquire);
+        if over {
+            self.paused.store(true, Ordering::Release);
+        }
+        over
+    }
+
+    /// The model paused the pane for this queue and it has not drained yet.
+    pub fn is_paused(&self) -> bool {
+        self.paused.load(Ordering::Acquire)
+    }
+
     pub fn queued_bytes(&self) -> usize {
         self.queue.lock().map(|q| q.len()).unwrap_or(0)
+    }
+
+    /// After the queue shrank (to `queued` bytes, still locked by the caller): wakes
+    /// waiting writers and a paused pane's model once under the low-water mark.
+    fn drained_to(&self, queued: usize) {
+        if queued > WRITE_QUEUE_LOW_BYTES {
+            return;
+        }
+        self.room.notify_all();
+        if self.paused.swap(false, Ordering::AcqRel) {
+            (self.on_drained)();
+        }
     }
 
     fn close(&self) {
         self.closed.store(true, Ordering::Release);
         self.wake.notify_one();
+        if let Ok(mut queue) = self.queue.lock() {
+            queue.clear();
+            self.drained_to(0);
+        }
     }
 }
 
@@ -375,19 +457,13 @@ async fn read_loop(
         }
     }
     let _ = shared.model.send(ModelMsg::Eof { pane, error });
-    // Closed meanwhile: the pool reaps it.
-    let Some(mut child) = child.lock().ok().and_then(|mut c| c.take()) else {
-        return;
+    let Some(status) = wait_in_slot(&child).await else {
+        return; // closed meanwhile: the pool reaps it
     };
-    let status = tokio::task::spawn_blocking(move || child.wait()).await;
     let exit = match status {
-        Ok(Ok(s)) => ExitInfo {
+        Ok(s) => ExitInfo {
             code: s.exit_code() as i32,
             signal: s.signal().map(str::to_owned),
-        },
-        Ok(Err(e)) => ExitInfo {
-            code: -1,
-            signal: Some(format!("wait failed: {e}")),
         },
         Err(e) => ExitInfo {
             code: -1,
@@ -395,6 +471,33 @@ async fn read_loop(
         },
     };
     let _ = shared.model.send(ModelMsg::Exited { pane, exit });
+}
+
+/// Waits for the child after its pty reached end of file, leaving it in the slot: a
+/// program that closed its tty but keeps running is still there for the close
+/// escalation (SIGHUP, grace, SIGKILL) to find. Returns `None` when the pane was closed
+/// meanwhile (the pool took the child to reap it).
+async fn wait_in_slot(child: &ChildSlot) -> Option<io::Result<portable_pty::ExitStatus>> {
+    let mut pause = Duration::from_millis(5);
+    loop {
+        {
+            let mut slot = child.lock().ok()?;
+            let outcome = slot.as_mut()?.try_wait();
+            match outcome {
+                Ok(None) => {}
+                Ok(Some(status)) => {
+                    slot.take();
+                    return Some(Ok(status));
+                }
+                Err(e) => {
+                    slot.take();
+                    return Some(Err(e));
+                }
+            }
+        }
+        tokio::time::sleep(pause).await;
+        pause = (pause * 2).min(Duration::from_millis(250));
+    }
 }
 
 async fn write_loop(afd: Arc<AsyncFd<Arc<OwnedFd>>>, writer: Arc<PtyWriter>) {
@@ -418,6 +521,7 @@ async fn write_loop(afd: Arc<AsyncFd<Arc<OwnedFd>>>, writer: Arc<PtyWriter>) {
             // Retrying would spin the pool thread that serves every pty.
             if guard.ready().is_write_closed() {
                 queue.clear();
+                writer.drained_to(0);
                 return;
             }
             let (front, _) = queue.as_slices();
@@ -426,10 +530,12 @@ async fn write_loop(afd: Arc<AsyncFd<Arc<OwnedFd>>>, writer: Arc<PtyWriter>) {
             }) {
                 Ok(Ok(n)) => {
                     queue.drain(..n);
+                    writer.drained_to(queue.len());
                 }
                 Ok(Err(e)) if e.kind() == io::ErrorKind::Interrupted => {}
                 Ok(Err(_)) => {
                     queue.clear();
+                    writer.drained_to(0);
                     return;
                 }
                 Err(_would_block) => {}

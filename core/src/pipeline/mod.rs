@@ -121,6 +121,10 @@ pub enum ModelMsg {
     Remove {
         pane: PaneId,
     },
+    /// A pane paused for its full write queue may be parsed again.
+    WriteQueueDrained {
+        pane: PaneId,
+    },
     Resize {
         pane: PaneId,
         size: TermSize,
@@ -273,6 +277,16 @@ struct PaneHandle {
     stats: Arc<PtyStats>,
     visible: bool,
     pid: Option<u32>,
+    pidfd: Option<OwnedFd>,
+}
+
+impl PaneHandle {
+    /// SIGHUP to the child, through its pidfd when there is one (never to a reused pid).
+    fn hang_up(&mut self) {
+        if !session::hang_up(self.pidfd.as_ref()) {
+            let _ = self.killer.kill();
+        }
+    }
 }
 
 /// The UI's handle on the whole pipeline.
@@ -357,7 +371,13 @@ impl Pipeline {
         let size = spec.size.unwrap_or(self.config.default_size);
         let pane = PaneId(self.next_id.fetch_add(1, Ordering::Relaxed));
         let fd: Arc<OwnedFd> = Arc::new(spawned.fd);
-        let writer = Arc::new(PtyWriter::new(fd.clone()));
+        let model_tx = self.model_tx.clone();
+        let writer = Arc::new(PtyWriter::new(
+            fd.clone(),
+            Box::new(move || {
+                let _ = model_tx.send(ModelMsg::WriteQueueDrained { pane });
+            }),
+        ));
         let (term, window_bytes) = self
             .new_panes
             .lock()
@@ -405,6 +425,7 @@ impl Pipeline {
                     stats,
                     visible: false,
                     pid: spawned.pid,
+                    pidfd: spawned.pidfd,
                 },
             );
         }
@@ -438,6 +459,21 @@ impl Pipeline {
         if let Some(w) = self.with_pane(pane, |p| p.writer.clone()) {
             w.write(bytes);
         }
+    }
+
+    /// Like [`Pipeline::write`] for a stream of any size (headless stdin): blocks the
+    /// calling thread while the pane's write queue is over
+    /// [`io::WRITE_QUEUE_HIGH_BYTES`], so memory stays bounded.
+    pub fn write_when_room(&self, pane: PaneId, bytes: &[u8]) {
+        if let Some(w) = self.with_pane(pane, |p| p.writer.clone()) {
+            w.write_when_room(bytes);
+        }
+    }
+
+    /// Bytes waiting to be written to the pane's pty (replies and input its program has
+    /// not read yet); bounded by backpressure near [`io::WRITE_QUEUE_HIGH_BYTES`].
+    pub fn write_queue_bytes(&self, pane: PaneId) -> Option<usize> {
+        self.with_pane(pane, |p| p.writer.queued_bytes())
     }
 
     pub fn resize(&self, pane: PaneId, size: TermSize) {
@@ -546,7 +582,7 @@ impl Pipeline {
     /// Kills the child (if still running) and forgets the pane.
     pub fn close(&self, pane: PaneId) {
         if let Some(mut handle) = self.panes.lock().ok().and_then(|mut p| p.remove(&pane)) {
-            let _ = handle.killer.kill();
+            handle.hang_up();
         }
         self.pool.send(PoolCmd::Remove(pane));
         let _ = self.model_tx.send(ModelMsg::Remove { pane });
@@ -667,7 +703,7 @@ impl Drop for Pipeline {
     fn drop(&mut self) {
         if let Ok(mut panes) = self.panes.lock() {
             for (_, mut p) in panes.drain() {
-                let _ = p.killer.kill();
+                p.hang_up();
             }
         }
         let _ = self.model_tx.send(ModelMsg::Shutdown);

@@ -22,6 +22,14 @@ use super::{ModelMsg, PaneEvent, PaneId, Waker};
 /// input). Small enough that a round over many flooding panes stays short.
 pub const SLICE_BYTES: usize = 16 * 1024;
 
+/// Most time one slice may take: a few bytes can cost much (REP repeats a character
+/// 65535 times in 8 bytes, DECFRA fills the screen), so a slice is parsed in pieces
+/// of [`SLICE_PIECE_BYTES`] and ends early once this much time went by.
+pub const SLICE_TIME: std::time::Duration = std::time::Duration::from_millis(2);
+
+/// The piece a slice checks its time after.
+pub const SLICE_PIECE_BYTES: usize = 2048;
+
 struct Chunk {
     data: Vec<u8>,
     offset: usize,
@@ -171,7 +179,11 @@ impl ModelThread {
     }
 
     fn has_work(&self) -> bool {
-        !self.searches.is_empty() || self.panes.values().any(|p| !p.queue.is_empty())
+        !self.searches.is_empty()
+            || self
+                .panes
+                .values()
+                .any(|p| !p.queue.is_empty() && !p.writer.is_paused())
     }
 
     /// One slice of the oldest search: scrollback lines first, then (at the end) the
@@ -334,6 +346,8 @@ impl ModelThread {
                 self.panes.insert(pane, *entry);
                 self.order.push(pane);
             }
+            // Nothing to do: the next round parses the pane again.
+            ModelMsg::WriteQueueDrained { .. } => {}
             ModelMsg::Remove { pane } => {
                 if let Some(p) = self.panes.remove(&pane) {
                     p.slot.clear();
@@ -482,7 +496,7 @@ impl ModelThread {
         let Some(p) = self.panes.get_mut(&pane) else {
             return;
         };
-        if p.queue.is_empty() {
+        if p.queue.is_empty() || Self::paused_for_writes(p, &self.crumbs, pane) {
             return;
         }
         let told = Self::parse_some(
@@ -497,6 +511,24 @@ impl ModelThread {
             (self.waker)();
         }
         self.deliver(pane);
+    }
+
+    /// Backpressure: while the pty's write queue is over its high-water mark (a program
+    /// that asks and does not read the answers), the pane is not parsed, so its credit
+    /// stops and the program blocks on output. `WriteQueueDrained` resumes it.
+    fn paused_for_writes(p: &PaneEntry, crumbs: &Breadcrumbs, pane: PaneId) -> bool {
+        let was_paused = p.writer.is_paused();
+        let paused = p.writer.over_high_water();
+        if paused && !was_paused {
+            crumbs.push(
+                pane.0,
+                format!(
+                    "paused parsing: {} bytes wait to be written (the program does not read its input)",
+                    p.writer.queued_bytes()
+                ),
+            );
+        }
+        paused
     }
 
     fn drain_queue(
@@ -530,11 +562,21 @@ impl ModelThread {
             let _ = events.send(PaneEvent::UnseenOutput { pane });
         }
         let mut left = budget;
+        let timed = budget != usize::MAX;
+        let started = Instant::now();
         while left > 0 {
+            if timed && left != budget && started.elapsed() >= SLICE_TIME {
+                break;
+            }
             let Some(chunk) = p.queue.front_mut() else {
                 break;
             };
-            let end = chunk.data.len().min(chunk.offset.saturating_add(left));
+            let piece = if timed {
+                left.min(SLICE_PIECE_BYTES)
+            } else {
+                left
+            };
+            let end = chunk.data.len().min(chunk.offset.saturating_add(piece));
             let parsed = p.core.parse(&chunk.data[chunk.offset..end]);
             left -= end - chunk.offset;
             chunk.offset = end;
@@ -639,6 +681,20 @@ fn coalesce(events: Vec<TermEvent>) -> Vec<TermEvent> {
         .iter()
         .rposition(|e| matches!(e, TermEvent::Title(_)));
     let last_cwd = events.iter().rposition(|e| matches!(e, TermEvent::Cwd(_)));
+    // Each clipboard write replaces the one before, and one read answers them all: a
+    // flood of 64 KiB requests must not pile up in the facts channel.
+    let last_write = events.iter().rposition(|e| {
+        matches!(
+            e,
+            TermEvent::Clipboard(crate::model::ClipboardRequest::Write { .. })
+        )
+    });
+    let last_read = events.iter().rposition(|e| {
+        matches!(
+            e,
+            TermEvent::Clipboard(crate::model::ClipboardRequest::Read { .. })
+        )
+    });
     let mut bell = false;
     for (i, e) in events.into_iter().enumerate() {
         match e {
@@ -649,6 +705,10 @@ fn coalesce(events: Vec<TermEvent>) -> Vec<TermEvent> {
             }
             TermEvent::Title(_) if Some(i) != last_title => {}
             TermEvent::Cwd(_) if Some(i) != last_cwd => {}
+            TermEvent::Clipboard(crate::model::ClipboardRequest::Write { .. })
+                if Some(i) != last_write => {}
+            TermEvent::Clipboard(crate::model::ClipboardRequest::Read { .. })
+                if Some(i) != last_read => {}
             other => out.push(other),
         }
     }
@@ -658,6 +718,24 @@ fn coalesce(events: Vec<TermEvent>) -> Vec<TermEvent> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn coalescing_keeps_the_last_clipboard_write_and_one_read() {
+        use crate::model::ClipboardRequest;
+        let write = |b: &str| {
+            TermEvent::Clipboard(ClipboardRequest::Write {
+                selection: "c".into(),
+                base64: b.into(),
+            })
+        };
+        let read = || {
+            TermEvent::Clipboard(ClipboardRequest::Read {
+                selection: "c".into(),
+            })
+        };
+        let out = coalesce(vec![write("a"), read(), write("b"), read(), write("c")]);
+        assert_eq!(out, vec![read(), write("c")]);
+    }
 
     #[test]
     fn coalescing_keeps_one_bell_and_the_last_title() {

@@ -77,12 +77,29 @@ pub struct Spawned {
     pub child: Box<dyn Child + Send + Sync>,
     pub fd: OwnedFd,
     pub pid: Option<u32>,
+    /// A pidfd for the child (Linux 5.3+), opened before anyone could reap it: signals
+    /// sent through it can never reach another process that reused the pid.
+    pub pidfd: Option<OwnedFd>,
+}
+
+/// Sends SIGHUP to the child through its pidfd; a child already reaped gets nothing
+/// (ESRCH). Returns false when there is no pidfd (the caller falls back to the pid).
+pub fn hang_up(pidfd: Option<&OwnedFd>) -> bool {
+    match pidfd {
+        Some(fd) => {
+            let _ = rustix::process::pidfd_send_signal(fd, rustix::process::Signal::HUP);
+            true
+        }
+        None => false,
+    }
 }
 
 pub fn pty_size(size: TermSize) -> PtySize {
+    // The model's limits, so the program and the model agree on the size.
+    let size = size.clamped();
     PtySize {
-        rows: size.rows.clamp(1, u16::MAX as usize) as u16,
-        cols: size.cols.clamp(1, u16::MAX as usize) as u16,
+        rows: size.rows as u16,
+        cols: size.cols as u16,
         pixel_width: 0,
         pixel_height: 0,
     }
@@ -92,6 +109,17 @@ pub fn set_nonblocking(fd: BorrowedFd<'_>) -> std::io::Result<()> {
     let flags = fcntl_getfl(fd)?;
     fcntl_setfl(fd, flags | OFlags::NONBLOCK)?;
     Ok(())
+}
+
+/// tern's own variables (`TERN_TRACE`, `TERN_SESSION`, `TERN_CONFIG`, ...) describe this
+/// tern: a nested tern or another program in a pane must not share its trace file or
+/// session. Those tern sets for its children on purpose are set after this.
+fn remove_inherited_tern_vars(cmd: &mut CommandBuilder) {
+    for (key, _) in std::env::vars_os() {
+        if key.as_encoded_bytes().starts_with(b"TERN_") {
+            cmd.env_remove(key);
+        }
+    }
 }
 
 pub fn spawn(spec: &SpawnSpec, default_size: TermSize) -> Result<Spawned, SpawnError> {
@@ -120,6 +148,7 @@ pub fn spawn(spec: &SpawnSpec, default_size: TermSize) -> Result<Spawned, SpawnE
     if let Some(dir) = spec.cwd.clone().or_else(|| std::env::current_dir().ok()) {
         cmd.cwd(dir);
     }
+    remove_inherited_tern_vars(&mut cmd);
     cmd.env("TERM", "xterm-256color");
     cmd.env("COLORTERM", "truecolor");
     cmd.env("TERM_PROGRAM", "tern");
@@ -143,13 +172,22 @@ pub fn spawn(spec: &SpawnSpec, default_size: TermSize) -> Result<Spawned, SpawnE
     // SAFETY: `raw` is the master's open descriptor, which `master` keeps open for the
     // duration of this borrow; we only duplicate it.
     let borrowed = unsafe { BorrowedFd::borrow_raw(raw) };
-    let fd = rustix::io::dup(borrowed).map_err(|e| SpawnError::Pty(e.to_string()))?;
+    // Close-on-exec: helpers tern starts (git, xdg-open, dialogs) must not inherit a
+    // pane's master (they could read or type into it, and keep it from hanging up).
+    let fd =
+        rustix::io::fcntl_dupfd_cloexec(borrowed, 0).map_err(|e| SpawnError::Pty(e.to_string()))?;
     set_nonblocking(fd.as_fd()).map_err(|e| SpawnError::Pty(e.to_string()))?;
     let pid = child.process_id();
+    // Nobody can have reaped the child yet (its `Child` is still here), so the pid is
+    // still the child's. pidfds are always close-on-exec.
+    let pidfd = pid
+        .and_then(|p| rustix::process::Pid::from_raw(p as i32))
+        .and_then(|p| rustix::process::pidfd_open(p, rustix::process::PidfdFlags::empty()).ok());
     Ok(Spawned {
         master,
         child,
         fd,
         pid,
+        pidfd,
     })
 }

@@ -15,6 +15,11 @@
 
 #![allow(dead_code)]
 
+#[path = "../alloc_counter/mod.rs"]
+mod alloc_counter;
+
+use alloc_counter::live_bytes;
+
 use tern_core::config::{Config, KeyBinding, KeyChord};
 use tern_core::input::{
     Key, KeyModes, Mods, MouseButton, MouseEvent, MouseEventKind, encode_key, encode_mouse,
@@ -142,8 +147,9 @@ pub fn assert_caps(term: &Terminal, config: &TermConfig) {
     );
 }
 
-/// Replies must stay proportional to the queries that asked for them.
-fn assert_replies(term: &mut Terminal, fed: usize) {
+/// Replies must stay proportional to the queries that asked for them. Returns the
+/// events, written out (so that keeping them does not hold the model's allocations).
+fn assert_replies(term: &mut Terminal, fed: usize) -> String {
     let replies = term.take_replies();
     assert!(
         replies.len() <= 4096 + 64 * fed,
@@ -161,6 +167,22 @@ fn assert_replies(term: &mut Terminal, fed: usize) {
             assert!(t.chars().count() <= MAX_TITLE_CHARS);
         }
     }
+    events.iter().map(|e| format!("{e:?}\n")).collect()
+}
+
+/// Heap bytes a terminal may hold beyond what `Terminal::heap_bytes` accounts for: its
+/// small tables and buffers (events, the printable run, tab stops, palette, DCS body,
+/// title stack), each bounded on its own.
+const UNACCOUNTED_HEAP_BYTES: isize = 96 * 1024;
+
+/// Every byte the allocator saw `term` keep is in its own heap figure (so a buffer that
+/// grows outside the caps, like vte's OSC body, shows).
+fn assert_heap_accounted(term: &Terminal, held: isize) {
+    let figure = term.heap_bytes() as isize;
+    assert!(
+        held <= figure + UNACCOUNTED_HEAP_BYTES,
+        "the terminal holds {held} bytes, its heap figure says {figure}"
+    );
 }
 
 /// The model target: any bytes, any sizes, resizes in between, any chunking. No panic,
@@ -170,16 +192,26 @@ pub fn model(data: &[u8]) {
     let Some((h, body)) = header(data) else {
         return;
     };
-    let mut term = Terminal::new(h.size, h.config.clone());
+    let steps = steps(body, h.chunk);
     let mut whole = Terminal::new(h.size, h.config.clone());
     let mut pending: Vec<u8> = Vec::new();
     let mut repeat = Vec::new();
     let mut repeated = 0;
-    for step in steps(body, h.chunk) {
+    // Events in order, for comparison with the whole feed.
+    let mut events = String::new();
+    let mut whole_events = String::new();
+    // Bytes `term` holds, as the allocator sees them around each call into it.
+    let start = live_bytes();
+    let mut term = Terminal::new(h.size, h.config.clone());
+    let mut held = live_bytes() - start;
+    for step in steps {
         match step {
             Step::Feed(bytes) => {
+                let before = live_bytes();
                 term.advance(bytes);
-                assert_replies(&mut term, bytes.len());
+                let written = assert_replies(&mut term, bytes.len());
+                held += live_bytes() - before - written.capacity() as isize;
+                events.push_str(&written);
                 pending.extend_from_slice(bytes);
             }
             Step::Repeat(b, n) => {
@@ -188,22 +220,30 @@ pub fn model(data: &[u8]) {
                 repeated += n;
                 repeat.clear();
                 repeat.resize(n, b);
+                let before = live_bytes();
                 term.advance(&repeat);
-                assert_replies(&mut term, n);
+                let written = assert_replies(&mut term, n);
+                held += live_bytes() - before - written.capacity() as isize;
+                events.push_str(&written);
                 pending.extend_from_slice(&repeat);
             }
             Step::Resize(size) => {
+                let before = live_bytes();
                 term.resize(size);
+                held += live_bytes() - before;
                 whole.advance(&pending);
                 whole.take_replies();
+                whole_events.push_str(&written_events(&mut whole));
                 pending.clear();
                 whole.resize(size);
             }
             Step::Snapshot | Step::Frame | Step::Decode(_) => {}
         }
         assert_caps(&term, &h.config);
+        assert_heap_accounted(&term, held);
     }
     whole.advance(&pending);
+    whole_events.push_str(&written_events(&mut whole));
     assert_caps(&whole, &h.config);
     assert_eq!(
         term.dump(),
@@ -211,6 +251,17 @@ pub fn model(data: &[u8]) {
         "chunked and whole feeding differ (chunk {})",
         h.chunk
     );
+    assert_eq!(
+        term.title(),
+        whole.title(),
+        "titles differ (chunk {})",
+        h.chunk
+    );
+    assert_eq!(events, whole_events, "events differ (chunk {})", h.chunk);
+}
+
+fn written_events(term: &mut Terminal) -> String {
+    term.drain_events().map(|e| format!("{e:?}\n")).collect()
 }
 
 /// Pushing `row` into a scrollback and reading it back gives the row without its

@@ -44,6 +44,11 @@ impl TernApp {
                     kept_aside.display()
                 ));
             }
+            tern_core::session::LoadOutcome::Unreadable { error } => {
+                // Saving would replace a file that may be fine: this run keeps no session.
+                self.status = Some(format!("the saved session was left alone: {error}"));
+                return;
+            }
             tern_core::session::LoadOutcome::Fresh => {}
         }
         self.session = Some(file);

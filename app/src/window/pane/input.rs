@@ -291,14 +291,14 @@ impl PaneUi {
         let Some(text) = self.pending_paste.clone() else {
             return;
         };
-        let lines = text.trim_end_matches(['\n', '\r']).lines().count();
+        let lines = tern_core::input::paste_line_count(&text);
         let mut decision: Option<bool> = None;
         egui::Modal::new(egui::Id::unique("tern-paste-confirm")).show(ctx, |ui| {
             ui.heading(format!("Paste {lines} lines?"));
             ui.label(
                 "The program has not turned on bracketed paste, so each line will run as if typed.",
             );
-            let preview: String = text.lines().take(5).collect::<Vec<_>>().join("\n");
+            let preview = tern_core::input::paste_preview(&text, 5);
             ui.monospace(preview);
             ui.horizontal(|ui| {
                 if ui.button("Paste").clicked() {
