@@ -41,13 +41,23 @@ pub struct Launch {
     pub config: ConfigSource,
     /// The session file to restore from and save to (`None`: no session).
     pub session: Option<PathBuf>,
+    /// `--title`: the window's title, fixed (`None`: the focused pane's).
+    pub title: Option<String>,
+    /// Overrides, exit behaviour, the `tern msg` socket (see `crate::desktop`).
+    pub desktop: crate::desktop::Desktop,
 }
 
 impl Launch {
-    /// One pane running `spec`, built-in settings, no session (tests).
+    /// One pane running `spec`, built-in settings, no session (tests). Panes are held
+    /// when their program exits (`--hold`), so a test can read the last screen; a test
+    /// of the exit behaviour sets `desktop.hold` back to `false`.
     pub fn new(spec: SpawnSpec) -> Launch {
         Launch {
             spec,
+            desktop: crate::desktop::Desktop {
+                hold: true,
+                ..Default::default()
+            },
             ..Launch::default()
         }
     }
@@ -77,7 +87,9 @@ pub struct TernApp {
     pub(crate) ws: Workspace<PaneId>,
     pub(crate) panes: HashMap<PaneId, PaneUi>,
     keymap: KeyMap,
-    launch: Launch,
+    pub(crate) launch: Launch,
+    /// Exit behaviour, `tern msg`, close questions (`desktop.rs`).
+    pub(crate) desk: super::desktop::DesktopState,
     overlay: Option<Overlay>,
     pub(crate) sidebar_open: bool,
     /// Panes shown last frame (the rest are parked).
@@ -113,7 +125,8 @@ impl TernApp {
                 let ctx = ctx.clone();
                 move || ctx.request_repaint()
             }),
-        );
+        )
+        .with_overrides(launch.desktop.overrides.clone());
         let config = PipelineConfig {
             default_size: launch.spec.size.unwrap_or(TermSize::new(80, 24)),
             ..settings.config.pipeline_config()
@@ -127,6 +140,7 @@ impl TernApp {
             panes: HashMap::new(),
             keymap: KeyMap::default(),
             launch,
+            desk: Default::default(),
             overlay: None,
             sidebar_open: false,
             shown: HashSet::new(),
@@ -173,13 +187,18 @@ impl TernApp {
         let spec = app.launch.spec.clone();
         if let Some(pane) = app.spawn(&spec) {
             app.ws.add_tab(group, pane);
+            if spec.command.is_some() {
+                app.note_command_pane(pane);
+            }
         }
         app
     }
 
     /// Starts a pane (hidden until it is shown).
-    fn spawn(&mut self, spec: &SpawnSpec) -> Option<PaneId> {
-        match self.sh.pipeline.spawn(spec) {
+    pub(crate) fn spawn(&mut self, spec: &SpawnSpec) -> Option<PaneId> {
+        let mut spec = spec.clone();
+        spec.env.extend(self.launch.desktop.child_env());
+        match self.sh.pipeline.spawn(&spec) {
             Ok(id) => {
                 self.panes
                     .insert(id, PaneUi::new(id, self.sh.pipeline.clone()));
@@ -369,7 +388,7 @@ impl TernApp {
         self.panes.get(&pane)
     }
 
-    fn focused_ui(&self) -> Option<&PaneUi> {
+    pub(crate) fn focused_ui(&self) -> Option<&PaneUi> {
         self.panes.get(&self.ws.focused_pane()?)
     }
 
@@ -538,6 +557,7 @@ impl TernApp {
                     if hidden {
                         p.badges.finished = Some(exit.code == 0);
                     }
+                    self.note_exit(pane, &exit);
                 }
                 PaneEvent::Error { message, .. } => p.exited = Some(format!("[error: {message}]")),
                 PaneEvent::UnseenOutput { .. } => p.badges.unseen_output |= hidden,
@@ -697,13 +717,7 @@ impl TernApp {
                     self.request_close(pane);
                 }
             }
-            Command::CloseTab => {
-                if let Some(tab) = self.ws.active_tab() {
-                    for pane in tab.layout.panes() {
-                        self.close_pane(pane);
-                    }
-                }
-            }
+            Command::CloseTab => self.request_close_tab(),
             Command::NextTab => self.ws.cycle_tab(1),
             Command::PreviousTab => self.ws.cycle_tab(-1),
             Command::Tab(n) => {
@@ -740,7 +754,7 @@ impl TernApp {
                         Axis::Vertical
                     };
                     if !self.ws.split_focused(axis, pane) {
-                        self.close_pane(pane);
+                        self.close_pane_now(pane);
                     }
                 }
             }
@@ -914,11 +928,11 @@ impl TernApp {
                 let program = i.foreground_name.unwrap_or_else(|| "a program".into());
                 self.overlay = Some(Overlay::ConfirmClose { pane, program });
             }
-            _ => self.close_pane(pane),
+            _ => self.close_pane_now(pane),
         }
     }
 
-    fn close_pane(&mut self, pane: PaneId) {
+    pub(crate) fn close_pane_now(&mut self, pane: PaneId) {
         if let Closed::Tab = self.ws.close_pane(pane) {
             // A worktree group with no tabs stays in the sidebar.
         }
@@ -1031,7 +1045,7 @@ impl TernApp {
                 match chrome::confirm_close_dialog(ctx, &program) {
                     None => self.overlay = Some(Overlay::ConfirmClose { pane, program }),
                     Some(false) => {}
-                    Some(true) => self.close_pane(pane),
+                    Some(true) => self.close_pane_now(pane),
                 }
             }
         }
@@ -1106,6 +1120,7 @@ impl TernApp {
         self.poll_config(&ctx);
         self.route_events(&ctx);
         self.refresh_processes(&ctx);
+        self.desktop_frame(&ctx);
         if let Some(rx) = &self.saving
             && let Ok(result) = rx.try_recv()
         {
@@ -1135,11 +1150,14 @@ impl TernApp {
             .show(ui, |ui| self.panes_ui(ui));
         // Panes closed or revealed by this frame's clicks are parked / shown next frame.
         self.sync_visibility();
-        let title = self
-            .ws
-            .focused_pane()
-            .map(|p| self.pane_title(p))
-            .unwrap_or_else(|| "tern".into());
+        let title = match &self.launch.title {
+            Some(t) => t.clone(),
+            None => self
+                .ws
+                .focused_pane()
+                .map(|p| self.pane_title(p))
+                .unwrap_or_else(|| "tern".into()),
+        };
         if title != self.window_title {
             ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
             self.window_title = title;
@@ -1204,7 +1222,7 @@ impl TernApp {
                             .flat_map(|t| t.layout.panes())
                             .collect();
                         for p in panes {
-                            self.close_pane(p);
+                            self.close_pane_now(p);
                         }
                         self.ws.remove_group(gi);
                     }

@@ -4,6 +4,7 @@
 pub mod app;
 pub mod chrome;
 pub mod commands;
+pub mod desktop;
 pub mod diagnostics;
 pub mod emoji;
 pub mod fonts;

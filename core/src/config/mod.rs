@@ -10,6 +10,7 @@
 //! [`ConfigWatcher`] reloads the file when it is saved (see `watch.rs`).
 
 mod chord;
+mod overrides;
 mod watch;
 
 use std::collections::BTreeMap;
@@ -23,10 +24,11 @@ use crate::model::{CursorShape, DynamicDefaults, TermConfig};
 use crate::pipeline::{PipelineConfig, SpawnSpec};
 
 pub use chord::{ChordError, KeyBinding, KeyChord};
+pub use overrides::OverrideError;
 pub use watch::{ConfigEvent, ConfigWatcher};
 
 /// The documented default file, every option at its default.
-pub const DEFAULT_CONFIG_RON: &str = include_str!("../../../assets/config.ron");
+pub const DEFAULT_CONFIG_RON: &str = include_str!("../../assets/config.ron");
 
 /// The environment variable naming a config file to use instead of the platform one.
 pub const CONFIG_ENV: &str = "TERN_CONFIG";
@@ -56,6 +58,8 @@ pub struct Config {
     /// Let programs resize the window (`CSI 8 t`).
     pub resize_requests: bool,
     pub session: SessionConfig,
+    /// What happens to a pane when its program exits.
+    pub exit_behavior: ExitBehavior,
 }
 
 impl Default for Config {
@@ -74,6 +78,7 @@ impl Default for Config {
             confirm_multiline_paste: true,
             resize_requests: false,
             session: SessionConfig::default(),
+            exit_behavior: ExitBehavior::default(),
         }
     }
 }
@@ -295,6 +300,30 @@ impl Default for SessionConfig {
         SessionConfig {
             restore: true,
             restore_last_screen: false,
+        }
+    }
+}
+
+/// What happens to a pane when its program exits (like kitty's `close_on_child_death`
+/// and WezTerm's `exit_behavior`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ExitBehavior {
+    /// The pane closes (and its tab, and the window, when it was the last).
+    #[default]
+    Close,
+    /// The pane stays, with a line saying how the program ended.
+    Hold,
+    /// Closes after a status of 0; stays after a failure or a signal.
+    HoldOnFailure,
+}
+
+impl ExitBehavior {
+    /// Whether a pane whose program ended with `code` (and `signal`) stays open.
+    pub fn holds(self, code: i32, signaled: bool) -> bool {
+        match self {
+            ExitBehavior::Close => false,
+            ExitBehavior::Hold => true,
+            ExitBehavior::HoldOnFailure => code != 0 || signaled,
         }
     }
 }
