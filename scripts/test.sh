@@ -7,10 +7,11 @@ cd "$(dirname "$0")/.."
 # Debian packages the tests need beyond the Rust toolchain: an X server without a
 # display (Xvfb), Mesa's software Vulkan and GL for wgpu, the X/Wayland client
 # libraries winit loads at run time, xdotool to type into the window and ImageMagick to
-# read its pixels, and a colour emoji font (the emoji tests need one).
+# read its pixels, a colour emoji font (the emoji tests need one), and
+# desktop-file-validate for the packaging test.
 PACKAGES=(xvfb xauth mesa-vulkan-drivers libvulkan1 libegl1 libegl-mesa0 libgl1-mesa-dri
   libgbm1 libxkbcommon-x11-0 libxcursor1 libxi6 libxrandr2 libx11-xcb1 libwayland-client0
-  xdotool imagemagick git fonts-noto-color-emoji)
+  xdotool imagemagick git fonts-noto-color-emoji desktop-file-utils)
 if [ ${#PACKAGES[@]} -gt 0 ]; then
   missing=()
   for p in "${PACKAGES[@]}"; do

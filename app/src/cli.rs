@@ -48,8 +48,7 @@ pub struct Cli {
     pub diagnostics_report: Option<PathBuf>,
     /// Run this program (and arguments) instead of the login shell, like alacritty's -e.
     /// The window closes when it exits and tern exits with its status.
-    #[arg(short = 'e', long = "command", num_args = 1.., allow_hyphen_values = true,
-          value_hint = clap::ValueHint::CommandWithArguments)]
+    #[arg(short = 'e', long = "command", num_args = 1.., allow_hyphen_values = true)]
     pub exec: Vec<String>,
     /// The program and its arguments (after `--`).
     #[arg(last = true)]
@@ -187,4 +186,14 @@ pub fn man_page() -> std::io::Result<Vec<u8>> {
     let mut out = Vec::new();
     clap_mangen::Man::new(command()).render(&mut out)?;
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    /// clap checks the definition (conflicting flags, hints) only when it parses in a
+    /// debug build; this makes every such mistake a test failure.
+    #[test]
+    fn the_command_line_definition_is_consistent() {
+        super::command().debug_assert();
+    }
 }

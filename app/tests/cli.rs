@@ -35,7 +35,7 @@ fn completions_generate_for_bash_zsh_and_fish() {
             script.contains("new-tab") && script.contains("send-text"),
             "{shell}"
         );
-        assert!(script.contains("--hold"), "{shell}");
+        assert!(script.contains("hold"), "{shell}");
     }
     let out = tern(&["completions", "tcsh"], &config);
     assert!(!out.status.success(), "an unknown shell is an error");

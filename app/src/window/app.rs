@@ -241,10 +241,7 @@ impl TernApp {
             .key_bindings
             .iter()
             .map(|(action, binding)| {
-                let chords = match binding {
-                    tern_core::config::KeyBinding::Chord(c) => vec![c.to_string()],
-                    tern_core::config::KeyBinding::Unbound => Vec::new(),
-                };
+                let chords = binding.chords().iter().map(ToString::to_string).collect();
                 (action.clone(), chords)
             })
             .collect();
@@ -841,7 +838,8 @@ impl TernApp {
             }
             Command::FontBigger => self.set_font_size(self.sh.font_size + 1.0),
             Command::FontSmaller => self.set_font_size(self.sh.font_size - 1.0),
-            Command::FontReset => self.sh.font_size = DEFAULT_FONT_SIZE,
+            // Back to the configured size (not the built-in one).
+            Command::FontReset => self.sh.font_size = self.settings.config.font.size,
             Command::SaveScrollback => {
                 if let Some(pane) = focused {
                     match self.scrollback_text(pane) {

@@ -86,19 +86,19 @@ table! {
     Tab(6), "tab_7", "Go to tab 7", ["alt+7"];
     Tab(7), "tab_8", "Go to tab 8", ["alt+8"];
     Tab(8), "tab_9", "Go to tab 9", ["alt+9"];
-    MoveTabLeft, "move_tab_left", "Move tab left", ["ctrl+shift+alt+left"];
-    MoveTabRight, "move_tab_right", "Move tab right", ["ctrl+shift+alt+right"];
+    MoveTabLeft, "move_tab_left", "Move tab left", ["ctrl+shift+alt+pageup"];
+    MoveTabRight, "move_tab_right", "Move tab right", ["ctrl+shift+alt+pagedown"];
     RenameTab, "rename_tab", "Rename tab", ["ctrl+shift+r"];
     SplitRight, "split_right", "Split right", ["ctrl+shift+d"];
     SplitDown, "split_down", "Split down", ["ctrl+shift+e"];
-    FocusLeft, "focus_left", "Focus pane to the left", ["alt+left"];
-    FocusRight, "focus_right", "Focus pane to the right", ["alt+right"];
-    FocusUp, "focus_up", "Focus pane above", ["alt+up"];
-    FocusDown, "focus_down", "Focus pane below", ["alt+down"];
-    ResizeLeft, "resize_left", "Move pane edge left", ["alt+shift+left"];
-    ResizeRight, "resize_right", "Move pane edge right", ["alt+shift+right"];
-    ResizeUp, "resize_up", "Move pane edge up", ["alt+shift+up"];
-    ResizeDown, "resize_down", "Move pane edge down", ["alt+shift+down"];
+    FocusLeft, "focus_left", "Focus pane to the left", ["ctrl+shift+left", "ctrl+alt+left"];
+    FocusRight, "focus_right", "Focus pane to the right", ["ctrl+shift+right", "ctrl+alt+right"];
+    FocusUp, "focus_up", "Focus pane above", ["ctrl+shift+up", "ctrl+alt+up"];
+    FocusDown, "focus_down", "Focus pane below", ["ctrl+shift+down", "ctrl+alt+down"];
+    ResizeLeft, "resize_left", "Move pane edge left", ["ctrl+shift+alt+left"];
+    ResizeRight, "resize_right", "Move pane edge right", ["ctrl+shift+alt+right"];
+    ResizeUp, "resize_up", "Move pane edge up", ["ctrl+shift+alt+up"];
+    ResizeDown, "resize_down", "Move pane edge down", ["ctrl+shift+alt+down"];
     ZoomPane, "zoom_pane", "Zoom pane (toggle)", ["ctrl+shift+z"];
     Equalize, "equalize", "Equalize pane sizes", ["ctrl+shift+x"];
     NextWorktree, "next_worktree", "Next worktree", ["ctrl+shift+pagedown"];
@@ -107,7 +107,7 @@ table! {
     CommandPalette, "command_palette", "Command palette", ["ctrl+shift+p"];
     ToggleSidebar, "toggle_sidebar", "Show or hide the worktree sidebar", ["ctrl+shift+b"];
     AddRepository, "add_repository", "Add repository…", ["ctrl+shift+a"];
-    NewWorktree, "new_worktree", "New worktree…", ["ctrl+shift+n"];
+    NewWorktree, "new_worktree", "New worktree…", ["ctrl+shift+alt+n"];
     Copy, "copy", "Copy selection", ["ctrl+shift+c"];
     Paste, "paste", "Paste", ["ctrl+shift+v", "shift+insert"];
     Search, "search", "Search scrollback", ["ctrl+shift+f"];
@@ -115,7 +115,7 @@ table! {
     ScrollPageDown, "scroll_page_down", "Scroll down a page", ["shift+pagedown"];
     ScrollToTop, "scroll_to_top", "Scroll to the top", ["ctrl+shift+home"];
     ScrollToBottom, "scroll_to_bottom", "Scroll to the bottom", ["ctrl+shift+end"];
-    FontBigger, "font_bigger", "Bigger text", ["ctrl+equals", "ctrl+plus"];
+    FontBigger, "font_bigger", "Bigger text", ["ctrl+=", "ctrl+plus"];
     FontSmaller, "font_smaller", "Smaller text", ["ctrl+minus"];
     FontReset, "font_reset", "Reset text size", ["ctrl+0"];
     SaveScrollback, "save_scrollback", "Save scrollback to a file…", ["ctrl+shift+s"];
@@ -135,42 +135,34 @@ pub struct Chord {
     pub ctrl: bool,
     pub shift: bool,
     pub alt: bool,
+    /// The logo key. egui reports it only on macOS (as Cmd); elsewhere a `super` chord
+    /// parses but never matches.
+    pub super_: bool,
     pub key: Key,
 }
 
 impl Chord {
-    /// Parses `ctrl+shift+t`, `alt+1`, `ctrl+shift+pagedown` (egui key names, any case).
+    /// Parses `ctrl+shift+t`, `alt+1`, `super+pagedown` with the config's chord parser
+    /// (`tern_core::config::KeyChord`), then maps its key onto egui's.
     pub fn parse(text: &str) -> Result<Chord, String> {
-        let mut chord = Chord {
-            ctrl: false,
-            shift: false,
-            alt: false,
-            key: Key::Escape,
-        };
-        let mut key = None;
-        for part in text.split('+').map(str::trim) {
-            match part.to_ascii_lowercase().as_str() {
-                "ctrl" | "control" => chord.ctrl = true,
-                "shift" => chord.shift = true,
-                "alt" | "option" => chord.alt = true,
-                "" => return Err(format!("`{text}`: empty key name")),
-                name => {
-                    if key.is_some() {
-                        return Err(format!("`{text}`: more than one key"));
-                    }
-                    key = Some(
-                        key_by_name(name)
-                            .ok_or_else(|| format!("`{text}`: unknown key `{part}`"))?,
-                    );
-                }
-            }
-        }
-        chord.key = key.ok_or_else(|| format!("`{text}`: no key, only modifiers"))?;
-        Ok(chord)
+        let chord: tern_core::config::KeyChord = text.parse().map_err(|e| format!("{e}"))?;
+        let key = key_by_name(&chord.key)
+            .ok_or_else(|| format!("`{text}`: the window has no key `{}`", chord.key))?;
+        Ok(Chord {
+            ctrl: chord.ctrl,
+            shift: chord.shift,
+            alt: chord.alt,
+            super_: chord.super_,
+            key,
+        })
     }
 
     pub fn matches(&self, key: Key, m: Modifiers) -> bool {
-        self.key == key && self.ctrl == m.ctrl && self.shift == m.shift && self.alt == m.alt
+        self.key == key
+            && self.ctrl == m.ctrl
+            && self.shift == m.shift
+            && self.alt == m.alt
+            && self.super_ == m.mac_cmd
     }
 
     /// As the palette shows it: `Ctrl+Shift+T`.
@@ -180,6 +172,7 @@ impl Chord {
             (self.ctrl, "Ctrl+"),
             (self.shift, "Shift+"),
             (self.alt, "Alt+"),
+            (self.super_, "Super+"),
         ] {
             if on {
                 s.push_str(name);
@@ -190,26 +183,20 @@ impl Chord {
     }
 }
 
+/// egui's key for a canonical chord key (`"t"`, `"pageup"`, `"up"`, `"plus"`, `"="`).
 fn key_by_name(name: &str) -> Option<Key> {
-    Key::ALL
-        .iter()
-        .copied()
-        .find(|k| {
-            k.name().eq_ignore_ascii_case(name) || k.symbol_or_name().eq_ignore_ascii_case(name)
-        })
-        .or(match name {
-            "pgup" => Some(Key::PageUp),
-            "pgdn" => Some(Key::PageDown),
-            "left" => Some(Key::ArrowLeft),
-            "right" => Some(Key::ArrowRight),
-            "up" => Some(Key::ArrowUp),
-            "down" => Some(Key::ArrowDown),
-            "esc" => Some(Key::Escape),
-            "return" => Some(Key::Enter),
-            "=" => Some(Key::Equals),
-            "-" => Some(Key::Minus),
-            _ => None,
-        })
+    match name {
+        "up" => return Some(Key::ArrowUp),
+        "down" => return Some(Key::ArrowDown),
+        "left" => return Some(Key::ArrowLeft),
+        "right" => return Some(Key::ArrowRight),
+        "plus" => return Some(Key::Plus),
+        "minus" => return Some(Key::Minus),
+        _ => {}
+    }
+    Key::ALL.iter().copied().find(|k| {
+        k.name().eq_ignore_ascii_case(name) || k.symbol_or_name().eq_ignore_ascii_case(name)
+    })
 }
 
 /// The key map: chords to commands, defaults overridden by the config's bindings.
@@ -317,7 +304,7 @@ mod tests {
     #[test]
     fn chords_parse_with_exact_modifiers() {
         let c = Chord::parse("Ctrl+Shift+T").expect("parses");
-        assert!(c.ctrl && c.shift && !c.alt);
+        assert!(c.ctrl && c.shift && !c.alt && !c.super_);
         assert_eq!(c.key, Key::T);
         assert!(c.matches(Key::T, Modifiers::CTRL | Modifiers::SHIFT));
         assert!(!c.matches(Key::T, Modifiers::CTRL), "shift is required");
@@ -328,7 +315,16 @@ mod tests {
             Chord::parse("ctrl+shift+pagedown").map(|c| c.key),
             Ok(Key::PageDown)
         );
-        assert_eq!(Chord::parse("ctrl+equals").map(|c| c.key), Ok(Key::Equals));
+        assert_eq!(Chord::parse("ctrl+=").map(|c| c.key), Ok(Key::Equals));
+        assert_eq!(Chord::parse("ctrl+plus").map(|c| c.key), Ok(Key::Plus));
+        // One parser with the config: `super` (and its aliases) parse.
+        let logo = Chord::parse("super+t").expect("super parses");
+        assert!(logo.super_ && logo.matches(Key::T, Modifiers::MAC_CMD));
+        assert!(!logo.matches(Key::T, Modifiers::NONE));
+        assert_eq!(
+            Chord::parse("cmd+shift+k").map(|c| c.label()),
+            Ok("Shift+Super+K".into())
+        );
         assert!(Chord::parse("ctrl+shift").is_err());
         assert!(Chord::parse("ctrl+nosuchkey").is_err());
         assert!(Chord::parse("a+b").is_err());
@@ -350,6 +346,42 @@ mod tests {
         }
         let ids: std::collections::HashSet<_> = COMMANDS.iter().map(|c| c.id).collect();
         assert_eq!(ids.len(), COMMANDS.len(), "command ids are unique");
+    }
+
+    /// Keys every readline and agent prompt uses (word motion, Alt+. and friends), and
+    /// Ctrl+Shift+N (a new window in kitty, WezTerm, Ghostty, foot), stay unbound.
+    #[test]
+    fn default_keys_leave_the_shells_keys_alone() {
+        let map = KeyMap::default();
+        for key in [
+            Key::ArrowLeft,
+            Key::ArrowRight,
+            Key::ArrowUp,
+            Key::ArrowDown,
+        ] {
+            for m in [
+                Modifiers::ALT,
+                Modifiers::ALT | Modifiers::SHIFT,
+                Modifiers::CTRL,
+            ] {
+                assert_eq!(map.command_for(key, m), None, "{key:?} {m:?}");
+            }
+        }
+        for key in [Key::B, Key::F, Key::D, Key::Period, Key::Backspace] {
+            assert_eq!(map.command_for(key, Modifiers::ALT), None, "alt+{key:?}");
+        }
+        let ctrl_shift = Modifiers::CTRL | Modifiers::SHIFT;
+        assert_eq!(map.command_for(Key::N, ctrl_shift), None);
+        // Several chords per action: WezTerm's and Ghostty's pane focus keys.
+        assert_eq!(
+            map.command_for(Key::ArrowLeft, ctrl_shift),
+            Some(Command::FocusLeft)
+        );
+        let ctrl_alt = Modifiers::CTRL | Modifiers::ALT;
+        assert_eq!(
+            map.command_for(Key::ArrowLeft, ctrl_alt),
+            Some(Command::FocusLeft)
+        );
     }
 
     #[test]

@@ -84,21 +84,16 @@ impl TernApp {
         }
     }
 
-    /// The programs (other than idle shells) running in `panes`.
+    /// The programs running in `panes` in front of their shells (the same test as
+    /// closing one pane: a shell at its prompt, or `tern -e`'s own program waiting for
+    /// input, is not asked about).
     fn running_programs(&self, panes: &[PaneId]) -> Vec<String> {
         panes
             .iter()
             .filter(|p| self.panes.get(p).is_some_and(|u| u.exited.is_none()))
-            .filter_map(|p| {
-                let info = self.sh.pipeline.process_info(*p)?;
-                if info.runs_other_program() {
-                    Some(info.foreground_name.unwrap_or_else(|| "a program".into()))
-                } else if self.desk.commands.contains(p) {
-                    Some(self.pane_title(*p))
-                } else {
-                    None
-                }
-            })
+            .filter_map(|p| self.sh.pipeline.process_info(*p))
+            .filter(|info| info.runs_other_program())
+            .map(|info| info.foreground_name.unwrap_or_else(|| "a program".into()))
             .collect()
     }
 

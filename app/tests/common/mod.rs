@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use egui_kittest::Harness;
 use tern::window::app::{Launch, TernApp};
 
+pub mod x11;
+
 pub type Slot = Option<TernApp>;
 
 /// The app in a headless egui_kittest harness of `size` points.

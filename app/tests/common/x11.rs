@@ -1,0 +1,193 @@
+//! The real binary in Xvfb: a private X server per test (one at a time), the binary
+//! started with a scratch runtime folder, trace and config, and xdotool to drive it.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub struct Killed(pub Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        // SIGTERM first, so Xvfb removes its lock and socket.
+        let _ = Command::new("kill").arg(self.0.id().to_string()).status();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.0.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A display number no other server (or other test in this process) uses.
+pub fn free_display() -> u32 {
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(90);
+    loop {
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        assert!(n < 400, "no free X display number");
+        if !Path::new(&format!("/tmp/.X{n}-lock")).exists()
+            && !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
+        {
+            return n;
+        }
+    }
+}
+
+/// Whether the X server on `display` answers.
+pub fn server_up(display: &str) -> bool {
+    Command::new("xdotool")
+        .env("DISPLAY", display)
+        .arg("getmouselocation")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+pub fn run(cmd: &mut Command) -> String {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("{cmd:?}: {e} (is it installed? see scripts/test.sh)"));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A running Xvfb on a free display. One at a time: software rendering on two cores
+/// is slow enough without three windows competing.
+pub struct Display {
+    pub name: String,
+    _server: Killed,
+    _serial: std::sync::MutexGuard<'static, ()>,
+}
+
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+pub fn start_xvfb() -> Display {
+    start_xvfb_sized("1024x768x24")
+}
+
+pub fn start_xvfb_sized(screen: &str) -> Display {
+    let serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let n = free_display();
+    let display = format!(":{n}");
+    let server = Killed(
+        Command::new("Xvfb")
+            .args([display.as_str(), "-screen", "0", screen, "-nolisten", "tcp"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("Xvfb (apt-get install xvfb)"),
+    );
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !server_up(&display) {
+        assert!(Instant::now() < deadline, "Xvfb did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Display {
+        name: display,
+        _server: server,
+        _serial: serial,
+    }
+}
+
+/// A scratch folder for one test, with an XDG runtime dir.
+pub fn scratch(name: &str) -> (PathBuf, PathBuf) {
+    let dir = std::env::temp_dir().join(format!("tern-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    let runtime = dir.join("xdg");
+    std::fs::create_dir_all(&runtime).expect("runtime dir");
+    let _ = std::fs::set_permissions(
+        &runtime,
+        std::os::unix::fs::PermissionsExt::from_mode(0o700),
+    );
+    (dir, runtime)
+}
+
+/// The real binary on `display`, tracing to `dir/trace.jsonl`.
+pub fn start_tern(
+    display: &Display,
+    dir: &Path,
+    runtime: &Path,
+    args: &[&str],
+) -> (Killed, PathBuf) {
+    start_tern_with(display, dir, runtime, args, &[])
+}
+
+pub fn start_tern_with(
+    display: &Display,
+    dir: &Path,
+    runtime: &Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> (Killed, PathBuf) {
+    let trace = dir.join("trace.jsonl");
+    let stderr = std::fs::File::create(dir.join("tern.stderr")).expect("stderr file");
+    let tern = Killed(
+        Command::new(env!("CARGO_BIN_EXE_tern"))
+            .args(args)
+            .env("DISPLAY", &display.name)
+            .env("XDG_RUNTIME_DIR", runtime)
+            .env("TERN_TRACE", &trace)
+            .env("TERN_CONFIG", dir.join("no-config.ron"))
+            .env("TERN_SESSION", dir.join("session.ron"))
+            .env("PS1", "$ ")
+            .env("SHELL", "/bin/sh")
+            .envs(env.iter().copied())
+            .env_remove("WAYLAND_DISPLAY")
+            .env_remove("TERN_EMOJI_FONT")
+            .stdout(Stdio::null())
+            .stderr(stderr)
+            .spawn()
+            .expect("start tern"),
+    );
+    (tern, trace)
+}
+
+pub fn wait_trace(trace: &Path, dir: &Path, what: &str, done: impl Fn(&str) -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let text = std::fs::read_to_string(trace).unwrap_or_default();
+        if done(&text) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{what}: trace {text}, tern said {:?}",
+            std::fs::read_to_string(dir.join("tern.stderr"))
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The tern window, focused.
+pub fn tern_window(display: &Display) -> String {
+    let window = run(Command::new("xdotool")
+        .env("DISPLAY", &display.name)
+        .args(["search", "--sync", "--class", "tern"]));
+    let window = window.lines().last().expect("the tern window").to_owned();
+    run(Command::new("xdotool").env("DISPLAY", &display.name).args([
+        "windowfocus",
+        "--sync",
+        &window,
+    ]));
+    window
+}
+
+pub fn xdo(display: &Display, args: &[&str]) {
+    run(Command::new("xdotool")
+        .env("DISPLAY", &display.name)
+        .args(args));
+}
+
+/// Types `text` and presses Return.
+pub fn type_line(display: &Display, window: &str, text: &str) {
+    xdo(
+        display,
+        &["type", "--delay", "15", "--window", window, text],
+    );
+    xdo(display, &["key", "--window", window, "Return"]);
+}
