@@ -70,8 +70,8 @@ impl Config {
             };
             let last = i + 1 == path.len();
             // Maps (env, key_bindings) take new keys; structs only their own fields.
-            let open_map = i > 0 && is_open_map(&path[..i]);
-            if !map.contains_key(*part) && !(last && open_map) {
+            let new_key_allowed = last && i > 0 && is_open_map(&path[..i]);
+            if !(map.contains_key(*part) || new_key_allowed) {
                 return Err(err(format!("there is no setting {key:?}")));
             }
             if last {
