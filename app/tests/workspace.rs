@@ -422,7 +422,7 @@ fn the_sidebar_lists_worktrees_creates_one_and_opens_a_tab_in_it() {
         h.query_by_label_contains("worktree feature-x").is_some()
     });
     // The same branch again: git refuses, the form says why and stays open.
-    h.key_press_modifiers(CTRL_SHIFT, Key::N);
+    h.key_press_modifiers(CTRL_SHIFT | Modifiers::ALT, Key::N);
     h.step();
     h.event(Event::Text("feature-x".into()));
     h.step();
