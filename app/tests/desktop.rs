@@ -3,7 +3,7 @@
 //! the status `tern -e` exits with), `--hold` and `exit_behavior` keep it; closing a
 //! tab or the window over a running program asks first (the window's close request is
 //! cancelled until answered); `tern msg` requests open, list, type into, focus and
-//! close panes.
+//! close panes; Ctrl+0 returns to the configured text size.
 
 use std::time::{Duration, Instant};
 
@@ -295,4 +295,25 @@ fn msg_requests_open_list_type_focus_and_close_panes() {
         command: Vec::new(),
     });
     assert!(bad_dir.is_err_and(|e| e.contains("is not a folder")));
+}
+
+#[test]
+fn ctrl_0_goes_back_to_the_configured_size() {
+    let desktop = Desktop {
+        overrides: vec!["font.size=20".into()],
+        ..Desktop::default()
+    };
+    let mut h = harness(launch("exec sh", desktop));
+    step_until(&mut h, "the shell's view", |h| app(h).view().is_some());
+    assert_eq!(app(&h).font_size(), 20.0, "-o font.size applies");
+    h.key_press_modifiers(Modifiers::CTRL, Key::Equals);
+    h.step();
+    assert!(app(&h).font_size() > 20.0, "zoomed in");
+    h.key_press_modifiers(Modifiers::CTRL, Key::Num0);
+    h.step();
+    assert_eq!(
+        app(&h).font_size(),
+        20.0,
+        "back to the configured 20, not 15"
+    );
 }
