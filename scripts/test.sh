@@ -8,11 +8,12 @@ cd "$(dirname "$0")/.."
 # display (Xvfb), Mesa's software Vulkan and GL for wgpu, the X/Wayland client
 # libraries winit loads at run time, xdotool to type into the window and ImageMagick to
 # read its pixels, a colour emoji font (the emoji tests need one), and fontconfig with
-# the fonts the glyph tests find through it (Symbola, Nanum, a .ttc collection).
+# the fonts the glyph tests find through it (Symbola, Nanum, a .ttc collection), and
+# desktop-file-validate for the packaging test.
 PACKAGES=(xvfb xauth mesa-vulkan-drivers libvulkan1 libegl1 libegl-mesa0 libgl1-mesa-dri
   libgbm1 libxkbcommon-x11-0 libxcursor1 libxi6 libxrandr2 libx11-xcb1 libwayland-client0
   xdotool imagemagick git fonts-noto-color-emoji fontconfig fonts-dejavu-core fonts-symbola
-  fonts-nanum fonts-wqy-microhei)
+  fonts-nanum fonts-wqy-microhei desktop-file-utils)
 if [ ${#PACKAGES[@]} -gt 0 ]; then
   missing=()
   for p in "${PACKAGES[@]}"; do

@@ -1,7 +1,11 @@
 //! The `tern` app: the window (eframe/egui) and the headless mode. The binary's `main`
 //! only parses the command line.
 
+pub mod cli;
+pub mod desktop;
 pub mod headless;
+pub mod msg;
+pub mod settings_cli;
 pub mod signals;
 pub mod symbols;
 pub mod system_fonts;

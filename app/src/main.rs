@@ -1,66 +1,21 @@
-//! The `tern` binary.
+//! The `tern` binary: parses the command line (`cli.rs`) and runs the window, the
+//! headless mode or a subcommand.
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::Parser;
 use tern_core::model::{TermConfig, TermSize, Terminal};
+use tern_core::remote::{self, Reply, Request, server::BindError};
 
+use tern::cli::{Cli, Command};
+use tern::desktop::{Desktop, LateWaker, Remote};
 use tern::window::settings::ConfigSource;
-use tern::{headless, window};
+use tern::{headless, msg, settings_cli, window};
 
-#[derive(Parser, Debug)]
-#[command(
-    name = "tern",
-    version,
-    about = "A GPU terminal for many shells and coding agents"
-)]
-struct Cli {
-    #[command(subcommand)]
-    command: Option<Command>,
-    /// Run CMD through the whole pipeline with no window; exit with its status.
-    #[arg(long)]
-    headless: bool,
-    #[arg(long, default_value_t = 80)]
-    cols: usize,
-    #[arg(long, default_value_t = 24)]
-    rows: usize,
-    #[arg(long)]
-    working_directory: Option<PathBuf>,
-    /// Read settings from PATH instead of the platform file (~/.config/tern/config.ron
-    /// or $TERN_CONFIG); watched and reloaded when saved.
-    #[arg(long, value_name = "PATH")]
-    config: Option<PathBuf>,
-    /// With --headless: write the final visible screen as text to PATH (`-` for stdout).
-    #[arg(long, value_name = "PATH")]
-    dump_screen: Option<String>,
-    /// With --headless: when the child exits, write the diagnostics report (RON: the
-    /// delivery table, latency histograms, throughput, breadcrumbs, environment) to PATH.
-    #[arg(long, value_name = "PATH")]
-    diagnostics_report: Option<PathBuf>,
-    /// Run this program (and arguments) instead of the login shell, like alacritty's -e.
-    #[arg(short = 'e', long = "command", num_args = 1.., allow_hyphen_values = true)]
-    exec: Vec<String>,
-    /// The program and its arguments (after `--`).
-    #[arg(last = true)]
-    program: Vec<String>,
-}
-
-#[derive(Subcommand, Debug)]
-enum Command {
-    /// Feed a file of terminal output to a fresh model and print the visible screen.
-    Replay {
-        /// The recorded bytes.
-        file: PathBuf,
-        #[arg(long, default_value_t = 80)]
-        cols: usize,
-        #[arg(long, default_value_t = 24)]
-        rows: usize,
-        /// Also print the attribute runs of each row.
-        #[arg(long)]
-        attrs: bool,
-    },
-}
+/// The icon set on the window (the desktop file names the same icon, `tern`).
+const ICON_PNG: &[u8] = include_bytes!("../assets/icons/tern-256.png");
 
 fn replay(file: &PathBuf, size: TermSize, attrs: bool) -> Result<String, String> {
     if size.cols == 0 || size.rows == 0 {
@@ -70,6 +25,46 @@ fn replay(file: &PathBuf, size: TermSize, attrs: bool) -> Result<String, String>
     let mut term = Terminal::new(size, TermConfig::default());
     term.advance(&bytes);
     Ok(term.dump().render(attrs))
+}
+
+/// Opens this start's `tern msg` socket. A plain start owns the session and listens
+/// on the session socket; when a live tern already does, it is asked for a new tab
+/// and this start ends (`Err` with the status to exit with).
+fn open_remote(plain: bool, waker: &LateWaker) -> Result<Option<Remote>, ExitCode> {
+    let path = if plain {
+        remote::session_socket_path()
+    } else {
+        remote::process_socket_path(std::process::id())
+    };
+    match Remote::bind(&path, waker.clone()) {
+        Ok(r) => Ok(Some(r)),
+        Err(BindError::InUse(path)) if plain => {
+            let cwd = std::env::current_dir().ok();
+            let request = Request::NewTab {
+                cwd,
+                title: None,
+                command: Vec::new(),
+            };
+            match remote::client::send(&path, request) {
+                Ok(Reply::Pane { pane }) => {
+                    eprintln!(
+                        "tern: opened a tab (pane {pane}) in the running tern ({})",
+                        path.display()
+                    );
+                    Err(ExitCode::SUCCESS)
+                }
+                Ok(_) => Err(ExitCode::SUCCESS),
+                Err(e) => {
+                    eprintln!("tern: a tern is running but did not open a tab: {e}");
+                    Err(ExitCode::from(1))
+                }
+            }
+        }
+        Err(e) => {
+            eprintln!("tern: no remote control (tern msg) for this window: {e}");
+            Ok(None)
+        }
+    }
 }
 
 fn run_window(cli: Cli) -> ExitCode {
@@ -87,20 +82,23 @@ fn run_window(cli: Cli) -> ExitCode {
     };
     let (cols, rows) = (cli.cols.max(2), cli.rows.max(1));
     spec.size = Some(TermSize::new(cols, rows));
-    let config_source = match cli.config {
+    let effective = cli.settings.load();
+    for problem in &effective.problems {
+        eprintln!("tern: {problem}");
+    }
+    let config = effective.config;
+    let config_source = match cli.settings.config {
         Some(path) => ConfigSource::File(path),
         None => ConfigSource::Platform,
     };
-    let config_path = match &config_source {
-        ConfigSource::File(p) => Some(p.clone()),
-        _ => tern_core::config::Config::default_path(),
-    };
-    let config = config_path
-        .and_then(|p| tern_core::config::Config::load_or_default(p).ok())
-        .unwrap_or_default();
     // A plain start restores (and keeps saving) the last session; `-e` or a folder on
     // the command line asks for one pane, and leaves the saved session alone.
     let plain = spec.command.is_none() && spec.cwd.is_none();
+    let waker = LateWaker::default();
+    let remote = match open_remote(plain && config.session.restore, &waker) {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
     let session = (plain && config.session.restore)
         .then(|| {
             std::env::var_os("TERN_SESSION")
@@ -108,6 +106,12 @@ fn run_window(cli: Cli) -> ExitCode {
                 .or_else(tern_core::session::SessionStore::default_path)
         })
         .flatten();
+    let desktop = Desktop {
+        overrides: cli.settings.overrides,
+        hold: cli.hold,
+        remote: remote.map(std::sync::Arc::new),
+        ..Desktop::default()
+    };
     // DejaVu Sans Mono: advance 0.602 em, line height about 1.17 em. (With one tab there
     // is no tab bar.)
     let size = config.font.size;
@@ -115,11 +119,25 @@ fn run_window(cli: Cli) -> ExitCode {
         (cols as f32 * size * 0.602).ceil() + 2.0,
         (rows as f32 * size * 1.17).ceil() + 2.0,
     );
+    let class = cli.class.unwrap_or_else(|| "tern".to_owned());
+    if class != "tern" {
+        // winit names the X11 WM_CLASS instance from RESOURCE_NAME (egui passes the
+        // app id to Wayland only).
+        // SAFETY: no other thread runs yet (the pipeline and the socket server's
+        // thread start later, the latter only reads its own state), so nothing reads
+        // the environment concurrently.
+        unsafe { std::env::set_var("RESOURCE_NAME", &class) };
+    }
+    let mut viewport = egui::ViewportBuilder::default()
+        .with_inner_size(inner)
+        .with_title(cli.title.clone().unwrap_or_else(|| "tern".to_owned()))
+        .with_app_id(class.clone());
+    match eframe::icon_data::from_png_bytes(ICON_PNG) {
+        Ok(icon) => viewport = viewport.with_icon(icon),
+        Err(e) => eprintln!("tern: the bundled icon does not decode: {e}"),
+    }
     let options = eframe::NativeOptions {
-        viewport: egui::ViewportBuilder::default()
-            .with_inner_size(inner)
-            .with_title("tern")
-            .with_app_id("tern"),
+        viewport,
         // Ctrl+C and Ctrl+V belong to the program in the terminal; tern's are Ctrl+Shift+C/V.
         clipboard_shortcuts: false,
         ..Default::default()
@@ -128,6 +146,8 @@ fn run_window(cli: Cli) -> ExitCode {
         spec,
         config: config_source,
         session,
+        title: cli.title,
+        desktop: desktop.clone(),
     };
     tern::signals::save_session_on_panic();
     let result = eframe::run_native(
@@ -135,6 +155,8 @@ fn run_window(cli: Cli) -> ExitCode {
         options,
         Box::new(move |cc| {
             let ctx = cc.egui_ctx.clone();
+            let wake = ctx.clone();
+            waker.set(move || wake.request_repaint());
             let watched = tern::signals::on_termination(move || {
                 ctx.send_viewport_cmd(egui::ViewportCommand::Close);
                 ctx.request_repaint();
@@ -146,7 +168,10 @@ fn run_window(cli: Cli) -> ExitCode {
         }),
     );
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(()) => match desktop.exit_status() {
+            Some(code) => ExitCode::from(code.clamp(0, 255) as u8),
+            None => ExitCode::SUCCESS,
+        },
         Err(e) => {
             eprintln!(
                 "tern: cannot open a window: {e} (for machines without a display: tern --headless -- CMD)"
@@ -168,12 +193,26 @@ fn check_size(cols: usize, rows: usize) -> Result<(), String> {
     Ok(())
 }
 
+/// Writes `bytes` to stdout; a closed pipe (`tern man | head`) is not an error.
+fn print_bytes(bytes: &[u8]) -> ExitCode {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("tern: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
 fn main() -> ExitCode {
     window::trace::mark_process_start();
     let cli = Cli::parse();
     let size = match &cli.command {
         Some(Command::Replay { cols, rows, .. }) => check_size(*cols, *rows),
         None => check_size(cli.cols, cli.rows),
+        Some(_) => Ok(()),
     };
     if let Err(e) = size {
         eprintln!("tern: {e}");
@@ -186,18 +225,50 @@ fn main() -> ExitCode {
             rows,
             attrs,
         }) => match replay(&file, TermSize::new(cols, rows), attrs) {
-            Ok(out) => {
-                print!("{out}");
-                ExitCode::SUCCESS
-            }
+            Ok(out) => print_bytes(out.as_bytes()),
             Err(e) => {
                 eprintln!("tern: {e}");
                 ExitCode::from(2)
             }
         },
+        Some(Command::Msg(args)) => match msg::run(args) {
+            Ok(out) => print_bytes(out.as_bytes()),
+            Err(e) => {
+                eprintln!("tern msg: {e}");
+                ExitCode::from(1)
+            }
+        },
+        Some(Command::Config { action }) => {
+            let (out, problems) = settings_cli::run(action, &cli.settings);
+            for p in &problems {
+                eprintln!("tern: {p}");
+            }
+            let code = print_bytes(out.as_bytes());
+            if problems.is_empty() {
+                code
+            } else {
+                ExitCode::from(1)
+            }
+        }
+        Some(Command::Completions { shell }) => print_bytes(&tern::cli::completions(shell)),
+        Some(Command::Man) => match tern::cli::man_page() {
+            Ok(page) => print_bytes(&page),
+            Err(e) => {
+                eprintln!("tern: {e}");
+                ExitCode::from(1)
+            }
+        },
         None if cli.headless => {
-            let config = match headless::load_config(cli.config.as_deref()) {
-                Ok(config) => config,
+            // An explicit --config that cannot be read is an error (exit 2); the
+            // overrides (-o) apply on top, each bad one reported.
+            let config = match headless::load_config(cli.settings.config.as_deref()) {
+                Ok(config) => {
+                    let (config, errors) = config.with_overrides(&cli.settings.overrides);
+                    for e in &errors {
+                        eprintln!("tern: {e}");
+                    }
+                    config
+                }
                 Err(e) => {
                     eprintln!("tern: {e}");
                     return ExitCode::from(2);

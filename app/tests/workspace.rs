@@ -88,7 +88,7 @@ fn split_panes_take_keys_and_alt_arrows_move_focus_between_them() {
     step_until(&mut h, "typed into the right pane", |h| {
         screen(h).contains("right-42")
     });
-    h.key_press_modifiers(Modifiers::ALT, Key::ArrowLeft);
+    h.key_press_modifiers(CTRL_SHIFT, Key::ArrowLeft);
     h.step();
     assert_eq!(focused(&h), first, "Alt+Left focuses the left pane");
     type_line(&mut h, "echo left-$((40+3))");
@@ -102,14 +102,14 @@ fn split_panes_take_keys_and_alt_arrows_move_focus_between_them() {
         .map(|d| d.rows.join("\n"))
         .unwrap_or_default();
     assert!(!right_text.contains("left-43"), "{right_text}");
-    h.key_press_modifiers(Modifiers::ALT, Key::ArrowRight);
+    h.key_press_modifiers(CTRL_SHIFT, Key::ArrowRight);
     h.step();
     assert_eq!(focused(&h), second);
     // Split down from the right pane, then Alt+Up goes back to it.
     h.key_press_modifiers(CTRL_SHIFT, Key::E);
     step_until(&mut h, "three panes", |h| terminals(h) == 3);
     let third = focused(&h);
-    h.key_press_modifiers(Modifiers::ALT, Key::ArrowUp);
+    h.key_press_modifiers(CTRL_SHIFT, Key::ArrowUp);
     h.step();
     assert_eq!(focused(&h), second);
     // Zoom shows one pane; closing the third leaves two.
@@ -118,7 +118,7 @@ fn split_panes_take_keys_and_alt_arrows_move_focus_between_them() {
     h.key_press_modifiers(CTRL_SHIFT, Key::Z);
     step_until(&mut h, "unzoomed", |h| terminals(h) == 3);
     app_mut(&mut h).pipeline().close(third);
-    h.key_press_modifiers(Modifiers::ALT, Key::ArrowDown);
+    h.key_press_modifiers(CTRL_SHIFT, Key::ArrowDown);
     h.key_press_modifiers(CTRL_SHIFT, Key::W);
     step_until(&mut h, "the third pane closed", |h| terminals(h) == 2);
 }
@@ -400,8 +400,8 @@ fn the_sidebar_lists_worktrees_creates_one_and_opens_a_tab_in_it() {
             .as_deref()
             .is_some_and(|e| e.contains("not inside a git repository"))
     });
-    // Ctrl+Shift+N: a new worktree on a new branch, next to the repository.
-    h.key_press_modifiers(CTRL_SHIFT, Key::N);
+    // Ctrl+Shift+Alt+N: a new worktree on a new branch, next to the repository.
+    h.key_press_modifiers(CTRL_SHIFT | Modifiers::ALT, Key::N);
     h.step();
     h.event(Event::Text("feature-x".into()));
     h.step();
@@ -422,7 +422,7 @@ fn the_sidebar_lists_worktrees_creates_one_and_opens_a_tab_in_it() {
         h.query_by_label_contains("worktree feature-x").is_some()
     });
     // The same branch again: git refuses, the form says why and stays open.
-    h.key_press_modifiers(CTRL_SHIFT, Key::N);
+    h.key_press_modifiers(CTRL_SHIFT | Modifiers::ALT, Key::N);
     h.step();
     h.event(Event::Text("feature-x".into()));
     h.step();

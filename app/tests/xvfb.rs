@@ -103,8 +103,8 @@ fn worktrees_and_tabs_in_the_real_window_run_in_their_folders() {
     let window = tern_window(&display);
     let wt_a = dir.join("proj-wt-a").display().to_string();
     let wt_b = dir.join("proj-wt-b").display().to_string();
-    // New worktree wt-a (Ctrl+Shift+N, branch name, Return): a tab opens in it.
-    xdo(&display, &["key", "--window", &window, "ctrl+shift+n"]);
+    // New worktree wt-a (Ctrl+Shift+Alt+N, branch name, Return): a tab opens in it.
+    xdo(&display, &["key", "--window", &window, "ctrl+shift+alt+n"]);
     std::thread::sleep(Duration::from_millis(300));
     type_line(&display, &window, "wt-a");
     wait_trace(&trace, &dir, "focus in wt-a", |t| {
@@ -116,7 +116,7 @@ fn worktrees_and_tabs_in_the_real_window_run_in_their_folders() {
         t.matches(&format!("\"cwd\":\"{wt_a}\"")).count() >= 2
     });
     // New worktree wt-b.
-    xdo(&display, &["key", "--window", &window, "ctrl+shift+n"]);
+    xdo(&display, &["key", "--window", &window, "ctrl+shift+alt+n"]);
     std::thread::sleep(Duration::from_millis(300));
     type_line(&display, &window, "wt-b");
     wait_trace(&trace, &dir, "focus in wt-b", |t| {

@@ -8,6 +8,7 @@
 //! - [`config`]: `config.ron` (RON, documented defaults) and its hot-reload watcher.
 //! - [`security`]: what programs may make tern do outside a pane (links, clipboard).
 //! - [`session`]: saved layouts (worktrees, tabs, split trees), written atomically.
+//! - [`remote`]: the `tern msg` protocol, its socket server and client.
 
 pub mod atomic_file;
 pub mod config;
@@ -19,6 +20,7 @@ pub mod input;
 pub mod layout;
 pub mod model;
 pub mod pipeline;
+pub mod remote;
 pub mod security;
 pub mod session;
 pub mod workspace;

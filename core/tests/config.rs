@@ -321,3 +321,23 @@ fn theme_and_cursor_settings_reach_the_model() {
         )
     );
 }
+
+#[test]
+fn an_action_takes_several_chords_from_a_list() {
+    let c = parse(
+        r#"(key_bindings: {"focus_left": ["ctrl+shift+left", "super+h"], "new_tab": "ctrl+t"})"#,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let chords: Vec<String> = c.key_bindings["focus_left"]
+        .chords()
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(chords, ["ctrl+shift+left", "super+h"]);
+    assert_eq!(c.key_bindings["new_tab"].chords().len(), 1);
+    // Written back and read again, the list stays a list.
+    assert_eq!(parse(&c.to_ron()).expect("round trip"), c);
+    let err = parse(r#"(key_bindings: {"focus_left": ["ctrl+shift+left", "hyper+h"]})"#)
+        .expect_err("a bad chord in the list");
+    assert!(err.to_string().contains("hyper"), "{err}");
+}

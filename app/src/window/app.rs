@@ -38,6 +38,7 @@ pub use super::fonts::{
 
 mod apply;
 mod config;
+mod desktop;
 mod facts;
 mod overlay;
 mod panes;
@@ -60,13 +61,23 @@ pub struct Launch {
     pub config: ConfigSource,
     /// The session file to restore from and save to (`None`: no session).
     pub session: Option<PathBuf>,
+    /// `--title`: the window's title, fixed (`None`: the focused pane's).
+    pub title: Option<String>,
+    /// Overrides, exit behaviour, the `tern msg` socket (see `crate::desktop`).
+    pub desktop: crate::desktop::Desktop,
 }
 
 impl Launch {
-    /// One pane running `spec`, built-in settings, no session (tests).
+    /// One pane running `spec`, built-in settings, no session (tests). Panes are held
+    /// when their program exits (`--hold`), so a test can read the last screen; a test
+    /// of the exit behaviour sets `desktop.hold` back to `false`.
     pub fn new(spec: SpawnSpec) -> Launch {
         Launch {
             spec,
+            desktop: crate::desktop::Desktop {
+                hold: true,
+                ..Default::default()
+            },
             ..Launch::default()
         }
     }
@@ -78,6 +89,8 @@ pub struct TernApp {
     panes: HashMap<PaneId, PaneUi>,
     keymap: KeyMap,
     launch: Launch,
+    /// Exit behaviour, `tern msg`, close questions (`desktop.rs`).
+    desk: desktop::DesktopState,
     overlay: Option<Overlay>,
     sidebar_open: bool,
     /// Panes shown last frame (the rest are parked).
@@ -126,7 +139,8 @@ impl TernApp {
                 let ctx = ctx.clone();
                 move || ctx.request_repaint()
             }),
-        );
+        )
+        .with_overrides(launch.desktop.overrides.clone());
         let config = PipelineConfig {
             default_size: launch.spec.size.unwrap_or(TermSize::new(80, 24)),
             ..settings.config.pipeline_config()
@@ -140,6 +154,7 @@ impl TernApp {
             panes: HashMap::new(),
             keymap: KeyMap::default(),
             launch,
+            desk: Default::default(),
             overlay: None,
             sidebar_open: false,
             shown: HashSet::new(),
@@ -195,6 +210,9 @@ impl TernApp {
         let spec = app.launch.spec.clone();
         if let Some(pane) = app.spawn(&spec) {
             app.ws.add_tab(group, pane);
+            if spec.command.is_some() {
+                app.note_command_pane(pane);
+            }
         }
         app
     }
@@ -215,6 +233,7 @@ impl TernApp {
         self.poll_config(ctx);
         self.route_events(ctx);
         self.refresh_processes();
+        self.desktop_frame(ctx);
         self.poll_saving();
         let sidebar_news = self.sidebar.poll(ctx, self.sidebar_open);
         self.sidebar_actions(sidebar_news);
@@ -255,11 +274,14 @@ impl TernApp {
         self.apply(&ctx, actions);
         // Panes closed or revealed by this frame's clicks are parked / shown next frame.
         self.sync_visibility();
-        let title = self
-            .ws
-            .focused_pane()
-            .map(|p| self.pane_title(p))
-            .unwrap_or_else(|| "tern".into());
+        let title = match &self.launch.title {
+            Some(t) => t.clone(),
+            None => self
+                .ws
+                .focused_pane()
+                .map(|p| self.pane_title(p))
+                .unwrap_or_else(|| "tern".into()),
+        };
         if title != self.window_title {
             ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
             self.window_title = title;

@@ -87,19 +87,19 @@ table! {
     Tab(6), "tab_7", "Go to tab 7", ["alt+7"];
     Tab(7), "tab_8", "Go to tab 8", ["alt+8"];
     Tab(8), "tab_9", "Go to tab 9", ["alt+9"];
-    MoveTabLeft, "move_tab_left", "Move tab left", ["ctrl+shift+alt+left"];
-    MoveTabRight, "move_tab_right", "Move tab right", ["ctrl+shift+alt+right"];
+    MoveTabLeft, "move_tab_left", "Move tab left", ["ctrl+shift+alt+pageup"];
+    MoveTabRight, "move_tab_right", "Move tab right", ["ctrl+shift+alt+pagedown"];
     RenameTab, "rename_tab", "Rename tab", ["ctrl+shift+r"];
     SplitRight, "split_right", "Split right", ["ctrl+shift+d"];
     SplitDown, "split_down", "Split down", ["ctrl+shift+e"];
-    FocusLeft, "focus_left", "Focus pane to the left", ["alt+left"];
-    FocusRight, "focus_right", "Focus pane to the right", ["alt+right"];
-    FocusUp, "focus_up", "Focus pane above", ["alt+up"];
-    FocusDown, "focus_down", "Focus pane below", ["alt+down"];
-    ResizeLeft, "resize_left", "Move pane edge left", ["alt+shift+left"];
-    ResizeRight, "resize_right", "Move pane edge right", ["alt+shift+right"];
-    ResizeUp, "resize_up", "Move pane edge up", ["alt+shift+up"];
-    ResizeDown, "resize_down", "Move pane edge down", ["alt+shift+down"];
+    FocusLeft, "focus_left", "Focus pane to the left", ["ctrl+shift+left", "ctrl+alt+left"];
+    FocusRight, "focus_right", "Focus pane to the right", ["ctrl+shift+right", "ctrl+alt+right"];
+    FocusUp, "focus_up", "Focus pane above", ["ctrl+shift+up", "ctrl+alt+up"];
+    FocusDown, "focus_down", "Focus pane below", ["ctrl+shift+down", "ctrl+alt+down"];
+    ResizeLeft, "resize_left", "Move pane edge left", ["ctrl+shift+alt+left"];
+    ResizeRight, "resize_right", "Move pane edge right", ["ctrl+shift+alt+right"];
+    ResizeUp, "resize_up", "Move pane edge up", ["ctrl+shift+alt+up"];
+    ResizeDown, "resize_down", "Move pane edge down", ["ctrl+shift+alt+down"];
     ZoomPane, "zoom_pane", "Zoom pane (toggle)", ["ctrl+shift+z"];
     Equalize, "equalize", "Equalize pane sizes", ["ctrl+shift+x"];
     NextWorktree, "next_worktree", "Next worktree", ["ctrl+shift+pagedown"];
@@ -108,7 +108,7 @@ table! {
     CommandPalette, "command_palette", "Command palette", ["ctrl+shift+p"];
     ToggleSidebar, "toggle_sidebar", "Show or hide the worktree sidebar", ["ctrl+shift+b"];
     AddRepository, "add_repository", "Add repository…", ["ctrl+shift+a"];
-    NewWorktree, "new_worktree", "New worktree…", ["ctrl+shift+n"];
+    NewWorktree, "new_worktree", "New worktree…", ["ctrl+shift+alt+n"];
     Copy, "copy", "Copy selection", ["ctrl+shift+c"];
     Paste, "paste", "Paste", ["ctrl+shift+v", "shift+insert"];
     Search, "search", "Search scrollback", ["ctrl+shift+f"];
@@ -325,7 +325,7 @@ mod tests {
     #[test]
     fn chords_parse_with_exact_modifiers() {
         let c = Chord::parse("Ctrl+Shift+T").expect("parses");
-        assert!(c.ctrl && c.shift && !c.alt);
+        assert!(c.ctrl && c.shift && !c.alt && !c.super_);
         assert_eq!(c.key, Key::T);
         assert!(c.matches(Key::T, Modifiers::CTRL | Modifiers::SHIFT));
         assert!(!c.matches(Key::T, Modifiers::CTRL), "shift is required");
@@ -337,6 +337,15 @@ mod tests {
             Ok(Key::PageDown)
         );
         assert_eq!(Chord::parse("ctrl+=").map(|c| c.key), Ok(Key::Equals));
+        assert_eq!(Chord::parse("ctrl+plus").map(|c| c.key), Ok(Key::Plus));
+        // One parser with the config: `super` (and its aliases) parse.
+        let logo = Chord::parse("super+t").expect("super parses");
+        assert!(logo.super_ && logo.matches(Key::T, Modifiers::MAC_CMD));
+        assert!(!logo.matches(Key::T, Modifiers::NONE));
+        assert_eq!(
+            Chord::parse("cmd+shift+k").map(|c| c.label()),
+            Ok("Shift+Super+K".into())
+        );
         assert!(Chord::parse("ctrl+shift").is_err());
         assert!(Chord::parse("ctrl+nosuchkey").is_err());
         assert!(Chord::parse("a+b").is_err());
@@ -373,6 +382,42 @@ mod tests {
         }
         let ids: std::collections::HashSet<_> = COMMANDS.iter().map(|c| c.id).collect();
         assert_eq!(ids.len(), COMMANDS.len(), "command ids are unique");
+    }
+
+    /// Keys every readline and agent prompt uses (word motion, Alt+. and friends), and
+    /// Ctrl+Shift+N (a new window in kitty, WezTerm, Ghostty, foot), stay unbound.
+    #[test]
+    fn default_keys_leave_the_shells_keys_alone() {
+        let map = KeyMap::default();
+        for key in [
+            Key::ArrowLeft,
+            Key::ArrowRight,
+            Key::ArrowUp,
+            Key::ArrowDown,
+        ] {
+            for m in [
+                Modifiers::ALT,
+                Modifiers::ALT | Modifiers::SHIFT,
+                Modifiers::CTRL,
+            ] {
+                assert_eq!(map.command_for(key, m), None, "{key:?} {m:?}");
+            }
+        }
+        for key in [Key::B, Key::F, Key::D, Key::Period, Key::Backspace] {
+            assert_eq!(map.command_for(key, Modifiers::ALT), None, "alt+{key:?}");
+        }
+        let ctrl_shift = Modifiers::CTRL | Modifiers::SHIFT;
+        assert_eq!(map.command_for(Key::N, ctrl_shift), None);
+        // Several chords per action: WezTerm's and Ghostty's pane focus keys.
+        assert_eq!(
+            map.command_for(Key::ArrowLeft, ctrl_shift),
+            Some(Command::FocusLeft)
+        );
+        let ctrl_alt = Modifiers::CTRL | Modifiers::ALT;
+        assert_eq!(
+            map.command_for(Key::ArrowLeft, ctrl_alt),
+            Some(Command::FocusLeft)
+        );
     }
 
     #[test]

@@ -61,3 +61,19 @@ pub fn confirm_close_dialog(ctx: &egui::Context, program: &str) -> Option<bool> 
         ));
     })
 }
+
+/// Asks before closing a tab or the window over running programs.
+pub fn confirm_close_many_dialog(
+    ctx: &egui::Context,
+    title: &str,
+    programs: &[String],
+) -> Option<bool> {
+    dialog(ctx, title, "Close", true, |ui| {
+        let list = programs
+            .iter()
+            .map(|p| format!("`{p}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        ui.label(format!("Still running, and will be ended: {list}."));
+    })
+}

@@ -36,22 +36,22 @@ const FACES: [(&str, Option<&str>, &[u8]); 4] = [
     (
         FONT_NAME,
         None,
-        include_bytes!("../../../assets/fonts/DejaVuSansMono.ttf"),
+        include_bytes!("../../assets/fonts/DejaVuSansMono.ttf"),
     ),
     (
         BOLD_FONT_NAME,
         Some(BOLD_FAMILY),
-        include_bytes!("../../../assets/fonts/DejaVuSansMono-Bold.ttf"),
+        include_bytes!("../../assets/fonts/DejaVuSansMono-Bold.ttf"),
     ),
     (
         "tern-mono-italic",
         Some(ITALIC_FAMILY),
-        include_bytes!("../../../assets/fonts/DejaVuSansMono-Oblique.ttf"),
+        include_bytes!("../../assets/fonts/DejaVuSansMono-Oblique.ttf"),
     ),
     (
         "tern-mono-bold-italic",
         Some(BOLD_ITALIC_FAMILY),
-        include_bytes!("../../../assets/fonts/DejaVuSansMono-BoldOblique.ttf"),
+        include_bytes!("../../assets/fonts/DejaVuSansMono-BoldOblique.ttf"),
     ),
 ];
 

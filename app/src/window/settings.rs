@@ -36,6 +36,8 @@ pub struct Settings {
     /// Why the file on disk is not in force, when it is not.
     pub error: Option<String>,
     watcher: Option<ConfigWatcher>,
+    /// `-o key=value` from the command line, applied over every load.
+    overrides: Vec<String>,
 }
 
 impl Settings {
@@ -50,6 +52,7 @@ impl Settings {
             config: Config::default(),
             error: None,
             watcher: None,
+            overrides: Vec::new(),
         };
         let Some(path) = path else {
             return settings;
@@ -74,10 +77,18 @@ impl Settings {
         settings
     }
 
+    /// Applies `-o key=value` overrides now and after every reload (the bad ones are
+    /// reported by `main` at start and skipped).
+    pub fn with_overrides(mut self, overrides: Vec<String>) -> Settings {
+        self.overrides = overrides;
+        self.config = self.config.with_overrides(&self.overrides).0;
+        self
+    }
+
     fn take(&mut self, event: ConfigEvent) -> ConfigChange {
         match event {
             ConfigEvent::Reloaded(c) => {
-                self.config = c;
+                self.config = c.with_overrides(&self.overrides).0;
                 self.error = None;
                 ConfigChange::Reloaded
             }

@@ -172,11 +172,24 @@ impl fmt::Display for KeyChord {
     }
 }
 
-/// A binding in the config: a chord, or `"none"` to take an action's default key away.
+/// A binding in the config: a chord, several (`["ctrl+shift+t", "super+t"]`), or
+/// `"none"` to take an action's default keys away.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum KeyBinding {
     Chord(KeyChord),
+    Chords(Vec<KeyChord>),
     Unbound,
+}
+
+impl KeyBinding {
+    /// The chords bound (none for `"none"`).
+    pub fn chords(&self) -> Vec<KeyChord> {
+        match self {
+            KeyBinding::Chord(c) => vec![c.clone()],
+            KeyBinding::Chords(cs) => cs.clone(),
+            KeyBinding::Unbound => Vec::new(),
+        }
+    }
 }
 
 impl FromStr for KeyBinding {
@@ -195,6 +208,10 @@ impl fmt::Display for KeyBinding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             KeyBinding::Chord(c) => c.fmt(f),
+            KeyBinding::Chords(cs) => {
+                let names: Vec<String> = cs.iter().map(ToString::to_string).collect();
+                f.write_str(&names.join(", "))
+            }
             KeyBinding::Unbound => f.write_str("none"),
         }
     }
@@ -218,7 +235,36 @@ macro_rules! serde_as_string {
 }
 
 serde_as_string!(KeyChord);
-serde_as_string!(KeyBinding);
+
+impl Serialize for KeyBinding {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            KeyBinding::Chords(cs) => cs.serialize(s),
+            other => s.collect_str(other),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for KeyBinding {
+    /// A string (one chord or `"none"`) or a list of chords.
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            One(String),
+            Many(Vec<String>),
+        }
+        match Raw::deserialize(d)? {
+            Raw::One(text) => text.parse().map_err(serde::de::Error::custom),
+            Raw::Many(list) => list
+                .iter()
+                .map(|t| t.parse::<KeyChord>())
+                .collect::<Result<Vec<_>, _>>()
+                .map(KeyBinding::Chords)
+                .map_err(serde::de::Error::custom),
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {

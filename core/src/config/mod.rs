@@ -10,6 +10,7 @@
 //! [`ConfigWatcher`] reloads the file when it is saved (see `watch.rs`).
 
 mod chord;
+mod overrides;
 mod watch;
 
 use std::collections::BTreeMap;
@@ -23,10 +24,11 @@ use crate::model::{CursorShape, DynamicDefaults, TermConfig};
 use crate::pipeline::{PipelineConfig, SpawnSpec};
 
 pub use chord::{ChordError, KeyBinding, KeyChord};
+pub use overrides::OverrideError;
 pub use watch::{ConfigEvent, ConfigWatcher};
 
 /// The documented default file, every option at its default.
-pub const DEFAULT_CONFIG_RON: &str = include_str!("../../../assets/config.ron");
+pub const DEFAULT_CONFIG_RON: &str = include_str!("../../assets/config.ron");
 
 /// Bytes of scrollback allowed per configured line (see [`Config::term_config`]).
 pub const SCROLLBACK_BYTES_PER_LINE: usize = 128;
@@ -62,6 +64,8 @@ pub struct Config {
     /// reveals a cell's character, so a program can read text it did not write.
     pub rect_checksum_reports: bool,
     pub session: SessionConfig,
+    /// What happens to a pane when its program exits.
+    pub exit_behavior: ExitBehavior,
 }
 
 impl Default for Config {
@@ -81,6 +85,7 @@ impl Default for Config {
             resize_requests: false,
             rect_checksum_reports: true,
             session: SessionConfig::default(),
+            exit_behavior: ExitBehavior::default(),
         }
     }
 }
@@ -302,6 +307,30 @@ impl Default for SessionConfig {
         SessionConfig {
             restore: true,
             restore_last_screen: false,
+        }
+    }
+}
+
+/// What happens to a pane when its program exits (like kitty's `close_on_child_death`
+/// and WezTerm's `exit_behavior`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ExitBehavior {
+    /// The pane closes (and its tab, and the window, when it was the last).
+    #[default]
+    Close,
+    /// The pane stays, with a line saying how the program ended.
+    Hold,
+    /// Closes after a status of 0; stays after a failure or a signal.
+    HoldOnFailure,
+}
+
+impl ExitBehavior {
+    /// Whether a pane whose program ended with `code` (and `signal`) stays open.
+    pub fn holds(self, code: i32, signaled: bool) -> bool {
+        match self {
+            ExitBehavior::Close => false,
+            ExitBehavior::Hold => true,
+            ExitBehavior::HoldOnFailure => code != 0 || signaled,
         }
     }
 }

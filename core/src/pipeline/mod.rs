@@ -366,10 +366,14 @@ impl Pipeline {
     }
 
     /// Starts a program in a new pane (hidden until [`Pipeline::set_visible`]).
+    /// The program gets `TERN_PANE_ID` (its pane's id, for `tern msg`).
     pub fn spawn(&self, spec: &SpawnSpec) -> Result<PaneId, SpawnError> {
-        let spawned = session::spawn(spec, self.config.default_size)?;
-        let size = spec.size.unwrap_or(self.config.default_size);
         let pane = PaneId(self.next_id.fetch_add(1, Ordering::Relaxed));
+        let mut spec = spec.clone();
+        spec.env
+            .push((crate::remote::PANE_ENV.to_owned(), pane.0.to_string()));
+        let spawned = session::spawn(&spec, self.config.default_size)?;
+        let size = spec.size.unwrap_or(self.config.default_size);
         let fd: Arc<OwnedFd> = Arc::new(spawned.fd);
         let model_tx = self.model_tx.clone();
         let writer = Arc::new(PtyWriter::new(

@@ -33,10 +33,7 @@ impl TernApp {
             .key_bindings
             .iter()
             .map(|(action, binding)| {
-                let chords = match binding {
-                    tern_core::config::KeyBinding::Chord(c) => vec![c.to_string()],
-                    tern_core::config::KeyBinding::Unbound => Vec::new(),
-                };
+                let chords = binding.chords().iter().map(ToString::to_string).collect();
                 (action.clone(), chords)
             })
             .collect();

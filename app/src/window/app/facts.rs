@@ -47,6 +47,7 @@ impl TernApp {
                     if hidden {
                         p.badges.finished = Some(exit.code == 0);
                     }
+                    self.desk.exits.push((pane, exit.clone()));
                 }
                 PaneEvent::Error { message, .. } => p.exited = Some(format!("[error: {message}]")),
                 PaneEvent::UnseenOutput { .. } => p.badges.unseen_output |= hidden,

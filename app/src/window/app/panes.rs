@@ -20,7 +20,9 @@ use crate::window::theme::rgb;
 impl TernApp {
     /// Starts a pane (hidden until it is shown).
     pub(super) fn spawn(&mut self, spec: &SpawnSpec) -> Option<PaneId> {
-        match self.pipeline.spawn(spec) {
+        let mut spec = spec.clone();
+        spec.env.extend(self.launch.desktop.child_env());
+        match self.pipeline.spawn(&spec) {
             Ok(id) => {
                 self.panes
                     .insert(id, PaneUi::new(id, self.pipeline.clone()));

@@ -8,7 +8,6 @@ use tern_core::pipeline::PaneId;
 use super::overlay::Overlay;
 use super::{RESIZE_STEP, TernApp};
 use crate::window::commands::Command;
-use crate::window::fonts::DEFAULT_FONT_SIZE;
 use crate::window::pane::PaneUi;
 
 impl TernApp {
@@ -32,13 +31,7 @@ impl TernApp {
                     self.request_close(pane);
                 }
             }
-            Command::CloseTab => {
-                if let Some(tab) = self.ws.active_tab() {
-                    for pane in tab.layout.panes() {
-                        self.close_pane(pane);
-                    }
-                }
-            }
+            Command::CloseTab => self.request_close_tab(),
             Command::NextTab => self.ws.cycle_tab(1),
             Command::PreviousTab => self.ws.cycle_tab(-1),
             Command::Tab(n) => {
@@ -162,7 +155,8 @@ impl TernApp {
             }
             Command::FontBigger => self.set_font_size(self.font_size + 1.0),
             Command::FontSmaller => self.set_font_size(self.font_size - 1.0),
-            Command::FontReset => self.font_size = DEFAULT_FONT_SIZE,
+            // Back to the configured size (not the built-in one).
+            Command::FontReset => self.font_size = self.settings.config.font.size,
             Command::SaveScrollback => {
                 if let Some(pane) = focused {
                     match self.scrollback_text(pane) {

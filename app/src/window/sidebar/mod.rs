@@ -334,7 +334,7 @@ impl Sidebar {
                 ui.label(RichText::new(entry.repo.name()).strong());
                 if ui
                     .small_button("+")
-                    .on_hover_text("New worktree… (Ctrl+Shift+N)")
+                    .on_hover_text("New worktree… (Ctrl+Shift+Alt+N)")
                     .clicked()
                 {
                     new_for = Some(entry.repo.root().to_path_buf());

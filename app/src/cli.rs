@@ -1,0 +1,199 @@
+//! The command line (clap): the window's flags, `--headless`, and the subcommands
+//! (`msg`, `config`, `completions`, `man`, `replay`). `tern completions SHELL` and
+//! `tern man` generate from this one definition, so they never drift from it.
+
+use std::path::PathBuf;
+
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "tern",
+    version,
+    about = "A GPU terminal for many shells and coding agents",
+    after_help = "A second plain `tern` start opens a tab in the running tern (its socket: \
+                  $XDG_RUNTIME_DIR/tern/session.sock) instead of restoring the session twice."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Run CMD through the whole pipeline with no window; exit with its status.
+    #[arg(long)]
+    pub headless: bool,
+    #[arg(long, default_value_t = 80)]
+    pub cols: usize,
+    #[arg(long, default_value_t = 24)]
+    pub rows: usize,
+    #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
+    pub working_directory: Option<PathBuf>,
+    #[command(flatten)]
+    pub settings: SettingsArgs,
+    /// The window's title (programs may still set the tab titles).
+    #[arg(long, value_name = "TITLE")]
+    pub title: Option<String>,
+    /// The window class: the Wayland app_id and the X11 WM_CLASS instance name, for
+    /// window rules and task bars (default: tern, as in tern.desktop).
+    #[arg(long, value_name = "NAME")]
+    pub class: Option<String>,
+    /// Keep a pane open after its program exits, with a line saying how it ended
+    /// (the config's exit_behavior: Hold).
+    #[arg(long)]
+    pub hold: bool,
+    /// With --headless: write the final visible screen as text to PATH (`-` for stdout).
+    #[arg(long, value_name = "PATH")]
+    pub dump_screen: Option<String>,
+    /// With --headless: when the child exits, write the diagnostics report (RON: the
+    /// delivery table, latency histograms, throughput, breadcrumbs, environment) to PATH.
+    #[arg(long, value_name = "PATH")]
+    pub diagnostics_report: Option<PathBuf>,
+    /// Run this program (and arguments) instead of the login shell, like alacritty's -e.
+    /// The window closes when it exits and tern exits with its status.
+    #[arg(short = 'e', long = "command", num_args = 1.., allow_hyphen_values = true)]
+    pub exec: Vec<String>,
+    /// The program and its arguments (after `--`).
+    #[arg(last = true)]
+    pub program: Vec<String>,
+}
+
+/// Where settings come from: shared by the window, `--headless` and `tern config`.
+#[derive(Args, Debug, Clone, Default)]
+pub struct SettingsArgs {
+    /// Read settings from PATH instead of the platform file (~/.config/tern/config.ron
+    /// or $TERN_CONFIG); watched and reloaded when saved.
+    #[arg(long, value_name = "PATH", global = true, value_hint = clap::ValueHint::FilePath)]
+    pub config: Option<PathBuf>,
+    /// Override one setting: a dotted name and a value (`-o font.size=18`,
+    /// `-o theme.name=Light`, `-o exit_behavior=Hold`). Repeatable; applied over the
+    /// file, also after it reloads. A bad one is reported and the rest apply.
+    #[arg(short = 'o', long = "option", value_name = "KEY=VALUE", global = true)]
+    pub overrides: Vec<String>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Feed a file of terminal output to a fresh model and print the visible screen.
+    Replay {
+        /// The recorded bytes.
+        file: PathBuf,
+        #[arg(long, default_value_t = 80)]
+        cols: usize,
+        #[arg(long, default_value_t = 24)]
+        rows: usize,
+        /// Also print the attribute runs of each row.
+        #[arg(long)]
+        attrs: bool,
+    },
+    /// Control a running tern (open tabs, type into panes, list them).
+    Msg(MsgArgs),
+    /// Check or print the settings.
+    Config {
+        #[command(subcommand)]
+        action: ConfigAction,
+    },
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff): `tern man > tern.1`.
+    Man,
+}
+
+#[derive(Subcommand, Debug, Clone, Copy)]
+pub enum ConfigAction {
+    /// Load the config file and the -o overrides; print each problem, exit 1 if any.
+    Check,
+    /// Print the effective settings (file, then -o overrides) as RON.
+    Show,
+}
+
+#[derive(Args, Debug)]
+pub struct MsgArgs {
+    /// The socket of the tern to control (default: $TERN_SOCKET inside a tern pane,
+    /// else $XDG_RUNTIME_DIR/tern/session.sock).
+    #[arg(long, value_name = "PATH", value_hint = clap::ValueHint::FilePath)]
+    pub socket: Option<PathBuf>,
+    #[command(subcommand)]
+    pub action: MsgAction,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum MsgAction {
+    /// Open a tab (in the worktree group holding DIR) and print its pane's id.
+    NewTab {
+        #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
+        cwd: Option<PathBuf>,
+        #[arg(long)]
+        title: Option<String>,
+        /// The program and its arguments (default: the configured shell).
+        #[arg(last = true)]
+        command: Vec<String>,
+    },
+    /// Split a pane (default: the focused one) and print the new pane's id.
+    Split {
+        #[arg(long, value_name = "ID")]
+        pane: Option<u64>,
+        #[arg(long, value_enum, default_value_t = SplitWay::Right)]
+        direction: SplitWay,
+        #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
+        cwd: Option<PathBuf>,
+        #[arg(last = true)]
+        command: Vec<String>,
+    },
+    /// Type TEXT into a pane's program (default: $TERN_PANE_ID). Add a newline
+    /// yourself to run a command: `tern msg send-text --pane 3 $'make\n'`.
+    SendText {
+        #[arg(long, value_name = "ID")]
+        pane: Option<u64>,
+        text: String,
+    },
+    /// Show and focus a pane.
+    Focus {
+        #[arg(long, value_name = "ID")]
+        pane: u64,
+    },
+    /// Close a pane (its program is ended without asking).
+    Close {
+        #[arg(long, value_name = "ID")]
+        pane: u64,
+    },
+    /// Print every pane as a JSON array: id, worktree, tab, title, cwd, activity,
+    /// exit_status, focused.
+    List,
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SplitWay {
+    Right,
+    Down,
+}
+
+/// The clap command (for completions and the man page).
+pub fn command() -> clap::Command {
+    Cli::command()
+}
+
+/// The completion script for `shell`.
+pub fn completions(shell: clap_complete::Shell) -> Vec<u8> {
+    let mut cmd = command();
+    let mut out = Vec::new();
+    clap_complete::generate(shell, &mut cmd, "tern", &mut out);
+    out
+}
+
+/// The man page, roff.
+pub fn man_page() -> std::io::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    clap_mangen::Man::new(command()).render(&mut out)?;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    /// clap checks the definition (conflicting flags, hints) only when it parses in a
+    /// debug build; this makes every such mistake a test failure.
+    #[test]
+    fn the_command_line_definition_is_consistent() {
+        super::command().debug_assert();
+    }
+}

@@ -1,0 +1,151 @@
+//! The command line through the real binary: completions and the man page generate,
+//! `tern config check|show` report the effective settings and name bad `-o` overrides,
+//! `tern msg` without a running tern says where it looked.
+
+use std::process::{Command, Output};
+
+fn tern(args: &[&str], config: &std::path::Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tern"))
+        .args(args)
+        .env("TERN_CONFIG", config)
+        .env_remove("TERN_SOCKET")
+        .output()
+        .expect("runs tern")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn completions_generate_for_bash_zsh_and_fish() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = dir.path().join("config.ron");
+    for (shell, marker) in [
+        ("bash", "complete -F"),
+        ("zsh", "#compdef tern"),
+        ("fish", "complete -c tern"),
+    ] {
+        let out = tern(&["completions", shell], &config);
+        assert!(out.status.success(), "{shell}: {}", text(&out.stderr));
+        let script = text(&out.stdout);
+        assert!(script.contains(marker), "{shell} script lacks {marker:?}");
+        // Subcommands and their flags are in the script.
+        assert!(
+            script.contains("new-tab") && script.contains("send-text"),
+            "{shell}"
+        );
+        assert!(script.contains("hold"), "{shell}");
+    }
+    let out = tern(&["completions", "tcsh"], &config);
+    assert!(!out.status.success(), "an unknown shell is an error");
+}
+
+#[test]
+fn the_man_page_documents_every_flag() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = tern(&["man"], &dir.path().join("config.ron"));
+    assert!(out.status.success());
+    let page = text(&out.stdout);
+    assert!(
+        page.starts_with(".ie") || page.contains(".TH tern"),
+        "{page:.200}"
+    );
+    for flag in ["\\-\\-title", "\\-\\-class", "\\-\\-hold", "\\-\\-option"] {
+        assert!(page.contains(flag), "man page lacks {flag}");
+    }
+}
+
+#[test]
+fn config_show_prints_the_file_with_overrides_on_top() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = dir.path().join("config.ron");
+    std::fs::write(&config, "(font: (size: 12.5), scrollback_lines: 777)").unwrap();
+    let out = tern(
+        &[
+            "config",
+            "show",
+            "-o",
+            "font.size=18",
+            "-o",
+            "exit_behavior=Hold",
+        ],
+        &config,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let shown = text(&out.stdout);
+    assert!(shown.contains("size: 18.0"), "{shown}");
+    assert!(shown.contains("scrollback_lines: 777"), "{shown}");
+    assert!(shown.contains("exit_behavior: Hold"), "{shown}");
+    // What it prints is a config tern reads back as the same settings.
+    let parsed = tern_core::config::Config::parse(&shown, "shown").expect("parses");
+    assert_eq!(parsed.font.size, 18.0);
+}
+
+#[test]
+fn config_check_names_each_problem_and_fails() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = dir.path().join("config.ron");
+    std::fs::write(&config, "(font: (size: 12.5))").unwrap();
+    let ok = tern(&["config", "check"], &config);
+    assert!(ok.status.success(), "{}", text(&ok.stderr));
+    assert!(text(&ok.stdout).contains(": ok"));
+
+    let bad = tern(
+        &[
+            "config",
+            "check",
+            "-o",
+            "font.sise=3",
+            "-o",
+            "font.size=big",
+        ],
+        &config,
+    );
+    assert_eq!(bad.status.code(), Some(1));
+    let err = text(&bad.stderr);
+    assert!(
+        err.contains("-o font.sise=3: there is no setting \"font.sise\""),
+        "{err}"
+    );
+    assert!(err.contains("-o font.size=big: font.size:"), "{err}");
+
+    std::fs::write(&config, "(font: (size: 12.5),\n  colour: 3)").unwrap();
+    let broken = tern(&["config", "check"], &config);
+    assert_eq!(broken.status.code(), Some(1));
+    let err = text(&broken.stderr);
+    assert!(
+        err.contains("config.ron:2:"),
+        "the file's line is named: {err}"
+    );
+}
+
+#[test]
+fn msg_without_a_running_tern_says_where_it_looked() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let socket = dir.path().join("nobody.sock");
+    let out = Command::new(env!("CARGO_BIN_EXE_tern"))
+        .args(["msg", "--socket"])
+        .arg(&socket)
+        .arg("list")
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("no tern listens on") && err.contains("nobody.sock"),
+        "{err}"
+    );
+    // send-text needs a pane: from --pane or $TERN_PANE_ID.
+    let out = Command::new(env!("CARGO_BIN_EXE_tern"))
+        .args(["msg", "send-text", "hi"])
+        .env_remove("TERN_PANE_ID")
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("--pane"),
+        "{}",
+        text(&out.stderr)
+    );
+}

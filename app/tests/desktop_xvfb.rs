@@ -1,0 +1,209 @@
+//! The desktop duties through the real binary in Xvfb: `tern -e CMD` closes when CMD
+//! exits and exits with its status (`--hold` keeps it open); `tern msg` opens a tab in
+//! a folder running a command, lists it, types into it; a second plain start asks the
+//! running tern for a tab. Needs xvfb and xdotool (`scripts/test.sh` installs them).
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use common::x11::*;
+
+fn now_ns() -> u128 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0)
+}
+
+/// Waits for `path` to hold text and returns it.
+fn wait_file(path: &Path, what: &str, dir: &Path) -> String {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        if let Ok(text) = std::fs::read_to_string(path)
+            && !text.trim().is_empty()
+        {
+            return text;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{what}: tern said {:?}",
+            std::fs::read_to_string(dir.join("tern.stderr"))
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn tern_e_closes_within_a_second_of_the_exit_with_its_status_and_hold_keeps_it() {
+    let display = start_xvfb();
+    let (dir, runtime) = scratch("exit");
+    let stamp = dir.join("exited-at");
+    let script = format!("sleep 1; date +%s%N > {}; exit 3", stamp.display());
+    let (mut tern, _trace) = start_tern(&display, &dir, &runtime, &["-e", "sh", "-c", &script]);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let status = loop {
+        if let Some(s) = tern.0.try_wait().expect("waits") {
+            break s;
+        }
+        assert!(Instant::now() < deadline, "tern never exited");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let gone_ns = now_ns();
+    assert_eq!(
+        status.code(),
+        Some(3),
+        "tern -e exits with the command's status"
+    );
+    let exited_ns: u128 = wait_file(&stamp, "the command ran", &dir)
+        .trim()
+        .parse()
+        .expect("a time stamp");
+    let after_ms = (gone_ns.saturating_sub(exited_ns)) / 1_000_000;
+    assert!(
+        after_ms < 1000,
+        "the window went {after_ms} ms after the exit"
+    );
+
+    // --hold: the window stays after the command ended.
+    let (dir, runtime) = scratch("hold");
+    let stamp = dir.join("exited-at");
+    let script = format!("date +%s%N > {}; exit 3", stamp.display());
+    let (mut tern, _trace) = start_tern(
+        &display,
+        &dir,
+        &runtime,
+        &["--hold", "-e", "sh", "-c", &script],
+    );
+    wait_file(&stamp, "the held command ran", &dir);
+    std::thread::sleep(Duration::from_secs(2));
+    assert!(
+        tern.0.try_wait().expect("waits").is_none(),
+        "--hold keeps the window"
+    );
+}
+
+/// `tern msg --socket S ARGS`: stdout, or a panic with stderr.
+fn msg(socket: &Path, args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_tern"))
+        .arg("msg")
+        .arg("--socket")
+        .arg(socket)
+        .args(args)
+        .output()
+        .expect("tern msg runs");
+    assert!(
+        out.status.success(),
+        "tern msg {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn tern_msg_opens_lists_and_types_into_a_tab_of_the_real_window() {
+    let display = start_xvfb();
+    let (dir, runtime) = scratch("msg");
+    let work = dir.join("worktree");
+    std::fs::create_dir_all(&work).expect("mkdir");
+    let (tern, _trace) = start_tern(&display, &dir, &runtime, &["-e", "sh"]);
+    let socket = runtime
+        .join("tern")
+        .join(format!("tern-{}.sock", tern.0.id()));
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !socket.exists() {
+        assert!(
+            Instant::now() < deadline,
+            "no socket at {}",
+            socket.display()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // A tab in the folder running a program that records what it got.
+    let script =
+        "env | grep '^TERN_' | sort > env.txt; read line; echo \"got $line\" > got.txt; sleep 60";
+    let pane = msg(
+        &socket,
+        &[
+            "new-tab",
+            "--cwd",
+            work.to_str().expect("utf-8"),
+            "--",
+            "sh",
+            "-c",
+            script,
+        ],
+    );
+    let pane: u64 = pane.trim().parse().expect("a pane id");
+    let env = wait_file(&work.join("env.txt"), "the command ran in the folder", &dir);
+    assert!(env.contains(&format!("TERN_PANE_ID={pane}\n")), "{env}");
+    assert!(
+        env.contains(&format!("TERN_SOCKET={}\n", socket.display())),
+        "{env}"
+    );
+    let list: serde_json::Value = serde_json::from_str(&msg(&socket, &["list"])).expect("JSON");
+    let panes = list.as_array().expect("an array");
+    assert_eq!(panes.len(), 2, "{list}");
+    let tab = panes
+        .iter()
+        .find(|p| p["id"] == pane)
+        .unwrap_or_else(|| panic!("pane {pane} not in {list}"));
+    assert_eq!(tab["cwd"], work.to_str().expect("utf-8"), "{tab}");
+    assert_eq!(tab["activity"], "running", "{tab}");
+    assert_eq!(tab["exit_status"], serde_json::Value::Null, "{tab}");
+    assert_eq!(tab["focused"], true, "{tab}");
+    // send-text reaches the program.
+    msg(
+        &socket,
+        &["send-text", "--pane", &pane.to_string(), "hello\n"],
+    );
+    let got = wait_file(&work.join("got.txt"), "the text reached the pane", &dir);
+    assert_eq!(got, "got hello\n");
+    // A pane that does not exist is an error naming it.
+    let out = Command::new(env!("CARGO_BIN_EXE_tern"))
+        .args(["msg", "--socket"])
+        .arg(&socket)
+        .args(["focus", "--pane", "4242"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no pane 4242"));
+}
+
+#[test]
+fn a_second_plain_start_opens_a_tab_in_the_running_tern() {
+    let display = start_xvfb();
+    let (dir, runtime) = scratch("second");
+    let (_first, _trace) = start_tern(&display, &dir, &runtime, &[]);
+    let socket = runtime.join("tern").join("session.sock");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !socket.exists() {
+        assert!(
+            Instant::now() < deadline,
+            "the first start has no session socket"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let elsewhere = dir.join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).expect("mkdir");
+    let second = Command::new(env!("CARGO_BIN_EXE_tern"))
+        .current_dir(&elsewhere)
+        .env("DISPLAY", &display.name)
+        .env("XDG_RUNTIME_DIR", &runtime)
+        .env("TERN_CONFIG", dir.join("no-config.ron"))
+        .env("TERN_SESSION", dir.join("session.ron"))
+        .output()
+        .expect("the second start runs");
+    assert!(second.status.success(), "{second:?}");
+    assert!(String::from_utf8_lossy(&second.stderr).contains("opened a tab"));
+    let list: serde_json::Value = serde_json::from_str(&msg(&socket, &["list"])).expect("JSON");
+    let cwds: Vec<&str> = list
+        .as_array()
+        .expect("array")
+        .iter()
+        .filter_map(|p| p["cwd"].as_str())
+        .collect();
+    assert!(cwds.contains(&elsewhere.to_str().expect("utf-8")), "{list}");
+}

@@ -1,0 +1,272 @@
+//! The socket server: a thread that accepts connections in a 0700 folder, checks each
+//! peer's uid, reads one request line (with a deadline) and hands it to the app as a
+//! [`RemoteCall`]. The app answers on the call's reply channel from its own loop; the
+//! connection's thread waits for that answer (with a deadline), writes it and closes.
+//!
+//! Nothing here blocks the app: a client that connects and never writes times out on
+//! its own thread, and at most [`MAX_CONNECTIONS`] are served at once (the rest are
+//! told to retry).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, mpsc};
+use std::time::Duration;
+
+use super::{MAX_REQUEST_BYTES, Request, Response, parse_request};
+
+/// Connections served at once.
+pub const MAX_CONNECTIONS: usize = 16;
+/// How long a client may take to send its request line.
+pub const READ_TIMEOUT: Duration = Duration::from_secs(2);
+/// How long a connection waits for the app's answer.
+pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// A request for the app, and where its answer goes.
+#[derive(Debug)]
+pub struct RemoteCall {
+    pub request: Request,
+    pub reply: mpsc::Sender<Response>,
+}
+
+impl RemoteCall {
+    /// Answers the client (a client that has gone is no error).
+    pub fn answer(self, response: Response) {
+        let _ = self.reply.send(response);
+    }
+}
+
+/// Why the server did not start.
+#[derive(Debug)]
+pub enum BindError {
+    /// Another live tern listens on that path (the caller may talk to it instead).
+    InUse(PathBuf),
+    /// The socket folder is not ours or not private, and could not be made so.
+    UnsafeDir { dir: PathBuf, reason: String },
+    Io {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+}
+
+impl std::fmt::Display for BindError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BindError::InUse(p) => write!(f, "another tern listens on {}", p.display()),
+            BindError::UnsafeDir { dir, reason } => {
+                write!(f, "refusing socket folder {}: {reason}", dir.display())
+            }
+            BindError::Io { path, error } => write!(f, "{}: {error}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for BindError {}
+
+/// A listening socket; dropping it stops the thread and removes the socket file.
+pub struct RemoteServer {
+    path: PathBuf,
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl RemoteServer {
+    /// Binds `path` (its folder made 0700 if missing; refused if owned by someone else
+    /// or open to others). A socket file left by a tern that died is replaced; one a
+    /// live tern answers on is [`BindError::InUse`]. Each call is sent on `calls`, then
+    /// `wake` runs (the app's repaint request).
+    pub fn bind(
+        path: &Path,
+        calls: mpsc::Sender<RemoteCall>,
+        wake: Arc<dyn Fn() + Send + Sync>,
+    ) -> Result<RemoteServer, BindError> {
+        if let Some(dir) = path.parent() {
+            private_dir(dir)?;
+        }
+        let io = |error| BindError::Io {
+            path: path.to_owned(),
+            error,
+        };
+        if path.exists() {
+            if UnixStream::connect(path).is_ok() {
+                return Err(BindError::InUse(path.to_owned()));
+            }
+            // Nobody answers: a tern that died left it.
+            std::fs::remove_file(path).map_err(io)?;
+        }
+        let listener = UnixListener::bind(path).map_err(io)?;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).map_err(io)?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let thread = {
+            let stop = stop.clone();
+            std::thread::Builder::new()
+                .name("tern-remote".into())
+                .spawn(move || accept_loop(listener, calls, wake, stop))
+                .map_err(io)?
+        };
+        Ok(RemoteServer {
+            path: path.to_owned(),
+            stop,
+            thread: Some(thread),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for RemoteServer {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        // Wake the blocking accept so the thread sees the flag.
+        let _ = UnixStream::connect(&self.path);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// Makes `dir` (0700) or checks that it is ours and private (fixing the mode of our
+/// own folder).
+fn private_dir(dir: &Path) -> Result<(), BindError> {
+    let unsafe_dir = |reason: String| BindError::UnsafeDir {
+        dir: dir.to_owned(),
+        reason,
+    };
+    match std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+    {
+        Ok(()) => {}
+        Err(e) => return Err(unsafe_dir(e.to_string())),
+    }
+    let meta = std::fs::symlink_metadata(dir).map_err(|e| unsafe_dir(e.to_string()))?;
+    if !meta.is_dir() {
+        return Err(unsafe_dir("not a folder".into()));
+    }
+    let uid = rustix::process::getuid().as_raw();
+    if meta.uid() != uid {
+        return Err(unsafe_dir(format!(
+            "owned by uid {}, not {uid}",
+            meta.uid()
+        )));
+    }
+    if meta.mode() & 0o077 != 0 {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+            .map_err(|e| unsafe_dir(format!("cannot make it private: {e}")))?;
+    }
+    Ok(())
+}
+
+fn accept_loop(
+    listener: UnixListener,
+    calls: mpsc::Sender<RemoteCall>,
+    wake: Arc<dyn Fn() + Send + Sync>,
+    stop: Arc<AtomicBool>,
+) {
+    let active = Arc::new(AtomicUsize::new(0));
+    for conn in listener.incoming() {
+        if stop.load(Ordering::SeqCst) {
+            return;
+        }
+        let Ok(mut stream) = conn else { continue };
+        if active.load(Ordering::SeqCst) >= MAX_CONNECTIONS {
+            let _ = stream.write_all(
+                Response::error("tern is busy; try again")
+                    .to_line()
+                    .as_bytes(),
+            );
+            continue;
+        }
+        active.fetch_add(1, Ordering::SeqCst);
+        let (calls, wake, done) = (calls.clone(), wake.clone(), active.clone());
+        let spawned = std::thread::Builder::new()
+            .name("tern-remote-conn".into())
+            .spawn(move || {
+                let response = serve(&stream, &calls, &*wake);
+                let _ = stream.write_all(response.to_line().as_bytes());
+                done.fetch_sub(1, Ordering::SeqCst);
+            });
+        if spawned.is_err() {
+            active.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+}
+
+/// Reads, checks and forwards one request; the response to write back.
+fn serve(stream: &UnixStream, calls: &mpsc::Sender<RemoteCall>, wake: &dyn Fn()) -> Response {
+    match peer_uid(stream) {
+        Ok(uid) if uid == rustix::process::getuid().as_raw() => {}
+        Ok(uid) => return Response::error(format!("uid {uid} may not control this tern")),
+        Err(e) => return Response::error(format!("cannot check the caller: {e}")),
+    }
+    let _ = stream.set_read_timeout(Some(READ_TIMEOUT));
+    let _ = stream.set_write_timeout(Some(READ_TIMEOUT));
+    let mut line = String::new();
+    let mut reader = BufReader::new(stream.take(MAX_REQUEST_BYTES as u64 + 1));
+    match reader.read_line(&mut line) {
+        Ok(_) if line.len() > MAX_REQUEST_BYTES => {
+            return Response::error(format!(
+                "the request is longer than {MAX_REQUEST_BYTES} bytes"
+            ));
+        }
+        Ok(0) => return Response::error("no request was sent"),
+        Ok(_) => {}
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+            ) =>
+        {
+            return Response::error(format!(
+                "no request line within {} s",
+                READ_TIMEOUT.as_secs()
+            ));
+        }
+        Err(e) => return Response::error(format!("cannot read the request: {e}")),
+    }
+    let request = match parse_request(&line) {
+        Ok(r) => r,
+        Err(e) => return Response::error(e),
+    };
+    let (tx, rx) = mpsc::channel();
+    if calls.send(RemoteCall { request, reply: tx }).is_err() {
+        return Response::error("tern is shutting down");
+    }
+    wake();
+    rx.recv_timeout(ANSWER_TIMEOUT)
+        .unwrap_or_else(|_| Response::error("tern did not answer in time"))
+}
+
+/// The uid of the process at the other end (`SO_PEERCRED`, set by the kernel at
+/// connect time, so the peer cannot forge it).
+fn peer_uid(stream: &UnixStream) -> std::io::Result<u32> {
+    use std::os::fd::AsRawFd;
+    let mut cred = libc::ucred {
+        pid: 0,
+        uid: 0,
+        gid: 0,
+    };
+    let mut len = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
+    // SAFETY: the descriptor is the open socket `stream` borrows for this call; `cred`
+    // and `len` are valid for writes and `len` holds `cred`'s size, so the kernel
+    // writes at most that many bytes into it.
+    let rc = unsafe {
+        libc::getsockopt(
+            stream.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_PEERCRED,
+            (&mut cred as *mut libc::ucred).cast(),
+            &mut len,
+        )
+    };
+    if rc != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(cred.uid)
+}

@@ -1,0 +1,214 @@
+//! The `tern msg` socket: one JSON request and one reply per connection, a private
+//! folder, stale sockets replaced, bad input answered with a clear error, and a client
+//! that never writes kept off everyone else's back.
+
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, mpsc};
+use std::time::{Duration, Instant};
+
+use tern_core::remote::server::{BindError, READ_TIMEOUT, RemoteCall, RemoteServer};
+use tern_core::remote::{Reply, Request, Response, client};
+
+/// A server on `dir/tern/test.sock` whose "app" answers on its own thread: `list`
+/// with no panes, `focus` of pane 1 done, anything else "no pane".
+struct Fixture {
+    server: Option<RemoteServer>,
+    path: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+fn app_thread(calls: mpsc::Receiver<RemoteCall>) {
+    std::thread::spawn(move || {
+        while let Ok(call) = calls.recv() {
+            let response = match &call.request {
+                Request::List => Response::ok(Reply::Panes(Vec::new())),
+                Request::Focus { pane: 1 } => Response::ok(Reply::Done {}),
+                Request::NewTab { .. } => Response::ok(Reply::Pane { pane: 7 }),
+                Request::SendText { pane, .. } | Request::Focus { pane } => {
+                    Response::error(format!("no pane {pane}"))
+                }
+                _ => Response::error("unexpected"),
+            };
+            call.answer(response);
+        }
+    });
+}
+
+fn fixture() -> Fixture {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("tern").join("test.sock");
+    let (tx, rx) = mpsc::channel();
+    app_thread(rx);
+    let server = RemoteServer::bind(&path, tx, Arc::new(|| {})).expect("binds");
+    Fixture {
+        server: Some(server),
+        path,
+        _dir: dir,
+    }
+}
+
+/// Sends raw bytes and returns the reply line.
+fn raw(path: &Path, bytes: &[u8]) -> Response {
+    let mut s = UnixStream::connect(path).expect("connects");
+    s.write_all(bytes).expect("writes");
+    let mut line = String::new();
+    BufReader::new(&s).read_line(&mut line).expect("reads");
+    serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"))
+}
+
+#[test]
+fn a_request_reaches_the_app_and_its_answer_comes_back() {
+    let f = fixture();
+    assert_eq!(
+        client::send(&f.path, Request::List),
+        Ok(Reply::Panes(Vec::new()))
+    );
+    let new_tab = Request::NewTab {
+        cwd: Some("/tmp".into()),
+        title: None,
+        command: vec!["true".into()],
+    };
+    assert_eq!(client::send(&f.path, new_tab), Ok(Reply::Pane { pane: 7 }));
+    assert_eq!(
+        client::send(&f.path, Request::Focus { pane: 1 }),
+        Ok(Reply::Done {})
+    );
+    assert_eq!(
+        client::send(&f.path, Request::Focus { pane: 42 }),
+        Err("no pane 42".into())
+    );
+}
+
+#[test]
+fn the_folder_and_socket_are_private() {
+    let f = fixture();
+    let dir_mode = std::fs::metadata(f.path.parent().unwrap())
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(dir_mode & 0o777, 0o700);
+    let sock_mode = std::fs::metadata(&f.path).unwrap().permissions().mode();
+    assert_eq!(sock_mode & 0o077, 0, "socket mode {sock_mode:o}");
+}
+
+#[test]
+fn an_open_folder_of_ours_is_made_private() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let folder = dir.path().join("tern");
+    std::fs::create_dir(&folder).unwrap();
+    std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let (tx, _rx) = mpsc::channel();
+    let _server = RemoteServer::bind(&folder.join("s.sock"), tx, Arc::new(|| {})).expect("binds");
+    let mode = std::fs::metadata(&folder).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o700);
+}
+
+#[test]
+fn a_folder_owned_by_someone_else_is_refused() {
+    if !rustix::process::getuid().is_root() {
+        return; // only root can hand a folder to another user
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let folder = dir.path().join("tern");
+    std::fs::create_dir(&folder).unwrap();
+    std::os::unix::fs::chown(&folder, Some(65534), Some(65534)).unwrap();
+    let (tx, _rx) = mpsc::channel();
+    match RemoteServer::bind(&folder.join("s.sock"), tx, Arc::new(|| {})) {
+        Err(BindError::UnsafeDir { reason, .. }) => assert!(reason.contains("65534"), "{reason}"),
+        Err(e) => panic!("{e}"),
+        Ok(_) => panic!("bound in a folder another user owns"),
+    }
+}
+
+#[test]
+fn a_stale_socket_is_replaced_and_a_live_one_is_not() {
+    let mut f = fixture();
+    // A live server: a second bind is told it is in use.
+    let (tx, _rx) = mpsc::channel();
+    assert!(matches!(
+        RemoteServer::bind(&f.path, tx.clone(), Arc::new(|| {})),
+        Err(BindError::InUse(_))
+    ));
+    // A socket file nobody listens on (a tern that was killed).
+    drop(f.server.take());
+    let listener = std::os::unix::net::UnixListener::bind(&f.path).expect("stale bind");
+    drop(listener);
+    assert!(f.path.exists(), "the stale file is there");
+    let (tx2, rx2) = mpsc::channel();
+    app_thread(rx2);
+    let server =
+        RemoteServer::bind(&f.path, tx2, Arc::new(|| {})).expect("replaces the stale file");
+    assert_eq!(
+        client::send(&f.path, Request::List),
+        Ok(Reply::Panes(Vec::new()))
+    );
+    drop(server);
+    assert!(!f.path.exists(), "a stopped server removes its socket");
+}
+
+#[test]
+fn bad_input_gets_a_clear_error_reply() {
+    let f = fixture();
+    let r = raw(&f.path, b"this is not json\n");
+    assert!(
+        !r.ok && r.error.as_deref().unwrap_or("").contains("not JSON"),
+        "{r:?}"
+    );
+    let r = raw(
+        &f.path,
+        b"{\"version\":2,\"request\":{\"type\":\"list\"}}\n",
+    );
+    let e = r.error.unwrap_or_default();
+    assert!(e.contains("version 2 is newer"), "{e}");
+    let r = raw(
+        &f.path,
+        b"{\"version\":1,\"request\":{\"type\":\"launch-missiles\"}}\n",
+    );
+    let e = r.error.unwrap_or_default();
+    assert!(e.contains("launch-missiles"), "{e}");
+    let r = raw(
+        &f.path,
+        b"{\"version\":1,\"request\":{\"type\":\"send-text\",\"pane\":99,\"text\":\"x\"}}\n",
+    );
+    assert_eq!(r.error.as_deref(), Some("no pane 99"));
+}
+
+#[test]
+fn a_silent_client_times_out_without_holding_up_others() {
+    let f = fixture();
+    let silent = UnixStream::connect(&f.path).expect("connects");
+    // Others are served at once while it sits there.
+    let started = Instant::now();
+    assert_eq!(
+        client::send(&f.path, Request::List),
+        Ok(Reply::Panes(Vec::new()))
+    );
+    assert!(
+        started.elapsed() < READ_TIMEOUT,
+        "served while a client was silent"
+    );
+    // The silent one is told why it got nothing, after the read deadline.
+    silent
+        .set_read_timeout(Some(READ_TIMEOUT + Duration::from_secs(5)))
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(&silent)
+        .read_line(&mut line)
+        .expect("a reply");
+    let r: Response = serde_json::from_str(&line).expect("json");
+    assert!(r.error.unwrap_or_default().contains("no request line"));
+}
+
+#[test]
+fn a_client_without_a_server_names_the_socket() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("none.sock");
+    let e = client::send(&path, Request::List).unwrap_err();
+    assert!(
+        e.contains("no tern listens on") && e.contains("none.sock"),
+        "{e}"
+    );
+}
