@@ -11,6 +11,7 @@
 
 pub mod atomic_file;
 pub mod config;
+pub mod desktop_notify;
 pub mod diagnostics;
 pub mod escapes;
 pub mod fixtures;
@@ -20,5 +21,6 @@ pub mod model;
 pub mod pipeline;
 pub mod security;
 pub mod session;
+pub mod shell_integration;
 pub mod workspace;
 pub mod worktree;

@@ -9,6 +9,7 @@
 //!
 //! [`ConfigWatcher`] reloads the file when it is saved (see `watch.rs`).
 
+mod agents;
 mod chord;
 mod watch;
 
@@ -22,6 +23,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use crate::model::{CursorShape, DynamicDefaults, TermConfig};
 use crate::pipeline::{PipelineConfig, SpawnSpec};
 
+pub use agents::{NotifyConfig, NotifyWhen, SendText};
 pub use chord::{ChordError, KeyBinding, KeyChord};
 pub use watch::{ConfigEvent, ConfigWatcher};
 
@@ -56,6 +58,11 @@ pub struct Config {
     /// Let programs resize the window (`CSI 8 t`).
     pub resize_requests: bool,
     pub session: SessionConfig,
+    /// Inject tern's OSC 133 / OSC 7 integration into bash, zsh and fish.
+    pub shell_integration: bool,
+    pub notify: NotifyConfig,
+    /// Bindings that type text.
+    pub send_text: Vec<SendText>,
 }
 
 impl Default for Config {
@@ -74,6 +81,9 @@ impl Default for Config {
             confirm_multiline_paste: true,
             resize_requests: false,
             session: SessionConfig::default(),
+            shell_integration: true,
+            notify: NotifyConfig::default(),
+            send_text: Vec::new(),
         }
     }
 }
@@ -427,6 +437,10 @@ impl Config {
                 .iter()
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect(),
+            shell_integration: self
+                .shell_integration
+                .then(crate::shell_integration::default_dir)
+                .flatten(),
         }
     }
 }

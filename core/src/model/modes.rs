@@ -59,6 +59,9 @@ pub struct Modes {
     pub synchronized_output: bool,
     /// ?47 / ?1047 / ?1049
     pub alt_screen: bool,
+    /// The active screen's kitty keyboard protocol flags (`model::kitty`).
+    #[serde(default)]
+    pub keyboard_flags: u8,
 }
 
 impl Default for Modes {
@@ -79,6 +82,7 @@ impl Default for Modes {
             bracketed_paste: false,
             synchronized_output: false,
             alt_screen: false,
+            keyboard_flags: 0,
         }
     }
 }

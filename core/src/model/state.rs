@@ -186,6 +186,10 @@ pub struct State {
     pub(super) config: TermConfig,
     /// The OSC being received overflowed its cap; its dispatch is ignored.
     pub(super) osc_truncated: bool,
+    /// Kitty keyboard flag stacks, one per screen (`kitty.rs`).
+    pub(super) keyboard: super::kitty::KeyboardStacks,
+    /// An OSC 99 notification still receiving parts (`notify.rs`).
+    pub(super) notify_pending: Option<super::notify::PendingNotification>,
 }
 
 fn default_tabs(cols: usize) -> Vec<bool> {
@@ -238,6 +242,8 @@ impl State {
             damage: Damage::new(rows),
             config,
             osc_truncated: false,
+            keyboard: Default::default(),
+            notify_pending: None,
         }
     }
 
@@ -1019,6 +1025,7 @@ impl State {
             self.save_cursor();
         }
         self.modes.alt_screen = true;
+        self.sync_keyboard_flags();
         if clear {
             let blank = self.erase_cell();
             for r in 0..self.rows {
@@ -1040,6 +1047,7 @@ impl State {
             }
         }
         self.modes.alt_screen = false;
+        self.sync_keyboard_flags();
         if restore_cursor {
             self.restore_cursor();
         }
