@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use tern_core::layout::{Axis, Direction, Rect};
 use tern_core::model::{ShellMark, TermEvent, TermSize};
+use tern_core::pipeline::activity::ActivityState;
 use tern_core::pipeline::delivery::PaneView;
 use tern_core::pipeline::{PaneEvent, PaneId, Pipeline, PipelineConfig, SpawnSpec};
 use tern_core::workspace::{Badges, Closed, Workspace};
@@ -94,6 +95,9 @@ pub struct TernApp {
     pub sidebar: super::sidebar::Sidebar,
     /// A save in progress (dialog and write on their own thread).
     saving: Option<std::sync::mpsc::Receiver<Result<PathBuf, String>>>,
+    /// Activity, desktop notifications, send_text (`agents.rs`).
+    pub(crate) agents: super::agents::Agents,
+    send_text: Vec<(super::commands::Chord, String)>,
 }
 
 impl TernApp {
@@ -121,6 +125,7 @@ impl TernApp {
         let pipeline = Pipeline::start(config, Arc::new(move || repaint.request_repaint()))
             .map(Arc::new)
             .unwrap_or_else(|e| panic!("cannot start the pipeline: {e}"));
+        let settings_notify = settings.config.notify.clone();
         let mut app = TernApp {
             sh: Shared::new(pipeline, trace),
             ws: Workspace::default(),
@@ -142,6 +147,8 @@ impl TernApp {
             session: None,
             sidebar: super::sidebar::Sidebar::default(),
             saving: None,
+            agents: super::agents::Agents::new(ctx, &settings_notify),
+            send_text: Vec::new(),
         };
         app.apply_config(ctx, None);
         if let Some(path) = app.launch.session.clone() {
@@ -237,6 +244,12 @@ impl TernApp {
             .pipeline
             .set_new_pane_settings(new.term_config(), new.flow_control_window_bytes);
         self.sh.confirm_multiline_paste = new.confirm_multiline_paste;
+        let (send_text, errors) = super::agents::send_text_chords(&new.send_text);
+        self.send_text = send_text;
+        problems.extend(errors);
+        if old.is_some_and(|o| o.notify != new.notify) {
+            self.agents.set_config(&new.notify);
+        }
         if !problems.is_empty() {
             self.status = Some(problems.join("; "));
         }
@@ -497,13 +510,24 @@ impl TernApp {
         p.cwd.clone()
     }
 
+    /// The pane's badges and its live activity (state, progress).
     pub fn pane_badges(&self, pane: PaneId) -> Badges {
-        self.panes.get(&pane).map(|p| p.badges).unwrap_or_default()
+        let mut b = self.panes.get(&pane).map(|p| p.badges).unwrap_or_default();
+        b.activity = self.agents.state(pane);
+        b.progress = self.agents.progress(pane);
+        b
+    }
+
+    /// "worktree · tab" for a notification's title.
+    fn pane_place(&self, pane: PaneId) -> String {
+        let label = self.pane_label(pane);
+        format!("{} · {}", label.worktree, label.tab)
     }
 
     /// Routes the pipeline's facts to their panes; hidden panes collect badges.
     fn route_events(&mut self, ctx: &egui::Context) {
         let mut clipboard_requests = Vec::new();
+        let mut notes = Vec::new();
         for event in self.sh.pipeline.poll_events() {
             let pane = match &event {
                 PaneEvent::Fact { pane, .. }
@@ -519,10 +543,14 @@ impl TernApp {
                 PaneEvent::Fact { event, .. } => match event {
                     TermEvent::Title(t) => p.title = t,
                     TermEvent::Cwd(c) => p.cwd_reported = Some(c),
-                    TermEvent::Bell => p.badges.bell |= hidden,
-                    TermEvent::Notification { title, body } => {
+                    TermEvent::Bell => {
+                        p.badges.bell |= hidden;
+                        notes.push((pane, None, hidden));
+                    }
+                    TermEvent::Notification(n) => {
                         p.badges.notification |= hidden;
-                        self.status = Some(format!("{title}: {body}"));
+                        self.status = Some(format!("{}: {}", n.title, n.body));
+                        notes.push((pane, Some(n), hidden));
                     }
                     TermEvent::Shell {
                         mark: ShellMark::CommandFinished { exit_code },
@@ -546,6 +574,29 @@ impl TernApp {
         for (pane, request) in clipboard_requests {
             self.clipboard_request(ctx, pane, request);
         }
+        let focused = self.sh.window_focused;
+        for (pane, note, hidden) in notes {
+            let place = self.pane_place(pane);
+            let config = self.settings.config.notify.clone();
+            self.agents.on_notification(
+                ctx,
+                &config,
+                pane,
+                note.as_ref(),
+                &place,
+                focused,
+                !hidden,
+            );
+        }
+        let (clicked, crumbs) = self.agents.poll();
+        for crumb in crumbs {
+            self.sh.pipeline.breadcrumb(None, crumb);
+        }
+        if let Some(pane) = clicked.last() {
+            self.ws.focus_pane(*pane);
+            ctx.send_viewport_cmd(egui::ViewportCommand::Focus);
+        }
+        self.agents.refresh(ctx, &self.sh.pipeline);
     }
 
     /// OSC 52: a program sets or reads the clipboard, as the config's policy says
@@ -839,6 +890,11 @@ impl TernApp {
                 }
             }
             Command::Diagnostics => self.diagnostics.toggle(),
+            Command::NextWaitingPane => {
+                if self.next_waiting_pane().is_none() {
+                    self.status = Some("no pane is waiting".into());
+                }
+            }
         }
     }
 
@@ -925,6 +981,7 @@ impl TernApp {
         self.sh.pipeline.close(pane);
         self.panes.remove(&pane);
         self.shown.remove(&pane);
+        self.agents.forget(pane);
     }
 
     fn open_palette(&mut self) {
@@ -959,15 +1016,32 @@ impl TernApp {
                         .get(&pane)
                         .and_then(|p| p.last_command.clone())
                         .unwrap_or_default();
-                    out.push(Entry {
-                        text: format!("{} · {}", g.name, self.pane_title(pane)),
-                        hint: format!("{cwd} {last}").trim().to_owned(),
-                        value: pane,
-                    });
+                    let state = self.agents.state(pane);
+                    let activity = super::agents::activity_suffix(self.pane_badges(pane));
+                    out.push((
+                        state,
+                        Entry {
+                            text: format!("{} · {}{activity}", g.name, self.pane_title(pane)),
+                            hint: format!("{cwd} {last}").trim().to_owned(),
+                            value: pane,
+                        },
+                    ));
                 }
             }
         }
-        out
+        // Waiting first, then running, done, idle (a stable sort keeps the order
+        // within each).
+        out.sort_by_key(|(state, _)| state.unwrap_or(ActivityState::Idle));
+        out.into_iter().map(|(_, e)| e).collect()
+    }
+
+    /// Focuses the pane, in any worktree, that has waited longest for the user.
+    pub fn next_waiting_pane(&mut self) -> Option<PaneId> {
+        self.agents.refresh_now(&self.sh.pipeline);
+        let panes: Vec<PaneId> = self.panes.keys().copied().collect();
+        let pane = self.agents.longest_waiting(panes)?;
+        self.ws.focus_pane(pane);
+        Some(pane)
     }
 
     fn open_switcher(&mut self) {
@@ -1121,6 +1195,11 @@ impl TernApp {
         if self.overlay.is_none() && !self.sidebar.dialog_open() {
             for command in self.keymap.take_commands(&ctx) {
                 self.run(&ctx, command);
+            }
+            if let Some(text) = super::agents::take_send_text(&ctx, &self.send_text)
+                && let Some(pane) = self.ws.focused_pane()
+            {
+                self.sh.pipeline.write(pane, text.as_bytes());
             }
         }
         self.overlay_ui(&ctx);

@@ -16,7 +16,7 @@ pub const SIDEBAR_WIDTH: f32 = 220.0;
 /// The badges as short marks after a title: ⚑ bell, ✔/✖ command finished, ✉
 /// notification, ● unseen output (all in the bundled font).
 pub fn badge_marks(b: Badges) -> Vec<(&'static str, Color32)> {
-    let mut out = Vec::new();
+    let mut out = super::agents::activity_marks(b);
     if b.bell {
         out.push(("⚑", Color32::from_rgb(240, 190, 60)));
     }
@@ -128,10 +128,11 @@ pub fn tab_bar(ui: &mut egui::Ui, app: &mut TernApp) {
                         )
                         .on_hover_text(format!("{title}\n{}", badge_words(*badges)));
                     let words = badge_words(*badges);
+                    let activity = super::agents::activity_suffix(*badges);
                     let label = if words.is_empty() {
-                        format!("tab {title}")
+                        format!("tab {title}{activity}")
                     } else {
-                        format!("tab {title} ({words})")
+                        format!("tab {title}{activity} ({words})")
                     };
                     ui.ctx()
                         .accesskit_node_builder(r.id, |n| n.set_label(label));

@@ -1,6 +1,7 @@
 //! The window: one eframe app drawing worktrees, tabs and split panes from the
 //! pipeline's deliveries.
 
+pub mod agents;
 pub mod app;
 pub mod chrome;
 pub mod commands;
@@ -9,6 +10,7 @@ pub mod emoji;
 pub mod fonts;
 pub mod glyphs;
 pub mod input;
+pub mod kitty_keys;
 pub mod links;
 pub mod palette;
 pub mod pane;

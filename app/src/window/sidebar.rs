@@ -654,6 +654,9 @@ fn worktree_row(ui: &mut egui::Ui, w: &Worktree, group: Option<&GroupInfo>) -> e
         if !b.is_empty() {
             words.push(b);
         }
+        if let Some(state) = g.badges.activity {
+            words.push(state.label().to_owned());
+        }
         job.append(
             &format!("{} tabs", g.tabs),
             6.0,
@@ -706,10 +709,11 @@ fn group_row(ui: &mut egui::Ui, name: &str, g: &GroupInfo) -> egui::Response {
         .add(egui::Button::selectable(g.active, job))
         .on_hover_text(g.path.display().to_string());
     let words = super::chrome::badge_words(g.badges);
+    let activity = super::agents::activity_suffix(g.badges);
     let label = if words.is_empty() {
-        format!("worktree {name}")
+        format!("worktree {name}{activity}")
     } else {
-        format!("worktree {name} ({words})")
+        format!("worktree {name}{activity} ({words})")
     };
     ui.ctx()
         .accesskit_node_builder(r.id, |n| n.set_label(label));
