@@ -156,3 +156,60 @@ fn fake_agents_show_running_waiting_and_done_and_the_waiting_one_is_reached() {
         state(h, asking) != Some(ActivityState::Waiting)
     });
 }
+
+/// A shell with tern's integration runs `sleep 1; false` in a tab that is then hidden:
+/// the tab's badge turns to failed (OSC 133 D;1 from the injected hooks, no rc change).
+fn failing_command_marks_the_hidden_tab(program: &str) {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let home = tmp.path().join("home");
+    std::fs::create_dir_all(&home).expect("home");
+    let scripts = tern_core::shell_integration::install(&tmp.path().join("integration"))
+        .expect("install the scripts");
+    let mut spec = SpawnSpec::command(program, &[])
+        .cwd(&home)
+        .size(TermSize::new(80, 24));
+    spec.env = vec![
+        ("HOME".into(), home.display().to_string()),
+        ("ZDOTDIR".into(), home.display().to_string()),
+        (
+            "XDG_CONFIG_HOME".into(),
+            home.join(".config").display().to_string(),
+        ),
+    ];
+    spec.shell_integration = Some(scripts);
+    let mut h = common::app_harness(Launch::new(spec), egui::vec2(1000.0, 600.0));
+    let first = {
+        step_until(&mut h, "the shell starts", |h| app(h).pane().is_some());
+        app(&h).pane().expect("pane")
+    };
+    // The first prompt (OSC 133 A) means the hooks are in.
+    step_until(&mut h, "the first prompt", |h| {
+        app(h)
+            .pipeline()
+            .activity(first)
+            .is_some_and(|r| r.state == ActivityState::Idle)
+    });
+    h.event(egui::Event::Text("sleep 1; false".into()));
+    h.key_press(Key::Enter);
+    h.step();
+    h.key_press_modifiers(CTRL_SHIFT, Key::T);
+    step_until(&mut h, "a second tab", |h| app(h).pane() != Some(first));
+    step_until(&mut h, "the hidden tab's badge says failed", |h| {
+        app(h).pane_badges(first).finished == Some(false)
+    });
+}
+
+#[test]
+fn bash_failing_command_marks_its_hidden_tab_failed() {
+    failing_command_marks_the_hidden_tab("bash");
+}
+
+#[test]
+fn zsh_failing_command_marks_its_hidden_tab_failed() {
+    failing_command_marks_the_hidden_tab("zsh");
+}
+
+#[test]
+fn fish_failing_command_marks_its_hidden_tab_failed() {
+    failing_command_marks_the_hidden_tab("fish");
+}
