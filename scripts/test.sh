@@ -13,7 +13,8 @@ cd "$(dirname "$0")/.."
 PACKAGES=(xvfb xauth mesa-vulkan-drivers libvulkan1 libegl1 libegl-mesa0 libgl1-mesa-dri
   libgbm1 libxkbcommon-x11-0 libxcursor1 libxi6 libxrandr2 libx11-xcb1 libwayland-client0
   xdotool imagemagick git fonts-noto-color-emoji fontconfig fonts-dejavu-core fonts-symbola
-  fonts-nanum fonts-wqy-microhei desktop-file-utils)
+  fonts-nanum fonts-wqy-microhei desktop-file-utils
+  bash zsh fish dbus)
 if [ ${#PACKAGES[@]} -gt 0 ]; then
   missing=()
   for p in "${PACKAGES[@]}"; do

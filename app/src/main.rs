@@ -91,6 +91,9 @@ fn run_window(cli: Cli) -> ExitCode {
         Some(path) => ConfigSource::File(path),
         None => ConfigSource::Platform,
     };
+    if config.shell_integration {
+        spec.shell_integration = tern_core::shell_integration::default_dir();
+    }
     // A plain start restores (and keeps saving) the last session; `-e` or a folder on
     // the command line asks for one pane, and leaves the saved session alone.
     let plain = spec.command.is_none() && spec.cwd.is_none();

@@ -12,6 +12,7 @@
 
 pub mod atomic_file;
 pub mod config;
+pub mod desktop_notify;
 pub mod diagnostics;
 pub mod escapes;
 pub mod fixtures;
@@ -23,5 +24,6 @@ pub mod pipeline;
 pub mod remote;
 pub mod security;
 pub mod session;
+pub mod shell_integration;
 pub mod workspace;
 pub mod worktree;

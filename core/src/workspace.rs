@@ -359,11 +359,23 @@ pub struct Badges {
     pub finished: Option<bool>,
     pub notification: bool,
     pub unseen_output: bool,
+    /// What the pane is doing (live, from the pipeline; never saved). Rolls up to the
+    /// most urgent: waiting, then running, done, idle.
+    #[serde(skip)]
+    pub activity: Option<crate::pipeline::activity::ActivityState>,
+    /// OSC 9;4 percent while a progress report is showing (live).
+    #[serde(skip)]
+    pub progress: Option<u8>,
 }
 
 impl Badges {
+    /// No badge to show (the live activity and progress are not badges).
     pub fn is_empty(&self) -> bool {
-        *self == Badges::default()
+        Badges {
+            activity: None,
+            progress: None,
+            ..*self
+        } == Badges::default()
     }
 
     /// The union; a failure outranks a success.
@@ -377,6 +389,11 @@ impl Badges {
             },
             notification: self.notification || other.notification,
             unseen_output: self.unseen_output || other.unseen_output,
+            activity: match (self.activity, other.activity) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            },
+            progress: self.progress.or(other.progress),
         }
     }
 }

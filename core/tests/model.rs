@@ -3,6 +3,7 @@
 mod support;
 
 use support::TestTerm;
+use tern_core::model::notify::{Notification, NotifySource, Progress, ProgressState};
 use tern_core::model::{
     ClipboardRequest, DumpColor, MouseEncoding, MouseTracking, ShellMark, TermConfig, TermEvent,
     TermSize, UnderlineKind,
@@ -475,14 +476,12 @@ fn titles_cwd_and_notifications_become_events() {
             TermEvent::Title("hello;world".into()),
             TermEvent::Cwd("/tmp/a b".into()),
             TermEvent::Bell,
-            TermEvent::Notification {
-                title: String::new(),
-                body: "done".into()
-            },
-            TermEvent::Notification {
-                title: "Build".into(),
-                body: "ok".into()
-            },
+            TermEvent::Notification(Notification::new(NotifySource::Osc9, "", "done")),
+            TermEvent::Notification(Notification::new(NotifySource::Osc777, "Build", "ok")),
+            TermEvent::Progress(Progress {
+                state: ProgressState::Normal,
+                percent: Some(50)
+            }),
         ]
     );
     assert_eq!(t.term.cwd(), Some("/tmp/a b"));

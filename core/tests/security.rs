@@ -5,7 +5,8 @@
 mod support;
 
 use support::TestTerm;
-use tern_core::model::state::{MAX_TITLE_CHARS, MAX_URI_BYTES};
+use tern_core::model::notify::MAX_NOTIFY_CHARS;
+use tern_core::model::state::MAX_URI_BYTES;
 use tern_core::model::{ClipboardRequest, TermEvent};
 
 /// A marker planted in every attacker-controlled string: it must never come back.
@@ -150,7 +151,7 @@ fn osc52_write_is_only_reported_and_bounded() {
 #[test]
 fn notifications_are_data_and_bounded() {
     let mut t = TestTerm::new(20, 2);
-    let long = "x".repeat(MAX_TITLE_CHARS * 3);
+    let long = "x".repeat(MAX_NOTIFY_CHARS * 3);
     t.feed(&format!(
         "\x1b]9;$(PWNED)\x07\x1b]777;notify;`PWNED`;{long}\x07"
     ));
@@ -158,9 +159,9 @@ fn notifications_are_data_and_bounded() {
     let events = t.events();
     assert_eq!(events.len(), 2);
     match &events[1] {
-        TermEvent::Notification { title, body } => {
-            assert_eq!(title, "`PWNED`");
-            assert_eq!(body.chars().count(), MAX_TITLE_CHARS);
+        TermEvent::Notification(n) => {
+            assert_eq!(n.title, "`PWNED`");
+            assert_eq!(n.body.chars().count(), MAX_NOTIFY_CHARS);
         }
         other => panic!("{other:?}"),
     }

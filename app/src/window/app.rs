@@ -19,8 +19,9 @@ use tern_core::pipeline::{PaneId, Pipeline, PipelineConfig, SpawnSpec};
 use tern_core::workspace::Workspace;
 
 use super::action::Action;
+use super::agents::Agents;
 use super::chrome::{self, TabEntry, TabStrip};
-use super::commands::KeyMap;
+use super::commands::{Chord, KeyMap};
 use super::diagnostics::Diagnostics;
 use super::glyphs::GlyphCache;
 use super::pane::PaneUi;
@@ -120,6 +121,9 @@ pub struct TernApp {
     /// The widget ids of the panes (keyboard focus on anything else is a text field).
     pane_ids: HashSet<egui::Id>,
     primary: Primary,
+    /// Activity, desktop notifications, send_text (`agents.rs`).
+    agents: Agents,
+    send_text: Vec<(Chord, String)>,
 }
 
 impl TernApp {
@@ -148,6 +152,7 @@ impl TernApp {
         let pipeline = Pipeline::start(config, Arc::new(move || repaint.request_repaint()))
             .map(Arc::new)
             .unwrap_or_else(|e| panic!("cannot start the pipeline: {e}"));
+        let settings_notify = settings.config.notify.clone();
         let mut app = TernApp {
             pipeline,
             ws: Workspace::default(),
@@ -179,6 +184,8 @@ impl TernApp {
             window_focused: true,
             pane_ids: HashSet::new(),
             primary: Primary::default(),
+            agents: Agents::new(ctx, &settings_notify),
+            send_text: Vec::new(),
         };
         app.apply_config(ctx, None);
         if let Some(path) = app.launch.session.clone() {
@@ -255,6 +262,11 @@ impl TernApp {
         if self.overlay.is_none() && !self.sidebar.dialog_open() {
             for command in self.keymap.take_commands(&ctx) {
                 self.run(&ctx, command);
+            }
+            if let Some(text) = super::agents::take_send_text(&ctx, &self.send_text)
+                && let Some(pane) = self.ws.focused_pane()
+            {
+                self.pipeline.write(pane, text.as_bytes());
             }
         }
         let mut actions = self.overlay_ui(&ctx);

@@ -49,6 +49,7 @@ pub enum Command {
     FontReset,
     SaveScrollback,
     Diagnostics,
+    NextWaitingPane,
 }
 
 /// One row of the table.
@@ -121,6 +122,7 @@ table! {
     FontReset, "font_reset", "Reset text size", ["ctrl+0"];
     SaveScrollback, "save_scrollback", "Save scrollback to a file…", ["ctrl+shift+s"];
     Diagnostics, "diagnostics", "Diagnostics panel", ["ctrl+shift+g"];
+    NextWaitingPane, "next_waiting_pane", "Go to the pane waiting longest (any worktree)", ["ctrl+shift+j"];
 }
 
 pub fn info(command: Command) -> &'static CommandInfo {

@@ -7,6 +7,7 @@
 //! nothing below `app` imports it.
 
 pub mod action;
+pub mod agents;
 pub mod app;
 pub mod badges;
 pub mod chrome;
@@ -17,6 +18,7 @@ pub mod emoji;
 pub mod fonts;
 pub mod glyphs;
 pub mod input;
+pub mod kitty_keys;
 pub mod links;
 pub mod palette;
 pub mod pane;

@@ -1,9 +1,9 @@
 //! Helpers shared by the window's test files.
 #![allow(dead_code)] // each test file uses some of them
 
-use std::path::{Path, PathBuf};
-
 pub mod x11;
+
+use std::path::{Path, PathBuf};
 
 use egui_kittest::Harness;
 use tern::window::app::{Launch, TernApp};

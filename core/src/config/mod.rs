@@ -9,6 +9,7 @@
 //!
 //! [`ConfigWatcher`] reloads the file when it is saved (see `watch.rs`).
 
+mod agents;
 mod chord;
 mod overrides;
 mod watch;
@@ -23,6 +24,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use crate::model::{CursorShape, DynamicDefaults, TermConfig};
 use crate::pipeline::{PipelineConfig, SpawnSpec};
 
+pub use agents::{NotifyConfig, NotifyWhen, SendText};
 pub use chord::{ChordError, KeyBinding, KeyChord};
 pub use overrides::OverrideError;
 pub use watch::{ConfigEvent, ConfigWatcher};
@@ -66,6 +68,11 @@ pub struct Config {
     pub session: SessionConfig,
     /// What happens to a pane when its program exits.
     pub exit_behavior: ExitBehavior,
+    /// Inject tern's OSC 133 / OSC 7 integration into bash, zsh and fish.
+    pub shell_integration: bool,
+    pub notify: NotifyConfig,
+    /// Bindings that type text.
+    pub send_text: Vec<SendText>,
 }
 
 impl Default for Config {
@@ -86,6 +93,9 @@ impl Default for Config {
             rect_checksum_reports: true,
             session: SessionConfig::default(),
             exit_behavior: ExitBehavior::default(),
+            shell_integration: true,
+            notify: NotifyConfig::default(),
+            send_text: Vec::new(),
         }
     }
 }
@@ -469,6 +479,10 @@ impl Config {
                 .iter()
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect(),
+            shell_integration: self
+                .shell_integration
+                .then(crate::shell_integration::default_dir)
+                .flatten(),
         }
     }
 }

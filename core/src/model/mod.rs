@@ -12,7 +12,9 @@ pub mod dump;
 mod geometry;
 pub mod grid;
 mod ground;
+pub mod kitty;
 pub mod modes;
+pub mod notify;
 mod osc;
 pub mod palette;
 mod perform;
@@ -120,10 +122,10 @@ pub enum TermEvent {
     Title(String),
     Cwd(String),
     Bell,
-    Notification {
-        title: String,
-        body: String,
-    },
+    /// OSC 9, OSC 777;notify, OSC 99 (its last part).
+    Notification(notify::Notification),
+    /// OSC 9;4.
+    Progress(notify::Progress),
     Clipboard(ClipboardRequest),
     /// `line` is the absolute line (see [`Terminal::absolute_cursor_line`]).
     Shell {
@@ -423,6 +425,12 @@ impl Terminal {
         &self.st.modes
     }
 
+    /// Puts both screens' kitty keyboard flags back to legacy keys (the pane's program
+    /// exited, so nothing is left to pop them).
+    pub fn reset_keyboard_flags(&mut self) {
+        self.st.reset_keyboard_flags();
+    }
+
     pub fn pen(&self) -> &Pen {
         &self.st.pen
     }
@@ -547,6 +555,11 @@ impl Terminal {
             + self.st.events.capacity() * std::mem::size_of::<TermEvent>()
             + self.run.capacity()
             + self.carry.capacity()
+            + self
+                .st
+                .notify_pending
+                .as_ref()
+                .map_or(0, notify::PendingNotification::heap_bytes)
     }
 
     /// The visible screen as a neutral picture.

@@ -64,6 +64,9 @@ pub struct Modes {
     /// `docs/CONFORMANCE.md`.
     #[serde(default)]
     pub grapheme_clusters: bool,
+    /// The active screen's kitty keyboard protocol flags (`model::kitty`).
+    #[serde(default)]
+    pub keyboard_flags: u8,
 }
 
 impl Default for Modes {
@@ -85,6 +88,7 @@ impl Default for Modes {
             synchronized_output: false,
             alt_screen: false,
             grapheme_clusters: false,
+            keyboard_flags: 0,
         }
     }
 }

@@ -1,8 +1,9 @@
 //! Operating system commands: titles, cwd, hyperlinks, colours, clipboard, shell marks
 //! and notifications.
 
+use super::notify::{self, Notification, NotifySource};
 use super::palette::{Rgb, SPECIAL_COLORS};
-use super::state::{MAX_TITLE_CHARS, State};
+use super::state::State;
 use super::{ClipboardRequest, ShellMark, TermEvent};
 
 /// Longest OSC string kept (bytes); longer ones are dropped whole.
@@ -13,7 +14,7 @@ fn text(bytes: &[u8]) -> String {
 }
 
 /// Params from `from` on, joined back with `;` (titles and URIs may contain it).
-fn joined(params: &[&[u8]], from: usize) -> String {
+pub(super) fn joined(params: &[&[u8]], from: usize) -> String {
     let mut out = Vec::new();
     for (i, p) in params.iter().enumerate().skip(from) {
         if i > from {
@@ -87,28 +88,25 @@ fn dispatch_command(st: &mut State, cmd: &&[u8], params: &[&[u8]], bell_terminat
         b"9" => {
             // OSC 9;4 is ConEmu's progress report, not a notification.
             if params.get(1).is_some_and(|p| *p == b"4") {
+                if let Some(progress) = notify::parse_progress(params) {
+                    st.events.push(TermEvent::Progress(progress));
+                }
                 return;
             }
-            let body = capped(joined(params, 1));
-            st.events.push(TermEvent::Notification {
-                title: String::new(),
-                body,
-            });
+            let body = joined(params, 1);
+            let n = Notification::new(NotifySource::Osc9, "", &body);
+            if !n.body.is_empty() {
+                st.events.push(TermEvent::Notification(n));
+            }
         }
         b"777" if params.get(1).is_some_and(|p| *p == b"notify") => {
-            let title = capped(params.get(2).map(|p| text(p)).unwrap_or_default());
-            let body = capped(joined(params, 3));
-            st.events.push(TermEvent::Notification { title, body });
+            let title = params.get(2).map(|p| text(p)).unwrap_or_default();
+            let body = joined(params, 3);
+            let n = Notification::new(NotifySource::Osc777, &title, &body);
+            st.events.push(TermEvent::Notification(n));
         }
+        b"99" => notify::osc99(st, params),
         _ => {}
-    }
-}
-
-fn capped(s: String) -> String {
-    if s.chars().count() > MAX_TITLE_CHARS {
-        s.chars().take(MAX_TITLE_CHARS).collect()
-    } else {
-        s
     }
 }
 

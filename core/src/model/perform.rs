@@ -211,6 +211,10 @@ impl Perform for Performer<'_> {
             }
             ([], 's') => st.save_cursor(),
             ([], 'u') => st.restore_cursor(),
+            ([b'?'], 'u') => st.report_keyboard_flags(),
+            ([b'='], 'u') => st.set_keyboard_flags(param0(params, 0), param(params, 1, 1)),
+            ([b'>'], 'u') => st.push_keyboard_flags(param0(params, 0)),
+            ([b'<'], 'u') => st.pop_keyboard_flags(param(params, 0, 1)),
             ([], 't') => reports::window_ops(st, &values(params)),
             // xterm's title modes: only 0 (titles in hex) changes anything; tern always
             // takes UTF-8 (2) and never reports titles (1, 3).

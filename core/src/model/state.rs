@@ -202,6 +202,10 @@ pub struct State {
     pub(super) osc_truncated: bool,
     /// The last OSC 7 from another host: (host, path), a hint, never a local folder.
     pub(super) remote_cwd: Option<(String, String)>,
+    /// Kitty keyboard flag stacks, one per screen (`kitty.rs`).
+    pub(super) keyboard: super::kitty::KeyboardStacks,
+    /// An OSC 99 notification still receiving parts (`notify.rs`).
+    pub(super) notify_pending: Option<super::notify::PendingNotification>,
 }
 
 fn default_tabs(cols: usize) -> Vec<bool> {
@@ -260,6 +264,8 @@ impl State {
             config,
             osc_truncated: false,
             remote_cwd: None,
+            keyboard: Default::default(),
+            notify_pending: None,
         }
     }
 
@@ -1175,6 +1181,7 @@ impl State {
             self.save_cursor();
         }
         self.modes.alt_screen = true;
+        self.sync_keyboard_flags();
         if clear {
             let blank = self.erase_cell();
             for r in 0..self.rows {
@@ -1196,6 +1203,7 @@ impl State {
             }
         }
         self.modes.alt_screen = false;
+        self.sync_keyboard_flags();
         if restore_cursor {
             self.restore_cursor();
         }

@@ -38,6 +38,7 @@ fn same_kind(a: &PaneEvent, b: &PaneEvent) -> bool {
             (TermEvent::Title(_), TermEvent::Title(_))
                 | (TermEvent::Cwd(_), TermEvent::Cwd(_))
                 | (TermEvent::Bell, TermEvent::Bell)
+                | (TermEvent::Progress(_), TermEvent::Progress(_))
         ),
         _ => false,
     }
@@ -148,10 +149,11 @@ mod tests {
             facts.send(fact(1, TermEvent::Bell));
             facts.send(fact(
                 1,
-                TermEvent::Notification {
-                    title: String::new(),
-                    body: format!("n{i}"),
-                },
+                TermEvent::Notification(crate::model::notify::Notification::new(
+                    crate::model::notify::NotifySource::Osc9,
+                    "",
+                    &format!("n{i}"),
+                )),
             ));
             facts.send(fact(2, TermEvent::Cwd(format!("/d{i}"))));
         }

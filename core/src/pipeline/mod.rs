@@ -7,6 +7,7 @@
 //!                                                                  │ deliveries ─▶ per-pane slot
 //! ```
 
+pub mod activity;
 pub mod budget;
 pub mod credit;
 pub mod delivery;
@@ -275,6 +276,7 @@ struct PaneHandle {
     slot: Arc<Slot>,
     credit: Arc<Credit>,
     stats: Arc<PtyStats>,
+    activity: Arc<activity::ActivityCell>,
     visible: bool,
     pid: Option<u32>,
     pidfd: Option<OwnedFd>,
@@ -398,6 +400,7 @@ impl Pipeline {
             slot.clone(),
             writer.clone(),
         );
+        let activity = entry.activity.clone();
         // The model learns of the pane before the pool can send its first chunk.
         let _ = self.model_tx.send(ModelMsg::Add {
             pane,
@@ -427,6 +430,7 @@ impl Pipeline {
                     slot,
                     credit,
                     stats,
+                    activity,
                     visible: false,
                     pid: spawned.pid,
                     pidfd: spawned.pidfd,
@@ -458,8 +462,20 @@ impl Pipeline {
         });
     }
 
-    /// Keystrokes and paste: straight to the pty (never through the model).
+    /// Keystrokes and paste: straight to the pty (never through the model). Counts as
+    /// the user's input for the pane's activity (a waiting pane is answered).
     pub fn write(&self, pane: PaneId, bytes: &[u8]) {
+        if let Some(w) = self.with_pane(pane, |p| {
+            p.activity.on_input(Instant::now());
+            p.writer.clone()
+        }) {
+            w.write(bytes);
+        }
+    }
+
+    /// Bytes the terminal itself sends (focus reports, answers the UI gives): like
+    /// [`Pipeline::write`], but not the user's input.
+    pub fn write_report(&self, pane: PaneId, bytes: &[u8]) {
         if let Some(w) = self.with_pane(pane, |p| p.writer.clone()) {
             w.write(bytes);
         }
@@ -478,6 +494,29 @@ impl Pipeline {
     /// not read yet); bounded by backpressure near [`io::WRITE_QUEUE_HIGH_BYTES`].
     pub fn write_queue_bytes(&self, pane: PaneId) -> Option<usize> {
         self.with_pane(pane, |p| p.writer.queued_bytes())
+    }
+
+    /// What the pane is doing now (running, waiting, done, idle), see [`activity`].
+    pub fn activity(&self, pane: PaneId) -> Option<activity::ActivityReport> {
+        let cell = self.with_pane(pane, |p| p.activity.clone())?;
+        Some(cell.report(Instant::now()))
+    }
+
+    /// Every pane's activity, by pane id (for `tern msg list`, the sidebar, the
+    /// switcher).
+    pub fn activities(&self) -> Vec<(PaneId, activity::ActivityReport)> {
+        let cells: Vec<_> = self
+            .panes
+            .lock()
+            .map(|p| p.iter().map(|(id, h)| (*id, h.activity.clone())).collect())
+            .unwrap_or_default();
+        let now = Instant::now();
+        let mut out: Vec<_> = cells
+            .into_iter()
+            .map(|(id, c)| (id, c.report(now)))
+            .collect();
+        out.sort_by_key(|(id, _)| *id);
+        out
     }
 
     pub fn resize(&self, pane: PaneId, size: TermSize) {

@@ -48,6 +48,8 @@ pub struct PaneEntry {
     last_read_at: Option<Instant>,
     /// Output while parked has been reported (once per parking, for the "unseen" badge).
     unseen_reported: bool,
+    /// Running / waiting / done / idle facts (`activity.rs`), shared with readers.
+    pub activity: Arc<super::activity::ActivityCell>,
 }
 
 impl PaneEntry {
@@ -68,6 +70,7 @@ impl PaneEntry {
             eof: false,
             last_read_at: None,
             unseen_reported: false,
+            activity: Arc::default(),
         }
     }
 }
@@ -587,9 +590,11 @@ impl ModelThread {
                 buffers.put(done.data);
             }
             p.credit.on_parsed(p.core.seq);
-            p.stats
-                .last_parse_ns
-                .store(epoch.elapsed().as_nanos() as u64, Ordering::Relaxed);
+            let now = Instant::now();
+            p.stats.last_parse_ns.store(
+                now.saturating_duration_since(epoch).as_nanos() as u64,
+                Ordering::Relaxed,
+            );
             if !parsed.replies.is_empty() {
                 p.writer.write(&parsed.replies);
                 p.stats.replies_sent.fetch_add(1, Ordering::Relaxed);
@@ -598,11 +603,18 @@ impl ModelThread {
                     .fetch_add(parsed.replies.len() as u64, Ordering::Relaxed);
                 p.stats.reply_latency.record(read_at.elapsed());
             }
-            for event in coalesce(parsed.events) {
+            let facts = coalesce(parsed.events);
+            p.activity.on_output(now, &facts);
+            for event in facts {
                 told = true;
                 let _ = events.send(PaneEvent::Fact { pane, event });
             }
             p.last_read_at = Some(read_at);
+            if p.queue.is_empty() {
+                // The burst ended: does the screen now ask the user something?
+                let asks = super::activity::screen_asks_question(&p.core.term);
+                p.activity.on_screen_checked(now, asks);
+            }
         }
         p.stats
             .heap_bytes
@@ -658,6 +670,9 @@ impl ModelThread {
         for pane in ready {
             if let Some(exit) = self.pending_exits.remove(&pane) {
                 if let Some(p) = self.panes.get_mut(&pane) {
+                    // Nothing is left to pop the program's keyboard flags.
+                    p.core.term.reset_keyboard_flags();
+                    p.activity.on_exit(Instant::now(), exit.code);
                     p.stats
                         .heap_bytes
                         .store(p.core.term.heap_bytes() as u64, Ordering::Relaxed);
@@ -671,7 +686,8 @@ impl ModelThread {
 }
 
 /// Collapses runs of the same kind of fact from one parse step: bells become one, and
-/// only the last title and cwd count.
+/// only the last title, cwd, progress and notification count (a program printing OSC 9
+/// in a loop sends one a step, and the app rate-limits what reaches the desktop).
 fn coalesce(events: Vec<TermEvent>) -> Vec<TermEvent> {
     if events.len() < 2 {
         return events;
@@ -695,6 +711,12 @@ fn coalesce(events: Vec<TermEvent>) -> Vec<TermEvent> {
             TermEvent::Clipboard(crate::model::ClipboardRequest::Read { .. })
         )
     });
+    let last_progress = events
+        .iter()
+        .rposition(|e| matches!(e, TermEvent::Progress(_)));
+    let last_notification = events
+        .iter()
+        .rposition(|e| matches!(e, TermEvent::Notification(_)));
     let mut bell = false;
     for (i, e) in events.into_iter().enumerate() {
         match e {
@@ -709,6 +731,8 @@ fn coalesce(events: Vec<TermEvent>) -> Vec<TermEvent> {
                 if Some(i) != last_write => {}
             TermEvent::Clipboard(crate::model::ClipboardRequest::Read { .. })
                 if Some(i) != last_read => {}
+            TermEvent::Progress(_) if Some(i) != last_progress => {}
+            TermEvent::Notification(_) if Some(i) != last_notification => {}
             other => out.push(other),
         }
     }
@@ -718,6 +742,15 @@ fn coalesce(events: Vec<TermEvent>) -> Vec<TermEvent> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn n(body: &str) -> crate::model::notify::Notification {
+        use crate::model::notify::{Notification, NotifySource};
+        Notification::new(NotifySource::Osc9, "", body)
+    }
+
+    fn note(body: &str) -> TermEvent {
+        TermEvent::Notification(n(body))
+    }
 
     #[test]
     fn coalescing_keeps_the_last_clipboard_write_and_one_read() {
@@ -744,20 +777,15 @@ mod tests {
             TermEvent::Title("a".into()),
             TermEvent::Bell,
             TermEvent::Title("b".into()),
-            TermEvent::Notification {
-                title: String::new(),
-                body: "n".into(),
-            },
+            note("m"),
+            TermEvent::Notification(n("n")),
         ]);
         assert_eq!(
             out,
             vec![
                 TermEvent::Bell,
                 TermEvent::Title("b".into()),
-                TermEvent::Notification {
-                    title: String::new(),
-                    body: "n".into()
-                }
+                TermEvent::Notification(n("n"))
             ]
         );
     }

@@ -18,6 +18,9 @@ pub struct SpawnSpec {
     pub size: Option<TermSize>,
     /// Extra environment variables.
     pub env: Vec<(String, String)>,
+    /// The folder of tern's shell-integration scripts (`crate::shell_integration`);
+    /// `None` starts shells untouched.
+    pub shell_integration: Option<PathBuf>,
 }
 
 impl SpawnSpec {
@@ -122,6 +125,30 @@ fn remove_inherited_tern_vars(cmd: &mut CommandBuilder) {
     }
 }
 
+/// The shell-integrated command for `spec`, if it runs an interactive bash, zsh or
+/// fish (the login shell runs as one, with `--login`).
+fn integrate(
+    spec: &SpawnSpec,
+    dir: &std::path::Path,
+) -> Option<crate::shell_integration::Injected> {
+    let (program, args) = match &spec.command {
+        Some((program, args)) => (program.clone(), args.clone()),
+        None => (
+            crate::shell_integration::login_shell(),
+            vec!["--login".to_owned()],
+        ),
+    };
+    let get_env = |key: &str| {
+        spec.env
+            .iter()
+            .rev()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.clone())
+            .or_else(|| std::env::var(key).ok())
+    };
+    crate::shell_integration::inject(&program, &args, dir, &get_env)
+}
+
 pub fn spawn(spec: &SpawnSpec, default_size: TermSize) -> Result<Spawned, SpawnError> {
     if let Some(dir) = &spec.cwd
         && !dir.is_dir()
@@ -133,13 +160,22 @@ pub fn spawn(spec: &SpawnSpec, default_size: TermSize) -> Result<Spawned, SpawnE
     let pair = native_pty_system()
         .openpty(pty_size(size))
         .map_err(|e| SpawnError::Pty(e.to_string()))?;
-    let (mut cmd, program) = match &spec.command {
-        Some((program, args)) => {
+    let injected = spec
+        .shell_integration
+        .as_deref()
+        .and_then(|dir| integrate(spec, dir));
+    let (mut cmd, program) = match (&spec.command, &injected) {
+        (_, Some(i)) => {
+            let mut cmd = CommandBuilder::new(&i.program);
+            cmd.args(&i.args);
+            (cmd, i.program.clone())
+        }
+        (Some((program, args)), None) => {
             let mut cmd = CommandBuilder::new(program);
             cmd.args(args);
             (cmd, program.clone())
         }
-        None => (
+        (None, None) => (
             CommandBuilder::new_default_prog(),
             "the login shell".to_string(),
         ),
@@ -154,6 +190,9 @@ pub fn spawn(spec: &SpawnSpec, default_size: TermSize) -> Result<Spawned, SpawnE
     cmd.env("TERM_PROGRAM", "tern");
     cmd.env("TERM_PROGRAM_VERSION", crate::model::VERSION);
     for (k, v) in &spec.env {
+        cmd.env(k, v);
+    }
+    for (k, v) in injected.iter().flat_map(|i| &i.env) {
         cmd.env(k, v);
     }
     let child = pair

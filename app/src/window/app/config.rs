@@ -43,6 +43,12 @@ impl TernApp {
         problems.extend(errors.into_iter().map(|e| format!("key_bindings: {e}")));
         self.pipeline
             .set_new_pane_settings(new.term_config(), new.flow_control_window_bytes);
+        let (send_text, errors) = crate::window::agents::send_text_chords(&new.send_text);
+        self.send_text = send_text;
+        problems.extend(errors);
+        if old.is_some_and(|o| o.notify != new.notify) {
+            self.agents.set_config(&new.notify);
+        }
         if !problems.is_empty() {
             self.status = Some(problems.join("; "));
         }

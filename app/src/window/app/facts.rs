@@ -13,6 +13,7 @@ impl TernApp {
     /// Routes the pipeline's facts to their panes; hidden panes collect badges.
     pub(super) fn route_events(&mut self, ctx: &egui::Context) {
         let mut clipboard_requests = Vec::new();
+        let mut notes = Vec::new();
         for event in self.pipeline.poll_events() {
             let pane = match &event {
                 PaneEvent::Fact { pane, .. }
@@ -28,10 +29,14 @@ impl TernApp {
                 PaneEvent::Fact { event, .. } => match event {
                     TermEvent::Title(t) => p.title = t,
                     TermEvent::Cwd(c) => p.cwd_reported = Some(c),
-                    TermEvent::Bell => p.badges.bell |= hidden,
-                    TermEvent::Notification { title, body } => {
+                    TermEvent::Bell => {
+                        p.badges.bell |= hidden;
+                        notes.push((pane, None, hidden));
+                    }
+                    TermEvent::Notification(n) => {
                         p.badges.notification |= hidden;
-                        self.status = Some(format!("{title}: {body}"));
+                        self.status = Some(format!("{}: {}", n.title, n.body));
+                        notes.push((pane, Some(n), hidden));
                     }
                     TermEvent::Shell {
                         mark: ShellMark::CommandFinished { exit_code },
@@ -56,6 +61,39 @@ impl TernApp {
         for (pane, request) in clipboard_requests {
             self.clipboard_request(ctx, pane, request);
         }
+        self.notify(ctx, notes);
+    }
+
+    /// Bells and notifications to the desktop (as the config's `notify` says), clicked
+    /// desktop notifications to their pane, and the panes' activity refreshed.
+    fn notify(
+        &mut self,
+        ctx: &egui::Context,
+        notes: Vec<(PaneId, Option<tern_core::model::notify::Notification>, bool)>,
+    ) {
+        let focused = self.window_focused;
+        for (pane, note, hidden) in notes {
+            let place = self.pane_place(pane);
+            let config = self.settings.config.notify.clone();
+            self.agents.on_notification(
+                ctx,
+                &config,
+                pane,
+                note.as_ref(),
+                &place,
+                focused,
+                !hidden,
+            );
+        }
+        let (clicked, crumbs) = self.agents.poll();
+        for crumb in crumbs {
+            self.pipeline.breadcrumb(None, crumb);
+        }
+        if let Some(pane) = clicked.last() {
+            self.ws.focus_pane(*pane);
+            ctx.send_viewport_cmd(egui::ViewportCommand::Focus);
+        }
+        self.agents.refresh(ctx, &self.pipeline);
     }
 
     /// OSC 52: a program sets or reads the clipboard, as the config's policy says

@@ -108,6 +108,7 @@ impl TernApp {
         self.pipeline.close(pane);
         self.panes.remove(&pane);
         self.shown.remove(&pane);
+        self.agents.forget(pane);
     }
 
     /// Starts a tab in a new worktree group at `dir` (used by the sidebar).

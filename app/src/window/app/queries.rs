@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use tern_core::pipeline::activity::ActivityState;
 use tern_core::pipeline::delivery::PaneView;
 use tern_core::pipeline::{PaneId, Pipeline};
 use tern_core::workspace::{Badges, Workspace};
@@ -184,8 +185,18 @@ impl TernApp {
         p.cwd.clone()
     }
 
+    /// The pane's badges and its live activity (state, progress).
     pub fn pane_badges(&self, pane: PaneId) -> Badges {
-        self.panes.get(&pane).map(|p| p.badges).unwrap_or_default()
+        let mut b = self.panes.get(&pane).map(|p| p.badges).unwrap_or_default();
+        b.activity = self.agents.state(pane);
+        b.progress = self.agents.progress(pane);
+        b
+    }
+
+    /// "worktree · tab" for a notification's title.
+    pub(super) fn pane_place(&self, pane: PaneId) -> String {
+        let label = self.pane_label(pane);
+        format!("{} · {}", label.worktree, label.tab)
     }
 
     /// Every pane of every worktree: "worktree · title · cwd · last command".
@@ -204,15 +215,32 @@ impl TernApp {
                         .get(&pane)
                         .and_then(|p| p.last_command.clone())
                         .unwrap_or_default();
-                    out.push(Entry {
-                        text: format!("{} · {}", g.name, self.pane_title(pane)),
-                        hint: format!("{cwd} {last}").trim().to_owned(),
-                        value: pane,
-                    });
+                    let state = self.agents.state(pane);
+                    let activity = crate::window::agents::activity_suffix(self.pane_badges(pane));
+                    out.push((
+                        state,
+                        Entry {
+                            text: format!("{} · {}{activity}", g.name, self.pane_title(pane)),
+                            hint: format!("{cwd} {last}").trim().to_owned(),
+                            value: pane,
+                        },
+                    ));
                 }
             }
         }
-        out
+        // Waiting first, then running, done, idle (a stable sort keeps the order
+        // within each).
+        out.sort_by_key(|(state, _)| state.unwrap_or(ActivityState::Idle));
+        out.into_iter().map(|(_, e)| e).collect()
+    }
+
+    /// Focuses the pane, in any worktree, that has waited longest for the user.
+    pub fn next_waiting_pane(&mut self) -> Option<PaneId> {
+        self.agents.refresh_now(&self.pipeline);
+        let panes: Vec<PaneId> = self.panes.keys().copied().collect();
+        let pane = self.agents.longest_waiting(panes)?;
+        self.ws.focus_pane(pane);
+        Some(pane)
     }
 
     /// What the sidebar shows of the open groups.

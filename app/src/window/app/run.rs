@@ -168,6 +168,11 @@ impl TernApp {
                 }
             }
             Command::Diagnostics => self.diagnostics.toggle(),
+            Command::NextWaitingPane => {
+                if self.next_waiting_pane().is_none() {
+                    self.status = Some("no pane is waiting".into());
+                }
+            }
         }
     }
 

@@ -79,6 +79,23 @@ impl PaneUi {
         let rows = self.grid.map_or(24, |g| g.rows) as isize;
         for event in events {
             match event {
+                // The kitty keyboard protocol: presses, repeats and releases.
+                egui::Event::Key {
+                    key,
+                    pressed,
+                    repeat,
+                    modifiers,
+                    ..
+                } if modes.keyboard_flags != 0 => {
+                    let flags = modes.keyboard_flags;
+                    let out = crate::window::kitty_keys::encode(
+                        key, pressed, repeat, modifiers, flags, key_modes,
+                    );
+                    if let Some(bytes) = out.bytes {
+                        self.swallow_text = out.swallow_text;
+                        self.write_key_bytes(pane, &bytes, seq);
+                    }
+                }
                 egui::Event::Key {
                     key,
                     pressed,
@@ -98,7 +115,7 @@ impl PaneUi {
                 }
                 egui::Event::Paste(text) => self.paste(text),
                 egui::Event::WindowFocused(focused) if modes.focus_events => {
-                    self.pipeline.write(pane, encode_focus(focused));
+                    self.pipeline.write_report(pane, encode_focus(focused));
                 }
                 egui::Event::PointerButton {
                     pos,

@@ -61,6 +61,9 @@ pub(super) fn worktree_row(
         if !b.is_empty() {
             words.push(b);
         }
+        if let Some(state) = g.badges.activity {
+            words.push(state.label().to_owned());
+        }
         job.append(&format!("{} tabs", g.tabs), 6.0, small(colors.text_dim));
     }
     let r = ui

@@ -1,0 +1,263 @@
+//! Agents in the window: each pane's activity (running / waiting / done / idle, from
+//! `Pipeline::activities`) on the tab bar, the sidebar and the quick switcher;
+//! desktop notifications for OSC 9 / 777 / 99 and BEL with the window's urgency hint;
+//! "next waiting pane"; `send_text` bindings.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use egui::Color32;
+use tern_core::config::{NotifyConfig, NotifyWhen, SendText};
+use tern_core::desktop_notify::{DesktopEvent, DesktopNotifier, DesktopRequest};
+use tern_core::model::notify::{Notification, Urgency};
+use tern_core::pipeline::activity::{ActivityReport, ActivityState};
+use tern_core::pipeline::{PaneId, Pipeline};
+use tern_core::workspace::Badges;
+
+/// How often the activity table is read while something may change with time alone
+/// (running turns idle, a silent question turns waiting). Display only: the state
+/// itself is derived at read time, no timer changes it.
+pub const ACTIVITY_REFRESH: Duration = Duration::from_millis(500);
+
+/// The activity as a mark before the badges.
+pub fn activity_marks(b: Badges) -> Vec<(&'static str, Color32)> {
+    match b.activity {
+        Some(ActivityState::Waiting) => vec![("◆", Color32::from_rgb(250, 170, 40))],
+        Some(ActivityState::Running) => vec![("▶", Color32::from_rgb(90, 170, 250))],
+        Some(ActivityState::Done) => vec![("■", Color32::from_rgb(150, 150, 150))],
+        Some(ActivityState::Idle) | None => Vec::new(),
+    }
+}
+
+/// " · waiting" (with the progress percent) for accessibility labels.
+pub fn activity_suffix(b: Badges) -> String {
+    match (b.activity, b.progress) {
+        (Some(s), Some(p)) => format!(" · {} {p}%", s.label()),
+        (Some(s), None) => format!(" · {}", s.label()),
+        (None, _) => String::new(),
+    }
+}
+
+/// A notification's text for the desktop: "title: body", or whichever is set.
+fn notification_text(n: &Notification) -> String {
+    match (n.title.is_empty(), n.body.is_empty()) {
+        (true, _) => n.body.clone(),
+        (_, true) => n.title.clone(),
+        _ => format!("{}: {}", n.title, n.body),
+    }
+}
+
+/// Whether a notification from a pane goes to the desktop.
+pub fn should_notify(when: NotifyWhen, window_focused: bool, pane_shown: bool) -> bool {
+    match when {
+        NotifyWhen::Always => true,
+        NotifyWhen::Never => false,
+        NotifyWhen::Unfocused => !window_focused || !pane_shown,
+    }
+}
+
+/// The window's agent state: the activity table and the notifier.
+pub struct Agents {
+    pub activity: HashMap<PaneId, ActivityReport>,
+    notifier: DesktopNotifier,
+    /// Notifications the desktop could not take are said once (breadcrumb).
+    unavailable: Option<String>,
+}
+
+impl Agents {
+    pub fn new(ctx: &egui::Context, config: &NotifyConfig) -> Agents {
+        let ctx = ctx.clone();
+        Agents {
+            activity: HashMap::new(),
+            notifier: DesktopNotifier::new(
+                "tern",
+                Duration::from_millis(config.min_interval_ms),
+                Arc::new(move || ctx.request_repaint()),
+            ),
+            unavailable: None,
+        }
+    }
+
+    pub fn set_config(&mut self, config: &NotifyConfig) {
+        self.notifier.limiter = tern_core::desktop_notify::RateLimiter::new(Duration::from_millis(
+            config.min_interval_ms,
+        ));
+    }
+
+    /// Reads every pane's activity (each frame; cheap: a lock per pane) and asks for
+    /// a repaint while a state can still change with time alone.
+    pub fn refresh(&mut self, ctx: &egui::Context, pipeline: &Pipeline) {
+        self.activity = pipeline.activities().into_iter().collect();
+        let may_change = self.activity.values().any(|r| {
+            matches!(r.state, ActivityState::Running)
+                || (r.state == ActivityState::Idle && r.since_ms < 60_000)
+        });
+        if may_change {
+            ctx.request_repaint_after(ACTIVITY_REFRESH);
+        }
+    }
+
+    /// Reads the table now, whatever the frame (a command acting on it).
+    pub fn refresh_now(&mut self, pipeline: &Pipeline) {
+        self.activity = pipeline.activities().into_iter().collect();
+    }
+
+    pub fn state(&self, pane: PaneId) -> Option<ActivityState> {
+        self.activity.get(&pane).map(|r| r.state)
+    }
+
+    pub fn progress(&self, pane: PaneId) -> Option<u8> {
+        self.activity
+            .get(&pane)
+            .and_then(|r| r.progress)
+            .and_then(|p| p.percent)
+    }
+
+    /// The waiting pane that has waited longest, among `candidates`.
+    pub fn longest_waiting(&self, candidates: impl IntoIterator<Item = PaneId>) -> Option<PaneId> {
+        candidates
+            .into_iter()
+            .filter_map(|p| self.activity.get(&p).map(|r| (p, r)))
+            .filter(|(_, r)| r.state == ActivityState::Waiting)
+            .max_by_key(|(p, r)| (r.since_ms, std::cmp::Reverse(p.0)))
+            .map(|(p, _)| p)
+    }
+
+    /// A notification (or a bell, as `None`) from `pane`: to the desktop if the config
+    /// says so, with the window's urgency hint. `place` is "worktree · tab".
+    #[allow(clippy::too_many_arguments)]
+    pub fn on_notification(
+        &mut self,
+        ctx: &egui::Context,
+        config: &NotifyConfig,
+        pane: PaneId,
+        note: Option<&Notification>,
+        place: &str,
+        window_focused: bool,
+        pane_shown: bool,
+    ) -> bool {
+        let when = note.map_or(config.bell, |n| config.when(n.source));
+        if !should_notify(when, window_focused, pane_shown) {
+            return false;
+        }
+        let (body, urgency) = match note {
+            Some(n) => (notification_text(n), n.urgency),
+            None => ("bell".to_owned(), Urgency::Normal),
+        };
+        let request = DesktopRequest {
+            pane: pane.0,
+            summary: format!("tern · {place}"),
+            body,
+            urgency,
+        };
+        let sent = self.notifier.notify(request, Instant::now());
+        if sent && !window_focused {
+            let kind = if urgency == Urgency::Critical {
+                egui::UserAttentionType::Critical
+            } else {
+                egui::UserAttentionType::Informational
+            };
+            ctx.send_viewport_cmd(egui::ViewportCommand::RequestUserAttention(kind));
+        }
+        sent
+    }
+
+    /// Clicked notifications (panes to focus) and breadcrumbs to leave.
+    pub fn poll(&mut self) -> (Vec<PaneId>, Vec<String>) {
+        let mut clicked = Vec::new();
+        let mut crumbs = Vec::new();
+        for e in self.notifier.poll() {
+            match e {
+                DesktopEvent::Clicked { pane } => clicked.push(PaneId(pane)),
+                DesktopEvent::Unavailable(why) | DesktopEvent::Failed(why) => {
+                    if self.unavailable.as_deref() != Some(why.as_str()) {
+                        crumbs.push(format!("desktop notifications: {why}"));
+                        self.unavailable = Some(why);
+                    }
+                }
+                DesktopEvent::Sent { .. } => {}
+            }
+        }
+        (clicked, crumbs)
+    }
+
+    pub fn forget(&mut self, pane: PaneId) {
+        self.notifier.limiter.forget(pane.0);
+        self.activity.remove(&pane);
+    }
+}
+
+/// The `send_text` bindings as the key map matches them: (chord, text).
+pub fn send_text_chords(
+    bindings: &[SendText],
+) -> (Vec<(super::commands::Chord, String)>, Vec<String>) {
+    let mut chords = Vec::new();
+    let mut errors = Vec::new();
+    for b in bindings {
+        for key in &b.keys {
+            match super::commands::Chord::parse(&key.to_string()) {
+                Ok(c) => chords.push((c, b.text.clone())),
+                Err(e) => errors.push(format!("send_text: {e}")),
+            }
+        }
+    }
+    (chords, errors)
+}
+
+/// Takes the first `send_text` chord pressed this frame out of egui's input.
+pub fn take_send_text(
+    ctx: &egui::Context,
+    chords: &[(super::commands::Chord, String)],
+) -> Option<String> {
+    if chords.is_empty() {
+        return None;
+    }
+    ctx.input_mut(|i| {
+        let mut found = None;
+        i.events.retain(|e| {
+            if found.is_some() {
+                return true;
+            }
+            if let egui::Event::Key {
+                key,
+                pressed: true,
+                modifiers,
+                ..
+            } = e
+                && let Some((_, text)) = chords.iter().find(|(c, _)| c.matches(*key, *modifiers))
+            {
+                found = Some(text.clone());
+                return false;
+            }
+            true
+        });
+        found
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unfocused_means_window_or_pane_out_of_sight() {
+        assert!(should_notify(NotifyWhen::Unfocused, false, true));
+        assert!(should_notify(NotifyWhen::Unfocused, true, false));
+        assert!(!should_notify(NotifyWhen::Unfocused, true, true));
+        assert!(should_notify(NotifyWhen::Always, true, true));
+        assert!(!should_notify(NotifyWhen::Never, false, false));
+    }
+
+    #[test]
+    fn activity_shows_as_a_mark_and_words() {
+        let b = Badges {
+            activity: Some(ActivityState::Waiting),
+            progress: Some(40),
+            ..Badges::default()
+        };
+        assert_eq!(activity_marks(b).len(), 1);
+        assert_eq!(activity_suffix(b), " · waiting 40%");
+        assert_eq!(activity_suffix(Badges::default()), "");
+    }
+}

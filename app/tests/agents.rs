@@ -1,0 +1,215 @@
+//! Scripted fake agents in three worktrees, driven through the real window code
+//! (egui_kittest, real ptys): one streams output, one stops to ask, one exits. The
+//! sidebar, the tab bar and the quick switcher show running / waiting / done, the
+//! switcher lists the waiting one first, and "next waiting pane" (Ctrl+Shift+J)
+//! reaches the asking agent from another worktree.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use egui::{Key, Modifiers};
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable as _;
+use tern::window::app::{Launch, TernApp};
+use tern_core::model::TermSize;
+use tern_core::pipeline::activity::ActivityState;
+use tern_core::pipeline::{PaneId, SpawnSpec};
+
+mod common;
+use common::Slot;
+
+const CTRL_SHIFT: Modifiers = Modifiers {
+    alt: false,
+    ctrl: true,
+    shift: true,
+    mac_cmd: false,
+    command: true,
+};
+
+const STREAMING: &str =
+    "i=0; while true; do i=$((i+1)); echo \"step $i: editing files\"; sleep 0.1; done\n";
+const ASKING: &str = "echo 'Bash command: rm -rf target'; printf 'Do you want to proceed? [y/N] '; read answer; echo \"got $answer\"; sleep 600\n";
+const EXITING: &str = "echo 'all tasks finished'; exit 0\n";
+
+fn worktree(root: &Path, name: &str, script: &str) -> PathBuf {
+    let dir = root.join(name);
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    std::fs::write(dir.join("agent.sh"), script).expect("agent script");
+    dir
+}
+
+fn app<'a>(h: &'a Harness<'_, Slot>) -> &'a TernApp {
+    h.state().as_ref().expect("the app started")
+}
+
+fn step_until(h: &mut Harness<'_, Slot>, what: &str, done: impl Fn(&Harness<'_, Slot>) -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(40);
+    while Instant::now() < deadline {
+        h.step();
+        if done(h) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let states: Vec<_> = app(h)
+        .switcher_entries()
+        .into_iter()
+        .map(|e| e.text)
+        .collect();
+    panic!("{what}: panes {states:?}");
+}
+
+/// The one pane of the worktree group called `name`.
+fn pane_of(h: &Harness<'_, Slot>, name: &str) -> PaneId {
+    let ws = app(h).workspace();
+    let g = ws
+        .groups
+        .iter()
+        .find(|g| g.name == name)
+        .unwrap_or_else(|| panic!("no worktree {name}"));
+    g.tabs[0].focused
+}
+
+fn state(h: &Harness<'_, Slot>, pane: PaneId) -> Option<ActivityState> {
+    app(h).pane_badges(pane).activity
+}
+
+#[test]
+fn fake_agents_show_running_waiting_and_done_and_the_waiting_one_is_reached() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let root = tmp.path().canonicalize().expect("canonical");
+    let stream = worktree(&root, "stream", STREAMING);
+    let ask = worktree(&root, "ask", ASKING);
+    let exit = worktree(&root, "exit", EXITING);
+    // Every new pane runs its worktree's agent.sh.
+    let config = root.join("config.ron");
+    std::fs::write(
+        &config,
+        "(shell: (program: \"sh\", args: [\"agent.sh\"]), shell_integration: false)\n",
+    )
+    .expect("config");
+    let mut launch = Launch::new(
+        SpawnSpec::command("sh", &["agent.sh"])
+            .cwd(&stream)
+            .size(TermSize::new(80, 24)),
+    );
+    launch.config = tern::window::settings::ConfigSource::File(config);
+    let mut h = common::app_harness(launch, egui::vec2(1100.0, 600.0));
+    h.step();
+    if let Some(a) = h.state_mut().as_mut() {
+        a.open_group("ask".into(), ask, None);
+        a.open_group("exit".into(), exit, None);
+    }
+    h.step();
+    let (streaming, asking, exiting) = (
+        pane_of(&h, "stream"),
+        pane_of(&h, "ask"),
+        pane_of(&h, "exit"),
+    );
+    step_until(&mut h, "running / waiting / done", |h| {
+        state(h, streaming) == Some(ActivityState::Running)
+            && state(h, asking) == Some(ActivityState::Waiting)
+            && state(h, exiting) == Some(ActivityState::Done)
+    });
+    // The sidebar: each worktree's row says what its agent is doing.
+    h.key_press_modifiers(CTRL_SHIFT, Key::B);
+    step_until(&mut h, "the sidebar shows the states", |h| {
+        h.query_by_label_contains("worktree stream · running")
+            .is_some()
+            && h.query_by_label_contains("worktree ask · waiting")
+                .is_some()
+            && h.query_by_label_contains("worktree exit · done").is_some()
+    });
+    // The quick switcher: the waiting agent first, every state named.
+    h.key_press_modifiers(CTRL_SHIFT, Key::O);
+    step_until(&mut h, "the switcher shows the states", |h| {
+        h.query_by_label_contains(" · waiting").is_some()
+            && h.query_by_label_contains(" · running").is_some()
+            && h.query_by_label_contains(" · done").is_some()
+    });
+    let entries = app(&h).switcher_entries();
+    let texts: Vec<&str> = entries.iter().map(|e| e.text.as_str()).collect();
+    assert_eq!(entries[0].value, asking, "waiting first: {texts:?}");
+    assert!(texts[0].starts_with("ask · ") && texts[0].ends_with(" · waiting"));
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.starts_with("stream · ") && t.ends_with(" · running"))
+    );
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.starts_with("exit · ") && t.ends_with(" · done"))
+    );
+    h.key_press(Key::Escape);
+    h.step();
+    // From the "exit" worktree, "next waiting pane" goes to the asking agent.
+    assert_ne!(app(&h).pane(), Some(asking));
+    h.key_press_modifiers(CTRL_SHIFT, Key::J);
+    step_until(&mut h, "focus on the waiting pane", |h| {
+        app(h).pane() == Some(asking)
+    });
+    // Answering it ends the wait.
+    h.event(egui::Event::Text("y".into()));
+    h.key_press(Key::Enter);
+    step_until(&mut h, "the answer is taken", |h| {
+        state(h, asking) != Some(ActivityState::Waiting)
+    });
+}
+
+/// A shell with tern's integration runs `sleep 1; false` in a tab that is then hidden:
+/// the tab's badge turns to failed (OSC 133 D;1 from the injected hooks, no rc change).
+fn failing_command_marks_the_hidden_tab(program: &str) {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let home = tmp.path().join("home");
+    std::fs::create_dir_all(&home).expect("home");
+    let scripts = tern_core::shell_integration::install(&tmp.path().join("integration"))
+        .expect("install the scripts");
+    let mut spec = SpawnSpec::command(program, &[])
+        .cwd(&home)
+        .size(TermSize::new(80, 24));
+    spec.env = vec![
+        ("HOME".into(), home.display().to_string()),
+        ("ZDOTDIR".into(), home.display().to_string()),
+        (
+            "XDG_CONFIG_HOME".into(),
+            home.join(".config").display().to_string(),
+        ),
+    ];
+    spec.shell_integration = Some(scripts);
+    let mut h = common::app_harness(Launch::new(spec), egui::vec2(1000.0, 600.0));
+    let first = {
+        step_until(&mut h, "the shell starts", |h| app(h).pane().is_some());
+        app(&h).pane().expect("pane")
+    };
+    // The first prompt (OSC 133 A) means the hooks are in.
+    step_until(&mut h, "the first prompt", |h| {
+        app(h)
+            .pipeline()
+            .activity(first)
+            .is_some_and(|r| r.state == ActivityState::Idle)
+    });
+    h.event(egui::Event::Text("sleep 1; false".into()));
+    h.key_press(Key::Enter);
+    h.step();
+    h.key_press_modifiers(CTRL_SHIFT, Key::T);
+    step_until(&mut h, "a second tab", |h| app(h).pane() != Some(first));
+    step_until(&mut h, "the hidden tab's badge says failed", |h| {
+        app(h).pane_badges(first).finished == Some(false)
+    });
+}
+
+#[test]
+fn bash_failing_command_marks_its_hidden_tab_failed() {
+    failing_command_marks_the_hidden_tab("bash");
+}
+
+#[test]
+fn zsh_failing_command_marks_its_hidden_tab_failed() {
+    failing_command_marks_the_hidden_tab("zsh");
+}
+
+#[test]
+fn fish_failing_command_marks_its_hidden_tab_failed() {
+    failing_command_marks_the_hidden_tab("fish");
+}

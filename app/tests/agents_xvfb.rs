@@ -1,0 +1,115 @@
+//! Agents' needs in the real window (Xvfb, the real binary, xdotool): the kitty
+//! keyboard protocol as a program reads it, and notifications reaching a private
+//! session bus while the window is not focused. Needs xvfb, xdotool and dbus
+//! (`dbus-run-session`, `dbus-monitor`); `scripts/test.sh` installs them.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::x11::*;
+
+/// Waits until `path` holds what `done` wants.
+fn wait_file(path: &Path, what: &str, done: impl Fn(&[u8]) -> bool) -> Vec<u8> {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let bytes = std::fs::read(path).unwrap_or_default();
+        if done(&bytes) {
+            return bytes;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{what}: {} holds {:?}",
+            path.display(),
+            String::from_utf8_lossy(&bytes)
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn a_program_that_pushes_kitty_flags_reads_the_spec_encodings() {
+    let display = start_xvfb();
+    let (dir, runtime) = scratch("kitty-keys");
+    let out = dir.join("keys.bin");
+    // Raw mode, push "disambiguate", query, then keep every byte that arrives.
+    let script = format!(
+        "stty raw -echo; printf '\\033[>1u\\033[?u'; exec cat > '{}'",
+        out.display()
+    );
+    let (_tern, _trace) = start_tern(
+        &display,
+        &dir,
+        &runtime,
+        &["--cols", "40", "--rows", "10", "-e", "sh", "-c", &script],
+    );
+    wait_file(&out, "no answer to CSI ? u", |b| b == b"\x1b[?1u");
+    // The frame that carries the flags reaches the window before our keys do.
+    std::thread::sleep(Duration::from_millis(500));
+    let window = tern_window(&display);
+    for key in ["shift+Return", "ctrl+Return", "Escape", "Return"] {
+        xdo(&display, &["key", "--window", &window, key]);
+        std::thread::sleep(Duration::from_millis(150));
+    }
+    let expected: &[u8] = b"\x1b[?1u\x1b[13;2u\x1b[13;5u\x1b[27u\r";
+    let got = wait_file(&out, "the keys did not arrive as the spec says", |b| {
+        b.len() >= expected.len()
+    });
+    assert_eq!(
+        String::from_utf8_lossy(&got),
+        String::from_utf8_lossy(expected)
+    );
+}
+
+#[test]
+fn notifications_reach_the_session_bus_while_the_window_is_unfocused() {
+    let display = start_xvfb();
+    let (dir, runtime) = scratch("notify-bus");
+    let config = dir.join("config.ron");
+    std::fs::write(&config, "(notify: (min_interval_ms: 0))\n").expect("config");
+    let monitor = dir.join("monitor.txt");
+    let pid_file = dir.join("tern.pid");
+    let program = "sleep 4; printf '\\033]9;Claude needs your permission\\007'; sleep 2; \
+                   printf '\\033]777;notify;Build;finished\\007'; exec sleep 120";
+    // tern runs inside a private session bus with dbus-monitor watching it.
+    let inner = format!(
+        "dbus-monitor --session \"interface='org.freedesktop.Notifications'\" > '{mon}' 2>&1 & \
+         sleep 1; '{tern}' --cols 40 --rows 8 -e sh -c \"{program}\" & echo $! > '{pid}'; wait",
+        mon = monitor.display(),
+        tern = env!("CARGO_BIN_EXE_tern"),
+        pid = pid_file.display(),
+    );
+    let session = Killed(
+        Command::new("dbus-run-session")
+            .args(["--", "sh", "-c", &inner])
+            .env("DISPLAY", &display.name)
+            .env("XDG_RUNTIME_DIR", &runtime)
+            .env("TERN_CONFIG", &config)
+            .env("TERN_SESSION", dir.join("session.ron"))
+            .env("SHELL", "/bin/sh")
+            .env_remove("WAYLAND_DISPLAY")
+            .env_remove("DBUS_SESSION_BUS_ADDRESS")
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(dir.join("session.stderr")).expect("stderr"))
+            .spawn()
+            .expect("dbus-run-session (apt-get install dbus)"),
+    );
+    // Keep the pointer (and so X's focus) away from the window: it is not focused.
+    xdo(&display, &["mousemove", "1020", "760"]);
+    let text = wait_file(&monitor, "no Notify calls on the bus", |b| {
+        String::from_utf8_lossy(b).matches("member=Notify").count() >= 2
+    });
+    let text = String::from_utf8_lossy(&text);
+    assert!(text.contains("Claude needs your permission"), "{text}");
+    assert!(text.contains("Build: finished"), "{text}");
+    assert!(
+        text.contains("tern · "),
+        "titled with worktree and tab: {text}"
+    );
+    if let Ok(pid) = std::fs::read_to_string(&pid_file) {
+        let _ = Command::new("kill").arg(pid.trim()).status();
+    }
+    drop(session);
+}

@@ -1,0 +1,304 @@
+//! What each pane is doing, for "which agent is waiting for me?": running, waiting,
+//! done or idle, from facts the model thread already has (output, OSC 133 marks,
+//! notifications, bells, OSC 9;4 progress, the exit, and whether the screen asks a
+//! question) plus the user's input.
+//!
+//! The model thread records facts as they happen; the state is derived when someone
+//! reads it ([`ActivityCell::report`] with the reader's clock), so no timer ever
+//! changes anything (invariant 7): "silent for a while" is a comparison at read time.
+//!
+//! **The waiting rule.** A pane is waiting when, since the user last typed into it,
+//! (a) its program sent a notification (OSC 9, 777, 99) or a bell, or reported
+//! progress paused or failed (OSC 9;4 state 4 or 2), or (b) its output has been silent
+//! for [`QUIET_MS`] and the lines at the cursor ask a question. Where (b) comes from:
+//! what coding agents print when they stop for the user, taken from their sources and
+//! documentation (recording them was not possible offline):
+//! - Claude Code: the permission dialog "Do you want to proceed?" / "Do you want to
+//!   make this edit to …?" with "1. Yes" … "No, and tell Claude what to do
+//!   differently (esc)"; its notification text "Claude needs your permission to use
+//!   …" / "Claude is waiting for your input" (also sent as OSC 9 / OSC 777 / BEL,
+//!   depending on its `preferredNotifChannel`).
+//! - Codex CLI: "Would you like to run the following command?" / "Allow command?"
+//!   with "Yes (y)" … "No, and tell Codex what to do differently (esc)"; approval
+//!   notifications through OSC 9 (`tui.notifications`).
+//! - Aider: confirmations ending in "(Y)es/(N)o [Yes]:", e.g. "Add file to the
+//!   chat? (Y)es/(N)o/(D)on't ask again [Yes]:", "Run shell command? (Y)es/(N)o".
+//! - Gemini CLI: "Allow execution?" / "Apply this change?" with "Yes, allow once",
+//!   and "Waiting for user confirmation…".
+//! - Plain programs: `[y/N]`, `[Y/n]`, `(y/n)`, "Press Enter to continue".
+
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use crate::model::notify::{Progress, ProgressState};
+use crate::model::{ShellMark, TermEvent};
+
+/// Output silent this long counts as "stopped" for the question rule, and output
+/// newer than this counts as "running".
+pub const QUIET_MS: u64 = 1_500;
+
+/// Rows at and above the cursor that the question rule reads.
+pub const QUESTION_ROWS: usize = 12;
+
+/// A pane's state, most urgent first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+pub enum ActivityState {
+    /// It asked for the user.
+    Waiting,
+    /// Output is flowing or a command runs.
+    Running,
+    /// A command finished (OSC 133 D) or the program exited, and the user has not
+    /// typed into it since.
+    Done,
+    /// At a prompt, or quiet.
+    Idle,
+}
+
+impl ActivityState {
+    pub fn label(self) -> &'static str {
+        match self {
+            ActivityState::Waiting => "waiting",
+            ActivityState::Running => "running",
+            ActivityState::Done => "done",
+            ActivityState::Idle => "idle",
+        }
+    }
+}
+
+/// Why a pane waits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum WaitReason {
+    Notification,
+    Bell,
+    Progress,
+    Question,
+}
+
+/// A pane's activity as read at one moment.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct ActivityReport {
+    pub state: ActivityState,
+    /// How long it has been in that state (as far as the facts tell).
+    pub since_ms: u64,
+    pub wait_reason: Option<WaitReason>,
+    /// The last finished command's or the program's exit status.
+    pub exit_code: Option<i32>,
+    /// OSC 9;4, unless hidden.
+    pub progress: Option<Progress>,
+    /// The last notification's text (title and body), for the sidebar and switcher.
+    pub last_notification: Option<String>,
+}
+
+/// The facts, written by the model thread (and the UI's input).
+#[derive(Clone, Debug, Default)]
+struct Facts {
+    last_output: Option<Instant>,
+    last_input: Option<Instant>,
+    /// A notification, bell or paused/failed progress, and when.
+    attention: Option<(Instant, WaitReason)>,
+    last_notification: Option<String>,
+    /// OSC 133 C came after the last D or A: a command runs.
+    command_running: bool,
+    prompt_at: Option<Instant>,
+    finished: Option<(Instant, Option<i32>)>,
+    exited: Option<(Instant, i32)>,
+    progress: Option<(Instant, Progress)>,
+    /// The screen at the cursor asked a question when last read (and when).
+    question: Option<Instant>,
+}
+
+/// One pane's activity, shared by the model thread (writer) and readers.
+#[derive(Debug, Default)]
+pub struct ActivityCell {
+    facts: Mutex<Facts>,
+}
+
+impl ActivityCell {
+    fn with(&self, f: impl FnOnce(&mut Facts)) {
+        if let Ok(mut facts) = self.facts.lock() {
+            f(&mut facts);
+        }
+    }
+
+    /// After a parse step: output arrived, and these facts came out of it.
+    pub fn on_output(&self, at: Instant, events: &[TermEvent]) {
+        self.with(|f| {
+            f.last_output = Some(at);
+            for e in events {
+                f.apply(at, e);
+            }
+        });
+    }
+
+    /// The user typed, pasted or clicked into the pane.
+    pub fn on_input(&self, at: Instant) {
+        self.with(|f| f.last_input = Some(at));
+    }
+
+    /// The screen was read after output: whether the lines at the cursor ask.
+    pub fn on_screen_checked(&self, at: Instant, asks: bool) {
+        self.with(|f| f.question = asks.then_some(at));
+    }
+
+    pub fn on_exit(&self, at: Instant, code: i32) {
+        self.with(|f| {
+            f.exited = Some((at, code));
+            f.command_running = false;
+        });
+    }
+
+    /// The state at `now`.
+    pub fn report(&self, now: Instant) -> ActivityReport {
+        let facts = self.facts.lock().map(|f| f.clone()).unwrap_or_default();
+        facts.report(now)
+    }
+}
+
+impl Facts {
+    fn apply(&mut self, at: Instant, event: &TermEvent) {
+        match event {
+            TermEvent::Bell => self.attention = Some((at, WaitReason::Bell)),
+            TermEvent::Notification(n) => {
+                self.attention = Some((at, WaitReason::Notification));
+                self.last_notification = Some(match (n.title.is_empty(), n.body.is_empty()) {
+                    (true, _) => n.body.clone(),
+                    (_, true) => n.title.clone(),
+                    _ => format!("{}: {}", n.title, n.body),
+                });
+            }
+            TermEvent::Progress(p) => {
+                self.progress = (p.state != ProgressState::Hidden).then_some((at, *p));
+                if matches!(p.state, ProgressState::Paused | ProgressState::Error) {
+                    self.attention = Some((at, WaitReason::Progress));
+                } else if self
+                    .attention
+                    .is_some_and(|(_, r)| r == WaitReason::Progress)
+                {
+                    self.attention = None;
+                }
+            }
+            TermEvent::Shell { mark, .. } => match mark {
+                ShellMark::PromptStart => {
+                    self.prompt_at = Some(at);
+                    self.command_running = false;
+                }
+                ShellMark::CommandStart => {}
+                ShellMark::CommandExecuted => {
+                    self.command_running = true;
+                    self.finished = None;
+                }
+                ShellMark::CommandFinished { exit_code } => {
+                    self.command_running = false;
+                    self.finished = Some((at, *exit_code));
+                }
+            },
+            _ => {}
+        }
+    }
+
+    fn report(&self, now: Instant) -> ActivityReport {
+        let ms = |t: Instant| now.saturating_duration_since(t).as_millis() as u64;
+        let after_input = |t: Instant| self.last_input.is_none_or(|i| t > i);
+        let quiet = Duration::from_millis(QUIET_MS);
+        let progress = self.progress.map(|(_, p)| p);
+        let mut report = ActivityReport {
+            state: ActivityState::Idle,
+            since_ms: 0,
+            wait_reason: None,
+            exit_code: self
+                .exited
+                .map(|(_, c)| c)
+                .or(self.finished.and_then(|f| f.1)),
+            progress,
+            last_notification: self.last_notification.clone(),
+        };
+        let mut set = |state, at: Instant, reason| {
+            report.state = state;
+            report.since_ms = ms(at);
+            report.wait_reason = reason;
+        };
+        if let Some((at, _)) = self.exited {
+            set(ActivityState::Done, at, None);
+            return report;
+        }
+        if let Some((at, reason)) = self.attention.filter(|(t, _)| after_input(*t)) {
+            set(ActivityState::Waiting, at, Some(reason));
+            return report;
+        }
+        let silent_since = self
+            .last_output
+            .filter(|t| now.saturating_duration_since(*t) >= quiet);
+        if let (Some(asked), Some(out)) = (self.question, silent_since)
+            && asked >= out
+            && after_input(out)
+        {
+            set(ActivityState::Waiting, out, Some(WaitReason::Question));
+            return report;
+        }
+        let at_prompt_after_output = self
+            .prompt_at
+            .zip(self.last_output)
+            .is_some_and(|(p, o)| o.saturating_duration_since(p) < Duration::from_millis(50));
+        if let Some(out) = self.last_output
+            && now.saturating_duration_since(out) < quiet
+            && !at_prompt_after_output
+            && after_input(out)
+        {
+            set(ActivityState::Running, out, None);
+            return report;
+        }
+        if self.command_running || progress.is_some() {
+            let at = self
+                .progress
+                .map(|(t, _)| t)
+                .or(self.last_output)
+                .unwrap_or(now);
+            set(ActivityState::Running, at, None);
+            return report;
+        }
+        if let Some((at, _)) = self.finished.filter(|(t, _)| after_input(*t)) {
+            set(ActivityState::Done, at, None);
+            return report;
+        }
+        let at = self
+            .last_input
+            .max(self.prompt_at)
+            .or(self.last_output)
+            .unwrap_or(now);
+        set(ActivityState::Idle, at, None);
+        report
+    }
+}
+
+fn question_pattern() -> &'static regex::Regex {
+    static PATTERN: OnceLock<regex::Regex> = OnceLock::new();
+    PATTERN.get_or_init(|| {
+        regex::Regex::new(concat!(
+            r"(?i)\[y/n\]|\(y/n\)|\(y\)es/\(n\)o|\byes \(y\)|",
+            r"do you want to|would you like to|allow (this|execution|command)|",
+            r"apply this change|needs your (permission|input|attention)|",
+            r"waiting for (your|user) (input|confirmation|approval)|",
+            r"press enter to continue|tell \w+ what to do differently",
+        ))
+        .expect("the question pattern is a valid constant")
+    })
+}
+
+/// Whether these lines (the rows at and above the cursor) ask the user something.
+pub fn asks_question<'a>(lines: impl IntoIterator<Item = &'a str>) -> bool {
+    let pattern = question_pattern();
+    lines.into_iter().any(|l| pattern.is_match(l))
+}
+
+/// Whether the rows at and above the terminal's cursor ask the user a question.
+pub fn screen_asks_question(term: &crate::model::Terminal) -> bool {
+    let grid = term.grid();
+    let last = term.cursor().row.min(grid.rows().saturating_sub(1));
+    let first = last.saturating_sub(QUESTION_ROWS - 1);
+    let lines: Vec<String> = (first..=last).map(|r| grid.row(r).text()).collect();
+    asks_question(lines.iter().map(String::as_str))
+}
+
+#[cfg(test)]
+#[path = "activity_tests.rs"]
+mod tests;
