@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use egui::{Key, Modifiers};
 use egui_kittest::Harness;
-use egui_kittest::kittest::Queryable as _;
+use egui_kittest::kittest::{NodeT as _, Queryable as _};
 use tern::window::app::{Launch, TernApp};
 use tern_core::model::TermSize;
 use tern_core::pipeline::activity::ActivityState;
@@ -122,10 +122,16 @@ fn fake_agents_show_running_waiting_and_done_and_the_waiting_one_is_reached() {
     });
     // The quick switcher: the waiting agent first, every state named.
     h.key_press_modifiers(CTRL_SHIFT, Key::O);
+    // (The sidebar's rows say the same words; the switcher's rows are not "worktree …".)
+    let in_switcher = |h: &Harness<'_, Slot>, state: &str| {
+        h.query_all_by_label_contains(state).any(|n| {
+            n.accesskit_node()
+                .label()
+                .is_some_and(|l| !l.starts_with("worktree "))
+        })
+    };
     step_until(&mut h, "the switcher shows the states", |h| {
-        h.query_by_label_contains(" · waiting").is_some()
-            && h.query_by_label_contains(" · running").is_some()
-            && h.query_by_label_contains(" · done").is_some()
+        in_switcher(h, " · waiting") && in_switcher(h, " · running") && in_switcher(h, " · done")
     });
     let entries = app(&h).switcher_entries();
     let texts: Vec<&str> = entries.iter().map(|e| e.text.as_str()).collect();

@@ -124,6 +124,10 @@ pub struct TernApp {
     /// Activity, desktop notifications, send_text (`agents.rs`).
     agents: Agents,
     send_text: Vec<(Chord, String)>,
+    /// eframe's measure of the last whole frame (UI, tessellation, painting), seconds.
+    last_frame_cpu: Option<f32>,
+    /// The focused pane's search ran last frame (for the trace).
+    searching_last: bool,
 }
 
 impl TernApp {
@@ -186,6 +190,8 @@ impl TernApp {
             primary: Primary::default(),
             agents: Agents::new(ctx, &settings_notify),
             send_text: Vec::new(),
+            last_frame_cpu: None,
+            searching_last: false,
         };
         app.apply_config(ctx, None);
         if let Some(path) = app.launch.session.clone() {
@@ -300,8 +306,7 @@ impl TernApp {
         }
         self.trace.first_frame();
         if self.trace.enabled() {
-            // Each frame drawn (scripts/repaint-cost.sh counts them).
-            self.trace.event("frame", "");
+            self.trace_frame(frame_started);
         }
         self.save_session_if_due();
         if let Some(e) = &self.settings.error {
@@ -333,6 +338,29 @@ impl TernApp {
             if let Some(jump) = self.diagnostics.show(&ctx, &self.pipeline, &labels) {
                 self.apply(&ctx, vec![Action::FocusPane(jump)]);
             }
+        }
+    }
+
+    /// Trace events of a frame: `frame` each frame drawn, with this frame's UI time and
+    /// eframe's time for the whole previous frame (painting included), and `search`
+    /// when the focused pane's search starts or ends (scripts/repaint-cost.sh counts
+    /// frames; scripts/search-frames.sh reads the times while a search runs).
+    fn trace_frame(&mut self, started: Instant) {
+        let ui_us = started.elapsed().as_micros();
+        let prev = self
+            .last_frame_cpu
+            .map_or(-1, |s| (f64::from(s) * 1e6) as i64);
+        self.trace
+            .event("frame", &format!("\"ui_us\":{ui_us},\"prev_frame_us\":{prev}"));
+        let search = self.search();
+        let searching = search.is_some_and(|s| s.searching());
+        if searching != self.searching_last {
+            let (done, total) = search.and_then(|s| s.progress()).unwrap_or((0, 0));
+            self.trace.event(
+                "search",
+                &format!("\"running\":{searching},\"lines\":{done},\"of\":{total}"),
+            );
+            self.searching_last = searching;
         }
     }
 
@@ -382,6 +410,7 @@ impl eframe::App for TernApp {
 
     fn ui(&mut self, ui: &mut egui::Ui, frame: &mut eframe::Frame) {
         self.diagnostics.note_frame(frame);
+        self.last_frame_cpu = frame.info().cpu_usage;
         egui::CentralPanel::default()
             .frame(egui::Frame::NONE)
             .show(ui, |ui| self.draw(ui));

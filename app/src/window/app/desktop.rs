@@ -7,6 +7,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use tern_core::layout::Axis;
+use tern_core::pipeline::activity::ActivityState;
 use tern_core::pipeline::{ExitInfo, PaneId, SpawnSpec};
 use tern_core::remote::server::RemoteCall;
 use tern_core::remote::{Activity, PaneInfo, Reply, Request, Response, SplitDirection};
@@ -279,7 +280,10 @@ impl TernApp {
                 self.close_pane(pane);
                 Ok(Reply::Done {})
             }
-            Request::List => Ok(Reply::Panes(self.pane_infos())),
+            Request::List => {
+                self.agents.refresh_now(&self.pipeline);
+                Ok(Reply::Panes(self.pane_infos()))
+            }
         }
     }
 
@@ -307,14 +311,20 @@ impl TernApp {
                         continue;
                     };
                     let exit_status = self.desk.statuses.get(&pane).copied();
+                    // The activity tracker's state (agents.rs), else what the pane
+                    // shows: a program in front of the shell runs.
                     let activity = if ui.exited.is_some() || exit_status.is_some() {
                         Activity::Exited
-                    } else if ui.command.is_some() || self.desk.commands.contains(&pane) {
-                        Activity::Running
-                    } else if ui.badges.finished.is_some() {
-                        Activity::Done
                     } else {
-                        Activity::Idle
+                        match self.agents.state(pane) {
+                            Some(ActivityState::Waiting) => Activity::Waiting,
+                            Some(ActivityState::Running) => Activity::Running,
+                            Some(ActivityState::Done) => Activity::Done,
+                            _ if ui.command.is_some() || self.desk.commands.contains(&pane) => {
+                                Activity::Running
+                            }
+                            _ => Activity::Idle,
+                        }
                     };
                     out.push(PaneInfo {
                         id: pane.0,
