@@ -16,7 +16,8 @@ use std::time::Duration;
 
 use rustix::termios::{self, OptionalActions};
 
-const PROBE_ENV: &str = "TERN_CONFORMANCE_PROBE";
+// Not `TERN_…`: tern does not pass its own variables on to its children.
+const PROBE_ENV: &str = "CONFORMANCE_PROBE_REPORT";
 const COLS: usize = 20;
 const ROWS: usize = 8;
 

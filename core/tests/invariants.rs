@@ -115,6 +115,11 @@ fn invariant_7_timers_in_the_pipeline_only_log_or_wait_for_an_answer() {
             "the reaper's grace period",
         ),
         (
+            "io.rs",
+            "tokio::time::sleep(pause).await;",
+            "without a pidfd (Linux < 5.3) an exited pty's child is polled for its status",
+        ),
+        (
             "facts.rs",
             "b = self.arrived.wait_timeout(b, left).ok()?.0;",
             "a caller waits for the next fact",

@@ -350,8 +350,10 @@ impl TernApp {
         let prev = self
             .last_frame_cpu
             .map_or(-1, |s| (f64::from(s) * 1e6) as i64);
-        self.trace
-            .event("frame", &format!("\"ui_us\":{ui_us},\"prev_frame_us\":{prev}"));
+        self.trace.event(
+            "frame",
+            &format!("\"ui_us\":{ui_us},\"prev_frame_us\":{prev}"),
+        );
         let search = self.search();
         let searching = search.is_some_and(|s| s.searching());
         if searching != self.searching_last {

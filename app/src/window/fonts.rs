@@ -26,10 +26,7 @@ const SYSTEM_FALLBACKS: &[(&str, &[&str])] = &[(
     ],
 )];
 
-/// The font families for bold, italic and bold italic text.
-pub const BOLD_FAMILY: &str = "tern-bold";
-pub const ITALIC_FAMILY: &str = "tern-italic";
-pub const BOLD_ITALIC_FAMILY: &str = "tern-bold-italic";
+pub use super::families::{BOLD_FAMILY, BOLD_ITALIC_FAMILY, ITALIC_FAMILY};
 
 /// The bundled faces: (font name, family for that face, bytes).
 const FACES: [(&str, Option<&str>, &[u8]); 4] = [

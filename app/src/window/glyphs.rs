@@ -66,9 +66,9 @@ fn is_terminal_family(family: &egui::FontFamily) -> bool {
     match family {
         egui::FontFamily::Monospace => true,
         egui::FontFamily::Name(n) => [
-            super::fonts::BOLD_FAMILY,
-            super::fonts::ITALIC_FAMILY,
-            super::fonts::BOLD_ITALIC_FAMILY,
+            super::families::BOLD_FAMILY,
+            super::families::ITALIC_FAMILY,
+            super::families::BOLD_ITALIC_FAMILY,
         ]
         .contains(&n.as_ref()),
         _ => false,
@@ -205,15 +205,15 @@ impl GlyphCache {
             Face {
                 bold: true,
                 italic: false,
-            } => Some(super::fonts::BOLD_FAMILY),
+            } => Some(super::families::BOLD_FAMILY),
             Face {
                 bold: false,
                 italic: true,
-            } => Some(super::fonts::ITALIC_FAMILY),
+            } => Some(super::families::ITALIC_FAMILY),
             Face {
                 bold: true,
                 italic: true,
-            } => Some(super::fonts::BOLD_ITALIC_FAMILY),
+            } => Some(super::families::BOLD_ITALIC_FAMILY),
         };
         if let Some(f) = family {
             font.family = egui::FontFamily::Name(f.into());

@@ -15,6 +15,7 @@ pub mod commands;
 pub mod diagnostics;
 pub mod dialogs;
 pub mod emoji;
+pub mod families;
 pub mod fonts;
 pub mod glyphs;
 pub mod input;

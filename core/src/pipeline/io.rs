@@ -146,8 +146,9 @@ impl PtyWriter {
             return;
         };
         while queue.len() >= WRITE_QUEUE_HIGH_BYTES && !self.closed.load(Ordering::Acquire) {
-            queue = match self.room.wait_timeout(queue, Duration::from_millis(200)) {
-                Ok((q, _)) => q,
+            // `drained_to` and `close` (which sets `closed` first) notify `room`.
+            queue = match self.room.wait(queue) {
+                Ok(q) => q,
                 Err(_) => return,
             };
         }
@@ -207,6 +208,8 @@ pub enum PoolCmd {
         credit: Arc<Credit>,
         writer: Arc<PtyWriter>,
         child: Box<dyn Child + Send + Sync>,
+        /// The child's pidfd (a copy), readable once it exited; `None` before Linux 5.3.
+        exited: Option<OwnedFd>,
     },
     Remove(PaneId),
 }
@@ -252,9 +255,14 @@ impl IoPool {
                                 credit,
                                 writer,
                                 child,
+                                exited,
                             } => {
                                 let child: ChildSlot = Arc::new(Mutex::new(Some(child)));
-                                match add_pane(&shared, pane, fd, credit, writer.clone(), &child) {
+                                let ends = ChildEnds {
+                                    slot: child.clone(),
+                                    exited,
+                                };
+                                match add_pane(&shared, pane, fd, credit, writer.clone(), ends) {
                                     Ok((reader, writer_task)) => {
                                         tasks.insert(
                                             pane,
@@ -331,7 +339,7 @@ fn add_pane(
     fd: Arc<OwnedFd>,
     credit: Arc<Credit>,
     writer: Arc<PtyWriter>,
-    child: &ChildSlot,
+    child: ChildEnds,
 ) -> io::Result<Tasks> {
     // SAFETY: `fd` is an `Arc<OwnedFd>`: it is open, `as_raw_fd` always returns the same
     // descriptor, and the `AsyncFd` holds one of the Arcs, so the descriptor stays open
@@ -339,13 +347,7 @@ fn add_pane(
     let registered =
         unsafe { AsyncFd::register_with_interest(fd, Interest::READABLE | Interest::WRITABLE) };
     let afd = Arc::new(registered.map_err(|e| e.into_parts().1)?);
-    let reader = tokio::spawn(read_loop(
-        shared.clone(),
-        pane,
-        afd.clone(),
-        credit,
-        child.clone(),
-    ));
+    let reader = tokio::spawn(read_loop(shared.clone(), pane, afd.clone(), credit, child));
     let writer_task = tokio::spawn(write_loop(afd, writer));
     Ok((reader, writer_task))
 }
@@ -392,7 +394,7 @@ async fn read_loop(
     pane: PaneId,
     afd: Arc<AsyncFd<Arc<OwnedFd>>>,
     credit: Arc<Credit>,
-    child: ChildSlot,
+    child: ChildEnds,
 ) {
     let mut error = None;
     let mut notes = PauseNotes::default();
@@ -457,7 +459,7 @@ async fn read_loop(
         }
     }
     let _ = shared.model.send(ModelMsg::Eof { pane, error });
-    let Some(status) = wait_in_slot(&child).await else {
+    let Some(status) = wait_in_slot(child).await else {
         return; // closed meanwhile: the pool reaps it
     };
     let exit = match status {
@@ -473,11 +475,25 @@ async fn read_loop(
     let _ = shared.model.send(ModelMsg::Exited { pane, exit });
 }
 
+/// A pane's child as the reader sees it: the slot the pool reaps from, and its pidfd.
+struct ChildEnds {
+    slot: ChildSlot,
+    exited: Option<OwnedFd>,
+}
+
 /// Waits for the child after its pty reached end of file, leaving it in the slot: a
 /// program that closed its tty but keeps running is still there for the close
 /// escalation (SIGHUP, grace, SIGKILL) to find. Returns `None` when the pane was closed
-/// meanwhile (the pool took the child to reap it).
-async fn wait_in_slot(child: &ChildSlot) -> Option<io::Result<portable_pty::ExitStatus>> {
+/// meanwhile (the pool took the child to reap it). With a pidfd the wait is for its
+/// readiness (the kernel says when the child ended); without one (Linux < 5.3) the
+/// child is polled, 5 ms doubling to 250 ms.
+async fn wait_in_slot(ends: ChildEnds) -> Option<io::Result<portable_pty::ExitStatus>> {
+    let child = &ends.slot;
+    // SAFETY: the `AsyncFd` owns the `OwnedFd`, so the descriptor stays open (and is the
+    // same pidfd) for the `AsyncFd`'s whole life.
+    let mut exited = ends
+        .exited
+        .and_then(|fd| unsafe { AsyncFd::register_with_interest(fd, Interest::READABLE) }.ok());
     let mut pause = Duration::from_millis(5);
     loop {
         {
@@ -495,8 +511,15 @@ async fn wait_in_slot(child: &ChildSlot) -> Option<io::Result<portable_pty::Exit
                 }
             }
         }
-        tokio::time::sleep(pause).await;
-        pause = (pause * 2).min(Duration::from_millis(250));
+        match exited.take() {
+            // Readable for good once the child ended: the next try_wait reaps it (if it
+            // does not, the polling below takes over rather than spin on the readiness).
+            Some(fd) => drop(fd.readable().await.ok()?),
+            None => {
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(Duration::from_millis(250));
+            }
+        }
     }
 }
 

@@ -412,6 +412,8 @@ impl Pipeline {
             credit: credit.clone(),
             writer: writer.clone(),
             child: spawned.child,
+            // The pool learns of the exit from it (readable when the child ends).
+            exited: spawned.pidfd.as_ref().and_then(|fd| fd.try_clone().ok()),
         });
         self.crumbs.push(
             pane.0,
