@@ -239,9 +239,18 @@ pub const KNOWN_DIFFERENCES: &[KnownDifference] = &[
             if !s.oracle.insert_mode() || !prints(item) {
                 return false;
             }
+            // The rows the item's characters can reach: a few, or as many as a long REP
+            // wraps through (it stays on the last row once it gets there).
+            let (cols, rows) = s.oracle.size();
+            let rep = item.bytes.iter().position(|&b| b == 0x1b);
+            let chars = match rep.and_then(|at| csi_of(&item.bytes[at..])) {
+                Some((params, 'b')) => first_param(params, 1).saturating_add(1),
+                _ => item.bytes.len(),
+            };
             let row = s.oracle.cursor().0;
+            let reach = (chars / cols.max(1)).saturating_add(2).max(4);
             item.bytes.iter().any(|&b| b >= 0x80)
-                || (row..row + 4).any(|r| s.oracle.row_has_wide(r))
+                || (row..row.saturating_add(reach).min(rows)).any(|r| s.oracle.row_has_wide(r))
         },
     },
 ];
@@ -443,7 +452,12 @@ pub fn first_hit(items: &[Item], cols: usize, rows: usize) -> Option<&'static Kn
 
 /// The parameters and final character of an item that is exactly one CSI sequence.
 pub fn csi(item: &Item) -> Option<(&str, char)> {
-    let rest = item.bytes.strip_prefix(b"\x1b[")?;
+    csi_of(&item.bytes)
+}
+
+/// The parameters and final character of bytes that are exactly one CSI sequence.
+fn csi_of(bytes: &[u8]) -> Option<(&str, char)> {
+    let rest = bytes.strip_prefix(b"\x1b[")?;
     let (&last, params) = rest.split_last()?;
     let params = std::str::from_utf8(params).ok()?;
     Some((params, char::from(last)))

@@ -151,6 +151,26 @@ fn known_differences_see_the_replacement_character_of_a_cut_off_sequence() {
     assert_eq!(first_hit_name(&items, 20), None);
 }
 
+/// A long REP in insert mode wraps down to rows far below the cursor; a wide character
+/// there is pushed off the margin (seed 88244 of a 100,000-seed run; xterm 379 agrees
+/// with tern).
+#[test]
+fn irm_wide_at_margin_sees_every_row_a_long_repeat_reaches() {
+    let items = [
+        item(Construct::CursorMove, b"\x1b[29d"),
+        item(Construct::Wide, "中".as_bytes()),
+        item(Construct::InsertMode, b"\x1b[4h"),
+        item(Construct::CursorMove, b"\x1b[20d"),
+        item(Construct::Repeat, b"i\x1b[4294967297b"),
+    ];
+    let hit = known::first_hit(&items, 71, 30).map(|known| known.name);
+    assert_eq!(hit, Some("irm-wide-at-margin"));
+    // A short one stays on the cursor's row.
+    let short = [&items[..4], &[item(Construct::Repeat, b"i\x1b[3b")]].concat();
+    let hit = known::first_hit(&short, 71, 30).map(|known| known.name);
+    assert_eq!(hit, None);
+}
+
 #[test]
 fn escaping_round_trips() {
     assert_eq!(
