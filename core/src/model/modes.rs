@@ -59,6 +59,10 @@ pub struct Modes {
     pub synchronized_output: bool,
     /// ?47 / ?1047 / ?1049
     pub alt_screen: bool,
+    /// S8C1T (or DECSCL with 8-bit controls): replies and the keys' escape sequences start
+    /// with 8-bit C1 controls (CSI 0x9B, SS3 0x8F, ...), as xterm sends them.
+    #[serde(default)]
+    pub eight_bit_controls: bool,
 }
 
 impl Default for Modes {
@@ -79,6 +83,7 @@ impl Default for Modes {
             bracketed_paste: false,
             synchronized_output: false,
             alt_screen: false,
+            eight_bit_controls: false,
         }
     }
 }
