@@ -214,10 +214,8 @@ impl Perform for Performer<'_> {
             ([], 't') => reports::window_ops(st, &values(params)),
             // xterm's title modes: only 0 (titles in hex) changes anything; tern always
             // takes UTF-8 (2) and never reports titles (1, 3).
-            ([b'>'], 't') | ([b'>'], 'T') => {
-                if params.iter().any(|p| p.first() == Some(&0)) {
-                    st.title_hex = action == 't';
-                }
+            ([b'>'], 't') | ([b'>'], 'T') if params.iter().any(|p| p.first() == Some(&0)) => {
+                st.title_hex = action == 't';
             }
             ([b' '], 'q') => set_cursor_style(st, param0(params, 0)),
             ([b'>'], 'q') if param0(params, 0) == 0 => {
