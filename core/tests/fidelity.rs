@@ -385,6 +385,23 @@ fn s8c1t_sends_replies_with_8_bit_controls() {
     assert_eq!(t.term.take_replies(), b"\x9b1;1R\x1b[1;1R\x9b1;1R\x1b[1;1R");
 }
 
+#[test]
+fn s8c1t_makes_keys_send_8_bit_controls() {
+    use tern_core::input::{Key, KeyModes, Mods, encode_key};
+    let mut t = TestTerm::new(80, 24);
+    let up = |t: &TestTerm| encode_key(Key::Up, Mods::NONE, KeyModes::from_modes(t.term.modes()));
+    assert_eq!(up(&t), Some(b"\x1b[A".to_vec()));
+    t.feed("\x1b G");
+    assert_eq!(up(&t), Some(b"\x9bA".to_vec()));
+    t.feed("\x1b F");
+    assert_eq!(up(&t), Some(b"\x1b[A".to_vec()));
+    // DECSCL with 8-bit controls too; at level 61 (a VT100) never.
+    t.feed("\x1b[62;0\"p");
+    assert_eq!(up(&t), Some(b"\x9bA".to_vec()));
+    t.feed("\x1b[61\"p\x1b G");
+    assert_eq!(up(&t), Some(b"\x1b[A".to_vec()));
+}
+
 // ---- DECCOLM, DECSCPP, DECSLPP ----
 
 #[test]

@@ -239,9 +239,18 @@ pub const KNOWN_DIFFERENCES: &[KnownDifference] = &[
             if !s.oracle.insert_mode() || !prints(item) {
                 return false;
             }
+            // The rows the item's characters can reach: a few, or as many as a long REP
+            // wraps through (it stays on the last row once it gets there).
+            let (cols, rows) = s.oracle.size();
+            let rep = item.bytes.iter().position(|&b| b == 0x1b);
+            let chars = match rep.and_then(|at| csi_of(&item.bytes[at..])) {
+                Some((params, 'b')) => first_param(params, 1).saturating_add(1),
+                _ => item.bytes.len(),
+            };
             let row = s.oracle.cursor().0;
+            let reach = (chars / cols.max(1)).saturating_add(2).max(4);
             item.bytes.iter().any(|&b| b >= 0x80)
-                || (row..row + 4).any(|r| s.oracle.row_has_wide(r))
+                || (row..row.saturating_add(reach).min(rows)).any(|r| s.oracle.row_has_wide(r))
         },
     },
 ];
@@ -276,8 +285,20 @@ impl Situation<'_> {
 
 /// Follows a stream item by item in the reference emulator to decide whether a known
 /// difference applies to the next item.
+///
+/// An item may end in the middle of a UTF-8 sequence (`\xc3`, say). The parser then
+/// holds those bytes back, and the next item's first byte decides: a continuation byte
+/// goes on with the sequence, anything else cuts it off and prints one U+FFFD *before*
+/// that item acts. So the state an item meets is not the state after the previous
+/// item: [`Tracker::hit`] judges such an item against a copy of the emulator in which
+/// the U+FFFD has been printed (the cursor has moved, a wrap may be pending).
 pub struct Tracker {
     oracle: Oracle,
+    /// Every byte fed so far, to build that copy from.
+    fed: Vec<u8>,
+    /// The copy with the cut-off sequence printed as U+FFFD, once built (cleared by
+    /// [`Tracker::advance`]).
+    settled: Option<Oracle>,
     /// Saved DECOM per screen: `[main, alternate]`.
     saved_origin: [bool; 2],
     /// See [`Situation::region`].
@@ -294,6 +315,8 @@ impl Tracker {
     pub fn new(cols: usize, rows: usize) -> Tracker {
         Tracker {
             oracle: Oracle::new(cols, rows),
+            fed: Vec::new(),
+            settled: None,
             saved_origin: [false; 2],
             region: (0, rows.saturating_sub(1)),
             // Every eighth column, the first included, as alacritty starts.
@@ -304,9 +327,23 @@ impl Tracker {
     }
 
     /// The first known difference feeding `item` next would show.
-    pub fn hit(&self, item: &Item) -> Option<&'static KnownDifference> {
+    pub fn hit(&mut self, item: &Item) -> Option<&'static KnownDifference> {
+        let cuts_off = item.bytes.first().is_some_and(|&b| !is_continuation(b));
+        let pending = incomplete_utf8_len(&self.fed);
+        let oracle = if cuts_off && pending > 0 {
+            let (cols, rows) = self.oracle.size();
+            let fed = &self.fed[..self.fed.len() - pending];
+            self.settled.get_or_insert_with(|| {
+                let mut settled = Oracle::new(cols, rows);
+                settled.advance(fed);
+                settled.advance("\u{fffd}".as_bytes());
+                settled
+            })
+        } else {
+            &self.oracle
+        };
         let situation = Situation {
-            oracle: &self.oracle,
+            oracle,
             saved_origin: self.saved_origin[usize::from(self.oracle.alt_screen())],
             saved_origin_main: self.saved_origin[0],
             region: self.region,
@@ -341,6 +378,7 @@ impl Tracker {
                 let (cols, rows) = self.oracle.size();
                 *self = Tracker {
                     oracle: std::mem::replace(&mut self.oracle, Oracle::new(1, 1)),
+                    fed: std::mem::take(&mut self.fed),
                     ..Tracker::new(cols, rows)
                 };
             }
@@ -364,12 +402,38 @@ impl Tracker {
             }
         }
         self.oracle.advance(&item.bytes);
+        self.fed.extend_from_slice(&item.bytes);
+        self.settled = None;
     }
 
     fn set_tab_stop(&mut self, col: usize, on: bool) {
         if let Some(stop) = self.tab_stops.get_mut(col) {
             *stop = on;
         }
+    }
+}
+
+/// Whether `byte` can only continue a UTF-8 sequence.
+fn is_continuation(byte: u8) -> bool {
+    byte & 0xc0 == 0x80
+}
+
+/// How many bytes at the end of `bytes` are the start of a UTF-8 sequence still waiting
+/// for its continuation bytes (0 when the last sequence is complete or invalid).
+fn incomplete_utf8_len(bytes: &[u8]) -> usize {
+    // A sequence is at most 4 bytes long, so an incomplete one starts in the last 3.
+    let tail_start = bytes.len().saturating_sub(3);
+    let Some(lead) = bytes[tail_start..]
+        .iter()
+        .rposition(|&b| !is_continuation(b))
+        .map(|at| tail_start + at)
+    else {
+        return 0;
+    };
+    match std::str::from_utf8(&bytes[lead..]) {
+        // Valid so far but cut short: no error length.
+        Err(error) if error.valid_up_to() == 0 && error.error_len().is_none() => bytes.len() - lead,
+        _ => 0,
     }
 }
 
@@ -388,7 +452,12 @@ pub fn first_hit(items: &[Item], cols: usize, rows: usize) -> Option<&'static Kn
 
 /// The parameters and final character of an item that is exactly one CSI sequence.
 pub fn csi(item: &Item) -> Option<(&str, char)> {
-    let rest = item.bytes.strip_prefix(b"\x1b[")?;
+    csi_of(&item.bytes)
+}
+
+/// The parameters and final character of bytes that are exactly one CSI sequence.
+fn csi_of(bytes: &[u8]) -> Option<(&str, char)> {
+    let rest = bytes.strip_prefix(b"\x1b[")?;
     let (&last, params) = rest.split_last()?;
     let params = std::str::from_utf8(params).ok()?;
     Some((params, char::from(last)))

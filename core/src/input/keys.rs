@@ -60,6 +60,9 @@ pub struct KeyModes {
     pub app_cursor: bool,
     /// LNM: Enter sends CR LF.
     pub newline: bool,
+    /// S8C1T: escape sequences start with 8-bit CSI (0x9B) and SS3 (0x8F) instead of
+    /// `ESC [` and `ESC O`, as xterm sends them (as raw bytes, in UTF-8 mode too).
+    pub eight_bit_controls: bool,
 }
 
 impl KeyModes {
@@ -67,6 +70,7 @@ impl KeyModes {
         KeyModes {
             app_cursor: m.app_cursor_keys,
             newline: m.newline,
+            eight_bit_controls: m.eight_bit_controls,
         }
     }
 }
@@ -89,6 +93,20 @@ fn tilde(n: u8, mods: Mods) -> Vec<u8> {
     } else {
         format!("\x1b[{n}~").into_bytes()
     }
+}
+
+/// An escape sequence with its `ESC [` or `ESC O` turned into the 8-bit CSI or SS3 when
+/// `eight_bit` is set.
+fn introduced(mut bytes: Vec<u8>, eight_bit: bool) -> Vec<u8> {
+    let c1 = match bytes.get(..2) {
+        Some([0x1b, b'[']) => 0x9b,
+        Some([0x1b, b'O']) => 0x8f,
+        _ => return bytes,
+    };
+    if eight_bit {
+        bytes.splice(..2, [c1]);
+    }
+    bytes
 }
 
 /// The C0 control Ctrl+`c` sends, if any.
@@ -115,6 +133,7 @@ pub fn encode_key(key: Key, mods: Mods, modes: KeyModes) -> Option<Vec<u8>> {
         }
         bytes
     };
+    let seq = |bytes: Vec<u8>| introduced(bytes, modes.eight_bit_controls);
     let bytes = match key {
         Key::Char(c) => {
             if mods.ctrl {
@@ -135,34 +154,34 @@ pub fn encode_key(key: Key, mods: Mods, modes: KeyModes) -> Option<Vec<u8>> {
         } else {
             b"\r".to_vec()
         }),
-        Key::Tab if mods.shift => b"\x1b[Z".to_vec(),
+        Key::Tab if mods.shift => seq(b"\x1b[Z".to_vec()),
         Key::Tab => alt_prefixed(b"\t".to_vec()),
         Key::Backspace if mods.ctrl => alt_prefixed(vec![0x08]),
         Key::Backspace => alt_prefixed(vec![0x7f]),
         Key::Escape => alt_prefixed(vec![0x1b]),
-        Key::Up => cursor_like(b'A', mods, modes.app_cursor),
-        Key::Down => cursor_like(b'B', mods, modes.app_cursor),
-        Key::Right => cursor_like(b'C', mods, modes.app_cursor),
-        Key::Left => cursor_like(b'D', mods, modes.app_cursor),
-        Key::Home => cursor_like(b'H', mods, modes.app_cursor),
-        Key::End => cursor_like(b'F', mods, modes.app_cursor),
-        Key::Insert => tilde(2, mods),
-        Key::Delete => tilde(3, mods),
-        Key::PageUp => tilde(5, mods),
-        Key::PageDown => tilde(6, mods),
+        Key::Up => seq(cursor_like(b'A', mods, modes.app_cursor)),
+        Key::Down => seq(cursor_like(b'B', mods, modes.app_cursor)),
+        Key::Right => seq(cursor_like(b'C', mods, modes.app_cursor)),
+        Key::Left => seq(cursor_like(b'D', mods, modes.app_cursor)),
+        Key::Home => seq(cursor_like(b'H', mods, modes.app_cursor)),
+        Key::End => seq(cursor_like(b'F', mods, modes.app_cursor)),
+        Key::Insert => seq(tilde(2, mods)),
+        Key::Delete => seq(tilde(3, mods)),
+        Key::PageUp => seq(tilde(5, mods)),
+        Key::PageDown => seq(tilde(6, mods)),
         Key::F(n @ 1..=4) => {
             let final_byte = b'P' + (n - 1);
-            if mods.any() {
+            seq(if mods.any() {
                 format!("\x1b[1;{}{}", mods.param(), final_byte as char).into_bytes()
             } else {
                 vec![0x1b, b'O', final_byte]
-            }
+            })
         }
         Key::F(n @ 5..=20) => {
             const CODES: [u8; 16] = [
                 15, 17, 18, 19, 20, 21, 23, 24, 25, 26, 28, 29, 31, 32, 33, 34,
             ];
-            tilde(CODES[(n - 5) as usize], mods)
+            seq(tilde(CODES[(n - 5) as usize], mods))
         }
         Key::F(_) => return None,
     };
@@ -291,6 +310,37 @@ mod tests {
         assert_eq!(
             encode_key(Key::F(21), Mods::NONE, KeyModes::default()),
             None
+        );
+    }
+
+    /// xterm 379 after S8C1T and DECCKM, keys pressed under Xvfb: Up `8f 41`, Ctrl+Up
+    /// `9b 31 3b 35 41`, Shift+Tab `9b 5a`, Insert `9b 32 7e`, F1 `8f 50`, F5 `9b 31 35 7e`;
+    /// Enter and characters unchanged.
+    #[test]
+    fn eight_bit_controls_introduce_the_sequences_with_csi_and_ss3() {
+        let modes = KeyModes {
+            eight_bit_controls: true,
+            app_cursor: true,
+            ..KeyModes::default()
+        };
+        let enc8 = |key, mods| encode_key(key, mods, modes).unwrap_or_default();
+        assert_eq!(enc8(Key::Up, Mods::NONE), b"\x8fA");
+        assert_eq!(enc8(Key::Up, CTRL), b"\x9b1;5A");
+        assert_eq!(enc8(Key::Tab, SHIFT), b"\x9bZ");
+        assert_eq!(enc8(Key::Insert, Mods::NONE), b"\x9b2~");
+        assert_eq!(enc8(Key::F(1), Mods::NONE), b"\x8fP");
+        assert_eq!(enc8(Key::F(5), Mods::NONE), b"\x9b15~");
+        assert_eq!(enc8(Key::Enter, Mods::NONE), b"\r");
+        // An ESC that prefixes a character for Alt is not an introducer.
+        assert_eq!(enc8(Key::Char('['), ALT), b"\x1b[");
+        assert_eq!(enc8(Key::Char('o'), ALT), b"\x1bo");
+        let normal = KeyModes {
+            eight_bit_controls: true,
+            ..KeyModes::default()
+        };
+        assert_eq!(
+            encode_key(Key::Left, Mods::NONE, normal),
+            Some(b"\x9bD".to_vec())
         );
     }
 }

@@ -67,6 +67,10 @@ pub struct Modes {
     /// The active screen's kitty keyboard protocol flags (`model::kitty`).
     #[serde(default)]
     pub keyboard_flags: u8,
+    /// S8C1T (or DECSCL with 8-bit controls): replies and the keys' escape sequences start
+    /// with 8-bit C1 controls (CSI 0x9B, SS3 0x8F, ...), as xterm sends them.
+    #[serde(default)]
+    pub eight_bit_controls: bool,
 }
 
 impl Default for Modes {
@@ -89,6 +93,7 @@ impl Default for Modes {
             alt_screen: false,
             grapheme_clusters: false,
             keyboard_flags: 0,
+            eight_bit_controls: false,
         }
     }
 }

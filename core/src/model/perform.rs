@@ -253,7 +253,7 @@ impl Perform for Performer<'_> {
                 if (61..=64).contains(&level) {
                     st.soft_reset();
                     st.conformance_level = level;
-                    st.eight_bit_controls =
+                    st.modes.eight_bit_controls =
                         level > 61 && matches!(params.iter().nth(1), None | Some([0 | 2, ..]));
                 }
             }
@@ -324,8 +324,8 @@ impl Perform for Performer<'_> {
             ([], b'>') => st.modes.app_keypad = false,
             ([b'#'], b'8') => st.screen_alignment(),
             // S7C1T, S8C1T (a VT100 has no 8-bit controls).
-            ([b' '], b'F') => st.eight_bit_controls = false,
-            ([b' '], b'G') => st.eight_bit_controls = st.conformance_level > 61,
+            ([b' '], b'F') => st.modes.eight_bit_controls = false,
+            ([b' '], b'G') => st.modes.eight_bit_controls = st.conformance_level > 61,
             ([slot @ (b'(' | b')' | b'*' | b'+')], set) => {
                 let charset = if set == b'0' {
                     Charset::DecSpecial

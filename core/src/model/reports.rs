@@ -105,7 +105,7 @@ fn decrqss_setting(st: &State, request: &[u8]) -> Option<String> {
         b"\"p" => format!(
             "{};{}\"p",
             st.conformance_level,
-            if st.eight_bit_controls { 0 } else { 1 }
+            if st.modes.eight_bit_controls { 0 } else { 1 }
         ),
         _ => return None,
     })

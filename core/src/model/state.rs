@@ -167,8 +167,6 @@ pub struct State {
     /// DECSACE: DECCARA/DECRARA act on the exact rectangle (else on the stream of
     /// characters from the start position to the end position).
     pub(super) rect_extent_exact: bool,
-    /// S8C1T (or DECSCL with 8-bit controls): replies use 8-bit C1 controls.
-    pub(super) eight_bit_controls: bool,
     /// ?45: BS and CUB wrap back to the line above.
     pub(super) reverse_wrap: bool,
     /// ?40: DECCOLM may switch between 80 and 132 columns.
@@ -241,7 +239,6 @@ impl State {
             margin_right: cols,
             conformance_level: 64,
             rect_extent_exact: false,
-            eight_bit_controls: false,
             reverse_wrap: false,
             allow_column_switch: false,
             columns_132: false,
@@ -343,7 +340,7 @@ impl State {
     /// Queues a reply, written with 7-bit controls; after S8C1T they go out as 8-bit C1
     /// bytes (CSI 0x9B, DCS 0x90, OSC 0x9D, ST 0x9C), as xterm sends them.
     pub(super) fn reply(&mut self, bytes: &[u8]) {
-        if !self.eight_bit_controls {
+        if !self.modes.eight_bit_controls {
             self.replies.extend_from_slice(bytes);
             return;
         }

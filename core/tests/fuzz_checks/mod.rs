@@ -382,6 +382,7 @@ pub fn input(data: &[u8]) {
     let modes = KeyModes {
         app_cursor: h[0] & 16 != 0,
         newline: h[0] & 32 != 0,
+        eight_bit_controls: h[0] & 64 != 0,
     };
     let text = String::from_utf8_lossy(rest);
     let named = [
