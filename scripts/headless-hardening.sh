@@ -6,8 +6,9 @@
 #   2. DA_MB megabytes (default 30) of `ESC [c` from a program that never reads its
 #      input: the replies pile up until tern stops reading the program (backpressure),
 #      which then blocks in write(). After HOLD seconds (default 5) blocked, another
-#      process drains the pty's input: every reply must arrive (count = queries x 17
-#      bytes) and the program's last line must reach the screen. tern's peak RSS over
+#      process drains the pty's input: every reply must arrive (count = queries x 16
+#      bytes, each `ESC [?64;1;6;22;28c`) and the program's last line must reach the
+#      screen. tern's peak RSS over
 #      the whole run, and its RSS while the program was blocked.
 #
 #   scripts/headless-hardening.sh [TERN_BINARY]   (default target/release/tern)
@@ -65,10 +66,13 @@ if [ -e "$dir/da-printed" ]; then blocked=NO; else blocked=yes; fi
 cat "/proc/$child/fd/0" >"$dir/replies" &
 reader=$!
 until [ -e "$dir/da-printed" ]; do sleep 0.1; done
+sleep 2.5 # the last replies (the program exits after 3 s)
 peak=$(hwm "$tern_pid")
-wait "$tern_pid" || true
+# The reader holds the terminal open: tern sees its end only once the reader is gone.
 kill "$reader" 2>/dev/null || true
+wait "$tern_pid" || true
 got=$(wc -c <"$dir/replies")
+kinds=$(fold -w 16 "$dir/replies" | sort -u | tr -d '\033' | tr '\n' ' ')
 if grep -q 'all printed' "$dir/da-screen"; then printed=yes; else printed=NO; fi
 echo "2. ${da_mb} MB of ESC[c ($queries queries), the program blocked after ${hold} s: $blocked; tern RSS then ${blocked_rss} MB (peak so far ${blocked_hwm} MB); peak over the run ${peak} MB"
-echo "   replies read: $got bytes of $((queries * 17)) expected; the last line on screen: $printed"
+echo "   replies read: $got bytes of $((queries * 16)) expected, all of them [$kinds]; the last line on screen: $printed"
