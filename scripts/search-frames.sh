@@ -53,7 +53,7 @@ for r in $(seq 1 "$runs"); do
   # The frames between the search's start and end.
   awk '
     /"event":"search"/ && /"running":true/ { on = 1; match($0, /"t_us":[0-9]+/); t0 = substr($0, RSTART + 7, RLENGTH - 7); next }
-    /"event":"search"/ && /"running":false/ { if (on) { match($0, /"t_us":[0-9]+/); t1 = substr($0, RSTART + 7, RLENGTH - 7); match($0, /"lines":[0-9]+/); l = substr($0, RSTART + 8, RLENGTH - 8) } on = 0; next }
+    /"event":"search"/ && /"running":false/ { if (on) { match($0, /"t_us":[0-9]+/); t1 = substr($0, RSTART + 7, RLENGTH - 7); match($0, /"of":[0-9]+/); l = substr($0, RSTART + 5, RLENGTH - 5) } on = 0; next }
     on && /"event":"frame"/ {
       match($0, /"ui_us":[0-9]+/); print substr($0, RSTART + 8, RLENGTH - 8) > "'"$work"'/ui"
       match($0, /"prev_frame_us":-?[0-9]+/); p = substr($0, RSTART + 16, RLENGTH - 16); if (p >= 0) print p > "'"$work"'/prev"

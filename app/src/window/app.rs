@@ -126,8 +126,8 @@ pub struct TernApp {
     send_text: Vec<(Chord, String)>,
     /// eframe's measure of the last whole frame (UI, tessellation, painting), seconds.
     last_frame_cpu: Option<f32>,
-    /// The focused pane's search ran last frame (for the trace).
-    searching_last: bool,
+    /// The focused pane's search progress last frame, while one runs (for the trace).
+    searching_last: Option<(u64, u64)>,
 }
 
 impl TernApp {
@@ -191,7 +191,7 @@ impl TernApp {
             agents: Agents::new(ctx, &settings_notify),
             send_text: Vec::new(),
             last_frame_cpu: None,
-            searching_last: false,
+            searching_last: None,
         };
         app.apply_config(ctx, None);
         if let Some(path) = app.launch.session.clone() {
@@ -355,15 +355,17 @@ impl TernApp {
             &format!("\"ui_us\":{ui_us},\"prev_frame_us\":{prev}"),
         );
         let search = self.search();
-        let searching = search.is_some_and(|s| s.searching());
-        if searching != self.searching_last {
-            let (done, total) = search.and_then(|s| s.progress()).unwrap_or((0, 0));
+        let progress = search.and_then(|s| s.progress());
+        let searching = progress.is_some();
+        if searching != self.searching_last.is_some() {
+            // At the end: the lines the running search had to read, as it last said.
+            let (done, total) = progress.or(self.searching_last).unwrap_or((0, 0));
             self.trace.event(
                 "search",
                 &format!("\"running\":{searching},\"lines\":{done},\"of\":{total}"),
             );
-            self.searching_last = searching;
         }
+        self.searching_last = progress;
     }
 
     /// What the tab bar shows, or `None` when it is hidden (one tab in one folder: the
