@@ -469,3 +469,76 @@ fn process_info_names_the_foreground_program_and_the_shell_cwd() {
     assert!(busy.runs_other_program());
     p.close(pane);
 }
+
+/// Runs `script` in an 80x24 pane to its exit; returns the screen and the pane's
+/// page-size events.
+fn run_collecting_sizes(script: &str) -> (String, Vec<PaneEvent>) {
+    let p = pipeline();
+    let pane = p.spawn(&sh(script)).expect("spawn");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut sizes = Vec::new();
+    loop {
+        assert!(Instant::now() < deadline, "the pane did not exit");
+        match p.wait_event(Duration::from_millis(200)) {
+            Some(PaneEvent::Exited { pane: id, .. }) if id == pane => break,
+            Some(e @ (PaneEvent::Resized { .. } | PaneEvent::ResizeRequested { .. })) => {
+                sizes.push(e)
+            }
+            _ => {}
+        }
+    }
+    (screen_text(&p, pane), sizes)
+}
+
+/// Asks CPR after `request` and waits for the answer (so the model has parsed the
+/// request), then prints what the pty's window size is.
+fn size_after(request: &str) -> String {
+    format!(
+        "stty raw -echo; printf '{request}\\033[6n'; dd bs=1 count=6 >/dev/null 2>&1; stty sane; echo; stty size"
+    )
+}
+
+#[test]
+fn deccolm_resizes_the_pty_before_the_next_reply_and_tells_the_ui() {
+    let (screen, sizes) = run_collecting_sizes(&size_after("\\033[?40h\\033[?3h"));
+    assert!(screen.contains("24 132"), "stty size after DECCOLM: {screen}");
+    assert_eq!(
+        sizes.last(),
+        Some(&PaneEvent::Resized {
+            pane: PaneId(1),
+            size: TermSize::new(132, 24)
+        })
+    );
+    // DECSLPP the same way: 30 lines.
+    let (screen, _) = run_collecting_sizes(&size_after("\\033[30t"));
+    assert!(screen.contains("30 80"), "stty size after DECSLPP: {screen}");
+}
+
+#[test]
+fn xtwinops_8_is_only_a_request_the_pty_keeps_its_size() {
+    let (screen, sizes) = run_collecting_sizes(&size_after("\\033[8;30;100t"));
+    assert!(screen.contains("24 80"), "stty size after CSI 8 t: {screen}");
+    assert_eq!(
+        sizes,
+        vec![PaneEvent::ResizeRequested {
+            pane: PaneId(1),
+            size: TermSize::new(100, 30)
+        }]
+    );
+}
+
+#[test]
+fn a_resize_from_the_ui_reaches_the_pty() {
+    let p = pipeline();
+    let pane = p
+        .spawn(&sh("while read line; do stty size; done"))
+        .expect("spawn");
+    p.resize(pane, TermSize::new(100, 30));
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !screen_text(&p, pane).contains("30 100") {
+        assert!(Instant::now() < deadline, "{}", screen_text(&p, pane));
+        p.write(pane, b"\n");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    p.close(pane);
+}

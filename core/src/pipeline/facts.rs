@@ -1,6 +1,6 @@
 //! The facts mailbox between the model thread and the UI: each pane's facts wait in
 //! its own small queue, coalesced as they arrive (the last title and cwd, one bell, one
-//! "unseen output", the newest notifications), so the mailbox holds at most
+//! "unseen output", the newest notifications, the last page size), so the mailbox holds at most
 //! [`PER_PANE`] facts per pane however long the UI does not look (a minimized window
 //! draws no frames). Exits and errors are never dropped.
 
@@ -30,9 +30,11 @@ pub struct FactBox {
 
 /// Facts of which only the newest matters: a new one replaces the waiting one.
 fn same_kind(a: &PaneEvent, b: &PaneEvent) -> bool {
-    use PaneEvent::{Fact, UnseenOutput};
+    use PaneEvent::{Fact, ResizeRequested, Resized, UnseenOutput};
     match (a, b) {
-        (UnseenOutput { .. }, UnseenOutput { .. }) => true,
+        (UnseenOutput { .. }, UnseenOutput { .. })
+        | (Resized { .. }, Resized { .. })
+        | (ResizeRequested { .. }, ResizeRequested { .. }) => true,
         (Fact { event: x, .. }, Fact { event: y, .. }) => matches!(
             (x, y),
             (TermEvent::Title(_), TermEvent::Title(_))
@@ -49,7 +51,9 @@ fn pane_of(event: &PaneEvent) -> PaneId {
         PaneEvent::Fact { pane, .. }
         | PaneEvent::Exited { pane, .. }
         | PaneEvent::Error { pane, .. }
-        | PaneEvent::UnseenOutput { pane } => *pane,
+        | PaneEvent::UnseenOutput { pane }
+        | PaneEvent::Resized { pane, .. }
+        | PaneEvent::ResizeRequested { pane, .. } => *pane,
     }
 }
 

@@ -98,6 +98,20 @@ pub enum PaneEvent {
     UnseenOutput {
         pane: PaneId,
     },
+    /// The pane's program changed its page size (DECCOLM, DECSCPP, DECSLPP): the model
+    /// and the pty have `size` now (the pty got it before any reply to what followed the
+    /// request). The window follows, or sets the pane back to what fits
+    /// ([`Pipeline::resize`]).
+    Resized {
+        pane: PaneId,
+        size: TermSize,
+    },
+    /// The program asked for a size with XTWINOPS 8 (`CSI 8 ; rows ; cols t`, at most
+    /// 1000x1000); nothing was resized. The app decides (config `resize_requests`).
+    ResizeRequested {
+        pane: PaneId,
+        size: TermSize,
+    },
 }
 
 /// Messages to the model thread.
@@ -399,7 +413,8 @@ impl Pipeline {
             stats.clone(),
             slot.clone(),
             writer.clone(),
-        );
+        )
+        .with_pty(fd.clone());
         let activity = entry.activity.clone();
         // The model learns of the pane before the pool can send its first chunk.
         let _ = self.model_tx.send(ModelMsg::Add {
@@ -521,12 +536,12 @@ impl Pipeline {
         out
     }
 
+    /// Resizes the pane's model and pty. The model thread does both (the model first,
+    /// so every byte the child writes after its SIGWINCH is parsed at the new size), so
+    /// it is the pty's only resizer and a program's own resize (DECCOLM) cannot leave
+    /// the pty and the model apart.
     pub fn resize(&self, pane: PaneId, size: TermSize) {
-        // The model resizes before any byte the child writes after SIGWINCH is read.
         let _ = self.model_tx.send(ModelMsg::Resize { pane, size });
-        self.with_pane(pane, |p| {
-            let _ = p.master.resize(session::pty_size(size));
-        });
     }
 
     /// Shows (reveal: a snapshot, then frames) or parks a pane.

@@ -3,12 +3,13 @@
 //! the pty, reports facts, and delivers to visible panes one credit at a time.
 
 use std::collections::{HashMap, VecDeque};
+use std::os::fd::{AsFd, OwnedFd};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{Receiver, Sender, TryRecvError};
 use std::time::Instant;
 
-use crate::model::TermEvent;
+use crate::model::{TermEvent, TermSize};
 
 use super::credit::Credit;
 use super::delivery::Slot;
@@ -50,6 +51,11 @@ pub struct PaneEntry {
     unseen_reported: bool,
     /// Running / waiting / done / idle facts (`activity.rs`), shared with readers.
     pub activity: Arc<super::activity::ActivityCell>,
+    /// The pty master, whose window size this thread alone sets (`None` in tests
+    /// without a pty).
+    pty: Option<Arc<OwnedFd>>,
+    /// The size the pty was last given: always the model's size after a parse step.
+    pty_size: TermSize,
 }
 
 impl PaneEntry {
@@ -61,7 +67,6 @@ impl PaneEntry {
         writer: Arc<PtyWriter>,
     ) -> Self {
         PaneEntry {
-            core,
             credit,
             stats,
             slot,
@@ -71,7 +76,51 @@ impl PaneEntry {
             last_read_at: None,
             unseen_reported: false,
             activity: Arc::default(),
+            pty: None,
+            pty_size: core.term.size(),
+            core,
         }
+    }
+
+    /// The pty master whose window size follows the model's.
+    pub fn with_pty(mut self, fd: Arc<OwnedFd>) -> Self {
+        self.pty = Some(fd);
+        self
+    }
+
+    /// Gives the pty the model's size if it has another one (the kernel signals the
+    /// child only on a change). Returns the size when it changed.
+    fn size_pty_to_model(&mut self) -> Option<TermSize> {
+        let size = self.core.term.size();
+        if size == self.pty_size {
+            return None;
+        }
+        self.pty_size = size;
+        if let Some(fd) = &self.pty {
+            // A pty whose child is gone refuses: nothing is left to tell.
+            let _ = super::session::set_winsize(fd.as_fd(), size);
+        }
+        Some(size)
+    }
+
+    /// After a parse step: a program that changed its page size (DECCOLM, DECSCPP,
+    /// DECSLPP resize the model) gets the pty resized to match, and the UI is told; a
+    /// size asked for with XTWINOPS 8 goes to the UI as a request. Returns whether a
+    /// fact was sent.
+    fn follow_program_size(&mut self, events: &FactBox, pane: PaneId) -> bool {
+        let requested = self.core.term.take_resize_request();
+        let mut told = false;
+        if let Some(size) = self.size_pty_to_model() {
+            told = true;
+            let _ = events.send(PaneEvent::Resized { pane, size });
+        }
+        if let Some(size) = requested
+            && size != self.core.term.size()
+        {
+            told = true;
+            let _ = events.send(PaneEvent::ResizeRequested { pane, size });
+        }
+        told
     }
 }
 
@@ -366,6 +415,7 @@ impl ModelThread {
                     // Bytes already read were produced for the old size: parse them first.
                     Self::drain_queue(p, &self.buffers, &self.events, self.epoch, pane);
                     p.core.resize(size);
+                    p.size_pty_to_model();
                     self.crumbs
                         .push(pane.0, format!("resize {}x{}", size.cols, size.rows));
                     self.deliver(pane);
@@ -595,6 +645,9 @@ impl ModelThread {
                 now.saturating_duration_since(epoch).as_nanos() as u64,
                 Ordering::Relaxed,
             );
+            // Before the replies: a program that asks CPR after DECCOLM and then reads
+            // TIOCGWINSZ sees the new size.
+            told |= p.follow_program_size(events, pane);
             if !parsed.replies.is_empty() {
                 p.writer.write(&parsed.replies);
                 p.stats.replies_sent.fetch_add(1, Ordering::Relaxed);

@@ -108,6 +108,20 @@ pub fn pty_size(size: TermSize) -> PtySize {
     }
 }
 
+/// Sets the pty's window size (TIOCSWINSZ on the master; the kernel sends SIGWINCH to
+/// the foreground process group when it changed).
+pub fn set_winsize(fd: BorrowedFd<'_>, size: TermSize) -> std::io::Result<()> {
+    let size = pty_size(size);
+    let winsize = rustix::termios::Winsize {
+        ws_row: size.rows,
+        ws_col: size.cols,
+        ws_xpixel: size.pixel_width,
+        ws_ypixel: size.pixel_height,
+    };
+    rustix::termios::tcsetwinsize(fd, winsize)?;
+    Ok(())
+}
+
 pub fn set_nonblocking(fd: BorrowedFd<'_>) -> std::io::Result<()> {
     let flags = fcntl_getfl(fd)?;
     fcntl_setfl(fd, flags | OFlags::NONBLOCK)?;
