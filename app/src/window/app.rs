@@ -42,6 +42,7 @@ mod config;
 mod desktop;
 mod facts;
 mod overlay;
+mod page;
 mod panes;
 mod queries;
 mod run;

@@ -7,6 +7,7 @@ use tern_core::model::{ShellMark, TermEvent};
 use tern_core::pipeline::{PaneEvent, PaneId};
 
 use super::overlay::Overlay;
+use super::page::PageSize;
 use super::{PROCESS_REFRESH, TernApp};
 
 impl TernApp {
@@ -14,12 +15,15 @@ impl TernApp {
     pub(super) fn route_events(&mut self, ctx: &egui::Context) {
         let mut clipboard_requests = Vec::new();
         let mut notes = Vec::new();
+        let mut page_sizes = Vec::new();
         for event in self.pipeline.poll_events() {
             let pane = match &event {
                 PaneEvent::Fact { pane, .. }
                 | PaneEvent::Exited { pane, .. }
                 | PaneEvent::Error { pane, .. }
-                | PaneEvent::UnseenOutput { pane } => *pane,
+                | PaneEvent::UnseenOutput { pane }
+                | PaneEvent::Resized { pane, .. }
+                | PaneEvent::ResizeRequested { pane, .. } => *pane,
             };
             let hidden = !self.shown.contains(&pane);
             let Some(p) = self.panes.get_mut(&pane) else {
@@ -56,7 +60,14 @@ impl TernApp {
                 }
                 PaneEvent::Error { message, .. } => p.exited = Some(format!("[error: {message}]")),
                 PaneEvent::UnseenOutput { .. } => p.badges.unseen_output |= hidden,
+                PaneEvent::Resized { size, .. } => page_sizes.push((pane, size, PageSize::Set)),
+                PaneEvent::ResizeRequested { size, .. } => {
+                    page_sizes.push((pane, size, PageSize::Asked))
+                }
             }
+        }
+        for (pane, size, how) in page_sizes {
+            self.follow_page_size(ctx, pane, size, how);
         }
         for (pane, request) in clipboard_requests {
             self.clipboard_request(ctx, pane, request);

@@ -33,6 +33,16 @@ mod selection;
 /// longer).
 const REVEAL_WAIT: std::time::Duration = std::time::Duration::from_millis(4);
 
+/// A page size the pane's program set (DECCOLM, DECSCPP, DECSLPP) while the window was
+/// asked to resize for it: until the pane's rectangle changes (the window answered) or
+/// `until` passes (the window manager did not), the pane keeps that size instead of
+/// the one its rectangle fits, so the pty does not go back and forth.
+#[derive(Clone, Copy, Debug)]
+struct PageHold {
+    rect_size: egui::Vec2,
+    until: Instant,
+}
+
 /// What every pane draws with this frame, lent by the app.
 pub struct PaneCx<'a> {
     pub metrics: &'a Metrics,
@@ -62,7 +72,12 @@ pub struct PaneUi {
     pipeline: Arc<Pipeline>,
     /// The model's deliveries; `None` while parked (the view is freed).
     view: Option<PaneView>,
+    /// The size the model and the pty were last given.
     grid: Option<TermSize>,
+    /// Where the pane was last drawn, and the grid that fits there.
+    rect: Option<egui::Rect>,
+    fits: Option<TermSize>,
+    page_hold: Option<PageHold>,
     pub exited: Option<String>,
     /// OSC 0/2 title ("" when the program cleared it).
     pub title: String,
@@ -110,6 +125,9 @@ impl PaneUi {
             pipeline,
             view: None,
             grid: None,
+            rect: None,
+            fits: None,
+            page_hold: None,
             exited: None,
             title: String::new(),
             cwd_reported: None,
@@ -144,6 +162,38 @@ impl PaneUi {
 
     pub fn scroll_offset(&self) -> usize {
         self.viewport.offset
+    }
+
+    /// Where the pane was last drawn (`None` before its first frame).
+    pub fn rect(&self) -> Option<egui::Rect> {
+        self.rect
+    }
+
+    /// The grid that fits where the pane was last drawn.
+    pub fn fits(&self) -> Option<TermSize> {
+        self.fits
+    }
+
+    /// The program set its page to `size` (the model and the pty have it) and the
+    /// window was asked to resize to show it: the pane keeps `size` until its rectangle
+    /// changes or `until`, then takes what its rectangle fits.
+    pub fn hold_page(&mut self, size: TermSize, until: Instant) {
+        self.grid = Some(size);
+        self.page_hold = self.rect.map(|r| PageHold {
+            rect_size: r.size(),
+            until,
+        });
+    }
+
+    /// The program set its page size but the window does not follow: the model and
+    /// the pty go back to what the pane's rectangle fits (a pane never drawn takes its
+    /// size when it is first drawn).
+    pub fn refuse_page(&mut self) {
+        self.page_hold = None;
+        if let Some(size) = self.fits.or(self.grid) {
+            self.grid = Some(size);
+            self.pipeline.resize(self.id, size);
+        }
     }
 
     /// Lines scrolled up, with the part of a line a touchpad scrolled.
@@ -333,7 +383,14 @@ impl PaneUi {
         let cols = ((rect.width() / m.cell.x).floor() as usize).max(2);
         let rows = ((rect.height() / m.cell.y).floor() as usize).max(1);
         let size = TermSize::new(cols, rows);
-        if self.grid != Some(size) {
+        self.rect = Some(rect);
+        self.fits = Some(size);
+        if let Some(hold) = self.page_hold
+            && (hold.rect_size != rect.size() || Instant::now() >= hold.until)
+        {
+            self.page_hold = None;
+        }
+        if self.page_hold.is_none() && self.grid != Some(size) {
             self.grid = Some(size);
             self.pipeline.resize(self.id, size);
         }
