@@ -181,3 +181,15 @@ fn tern_variables_are_not_inherited_by_children() {
     assert!(screen.contains("listed"), "{screen}");
     assert_eq!(screen.lines().next().map(str::trim), Some("1"), "{screen}");
 }
+
+#[test]
+fn deccolm_gives_the_pty_132_columns_in_headless_mode() {
+    let out = tern()
+        .args(["--headless", "--cols", "80", "--rows", "24", "--dump-screen", "-", "--"])
+        .args(["sh", "-c", "stty raw -echo; printf '\\033[?40h\\033[?3h\\033[6n'; dd bs=1 count=6 >/dev/null 2>&1; stty sane; echo; stty size"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run tern");
+    let screen = String::from_utf8_lossy(&out.stdout);
+    assert!(screen.contains("24 132"), "{screen}");
+}
