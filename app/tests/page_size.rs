@@ -126,7 +126,11 @@ fn deccolm_in_a_pane_alone_resizes_the_window_to_132_columns_and_back() {
     step_until(&mut h, "80 columns", |h| {
         grid(h).is_some_and(|g| g.cols == 80) && grid(h) == fits(h)
     });
-    assert!(window(&h).x < WINDOW.x, "the window narrowed: {:?}", window(&h));
+    assert!(
+        window(&h).x < WINDOW.x,
+        "the window narrowed: {:?}",
+        window(&h)
+    );
     stty_says(&mut h, TermSize::new(80, rows));
 }
 
@@ -164,7 +168,9 @@ fn in_a_split_the_pane_keeps_its_rectangle_and_the_program_gets_what_fits() {
     // The pty has the half before DECCOLM (which clears the screen).
     enter(&mut h);
     let line = format!("{} {}", half.rows, half.cols);
-    step_until(&mut h, "stty size says the half", |h| screen(h).contains(&line));
+    step_until(&mut h, "stty size says the half", |h| {
+        screen(h).contains(&line)
+    });
     enter(&mut h);
     step_until(&mut h, "DECCOLM cleared the screen", |h| {
         !screen(h).contains(&line)

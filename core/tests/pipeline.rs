@@ -501,7 +501,10 @@ fn size_after(request: &str) -> String {
 #[test]
 fn deccolm_resizes_the_pty_before_the_next_reply_and_tells_the_ui() {
     let (screen, sizes) = run_collecting_sizes(&size_after("\\033[?40h\\033[?3h"));
-    assert!(screen.contains("24 132"), "stty size after DECCOLM: {screen}");
+    assert!(
+        screen.contains("24 132"),
+        "stty size after DECCOLM: {screen}"
+    );
     assert_eq!(
         sizes.last(),
         Some(&PaneEvent::Resized {
@@ -511,13 +514,19 @@ fn deccolm_resizes_the_pty_before_the_next_reply_and_tells_the_ui() {
     );
     // DECSLPP the same way: 30 lines.
     let (screen, _) = run_collecting_sizes(&size_after("\\033[30t"));
-    assert!(screen.contains("30 80"), "stty size after DECSLPP: {screen}");
+    assert!(
+        screen.contains("30 80"),
+        "stty size after DECSLPP: {screen}"
+    );
 }
 
 #[test]
 fn xtwinops_8_is_only_a_request_the_pty_keeps_its_size() {
     let (screen, sizes) = run_collecting_sizes(&size_after("\\033[8;30;100t"));
-    assert!(screen.contains("24 80"), "stty size after CSI 8 t: {screen}");
+    assert!(
+        screen.contains("24 80"),
+        "stty size after CSI 8 t: {screen}"
+    );
     assert_eq!(
         sizes,
         vec![PaneEvent::ResizeRequested {
