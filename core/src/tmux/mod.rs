@@ -4,10 +4,12 @@
 //!
 //! - [`escape`]: tmux's octal escaping of pane output, decoded to exact bytes.
 //! - [`layout`]: layout strings (`8205,80x24,0,0{…}`) as a split tree.
+//! - [`notification`]: notification lines (`%window-add @1`, `%layout-change …`).
 //! - [`parser`]: the streaming protocol parser: command reply blocks
 //!   (`%begin … %end|%error`), pane output, notifications, typed errors.
 //! - [`command`]: the commands tern sends, built so that no argument can break the
 //!   command line, their replies parsed; the tmux version check.
+//! - [`events`]: what a session reports (replies, changes, errors).
 //! - [`session`]: [`ControlSession`], the state (windows, panes, layouts, paused
 //!   panes) kept from what tmux says, each pane's bytes handed to its own sink, each
 //!   reply matched to the command that caused it.
@@ -18,16 +20,19 @@
 
 pub mod command;
 pub mod escape;
+pub mod events;
 pub mod layout;
+pub mod notification;
 pub mod parser;
 pub mod session;
 
 use std::fmt;
 
 pub use command::{Command, FlowAction, SplitDirection, TmuxVersion, VersionError};
+pub use events::{CommandId, Event, ReplyError, Response, SendError, SessionError};
 pub use layout::{CellContent, Layout, LayoutCell, LayoutError};
 pub use parser::{Message, Notification, Parser, ProtocolError, ReplyBlock};
-pub use session::{CommandId, ControlSession, Event, PaneSink, Response, SessionConfig};
+pub use session::{ControlSession, PaneSink, PaneState, SessionConfig, WindowState};
 
 /// A tmux pane id (`%3` is `PaneId(3)`): unique in the server, never reused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
