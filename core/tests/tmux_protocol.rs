@@ -447,21 +447,77 @@ fn output_for_a_pane_tmux_does_not_list_is_an_error_and_the_session_goes_on() {
 }
 
 #[test]
-fn held_output_is_bounded() {
-    let (mut s, _, _) = attached();
+fn held_output_is_bounded_and_what_it_dropped_is_counted() {
+    let (mut s, _, outputs) = attached();
+    s.feed(b"%window-add @1\n");
     let big = encode_output(&vec![b'z'; 1 << 20]);
-    for _ in 0..6 {
-        let mut line = b"%output %9 ".to_vec();
-        line.extend_from_slice(&big);
-        line.push(b'\n');
-        s.feed(&line);
+    for (pane, lines) in [(1, 6), (9, 1)] {
+        for _ in 0..lines {
+            let mut line = format!("%output %{pane} ").into_bytes();
+            line.extend_from_slice(&big);
+            line.push(b'\n');
+            s.feed(&line);
+        }
     }
-    let events = s.feed(&reply(262, &[window_line(0, "80x24,0,0,0", "bash")]));
-    let [Event::Error(SessionError::UnknownPane { bytes, .. })] = &events[..] else {
-        panic!("{events:?}")
-    };
-    assert_eq!(*bytes, 6 << 20, "every byte is counted, held or dropped");
-    assert!(MAX_HELD_BYTES < 6 << 20);
+    let events = s.feed(&reply(
+        262,
+        &[
+            window_line(0, "80x24,0,0,0", "bash"),
+            window_line(1, "80x24,0,0,1", "two"),
+        ],
+    ));
+    let kept = outputs.lock().unwrap()[&PaneId(1)].len();
+    assert!(kept <= MAX_HELD_BYTES, "{kept} bytes held");
+    let mut dropped = 0;
+    let mut unknown = 0;
+    for e in &events {
+        match e {
+            Event::Error(SessionError::HeldOutputDropped {
+                pane: PaneId(1),
+                bytes,
+            }) => dropped += bytes,
+            Event::Error(SessionError::UnknownPane {
+                pane: PaneId(9),
+                bytes,
+            }) => unknown += bytes,
+            _ => {}
+        }
+    }
+    assert_eq!(
+        kept + dropped,
+        6 << 20,
+        "every byte of %1 delivered or counted: {events:?}"
+    );
+    assert_eq!(unknown, 1 << 20, "every byte of %9 counted: {events:?}");
+}
+
+#[test]
+fn the_sessions_own_commands_report_their_failures() {
+    let (mut s, _, _) = session(&SessionConfig {
+        pause_after_secs: Some(1),
+        size: None,
+    });
+    let mut stream = b"%begin 1 5 1\nunknown flag: pause-after\n%error 1 5 1\n".to_vec();
+    stream.extend_from_slice(&reply(
+        6,
+        &[window_line(0, "80x24,0,0,0", "ok"), "@7 garbled".into()],
+    ));
+    let events = s.feed(&stream);
+    assert_eq!(
+        events[0],
+        Event::Error(SessionError::OwnCommandFailed {
+            command: "refresh-client -f pause-after=1".into(),
+            message: "unknown flag: pause-after".into()
+        })
+    );
+    assert!(
+        matches!(&events[1], Event::Error(SessionError::OwnCommandFailed { message, .. }) if message.contains("@7 garbled")),
+        "{events:?}"
+    );
+    assert!(
+        s.window(WindowId(0)).is_some(),
+        "the lines that parse still count"
+    );
 }
 
 #[test]

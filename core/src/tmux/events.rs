@@ -89,8 +89,10 @@ pub enum SessionError {
     UnexpectedReply {
         number: u64,
     },
-    /// The session's own `list-windows` failed.
-    SyncFailed {
+    /// A command the session sent for itself (`list-windows`, the configured
+    /// `refresh-client`) failed, or a line of its reply did not parse.
+    OwnCommandFailed {
+        command: String,
         message: String,
     },
 }
@@ -111,7 +113,9 @@ impl fmt::Display for SessionError {
             SessionError::UnexpectedReply { number } => {
                 write!(f, "reply {number} to no command sent")
             }
-            SessionError::SyncFailed { message } => write!(f, "list-windows failed: {message}"),
+            SessionError::OwnCommandFailed { command, message } => {
+                write!(f, "`{command}` failed: {message}")
+            }
         }
     }
 }

@@ -103,8 +103,8 @@ struct Held {
 struct Pending {
     id: CommandId,
     kind: ReplyKind,
-    /// Sent by the session for itself: no [`Event::Reply`].
-    internal: bool,
+    /// Sent by the session for itself (this command line): no [`Event::Reply`].
+    internal: Option<String>,
 }
 
 /// One control-mode client. See the module documentation.
@@ -198,7 +198,7 @@ impl ControlSession {
         let mut events = self.handle(&mut messages);
         self.messages = messages;
         for pending in std::mem::take(&mut self.pending) {
-            if !pending.internal {
+            if pending.internal.is_none() {
                 events.push(Event::Reply {
                     id: pending.id,
                     result: Err(ReplyError::Disconnected),
@@ -265,6 +265,8 @@ impl ControlSession {
         self.writer.flush()?;
         let id = CommandId(self.next_id);
         self.next_id += 1;
+        line.pop();
+        let internal = internal.then_some(line);
         self.pending.push_back(Pending { id, kind, internal });
         Ok(id)
     }
@@ -281,7 +283,8 @@ impl ControlSession {
 
     fn request_sync(&mut self, events: &mut Vec<Event>) {
         if let Err(e) = self.sync() {
-            events.push(Event::Error(SessionError::SyncFailed {
+            events.push(Event::Error(SessionError::OwnCommandFailed {
+                command: String::from("list-windows"),
                 message: e.to_string(),
             }));
         }
@@ -432,6 +435,10 @@ impl ControlSession {
             }));
             return;
         };
+        if let Some(command) = pending.internal {
+            self.own_reply(&command, pending.kind, block, events);
+            return;
+        }
         let result = if block.ok {
             parse_response(pending.kind, block.lines)
         } else {
@@ -439,34 +446,50 @@ impl ControlSession {
                 message: block.text(),
             })
         };
-        if pending.kind == ReplyKind::Windows {
-            if pending.internal {
-                self.syncs_in_flight = self.syncs_in_flight.saturating_sub(1);
-            }
-            match &result {
-                Ok(Response::Windows(infos)) => self.apply_windows(infos, events),
-                Ok(_) => {}
-                Err(e) if pending.internal => {
-                    let message = match e {
-                        ReplyError::Failed { message } => message.clone(),
-                        ReplyError::Malformed { line } => {
-                            format!("unreadable line {:?}", String::from_utf8_lossy(line))
-                        }
-                        ReplyError::Disconnected => String::from("disconnected"),
-                    };
-                    events.push(Event::Error(SessionError::SyncFailed { message }));
+        if let Ok(Response::Windows(infos)) = &result {
+            self.apply_windows(infos, events);
+        }
+        events.push(Event::Reply {
+            id: pending.id,
+            result,
+        });
+    }
+
+    /// A reply to the session's own command: a window list is applied line by line
+    /// (a line that does not parse is reported and skipped, the rest still counts).
+    fn own_reply(
+        &mut self,
+        command: &str,
+        kind: ReplyKind,
+        block: ReplyBlock,
+        events: &mut Vec<Event>,
+    ) {
+        let failed = |message: String| {
+            Event::Error(SessionError::OwnCommandFailed {
+                command: command.to_owned(),
+                message,
+            })
+        };
+        if !block.ok {
+            events.push(failed(block.text()));
+        } else if kind == ReplyKind::Windows {
+            let mut infos = Vec::new();
+            for line in &block.lines {
+                match WindowInfo::parse(line) {
+                    Some(info) => infos.push(info),
+                    None => events.push(failed(format!(
+                        "unreadable line {:?}",
+                        String::from_utf8_lossy(line)
+                    ))),
                 }
-                Err(_) => {}
             }
+            self.apply_windows(&infos, events);
+        }
+        if kind == ReplyKind::Windows {
+            self.syncs_in_flight = self.syncs_in_flight.saturating_sub(1);
             if self.syncs_in_flight == 0 {
                 self.release_held(events);
             }
-        }
-        if !pending.internal {
-            events.push(Event::Reply {
-                id: pending.id,
-                result,
-            });
         }
     }
 
