@@ -7,7 +7,7 @@ use super::command::{CommandError, PaneInfo, WindowInfo};
 use super::parser::{Notification, ProtocolError};
 use super::{PaneId, SessionId, WindowId};
 
-/// Names a command sent with [`ControlSession::send`], to match its [`Event::Reply`].
+/// Names a command sent with [`ControlSession::send`](super::ControlSession::send), to match its [`Event::Reply`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct CommandId(pub u64);
 
@@ -135,7 +135,7 @@ pub enum Event {
         window: WindowId,
         name: String,
     },
-    /// The window's layout is new (read it with [`ControlSession::window`]).
+    /// The window's layout is new (read it with [`ControlSession::window`](super::ControlSession::window)).
     LayoutChanged(WindowId),
     ActivePaneChanged {
         window: WindowId,
