@@ -9,6 +9,7 @@
 //! - [`security`]: what programs may make tern do outside a pane (links, clipboard).
 //! - [`session`]: saved layouts (worktrees, tabs, split trees), written atomically.
 //! - [`remote`]: the `tern msg` protocol, its socket server and client.
+//! - [`tmux`]: a tmux control-mode client (remote panes through `tmux -C`), no transport.
 
 pub mod atomic_file;
 pub mod config;
@@ -25,5 +26,6 @@ pub mod remote;
 pub mod security;
 pub mod session;
 pub mod shell_integration;
+pub mod tmux;
 pub mod workspace;
 pub mod worktree;

@@ -42,3 +42,11 @@ fn config_corpus_parses_or_errors_and_roundtrips() {
 fn input_corpus_encodes_without_panics_or_escapes() {
     replay("input", fuzz_checks::input);
 }
+
+#[path = "fuzz_checks/tmux.rs"]
+mod tmux_checks;
+
+#[test]
+fn tmux_corpus_parses_alike_in_any_chunks_without_panics() {
+    replay("tmux", tmux_checks::tmux);
+}

@@ -1,0 +1,72 @@
+//! A tmux control-mode client (`tmux -C` / `tmux -CC`), without a window and without a
+//! transport: it is handed the bytes tmux writes and a writer for the commands it
+//! sends, so the same code serves a local `tmux -C` child and, later, `ssh host tmux`.
+//!
+//! - [`escape`]: tmux's octal escaping of pane output, decoded to exact bytes.
+//! - [`layout`]: layout strings (`8205,80x24,0,0{…}`) as a split tree.
+//! - [`notification`]: notification lines (`%window-add @1`, `%layout-change …`).
+//! - [`parser`]: the streaming protocol parser: command reply blocks
+//!   (`%begin … %end|%error`), pane output, notifications, typed errors.
+//! - [`command`]: the commands tern sends, built so that no argument can break the
+//!   command line, their replies parsed; the tmux version check.
+//! - [`events`]: what a session reports (replies, changes, errors).
+//! - [`session`]: [`ControlSession`], the state (windows, panes, layouts, paused
+//!   panes) kept from what tmux says, each pane's bytes handed to its own sink, each
+//!   reply matched to the command that caused it.
+//!
+//! Control mode needs no terminal with `-C` (pipes are enough); `-CC` insists on one
+//! (`tcgetattr failed` otherwise), wraps the stream in `ESC P 1000 p … ESC \` and, over
+//! a pty, ends lines in `\r\n`. The parser accepts both forms.
+
+pub mod command;
+pub mod escape;
+pub mod events;
+pub mod layout;
+pub mod notification;
+pub mod parser;
+pub mod session;
+
+use std::fmt;
+
+pub use command::{Command, FlowAction, SplitDirection, TmuxVersion, VersionError};
+pub use events::{CommandId, Event, ReplyError, Response, SendError, SessionError};
+pub use layout::{CellContent, Layout, LayoutCell, LayoutError};
+pub use parser::{Message, Notification, Parser, ProtocolError, ReplyBlock};
+pub use session::{ControlSession, PaneSink, PaneState, SessionConfig, WindowState};
+
+/// A tmux pane id (`%3` is `PaneId(3)`): unique in the server, never reused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PaneId(pub u32);
+
+/// A tmux window id (`@2`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct WindowId(pub u32);
+
+/// A tmux session id (`$1`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SessionId(pub u32);
+
+macro_rules! sigil_id {
+    ($ty:ident, $sigil:literal) => {
+        impl $ty {
+            /// Parses the id as tmux writes it, sigil first.
+            pub fn parse(text: &str) -> Option<$ty> {
+                let digits = text.strip_prefix($sigil)?;
+                if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                    return None;
+                }
+                digits.parse().ok().map($ty)
+            }
+        }
+
+        impl fmt::Display for $ty {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, concat!($sigil, "{}"), self.0)
+            }
+        }
+    };
+}
+
+sigil_id!(PaneId, "%");
+sigil_id!(WindowId, "@");
+sigil_id!(SessionId, "$");

@@ -1,0 +1,588 @@
+//! [`ControlSession`]: one control-mode client's view of a tmux session.
+//!
+//! It owns no thread and no transport. Its owner reads tmux's bytes from wherever they
+//! come (a local `tmux -C` child's stdout, later `ssh`'s) and hands them to
+//! [`ControlSession::feed`]; commands go out through the writer it was given. What
+//! it keeps: the windows (index, name, layout, active pane), the panes (window,
+//! paused), the session's id and name, the commands waiting for their replies.
+//!
+//! **Pane output** goes to that pane's own [`PaneSink`], made by the factory the
+//! session was given when the pane first appears in a layout, so each pane's bytes
+//! can go through tern's model exactly like a pty's.
+//!
+//! **What tmux says is authoritative.** The window list is learnt with `list-windows`
+//! (sent on start, and again when a window appears that the session has not seen or
+//! the attached session changes); panes are the leaves of the windows' layouts, from
+//! those replies and from `%layout-change`. Output can arrive before the layout that
+//! names its pane (tmux sends `%output` for a new window's pane before anything else
+//! about it), so output for a pane not known yet is held (at most
+//! [`MAX_HELD_BYTES`]) until the next `list-windows` reply: then it goes to the pane's
+//! sink, in order, or, if tmux does not list that pane, is dropped with
+//! [`SessionError::UnknownPane`]. A `list-windows` reply that arrives after the line
+//! that raised the question was run after it, so one request in flight answers every
+//! question raised while it is out.
+//!
+//! **Replies** are matched to commands in order (tmux runs a client's commands one
+//! after another and answers each with one block); blocks with flags 0 (the command
+//! tmux was started with) belong to no command of ours and are skipped.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::io::Write;
+
+use super::command::{Command, WindowInfo};
+pub use super::events::{CommandId, Event, ReplyError, Response, SendError, SessionError};
+use super::events::{ReplyKind, parse_response};
+use super::layout::Layout;
+use super::parser::{Message, Notification, Parser, ReplyBlock};
+use super::{PaneId, SessionId, WindowId};
+
+/// Most bytes of output held for panes not known yet (all such panes together).
+pub const MAX_HELD_BYTES: usize = 4 << 20;
+/// What one held pane costs besides its bytes, in the count against
+/// [`MAX_HELD_BYTES`].
+const HELD_ENTRY_BYTES: usize = 64;
+
+/// Where a pane's decoded output goes.
+pub trait PaneSink: Send {
+    fn output(&mut self, bytes: &[u8]);
+}
+
+impl<F: FnMut(&[u8]) + Send> PaneSink for F {
+    fn output(&mut self, bytes: &[u8]) {
+        self(bytes)
+    }
+}
+
+/// Makes the sink of a pane when it first appears.
+pub type SinkFactory = Box<dyn FnMut(PaneId) -> Box<dyn PaneSink> + Send>;
+
+/// What the session asks of tmux when it starts.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SessionConfig {
+    /// `refresh-client -f pause-after=N`: tmux pauses a pane whose output is this
+    /// many seconds behind (and sends `%extended-output`).
+    pub pause_after_secs: Option<u32>,
+    /// `refresh-client -C COLSxROWS`: the size this client gives its windows.
+    pub size: Option<(u16, u16)>,
+}
+
+/// A window as the session knows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WindowState {
+    pub id: WindowId,
+    /// Unknown until `list-windows` answers.
+    pub index: Option<u32>,
+    pub name: String,
+    /// Unknown for a window just added, until its layout arrives.
+    pub layout: Option<Layout>,
+    /// What is shown (only the zoomed pane while one is zoomed).
+    pub visible_layout: Option<Layout>,
+    pub active_pane: Option<PaneId>,
+}
+
+/// A pane as the session knows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PaneState {
+    pub id: PaneId,
+    pub window: WindowId,
+    /// tmux sends none of its output until continued.
+    pub paused: bool,
+}
+
+struct PaneEntry {
+    state: PaneState,
+    sink: Box<dyn PaneSink>,
+}
+
+#[derive(Default)]
+struct Held {
+    bytes: Vec<u8>,
+    dropped: usize,
+}
+
+struct Pending {
+    id: CommandId,
+    kind: ReplyKind,
+    /// Sent by the session for itself (this command line): no [`Event::Reply`].
+    internal: Option<String>,
+}
+
+/// One control-mode client. See the module documentation.
+pub struct ControlSession {
+    parser: Parser,
+    writer: Box<dyn Write + Send>,
+    sinks: SinkFactory,
+    pending: VecDeque<Pending>,
+    next_id: u64,
+    windows: BTreeMap<WindowId, WindowState>,
+    panes: BTreeMap<PaneId, PaneEntry>,
+    held: BTreeMap<PaneId, Held>,
+    held_bytes: usize,
+    syncs_in_flight: usize,
+    session: Option<(SessionId, String)>,
+    active_window: Option<WindowId>,
+    exit: Option<Option<String>>,
+    messages: Vec<Message>,
+}
+
+impl ControlSession {
+    /// Starts a session over `writer` (tmux's stdin): sets the configured flags and
+    /// size and asks for the window list.
+    pub fn new(
+        writer: Box<dyn Write + Send>,
+        config: &SessionConfig,
+        sinks: SinkFactory,
+    ) -> Result<ControlSession, SendError> {
+        let mut session = ControlSession {
+            parser: Parser::new(),
+            writer,
+            sinks,
+            pending: VecDeque::new(),
+            next_id: 0,
+            windows: BTreeMap::new(),
+            panes: BTreeMap::new(),
+            held: BTreeMap::new(),
+            held_bytes: 0,
+            syncs_in_flight: 0,
+            session: None,
+            active_window: None,
+            exit: None,
+            messages: Vec::new(),
+        };
+        if let Some(seconds) = config.pause_after_secs {
+            session.send_internal(&Command::PauseAfter { seconds }, ReplyKind::Done)?;
+        }
+        if let Some((cols, rows)) = config.size {
+            session.send_internal(&Command::ResizeClient { cols, rows }, ReplyKind::Done)?;
+        }
+        session.sync()?;
+        Ok(session)
+    }
+
+    /// Sends `command`; its reply comes as an [`Event::Reply`] with the returned id.
+    pub fn send(&mut self, command: Command) -> Result<CommandId, SendError> {
+        let kind = match command {
+            Command::CapturePane { .. } => ReplyKind::Screen,
+            Command::ListWindows => ReplyKind::Windows,
+            Command::ListPanes { .. } => ReplyKind::Panes,
+            Command::SplitWindow { .. } => ReplyKind::NewPane,
+            Command::NewWindow { .. } => ReplyKind::NewWindow,
+            _ => ReplyKind::Done,
+        };
+        self.write_command(&command, kind, false)
+    }
+
+    /// Sends `bytes` to the pane's program, in as many `send-keys` as it takes.
+    pub fn send_keys(&mut self, pane: PaneId, bytes: &[u8]) -> Result<Vec<CommandId>, SendError> {
+        Command::send_keys(pane, bytes)
+            .into_iter()
+            .map(|c| self.send(c))
+            .collect()
+    }
+
+    /// Parses `bytes` from tmux: output goes to the panes' sinks, the rest comes back
+    /// as events.
+    pub fn feed(&mut self, bytes: &[u8]) -> Vec<Event> {
+        let mut messages = std::mem::take(&mut self.messages);
+        self.parser.feed(bytes, &mut messages);
+        let events = self.handle(&mut messages);
+        self.messages = messages;
+        events
+    }
+
+    /// The stream ended: what was cut short is reported, commands still waiting get
+    /// [`ReplyError::Disconnected`], held output is dropped.
+    pub fn finish(&mut self) -> Vec<Event> {
+        let mut messages = std::mem::take(&mut self.messages);
+        self.parser.finish(&mut messages);
+        let mut events = self.handle(&mut messages);
+        self.messages = messages;
+        for pending in std::mem::take(&mut self.pending) {
+            if pending.internal.is_none() {
+                events.push(Event::Reply {
+                    id: pending.id,
+                    result: Err(ReplyError::Disconnected),
+                });
+            }
+        }
+        self.syncs_in_flight = 0;
+        self.release_held(&mut events);
+        events
+    }
+
+    pub fn windows(&self) -> impl Iterator<Item = &WindowState> {
+        self.windows.values()
+    }
+
+    pub fn window(&self, id: WindowId) -> Option<&WindowState> {
+        self.windows.get(&id)
+    }
+
+    pub fn panes(&self) -> impl Iterator<Item = &PaneState> {
+        self.panes.values().map(|p| &p.state)
+    }
+
+    pub fn pane(&self, id: PaneId) -> Option<&PaneState> {
+        self.panes.get(&id).map(|p| &p.state)
+    }
+
+    /// The attached session's id and name, once tmux said.
+    pub fn session(&self) -> Option<(SessionId, &str)> {
+        self.session.as_ref().map(|(id, name)| (*id, name.as_str()))
+    }
+
+    pub fn active_window(&self) -> Option<WindowId> {
+        self.active_window
+    }
+
+    /// `Some(reason)` once tmux sent `%exit`.
+    pub fn exit(&self) -> Option<Option<&str>> {
+        self.exit.as_ref().map(Option::as_deref)
+    }
+
+    /// Commands sent whose replies have not come (the session's own included).
+    pub fn commands_in_flight(&self) -> usize {
+        self.pending.len()
+    }
+
+    fn send_internal(
+        &mut self,
+        command: &Command,
+        kind: ReplyKind,
+    ) -> Result<CommandId, SendError> {
+        self.write_command(command, kind, true)
+    }
+
+    fn write_command(
+        &mut self,
+        command: &Command,
+        kind: ReplyKind,
+        internal: bool,
+    ) -> Result<CommandId, SendError> {
+        let mut line = command.line().map_err(SendError::Command)?;
+        line.push('\n');
+        self.writer.write_all(line.as_bytes())?;
+        self.writer.flush()?;
+        let id = CommandId(self.next_id);
+        self.next_id += 1;
+        line.pop();
+        let internal = internal.then_some(line);
+        self.pending.push_back(Pending { id, kind, internal });
+        Ok(id)
+    }
+
+    /// Asks for the window list unless a request is already out (its reply, coming
+    /// after whatever raised the question, answers it too).
+    fn sync(&mut self) -> Result<(), SendError> {
+        if self.syncs_in_flight == 0 {
+            self.send_internal(&Command::ListWindows, ReplyKind::Windows)?;
+            self.syncs_in_flight += 1;
+        }
+        Ok(())
+    }
+
+    fn request_sync(&mut self, events: &mut Vec<Event>) {
+        if let Err(e) = self.sync() {
+            events.push(Event::Error(SessionError::OwnCommandFailed {
+                command: String::from("list-windows"),
+                message: e.to_string(),
+            }));
+        }
+    }
+
+    fn handle(&mut self, messages: &mut Vec<Message>) -> Vec<Event> {
+        let mut events = Vec::new();
+        for message in messages.drain(..) {
+            match message {
+                Message::Output { pane, data, .. } => self.output(pane, &data, &mut events),
+                Message::Notification(n) => self.notification(n, &mut events),
+                Message::Reply(block) => self.reply(block, &mut events),
+                Message::Error(e) => events.push(Event::Error(SessionError::Protocol(e))),
+            }
+        }
+        events
+    }
+
+    fn output(&mut self, pane: PaneId, data: &[u8], events: &mut Vec<Event>) {
+        if let Some(entry) = self.panes.get_mut(&pane) {
+            entry.sink.output(data);
+            return;
+        }
+        let new_entry = !self.held.contains_key(&pane);
+        let cost = data.len() + if new_entry { HELD_ENTRY_BYTES } else { 0 };
+        let held = self.held.entry(pane).or_default();
+        if self.held_bytes + cost > MAX_HELD_BYTES {
+            held.dropped += data.len();
+        } else {
+            held.bytes.extend_from_slice(data);
+            self.held_bytes += cost;
+        }
+        self.request_sync(events);
+    }
+
+    fn notification(&mut self, n: Notification, events: &mut Vec<Event>) {
+        match n {
+            Notification::Pause(pane) | Notification::Continue(pane) => {
+                let paused = matches!(n, Notification::Pause(_));
+                if let Some(entry) = self.panes.get_mut(&pane) {
+                    entry.state.paused = paused;
+                }
+                events.push(if paused {
+                    Event::PanePaused(pane)
+                } else {
+                    Event::PaneContinued(pane)
+                });
+            }
+            Notification::PaneModeChanged(pane) => events.push(Event::PaneModeChanged(pane)),
+            Notification::WindowAdd(window) => {
+                self.add_window(window, events);
+                self.request_sync(events);
+            }
+            Notification::WindowClose(window) => {
+                if self.windows.remove(&window).is_some() {
+                    events.push(Event::WindowClosed(window));
+                    self.update_panes(events);
+                }
+            }
+            Notification::WindowRenamed { window, name } => {
+                if let Some(w) = self.windows.get_mut(&window) {
+                    w.name.clone_from(&name);
+                }
+                events.push(Event::WindowRenamed { window, name });
+            }
+            Notification::LayoutChange {
+                window,
+                layout,
+                visible_layout,
+                ..
+            } => {
+                if !self.windows.contains_key(&window) {
+                    self.add_window(window, events);
+                    self.request_sync(events);
+                }
+                if let Some(w) = self.windows.get_mut(&window) {
+                    w.visible_layout = Some(visible_layout.unwrap_or_else(|| layout.clone()));
+                    w.layout = Some(layout);
+                }
+                events.push(Event::LayoutChanged(window));
+                self.update_panes(events);
+            }
+            Notification::WindowPaneChanged { window, pane } => {
+                if let Some(w) = self.windows.get_mut(&window) {
+                    w.active_pane = Some(pane);
+                    events.push(Event::ActivePaneChanged { window, pane });
+                }
+            }
+            Notification::SessionWindowChanged { session, window } => {
+                if self.session.as_ref().is_some_and(|(id, _)| *id == session) {
+                    self.active_window = Some(window);
+                    events.push(Event::ActiveWindowChanged(window));
+                }
+            }
+            Notification::SessionChanged { session, name } => {
+                let changed = self.session.as_ref().is_none_or(|(id, _)| *id != session);
+                self.session = Some((session, name.clone()));
+                events.push(Event::SessionChanged { session, name });
+                if changed {
+                    self.request_sync(events);
+                }
+            }
+            Notification::SessionRenamed { session, name } => {
+                if let Some((id, current)) = &mut self.session {
+                    if session.is_none_or(|s| s == *id) {
+                        current.clone_from(&name);
+                    }
+                }
+                events.push(Event::Other(Notification::SessionRenamed { session, name }));
+            }
+            Notification::SessionsChanged => events.push(Event::SessionsChanged),
+            Notification::ClientDetached { client } => {
+                events.push(Event::ClientDetached { client })
+            }
+            Notification::Exit { reason } => {
+                self.exit = Some(reason.clone());
+                events.push(Event::Exit { reason });
+            }
+            other => events.push(Event::Other(other)),
+        }
+    }
+
+    fn add_window(&mut self, window: WindowId, events: &mut Vec<Event>) {
+        if self.windows.contains_key(&window) {
+            return;
+        }
+        self.windows.insert(
+            window,
+            WindowState {
+                id: window,
+                index: None,
+                name: String::new(),
+                layout: None,
+                visible_layout: None,
+                active_pane: None,
+            },
+        );
+        events.push(Event::WindowAdded(window));
+    }
+
+    fn reply(&mut self, block: ReplyBlock, events: &mut Vec<Event>) {
+        if !block.from_this_client() {
+            return;
+        }
+        let Some(pending) = self.pending.pop_front() else {
+            events.push(Event::Error(SessionError::UnexpectedReply {
+                number: block.number,
+            }));
+            return;
+        };
+        if let Some(command) = pending.internal {
+            self.own_reply(&command, pending.kind, block, events);
+            return;
+        }
+        let result = if block.ok {
+            parse_response(pending.kind, block.lines)
+        } else {
+            Err(ReplyError::Failed {
+                message: block.text(),
+            })
+        };
+        if let Ok(Response::Windows(infos)) = &result {
+            self.apply_windows(infos, events);
+        }
+        events.push(Event::Reply {
+            id: pending.id,
+            result,
+        });
+    }
+
+    /// A reply to the session's own command: a window list is applied line by line
+    /// (a line that does not parse is reported and skipped, the rest still counts).
+    fn own_reply(
+        &mut self,
+        command: &str,
+        kind: ReplyKind,
+        block: ReplyBlock,
+        events: &mut Vec<Event>,
+    ) {
+        let failed = |message: String| {
+            Event::Error(SessionError::OwnCommandFailed {
+                command: command.to_owned(),
+                message,
+            })
+        };
+        if !block.ok {
+            events.push(failed(block.text()));
+        } else if kind == ReplyKind::Windows {
+            let mut infos = Vec::new();
+            for line in &block.lines {
+                match WindowInfo::parse(line) {
+                    Some(info) => infos.push(info),
+                    None => events.push(failed(format!(
+                        "unreadable line {:?}",
+                        String::from_utf8_lossy(line)
+                    ))),
+                }
+            }
+            self.apply_windows(&infos, events);
+        }
+        if kind == ReplyKind::Windows {
+            self.syncs_in_flight = self.syncs_in_flight.saturating_sub(1);
+            if self.syncs_in_flight == 0 {
+                self.release_held(events);
+            }
+        }
+    }
+
+    /// The window list tmux gave is the truth: windows it does not list are gone.
+    fn apply_windows(&mut self, infos: &[WindowInfo], events: &mut Vec<Event>) {
+        let listed: Vec<WindowId> = infos.iter().map(|i| i.window).collect();
+        let gone: Vec<WindowId> = self
+            .windows
+            .keys()
+            .copied()
+            .filter(|w| !listed.contains(w))
+            .collect();
+        for window in gone {
+            self.windows.remove(&window);
+            events.push(Event::WindowClosed(window));
+        }
+        for info in infos {
+            self.add_window(info.window, events);
+            if let Some(w) = self.windows.get_mut(&info.window) {
+                w.index = Some(info.index);
+                w.name.clone_from(&info.name);
+                w.layout = Some(info.layout.clone());
+                w.visible_layout = Some(info.visible_layout.clone());
+            }
+            if info.active {
+                self.active_window = Some(info.window);
+            }
+        }
+        self.update_panes(events);
+    }
+
+    /// Panes are the leaves of the windows' layouts: make sinks for new ones, drop
+    /// those of panes gone, and hand held output to panes now known.
+    fn update_panes(&mut self, events: &mut Vec<Event>) {
+        let mut wanted = BTreeMap::new();
+        for w in self.windows.values() {
+            if let Some(layout) = &w.layout {
+                for pane in layout.panes() {
+                    wanted.insert(pane, w.id);
+                }
+            }
+        }
+        let gone: Vec<PaneId> = self
+            .panes
+            .keys()
+            .copied()
+            .filter(|p| !wanted.contains_key(p))
+            .collect();
+        for pane in gone {
+            self.panes.remove(&pane);
+            events.push(Event::PaneClosed(pane));
+        }
+        for (pane, window) in wanted {
+            if let Some(entry) = self.panes.get_mut(&pane) {
+                entry.state.window = window;
+                continue;
+            }
+            let mut sink = (self.sinks)(pane);
+            if let Some(held) = self.held.remove(&pane) {
+                self.held_bytes -= held.bytes.len() + HELD_ENTRY_BYTES;
+                if !held.bytes.is_empty() {
+                    sink.output(&held.bytes);
+                }
+                if held.dropped > 0 {
+                    events.push(Event::Error(SessionError::HeldOutputDropped {
+                        pane,
+                        bytes: held.dropped,
+                    }));
+                }
+            }
+            self.panes.insert(
+                pane,
+                PaneEntry {
+                    state: PaneState {
+                        id: pane,
+                        window,
+                        paused: false,
+                    },
+                    sink,
+                },
+            );
+            events.push(Event::PaneAdded { pane, window });
+        }
+    }
+
+    /// No list is coming: output still held is for panes tmux does not have.
+    fn release_held(&mut self, events: &mut Vec<Event>) {
+        for (pane, held) in std::mem::take(&mut self.held) {
+            events.push(Event::Error(SessionError::UnknownPane {
+                pane,
+                bytes: held.bytes.len() + held.dropped,
+            }));
+        }
+        self.held_bytes = 0;
+    }
+}
