@@ -90,17 +90,58 @@ fn each_package_carries_the_assets_its_code_embeds() {
     ] {
         assert!(app.iter().any(|x| x == f), "{f} not in {app:?}");
     }
-    // Nothing embedded reaches outside the crate.
-    for (dir, name) in [("core/src", "tern-core"), ("app/src", "tern")] {
-        let out = Command::new("grep")
-            .args(["-rn", "include_\\(str\\|bytes\\)!(\"\\.\\./\\.\\./\\.\\./"])
-            .arg(root().join(dir))
-            .output()
-            .expect("grep");
-        assert!(
-            out.stdout.is_empty(),
-            "{name} embeds a file outside its package: {}",
-            String::from_utf8_lossy(&out.stdout)
-        );
+    // Nothing embedded reaches outside the crate, and the package carries each file.
+    for (krate, files) in [("core", &core), ("app", &app)] {
+        for (source, embedded) in embedded_paths(&root().join(krate).join("src")) {
+            let inside = embedded
+                .strip_prefix(root().join(krate))
+                .unwrap_or_else(|_| {
+                    panic!(
+                        "{} embeds {} outside its crate",
+                        source.display(),
+                        embedded.display()
+                    )
+                });
+            let inside = inside.to_string_lossy().into_owned();
+            assert!(
+                files.contains(&inside),
+                "{inside} (from {}) not in the {krate} package",
+                source.display()
+            );
+        }
     }
+}
+
+/// Every `include_str!("…")` / `include_bytes!("…")` under DIR: the file that names it
+/// and the path it names, resolved against that file's folder without following links.
+fn embedded_paths(dir: &Path) -> Vec<(std::path::PathBuf, std::path::PathBuf)> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("reads the folder") {
+        let path = entry.expect("an entry").path();
+        if path.is_dir() {
+            found.extend(embedded_paths(&path));
+            continue;
+        }
+        if path.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).expect("reads the source");
+        for macro_name in ["include_str!(\"", "include_bytes!(\""] {
+            for (at, _) in text.match_indices(macro_name) {
+                let rest = &text[at + macro_name.len()..];
+                let named = &rest[..rest.find('"').expect("a closing quote")];
+                let mut resolved = path.parent().expect("a folder").to_path_buf();
+                for part in Path::new(named).components() {
+                    match part {
+                        std::path::Component::ParentDir => {
+                            resolved.pop();
+                        }
+                        other => resolved.push(other),
+                    }
+                }
+                found.push((path.clone(), resolved));
+            }
+        }
+    }
+    found
 }

@@ -9,10 +9,10 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-const BASH: &str = include_str!("../../assets/shell/bash/tern.bash");
-const ZSH_ENV: &str = include_str!("../../assets/shell/zsh/.zshenv");
-const ZSH: &str = include_str!("../../assets/shell/zsh/tern-integration.zsh");
-const FISH: &str = include_str!("../../assets/shell/fish/vendor_conf.d/tern-integration.fish");
+const BASH: &str = include_str!("../assets/shell/bash/tern.bash");
+const ZSH_ENV: &str = include_str!("../assets/shell/zsh/.zshenv");
+const ZSH: &str = include_str!("../assets/shell/zsh/tern-integration.zsh");
+const FISH: &str = include_str!("../assets/shell/fish/vendor_conf.d/tern-integration.fish");
 
 /// The files, relative to the integration folder.
 const FILES: [(&str, &str); 4] = [

@@ -1,0 +1,1 @@
+../../../../assets/shell/bash/tern.bash

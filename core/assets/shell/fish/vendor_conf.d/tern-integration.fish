@@ -1,0 +1,1 @@
+../../../../../assets/shell/fish/vendor_conf.d/tern-integration.fish

@@ -1,0 +1,1 @@
+../../../../assets/shell/zsh/tern-integration.zsh
