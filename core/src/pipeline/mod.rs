@@ -16,6 +16,7 @@ pub mod facts;
 pub mod io;
 pub mod model_thread;
 pub mod pane;
+pub mod priority;
 pub mod reader;
 pub mod readiness;
 pub mod session;
@@ -334,9 +335,16 @@ impl Pipeline {
             epoch,
         )
         .with_scrollback_budget(config.total_scrollback_bytes);
+        let model_crumbs = crumbs.clone();
         let model = std::thread::Builder::new()
             .name("tern-model".into())
-            .spawn(move || thread.run())?;
+            .spawn(move || {
+                // On a keystroke's path: wake ahead of busy neighbours (see `priority`).
+                if !priority::ask_short_slice() {
+                    model_crumbs.push(APP_CRUMB, "model thread: no short time slice");
+                }
+                thread.run()
+            })?;
         let pool = IoPool::start(PoolShared {
             model: model_tx.clone(),
             buffers,
