@@ -57,7 +57,12 @@ fn short_slice_for_this_thread(slice_ns: u64) -> bool {
             0,
         );
         // Only a fair policy (SCHED_OTHER or SCHED_BATCH) takes a custom slice.
-        if got != 0 || !matches!(attr.sched_policy as i32, libc::SCHED_OTHER | libc::SCHED_BATCH) {
+        if got != 0
+            || !matches!(
+                attr.sched_policy as i32,
+                libc::SCHED_OTHER | libc::SCHED_BATCH
+            )
+        {
             return false;
         }
         attr.size = size;

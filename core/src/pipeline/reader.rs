@@ -92,10 +92,8 @@ impl PtyInput {
         }
         loop {
             // Straight into the spare capacity: no zero-filling on the hot path.
-            let result = rustix::io::read(
-                self.fd.as_fd(),
-                rustix::buffer::spare_capacity(&mut buf),
-            );
+            let result =
+                rustix::io::read(self.fd.as_fd(), rustix::buffer::spare_capacity(&mut buf));
             return match result {
                 Ok(0) => {
                     buffers.put(buf);
@@ -202,8 +200,7 @@ mod tests {
         credit.on_parsed(10);
         assert!(input.wants_read(&credit));
         let mut total = 10;
-        while let ReadOutcome::Data(d, _) = input.read_once(PaneId(1), &credit, &buffers, &crumbs)
-        {
+        while let ReadOutcome::Data(d, _) = input.read_once(PaneId(1), &credit, &buffers, &crumbs) {
             total += d.len();
             credit.on_parsed(total as u64);
         }

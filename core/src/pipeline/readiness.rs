@@ -12,9 +12,9 @@
 
 use std::mem::MaybeUninit;
 use std::os::fd::{AsFd, OwnedFd};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering, fence};
 use std::sync::mpsc::{SendError, Sender};
-use std::sync::Arc;
 
 use rustix::event::{EventfdFlags, epoll, eventfd};
 use rustix::io::Errno;
