@@ -318,14 +318,12 @@ pub struct Pipeline {
 impl Pipeline {
     pub fn start(config: PipelineConfig, waker: Waker) -> std::io::Result<Pipeline> {
         let epoch = Instant::now();
-        let (tx, model_rx) = mpsc::channel();
-        let (poller, model_tx) = Poller::new(tx)?;
+        let (poller, model_tx) = Poller::new()?;
         let events = Arc::new(facts::FactBox::default());
         let buffers = Arc::new(BufferPool::default());
         let crumbs = Arc::new(Breadcrumbs::new(epoch, 512));
         let model_diag = Arc::new(ModelDiag::default());
         let thread = ModelThread::new(
-            model_rx,
             poller,
             events.clone(),
             waker,

@@ -7,7 +7,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::sync::mpsc::{Receiver, Sender, TryRecvError};
+use std::sync::mpsc::{Sender, TryRecvError};
 use std::time::Instant;
 
 use crate::model::TermEvent;
@@ -87,7 +87,7 @@ impl PaneEntry {
 }
 
 pub struct ModelThread {
-    rx: Receiver<ModelMsg>,
+    /// Messages and pty readiness.
     poller: Poller,
     /// Panes whose pty may hold input (`PtyInput::readable`), oldest first.
     readable: Vec<PaneId>,
@@ -141,7 +141,6 @@ struct SearchJob {
 
 impl ModelThread {
     pub fn new(
-        rx: Receiver<ModelMsg>,
         poller: Poller,
         events: Arc<FactBox>,
         waker: Waker,
@@ -151,7 +150,6 @@ impl ModelThread {
         epoch: Instant,
     ) -> ModelThread {
         ModelThread {
-            rx,
             poller,
             readable: Vec::new(),
             woken: Vec::new(),
@@ -359,31 +357,22 @@ impl ModelThread {
             // Block only when idle; wake at once on any message or pty input.
             if !self.has_work() {
                 self.sample_if_due(Instant::now(), SampleRing::IDLE_EVERY_NS);
-                let mut first = None;
-                let rx = &self.rx;
                 let mut woken = std::mem::take(&mut self.woken);
-                self.poller.wait(&mut woken, || match rx.try_recv() {
-                    Err(TryRecvError::Empty) => false,
-                    other => {
-                        first = Some(other);
-                        true
-                    }
-                });
+                let first = self.poller.wait(&mut woken);
                 busy_from = Instant::now();
                 self.mark_readable(&mut woken);
                 self.woken = woken;
-                match first {
-                    None => {}
-                    Some(Ok(msg)) => {
-                        if !self.handle(msg) {
-                            return;
-                        }
-                    }
-                    Some(Err(_)) => return,
+                let go_on = match first {
+                    Ok(msg) => self.handle(msg),
+                    Err(TryRecvError::Empty) => true,
+                    Err(TryRecvError::Disconnected) => false,
+                };
+                if !go_on {
+                    return;
                 }
             }
             loop {
-                match self.rx.try_recv() {
+                match self.poller.try_recv() {
                     Ok(msg) => {
                         if !self.handle(msg) {
                             return;
@@ -647,7 +636,7 @@ impl ModelThread {
             {
                 self.run_slice(f);
             }
-            while let Ok(msg) = self.rx.try_recv() {
+            while let Ok(msg) = self.poller.try_recv() {
                 if !self.handle(msg) {
                     return;
                 }

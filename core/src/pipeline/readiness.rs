@@ -14,7 +14,7 @@ use std::mem::MaybeUninit;
 use std::os::fd::{AsFd, OwnedFd};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering, fence};
-use std::sync::mpsc::{SendError, Sender};
+use std::sync::mpsc::{self, Receiver, SendError, Sender, TryRecvError};
 
 use rustix::event::{EventfdFlags, epoll, eventfd};
 use rustix::io::Errno;
@@ -62,16 +62,18 @@ impl ModelTx {
     }
 }
 
-/// What the model thread waits on.
+/// What the model thread waits on: its messages and its ptys.
 #[derive(Debug)]
 pub struct Poller {
+    rx: Receiver<ModelMsg>,
     epoll: OwnedFd,
     bell: Arc<Bell>,
 }
 
 impl Poller {
     /// A poller and the sender whose messages wake it.
-    pub fn new(tx: Sender<ModelMsg>) -> std::io::Result<(Poller, ModelTx)> {
+    pub fn new() -> std::io::Result<(Poller, ModelTx)> {
+        let (tx, rx) = mpsc::channel();
         let epoll = epoll::create(epoll::CreateFlags::CLOEXEC)?;
         let fd = eventfd(0, EventfdFlags::CLOEXEC | EventfdFlags::NONBLOCK)?;
         epoll::add(
@@ -86,6 +88,7 @@ impl Poller {
             sent: AtomicU64::new(0),
         });
         let poller = Poller {
+            rx,
             epoll,
             bell: bell.clone(),
         };
@@ -126,16 +129,24 @@ impl Poller {
         self.collect(Some(&zero), ready);
     }
 
-    /// Sleeps until a pty is readable or a message is sent. `any_message` is asked
-    /// after the thread announced it sleeps: a message queued before that did not
-    /// ring, so it must be seen there (then this returns at once).
-    pub fn wait(&mut self, ready: &mut Vec<PaneId>, any_message: impl FnOnce() -> bool) {
+    /// The next message, without waiting.
+    pub fn try_recv(&self) -> Result<ModelMsg, TryRecvError> {
+        self.rx.try_recv()
+    }
+
+    /// Sleeps until a pty is readable or a message is sent. Returns the first message
+    /// if one was there when the thread announced it sleeps (a message queued before
+    /// that did not ring, so it is looked for then); `Empty` after a wake-up (the
+    /// messages it may bring are read with [`Poller::try_recv`]).
+    pub fn wait(&mut self, ready: &mut Vec<PaneId>) -> Result<ModelMsg, TryRecvError> {
         self.bell.sleeping.store(true, Ordering::Relaxed);
         fence(Ordering::SeqCst);
-        if !any_message() {
+        let first = self.rx.try_recv();
+        if matches!(first, Err(TryRecvError::Empty)) {
             self.collect(None, ready);
         }
         self.bell.sleeping.store(false, Ordering::Relaxed);
+        first
     }
 
     fn collect(&mut self, timeout: Option<&rustix::event::Timespec>, ready: &mut Vec<PaneId>) {
@@ -163,33 +174,32 @@ impl Poller {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::mpsc;
     use std::time::Duration;
 
     /// A message sent while the model thread sleeps wakes it (the bell rings), and one
     /// sent before it goes to sleep is seen without waiting: no wake-up is lost.
     #[test]
     fn messages_wake_the_poller_and_none_is_lost() {
-        let (tx, rx) = mpsc::channel();
-        let (mut poller, model_tx) = Poller::new(tx).expect("poller");
+        let (mut poller, model_tx) = Poller::new().expect("poller");
         let mut ready = Vec::new();
 
         model_tx.send(ModelMsg::Shutdown).expect("send");
         assert_eq!(poller.sent(), 1);
-        let mut seen = false;
-        poller.wait(&mut ready, || {
-            seen = rx.try_recv().is_ok();
-            seen
-        });
-        assert!(seen, "the message queued before the wait is seen");
+        assert!(
+            poller.wait(&mut ready).is_ok(),
+            "the message queued before the wait is seen"
+        );
 
         let sender = std::thread::spawn(move || {
             std::thread::sleep(Duration::from_millis(50));
             model_tx.send(ModelMsg::Shutdown).expect("send");
         });
-        poller.wait(&mut ready, || rx.try_recv().is_ok());
-        // Woken by the bell, not by a pty: the message is there now.
-        assert!(rx.try_recv().is_ok());
+        // Without the bell this would sleep for ever.
+        let got = match poller.wait(&mut ready) {
+            Ok(_) => true, // the sender was quicker than the wait
+            Err(_) => poller.try_recv().is_ok(),
+        };
+        assert!(got, "woken by the bell: the message is there");
         assert!(ready.is_empty());
         sender.join().expect("sender");
     }
@@ -197,8 +207,7 @@ mod tests {
     /// A watched pipe that gets bytes is reported readable, once per edge.
     #[test]
     fn a_readable_pty_is_reported_with_its_pane() {
-        let (tx, _rx) = mpsc::channel();
-        let (mut poller, _model_tx) = Poller::new(tx).expect("poller");
+        let (mut poller, _model_tx) = Poller::new().expect("poller");
         let (reader, mut writer) = std::io::pipe().expect("pipe");
         let reader = OwnedFd::from(reader);
         poller.add(PaneId(7), &reader).expect("add");
@@ -206,7 +215,7 @@ mod tests {
         poller.poll(&mut ready);
         assert!(ready.is_empty());
         std::io::Write::write_all(&mut writer, b"\x1b[6n").expect("write");
-        poller.wait(&mut ready, || false);
+        assert!(poller.wait(&mut ready).is_err());
         assert_eq!(ready, vec![PaneId(7)]);
         ready.clear();
         poller.poll(&mut ready);
