@@ -1,21 +1,22 @@
 //! Credit flow control, pty → model.
 //!
 //! ```text
-//!   reader (I/O pool)                      model thread
+//!   reader (model thread, `reader.rs`)         parser (model thread)
 //!   read_total += n   ── chunk (n bytes) ──▶ parse; parsed_total = max(parsed_total, seq)
 //!        ▲                                        │
-//!        └──── room = window - (read - parsed) ◀──┘ notify
+//!        └──── room = window - (read - parsed) ◀──┘ (looked at before each read)
 //! ```
 //!
 //! Both totals are cumulative and monotonic. The model max-merges its processed total,
 //! so a duplicated or late credit notification cannot double-count, and a lost one is
 //! healed by the next. The reader never reads more than `room`, so bytes in flight never
 //! exceed the window; when the room is zero it stops reading, the kernel buffer fills and
-//! the child blocks in write. Nothing is dropped.
+//! the child blocks in write. Nothing is dropped. Reader and parser are the same thread
+//! (the model thread reads its ptys itself), so the room needs no wake-up: the reader
+//! looks at it again after each parse slice. The totals stay atomic for the readers of
+//! the delivery table and `Pipeline::feed`.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-
-use tokio::sync::Notify;
 
 /// Per-pty credit state shared by the reader and the model thread.
 #[derive(Debug)]
@@ -25,7 +26,6 @@ pub struct Credit {
     parsed_total: AtomicU64,
     paused: AtomicBool,
     times_paused: AtomicU64,
-    room_available: Notify,
 }
 
 impl Credit {
@@ -36,7 +36,6 @@ impl Credit {
             parsed_total: AtomicU64::new(0),
             paused: AtomicBool::new(false),
             times_paused: AtomicU64::new(0),
-            room_available: Notify::new(),
         }
     }
 
@@ -77,26 +76,17 @@ impl Credit {
 
     /// The model has parsed everything up to `total` (cumulative). Max-merged.
     pub fn on_parsed(&self, total: u64) {
-        let before = self.parsed_total.fetch_max(total, Ordering::AcqRel);
-        if total > before {
-            self.room_available.notify_one();
-        }
+        self.parsed_total.fetch_max(total, Ordering::AcqRel);
     }
 
-    /// Waits until there is room to read. Returns whether it had to pause.
-    pub async fn wait_for_room(&self) -> bool {
-        if self.room() > 0 {
-            return false;
+    /// The reader found the pty readable and the room zero (`paused`), or found room
+    /// again (`!paused`). Returns whether that changed the state; each pause counts once.
+    pub fn set_paused(&self, paused: bool) -> bool {
+        let changed = self.paused.swap(paused, Ordering::AcqRel) != paused;
+        if changed && paused {
+            self.times_paused.fetch_add(1, Ordering::AcqRel);
         }
-        self.paused.store(true, Ordering::Release);
-        self.times_paused.fetch_add(1, Ordering::AcqRel);
-        while self.room() == 0 {
-            // A credit that lands between the check and the await leaves a permit, so
-            // the wake-up is not lost.
-            self.room_available.notified().await;
-        }
-        self.paused.store(false, Ordering::Release);
-        true
+        changed
     }
 }
 
@@ -185,23 +175,16 @@ mod tests {
     }
 
     #[test]
-    fn a_full_window_pauses_the_reader_until_credit_arrives() {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .build()
-            .expect("runtime");
-        let credit = std::sync::Arc::new(Credit::new(100));
+    fn a_pause_counts_once_until_room_returns() {
+        let credit = Credit::new(100);
         credit.on_read(100);
         assert_eq!(credit.room(), 0);
-        let c2 = credit.clone();
-        let waiter = std::thread::spawn(move || {
-            std::thread::sleep(std::time::Duration::from_millis(20));
-            c2.on_parsed(40);
-        });
-        let paused = rt.block_on(credit.wait_for_room());
-        assert!(paused);
+        assert!(credit.set_paused(true));
+        assert!(!credit.set_paused(true), "the same pause, seen again");
+        credit.on_parsed(40);
         assert_eq!(credit.room(), 40);
+        assert!(credit.set_paused(false));
         assert_eq!(credit.times_paused(), 1);
         assert!(!credit.is_paused());
-        waiter.join().expect("thread");
     }
 }

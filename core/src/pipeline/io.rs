@@ -1,11 +1,11 @@
-//! The I/O pool: one small tokio runtime on one thread reads every pty master through
-//! `AsyncFd` (non-blocking) and drains every pty's write queue. No thread per pty.
+//! The I/O pool: one small tokio runtime on one thread drains every pty's write queue
+//! through `AsyncFd` (non-blocking) and waits for every child's exit. No thread per
+//! pty. The model thread reads the ptys itself (`reader.rs`, `readiness.rs`).
 
 use std::collections::{HashMap, VecDeque};
 use std::io;
 use std::os::fd::{AsFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::Sender;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -16,8 +16,8 @@ use tokio::io::unix::AsyncFd;
 use tokio::sync::{Notify, mpsc};
 use tokio::task::JoinHandle;
 
-use super::credit::Credit;
 use super::diag::Breadcrumbs;
+use super::readiness::ModelTx;
 use super::{ExitInfo, ModelMsg, PaneId};
 
 /// How long a closed pane's program has to end after SIGHUP before its process group
@@ -205,7 +205,8 @@ pub enum PoolCmd {
     Add {
         pane: PaneId,
         fd: Arc<OwnedFd>,
-        credit: Arc<Credit>,
+        /// Notified by the model thread when the pty reached end of file.
+        ended: Arc<Notify>,
         writer: Arc<PtyWriter>,
         child: Box<dyn Child + Send + Sync>,
         /// The child's pidfd (a copy), readable once it exited; `None` before Linux 5.3.
@@ -215,7 +216,8 @@ pub enum PoolCmd {
 }
 
 struct PaneTasks {
-    reader: JoinHandle<()>,
+    /// Waits for end of file, then for the child, and reports the exit.
+    watcher: JoinHandle<()>,
     writer: JoinHandle<()>,
     writer_state: Arc<PtyWriter>,
     child: ChildSlot,
@@ -228,7 +230,7 @@ pub struct IoPool {
 }
 
 pub struct PoolShared {
-    pub model: Sender<ModelMsg>,
+    pub model: ModelTx,
     pub buffers: Arc<BufferPool>,
     pub crumbs: Arc<Breadcrumbs>,
     pub epoch: Instant,
@@ -252,7 +254,7 @@ impl IoPool {
                             PoolCmd::Add {
                                 pane,
                                 fd,
-                                credit,
+                                ended,
                                 writer,
                                 child,
                                 exited,
@@ -262,12 +264,12 @@ impl IoPool {
                                     slot: child.clone(),
                                     exited,
                                 };
-                                match add_pane(&shared, pane, fd, credit, writer.clone(), ends) {
-                                    Ok((reader, writer_task)) => {
+                                match add_pane(&shared, pane, fd, ended, writer.clone(), ends) {
+                                    Ok((watcher, writer_task)) => {
                                         tasks.insert(
                                             pane,
                                             PaneTasks {
-                                                reader,
+                                                watcher,
                                                 writer: writer_task,
                                                 writer_state: writer,
                                                 child,
@@ -287,7 +289,7 @@ impl IoPool {
                             PoolCmd::Remove(pane) => {
                                 if let Some(t) = tasks.remove(&pane) {
                                     t.writer_state.close();
-                                    t.reader.abort();
+                                    t.watcher.abort();
                                     t.writer.abort();
                                     reap_after_close(&shared, pane, &t.child, CLOSE_GRACE);
                                 }
@@ -299,7 +301,7 @@ impl IoPool {
                     let reapers: Vec<_> = tasks
                         .into_iter()
                         .filter_map(|(pane, t)| {
-                            t.reader.abort();
+                            t.watcher.abort();
                             t.writer.abort();
                             reap_after_close(&shared, pane, &t.child, Duration::from_millis(500))
                         })
@@ -337,128 +339,24 @@ fn add_pane(
     shared: &Arc<PoolShared>,
     pane: PaneId,
     fd: Arc<OwnedFd>,
-    credit: Arc<Credit>,
+    ended: Arc<Notify>,
     writer: Arc<PtyWriter>,
     child: ChildEnds,
 ) -> io::Result<Tasks> {
     // SAFETY: `fd` is an `Arc<OwnedFd>`: it is open, `as_raw_fd` always returns the same
     // descriptor, and the `AsyncFd` holds one of the Arcs, so the descriptor stays open
     // (and refers to the same pty master) for the `AsyncFd`'s whole life.
-    let registered =
-        unsafe { AsyncFd::register_with_interest(fd, Interest::READABLE | Interest::WRITABLE) };
+    let registered = unsafe { AsyncFd::register_with_interest(fd, Interest::WRITABLE) };
     let afd = Arc::new(registered.map_err(|e| e.into_parts().1)?);
-    let reader = tokio::spawn(read_loop(shared.clone(), pane, afd.clone(), credit, child));
+    let watcher = tokio::spawn(watch_exit(shared.clone(), pane, ended, child));
     let writer_task = tokio::spawn(write_loop(afd, writer));
-    Ok((reader, writer_task))
+    Ok((watcher, writer_task))
 }
 
-/// Pausing is rare for an interactive pane but happens thousands of times a second under
-/// a flood: the breadcrumb ring hears of it at most once a second per pane (with a count
-/// of the pauses in between), so floods do not push the rare transitions out of it.
-#[derive(Default)]
-struct PauseNotes {
-    last_noted: Option<Instant>,
-    unnoted: u64,
-    /// The last pause was noted, so its resume is too.
-    pause_noted: bool,
-}
-
-impl PauseNotes {
-    const EVERY: std::time::Duration = std::time::Duration::from_secs(1);
-
-    fn paused(&mut self, crumbs: &Breadcrumbs, pane: PaneId) {
-        if self.last_noted.is_some_and(|t| t.elapsed() < Self::EVERY) {
-            self.unnoted += 1;
-            self.pause_noted = false;
-            return;
-        }
-        let what = match self.unnoted {
-            0 => "paused reading (window full)".to_owned(),
-            n => format!("paused reading (window full); {n} pauses since the last note"),
-        };
-        crumbs.push(pane.0, what);
-        self.last_noted = Some(Instant::now());
-        self.unnoted = 0;
-        self.pause_noted = true;
-    }
-
-    fn resumed(&mut self, crumbs: &Breadcrumbs, pane: PaneId) {
-        if std::mem::take(&mut self.pause_noted) {
-            crumbs.push(pane.0, "resumed reading (credit returned)");
-        }
-    }
-}
-
-async fn read_loop(
-    shared: Arc<PoolShared>,
-    pane: PaneId,
-    afd: Arc<AsyncFd<Arc<OwnedFd>>>,
-    credit: Arc<Credit>,
-    child: ChildEnds,
-) {
-    let mut error = None;
-    let mut notes = PauseNotes::default();
-    loop {
-        if credit.wait_for_room().await {
-            notes.resumed(&shared.crumbs, pane);
-        }
-        let room = credit.room() as usize;
-        let mut guard = match afd.readable().await {
-            Ok(g) => g,
-            Err(e) => {
-                error = Some(e.to_string());
-                break;
-            }
-        };
-        let want = room.min(READ_CHUNK);
-        let mut buf = shared.buffers.get();
-        if buf.capacity() > want {
-            // Near a full window: read no more than the room (a rare, allocating path).
-            shared
-                .buffers
-                .put(std::mem::replace(&mut buf, Vec::with_capacity(want)));
-        }
-        // Read straight into the spare capacity: no zero-filling on the hot path.
-        let result = guard.try_io(|fd| {
-            rustix::io::read(
-                fd.get_ref().as_fd(),
-                rustix::buffer::spare_capacity(&mut buf),
-            )
-            .map_err(io::Error::from)
-        });
-        match result {
-            Err(_would_block) => {
-                shared.buffers.put(buf);
-                continue;
-            }
-            Ok(Ok(0)) => break,
-            Ok(Ok(n)) => {
-                credit.on_read(n as u64);
-                let read_at = Instant::now();
-                if shared
-                    .model
-                    .send(ModelMsg::Chunk {
-                        pane,
-                        data: buf,
-                        read_at,
-                    })
-                    .is_err()
-                {
-                    return;
-                }
-                if credit.room() == 0 {
-                    notes.paused(&shared.crumbs, pane);
-                }
-            }
-            Ok(Err(e)) if e.raw_os_error() == Some(Errno::IO.raw_os_error()) => break, // Linux: EIO after the child exits
-            Ok(Err(e)) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Ok(Err(e)) => {
-                error = Some(e.to_string());
-                break;
-            }
-        }
-    }
-    let _ = shared.model.send(ModelMsg::Eof { pane, error });
+/// After the model thread read the pty's end of file: waits for the child and reports
+/// its exit (the model reports it once every byte read before is parsed).
+async fn watch_exit(shared: Arc<PoolShared>, pane: PaneId, ended: Arc<Notify>, child: ChildEnds) {
+    ended.notified().await;
     let Some(status) = wait_in_slot(child).await else {
         return; // closed meanwhile: the pool reaps it
     };

@@ -1,10 +1,10 @@
 //! The pipeline between ptys and the UI (see `docs/ARCHITECTURE.md`):
 //!
 //! ```text
-//!  child ─pty─▶ I/O pool (tokio, AsyncFd) ─chunks, credit-gated─▶ model thread
-//!                  ▲  writes (input, replies)                      │ replies straight to the pty
-//!  UI ─input──────┘                                                │ facts ─▶ events channel
-//!                                                                  │ deliveries ─▶ per-pane slot
+//!  child ─pty─▶ model thread (epoll: reads, credit-gated, parses) ─▶ replies straight to the pty
+//!                  ▲                                               │ facts ─▶ events channel
+//!  UI ─input───────┤ I/O pool (tokio, AsyncFd):                    │ deliveries ─▶ per-pane slot
+//!                  └ queued writes (input, replies), child exits
 //! ```
 
 pub mod activity;
@@ -16,14 +16,19 @@ pub mod facts;
 pub mod io;
 pub mod model_thread;
 pub mod pane;
+pub mod priority;
+pub mod reader;
+pub mod readiness;
 pub mod session;
 
 use std::collections::HashMap;
 use std::os::fd::OwnedFd;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
+
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use tokio::sync::Notify;
 
 use portable_pty::{ChildKiller, MasterPty};
 
@@ -35,6 +40,8 @@ use diag::{APP_CRUMB, Breadcrumbs, PtyReport, PtyStats, Sample};
 use io::{BufferPool, IoPool, PoolCmd, PoolShared, PtyWriter};
 use model_thread::{ModelDiag, ModelThread, PaneEntry};
 use pane::PaneCore;
+use reader::PtyInput;
+use readiness::{ModelTx, Poller};
 pub use session::{SpawnError, SpawnSpec};
 
 /// Identifies a pane (one pty) for the life of the pipeline.
@@ -308,7 +315,7 @@ impl PaneHandle {
 /// The UI's handle on the whole pipeline.
 pub struct Pipeline {
     config: PipelineConfig,
-    model_tx: Sender<ModelMsg>,
+    model_tx: ModelTx,
     events: Arc<facts::FactBox>,
     pool: IoPool,
     model: Option<std::thread::JoinHandle<()>>,
@@ -325,13 +332,13 @@ pub struct Pipeline {
 impl Pipeline {
     pub fn start(config: PipelineConfig, waker: Waker) -> std::io::Result<Pipeline> {
         let epoch = Instant::now();
-        let (model_tx, model_rx) = mpsc::channel();
+        let (poller, model_tx) = Poller::new()?;
         let events = Arc::new(facts::FactBox::default());
         let buffers = Arc::new(BufferPool::default());
         let crumbs = Arc::new(Breadcrumbs::new(epoch, 512));
         let model_diag = Arc::new(ModelDiag::default());
         let thread = ModelThread::new(
-            model_rx,
+            poller,
             events.clone(),
             waker,
             buffers.clone(),
@@ -340,9 +347,16 @@ impl Pipeline {
             epoch,
         )
         .with_scrollback_budget(config.total_scrollback_bytes);
+        let model_crumbs = crumbs.clone();
         let model = std::thread::Builder::new()
             .name("tern-model".into())
-            .spawn(move || thread.run())?;
+            .spawn(move || {
+                // On a keystroke's path: wake ahead of busy neighbours (see `priority`).
+                if !priority::ask_short_slice() {
+                    model_crumbs.push(APP_CRUMB, "model thread: no short time slice");
+                }
+                thread.run()
+            })?;
         let pool = IoPool::start(PoolShared {
             model: model_tx.clone(),
             buffers,
@@ -407,8 +421,10 @@ impl Pipeline {
         let stats = Arc::new(PtyStats::default());
         let slot = Arc::new(Slot::default());
         let killer = spawned.child.clone_killer();
+        let ended = Arc::new(Notify::new());
         let entry = PaneEntry::new(
             PaneCore::new(size, term),
+            PtyInput::new(fd.clone(), ended.clone()),
             credit.clone(),
             stats.clone(),
             slot.clone(),
@@ -416,7 +432,8 @@ impl Pipeline {
         )
         .with_pty(fd.clone());
         let activity = entry.activity.clone();
-        // The model learns of the pane before the pool can send its first chunk.
+        // The model reads the pty from here on; the pool writes to it and waits for the
+        // child once the model read its end of file.
         let _ = self.model_tx.send(ModelMsg::Add {
             pane,
             entry: Box::new(entry),
@@ -424,7 +441,7 @@ impl Pipeline {
         self.pool.send(PoolCmd::Add {
             pane,
             fd,
-            credit: credit.clone(),
+            ended,
             writer: writer.clone(),
             child: spawned.child,
             // The pool learns of the exit from it (readable when the child ends).

@@ -1,12 +1,14 @@
-//! The model thread: owns every pane's `Terminal`, parses all bytes of all ptys with a
-//! fair scheduler (bounded slices, the focused pane first), answers queries straight to
-//! the pty, reports facts, and delivers to visible panes one credit at a time.
+//! The model thread: reads every pty itself (`readiness.rs`: it sleeps in `epoll` on the
+//! pty masters and a message bell), owns every pane's `Terminal`, parses all bytes of
+//! all ptys with a fair scheduler (bounded slices, the focused pane first), answers
+//! queries straight to the pty, reports facts, and delivers to visible panes one credit
+//! at a time.
 
 use std::collections::{HashMap, VecDeque};
 use std::os::fd::{AsFd, OwnedFd};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::sync::mpsc::{Receiver, Sender, TryRecvError};
+use std::sync::mpsc::{Sender, TryRecvError};
 use std::time::Instant;
 
 use crate::model::{TermEvent, TermSize};
@@ -17,6 +19,8 @@ use super::diag::{Breadcrumbs, ModelStats, PaneSample, PtyStats, Sample, SampleR
 use super::facts::FactBox;
 use super::io::{BufferPool, PtyWriter};
 use super::pane::PaneCore;
+use super::reader::{PtyInput, ReadOutcome};
+use super::readiness::Poller;
 use super::{ModelMsg, PaneEvent, PaneId, Waker};
 
 /// Most bytes parsed for one pane before the scheduler looks at the others (and at new
@@ -35,10 +39,15 @@ struct Chunk {
     data: Vec<u8>,
     offset: usize,
     read_at: Instant,
+    /// Messages sent before the read began ([`Poller::sent`]); a resize numbered above
+    /// it may have come first, so the chunk waits for that resize.
+    sent_before: u64,
 }
 
 pub struct PaneEntry {
     pub core: PaneCore,
+    /// The pty's read side (read on this thread).
+    input: PtyInput,
     pub credit: Arc<Credit>,
     pub stats: Arc<PtyStats>,
     pub slot: Arc<Slot>,
@@ -61,12 +70,14 @@ pub struct PaneEntry {
 impl PaneEntry {
     pub fn new(
         core: PaneCore,
+        input: PtyInput,
         credit: Arc<Credit>,
         stats: Arc<PtyStats>,
         slot: Arc<Slot>,
         writer: Arc<PtyWriter>,
     ) -> Self {
         PaneEntry {
+            input,
             credit,
             stats,
             slot,
@@ -125,7 +136,12 @@ impl PaneEntry {
 }
 
 pub struct ModelThread {
-    rx: Receiver<ModelMsg>,
+    /// Messages and pty readiness.
+    poller: Poller,
+    /// Panes whose pty may hold input (`PtyInput::readable`), oldest first.
+    readable: Vec<PaneId>,
+    /// Scratch for the panes the poller reports.
+    woken: Vec<PaneId>,
     events: Arc<FactBox>,
     waker: Waker,
     buffers: Arc<BufferPool>,
@@ -146,6 +162,8 @@ pub struct ModelThread {
     shutting_down: bool,
     /// Scrollback bytes all panes may hold together (see `budget`).
     scrollback_budget: usize,
+    /// Messages received so far (the one being handled is number `received`).
+    received: u64,
 }
 
 /// The model thread's diagnostics: its busy time and the last minute of samples.
@@ -172,7 +190,7 @@ struct SearchJob {
 
 impl ModelThread {
     pub fn new(
-        rx: Receiver<ModelMsg>,
+        poller: Poller,
         events: Arc<FactBox>,
         waker: Waker,
         buffers: Arc<BufferPool>,
@@ -181,7 +199,9 @@ impl ModelThread {
         epoch: Instant,
     ) -> ModelThread {
         ModelThread {
-            rx,
+            poller,
+            readable: Vec::new(),
+            woken: Vec::new(),
             events,
             waker,
             buffers,
@@ -197,6 +217,7 @@ impl ModelThread {
             searches: VecDeque::new(),
             shutting_down: false,
             scrollback_budget: usize::MAX,
+            received: 0,
         }
     }
 
@@ -236,6 +257,101 @@ impl ModelThread {
                 .panes
                 .values()
                 .any(|p| !p.queue.is_empty() && !p.writer.is_paused())
+            || self.readable.iter().any(|id| {
+                self.panes
+                    .get(id)
+                    .is_some_and(|p| p.input.wants_read(&p.credit))
+            })
+    }
+
+    /// Takes the panes the poller reports readable (without waiting), then reads each
+    /// readable pane once (at most its room and one buffer): queries and keystrokes'
+    /// echoes get in between parse slices, and a flood cannot make a round long.
+    fn read_ptys(&mut self) {
+        let mut woken = std::mem::take(&mut self.woken);
+        self.poller.poll(&mut woken);
+        self.mark_readable(&mut woken);
+        self.woken = woken;
+        let mut i = 0;
+        while let Some(&pane) = self.readable.get(i) {
+            let still = self.read_pane(pane);
+            if still {
+                i += 1;
+            } else {
+                self.readable.remove(i);
+            }
+        }
+    }
+
+    fn mark_readable(&mut self, woken: &mut Vec<PaneId>) {
+        for pane in woken.drain(..) {
+            if let Some(p) = self.panes.get_mut(&pane)
+                && p.input.open
+                && !p.input.readable
+            {
+                p.input.readable = true;
+                self.readable.push(pane);
+            }
+        }
+    }
+
+    /// One read of the pane's pty; returns whether it may hold more input.
+    fn read_pane(&mut self, pane: PaneId) -> bool {
+        let Some(p) = self.panes.get_mut(&pane) else {
+            return false;
+        };
+        let sent_before = self.poller.sent();
+        match p
+            .input
+            .read_once(pane, &p.credit, &self.buffers, &self.crumbs)
+        {
+            ReadOutcome::Data(data, read_at) => {
+                p.stats
+                    .last_read_ns
+                    .store(self.epoch.elapsed().as_nanos() as u64, Ordering::Relaxed);
+                p.queue.push_back(Chunk {
+                    data,
+                    offset: 0,
+                    read_at,
+                    sent_before,
+                });
+                true
+            }
+            ReadOutcome::Nothing => p.input.readable,
+            ReadOutcome::End(error) => {
+                self.poller.remove(p.input.fd());
+                p.eof = true;
+                if let Some(e) = error {
+                    self.crumbs.push(pane.0, format!("read error: {e}"));
+                    let _ = self.events.send(PaneEvent::Error { pane, message: e });
+                    (self.waker)();
+                }
+                false
+            }
+        }
+    }
+
+    /// Reads what the pane's pty holds now, as far as the window allows (before a
+    /// query of the whole screen).
+    fn read_pane_now(&mut self, pane: PaneId) {
+        let mut woken = std::mem::take(&mut self.woken);
+        self.poller.poll(&mut woken);
+        self.mark_readable(&mut woken);
+        self.woken = woken;
+        while self.read_pane(pane) {
+            if !self
+                .panes
+                .get(&pane)
+                .is_some_and(|p| p.input.wants_read(&p.credit))
+            {
+                break;
+            }
+        }
+        self.readable.retain(|id| {
+            self.panes
+                .get(id)
+                .is_some_and(|p| p.input.readable && p.input.open)
+        });
     }
 
     /// One slice of the oldest search: scrollback lines first, then (at the end) the
@@ -287,21 +403,25 @@ impl ModelThread {
         // sample, and starts the next round.
         let mut busy_from = Instant::now();
         loop {
-            // Block only when idle; wake at once on any message.
+            // Block only when idle; wake at once on any message or pty input.
             if !self.has_work() {
                 self.sample_if_due(Instant::now(), SampleRing::IDLE_EVERY_NS);
-                match self.rx.recv() {
-                    Ok(msg) => {
-                        busy_from = Instant::now();
-                        if !self.handle(msg) {
-                            return;
-                        }
-                    }
-                    Err(_) => return,
+                let mut woken = std::mem::take(&mut self.woken);
+                let first = self.poller.wait(&mut woken);
+                busy_from = Instant::now();
+                self.mark_readable(&mut woken);
+                self.woken = woken;
+                let go_on = match first {
+                    Ok(msg) => self.handle(msg),
+                    Err(TryRecvError::Empty) => true,
+                    Err(TryRecvError::Disconnected) => false,
+                };
+                if !go_on {
+                    return;
                 }
             }
             loop {
-                match self.rx.try_recv() {
+                match self.poller.try_recv() {
                     Ok(msg) => {
                         if !self.handle(msg) {
                             return;
@@ -311,6 +431,7 @@ impl ModelThread {
                     Err(TryRecvError::Disconnected) => return,
                 }
             }
+            self.read_ptys();
             self.schedule_round();
             if self.shutting_down {
                 return;
@@ -361,6 +482,7 @@ impl ModelThread {
 
     /// Returns false on shutdown.
     fn handle(&mut self, msg: ModelMsg) -> bool {
+        self.received += 1;
         match msg {
             ModelMsg::Chunk {
                 pane,
@@ -375,6 +497,7 @@ impl ModelThread {
                         data,
                         offset: 0,
                         read_at,
+                        sent_before: self.received - 1,
                     });
                 } else {
                     self.buffers.put(data);
@@ -394,7 +517,19 @@ impl ModelThread {
                 self.pending_exits.insert(pane, exit);
                 self.flush_exits();
             }
-            ModelMsg::Add { pane, entry } => {
+            ModelMsg::Add { pane, mut entry } => {
+                // Readable from the start: output written before the pty was watched
+                // raised no edge.
+                if let Err(e) = self.poller.add(pane, entry.input.fd()) {
+                    let _ = entry.input.end(&entry.credit, None);
+                    entry.eof = true;
+                    let message = format!("cannot watch the pty: {e}");
+                    self.crumbs.push(pane.0, message.clone());
+                    let _ = self.events.send(PaneEvent::Error { pane, message });
+                    (self.waker)();
+                } else {
+                    self.readable.push(pane);
+                }
                 self.panes.insert(pane, *entry);
                 self.order.push(pane);
             }
@@ -402,18 +537,34 @@ impl ModelThread {
             ModelMsg::WriteQueueDrained { .. } => {}
             ModelMsg::Remove { pane } => {
                 if let Some(p) = self.panes.remove(&pane) {
+                    if p.input.open {
+                        self.poller.remove(p.input.fd());
+                    }
                     p.slot.clear();
                     for c in p.queue {
                         self.buffers.put(c.data);
                     }
                 }
                 self.order.retain(|p| *p != pane);
+                self.readable.retain(|p| *p != pane);
                 self.pending_exits.remove(&pane);
             }
             ModelMsg::Resize { pane, size } => {
                 if let Some(p) = self.panes.get_mut(&pane) {
-                    // Bytes already read were produced for the old size: parse them first.
-                    Self::drain_queue(p, &self.buffers, &self.events, self.epoch, pane);
+                    // Bytes read before this resize was sent were produced for the old
+                    // size: parse them first. Later reads wait for the new size.
+                    let this = self.received;
+                    while let Some(c) = p.queue.front().filter(|c| c.sent_before < this) {
+                        let left = c.data.len() - c.offset;
+                        let _ = Self::parse_some(
+                            p,
+                            left,
+                            &self.buffers,
+                            &self.events,
+                            self.epoch,
+                            pane,
+                        );
+                    }
                     p.core.resize(size);
                     p.size_pty_to_model();
                     self.crumbs
@@ -451,6 +602,7 @@ impl ModelThread {
                 self.deliver(pane);
             }
             ModelMsg::Query { pane, reply } => {
+                self.read_pane_now(pane);
                 if let Some(p) = self.panes.get_mut(&pane) {
                     Self::drain_queue(p, &self.buffers, &self.events, self.epoch, pane);
                     let _ = reply.send(p.core.term.dump());
@@ -527,13 +679,14 @@ impl ModelThread {
                 continue;
             }
             self.run_slice(pane);
-            // Keystrokes and credits must not wait for a whole round.
+            // Keystrokes' echoes, queries and credits must not wait for a whole round.
+            self.read_ptys();
             if let Some(f) = self.focused
                 && self.panes.get(&f).is_some_and(|p| !p.queue.is_empty())
             {
                 self.run_slice(f);
             }
-            while let Ok(msg) = self.rx.try_recv() {
+            while let Ok(msg) = self.poller.try_recv() {
                 if !self.handle(msg) {
                     return;
                 }

@@ -162,9 +162,10 @@ pub fn dsr(opts: &Opts) -> Result<Value, String> {
         }
         let (t, f, p) = (&sums[0].1, &sums[1].1, &sums[2].1);
         println!(
-            "{case}: tern p99 / floor p99 = {:.2}x (target ≤ 1.5x), tern p99 / peer p99 = {:.2}x",
+            "{case}: tern p99 / floor p99 = {:.2}x (target ≤ 1.2x), tern p99 / peer p99 = {:.2}x; p50 {:.2}x the floor's",
             ratio(t.p99, f.p99),
-            ratio(t.p99, p.p99)
+            ratio(t.p99, p.p99),
+            ratio(t.p50, f.p50)
         );
         out.push(json!({
             "case": case,
@@ -172,6 +173,7 @@ pub fn dsr(opts: &Opts) -> Result<Value, String> {
             "tern": t, "floor": f, "peer": p,
             "p99_tern_over_floor": ratio(t.p99, f.p99),
             "p99_tern_over_peer": ratio(t.p99, p.p99),
+            "p50_tern_over_floor": ratio(t.p50, f.p50),
         }));
     }
     Ok(json!({ "suite": "dsr", "cases": out }))

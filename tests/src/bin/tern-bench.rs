@@ -74,6 +74,59 @@ fn main() -> ExitCode {
                 std::iter::once("tern-probe".to_string()).chain(args[2..].iter().cloned());
             return tern_tests::probe::main_from(probe_args);
         }
+        // `tern-bench floor [--] PROGRAM ARGS...`: runs a program in the floor (a bare
+        // pty whose reader only answers `ESC[6n`), for scripts that compare the binary
+        // with it in the same run (scripts/headless-dsr.sh).
+        Some("floor") => {
+            let argv: Vec<String> = args[2..]
+                .iter()
+                .skip_while(|a| a.as_str() == "--")
+                .cloned()
+                .collect();
+            if argv.is_empty() {
+                eprintln!("tern-bench floor: no program given");
+                return ExitCode::FAILURE;
+            }
+            let run = tern_tests::bench::systems::PtySession::spawn(
+                tern_tests::bench::systems::Kind::Floor,
+                &argv,
+                tern_core::model::TermSize::new(80, 24),
+                false,
+            )
+            .and_then(|s| s.wait(std::time::Duration::from_secs(600)));
+            return match run {
+                Ok(0) => ExitCode::SUCCESS,
+                Ok(code) => {
+                    eprintln!("tern-bench floor: the program exited with {code}");
+                    ExitCode::FAILURE
+                }
+                Err(e) => {
+                    eprintln!("tern-bench floor: {e}");
+                    ExitCode::FAILURE
+                }
+            };
+        }
+        // `tern-bench fixture NAME BYTES PATH`: writes a workload fixture (80x24), e.g.
+        // the agent-TUI load of `dsr`, for scripts.
+        Some("fixture") => {
+            let fixture = args.get(2).and_then(|n| {
+                tern_core::fixtures::Fixture::ALL
+                    .into_iter()
+                    .find(|f| f.name() == n.as_str())
+            });
+            let bytes = args.get(3).and_then(|b| b.parse::<usize>().ok());
+            let (Some(fixture), Some(bytes), Some(path)) = (fixture, bytes, args.get(4)) else {
+                eprintln!("usage: tern-bench fixture dense|scrolling|agent-tui|unicode BYTES PATH");
+                return ExitCode::FAILURE;
+            };
+            return match std::fs::write(path, fixture.generate(bytes, 80, 24)) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("tern-bench fixture: {path}: {e}");
+                    ExitCode::FAILURE
+                }
+            };
+        }
         Some("worker") => {
             return match suites::memory_worker(&args[2..]) {
                 Ok(v) => {

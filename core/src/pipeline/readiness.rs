@@ -1,0 +1,224 @@
+//! The model thread's own readiness loop: it waits in `epoll` on every pty master it
+//! reads (edge-triggered) and on an `eventfd` that messages ring, so a pty's output
+//! wakes the thread that parses it and answers its queries: one wake-up from a query
+//! to its reply, with no hop through another thread.
+//!
+//! ```text
+//!   pty masters (EPOLLIN | EPOLLET) ─┐
+//!                                    ├─▶ epoll ─▶ model thread: read, parse, reply
+//!   ModelTx::send ─▶ eventfd ────────┘            (the eventfd is written only while
+//!                                                  the model thread sleeps)
+//! ```
+
+use std::mem::MaybeUninit;
+use std::os::fd::{AsFd, OwnedFd};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering, fence};
+use std::sync::mpsc::{self, Receiver, SendError, Sender, TryRecvError};
+
+use rustix::event::{EventfdFlags, epoll, eventfd};
+use rustix::io::Errno;
+
+use super::{ModelMsg, PaneId};
+
+/// The epoll data of the message bell (pane ids start at 1 and never reach it).
+const BELL: u64 = u64::MAX;
+
+/// Rung by senders while the model thread sleeps in `epoll_wait`.
+#[derive(Debug)]
+pub struct Bell {
+    fd: OwnedFd,
+    /// The model thread is about to wait, or waits, in `epoll_wait`.
+    sleeping: AtomicBool,
+    /// Messages sent so far, counted before each is queued (see [`Poller::sent`]).
+    sent: AtomicU64,
+}
+
+impl Bell {
+    fn ring_if_sleeping(&self) {
+        // Pairs with the fence in `Poller::wait`: either the model thread sees the
+        // message the caller just queued, or this sees it sleeping and rings.
+        fence(Ordering::SeqCst);
+        if self.sleeping.load(Ordering::Relaxed) {
+            let _ = rustix::io::write(&self.fd, &1u64.to_ne_bytes());
+        }
+    }
+}
+
+/// The sending side of the model thread's messages: queues the message and wakes the
+/// model thread if it sleeps (an atomic load otherwise).
+#[derive(Clone, Debug)]
+pub struct ModelTx {
+    tx: Sender<ModelMsg>,
+    bell: Arc<Bell>,
+}
+
+impl ModelTx {
+    pub fn send(&self, msg: ModelMsg) -> Result<(), SendError<ModelMsg>> {
+        self.bell.sent.fetch_add(1, Ordering::SeqCst);
+        self.tx.send(msg)?;
+        self.bell.ring_if_sleeping();
+        Ok(())
+    }
+}
+
+/// What the model thread waits on: its messages and its ptys.
+#[derive(Debug)]
+pub struct Poller {
+    rx: Receiver<ModelMsg>,
+    epoll: OwnedFd,
+    bell: Arc<Bell>,
+}
+
+impl Poller {
+    /// A poller and the sender whose messages wake it.
+    pub fn new() -> std::io::Result<(Poller, ModelTx)> {
+        let (tx, rx) = mpsc::channel();
+        let epoll = epoll::create(epoll::CreateFlags::CLOEXEC)?;
+        let fd = eventfd(0, EventfdFlags::CLOEXEC | EventfdFlags::NONBLOCK)?;
+        epoll::add(
+            &epoll,
+            &fd,
+            epoll::EventData::new_u64(BELL),
+            epoll::EventFlags::IN | epoll::EventFlags::ET,
+        )?;
+        let bell = Arc::new(Bell {
+            fd,
+            sleeping: AtomicBool::new(false),
+            sent: AtomicU64::new(0),
+        });
+        let poller = Poller {
+            rx,
+            epoll,
+            bell: bell.clone(),
+        };
+        Ok((poller, ModelTx { tx, bell }))
+    }
+
+    /// Watches a pty master for input (edge-triggered: the caller reads until `EAGAIN`
+    /// before it counts on the next wake-up).
+    pub fn add(&self, pane: PaneId, fd: impl AsFd) -> std::io::Result<()> {
+        epoll::add(
+            &self.epoll,
+            fd,
+            epoll::EventData::new_u64(pane.0),
+            epoll::EventFlags::IN | epoll::EventFlags::RDHUP | epoll::EventFlags::ET,
+        )?;
+        Ok(())
+    }
+
+    /// How many messages had been sent when this was called. A chunk read after this
+    /// returned `n` may hold bytes the child wrote after the sender of message `n + 1`
+    /// acted (a resize sends its message before it resizes the pty), so it must not be
+    /// parsed before that message is handled; a chunk stamped below `n + 1` holds only
+    /// bytes written before.
+    pub fn sent(&self) -> u64 {
+        self.bell.sent.load(Ordering::SeqCst)
+    }
+
+    pub fn remove(&self, fd: impl AsFd) {
+        let _ = epoll::delete(&self.epoll, fd);
+    }
+
+    /// Panes that became readable since the last call, without waiting.
+    pub fn poll(&mut self, ready: &mut Vec<PaneId>) {
+        let zero = rustix::event::Timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        self.collect(Some(&zero), ready);
+    }
+
+    /// The next message, without waiting.
+    pub fn try_recv(&self) -> Result<ModelMsg, TryRecvError> {
+        self.rx.try_recv()
+    }
+
+    /// Sleeps until a pty is readable or a message is sent. Returns the first message
+    /// if one was there when the thread announced it sleeps (a message queued before
+    /// that did not ring, so it is looked for then); `Empty` after a wake-up (the
+    /// messages it may bring are read with [`Poller::try_recv`]).
+    pub fn wait(&mut self, ready: &mut Vec<PaneId>) -> Result<ModelMsg, TryRecvError> {
+        self.bell.sleeping.store(true, Ordering::Relaxed);
+        fence(Ordering::SeqCst);
+        let first = self.rx.try_recv();
+        if matches!(first, Err(TryRecvError::Empty)) {
+            self.collect(None, ready);
+        }
+        self.bell.sleeping.store(false, Ordering::Relaxed);
+        first
+    }
+
+    fn collect(&mut self, timeout: Option<&rustix::event::Timespec>, ready: &mut Vec<PaneId>) {
+        // More ready ptys than this stay in epoll's ready list for the next call.
+        let mut events = [const { MaybeUninit::<epoll::Event>::uninit() }; 64];
+        let got = loop {
+            match epoll::wait(&self.epoll, &mut events, timeout) {
+                Err(Errno::INTR) => continue,
+                Ok((got, _)) => break &*got,
+                Err(_) => break &[],
+            }
+        };
+        for event in got {
+            match event.data.u64() {
+                BELL => {
+                    let mut count = [0u8; 8];
+                    let _ = rustix::io::read(&self.bell.fd, &mut count);
+                }
+                pane => ready.push(PaneId(pane)),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    /// A message sent while the model thread sleeps wakes it (the bell rings), and one
+    /// sent before it goes to sleep is seen without waiting: no wake-up is lost.
+    #[test]
+    fn messages_wake_the_poller_and_none_is_lost() {
+        let (mut poller, model_tx) = Poller::new().expect("poller");
+        let mut ready = Vec::new();
+
+        model_tx.send(ModelMsg::Shutdown).expect("send");
+        assert_eq!(poller.sent(), 1);
+        assert!(
+            poller.wait(&mut ready).is_ok(),
+            "the message queued before the wait is seen"
+        );
+
+        let sender = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(50));
+            model_tx.send(ModelMsg::Shutdown).expect("send");
+        });
+        // Without the bell this would sleep for ever.
+        let got = match poller.wait(&mut ready) {
+            Ok(_) => true, // the sender was quicker than the wait
+            Err(_) => poller.try_recv().is_ok(),
+        };
+        assert!(got, "woken by the bell: the message is there");
+        assert!(ready.is_empty());
+        sender.join().expect("sender");
+    }
+
+    /// A watched pipe that gets bytes is reported readable, once per edge.
+    #[test]
+    fn a_readable_pty_is_reported_with_its_pane() {
+        let (mut poller, _model_tx) = Poller::new().expect("poller");
+        let (reader, mut writer) = std::io::pipe().expect("pipe");
+        let reader = OwnedFd::from(reader);
+        poller.add(PaneId(7), &reader).expect("add");
+        let mut ready = Vec::new();
+        poller.poll(&mut ready);
+        assert!(ready.is_empty());
+        std::io::Write::write_all(&mut writer, b"\x1b[6n").expect("write");
+        assert!(poller.wait(&mut ready).is_err());
+        assert_eq!(ready, vec![PaneId(7)]);
+        ready.clear();
+        poller.poll(&mut ready);
+        assert!(ready.is_empty(), "edge-triggered: reported once until read");
+    }
+}
