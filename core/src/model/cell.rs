@@ -245,6 +245,14 @@ impl Cell {
         self
     }
 
+    /// Same template with the character of code point `cp`, which must be a `char`'s
+    /// (the text path has decoded and validated it; anything else reads back as ' ').
+    #[inline]
+    pub fn with_code_point(mut self, cp: u32) -> Cell {
+        self.ch = (self.ch & !CH_MASK) | (cp & CH_MASK);
+        self
+    }
+
     #[inline]
     pub fn flags(&self) -> Flags {
         Flags((self.ch >> FLAG_SHIFT) as u16)
@@ -330,6 +338,33 @@ impl Cell {
     #[inline]
     pub fn is_default_blank(&self) -> bool {
         self.with_drawn(false) == Cell::BLANK
+    }
+
+    /// Bits that differ between the styles of `self` and `other` (zero when
+    /// [`Cell::style_bits`] are equal), flags in bits 21..32. Branch-free, so a scan of a
+    /// row with it vectorises.
+    #[inline]
+    pub fn style_diff(&self, other: &Cell) -> u32 {
+        ((self.ch ^ other.ch) & !CH_MASK)
+            | (self.fg ^ other.fg)
+            | ((self.bg ^ other.bg) & !DRAWN_BIT)
+    }
+
+    /// Whether the cell is the first half of a wide character (`WIDE`) and whether it is
+    /// the second (`WIDE_SPACER`), as 0 or 1 each, without branches.
+    #[inline]
+    pub fn wide_bits(&self) -> (u32, u32) {
+        let flags = self.ch >> FLAG_SHIFT;
+        (
+            (flags >> Flags::WIDE.0.trailing_zeros()) & 1,
+            (flags >> Flags::WIDE_SPACER.0.trailing_zeros()) & 1,
+        )
+    }
+
+    /// The bits of `flags` in a [`Cell::style_diff`].
+    #[inline]
+    pub const fn diff_flags_mask(flags: u16) -> u32 {
+        (flags as u32) << FLAG_SHIFT
     }
 
     /// The style part of the cell (flags, colours, underline) without the character:

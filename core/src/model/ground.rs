@@ -4,8 +4,9 @@
 //! ```text
 //!   bytes ──▶ printable ASCII run ───────────▶ State::print_ascii_run (a slice, no copy)
 //!         ├─▶ C0 control (not ESC) ──────────▶ perform::execute
-//!         ├─▶ valid UTF-8 run ───────────────▶ State::print_text (the hook for
-//!         │                                    grapheme clustering)
+//!         ├─▶ text with UTF-8 (valid) ───────▶ State::print_utf8 (decodes, classifies
+//!         │                                    widths and writes cells in one pass;
+//!         │                                    the hook for grapheme clustering)
 //!         ├─▶ ESC [ digits/';' final m, H, f, K ─▶ sgr_groups / goto / erase_in_line
 //!         └─▶ anything else (other escapes, invalid UTF-8, a sequence cut by the end of
 //!             the input) ──▶ handed to vte, which keeps it until a dispatch returns it
@@ -46,17 +47,14 @@ pub(super) fn advance(st: &mut State, bytes: &[u8]) -> usize {
             // DEL prints nothing (vte hands it to `print`, which has no width for it).
             0x7f => i += 1,
             _ => {
-                let end = i + bytes[i..]
-                    .iter()
-                    .position(|&b| b < 0x80)
-                    .unwrap_or(bytes.len() - i);
-                let Ok(text) = std::str::from_utf8(&bytes[i..end]) else {
+                // Text with UTF-8 in it, decoded and written in one pass up to the next
+                // control or invalid byte. C1 controls (U+0080..U+009F) are not acted on
+                // in a UTF-8 stream (see `perform::execute`); `print` drops them.
+                let took = st.print_utf8(&bytes[i..]);
+                if took == 0 {
                     return i;
-                };
-                // C1 controls (U+0080..U+009F) are not acted on in a UTF-8 stream (see
-                // `perform::execute`); `print_text` drops them as `print` does.
-                st.print_text(text);
-                i = end;
+                }
+                i += took;
             }
         }
     }

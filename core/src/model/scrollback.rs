@@ -10,13 +10,16 @@
 //!             ▲ pop: drop lines from the front; a block with no live line is recycled
 //! ```
 //!
-//! A line is encoded as: varint cell count; style runs (a byte `0..=0x7f` = that many+1
-//! default-style cells; `0x80` = varint count, flags u16, fg u32, bg u32; `0x81` =
-//! varint count of wide pairs (a `WIDE` cell and its `WIDE_SPACER`), then the pairs'
-//! style as for `0x80` without the two layout flags; `0x82` = the same in the default
-//! style, no style bytes); the cells' characters as UTF-8; varint extra count and the
-//! extras. A run of CJK or emoji thus costs one run, not two per character. Plain text costs about one
-//! byte per character, and pushing a line allocates nothing once the blocks exist.
+//! A line is encoded as: varint `cells << 1 | has_pairs`; with pairs, varint unit count
+//! and one bit per cell (set where a wide pair starts); style runs over units (a byte `0..=0x7f`
+//! = that many+1 default-style units; `0x80` = varint count, flags u16, fg u32, bg u32);
+//! one character per unit as UTF-8; varint extra count and the extras. A unit is a cell,
+//! or a wide pair: a `WIDE` cell and its `WIDE_SPACER` space, alike apart from those two
+//! flags, stored as the wide cell's character and style without the layout flags. A
+//! line of CJK, emoji and narrow text in one style is thus one style run, one character
+//! per unit and a bit per unit. Plain text costs about one byte per character, and
+//! pushing a line allocates nothing once the blocks exist. Encoding is one pass over the
+//! cells (a vectorisable check first finds the plain one-style ASCII line).
 
 use std::collections::VecDeque;
 
@@ -54,7 +57,7 @@ pub struct Scrollback {
     max_bytes: usize,
     /// Lines ever dropped off the front (so absolute line numbers stay stable).
     dropped: u64,
-    scratch: Vec<u8>,
+    scratch: Scratch,
 }
 
 const ENTRY_BYTES: usize = std::mem::size_of::<LineEntry>();
@@ -149,103 +152,249 @@ fn decode_color(r: &mut Reader<'_>) -> Option<Color> {
 }
 
 const TAG_STYLED: u8 = 0x80;
-const TAG_WIDE_PAIRS: u8 = 0x81;
-const TAG_WIDE_PAIRS_DEFAULT: u8 = 0x82;
 const WIDE_LAYOUT: u16 = Flags::WIDE.union(Flags::WIDE_SPACER).bits();
+const WIDE: u16 = Flags::WIDE.bits();
+const SPACER: u16 = Flags::WIDE_SPACER.bits();
+/// Flags a style run does not store: the wide layout (in the pair bits) and `EXTRA` (set
+/// again on decoding for every cell with an extra).
+const NOT_STYLE: u16 = WIDE_LAYOUT | Flags::EXTRA.bits();
+
+/// Reusable buffers for encoding one line (kept so that pushing allocates nothing). The
+/// loops write `chars` and `pairs` by index into buffers kept at least as long as the
+/// longest line needs, and record how much of each they used.
+#[derive(Clone, Debug, Default)]
+struct Scratch {
+    /// Header: varint `cells << 1 | has_pairs`, then (with pairs) varint unit count.
+    head: Vec<u8>,
+    /// Bit `i` set when cell `i` starts a wide pair (only when the line has one).
+    pairs: Vec<u8>,
+    pairs_len: usize,
+    /// Style runs over units.
+    runs: Vec<u8>,
+    /// One character per unit as UTF-8.
+    chars: Vec<u8>,
+    chars_len: usize,
+    /// The extras.
+    extras: Vec<u8>,
+}
+
+impl Scratch {
+    /// Clears every part and makes room for a line of `len` cells.
+    fn start(&mut self, len: usize) {
+        self.head.clear();
+        self.runs.clear();
+        self.extras.clear();
+        if self.chars.len() < len * 4 {
+            self.chars.resize(len * 4, 0);
+        }
+        if self.pairs.len() < len.div_ceil(8) {
+            self.pairs.resize(len.div_ceil(8), 0);
+        }
+        self.chars_len = 0;
+        self.pairs_len = 0;
+    }
+    fn len(&self) -> usize {
+        self.head.len() + self.pairs_len + self.runs.len() + self.chars_len + self.extras.len()
+    }
+    fn append_to(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.head);
+        out.extend_from_slice(&self.pairs[..self.pairs_len]);
+        out.extend_from_slice(&self.runs);
+        out.extend_from_slice(&self.chars[..self.chars_len]);
+        out.extend_from_slice(&self.extras);
+    }
+    fn heap_bytes(&self) -> usize {
+        self.head.capacity()
+            + self.pairs.capacity()
+            + self.runs.capacity()
+            + self.chars.capacity()
+            + self.extras.capacity()
+    }
+    /// Writes the header for `len` cells in `units` units, and keeps the pair bits when
+    /// there is a pair.
+    fn finish(&mut self, len: usize, units: usize, any_pair: bool) {
+        if any_pair {
+            self.pairs_len = len.div_ceil(8);
+            put_varint(&mut self.head, (len as u64) << 1 | 1);
+            put_varint(&mut self.head, units as u64);
+        } else {
+            self.pairs_len = 0;
+            put_varint(&mut self.head, (len as u64) << 1);
+        }
+    }
+}
 
 fn put_style(out: &mut Vec<u8>, style: (u16, u32, u32)) {
-    out.extend_from_slice(&style.0.to_le_bytes());
-    out.extend_from_slice(&style.1.to_le_bytes());
-    out.extend_from_slice(&style.2.to_le_bytes());
+    let mut bytes = [0u8; 10];
+    bytes[..2].copy_from_slice(&style.0.to_le_bytes());
+    bytes[2..6].copy_from_slice(&style.1.to_le_bytes());
+    bytes[6..].copy_from_slice(&style.2.to_le_bytes());
+    out.extend_from_slice(&bytes);
 }
 
-/// A wide pair's style without its layout flags.
-fn pair_style(cell: &Cell) -> (u16, u32, u32) {
-    let (flags, fg, bg) = cell.style_bits();
-    (flags & !WIDE_LAYOUT, fg, bg)
-}
-
-/// How many wide pairs of one style start `cells`: a cell whose only layout flag is
-/// `WIDE`, then one whose only layout flag is `WIDE_SPACER`, both otherwise alike.
-fn wide_pairs(cells: &[Cell]) -> usize {
-    let Some(first) = cells.first() else {
-        return 0;
-    };
-    let style = pair_style(first);
-    cells
-        .chunks_exact(2)
-        .take_while(|pair| {
-            let (a, b) = (pair[0].style_bits(), pair[1].style_bits());
-            a.0 & WIDE_LAYOUT == Flags::WIDE.bits()
-                && b.0 & WIDE_LAYOUT == Flags::WIDE_SPACER.bits()
-                && pair_style(&pair[0]) == style
-                && pair_style(&pair[1]) == style
-        })
-        .count()
-}
-
-/// Encodes `cells[..len]` and `extras` of a row.
-fn encode(row: &Row, len: usize, out: &mut Vec<u8>) {
-    let cells = &row.cells[..len];
-    put_varint(out, len as u64);
-    let default_style = Cell::BLANK.style_bits();
-    let mut i = 0;
-    while i < len {
-        let pairs = wide_pairs(&cells[i..]);
-        if pairs > 0 {
-            let style = pair_style(&cells[i]);
-            if style == default_style {
-                out.push(TAG_WIDE_PAIRS_DEFAULT);
-                put_varint(out, pairs as u64);
-            } else {
-                out.push(TAG_WIDE_PAIRS);
-                put_varint(out, pairs as u64);
-                put_style(out, style);
-            }
-            i += 2 * pairs;
-            continue;
+/// Appends a run of `n` units in `style` (its `EXTRA` flag dropped).
+fn put_run(out: &mut Vec<u8>, mut n: usize, style: (u16, u32, u32)) {
+    let style = (style.0 & !Flags::EXTRA.bits(), style.1, style.2);
+    if style == Cell::BLANK.style_bits() {
+        while n > 0 {
+            let k = n.min(128);
+            out.push((k - 1) as u8);
+            n -= k;
         }
-        let style = cells[i].style_bits();
-        let same = cells[i + 1..]
-            .iter()
-            .position(|c| c.style_bits() != style)
-            .unwrap_or(len - i - 1);
-        let j = i + 1 + same;
-        let mut n = j - i;
-        if style == default_style {
-            while n > 0 {
-                let k = n.min(128);
-                out.push((k - 1) as u8);
-                n -= k;
-            }
-        } else {
-            out.push(TAG_STYLED);
-            put_varint(out, n as u64);
-            put_style(out, style);
-        }
-        i = j;
+    } else if n > 0 {
+        out.push(TAG_STYLED);
+        put_varint(out, n as u64);
+        put_style(out, style);
     }
-    let mut buf = [0u8; 4];
-    if cells.iter().all(|c| c.code_point() < 0x80) {
-        // The common line: one byte a cell, in one pass the compiler can vectorise.
-        out.extend(cells.iter().map(|c| c.code_point() as u8));
+}
+
+/// Writes code point `cp` (a valid `char`, as cells store) as UTF-8 at the start of
+/// `out`; returns its length.
+#[inline(always)]
+fn put_utf8(out: &mut [u8; 4], cp: u32) -> usize {
+    if cp < 0x80 {
+        out[0] = cp as u8;
+        1
+    } else if cp < 0x800 {
+        out[0] = 0xc0 | (cp >> 6) as u8;
+        out[1] = 0x80 | (cp & 0x3f) as u8;
+        2
+    } else if cp < 0x1_0000 {
+        out[0] = 0xe0 | (cp >> 12) as u8;
+        out[1] = 0x80 | ((cp >> 6) & 0x3f) as u8;
+        out[2] = 0x80 | (cp & 0x3f) as u8;
+        3
     } else {
-        for cell in cells {
-            let c = cell.ch();
-            if c.is_ascii() {
-                out.push(c as u8);
-            } else {
-                out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
-            }
-        }
+        out[0] = 0xf0 | (cp >> 18) as u8;
+        out[1] = 0x80 | ((cp >> 12) & 0x3f) as u8;
+        out[2] = 0x80 | ((cp >> 6) & 0x3f) as u8;
+        out[3] = 0x80 | (cp & 0x3f) as u8;
+        4
     }
-    let extras: Vec<&(u16, CellExtra)> = row
-        .extras()
+}
+
+/// The four bytes of `chars` at `at` (the buffer holds four per cell, so they exist).
+#[inline(always)]
+fn char_slot(chars: &mut [u8], at: usize) -> &mut [u8; 4] {
+    let slot: &mut [u8] = &mut chars[at..at + 4];
+    slot.try_into().expect("a slice of four bytes")
+}
+
+/// Encodes `cells[..len]` and `extras` of a row into `s` (see the module docs).
+fn encode(row: &Row, len: usize, s: &mut Scratch) {
+    s.start(len);
+    let cells = &row.cells[..len];
+    let first = cells.first().copied().unwrap_or(Cell::BLANK);
+    // The common line, one style and ASCII only (checked 16 cells at a time, without a
+    // branch per cell): one run, one byte a cell.
+    let plain = cells.chunks(16).all(|chunk| {
+        chunk.iter().fold(0, |acc, c| {
+            acc | c.style_diff(&first) | (c.code_point() & !0x7f)
+        }) == 0
+    });
+    if plain {
+        for (byte, cell) in s.chars.iter_mut().zip(cells) {
+            *byte = cell.code_point() as u8;
+        }
+        s.chars_len = len;
+        s.finish(len, len, false);
+        put_run(&mut s.runs, len, first.style_bits());
+    } else if !encode_one_style(cells, s) {
+        s.start(len);
+        encode_units(cells, s);
+    }
+    encode_extras(row, len, &mut s.extras);
+}
+
+/// A line whose cells share one style apart from the wide layout and `EXTRA` flags (the
+/// usual line of CJK or emoji): one run; false (the caller starts again with
+/// [`encode_units`]) when the style changes or a wide half lacks its other half.
+fn encode_one_style(cells: &[Cell], s: &mut Scratch) -> bool {
+    let len = cells.len();
+    let Some(first) = cells.first() else {
+        return false;
+    };
+    s.pairs[..len.div_ceil(8)].fill(0);
+    let style_mask = !Cell::diff_flags_mask(NOT_STYLE);
+    let (mut units, mut at, mut any_pair) = (0, 0, false);
+    let mut i = 0;
+    while let Some(cell) = cells.get(i) {
+        let (wide, spacer) = cell.wide_bits();
+        if cell.style_diff(first) & style_mask != 0 || spacer != 0 {
+            return false;
+        }
+        if wide != 0 {
+            // The pair's spacer: a space, alike but for the layout flags.
+            let Some(next) = cells.get(i + 1) else {
+                return false;
+            };
+            if next.wide_bits() != (0, 1)
+                || next.code_point() != ' ' as u32
+                || next.style_diff(first) & style_mask != 0
+            {
+                return false;
+            }
+            s.pairs[i / 8] |= 1 << (i % 8);
+            any_pair = true;
+        }
+        at += put_utf8(char_slot(&mut s.chars, at), cell.code_point());
+        units += 1;
+        i += 1 + wide as usize;
+    }
+    s.chars_len = at;
+    s.finish(len, units, any_pair);
+    let (flags, fg, bg) = first.style_bits();
+    put_run(&mut s.runs, units, (flags & !NOT_STYLE, fg, bg));
+    true
+}
+
+/// The general case of [`encode`]: a unit is a cell, or a wide pair (a cell whose only
+/// layout flag is `WIDE`, then a space whose only layout flag is `WIDE_SPACER`, both
+/// otherwise alike), which is stored as one character and one bit.
+fn encode_units(cells: &[Cell], s: &mut Scratch) {
+    let len = cells.len();
+    s.pairs[..len.div_ceil(8)].fill(0);
+    let mut run_style = Cell::BLANK.style_bits();
+    let (mut run_units, mut units, mut at, mut any_pair) = (0, 0, 0, false);
+    let mut i = 0;
+    while let Some(cell) = cells.get(i) {
+        let mut style = cell.style_bits();
+        style.0 &= !Flags::EXTRA.bits();
+        let mut pair = false;
+        if style.0 & WIDE_LAYOUT == WIDE
+            && let Some(next) = cells.get(i + 1)
+            && next.code_point() == ' ' as u32
+            && next.style_bits() == (style.0 ^ WIDE_LAYOUT, style.1, style.2)
+        {
+            pair = true;
+            style.0 ^= WIDE;
+        }
+        if style != run_style {
+            put_run(&mut s.runs, run_units, run_style);
+            run_style = style;
+            run_units = 0;
+        }
+        run_units += 1;
+        s.pairs[i / 8] |= u8::from(pair) << (i % 8);
+        any_pair |= pair;
+        at += put_utf8(char_slot(&mut s.chars, at), cell.code_point());
+        units += 1;
+        i += 1 + usize::from(pair);
+    }
+    put_run(&mut s.runs, run_units, run_style);
+    s.chars_len = at;
+    s.finish(len, units, any_pair);
+}
+
+fn encode_extras(row: &Row, len: usize, out: &mut Vec<u8>) {
+    let extras = row.extras();
+    let n = extras
         .iter()
-        .filter(|(c, _)| (*c as usize) < len)
-        .collect();
-    put_varint(out, extras.len() as u64);
-    for (col, extra) in extras {
+        .take_while(|(c, _)| (*c as usize) < len)
+        .count();
+    put_varint(out, n as u64);
+    let mut buf = [0u8; 4];
+    for (col, extra) in &extras[..n] {
         put_varint(out, *col as u64);
         put_varint(out, extra.combining.len() as u64);
         for c in &extra.combining {
@@ -266,37 +415,56 @@ fn decode(r: &mut Reader<'_>, wrapped: bool) -> Row {
     // Every count is bounded by the bytes left, so damaged bytes cannot make decoding
     // allocate or loop without limit (each cell costs at least one byte of characters,
     // each extra at least three).
-    let len = (r.varint() as usize).min(r.remaining());
-    // (cells, style, wide pairs): a pair run alternates WIDE and WIDE_SPACER cells.
-    let mut styles: Vec<(usize, (u16, u32, u32), bool)> = Vec::new();
+    let head = r.varint();
+    let len = ((head >> 1) as usize).min(r.remaining());
+    let units = if head & 1 == 1 {
+        (r.varint() as usize).min(len)
+    } else {
+        len
+    };
+    let pairs = if head & 1 == 1 {
+        let n = len.div_ceil(8).min(r.remaining());
+        let all = r.bytes;
+        let at = r.pos.min(all.len());
+        let end = (at + n).min(all.len());
+        r.pos += n;
+        &all[at..end]
+    } else {
+        &[]
+    };
+    let is_pair = |cell: usize| {
+        pairs
+            .get(cell / 8)
+            .is_some_and(|b| b >> (cell % 8) & 1 == 1)
+    };
+    // (units, style) runs.
+    let mut styles: Vec<(usize, (u16, u32, u32))> = Vec::new();
     let mut covered = 0;
-    while covered < len {
+    while covered < units {
         let tag = r.byte();
-        if tag < 0x80 {
-            let n = tag as usize + 1;
-            styles.push((n, Cell::BLANK.style_bits(), false));
-            covered += n;
-            continue;
-        }
-        let n = r.varint() as usize;
-        let (n, style, pairs) = match tag {
-            TAG_WIDE_PAIRS_DEFAULT => (n.saturating_mul(2), Cell::BLANK.style_bits(), true),
-            TAG_WIDE_PAIRS => (n.saturating_mul(2), (r.u16(), r.u32(), r.u32()), true),
-            _ => (n, (r.u16(), r.u32(), r.u32()), false),
+        let (n, style) = if tag < 0x80 {
+            (tag as usize + 1, Cell::BLANK.style_bits())
+        } else {
+            let n = r.varint() as usize;
+            (n, (r.u16(), r.u32(), r.u32()))
         };
-        let n = n.min(len - covered);
-        styles.push((n, style, pairs));
+        let n = n.min(units - covered);
+        styles.push((n, style));
         covered += n.max(1);
     }
     let mut cells = Vec::with_capacity(len);
-    for (n, (flags, fg, bg), pairs) in styles {
-        for k in 0..n.min(len - cells.len()) {
-            let layout = match (pairs, k % 2) {
-                (false, _) => 0,
-                (true, 0) => Flags::WIDE.bits(),
-                (true, _) => Flags::WIDE_SPACER.bits(),
-            };
-            cells.push(Cell::from_style_bits(flags | layout, fg, bg, r.char()));
+    for (n, (flags, fg, bg)) in styles {
+        for _ in 0..n {
+            if cells.len() >= len {
+                break;
+            }
+            let c = r.char();
+            if is_pair(cells.len()) && cells.len() + 2 <= len {
+                cells.push(Cell::from_style_bits(flags | WIDE, fg, bg, c));
+                cells.push(Cell::from_style_bits(flags | SPACER, fg, bg, ' '));
+            } else {
+                cells.push(Cell::from_style_bits(flags, fg, bg, c));
+            }
         }
     }
     let n_extras = (r.varint() as usize).min(r.remaining());
@@ -315,6 +483,11 @@ fn decode(r: &mut Reader<'_>, wrapped: bool) -> Row {
                 underline_color,
             },
         ));
+    }
+    for (col, _) in &extras {
+        if let Some(cell) = cells.get_mut(*col as usize) {
+            cell.insert_flags(Flags::EXTRA);
+        }
     }
     Row::from_parts(cells, extras, wrapped)
 }
@@ -337,7 +510,7 @@ impl Scrollback {
             max_lines,
             max_bytes,
             dropped: 0,
-            scratch: Vec::new(),
+            scratch: Scratch::default(),
         }
     }
 
@@ -362,7 +535,7 @@ impl Scrollback {
             .map(|b| b.bytes.capacity())
             .sum::<usize>()
             + self.index.capacity() * ENTRY_BYTES
-            + self.scratch.capacity()
+            + self.scratch.heap_bytes()
     }
 
     pub fn dropped(&self) -> u64 {
@@ -408,34 +581,32 @@ impl Scrollback {
             self.dropped += 1;
             return len;
         }
-        let mut scratch = std::mem::take(&mut self.scratch);
-        scratch.clear();
-        encode(row, len, &mut scratch);
+        encode(row, len, &mut self.scratch);
+        let line_len = self.scratch.len();
         let fits = self
             .blocks
             .back()
-            .is_some_and(|b| b.bytes.len() + scratch.len() <= b.bytes.capacity());
+            .is_some_and(|b| b.bytes.len() + line_len <= b.bytes.capacity());
         if !fits {
             let mut block = self.spare.take().unwrap_or_default();
             block.bytes.clear();
-            block.bytes.reserve_exact(BLOCK_BYTES.max(scratch.len()));
+            block.bytes.reserve_exact(BLOCK_BYTES.max(line_len));
             block.live_lines = 0;
             self.blocks.push_back(block);
         }
         let block_no = self.first_block + self.blocks.len() as u64 - 1;
         if let Some(block) = self.blocks.back_mut() {
             let start = block.bytes.len() as u32;
-            block.bytes.extend_from_slice(&scratch);
+            self.scratch.append_to(&mut block.bytes);
             block.live_lines += 1;
             self.index.push_back(LineEntry {
                 block: block_no,
                 start,
-                len: scratch.len() as u32,
+                len: line_len as u32,
                 wrapped: row.wrapped,
             });
         }
-        self.used += scratch.len();
-        self.scratch = scratch;
+        self.used += line_len;
         while self.index.len() > self.max_lines
             || (self.bytes() > self.max_bytes && self.index.len() > 1)
         {
@@ -660,7 +831,8 @@ mod tests {
             cells.push(Cell::from_style_bits(spacer, 0, 0, ' '));
         }
         sb.push(&Row::from_cells(cells));
-        // Count, one pair run, 40 three-byte characters and 40 spacers, no extras.
-        assert!(sb.used <= 1 + 2 + 40 * 4 + 1, "{} bytes", sb.used);
+        // Header (count, units), a pair bit per cell (10 bytes), one style run, 40
+        // three-byte characters and no spacers, no extras.
+        assert!(sb.used <= 2 + 1 + 10 + 1 + 40 * 3 + 1, "{} bytes", sb.used);
     }
 }

@@ -12,6 +12,7 @@ use super::width::char_width;
 use super::{TermConfig, TermEvent, TermSize};
 
 mod grapheme;
+mod text;
 
 /// The SGR state new cells are written with.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
@@ -439,94 +440,12 @@ impl State {
     /// True when text can be written straight into the cells: autowrap on, no insert
     /// mode, no left/right margins, no out-of-line pen attributes, the ASCII charset.
     #[inline]
-    fn plain_printing(&self) -> bool {
+    pub(super) fn plain_printing(&self) -> bool {
         !self.modes.insert
             && !self.has_lr_margins()
             && self.modes.autowrap
             && self.pen_extra.is_none()
             && self.charsets.slots[self.charsets.active] == Charset::Ascii
-    }
-
-    /// Prints text without controls (the fast path in `ground.rs` hands over each valid
-    /// UTF-8 run): narrow and wide characters are written straight into the row while
-    /// [`State::plain_printing`] holds and no wide character is in the way, anything
-    /// else (combining marks, a wide character at the edge, controls) through
-    /// [`State::print`]. With grapheme clustering (mode 2027) on, every character goes
-    /// through [`State::print`], which joins it to the cluster before the cursor.
-    pub fn print_text(&mut self, text: &str) {
-        if !self.plain_printing() || self.modes.grapheme_clusters {
-            text.chars().for_each(|c| self.print(c));
-            return;
-        }
-        let special = Flags::WIDE.union(Flags::WIDE_SPACER).union(Flags::EXTRA);
-        let template = self.template;
-        let cols = self.cols;
-        let mut chars = text.chars();
-        let mut next = chars.next();
-        while let Some(first) = next {
-            // Only a character that takes cells may wrap a pending line (as in `print`).
-            if !matches!(char_width(first), Some(1 | 2)) {
-                self.print(first);
-                next = chars.next();
-                continue;
-            }
-            if self.cursor.pending_wrap {
-                self.wrap_line();
-            }
-            let (row, start) = (self.cursor.row, self.cursor.col);
-            let grid = if self.modes.alt_screen {
-                &mut self.alt
-            } else {
-                &mut self.primary
-            };
-            let cells = &mut grid.row_mut(row).cells;
-            let mut col = start;
-            let mut c = first;
-            let mut slow = None;
-            loop {
-                let free = |cells: &[Cell], i: usize| {
-                    cells.get(i).is_some_and(|x| !x.flags().intersects(special))
-                };
-                match char_width(c) {
-                    Some(1) if free(cells, col) => {
-                        cells[col] = template.with_ch(c);
-                        col += 1;
-                    }
-                    Some(2) if free(cells, col) && free(cells, col + 1) => {
-                        let mut wide = template.with_ch(c);
-                        wide.insert_flags(Flags::WIDE);
-                        let mut spacer = template.with_ch(' ');
-                        spacer.insert_flags(Flags::WIDE_SPACER);
-                        cells[col] = wide;
-                        cells[col + 1] = spacer;
-                        col += 2;
-                    }
-                    _ => {
-                        slow = Some(c);
-                        break;
-                    }
-                }
-                self.last_printed = Some(c);
-                next = chars.next();
-                match next {
-                    Some(n) if col < cols => c = n,
-                    _ => break,
-                }
-            }
-            if col > start {
-                self.damage.mark(row);
-                if col >= cols {
-                    self.cursor.col = cols - 1;
-                    self.cursor.pending_wrap = true;
-                } else {
-                    self.cursor.col = col;
-                }
-            }
-            if let Some(c) = slow {
-                self.print(c);
-                next = chars.next();
-            }
-        }
     }
 
     /// Writes printable ASCII with autowrap on, no insert mode, the ASCII charset and no
@@ -643,7 +562,7 @@ impl State {
         }
     }
 
-    fn wrap_line(&mut self) {
+    pub(super) fn wrap_line(&mut self) {
         if !self.modes.autowrap {
             return;
         }
