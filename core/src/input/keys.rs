@@ -97,7 +97,7 @@ fn tilde(n: u8, mods: Mods) -> Vec<u8> {
 
 /// An escape sequence with its `ESC [` or `ESC O` turned into the 8-bit CSI or SS3 when
 /// `eight_bit` is set.
-fn introduced(mut bytes: Vec<u8>, eight_bit: bool) -> Vec<u8> {
+pub(crate) fn introduced(mut bytes: Vec<u8>, eight_bit: bool) -> Vec<u8> {
     let c1 = match bytes.get(..2) {
         Some([0x1b, b'[']) => 0x9b,
         Some([0x1b, b'O']) => 0x8f,

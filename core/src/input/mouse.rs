@@ -114,6 +114,24 @@ pub fn encode_focus(focused: bool) -> &'static [u8] {
     if focused { b"\x1b[I" } else { b"\x1b[O" }
 }
 
+/// The report a window sends for `event`: [`encode_mouse`], introduced by the 8-bit CSI
+/// after S8C1T (`eight_bit`), as xterm 379 sends it (measured: an SGR press
+/// `9b 3c 30 3b 39 3b 34 4d`, an X10 one `9b 4d 20 29 24`).
+pub fn mouse_report(
+    event: MouseEvent,
+    tracking: MouseTracking,
+    encoding: MouseEncoding,
+    eight_bit: bool,
+) -> Option<Vec<u8>> {
+    encode_mouse(event, tracking, encoding).map(|b| super::keys::introduced(b, eight_bit))
+}
+
+/// The focus report a window sends: [`encode_focus`], with the 8-bit CSI after S8C1T
+/// (xterm 379: `9b 49`, `9b 4f`).
+pub fn focus_report(focused: bool, eight_bit: bool) -> Vec<u8> {
+    super::keys::introduced(encode_focus(focused).to_vec(), eight_bit)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -232,6 +250,26 @@ mod tests {
             ),
             None
         );
+    }
+
+    #[test]
+    fn after_s8c1t_reports_start_with_the_8_bit_csi_as_xterm_sends_them() {
+        // Bytes xterm 379 sent for a left press at cell (8, 3) and for focus, after
+        // `ESC SP G`, read from its pty under Xvfb.
+        let press = ev(MouseEventKind::Press, MouseButton::Left, 8, 3);
+        let release = ev(MouseEventKind::Release, MouseButton::Left, 8, 3);
+        let sgr = |e| mouse_report(e, MouseTracking::Normal, MouseEncoding::Sgr, true);
+        assert_eq!(sgr(press), Some(b"\x9b<0;9;4M".to_vec()));
+        assert_eq!(sgr(release), Some(b"\x9b<0;9;4m".to_vec()));
+        let x10 = |e| mouse_report(e, MouseTracking::Normal, MouseEncoding::Default, true);
+        assert_eq!(x10(press), Some(vec![0x9b, b'M', 0x20, 0x29, 0x24]));
+        assert_eq!(x10(release), Some(vec![0x9b, b'M', 0x23, 0x29, 0x24]));
+        assert_eq!(focus_report(true, true), [0x9b, b'I']);
+        assert_eq!(focus_report(false, true), [0x9b, b'O']);
+        // 7-bit until then.
+        let seven = mouse_report(press, MouseTracking::Normal, MouseEncoding::Sgr, false);
+        assert_eq!(seven, Some(b"\x1b[<0;9;4M".to_vec()));
+        assert_eq!(focus_report(true, false), b"\x1b[I");
     }
 
     #[test]

@@ -4,8 +4,8 @@
 use std::time::Instant;
 
 use tern_core::input::{
-    Key, KeyModes, MouseButton, MouseEvent, MouseEventKind, encode_focus, encode_key, encode_mouse,
-    encode_paste,
+    Key, KeyModes, MouseButton, MouseEvent, MouseEventKind, encode_key, encode_paste, focus_report,
+    mouse_report,
 };
 use tern_core::model::MouseTracking;
 use tern_core::pipeline::PaneId;
@@ -115,7 +115,8 @@ impl PaneUi {
                 }
                 egui::Event::Paste(text) => self.paste(text),
                 egui::Event::WindowFocused(focused) if modes.focus_events => {
-                    self.pipeline.write_report(pane, encode_focus(focused));
+                    self.pipeline
+                        .write_report(pane, &focus_report(focused, modes.eight_bit_controls));
                 }
                 egui::Event::PointerButton {
                     pos,
@@ -152,7 +153,12 @@ impl PaneUi {
                             row,
                             mods: input::mods(modifiers),
                         };
-                        if let Some(bytes) = encode_mouse(ev, modes.mouse, modes.mouse_encoding) {
+                        if let Some(bytes) = mouse_report(
+                            ev,
+                            modes.mouse,
+                            modes.mouse_encoding,
+                            modes.eight_bit_controls,
+                        ) {
                             self.pipeline.write(pane, &bytes);
                         }
                     } else if pressed && b == MouseButton::Left && modifiers.ctrl {
@@ -198,7 +204,12 @@ impl PaneUi {
                             mods: tern_core::input::Mods::NONE,
                         };
                         if rect.contains(pos)
-                            && let Some(bytes) = encode_mouse(ev, modes.mouse, modes.mouse_encoding)
+                            && let Some(bytes) = mouse_report(
+                                ev,
+                                modes.mouse,
+                                modes.mouse_encoding,
+                                modes.eight_bit_controls,
+                            )
                         {
                             self.pipeline.write(pane, &bytes);
                         }
@@ -245,8 +256,12 @@ impl PaneUi {
                                 row,
                                 mods: input::mods(modifiers),
                             };
-                            if let Some(bytes) = encode_mouse(ev, modes.mouse, modes.mouse_encoding)
-                            {
+                            if let Some(bytes) = mouse_report(
+                                ev,
+                                modes.mouse,
+                                modes.mouse_encoding,
+                                modes.eight_bit_controls,
+                            ) {
                                 self.pipeline.write(pane, &bytes);
                             }
                         }
