@@ -554,17 +554,7 @@ impl ModelThread {
                     // Bytes read before this resize was sent were produced for the old
                     // size: parse them first. Later reads wait for the new size.
                     let this = self.received;
-                    while let Some(c) = p.queue.front().filter(|c| c.sent_before < this) {
-                        let left = c.data.len() - c.offset;
-                        let _ = Self::parse_some(
-                            p,
-                            left,
-                            &self.buffers,
-                            &self.events,
-                            self.epoch,
-                            pane,
-                        );
-                    }
+                    Self::drain_queue(p, this, &self.buffers, &self.events, self.epoch, pane);
                     p.core.resize(size);
                     p.size_pty_to_model();
                     self.crumbs
@@ -604,7 +594,7 @@ impl ModelThread {
             ModelMsg::Query { pane, reply } => {
                 self.read_pane_now(pane);
                 if let Some(p) = self.panes.get_mut(&pane) {
-                    Self::drain_queue(p, &self.buffers, &self.events, self.epoch, pane);
+                    Self::drain_queue(p, u64::MAX, &self.buffers, &self.events, self.epoch, pane);
                     let _ = reply.send(p.core.term.dump());
                 }
             }
@@ -634,7 +624,7 @@ impl ModelThread {
                 progress,
             } => {
                 if let Some(p) = self.panes.get_mut(&pane) {
-                    Self::drain_queue(p, &self.buffers, &self.events, self.epoch, pane);
+                    Self::drain_queue(p, u64::MAX, &self.buffers, &self.events, self.epoch, pane);
                     match query.compile() {
                         Ok(re) => {
                             let sb = p.core.term.scrollback();
@@ -739,14 +729,18 @@ impl ModelThread {
 
     fn drain_queue(
         p: &mut PaneEntry,
+        sent_before: u64,
         buffers: &BufferPool,
         events: &FactBox,
         epoch: Instant,
         pane: PaneId,
     ) {
-        while !p.queue.is_empty() {
+        // Chunk by chunk, so that a drain up to a message stops at the first chunk read
+        // after it was sent.
+        while let Some(c) = p.queue.front().filter(|c| c.sent_before < sent_before) {
+            let left = c.data.len() - c.offset;
             // Callers wake the UI after draining (a close or an exit follows).
-            let _ = Self::parse_some(p, usize::MAX, buffers, events, epoch, pane);
+            let _ = Self::parse_some(p, left, buffers, events, epoch, pane);
         }
     }
 

@@ -86,20 +86,20 @@ impl PtyInput {
         }
         let want = room.min(READ_CHUNK);
         let mut buf = buffers.get();
-        if buf.capacity() > want {
-            // Near a full window: read no more than the room (a rare, allocating path).
-            buffers.put(std::mem::replace(&mut buf, Vec::with_capacity(want)));
-        }
         loop {
-            // Straight into the spare capacity: no zero-filling on the hot path.
-            let result =
-                rustix::io::read(self.fd.as_fd(), rustix::buffer::spare_capacity(&mut buf));
+            // Straight into the pooled buffer's spare capacity, no more than the room
+            // (no zero-filling, and no smaller buffer near a full window).
+            let spare = &mut buf.spare_capacity_mut()[..want];
+            let result = rustix::io::read(self.fd.as_fd(), spare).map(|(read, _)| read.len());
             return match result {
                 Ok(0) => {
                     buffers.put(buf);
                     self.end(credit, None)
                 }
                 Ok(n) => {
+                    // SAFETY: the read initialised the first `n` bytes of the (empty)
+                    // buffer's spare capacity.
+                    unsafe { buf.set_len(n) };
                     credit.on_read(n as u64);
                     ReadOutcome::Data(buf, Instant::now())
                 }

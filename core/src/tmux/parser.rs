@@ -295,27 +295,7 @@ impl Parser {
                 None => &[],
             };
             match &mut self.state {
-                LineState::Output {
-                    pane,
-                    age_ms,
-                    decoder,
-                } => {
-                    let mut data = Vec::with_capacity(piece.len());
-                    decoder.decode(piece, &mut data);
-                    if ended {
-                        decoder.finish_line(&mut data);
-                    }
-                    if !data.is_empty() {
-                        out.push(Message::Output {
-                            pane: *pane,
-                            age_ms: *age_ms,
-                            data,
-                        });
-                    }
-                    if ended {
-                        self.state = LineState::Buffering;
-                    }
-                }
+                LineState::Output { .. } => self.stream_piece(piece, ended, out),
                 LineState::Skipping => {
                     if ended {
                         self.state = LineState::Buffering;
@@ -337,29 +317,7 @@ impl Parser {
                             continue;
                         }
                         // Streaming now: hand it the rest of the piece.
-                        let rest = &piece[room..];
-                        let mut data = Vec::new();
-                        if let LineState::Output {
-                            pane,
-                            age_ms,
-                            decoder,
-                        } = &mut self.state
-                        {
-                            decoder.decode(rest, &mut data);
-                            if ended {
-                                decoder.finish_line(&mut data);
-                            }
-                            if !data.is_empty() {
-                                out.push(Message::Output {
-                                    pane: *pane,
-                                    age_ms: *age_ms,
-                                    data,
-                                });
-                            }
-                        }
-                        if ended {
-                            self.state = LineState::Buffering;
-                        }
+                        self.stream_piece(&piece[room..], ended, out);
                         continue;
                     }
                     self.line.extend_from_slice(piece);
@@ -373,6 +331,33 @@ impl Parser {
                     }
                 }
             }
+        }
+    }
+
+    /// Decodes `piece` of the `%output` line being streamed (`ended`: the line's end came
+    /// with it), handing out what it decodes; back to buffering at the line's end.
+    fn stream_piece(&mut self, piece: &[u8], ended: bool, out: &mut Vec<Message>) {
+        if let LineState::Output {
+            pane,
+            age_ms,
+            decoder,
+        } = &mut self.state
+        {
+            let mut data = Vec::with_capacity(piece.len());
+            decoder.decode(piece, &mut data);
+            if ended {
+                decoder.finish_line(&mut data);
+            }
+            if !data.is_empty() {
+                out.push(Message::Output {
+                    pane: *pane,
+                    age_ms: *age_ms,
+                    data,
+                });
+            }
+        }
+        if ended {
+            self.state = LineState::Buffering;
         }
     }
 
