@@ -62,9 +62,10 @@ impl State {
         let cols = self.cols;
         let mut i = 0;
         while let Some((first, first_len)) = next_char(&bytes[i..]) {
-            let width = code_point_width(first);
+            // Looked up only where the fast path may take it (`print` looks it up itself).
+            let width = if plain { code_point_width(first) } else { None };
             // Only a character that takes cells may wrap a pending line (as in `print`).
-            if !plain || !matches!(width, Some(1 | 2)) {
+            if !matches!(width, Some(1 | 2)) {
                 self.print(char::from_u32(first).unwrap_or(char::REPLACEMENT_CHARACTER));
                 i += first_len;
                 continue;
