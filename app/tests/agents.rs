@@ -5,7 +5,7 @@
 //! reaches the asking agent from another worktree.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use egui::{Key, Modifiers};
 use egui_kittest::Harness;
@@ -43,13 +43,8 @@ fn app<'a>(h: &'a Harness<'_, Slot>) -> &'a TernApp {
 }
 
 fn step_until(h: &mut Harness<'_, Slot>, what: &str, done: impl Fn(&Harness<'_, Slot>) -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(40);
-    while Instant::now() < deadline {
-        h.step();
-        if done(h) {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(20));
+    if common::step_until_or(h, Duration::from_secs(40), done) {
+        return;
     }
     let states: Vec<_> = app(h)
         .switcher_entries()

@@ -5,7 +5,7 @@
 //! cancelled until answered); `tern msg` requests open, list, type into, focus and
 //! close panes; Ctrl+0 returns to the configured text size.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use egui::{Key, Modifiers, ViewportCommand, ViewportEvent, ViewportId};
 use egui_kittest::Harness;
@@ -47,13 +47,8 @@ fn app_mut<'a>(h: &'a mut Harness<'_, Slot>) -> &'a mut TernApp {
 }
 
 fn step_until(h: &mut Harness<'_, Slot>, what: &str, done: impl Fn(&Harness<'_, Slot>) -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while Instant::now() < deadline {
-        h.step();
-        if done(h) {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(10));
+    if common::step_until_or(h, Duration::from_secs(30), done) {
+        return;
     }
     panic!("{what}: panes {:?}", app(h).pane_infos());
 }

@@ -58,13 +58,8 @@ fn step_until(
     what: &str,
     done: impl Fn(&Harness<'static, Slot>) -> bool,
 ) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while Instant::now() < deadline {
-        h.step();
-        if done(h) {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(10));
+    if common::step_until_or(h, Duration::from_secs(20), done) {
+        return;
     }
     panic!(
         "{what}: grid {:?}, fits {:?}, window {:?}, screen {:#?}",

@@ -28,13 +28,8 @@ fn screen(h: &Harness<'_, Slot>) -> Vec<String> {
 
 /// Steps frames (with real time passing for the pty) until `done` holds.
 fn step_until(h: &mut Harness<'_, Slot>, what: &str, done: impl Fn(&[String]) -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while Instant::now() < deadline {
-        h.step();
-        if done(&screen(h)) {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(10));
+    if common::step_until_or(h, Duration::from_secs(20), |h| done(&screen(h))) {
+        return;
     }
     panic!("{what}: screen was {:#?}", screen(h));
 }

@@ -1,7 +1,7 @@
 //! Tabs, split panes, the command palette, the quick switcher and badges, driven through
 //! the real window code with egui_kittest (headless) and real shells.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use egui::accesskit::Role;
 use egui::{Event, Key, Modifiers};
@@ -50,13 +50,8 @@ fn screen(h: &Harness<'_, Slot>) -> String {
 
 /// Steps frames (real time passes for the ptys) until `done` holds.
 fn step_until(h: &mut Harness<'_, Slot>, what: &str, done: impl Fn(&Harness<'_, Slot>) -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while Instant::now() < deadline {
-        h.step();
-        if done(h) {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(10));
+    if common::step_until_or(h, Duration::from_secs(30), done) {
+        return;
     }
     panic!("{what}: focused screen was\n{}", screen(h));
 }

@@ -10,6 +10,23 @@ use tern::window::app::{Launch, TernApp};
 
 pub type Slot = Option<TernApp>;
 
+/// Steps the harness until `done` holds or `timeout` has passed; whether it held.
+pub fn step_until_or<'a, S>(
+    h: &mut Harness<'a, S>,
+    timeout: std::time::Duration,
+    done: impl Fn(&Harness<'a, S>) -> bool,
+) -> bool {
+    let deadline = std::time::Instant::now() + timeout;
+    while std::time::Instant::now() < deadline {
+        h.step();
+        if done(h) {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    false
+}
+
 /// The app in a headless egui_kittest harness of `size` points.
 pub fn app_harness(launch: Launch, size: egui::Vec2) -> Harness<'static, Slot> {
     Harness::builder()
