@@ -119,6 +119,8 @@ pub struct TernApp {
     trace: Trace,
     /// The window has keyboard focus.
     window_focused: bool,
+    /// A modal form or picker was open when the panes were last drawn.
+    modal_last: bool,
     /// The widget ids of the panes (keyboard focus on anything else is a text field).
     pane_ids: HashSet<egui::Id>,
     primary: Primary,
@@ -187,6 +189,7 @@ impl TernApp {
             glyphs: GlyphCache::default(),
             trace,
             window_focused: true,
+            modal_last: false,
             pane_ids: HashSet::new(),
             primary: Primary::default(),
             agents: Agents::new(ctx, &settings_notify),
@@ -229,6 +232,12 @@ impl TernApp {
             }
         }
         app
+    }
+
+    /// A modal form (the sidebar's) or a picker (palette, switcher) has the keys: no
+    /// pane takes any, whatever egui's focus says.
+    fn modal_open(&self) -> bool {
+        self.overlay.is_some() || self.sidebar.dialog_open()
     }
 
     /// One frame of the window: the work of [`Self::logic`], then the drawing.
@@ -287,6 +296,14 @@ impl TernApp {
         if let Some(strip) = self.tab_strip() {
             actions.extend(chrome::tab_bar(ui, &strip, &self.theme));
         }
+        // A form or picker that just closed leaves egui's keyboard focus on its text
+        // field for one more frame, which would swallow the first keys typed into the
+        // pane that opens next (a new worktree's tab, the switcher's pick).
+        let modal = self.modal_open();
+        if self.modal_last && !modal {
+            ctx.memory_mut(|m| m.stop_text_input());
+        }
+        self.modal_last = modal;
         egui::CentralPanel::default()
             .frame(egui::Frame::NONE)
             .show(ui, |ui| actions.extend(self.panes_ui(ui)));

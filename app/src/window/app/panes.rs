@@ -149,7 +149,7 @@ impl TernApp {
         } else {
             tab.layout.rects(area_c, DIVIDER)
         };
-        let overlay_open = self.overlay.is_some();
+        let overlay_open = self.modal_open();
         let metrics = Metrics::new(ui.ctx(), self.font_size);
         let mut cx = PaneCx {
             metrics: &metrics,
