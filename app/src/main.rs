@@ -153,6 +153,20 @@ fn run_window(cli: Cli) -> ExitCode {
         desktop: desktop.clone(),
     };
     tern::signals::save_session_on_panic();
+    // The shell starts now, while eframe creates the window and the GPU device.
+    let early = match window::app::Early::start(
+        &launch,
+        std::sync::Arc::new({
+            let waker = waker.clone();
+            move || waker.wake()
+        }),
+    ) {
+        Ok(early) => early,
+        Err(e) => {
+            eprintln!("tern: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let result = eframe::run_native(
         "tern",
         options,
@@ -167,7 +181,11 @@ fn run_window(cli: Cli) -> ExitCode {
             if let Err(e) = watched {
                 eprintln!("tern: cannot catch SIGTERM/SIGHUP: {e}");
             }
-            Ok(Box::new(window::app::TernApp::new(&cc.egui_ctx, launch)))
+            Ok(Box::new(window::app::TernApp::with_early(
+                &cc.egui_ctx,
+                launch,
+                Some(early),
+            )))
         }),
     );
     match result {

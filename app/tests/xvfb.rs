@@ -30,6 +30,22 @@ fn typed_command_output_appears_in_the_real_window() {
         "no first frame with the shell's output",
         |t| t.contains("first_output_frame_built"),
     );
+    // The shell was started before the window existed (while eframe made the window and
+    // the GPU device), not after.
+    let text = std::fs::read_to_string(&trace).expect("trace");
+    let at = |event: &str| {
+        text.lines()
+            .find(|l| l.contains(&format!("\"event\":\"{event}\"")))
+            .and_then(|l| l.split("\"t_us\":").nth(1))
+            .and_then(|r| r.split([',', '}']).next())
+            .and_then(|n| n.parse::<u64>().ok())
+            .unwrap_or_else(|| panic!("no {event} in the trace:\n{text}"))
+    };
+    let (spawned, created) = (at("first_pane_spawned"), at("window_created"));
+    assert!(
+        spawned < created,
+        "the shell started at {spawned} µs, after the window ({created} µs)"
+    );
     std::thread::sleep(Duration::from_millis(300));
     let window = tern_window(&display);
     // Row 5 (1-based) becomes 40 cells of red background; the rest is cleared.

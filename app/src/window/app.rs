@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tern_core::model::{Palette, TermSize};
-use tern_core::pipeline::{PaneId, Pipeline, PipelineConfig, SpawnSpec};
+use tern_core::pipeline::{PaneId, Pipeline, PipelineConfig, SpawnSpec, Waker};
 use tern_core::workspace::Workspace;
 
 use super::action::Action;
@@ -85,6 +85,55 @@ impl Launch {
     }
 }
 
+/// What `main` starts before it asks for a window: the settings, the pipeline and the
+/// first pane's program, so the shell starts while the window and the GPU device are
+/// being created (creating the device is most of a window's start-up).
+pub struct Early {
+    settings: Settings,
+    pipeline: Arc<Pipeline>,
+    /// The first pane, when no session is to be restored (a restore spawns its own).
+    first: Option<Result<PaneId, String>>,
+    /// When the first pane's program was started (for the trace).
+    spawned_at: Instant,
+}
+
+impl Early {
+    /// Loads the config and starts the pipeline and, unless `launch` restores a session
+    /// that exists, the first pane. `waker` wakes the window once it exists (wake-ups
+    /// before that are not needed: the first frame takes everything waiting).
+    pub fn start(launch: &Launch, waker: Waker) -> Result<Early, String> {
+        let settings = Settings::load(&launch.config, waker.clone())
+            .with_overrides(launch.desktop.overrides.clone());
+        let pipeline = start_pipeline(launch, &settings, waker)?;
+        let restores = launch.session.as_ref().is_some_and(|p| p.exists());
+        let first = (!restores).then(|| {
+            let mut spec = launch.spec.clone();
+            spec.env.extend(launch.desktop.child_env());
+            pipeline.spawn(&spec).map_err(|e| e.to_string())
+        });
+        Ok(Early {
+            settings,
+            pipeline,
+            first,
+            spawned_at: Instant::now(),
+        })
+    }
+}
+
+fn start_pipeline(
+    launch: &Launch,
+    settings: &Settings,
+    waker: Waker,
+) -> Result<Arc<Pipeline>, String> {
+    let config = PipelineConfig {
+        default_size: launch.spec.size.unwrap_or(TermSize::new(80, 24)),
+        ..settings.config.pipeline_config()
+    };
+    Pipeline::start(config, waker)
+        .map(Arc::new)
+        .map_err(|e| format!("cannot start the pipeline: {e}"))
+}
+
 pub struct TernApp {
     pipeline: Arc<Pipeline>,
     ws: Workspace<PaneId>,
@@ -135,6 +184,12 @@ pub struct TernApp {
 
 impl TernApp {
     pub fn new(ctx: &egui::Context, launch: Launch) -> TernApp {
+        TernApp::with_early(ctx, launch, None)
+    }
+
+    /// The app, with what `main` started before the window ([`Early`]) or, without
+    /// it, starting all of that now.
+    pub fn with_early(ctx: &egui::Context, launch: Launch, early: Option<Early>) -> TernApp {
         install_fonts(ctx);
         // Zoom and quit keys are tern's to handle (Ctrl+=/-/0), or the program's.
         ctx.options_mut(|o| {
@@ -143,22 +198,25 @@ impl TernApp {
         });
         let mut trace = Trace::from_env();
         trace.event("window_created", "");
-        let repaint = ctx.clone();
-        let settings = Settings::load(
-            &launch.config,
-            Arc::new({
-                let ctx = ctx.clone();
-                move || ctx.request_repaint()
-            }),
-        )
-        .with_overrides(launch.desktop.overrides.clone());
-        let config = PipelineConfig {
-            default_size: launch.spec.size.unwrap_or(TermSize::new(80, 24)),
-            ..settings.config.pipeline_config()
+        let (settings, pipeline, first) = match early {
+            Some(e) => {
+                if matches!(e.first, Some(Ok(_))) {
+                    trace.event_at("first_pane_spawned", e.spawned_at, "");
+                }
+                (e.settings, e.pipeline, e.first)
+            }
+            None => {
+                let waker: Waker = Arc::new({
+                    let ctx = ctx.clone();
+                    move || ctx.request_repaint()
+                });
+                let settings = Settings::load(&launch.config, waker.clone())
+                    .with_overrides(launch.desktop.overrides.clone());
+                let pipeline =
+                    start_pipeline(&launch, &settings, waker).unwrap_or_else(|e| panic!("{e}"));
+                (settings, pipeline, None)
+            }
         };
-        let pipeline = Pipeline::start(config, Arc::new(move || repaint.request_repaint()))
-            .map(Arc::new)
-            .unwrap_or_else(|e| panic!("cannot start the pipeline: {e}"));
         let settings_notify = settings.config.notify.clone();
         let mut app = TernApp {
             pipeline,
@@ -225,7 +283,19 @@ impl TernApp {
         // If the folder is in a repository, its worktrees show in the sidebar.
         app.sidebar.add_repository(ctx, dir, true);
         let spec = app.launch.spec.clone();
-        if let Some(pane) = app.spawn(&spec) {
+        let pane = match first {
+            Some(Ok(pane)) => {
+                let ui = PaneUi::new(pane, app.pipeline.clone());
+                app.panes.insert(pane, ui);
+                Some(pane)
+            }
+            Some(Err(e)) => {
+                app.status = Some(format!("cannot start a shell: {e}"));
+                None
+            }
+            None => app.spawn(&spec),
+        };
+        if let Some(pane) = pane {
             app.ws.add_tab(group, pane);
             if spec.command.is_some() {
                 app.note_command_pane(pane);
