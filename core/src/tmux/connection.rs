@@ -145,6 +145,7 @@ pub enum RemoteEvent {
         session: SessionId,
         name: String,
     },
+    /// A window, once its index is known (before its first `Layout`).
     WindowAdded {
         window: WindowId,
         index: Option<u32>,

@@ -1,7 +1,7 @@
 //! The thread of a [`super::connection::Connection`]: one `epoll` loop over the
 //! control client's pipes, every remote pane's slave and the app's command bell.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::io::{self, Write};
 use std::mem::MaybeUninit;
 use std::os::fd::{AsFd, OwnedFd};
@@ -161,6 +161,8 @@ struct Live {
     purposes: HashMap<CommandId, Purpose>,
     /// The layout last reported per window.
     reported: BTreeMap<WindowId, Layout>,
+    /// Windows reported with [`RemoteEvent::WindowAdded`].
+    announced: BTreeSet<WindowId>,
     connected: bool,
     detaching: Option<Instant>,
     exit: Option<Option<String>>,
@@ -312,11 +314,9 @@ impl Worker {
                 }
             })
         });
-        let config = SessionConfig {
-            pause_after_secs: Some(spec.pause_after_secs),
-            size: Some(spec.size),
-        };
-        let session = ControlSession::new(Box::new(out.clone()), &config, sinks)
+        // The flags and the size are set once tmux says the client is attached: tmux
+        // 3.3a may read the first lines before (`no current client`).
+        let session = ControlSession::new(Box::new(out.clone()), &SessionConfig::default(), sinks)
             .map_err(|e| DisconnectReason::Start(e.to_string()))?;
         self.crumb(format!("remote {}: started", spec.session_name));
         Ok(Live {
@@ -330,6 +330,7 @@ impl Worker {
             remotes: BTreeMap::new(),
             purposes: HashMap::new(),
             reported: BTreeMap::new(),
+            announced: BTreeSet::new(),
             connected: false,
             detaching: None,
             exit: None,
@@ -676,21 +677,11 @@ impl Worker {
     fn event(&self, live: &mut Live, event: Event) {
         match event {
             Event::Reply { id, result } => self.reply(live, id, result),
-            Event::WindowAdded(window) => {
-                let (index, name) = live
-                    .session
-                    .window(window)
-                    .map(|w| (w.index, w.name.clone()))
-                    .unwrap_or_default();
-                self.emit(RemoteEvent::WindowAdded {
-                    window,
-                    index,
-                    name,
-                });
-            }
             Event::WindowClosed(window) => {
                 live.reported.remove(&window);
-                self.emit(RemoteEvent::WindowClosed(window));
+                if live.announced.remove(&window) {
+                    self.emit(RemoteEvent::WindowClosed(window));
+                }
             }
             Event::WindowRenamed { window, name } => {
                 self.emit(RemoteEvent::WindowRenamed { window, name })
@@ -730,6 +721,13 @@ impl Worker {
                 if !live.connected {
                     live.connected = true;
                     self.crumb(format!("remote {name}: connected"));
+                    let spec = &self.parts.spec;
+                    let seconds = spec.pause_after_secs;
+                    let (cols, rows) = spec.size;
+                    let pause_after = Command::PauseAfter { seconds };
+                    self.send(live, pause_after, Purpose::App(String::from("pause-after")));
+                    let size = Command::ResizeClient { cols, rows };
+                    self.send(live, size, Purpose::App(String::from("client size")));
                 }
                 self.emit(RemoteEvent::Connected { session, name });
             }
@@ -739,7 +737,8 @@ impl Worker {
                 self.crumb(what.clone());
                 self.emit(RemoteEvent::Problem(what));
             }
-            Event::PaneContinued(_)
+            Event::WindowAdded(_)
+            | Event::PaneContinued(_)
             | Event::PaneModeChanged(_)
             | Event::LayoutChanged(_)
             | Event::SessionsChanged
@@ -861,15 +860,25 @@ impl Worker {
         self.repaint(live, remote);
     }
 
-    /// Reports each window whose layout is new or changed, and sizes its panes' models
+    /// Announces each window once its index is known (`list-windows` answered), then
+    /// reports each window whose layout is new or changed, and sizes its panes' models
     /// to their cells.
     fn report_layouts(&self, live: &mut Live) {
-        let windows: Vec<(WindowId, Option<u32>, Layout)> = live
+        let windows: Vec<(WindowId, u32, String, Option<Layout>)> = live
             .session
             .windows()
-            .filter_map(|w| Some((w.id, w.index, w.layout.clone()?)))
+            .filter_map(|w| Some((w.id, w.index?, w.name.clone(), w.layout.clone())))
             .collect();
-        for (window, index, layout) in windows {
+        for (window, index, name, layout) in windows {
+            if live.announced.insert(window) {
+                self.emit(RemoteEvent::WindowAdded {
+                    window,
+                    index: Some(index),
+                    name,
+                });
+            }
+            let Some(layout) = layout else { continue };
+            let index = Some(index);
             if live.reported.get(&window) == Some(&layout) {
                 continue;
             }
