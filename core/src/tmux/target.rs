@@ -3,7 +3,8 @@
 //! A [`RemoteTarget`] is written `ssh://[user@]host[:port]/path` or, scp-like, with an
 //! OpenSSH `Host` alias: `[user@]alias:path` (the alias's `HostName`, `Port`, `User`,
 //! keys and jumps come from the user's ssh config). A path starting with `~` or not
-//! starting with `/` is under the remote home.
+//! starting with `/` is under the remote home; in the `ssh://` form `/~/x` is `~/x`
+//! (so a folder named `~` at the root is written scp-like: `host:/~`).
 //!
 //! [`Transport`] turns a target into processes: `ssh -T … host -- tmux -V` for the
 //! version check and `ssh -T … host -- tmux -C new-session -A -s NAME -c PATH` for the
@@ -133,7 +134,9 @@ impl RemoteTarget {
         }
         // `ssh://host/~/src` is under the home, as is scp's `host:src`.
         let path = match path.strip_prefix("/~") {
-            Some(rest) if rest.is_empty() || rest.starts_with('/') => format!("~{rest}"),
+            Some(rest) if scheme && (rest.is_empty() || rest.starts_with('/')) => {
+                format!("~{rest}")
+            }
             _ if !scheme
                 && !path.is_empty()
                 && !path.starts_with('/')
