@@ -25,14 +25,12 @@ fn output_reaches_the_model_and_typing_reaches_the_program() {
     server.new_session("s", &server.script("hex.pl"));
     let mut remote = Remote::connect(pipeline(), server.spec("s"));
     let pane = remote.wait_pane(TmuxPane(0));
-    assert!(
-        remote
-            .events
+    let connected = remote.until(DEADLINE, |r| {
+        r.events
             .iter()
-            .any(|e| matches!(e, RemoteEvent::Connected { name, .. } if name == "s")),
-        "{:#?}",
-        remote.events
-    );
+            .any(|e| matches!(e, RemoteEvent::Connected { name, .. } if name == "s"))
+    });
+    assert!(connected, "{:#?}", remote.events);
     remote.wait_screen(pane, "the program's prompt", |rows| {
         rows.first().is_some_and(|r| r.starts_with("ready"))
     });

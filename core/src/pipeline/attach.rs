@@ -12,9 +12,11 @@
 //!
 //! There is no process: a [`StandInChild`] takes its place. Its `wait` returns once the
 //! feeder says the pane is gone ([`StandIn::exited`]), and its `kill` (closing the
-//! pane) calls the feeder's hook, which asks the far side to end the pane.
+//! pane) calls the feeder's hook once (unless the pane already ended), which asks the
+//! far side to end the pane.
 
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use portable_pty::{Child, ChildKiller, ExitStatus, native_pty_system};
@@ -53,6 +55,8 @@ type KillHook = Box<dyn Fn() + Send + Sync>;
 struct StandInState {
     exit: Mutex<Option<ExitStatus>>,
     on_kill: KillHook,
+    /// The hook runs once (a close hangs up, then the reaper kills after its grace).
+    killed: AtomicBool,
 }
 
 /// The feeder's handle on the stand-in: it tells it when the pane is gone.
@@ -77,6 +81,7 @@ impl StandIn {
             state: Arc::new(StandInState {
                 exit: Mutex::new(None),
                 on_kill: Box::new(on_kill),
+                killed: AtomicBool::new(false),
             }),
         }
     }
@@ -110,7 +115,10 @@ impl std::fmt::Debug for StandInChild {
 
 impl ChildKiller for StandInChild {
     fn kill(&mut self) -> std::io::Result<()> {
-        (self.state.on_kill)();
+        let ended = self.state.exit.lock().map(|e| e.is_some()).unwrap_or(true);
+        if !ended && !self.state.killed.swap(true, Ordering::AcqRel) {
+            (self.state.on_kill)();
+        }
         Ok(())
     }
 
@@ -232,13 +240,16 @@ mod tests {
 
     #[test]
     fn the_stand_in_reports_what_the_feeder_said_and_kill_calls_the_hook() {
-        let killed = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let k = killed.clone();
-        let stand_in = StandIn::new(move || k.store(true, std::sync::atomic::Ordering::SeqCst));
+        let kills = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let k = kills.clone();
+        let stand_in = StandIn::new(move || {
+            k.fetch_add(1, Ordering::SeqCst);
+        });
         let mut child = stand_in.child();
         assert!(child.try_wait().unwrap().is_none());
         child.clone_killer().kill().unwrap();
-        assert!(killed.load(std::sync::atomic::Ordering::SeqCst));
+        child.kill().unwrap();
+        assert_eq!(kills.load(Ordering::SeqCst), 1, "the hook runs once");
         assert!(!child.wait().unwrap().success(), "killed, never blocks");
         stand_in.exited(ExitStatus::with_exit_code(0));
         assert!(child.try_wait().unwrap().unwrap().success());
