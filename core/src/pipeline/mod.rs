@@ -8,6 +8,7 @@
 //! ```
 
 pub mod activity;
+pub mod attach;
 pub mod budget;
 pub mod credit;
 pub mod delivery;
@@ -34,6 +35,7 @@ use portable_pty::{ChildKiller, MasterPty};
 
 use crate::model::{ScreenDump, TermConfig, TermEvent, TermSize};
 
+pub use attach::{AttachSpec, Attached, StandIn, StandInChild};
 use credit::Credit;
 use delivery::{Delivery, Slot};
 use diag::{APP_CRUMB, Breadcrumbs, PtyReport, PtyStats, Sample};
@@ -404,6 +406,41 @@ impl Pipeline {
             .push((crate::remote::PANE_ENV.to_owned(), pane.0.to_string()));
         let spawned = session::spawn(&spec, self.config.default_size)?;
         let size = spec.size.unwrap_or(self.config.default_size);
+        let what = match spawned.pid {
+            Some(pid) => format!("spawned pid {pid}"),
+            None => "spawned".to_owned(),
+        };
+        self.register(pane, spawned, size, true, what);
+        Ok(pane)
+    }
+
+    /// A pane whose bytes come from tern itself instead of a local child (a tmux pane
+    /// through a control-mode connection): tern opens a pty pair, keeps the master like
+    /// a spawned pane's, and hands the caller the slave ([`Attached::slave`], raw:
+    /// bytes pass unchanged both ways). What the caller writes into the slave is read,
+    /// credited, parsed, parked and snapshotted exactly like a program's output;
+    /// [`Pipeline::write`] comes out of the slave. When the slave cannot take more
+    /// (`EAGAIN`), the model is behind: the caller holds back (see `tmux::flow`).
+    /// Hidden until [`Pipeline::set_visible`].
+    pub fn attach(&self, spec: AttachSpec) -> Result<Attached, SpawnError> {
+        let pane = PaneId(self.next_id.fetch_add(1, Ordering::Relaxed));
+        let size = spec.size.unwrap_or(self.config.default_size);
+        let (spawned, slave) = attach::open_attached(size, spec.child)?;
+        self.register(pane, spawned, size, spec.answers_queries, spec.label);
+        Ok(Attached { pane, slave })
+    }
+
+    /// The shared second half of [`Pipeline::spawn`] and [`Pipeline::attach`]: the
+    /// model thread reads the master from here on; the pool writes to it and waits for
+    /// the child once the model read its end of file.
+    fn register(
+        &self,
+        pane: PaneId,
+        spawned: session::Spawned,
+        size: TermSize,
+        answers_queries: bool,
+        what: String,
+    ) {
         let fd: Arc<OwnedFd> = Arc::new(spawned.fd);
         let model_tx = self.model_tx.clone();
         let writer = Arc::new(PtyWriter::new(
@@ -430,10 +467,9 @@ impl Pipeline {
             slot.clone(),
             writer.clone(),
         )
-        .with_pty(fd.clone());
+        .with_pty(fd.clone())
+        .answering_queries(answers_queries);
         let activity = entry.activity.clone();
-        // The model reads the pty from here on; the pool writes to it and waits for the
-        // child once the model read its end of file.
         let _ = self.model_tx.send(ModelMsg::Add {
             pane,
             entry: Box::new(entry),
@@ -447,13 +483,7 @@ impl Pipeline {
             // The pool learns of the exit from it (readable when the child ends).
             exited: spawned.pidfd.as_ref().and_then(|fd| fd.try_clone().ok()),
         });
-        self.crumbs.push(
-            pane.0,
-            match spawned.pid {
-                Some(pid) => format!("spawned pid {pid}"),
-                None => "spawned".to_owned(),
-            },
-        );
+        self.crumbs.push(pane.0, what);
         if let Ok(mut panes) = self.panes.lock() {
             panes.insert(
                 pane,
@@ -471,7 +501,6 @@ impl Pipeline {
                 },
             );
         }
-        Ok(pane)
     }
 
     fn with_pane<R>(&self, pane: PaneId, f: impl FnOnce(&mut PaneHandle) -> R) -> Option<R> {

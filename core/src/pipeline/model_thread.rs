@@ -65,6 +65,9 @@ pub struct PaneEntry {
     pty: Option<Arc<OwnedFd>>,
     /// The size the pty was last given: always the model's size after a parse step.
     pty_size: TermSize,
+    /// Whether the model writes its query replies to the pty (`false` for a pane whose
+    /// far side answers its program itself: a tmux pane).
+    answers_queries: bool,
 }
 
 impl PaneEntry {
@@ -90,7 +93,15 @@ impl PaneEntry {
             pty: None,
             pty_size: core.term.size(),
             core,
+            answers_queries: true,
         }
+    }
+
+    /// Whether the model answers the pane's queries (DSR, DA, DECRQM, OSC colours…);
+    /// a remote pane's own emulator (tmux) already answers them.
+    pub fn answering_queries(mut self, answers: bool) -> Self {
+        self.answers_queries = answers;
+        self
     }
 
     /// The pty master whose window size follows the model's.
@@ -795,7 +806,7 @@ impl ModelThread {
             // Before the replies: a program that asks CPR after DECCOLM and then reads
             // TIOCGWINSZ sees the new size.
             told |= p.follow_program_size(events, pane);
-            if !parsed.replies.is_empty() {
+            if !parsed.replies.is_empty() && p.answers_queries {
                 p.writer.write(&parsed.replies);
                 p.stats.replies_sent.fetch_add(1, Ordering::Relaxed);
                 p.stats

@@ -70,6 +70,40 @@ pub enum Command {
     ListPanes { window: Option<WindowId> },
     /// `detach-client`: the control client exits, the session runs on.
     DetachClient,
+    /// `kill-pane -t %P`.
+    KillPane { pane: PaneId },
+    /// `select-window -t @W`.
+    SelectWindow { window: WindowId },
+    /// `select-pane -t %P`.
+    SelectPane { pane: PaneId },
+    /// `display-message -p -t %P '#{cursor_x} #{cursor_y} #{alternate_on}'`: where the
+    /// pane's cursor is and which screen it shows (read with [`PaneCursor::parse`]),
+    /// for a repaint after [`Command::CapturePane`].
+    PaneCursor { pane: PaneId },
+}
+
+/// The reply to [`Command::PaneCursor`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PaneCursor {
+    /// Column, 0-based.
+    pub x: u32,
+    /// Row, 0-based.
+    pub y: u32,
+    /// The pane shows its alternate screen.
+    pub alternate: bool,
+}
+
+impl PaneCursor {
+    pub fn parse(line: &[u8]) -> Option<PaneCursor> {
+        let text = std::str::from_utf8(line).ok()?;
+        let mut words = text.split(' ');
+        let cursor = PaneCursor {
+            x: words.next()?.parse().ok()?,
+            y: words.next()?.parse().ok()?,
+            alternate: flag(words.next()?)?,
+        };
+        words.next().is_none().then_some(cursor)
+    }
 }
 
 /// A command that cannot be written safely.
@@ -161,6 +195,12 @@ impl Command {
                 format!("list-panes -s -F '{LIST_PANES_FORMAT}'")
             }
             Command::DetachClient => String::from("detach-client"),
+            Command::KillPane { pane } => format!("kill-pane -t {pane}"),
+            Command::SelectWindow { window } => format!("select-window -t {window}"),
+            Command::SelectPane { pane } => format!("select-pane -t {pane}"),
+            Command::PaneCursor { pane } => format!(
+                "display-message -p -t {pane} '#{{cursor_x}} #{{cursor_y}} #{{alternate_on}}'"
+            ),
         })
     }
 }
@@ -429,6 +469,36 @@ mod tests {
             .unwrap(),
             "split-window -h -t %0 -P -F '#{pane_id}'"
         );
+    }
+
+    #[test]
+    fn pane_commands_and_the_cursor_reply() {
+        assert_eq!(
+            Command::PaneCursor { pane: PaneId(4) }.line().unwrap(),
+            "display-message -p -t %4 '#{cursor_x} #{cursor_y} #{alternate_on}'"
+        );
+        assert_eq!(
+            Command::KillPane { pane: PaneId(4) }.line().unwrap(),
+            "kill-pane -t %4"
+        );
+        assert_eq!(
+            Command::SelectWindow {
+                window: WindowId(2)
+            }
+            .line()
+            .unwrap(),
+            "select-window -t @2"
+        );
+        assert_eq!(
+            PaneCursor::parse(b"12 3 1"),
+            Some(PaneCursor {
+                x: 12,
+                y: 3,
+                alternate: true
+            })
+        );
+        assert_eq!(PaneCursor::parse(b"12 3"), None);
+        assert_eq!(PaneCursor::parse(b"12 3 0 x"), None);
     }
 
     #[test]

@@ -1,6 +1,7 @@
-//! A tmux control-mode client (`tmux -C` / `tmux -CC`), without a window and without a
-//! transport: it is handed the bytes tmux writes and a writer for the commands it
-//! sends, so the same code serves a local `tmux -C` child and, later, `ssh host tmux`.
+//! A tmux control-mode client (`tmux -C` / `tmux -CC`), without a window. Its protocol
+//! half has no transport: it is handed the bytes tmux writes and a writer for the
+//! commands it sends, so the same code serves a local `tmux -C` child and `ssh host
+//! tmux -C`.
 //!
 //! - [`escape`]: tmux's octal escaping of pane output, decoded to exact bytes.
 //! - [`layout`]: layout strings (`8205,80x24,0,0{…}`) as a split tree.
@@ -14,25 +15,49 @@
 //!   panes) kept from what tmux says, each pane's bytes handed to its own sink, each
 //!   reply matched to the command that caused it.
 //!
+//! And the transport, on top of those:
+//!
+//! - [`target`]: [`RemoteTarget`] (`ssh://user@host:port/path`, `alias:path`), session
+//!   names, and the `ssh` / local `tmux` processes ([`Transport`]).
+//! - [`flow`]: [`PaneFlow`], one remote pane's output mapped onto tern's credit
+//!   (pause, keep, drop, continue with a repaint), pure.
+//! - [`connection`]: [`Connection`], a thread per connection that runs the process,
+//!   feeds the session, and shows each tmux pane as a pane of the
+//!   [`crate::pipeline::Pipeline`] ([`crate::pipeline::Pipeline::attach`]).
+//! - [`backoff`]: [`Backoff`], when to connect again.
+//!
 //! Control mode needs no terminal with `-C` (pipes are enough); `-CC` insists on one
 //! (`tcgetattr failed` otherwise), wraps the stream in `ESC P 1000 p … ESC \` and, over
 //! a pty, ends lines in `\r\n`. The parser accepts both forms.
 
+pub mod backoff;
 pub mod command;
+pub mod connection;
 pub mod escape;
 pub mod events;
+pub mod flow;
 pub mod layout;
 pub mod notification;
 pub mod parser;
 pub mod session;
+pub mod target;
+mod worker;
 
 use std::fmt;
 
-pub use command::{Command, FlowAction, SplitDirection, TmuxVersion, VersionError};
+pub use backoff::Backoff;
+pub use command::{Command, FlowAction, PaneCursor, SplitDirection, TmuxVersion, VersionError};
+pub use connection::{
+    CommandTx, ConnectSpec, Connection, DisconnectReason, RemoteCommand, RemoteEvent,
+    RemotePaneStats,
+};
 pub use events::{CommandId, Event, ReplyError, Response, SendError, SessionError};
+pub use flow::{FlowConfig, FlowStats, FlowStep, PaneFlow};
 pub use layout::{CellContent, Layout, LayoutCell, LayoutError};
 pub use parser::{Message, Notification, Parser, ProtocolError, ReplyBlock};
 pub use session::{ControlSession, PaneSink, PaneState, SessionConfig, WindowState};
+pub use target::{RemoteTarget, SshOptions, TargetError, Transport, session_name};
+pub use worker::repaint_bytes;
 
 /// A tmux pane id (`%3` is `PaneId(3)`): unique in the server, never reused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -1,0 +1,942 @@
+//! The thread of a [`super::connection::Connection`]: one `epoll` loop over the
+//! control client's pipes, every remote pane's slave and the app's command bell.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::io::{self, Write};
+use std::mem::MaybeUninit;
+use std::os::fd::{AsFd, OwnedFd};
+use std::process::{Child, Stdio};
+use std::sync::mpsc::{Receiver, Sender};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use portable_pty::ExitStatus;
+use rustix::event::epoll;
+use rustix::io::Errno;
+
+use super::command::{Command, PaneCursor, check_version};
+use super::connection::{
+    CommandTx, ConnectSpec, DisconnectReason, RemoteCommand, RemoteEvent, RemotePaneStats,
+};
+use super::events::{CommandId, Event, Response};
+use super::flow::{FlowStep, PaneFlow};
+use super::layout::{CellContent, Layout, LayoutCell};
+use super::session::{ControlSession, PaneSink, SessionConfig};
+use super::{FlowAction, PaneId as TmuxPane, VersionError, WindowId};
+use crate::model::TermSize;
+use crate::pipeline::{AttachSpec, PaneId, Pipeline, StandIn, Waker};
+
+/// Commands queued for tmux past which the slaves' keystrokes wait (the stream is
+/// slower than the typing or the paste).
+const OUT_HIGH_BYTES: usize = 1 << 20;
+/// Most bytes read from a slave at once (keystrokes, paste).
+const KEYS_READ_BYTES: usize = 4096;
+/// How long a detached client has to end before its process is killed.
+const DETACH_GRACE: Duration = Duration::from_secs(5);
+/// Longest stderr line kept.
+const STDERR_LINE_BYTES: usize = 1024;
+
+const BELL: u64 = 0;
+const STDOUT: u64 = 1;
+const STDERR: u64 = 2;
+const STDIN: u64 = 3;
+/// Slaves are `PANE_BASE + tmux pane id`.
+const PANE_BASE: u64 = 16;
+
+/// What the sink of a pane and the loop share: the slave and the flow state.
+pub(super) struct PaneIo {
+    slave: Option<Arc<OwnedFd>>,
+    flow: PaneFlow,
+    /// Decided inside `ControlSession::feed` (by the sink), sent after it returns.
+    steps: Vec<FlowStep>,
+    pane: Option<PaneId>,
+}
+
+pub(super) type Registry = Arc<Mutex<BTreeMap<TmuxPane, Arc<Mutex<PaneIo>>>>>;
+
+pub(super) fn stats(registry: &Registry) -> Vec<RemotePaneStats> {
+    let Ok(panes) = registry.lock() else {
+        return Vec::new();
+    };
+    panes
+        .iter()
+        .filter_map(|(remote, io)| {
+            let io = io.lock().ok()?;
+            Some(RemotePaneStats {
+                remote: *remote,
+                pane: io.pane,
+                kept_bytes: io.flow.kept_bytes(),
+                paused: io.flow.is_paused(),
+                flow: io.flow.stats(),
+            })
+        })
+        .collect()
+}
+
+fn write_slave(slave: Option<&OwnedFd>, bytes: &[u8]) -> io::Result<usize> {
+    match slave {
+        None => Err(io::ErrorKind::WouldBlock.into()),
+        Some(fd) => rustix::io::write(fd, bytes).map_err(io::Error::from),
+    }
+}
+
+impl PaneIo {
+    fn step(&mut self, f: impl FnOnce(&mut PaneFlow, Option<&OwnedFd>) -> Option<FlowStep>) {
+        let slave = self.slave.clone();
+        if let Some(step) = f(&mut self.flow, slave.as_deref()) {
+            self.steps.push(step);
+        }
+    }
+}
+
+/// tmux's commands, queued: the session writes here, the loop writes to the pipe as
+/// it takes them.
+#[derive(Clone, Default)]
+struct OutQueue(Arc<Mutex<VecDeque<u8>>>);
+
+impl Write for OutQueue {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0
+            .lock()
+            .map_err(|_| io::Error::other("poisoned"))?
+            .extend(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl OutQueue {
+    fn len(&self) -> usize {
+        self.0.lock().map(|q| q.len()).unwrap_or(0)
+    }
+}
+
+/// What a reply is for.
+enum Purpose {
+    Capture(TmuxPane),
+    Cursor(TmuxPane),
+    /// A command of the app's: only a failure is reported.
+    App(String),
+}
+
+/// The loop's own view of a pane.
+struct Remote {
+    io: Arc<Mutex<PaneIo>>,
+    pane: Option<PaneId>,
+    stand_in: Option<StandIn>,
+    /// Keystrokes may wait in the slave (edge-triggered: read until `EAGAIN`).
+    keys_readable: bool,
+    /// The captured screen, waiting for the cursor's reply.
+    captured: Option<Vec<Vec<u8>>>,
+}
+
+pub(super) struct WorkerParts {
+    pub spec: ConnectSpec,
+    pub pipeline: Arc<Pipeline>,
+    pub events: Sender<RemoteEvent>,
+    pub waker: Waker,
+    pub commands: Receiver<RemoteCommand>,
+    pub commands_tx: CommandTx,
+    pub bell: Arc<OwnedFd>,
+    pub registry: Registry,
+}
+
+pub(super) struct Worker {
+    parts: WorkerParts,
+}
+
+/// The running loop's state.
+struct Live {
+    epoll: OwnedFd,
+    child: Child,
+    stdin: Option<OwnedFd>,
+    stdout: Option<OwnedFd>,
+    stderr: Option<OwnedFd>,
+    out: OutQueue,
+    session: ControlSession,
+    remotes: BTreeMap<TmuxPane, Remote>,
+    purposes: HashMap<CommandId, Purpose>,
+    /// The layout last reported per window.
+    reported: BTreeMap<WindowId, Layout>,
+    /// Windows reported with [`RemoteEvent::WindowAdded`].
+    announced: BTreeSet<WindowId>,
+    connected: bool,
+    detaching: Option<Instant>,
+    exit: Option<Option<String>>,
+    stderr_line: Vec<u8>,
+    last_stderr: Option<String>,
+}
+
+impl Worker {
+    pub(super) fn new(parts: WorkerParts) -> Worker {
+        Worker { parts }
+    }
+
+    pub(super) fn name(&self) -> &str {
+        &self.parts.spec.session_name
+    }
+
+    fn emit(&self, event: RemoteEvent) {
+        let _ = self.parts.events.send(event);
+    }
+
+    fn crumb(&self, what: String) {
+        self.parts.pipeline.breadcrumb(None, what);
+    }
+
+    pub(super) fn run(self) {
+        let reason = match self.check_version().and_then(|()| self.start()) {
+            Err(reason) => reason,
+            Ok(live) => self.serve(live),
+        };
+        self.crumb(format!(
+            "remote {}: disconnected: {reason}",
+            self.parts.spec.session_name
+        ));
+        self.emit(RemoteEvent::Disconnected(reason));
+        (self.parts.waker)();
+    }
+
+    /// `tmux -V` over the transport, checked against 3.2.
+    fn check_version(&self) -> Result<(), DisconnectReason> {
+        let spec = &self.parts.spec;
+        let program = spec.tmux.first().cloned().unwrap_or_else(|| "tmux".into());
+        let output = spec
+            .transport
+            .command(&spec.tmux, &["-V"])
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| match spec.transport {
+                super::target::Transport::Local => {
+                    DisconnectReason::Version(VersionError::Missing {
+                        program: program.clone(),
+                        error: e.to_string(),
+                    })
+                }
+                _ => DisconnectReason::Start(e.to_string()),
+            })?;
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let last_line = stderr.lines().rev().find(|l| !l.trim().is_empty());
+        for line in stderr.lines().filter(|l| !l.trim().is_empty()) {
+            self.emit(RemoteEvent::Stderr(line.to_owned()));
+        }
+        if !output.status.success() {
+            let ssh = matches!(spec.transport, super::target::Transport::Ssh { .. });
+            return Err(match output.status.code() {
+                // ssh's own failure (authentication, host unreachable).
+                Some(255) if ssh => DisconnectReason::Lost {
+                    status: Some(255),
+                    stderr: last_line.map(str::to_owned),
+                },
+                // The remote shell found no such program.
+                Some(127) => DisconnectReason::Version(VersionError::Missing {
+                    program,
+                    error: last_line.unwrap_or("command not found").to_owned(),
+                }),
+                _ => DisconnectReason::Version(VersionError::Failed {
+                    program,
+                    message: last_line.unwrap_or("").to_owned(),
+                }),
+            });
+        }
+        check_version(&String::from_utf8_lossy(&output.stdout))
+            .map(drop)
+            .map_err(DisconnectReason::Version)
+    }
+
+    fn start(&self) -> Result<Live, DisconnectReason> {
+        let spec = &self.parts.spec;
+        let mut args = vec!["-C", "new-session", "-A", "-s", spec.session_name.as_str()];
+        let dir = spec.start_dir.as_deref().or_else(|| spec.transport.path());
+        if let Some(dir) = dir {
+            args.extend(["-c", dir]);
+        }
+        let mut child = spec
+            .transport
+            .command(&spec.tmux, &args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| DisconnectReason::Start(e.to_string()))?;
+        let start = |e: io::Error| DisconnectReason::Start(e.to_string());
+        let stdin: OwnedFd = child
+            .stdin
+            .take()
+            .ok_or_else(|| start(io::Error::other("stdin")))?
+            .into();
+        let stdout: OwnedFd = child
+            .stdout
+            .take()
+            .ok_or_else(|| start(io::Error::other("stdout")))?
+            .into();
+        let stderr: OwnedFd = child
+            .stderr
+            .take()
+            .ok_or_else(|| start(io::Error::other("stderr")))?
+            .into();
+        for fd in [&stdin, &stdout, &stderr] {
+            crate::pipeline::session::set_nonblocking(fd.as_fd()).map_err(start)?;
+        }
+        let epoll = epoll::create(epoll::CreateFlags::CLOEXEC).map_err(|e| start(e.into()))?;
+        let watch = |fd: &OwnedFd, token: u64, flags: epoll::EventFlags| {
+            epoll::add(&epoll, fd, epoll::EventData::new_u64(token), flags)
+                .map_err(|e| start(e.into()))
+        };
+        let inp = epoll::EventFlags::IN | epoll::EventFlags::RDHUP | epoll::EventFlags::ET;
+        watch(&self.parts.bell, BELL, inp)?;
+        watch(&stdout, STDOUT, inp)?;
+        watch(&stderr, STDERR, inp)?;
+        watch(
+            &stdin,
+            STDIN,
+            epoll::EventFlags::OUT | epoll::EventFlags::ET,
+        )?;
+        let out = OutQueue::default();
+        let registry = self.parts.registry.clone();
+        let flow = spec.flow;
+        let sinks = Box::new(move |remote: TmuxPane| -> Box<dyn PaneSink> {
+            let io = Arc::new(Mutex::new(PaneIo {
+                slave: None,
+                flow: PaneFlow::new(flow),
+                steps: Vec::new(),
+                pane: None,
+            }));
+            if let Ok(mut r) = registry.lock() {
+                r.insert(remote, io.clone());
+            }
+            Box::new(move |bytes: &[u8]| {
+                if let Ok(mut io) = io.lock() {
+                    io.step(|flow, slave| flow.output(bytes, |b| write_slave(slave, b)));
+                }
+            })
+        });
+        // The flags and the size are set once tmux says the client is attached: tmux
+        // 3.3a may read the first lines before (`no current client`).
+        let session = ControlSession::new(Box::new(out.clone()), &SessionConfig::default(), sinks)
+            .map_err(|e| DisconnectReason::Start(e.to_string()))?;
+        self.crumb(format!("remote {}: started", spec.session_name));
+        Ok(Live {
+            epoll,
+            child,
+            stdin: Some(stdin),
+            stdout: Some(stdout),
+            stderr: Some(stderr),
+            out,
+            session,
+            remotes: BTreeMap::new(),
+            purposes: HashMap::new(),
+            reported: BTreeMap::new(),
+            announced: BTreeSet::new(),
+            connected: false,
+            detaching: None,
+            exit: None,
+            stderr_line: Vec::new(),
+            last_stderr: None,
+        })
+    }
+
+    /// The loop, until tmux's stdout ends.
+    fn serve(&self, mut live: Live) -> DisconnectReason {
+        let mut ready: Vec<u64> = Vec::new();
+        while live.stdout.is_some() {
+            self.flush_out(&mut live);
+            self.read_keys(&mut live);
+            self.flush_out(&mut live);
+            if live.stdout.is_none() {
+                break;
+            }
+            let timeout = live.detaching.map(|since| {
+                let left = DETACH_GRACE.saturating_sub(since.elapsed());
+                rustix::event::Timespec {
+                    tv_sec: left.as_secs() as i64,
+                    tv_nsec: i64::from(left.subsec_nanos()),
+                }
+            });
+            if live
+                .detaching
+                .is_some_and(|since| since.elapsed() >= DETACH_GRACE)
+            {
+                // It did not end after its stdin closed: end it (nothing is recovered).
+                let _ = live.child.kill();
+                live.detaching = Some(Instant::now());
+            }
+            ready.clear();
+            let mut events = [const { MaybeUninit::<epoll::Event>::uninit() }; 32];
+            match epoll::wait(&live.epoll, &mut events, timeout.as_ref()) {
+                Ok((got, _)) => ready.extend(got.iter().map(|e| e.data.u64())),
+                Err(Errno::INTR) => continue,
+                Err(e) => {
+                    self.emit(RemoteEvent::Problem(format!("epoll: {e}")));
+                    break;
+                }
+            }
+            for &token in &ready {
+                match token {
+                    BELL => {
+                        let mut count = [0u8; 8];
+                        let _ = rustix::io::read(&*self.parts.bell, &mut count);
+                        self.commands(&mut live);
+                    }
+                    STDOUT => self.read_stdout(&mut live),
+                    STDERR => self.read_stderr(&mut live),
+                    STDIN => {} // flushed at the top of the loop
+                    pane => self.slave_ready(&mut live, TmuxPane((pane - PANE_BASE) as u32)),
+                }
+            }
+            (self.parts.waker)();
+        }
+        self.finish(live)
+    }
+
+    fn finish(&self, mut live: Live) -> DisconnectReason {
+        // What is left on stderr says why ssh ended.
+        self.read_stderr(&mut live);
+        live.stdin = None;
+        let deadline = Instant::now() + DETACH_GRACE;
+        let status = loop {
+            match live.child.try_wait() {
+                Ok(Some(status)) => break status.code(),
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(20))
+                }
+                Ok(None) => {
+                    let _ = live.child.kill();
+                    break live.child.wait().ok().and_then(|s| s.code());
+                }
+                Err(_) => break None,
+            }
+        };
+        for (_, remote) in std::mem::take(&mut live.remotes) {
+            self.end_pane(&remote, ExitStatus::with_signal("disconnected"));
+        }
+        if let Ok(mut r) = self.parts.registry.lock() {
+            r.clear();
+        }
+        match live.exit {
+            Some(_) if live.detaching.is_some() => DisconnectReason::Detached,
+            Some(reason) => DisconnectReason::Exited { reason },
+            None if live.detaching.is_some() && status == Some(0) => DisconnectReason::Detached,
+            None => DisconnectReason::Lost {
+                status,
+                stderr: live.last_stderr.take(),
+            },
+        }
+    }
+
+    fn end_pane(&self, remote: &Remote, status: ExitStatus) {
+        if let Some(stand_in) = &remote.stand_in {
+            stand_in.exited(status);
+        }
+        if let Ok(mut io) = remote.io.lock() {
+            io.flow.close();
+            io.slave = None; // the master reads its end of file
+        }
+    }
+
+    fn flush_out(&self, live: &mut Live) {
+        let Ok(mut queue) = live.out.0.lock() else {
+            return;
+        };
+        let mut broken = false;
+        match &live.stdin {
+            Some(stdin) => {
+                while !queue.is_empty() {
+                    let (front, _) = queue.as_slices();
+                    match rustix::io::write(stdin, front) {
+                        Ok(n) => {
+                            queue.drain(..n);
+                        }
+                        Err(Errno::INTR) => {}
+                        Err(Errno::AGAIN) => break,
+                        Err(_) => {
+                            broken = true;
+                            break;
+                        }
+                    }
+                }
+            }
+            None => broken = true,
+        }
+        if broken {
+            queue.clear();
+        }
+        // Detaching: once its stdin closes, the control client exits; the session
+        // runs on.
+        if broken || (queue.is_empty() && live.detaching.is_some()) {
+            drop(queue);
+            live.stdin = None;
+        }
+    }
+
+    fn commands(&self, live: &mut Live) {
+        while let Ok(command) = self.parts.commands.try_recv() {
+            let sent = match command {
+                RemoteCommand::Detach => {
+                    live.detaching.get_or_insert_with(Instant::now);
+                    continue;
+                }
+                RemoteCommand::Repaint(pane) => {
+                    self.repaint(live, pane);
+                    continue;
+                }
+                RemoteCommand::ResizeClient { cols, rows } => Command::ResizeClient { cols, rows },
+                RemoteCommand::SplitPane { pane, direction } => {
+                    Command::SplitWindow { pane, direction }
+                }
+                RemoteCommand::NewWindow { cwd } => Command::NewWindow { cwd },
+                RemoteCommand::KillPane(pane) => Command::KillPane { pane },
+                RemoteCommand::SelectWindow(window) => Command::SelectWindow { window },
+                RemoteCommand::SelectPane(pane) => Command::SelectPane { pane },
+            };
+            let line = sent.line().unwrap_or_default();
+            self.send(live, sent, Purpose::App(line));
+        }
+    }
+
+    fn send(&self, live: &mut Live, command: Command, purpose: Purpose) {
+        let what = command.line().unwrap_or_default();
+        match live.session.send(command) {
+            Ok(id) => {
+                live.purposes.insert(id, purpose);
+            }
+            Err(e) => self.emit(RemoteEvent::CommandFailed {
+                command: what,
+                message: e.to_string(),
+            }),
+        }
+    }
+
+    /// Reads the pane's screen and cursor; the repaint is written when both answered.
+    fn repaint(&self, live: &mut Live, pane: TmuxPane) {
+        self.send(live, Command::CapturePane { pane }, Purpose::Capture(pane));
+        self.send(live, Command::PaneCursor { pane }, Purpose::Cursor(pane));
+    }
+
+    fn read_stdout(&self, live: &mut Live) {
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            let Some(stdout) = &live.stdout else { return };
+            match rustix::io::read(stdout, &mut buf) {
+                Ok(0) => {
+                    let events = live.session.finish();
+                    self.handle(live, events);
+                    live.stdout = None;
+                    return;
+                }
+                Ok(n) => {
+                    let events = live.session.feed(&buf[..n]);
+                    self.handle(live, events);
+                }
+                Err(Errno::INTR) => {}
+                Err(Errno::AGAIN) => return,
+                Err(e) => {
+                    self.emit(RemoteEvent::Problem(format!("reading tmux: {e}")));
+                    let events = live.session.finish();
+                    self.handle(live, events);
+                    live.stdout = None;
+                    return;
+                }
+            }
+        }
+    }
+
+    fn read_stderr(&self, live: &mut Live) {
+        let mut buf = [0u8; 4096];
+        loop {
+            let Some(stderr) = &live.stderr else { return };
+            let n = match rustix::io::read(stderr, &mut buf) {
+                Ok(0) | Err(Errno::AGAIN) => return,
+                Err(Errno::INTR) => continue,
+                Err(_) => {
+                    live.stderr = None;
+                    return;
+                }
+                Ok(n) => n,
+            };
+            for &b in &buf[..n] {
+                if b == b'\n' {
+                    let line = String::from_utf8_lossy(&live.stderr_line)
+                        .trim_end_matches('\r')
+                        .to_owned();
+                    live.stderr_line.clear();
+                    if !line.trim().is_empty() {
+                        live.last_stderr = Some(line.clone());
+                        self.emit(RemoteEvent::Stderr(line));
+                    }
+                } else if live.stderr_line.len() < STDERR_LINE_BYTES {
+                    live.stderr_line.push(b);
+                }
+            }
+        }
+    }
+
+    /// Keystrokes waiting in the slaves become `send-keys`, while tmux's queue has room.
+    fn read_keys(&self, live: &mut Live) {
+        let panes: Vec<TmuxPane> = live
+            .remotes
+            .iter()
+            .filter(|(_, r)| r.keys_readable)
+            .map(|(p, _)| *p)
+            .collect();
+        let mut buf = [0u8; KEYS_READ_BYTES];
+        for remote in panes {
+            loop {
+                if live.out.len() >= OUT_HIGH_BYTES {
+                    return; // the pane stays readable; read after the queue drains
+                }
+                let Some(r) = live.remotes.get_mut(&remote) else {
+                    break;
+                };
+                let slave = r.io.lock().ok().and_then(|io| io.slave.clone());
+                let Some(slave) = slave else {
+                    r.keys_readable = false;
+                    break;
+                };
+                match rustix::io::read(&*slave, &mut buf) {
+                    Ok(n @ 1..) => {
+                        if let Err(e) = live.session.send_keys(remote, &buf[..n]) {
+                            self.emit(RemoteEvent::Problem(format!("keys for {remote}: {e}")));
+                        }
+                    }
+                    Err(Errno::INTR) => {}
+                    Err(Errno::AGAIN) => {
+                        r.keys_readable = false;
+                        break;
+                    }
+                    // End of file or EIO: tern closed the pane (its master is gone).
+                    Ok(0) | Err(_) => {
+                        r.keys_readable = false;
+                        let _ = epoll::delete(&live.epoll, &*slave);
+                        if let Ok(mut io) = r.io.lock() {
+                            io.flow.close();
+                            io.slave = None;
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+    }
+
+    fn slave_ready(&self, live: &mut Live, remote: TmuxPane) {
+        let Some(r) = live.remotes.get_mut(&remote) else {
+            return;
+        };
+        r.keys_readable = true;
+        if let Ok(mut io) = r.io.lock() {
+            io.step(|flow, slave| flow.writable(|b| write_slave(slave, b)));
+        }
+        self.flow_steps(live);
+    }
+
+    /// Sends what the panes' flow decided.
+    fn flow_steps(&self, live: &mut Live) {
+        let mut steps = Vec::new();
+        for (remote, r) in &live.remotes {
+            if let Ok(mut io) = r.io.lock() {
+                steps.extend(io.steps.drain(..).map(|s| (*remote, s)));
+            }
+        }
+        for (pane, step) in steps {
+            match step {
+                FlowStep::Pause => {
+                    self.crumb(format!("remote {pane}: paused (its model is behind)"));
+                    let flow = Command::PaneFlow {
+                        pane,
+                        action: FlowAction::Pause,
+                    };
+                    self.send(live, flow, Purpose::App(String::from("pause")));
+                }
+                FlowStep::ContinueAndRepaint => {
+                    self.repaint(live, pane);
+                    let flow = Command::PaneFlow {
+                        pane,
+                        action: FlowAction::Continue,
+                    };
+                    self.send(live, flow, Purpose::App(String::from("continue")));
+                }
+            }
+        }
+    }
+
+    fn handle(&self, live: &mut Live, events: Vec<Event>) {
+        let changed = !events.is_empty();
+        for event in events {
+            self.event(live, event);
+        }
+        self.flow_steps(live);
+        if changed {
+            self.report_layouts(live);
+        }
+    }
+
+    fn event(&self, live: &mut Live, event: Event) {
+        match event {
+            Event::Reply { id, result } => self.reply(live, id, result),
+            Event::WindowClosed(window) => {
+                live.reported.remove(&window);
+                if live.announced.remove(&window) {
+                    self.emit(RemoteEvent::WindowClosed(window));
+                }
+            }
+            Event::WindowRenamed { window, name } => {
+                self.emit(RemoteEvent::WindowRenamed { window, name })
+            }
+            Event::PaneAdded { pane, window } => self.attach(live, pane, window),
+            Event::PaneClosed(remote) => {
+                if let Some(r) = live.remotes.remove(&remote) {
+                    if let Some(slave) = r.io.lock().ok().and_then(|io| io.slave.clone()) {
+                        let _ = epoll::delete(&live.epoll, &*slave);
+                    }
+                    self.end_pane(&r, ExitStatus::with_exit_code(0));
+                    if let Some(pane) = r.pane {
+                        self.emit(RemoteEvent::PaneGone { remote, pane });
+                    }
+                }
+                if let Ok(mut reg) = self.parts.registry.lock() {
+                    reg.remove(&remote);
+                }
+            }
+            Event::ActivePaneChanged { window, pane } => {
+                let tern = live.remotes.get(&pane).and_then(|r| r.pane);
+                self.emit(RemoteEvent::ActivePane {
+                    window,
+                    remote: pane,
+                    pane: tern,
+                });
+            }
+            Event::ActiveWindowChanged(window) => self.emit(RemoteEvent::ActiveWindow(window)),
+            Event::PanePaused(remote) => {
+                if let Some(r) = live.remotes.get(&remote)
+                    && let Ok(mut io) = r.io.lock()
+                {
+                    io.step(|flow, _| flow.tmux_paused());
+                }
+            }
+            Event::SessionChanged { session, name } => {
+                if !live.connected {
+                    live.connected = true;
+                    self.crumb(format!("remote {name}: connected"));
+                    let spec = &self.parts.spec;
+                    let seconds = spec.pause_after_secs;
+                    let (cols, rows) = spec.size;
+                    let pause_after = Command::PauseAfter { seconds };
+                    self.send(live, pause_after, Purpose::App(String::from("pause-after")));
+                    let size = Command::ResizeClient { cols, rows };
+                    self.send(live, size, Purpose::App(String::from("client size")));
+                }
+                self.emit(RemoteEvent::Connected { session, name });
+            }
+            Event::Exit { reason } => live.exit = Some(reason),
+            Event::Error(e) => {
+                let what = format!("remote {}: {e}", self.parts.spec.session_name);
+                self.crumb(what.clone());
+                self.emit(RemoteEvent::Problem(what));
+            }
+            Event::WindowAdded(_)
+            | Event::PaneContinued(_)
+            | Event::PaneModeChanged(_)
+            | Event::LayoutChanged(_)
+            | Event::SessionsChanged
+            | Event::ClientDetached { .. }
+            | Event::Other(_) => {}
+        }
+    }
+
+    fn reply(
+        &self,
+        live: &mut Live,
+        id: CommandId,
+        result: Result<Response, super::events::ReplyError>,
+    ) {
+        let Some(purpose) = live.purposes.remove(&id) else {
+            return;
+        };
+        match (purpose, result) {
+            (Purpose::Capture(pane), Ok(Response::Screen { rows })) => {
+                if let Some(r) = live.remotes.get_mut(&pane) {
+                    r.captured = Some(rows);
+                }
+            }
+            (Purpose::Cursor(pane), Ok(Response::Done { lines })) => {
+                let cursor = lines.first().and_then(|l| PaneCursor::parse(l));
+                if let Some(r) = live.remotes.get_mut(&pane)
+                    && let Some(rows) = r.captured.take()
+                {
+                    let bytes = repaint_bytes(&rows, cursor);
+                    if let Ok(mut io) = r.io.lock() {
+                        io.step(|flow, slave| flow.repaint(&bytes, |b| write_slave(slave, b)));
+                    }
+                }
+            }
+            (Purpose::App(command), Err(e)) => {
+                self.emit(RemoteEvent::CommandFailed {
+                    command,
+                    message: format!("{e:?}"),
+                });
+            }
+            (Purpose::Capture(pane) | Purpose::Cursor(pane), Err(e)) => {
+                // The pane went away meanwhile, most likely.
+                if let Some(r) = live.remotes.get_mut(&pane) {
+                    r.captured = None;
+                }
+                self.crumb(format!("remote {pane}: repaint failed: {e:?}"));
+            }
+            _ => {}
+        }
+    }
+
+    /// A tmux pane appeared: a tern pane of its size, its slave watched, its screen
+    /// read (an attaching client is sent nothing of what is already there).
+    fn attach(&self, live: &mut Live, remote: TmuxPane, window: WindowId) {
+        let Some(io) = self
+            .parts
+            .registry
+            .lock()
+            .ok()
+            .and_then(|r| r.get(&remote).cloned())
+        else {
+            return;
+        };
+        let size = live
+            .session
+            .window(window)
+            .and_then(|w| w.layout.as_ref())
+            .and_then(|l| pane_size(&l.root, remote));
+        let kill = self.parts.commands_tx.clone();
+        let stand_in = StandIn::new(move || {
+            kill.send(RemoteCommand::KillPane(remote));
+        });
+        let attached = self.parts.pipeline.attach(AttachSpec {
+            size,
+            child: stand_in.child(),
+            answers_queries: false,
+            label: format!("attached tmux {remote} of {}", self.parts.spec.session_name),
+        });
+        let attached = match attached {
+            Ok(a) => a,
+            Err(e) => {
+                self.emit(RemoteEvent::Problem(format!("cannot attach {remote}: {e}")));
+                return;
+            }
+        };
+        let slave = Arc::new(attached.slave);
+        let flags = epoll::EventFlags::IN
+            | epoll::EventFlags::OUT
+            | epoll::EventFlags::RDHUP
+            | epoll::EventFlags::ET;
+        if let Err(e) = epoll::add(
+            &live.epoll,
+            &*slave,
+            epoll::EventData::new_u64(PANE_BASE + u64::from(remote.0)),
+            flags,
+        ) {
+            self.emit(RemoteEvent::Problem(format!("cannot watch {remote}: {e}")));
+        }
+        if let Ok(mut io) = io.lock() {
+            io.slave = Some(slave);
+            io.pane = Some(attached.pane);
+            io.step(|flow, slave| flow.writable(|b| write_slave(slave, b)));
+        }
+        live.remotes.insert(
+            remote,
+            Remote {
+                io,
+                pane: Some(attached.pane),
+                stand_in: Some(stand_in),
+                keys_readable: true,
+                captured: None,
+            },
+        );
+        self.emit(RemoteEvent::PaneAttached {
+            remote,
+            pane: attached.pane,
+            window,
+        });
+        self.repaint(live, remote);
+    }
+
+    /// Announces each window once its index is known (`list-windows` answered), then
+    /// reports each window whose layout is new or changed, and sizes its panes' models
+    /// to their cells.
+    fn report_layouts(&self, live: &mut Live) {
+        let windows: Vec<(WindowId, u32, String, Option<Layout>)> = live
+            .session
+            .windows()
+            .filter_map(|w| Some((w.id, w.index?, w.name.clone(), w.layout.clone())))
+            .collect();
+        for (window, index, name, layout) in windows {
+            if live.announced.insert(window) {
+                self.emit(RemoteEvent::WindowAdded {
+                    window,
+                    index: Some(index),
+                    name,
+                });
+            }
+            let Some(layout) = layout else { continue };
+            let index = Some(index);
+            if live.reported.get(&window) == Some(&layout) {
+                continue;
+            }
+            let mut panes = Vec::new();
+            for remote in layout.panes() {
+                let Some(pane) = live.remotes.get(&remote).and_then(|r| r.pane) else {
+                    continue;
+                };
+                if let Some(size) = pane_size(&layout.root, remote) {
+                    self.parts.pipeline.resize(pane, size);
+                }
+                panes.push((remote, pane));
+            }
+            live.reported.insert(window, layout.clone());
+            self.emit(RemoteEvent::Layout {
+                window,
+                index,
+                layout,
+                panes,
+            });
+        }
+    }
+}
+
+/// The size of `pane`'s cell in a layout.
+fn pane_size(cell: &LayoutCell, pane: TmuxPane) -> Option<TermSize> {
+    match &cell.content {
+        CellContent::Pane(Some(id)) if *id == pane => Some(TermSize::new(
+            cell.width.clamp(1, 10_000) as usize,
+            cell.height.clamp(1, 10_000) as usize,
+        )),
+        CellContent::Pane(_) => None,
+        CellContent::LeftRight(children) | CellContent::TopBottom(children) => {
+            children.iter().find_map(|c| pane_size(c, pane))
+        }
+    }
+}
+
+/// The bytes that redraw a pane from `capture-pane -p -e` rows and its cursor: the
+/// right screen (main or alternate), cleared, the rows, the cursor placed.
+pub fn repaint_bytes(rows: &[Vec<u8>], cursor: Option<PaneCursor>) -> Vec<u8> {
+    let mut out = Vec::new();
+    let alternate = cursor.is_some_and(|c| c.alternate);
+    out.extend_from_slice(if alternate {
+        b"\x1b[?1049h"
+    } else {
+        b"\x1b[?1049l"
+    });
+    out.extend_from_slice(b"\x1b[0m\x1b[r\x1b[H\x1b[2J");
+    for (i, row) in rows.iter().enumerate() {
+        if i > 0 {
+            out.extend_from_slice(b"\r\n");
+        }
+        out.extend_from_slice(row);
+    }
+    out.extend_from_slice(b"\x1b[0m");
+    if let Some(c) = cursor {
+        out.extend_from_slice(format!("\x1b[{};{}H", c.y + 1, c.x + 1).as_bytes());
+    }
+    out
+}
