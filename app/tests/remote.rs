@@ -1,0 +1,186 @@
+//! Remote worktrees through the real window code (egui_kittest, headless): a real sshd
+//! of the test's own on 127.0.0.1 and a tmux server on a socket of its own behind it,
+//! reached with `ssh -F <test config> ternremote` as tern runs it.
+//!
+//! Skipped, with the reason printed, only when sshd, ssh, ssh-keygen or tmux are
+//! missing (`scripts/test.sh` installs them).
+
+use std::time::Duration;
+
+use egui::accesskit::Role;
+use egui::{Event, Key, Modifiers};
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable as _;
+use tern::window::app::{Launch, TernApp};
+use tern_core::model::TermSize;
+use tern_core::pipeline::SpawnSpec;
+
+mod common;
+use common::Slot;
+use common::sshd::{Sshd, available};
+
+const CTRL_SHIFT: Modifiers = Modifiers {
+    alt: false,
+    ctrl: true,
+    shift: true,
+    mac_cmd: false,
+    command: true,
+};
+
+fn app<'a>(h: &'a Harness<'_, Slot>) -> &'a TernApp {
+    h.state().as_ref().expect("the app started")
+}
+
+/// The focused pane's screen text.
+fn screen(h: &Harness<'_, Slot>) -> String {
+    app(h)
+        .view()
+        .map(|v| v.dump().rows.join("\n"))
+        .unwrap_or_default()
+}
+
+fn active_group_name(h: &Harness<'_, Slot>) -> String {
+    app(h)
+        .workspace()
+        .active_group()
+        .map(|g| g.name.clone())
+        .unwrap_or_default()
+}
+
+fn panes_in_tab(h: &Harness<'_, Slot>) -> usize {
+    app(h)
+        .workspace()
+        .active_tab()
+        .map_or(0, |t| t.layout.len())
+}
+
+fn step_until(
+    h: &mut Harness<'_, Slot>,
+    sshd: &Sshd,
+    what: &str,
+    done: impl Fn(&Harness<'_, Slot>) -> bool,
+) {
+    if common::step_until_or(h, Duration::from_secs(30), done) {
+        return;
+    }
+    let note = app(h).remote_note(app(h).workspace().active);
+    panic!(
+        "{what}: group {:?}, note {note:?}, status {:?}, focused screen:\n{}\nsshd: {}",
+        active_group_name(h),
+        app(h).status(),
+        screen(h),
+        sshd.log()
+    );
+}
+
+#[test]
+fn a_remote_worktree_shows_types_splits_detaches_and_comes_back() {
+    if !available() {
+        return;
+    }
+    let dir = tempfile::Builder::new()
+        .prefix("tern-app-remote")
+        .tempdir()
+        .expect("temp dir");
+    let sshd = Sshd::start(dir.path());
+    let work = dir.path().join("work");
+    std::fs::create_dir_all(&work).expect("mkdir");
+    let work_text = work.display().to_string();
+    let session_name = tern_core::tmux::session_name(&work_text);
+    // The agent: a shell already running in the session tern attaches to.
+    sshd.tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        &session_name,
+        "-x",
+        "100",
+        "-y",
+        "30",
+        "-c",
+        &work_text,
+        "env PS1='$ ' sh -c 'echo remote-ready; exec sh'",
+    ]);
+    let config = dir.path().join("config.ron");
+    std::fs::write(&config, sshd.tern_config()).expect("config");
+    let session = dir.path().join("session.ron");
+    let mut launch = Launch::new(SpawnSpec::command("sh", &[]).size(TermSize::new(80, 24)));
+    launch.config = tern::window::settings::ConfigSource::File(config);
+    launch.session = Some(session.clone());
+    let target = format!("ternremote:{work_text}");
+    let group = format!("ternremote:{work_text}");
+
+    let mut h = common::app_harness(launch.clone(), egui::vec2(1000.0, 600.0));
+    step_until(&mut h, &sshd, "the local shell", |h| {
+        app(h).view().is_some()
+    });
+    h.state_mut()
+        .as_mut()
+        .expect("the app")
+        .add_remote(&target)
+        .expect("a remote target");
+    step_until(
+        &mut h,
+        &sshd,
+        "the remote window as a tab, its screen shown",
+        |h| active_group_name(h) == group && screen(h).contains("remote-ready"),
+    );
+
+    // Typing reaches the remote shell (it writes a file and prints a marker).
+    h.event(Event::Text(
+        "echo $((6*7))x > typed.txt; echo done-$((6*7))".into(),
+    ));
+    h.key_press(Key::Enter);
+    step_until(&mut h, &sshd, "the remote shell's answer", |h| {
+        screen(h).contains("done-42")
+    });
+    assert_eq!(
+        std::fs::read_to_string(work.join("typed.txt")).expect("the typed command ran"),
+        "42x\n"
+    );
+
+    // A split made in tern is tmux's: two panes once tmux's layout comes.
+    h.key_press_modifiers(CTRL_SHIFT, Key::D);
+    step_until(&mut h, &sshd, "two panes after tmux's layout", |h| {
+        panes_in_tab(h) == 2 && h.get_all_by_role(Role::Terminal).count() == 2
+    });
+    let listed = sshd.tmux(&["list-panes", "-t", &session_name, "-F", "#{pane_id}"]);
+    assert_eq!(listed.lines().count(), 2, "tmux has the split: {listed}");
+
+    // The session remembers the remote worktree; dropping the app detaches.
+    step_until(&mut h, &sshd, "the session saved", |_| {
+        std::fs::read_to_string(&session).is_ok_and(|s| s.contains(&target))
+    });
+    drop(h);
+    let panes = sshd.tmux(&[
+        "list-panes",
+        "-t",
+        &session_name,
+        "-F",
+        "#{pane_dead} #{pane_current_command}",
+    ]);
+    assert!(
+        panes.lines().count() == 2 && panes.starts_with("0 sh"),
+        "the programs run on after the window closed: {panes}"
+    );
+
+    // A new window restored from the session attaches again: the same screen, split.
+    let mut h = common::app_harness(launch, egui::vec2(1000.0, 600.0));
+    step_until(&mut h, &sshd, "the remote tab again", |h| {
+        active_group_name(h) == group && panes_in_tab(h) == 2
+    });
+    // The first pane's screen comes back (tmux's capture, written in at attach).
+    step_until(&mut h, &sshd, "the first pane's screen again", |h| {
+        let panes = app(h)
+            .workspace()
+            .active_tab()
+            .map(|t| t.layout.panes())
+            .unwrap_or_default();
+        panes.iter().any(|p| {
+            app(h)
+                .pane_ui(*p)
+                .and_then(|u| u.view())
+                .is_some_and(|v| v.dump().rows.iter().any(|r| r.contains("done-42")))
+        })
+    });
+}
