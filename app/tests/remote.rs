@@ -65,12 +65,168 @@ fn step_until(
     }
     let note = app(h).remote_note(app(h).workspace().active);
     panic!(
-        "{what}: group {:?}, note {note:?}, status {:?}, focused screen:\n{}\nsshd: {}",
+        "{what}: group {:?}, tabs {:?}, note {note:?}, status {:?}, focused screen:\n{}\nsshd: {}",
         active_group_name(h),
+        tab_titles(h),
         app(h).status(),
         screen(h),
         sshd.log()
     );
+}
+
+/// A temp dir with an sshd and a tmux session for `work` already running the marked
+/// shell; the app's launch (config reaching them, a session file); the target text.
+fn setup() -> (tempfile::TempDir, Sshd, Launch, String, String) {
+    let dir = tempfile::Builder::new()
+        .prefix("tern-app-remote")
+        .tempdir()
+        .expect("temp dir");
+    let sshd = Sshd::start(dir.path());
+    let work = dir.path().join("work");
+    std::fs::create_dir_all(&work).expect("mkdir");
+    let work_text = work.display().to_string();
+    let session_name = tern_core::tmux::session_name(&work_text);
+    sshd.tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        &session_name,
+        "-x",
+        "100",
+        "-y",
+        "30",
+        "-c",
+        &work_text,
+        "env PS1='$ ' sh -c 'echo remote-ready; exec sh'",
+    ]);
+    let config = dir.path().join("config.ron");
+    std::fs::write(&config, sshd.tern_config()).expect("config");
+    let mut launch = Launch::new(SpawnSpec::command("sh", &[]).size(TermSize::new(80, 24)));
+    launch.config = tern::window::settings::ConfigSource::File(config);
+    launch.session = Some(dir.path().join("session.ron"));
+    (
+        dir,
+        sshd,
+        launch,
+        format!("ternremote:{work_text}"),
+        session_name,
+    )
+}
+
+fn tab_titles(h: &Harness<'_, Slot>) -> Vec<String> {
+    app(h)
+        .workspace()
+        .active_group()
+        .map(|g| g.tabs.iter().map(|t| app(h).tab_title(t)).collect())
+        .unwrap_or_default()
+}
+
+#[test]
+fn the_sidebar_adds_a_remote_whose_windows_are_tabs_and_a_lost_connection_comes_back() {
+    if !available() {
+        return;
+    }
+    let (_dir, sshd, launch, target, session_name) = setup();
+    let mut h = common::app_harness(launch, egui::vec2(1000.0, 600.0));
+    step_until(&mut h, &sshd, "the local shell", |h| {
+        app(h).view().is_some()
+    });
+    // "Add repository" in the sidebar, with the remote target typed in.
+    h.key_press_modifiers(CTRL_SHIFT, Key::B);
+    h.step();
+    h.state_mut().as_mut().expect("the app").sidebar.add_path = target.clone();
+    h.get_by_label("Add").click();
+    step_until(&mut h, &sshd, "the remote tab", |h| {
+        active_group_name(h) == target && screen(h).contains("remote-ready")
+    });
+    // A new tab in the remote group is a tmux window; tmux's names are the titles,
+    // in tmux's order.
+    h.key_press_modifiers(CTRL_SHIFT, Key::T);
+    step_until(&mut h, &sshd, "a second tab from tmux", |h| {
+        tab_titles(h).len() == 2
+    });
+    let windows = sshd.tmux(&["list-windows", "-t", &session_name, "-F", "#{window_id}"]);
+    assert_eq!(
+        windows.lines().count(),
+        2,
+        "tmux made the window: {windows}"
+    );
+    sshd.tmux(&["rename-window", "-t", &format!("{session_name}:0"), "first"]);
+    sshd.tmux(&[
+        "rename-window",
+        "-t",
+        &format!("{session_name}:1"),
+        "second",
+    ]);
+    step_until(&mut h, &sshd, "the tabs renamed", |h| {
+        tab_titles(h) == ["first", "second"]
+    });
+    sshd.tmux(&["kill-window", "-t", &format!("{session_name}:1")]);
+    step_until(&mut h, &sshd, "the closed window's tab gone", |h| {
+        tab_titles(h) == ["first"]
+    });
+
+    // The server goes away: the group says so and tries again after the backoff's wait.
+    sshd.tmux(&["kill-server"]);
+    step_until(&mut h, &sshd, "the disconnection shown", |h| {
+        app(h)
+            .remote_note(app(h).workspace().active)
+            .is_some_and(|n| n.contains("disconnected") && n.contains("reconnecting"))
+    });
+    // The next attempt starts a new session there (`new-session -A`): a tab again.
+    step_until(&mut h, &sshd, "connected again", |h| {
+        app(h).remote_note(app(h).workspace().active).is_none() && tab_titles(h).len() == 1
+    });
+}
+
+#[test]
+fn a_remote_that_cannot_connect_shows_ssh_s_error_and_a_missing_tmux_is_not_retried() {
+    if !available() {
+        return;
+    }
+    let (dir, sshd, launch, _target, _) = setup();
+    let mut h = common::app_harness(launch.clone(), egui::vec2(1000.0, 600.0));
+    step_until(&mut h, &sshd, "the local shell", |h| {
+        app(h).view().is_some()
+    });
+    // A host the ssh config does not know and DNS cannot find: ssh's own words show.
+    h.state_mut()
+        .as_mut()
+        .expect("the app")
+        .add_remote("nosuchhost.invalid:/srv")
+        .expect("a remote target");
+    step_until(&mut h, &sshd, "ssh's error", |h| {
+        app(h)
+            .remote_note(app(h).workspace().active)
+            .is_some_and(|n| {
+                n.contains("status 255") && n.contains("nosuchhost") && n.contains("reconnecting")
+            })
+    });
+    drop(h);
+
+    // tmux missing on the host: said once, not retried.
+    let config = dir.path().join("no-tmux.ron");
+    let text = sshd
+        .tern_config()
+        .replace("tmux: [\"tmux\"", "tmux: [\"/nonexistent/tmux\"");
+    std::fs::write(&config, text).expect("config");
+    let mut launch = launch;
+    launch.config = tern::window::settings::ConfigSource::File(config);
+    launch.session = None;
+    let mut h = common::app_harness(launch, egui::vec2(1000.0, 600.0));
+    step_until(&mut h, &sshd, "the local shell", |h| {
+        app(h).view().is_some()
+    });
+    h.state_mut()
+        .as_mut()
+        .expect("the app")
+        .add_remote(&format!("ternremote:{}", dir.path().display()))
+        .expect("a remote target");
+    step_until(&mut h, &sshd, "the version problem", |h| {
+        app(h)
+            .remote_note(app(h).workspace().active)
+            .is_some_and(|n| n.contains("tmux") && n.contains("not retrying"))
+    });
 }
 
 #[test]

@@ -621,6 +621,30 @@ fn layouts_make_and_drop_panes_and_a_bad_layout_keeps_the_last() {
     assert_eq!(s.panes().count(), 0);
 }
 
+/// What tmux 3.3a writes to a control client when another client kills one of its
+/// session's windows: the unlinked form, for a window the session had.
+#[test]
+fn a_window_killed_elsewhere_closes_though_tmux_calls_it_unlinked() {
+    let (mut s, _, _) = attached();
+    s.feed(b"%window-add @1\n");
+    s.feed(&reply(
+        262,
+        &[
+            window_line(0, "80x24,0,0,0", "bash"),
+            window_line(1, "80x24,0,0,1", "two"),
+        ],
+    ));
+    let events = s.feed(b"%session-window-changed $0 @0\n%unlinked-window-close @1\n");
+    assert!(
+        events.contains(&Event::WindowClosed(WindowId(1)))
+            && events.contains(&Event::PaneClosed(PaneId(1))),
+        "{events:?}"
+    );
+    assert!(s.window(WindowId(1)).is_none());
+    // A window of another session stays none of this session's business.
+    assert_eq!(s.feed(b"%unlinked-window-close @7\n"), vec![]);
+}
+
 #[test]
 fn pause_and_continue_follow_the_pane() {
     let (mut s, wire, _) = attached();

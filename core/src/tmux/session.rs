@@ -338,7 +338,10 @@ impl ControlSession {
                 self.add_window(window, events);
                 self.request_sync(events);
             }
-            Notification::WindowClose(window) => {
+            // tmux 3.3a says `%unlinked-window-close` for a window of the attached
+            // session killed by another client (it is unlinked by the time it tells):
+            // a window this session knows is closed either way.
+            Notification::WindowClose(window) | Notification::UnlinkedWindowClose(window) => {
                 if self.windows.remove(&window).is_some() {
                     events.push(Event::WindowClosed(window));
                     self.update_panes(events);
