@@ -133,7 +133,12 @@ fn the_sidebar_adds_a_remote_whose_windows_are_tabs_and_a_lost_connection_comes_
     });
     // "Add repository" in the sidebar, with the remote target typed in.
     h.key_press_modifiers(CTRL_SHIFT, Key::B);
-    h.step();
+    // The sidebar opens (its panel settles before the button is clicked).
+    let last = std::cell::Cell::new(None);
+    step_until(&mut h, &sshd, "the sidebar's Add button in place", |h| {
+        let now = h.query_by_label("Add").map(|n| n.rect());
+        now.is_some() && now == last.replace(now)
+    });
     h.state_mut().as_mut().expect("the app").sidebar.add_path = target.clone();
     h.get_by_label("Add").click();
     step_until(&mut h, &sshd, "the remote tab", |h| {
@@ -302,6 +307,57 @@ fn a_remote_worktree_shows_types_splits_detaches_and_comes_back() {
     });
     let listed = sshd.tmux(&["list-panes", "-t", &session_name, "-F", "#{pane_id}"]);
     assert_eq!(listed.lines().count(), 2, "tmux has the split: {listed}");
+    let active = |sshd: &Sshd| {
+        sshd.tmux(&["display-message", "-p", "-t", &session_name, "#{pane_id}"])
+            .trim()
+            .to_owned()
+    };
+    assert_eq!(active(&sshd), "%1", "the new pane is tmux's active one");
+    // tern's focus moves tmux's.
+    h.key_press_modifiers(CTRL_SHIFT, Key::ArrowLeft);
+    step_until(&mut h, &sshd, "the left pane focused", |h| {
+        app(h).pane() == app(h).workspace().active_tab().map(|t| t.layout.panes()[0])
+    });
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while active(&sshd) != "%0" {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "tmux's focus never followed"
+        );
+        h.step();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // The client is as big as the pane area, and follows the window's size (tmux
+    // 3.3a leaves a control client's height out of its formats: the window's size).
+    let client = |sshd: &Sshd| {
+        sshd.tmux(&[
+            "display-message",
+            "-p",
+            "-t",
+            &session_name,
+            "#{window_width} #{window_height}",
+        ])
+        .trim()
+        .to_owned()
+    };
+    let area = |h: &Harness<'_, Slot>| {
+        let (cols, rows) = app(h).area_cells().expect("drawn");
+        format!("{cols} {rows}")
+    };
+    assert_eq!(client(&sshd), area(&h));
+    h.set_size(egui::vec2(800.0, 450.0));
+    h.step();
+    let smaller = area(&h);
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while client(&sshd) != smaller {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the client stayed {}, not {smaller}",
+            client(&sshd)
+        );
+        h.step();
+        std::thread::sleep(Duration::from_millis(20));
+    }
 
     // The session remembers the remote worktree; dropping the app detaches.
     step_until(&mut h, &sshd, "the session saved", |_| {

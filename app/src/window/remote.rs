@@ -69,10 +69,16 @@ pub struct RemoteGroup {
     pub windows: BTreeMap<WindowId, RemoteWindow>,
     /// Each tern pane's tmux pane and window.
     pub panes: HashMap<PaneId, (TmuxPane, WindowId)>,
-    /// The client size last sent (`refresh-client -C`).
+    /// The client size last sent (`refresh-client -C`); the connection's own at
+    /// attach is `connect_size`.
     pub sent_size: Option<(u16, u16)>,
+    pub connect_size: (u16, u16),
     /// tmux's active window and pane as last known (said by tmux or sent by tern).
     pub selected: Option<(WindowId, TmuxPane)>,
+    /// tmux made this window or pane active before tern had its tab or pane: tern
+    /// follows once it has (and sends no focus of its own meanwhile).
+    pub pending_window: Option<WindowId>,
+    pub pending_pane: Option<TmuxPane>,
 }
 
 impl RemoteGroup {
@@ -88,7 +94,10 @@ impl RemoteGroup {
             windows: BTreeMap::new(),
             panes: HashMap::new(),
             sent_size: None,
+            connect_size: (80, 24),
             selected: None,
+            pending_window: None,
+            pending_pane: None,
         }
     }
 

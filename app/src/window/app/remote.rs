@@ -59,6 +59,7 @@ impl TernApp {
         r.panes.clear();
         r.selected = None;
         r.sent_size = None;
+        r.connect_size = size;
         match Connection::start(spec, self.pipeline.clone(), self.repaint.clone()) {
             Ok(conn) => {
                 r.conn = Some(conn);
@@ -98,6 +99,11 @@ impl TernApp {
     pub fn remote_note(&self, group: usize) -> Option<String> {
         self.remote_of_group(group)
             .and_then(|i| self.remotes[i].note())
+    }
+
+    /// The pane area in cells as last drawn: what a remote client is sized to.
+    pub fn area_cells(&self) -> Option<(u16, u16)> {
+        self.area_cells
     }
 
     /// The remote targets, for the session.
@@ -187,7 +193,8 @@ impl TernApp {
                 r.backoff.connected(Instant::now());
                 r.state = LinkState::Connected;
                 r.last_stderr = None;
-                r.sent_size = Some(self.area_cells.unwrap_or(FIRST_SIZE));
+                // The connection sized the client as it attached.
+                r.sent_size = Some(r.connect_size);
             }
             RemoteEvent::WindowAdded {
                 window,
@@ -244,31 +251,42 @@ impl TernApp {
             RemoteEvent::ActiveWindow(window) => {
                 let tab = self.remotes[i].windows.get(&window).and_then(|w| w.tab);
                 let g = &mut self.ws.groups[group];
-                if let Some(ti) = g.tabs.iter().position(|t| Some(t.id) == tab) {
-                    g.active_tab = ti;
-                    let focused = g.tabs[ti].focused;
-                    let remote = self.remotes[i].panes.get(&focused).map(|(t, _)| *t);
-                    if let Some(remote) = remote {
-                        self.remotes[i].selected = Some((window, remote));
+                match g.tabs.iter().position(|t| Some(t.id) == tab) {
+                    Some(ti) => {
+                        g.active_tab = ti;
+                        let focused = g.tabs[ti].focused;
+                        let r = &mut self.remotes[i];
+                        r.pending_window = None;
+                        if let Some((remote, _)) = r.panes.get(&focused) {
+                            r.selected = Some((window, *remote));
+                        }
                     }
+                    None => self.remotes[i].pending_window = Some(window),
                 }
             }
             RemoteEvent::ActivePane {
                 window,
                 remote,
-                pane: Some(pane),
+                pane,
             } => {
-                if let Some(at) = self.ws.locate(pane)
-                    && at.group == group
-                    && let Some(tab) = self.ws.tab_mut(at)
-                {
-                    tab.focused = pane;
-                    if self.remotes[i].selected.is_some_and(|(w, _)| w == window) {
-                        self.remotes[i].selected = Some((window, remote));
+                let r = &mut self.remotes[i];
+                if r.selected.is_none_or(|(w, _)| w == window) {
+                    r.selected = Some((window, remote));
+                }
+                let at = pane
+                    .and_then(|p| self.ws.locate(p))
+                    .filter(|at| at.group == group);
+                match (pane, at) {
+                    (Some(pane), Some(at)) => {
+                        if let Some(tab) = self.ws.tab_mut(at) {
+                            tab.focused = pane;
+                        }
+                        self.remotes[i].pending_pane = None;
                     }
+                    _ => self.remotes[i].pending_pane = Some(remote),
                 }
             }
-            RemoteEvent::ActivePane { .. } | RemoteEvent::Problem(_) => {}
+            RemoteEvent::Problem(_) => {}
             RemoteEvent::Stderr(line) => self.remotes[i].last_stderr = Some(line),
             RemoteEvent::CommandFailed { command, message } => {
                 // A pane closed in tern may be gone in tmux already.
@@ -366,6 +384,33 @@ impl TernApp {
             // Gone from tmux's layout: the tab no longer shows it.
             self.forget_remote_pane(i, p);
         }
+        self.follow_pending(i, group, window, &map);
+    }
+
+    /// tmux's active window or pane that came before its tab or pane, now there.
+    fn follow_pending(
+        &mut self,
+        i: usize,
+        group: usize,
+        window: WindowId,
+        map: &HashMap<TmuxPane, PaneId>,
+    ) {
+        let r = &mut self.remotes[i];
+        let tab = r.windows.get(&window).and_then(|w| w.tab);
+        let g = &mut self.ws.groups[group];
+        let Some(ti) = g.tabs.iter().position(|t| Some(t.id) == tab) else {
+            return;
+        };
+        if r.pending_window == Some(window) {
+            g.active_tab = ti;
+            r.pending_window = None;
+        }
+        if let Some(pane) = r.pending_pane.and_then(|p| map.get(&p))
+            && g.tabs[ti].layout.contains(*pane)
+        {
+            g.tabs[ti].focused = *pane;
+            r.pending_pane = None;
+        }
     }
 
     /// A remote group's tabs in tmux's window order; the active tab stays active.
@@ -402,6 +447,7 @@ impl TernApp {
             if r.state != LinkState::Connected {
                 continue;
             }
+            let following = r.pending_window.is_some() || r.pending_pane.is_some();
             if let Some(size) = area
                 && r.sent_size != Some(size)
             {
@@ -414,6 +460,9 @@ impl TernApp {
             let Some(g) = self.ws.groups.iter().find(|g| g.path == r.key) else {
                 continue;
             };
+            if following {
+                continue;
+            }
             let Some(tab) = g.tabs.get(g.active_tab) else {
                 continue;
             };
