@@ -182,6 +182,24 @@ fn the_sidebar_adds_a_remote_whose_windows_are_tabs_and_a_lost_connection_comes_
     step_until(&mut h, &sshd, "connected again", |h| {
         app(h).remote_note(app(h).workspace().active).is_none() && tab_titles(h).len() == 1
     });
+    // Closing a pane in tern kills its tmux pane.
+    h.key_press_modifiers(CTRL_SHIFT, Key::D);
+    step_until(&mut h, &sshd, "two panes", |h| panes_in_tab(h) == 2);
+    h.key_press_modifiers(CTRL_SHIFT, Key::W);
+    step_until(&mut h, &sshd, "one pane again", |h| panes_in_tab(h) == 1);
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let panes = sshd.tmux(&["list-panes", "-t", &session_name, "-F", "#{pane_id}"]);
+        if panes.lines().count() == 1 {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "tmux kept the closed pane: {panes}"
+        );
+        h.step();
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 #[test]

@@ -509,6 +509,8 @@ impl eframe::App for TernApp {
                 );
             }
         }
+        // Remote worktrees detach: their programs run on in tmux.
+        self.remotes.clear();
     }
 
     fn logic(&mut self, ctx: &egui::Context, _frame: &mut eframe::Frame) {
