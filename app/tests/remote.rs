@@ -64,11 +64,20 @@ fn step_until(
         return;
     }
     let note = app(h).remote_note(app(h).workspace().active);
+    let tmux_screen = std::process::Command::new("tmux")
+        .arg("-S")
+        .arg(sshd.socket())
+        .args(["capture-pane", "-p"])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned());
     panic!(
-        "{what}: group {:?}, tabs {:?}, note {note:?}, status {:?}, focused screen:\n{}\nsshd: {}",
+        "{what}: group {:?}, tabs {:?}, note {note:?}, status {:?}, tmux's screen {tmux_screen:?}, remote panes {:?}, problems {:?}, focused pane {:?}, focused screen:\n{}\nsshd: {}",
         active_group_name(h),
         tab_titles(h),
         app(h).status(),
+        app(h).remote_pane_stats(),
+        app(h).remote_problems(),
+        app(h).pane(),
         screen(h),
         sshd.log()
     );

@@ -79,6 +79,9 @@ pub struct RemoteGroup {
     /// follows once it has (and sends no focus of its own meanwhile).
     pub pending_window: Option<WindowId>,
     pub pending_pane: Option<TmuxPane>,
+    /// The last few things the connection went past (`RemoteEvent::Problem`; also
+    /// in the pipeline's breadcrumbs).
+    pub problems: Vec<String>,
 }
 
 impl RemoteGroup {
@@ -98,6 +101,7 @@ impl RemoteGroup {
             selected: None,
             pending_window: None,
             pending_pane: None,
+            problems: Vec::new(),
         }
     }
 

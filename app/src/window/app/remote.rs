@@ -101,6 +101,23 @@ impl TernApp {
             .and_then(|i| self.remotes[i].note())
     }
 
+    /// Each connected remote pane's flow counters (kept bytes, pauses, drops).
+    pub fn remote_pane_stats(&self) -> Vec<tern_core::tmux::RemotePaneStats> {
+        self.remotes
+            .iter()
+            .filter_map(|r| r.conn.as_ref())
+            .flat_map(Connection::pane_stats)
+            .collect()
+    }
+
+    /// What each remote connection went past lately (bad lines, unknown panes).
+    pub fn remote_problems(&self) -> Vec<String> {
+        self.remotes
+            .iter()
+            .flat_map(|r| r.problems.clone())
+            .collect()
+    }
+
     /// The pane area in cells as last drawn: what a remote client is sized to.
     pub fn area_cells(&self) -> Option<(u16, u16)> {
         self.area_cells
@@ -286,7 +303,13 @@ impl TernApp {
                     _ => self.remotes[i].pending_pane = Some(remote),
                 }
             }
-            RemoteEvent::Problem(_) => {}
+            RemoteEvent::Problem(p) => {
+                let problems = &mut self.remotes[i].problems;
+                if problems.len() >= 8 {
+                    problems.remove(0);
+                }
+                problems.push(p);
+            }
             RemoteEvent::Stderr(line) => self.remotes[i].last_stderr = Some(line),
             RemoteEvent::CommandFailed { command, message } => {
                 // A pane closed in tern may be gone in tmux already.
@@ -348,6 +371,16 @@ impl TernApp {
         let existing = w.tab;
         let g = &mut self.ws.groups[group];
         let tab_at = existing.and_then(|id| g.tabs.iter().position(|t| t.id == id));
+        if tab_at.is_some()
+            && let Some(conn) = &self.remotes[i].conn
+        {
+            // The core resized the panes' models to their new cells; output parsed
+            // around that change may have been laid out at the other size (and tmux
+            // reflows differently): each pane's screen is read and written in again.
+            for (remote, _) in &panes {
+                conn.send(RemoteCommand::Repaint(*remote));
+            }
+        }
         let left = match tab_at {
             Some(ti) => {
                 let tab = &mut g.tabs[ti];
