@@ -209,6 +209,16 @@ fn the_sidebar_adds_a_remote_whose_windows_are_tabs_and_a_lost_connection_comes_
         h.step();
         std::thread::sleep(Duration::from_millis(20));
     }
+    // Forgetting the remote detaches: the group goes, tmux's pane stays.
+    let key = std::path::PathBuf::from(&target);
+    h.state_mut().as_mut().expect("the app").forget_remote(&key);
+    h.step();
+    assert!(
+        app(&h).workspace().groups.iter().all(|g| g.path != key),
+        "the group is gone"
+    );
+    let panes = sshd.tmux(&["list-panes", "-t", &session_name, "-F", "#{pane_dead}"]);
+    assert_eq!(panes.trim(), "0", "the remote program runs on");
 }
 
 #[test]

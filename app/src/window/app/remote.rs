@@ -51,6 +51,34 @@ impl TernApp {
         Ok(())
     }
 
+    /// Detaches from the remote worktree keyed `key` (`host:path`) and drops its group:
+    /// its programs run on in tmux, and the session no longer lists it.
+    pub fn forget_remote(&mut self, key: &std::path::Path) {
+        let Some(i) = self.remotes.iter().position(|r| r.key == key) else {
+            return;
+        };
+        let mut r = self.remotes.remove(i);
+        // Detached first: the panes' stand-ins then have no connection to send
+        // `kill-pane` through when they are closed below.
+        drop(r.conn.take());
+        for pane in r.panes.keys().copied().collect::<Vec<_>>() {
+            if self.panes.contains_key(&pane) {
+                self.close_pane(pane);
+            }
+        }
+        if let Some(g) = self.ws.groups.iter().position(|g| g.path == key) {
+            let panes: Vec<PaneId> = self.ws.groups[g]
+                .tabs
+                .iter()
+                .flat_map(|t| t.layout.panes())
+                .collect();
+            for p in panes {
+                self.close_pane(p);
+            }
+            self.ws.remove_group(g);
+        }
+    }
+
     fn connect_remote(&mut self, i: usize) {
         let size = self.area_cells.unwrap_or(FIRST_SIZE);
         let r = &mut self.remotes[i];

@@ -47,6 +47,11 @@ pub enum SidebarAction {
     AddRemote {
         target: String,
     },
+    /// Detach from the remote worktree at `path` and drop it from the sidebar (its
+    /// programs run on in tmux).
+    ForgetRemote {
+        path: PathBuf,
+    },
     /// A repository's worktrees were listed (for the trace).
     Listed {
         root: PathBuf,
@@ -399,13 +404,26 @@ impl Sidebar {
             ui.separator();
             ui.label(RichText::new("Remote").strong());
             for g in remotes {
-                if group_row(ui, &g.name, g, theme).clicked() {
+                let row = group_row(ui, &g.name, g, theme);
+                if row.clicked() {
                     actions.push(SidebarAction::Open {
                         name: g.name.clone(),
                         path: g.path.clone(),
                         repo: None,
                     });
                 }
+                row.context_menu(|ui| {
+                    if ui
+                        .button("Detach and forget")
+                        .on_hover_text("Its programs run on in tmux")
+                        .clicked()
+                    {
+                        actions.push(SidebarAction::ForgetRemote {
+                            path: g.path.clone(),
+                        });
+                        ui.close();
+                    }
+                });
                 if let Some(note) = g.remote.as_deref().filter(|n| !n.is_empty()) {
                     ui.colored_label(theme.chrome.error, note);
                 }
