@@ -37,6 +37,7 @@ impl TernApp {
                     Some(pane)
                 });
                 self.ws = ws;
+                let active_before = self.ws.active;
                 let mut front = None;
                 for saved in &state.remotes {
                     match self.add_remote(&saved.target) {
@@ -45,8 +46,10 @@ impl TernApp {
                         Err(e) => self.status = Some(format!("a saved remote worktree: {e}")),
                     }
                 }
-                if let Some(group) = front.or(state.active_worktree) {
-                    self.ws.active = group.min(self.ws.groups.len().saturating_sub(1));
+                // A remote group added last takes the front only if it had it.
+                match front {
+                    Some(group) => self.ws.active = group,
+                    None => self.ws.active = active_before,
                 }
             }
             tern_core::session::LoadOutcome::Corrupt { kept_aside, error } => {
