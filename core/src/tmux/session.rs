@@ -110,6 +110,18 @@ struct Pending {
     then_next: bool,
 }
 
+/// How a command's reply is parsed.
+fn reply_kind(command: &Command) -> ReplyKind {
+    match command {
+        Command::CapturePane { .. } => ReplyKind::Screen,
+        Command::ListWindows => ReplyKind::Windows,
+        Command::ListPanes { .. } => ReplyKind::Panes,
+        Command::SplitWindow { .. } => ReplyKind::NewPane,
+        Command::NewWindow { .. } => ReplyKind::NewWindow,
+        _ => ReplyKind::Done,
+    }
+}
+
 /// One control-mode client. See the module documentation.
 pub struct ControlSession {
     parser: Parser,
@@ -164,15 +176,7 @@ impl ControlSession {
 
     /// Sends `command`; its reply comes as an [`Event::Reply`] with the returned id.
     pub fn send(&mut self, command: Command) -> Result<CommandId, SendError> {
-        let kind = match command {
-            Command::CapturePane { .. } => ReplyKind::Screen,
-            Command::ListWindows => ReplyKind::Windows,
-            Command::ListPanes { .. } => ReplyKind::Panes,
-            Command::SplitWindow { .. } => ReplyKind::NewPane,
-            Command::NewWindow { .. } => ReplyKind::NewWindow,
-            _ => ReplyKind::Done,
-        };
-        self.write_command(&command, kind, false)
+        self.write_command(&command, reply_kind(&command), false)
     }
 
     /// Sends two commands on one line (`A ; B`): tmux runs them back to back, with no
@@ -184,14 +188,6 @@ impl ControlSession {
         first: Command,
         second: Command,
     ) -> Result<(CommandId, CommandId), SendError> {
-        let kind = |c: &Command| match c {
-            Command::CapturePane { .. } => ReplyKind::Screen,
-            Command::ListWindows => ReplyKind::Windows,
-            Command::ListPanes { .. } => ReplyKind::Panes,
-            Command::SplitWindow { .. } => ReplyKind::NewPane,
-            Command::NewWindow { .. } => ReplyKind::NewWindow,
-            _ => ReplyKind::Done,
-        };
         let a = first.line().map_err(SendError::Command)?;
         let b = second.line().map_err(SendError::Command)?;
         self.writer.write_all(format!("{a} ; {b}\n").as_bytes())?;
@@ -200,13 +196,13 @@ impl ControlSession {
         self.next_id += 2;
         self.pending.push_back(Pending {
             id: ids.0,
-            kind: kind(&first),
+            kind: reply_kind(&first),
             internal: None,
             then_next: true,
         });
         self.pending.push_back(Pending {
             id: ids.1,
-            kind: kind(&second),
+            kind: reply_kind(&second),
             internal: None,
             then_next: false,
         });
