@@ -12,7 +12,8 @@ cd "$(dirname "$0")/.."
 # desktop-file-validate for the packaging test, and tmux for the control-mode client's
 # tests against a real tmux (core/tests/tmux_real.rs), and openssh-server with
 # openssh-client for the remote panes' end-to-end test through a real sshd on
-# 127.0.0.1 (core/tests/tmux_ssh.rs: ssh-keygen, sshd, ssh).
+# 127.0.0.1 (core/tests/tmux_ssh.rs, app/tests/remote.rs, app/tests/remote_xvfb.rs:
+# ssh-keygen, sshd, ssh).
 PACKAGES=(xvfb xauth mesa-vulkan-drivers libvulkan1 libegl1 libegl-mesa0 libgl1-mesa-dri
   libgbm1 libxkbcommon-x11-0 libxcursor1 libxi6 libxrandr2 libx11-xcb1 libwayland-client0
   xdotool imagemagick git fonts-noto-color-emoji fontconfig fonts-dejavu-core fonts-symbola

@@ -31,6 +31,9 @@ pub struct SessionState {
     /// Tabs that belong to no worktree (a shell opened outside any repository).
     pub loose_tabs: Vec<SavedTab>,
     pub active_loose_tab: usize,
+    /// Remote worktrees, reconnected at start (their tabs come back from tmux).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub remotes: Vec<SavedRemote>,
 }
 
 impl Default for SessionState {
@@ -41,8 +44,18 @@ impl Default for SessionState {
             active_worktree: None,
             loose_tabs: Vec::new(),
             active_loose_tab: 0,
+            remotes: Vec::new(),
         }
     }
+}
+
+/// A remote worktree: the target as typed (`ssh://host/path`, `host:path`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SavedRemote {
+    pub target: String,
+    /// Whether it was the group in front.
+    #[serde(default)]
+    pub active: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

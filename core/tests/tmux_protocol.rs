@@ -535,9 +535,9 @@ fn replies_go_to_the_commands_that_caused_them_in_order() {
     assert_eq!(
         wire.take_lines(),
         vec![
-            "capture-pane -p -e -t %0",
+            "capture-pane -p -e -N -t %0",
             "split-window -h -t %0 -P -F '#{pane_id}'",
-            "capture-pane -p -e -t %99",
+            "capture-pane -p -e -N -t %99",
             "send-keys -t %0 -H 68 69 0d",
         ]
     );
@@ -619,6 +619,79 @@ fn layouts_make_and_drop_panes_and_a_bad_layout_keeps_the_last() {
         ]
     );
     assert_eq!(s.panes().count(), 0);
+}
+
+/// A pane's screen and cursor are read on one line, so tmux runs them back to back;
+/// each still has its reply, and when the first fails (tmux runs none after it) the
+/// second fails with it instead of taking the next command's reply.
+#[test]
+fn commands_sent_together_share_a_line_and_keep_their_replies_in_order() {
+    let (mut s, wire, _) = attached();
+    let (capture, cursor) = s
+        .send_together(
+            Command::CapturePane { pane: PaneId(0) },
+            Command::PaneCursor { pane: PaneId(0) },
+        )
+        .unwrap();
+    let (bad_capture, bad_cursor) = s
+        .send_together(
+            Command::CapturePane { pane: PaneId(99) },
+            Command::PaneCursor { pane: PaneId(99) },
+        )
+        .unwrap();
+    let after = s.send(Command::SelectPane { pane: PaneId(0) }).unwrap();
+    let lines = wire.take_lines();
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    assert!(
+        lines[0].starts_with("capture-pane -p -e -N -t %0 ; display-message -p -t %0"),
+        "{lines:?}"
+    );
+    let mut stream = reply(270, &["screen".into()]);
+    stream.extend_from_slice(&reply(271, &["3 4 0".into()]));
+    stream.extend_from_slice(b"%begin 1 272 1\ncan't find pane: %99\n%error 1 272 1\n");
+    stream.extend_from_slice(&reply(273, &[]));
+    let events = s.feed(&stream);
+    let ids: Vec<(tern_core::tmux::CommandId, bool)> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Reply { id, result } => Some((*id, result.is_ok())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        ids,
+        vec![
+            (capture, true),
+            (cursor, true),
+            (bad_capture, false),
+            (bad_cursor, false),
+            (after, true)
+        ]
+    );
+}
+
+/// What tmux 3.3a writes to a control client when another client kills one of its
+/// session's windows: the unlinked form, for a window the session had.
+#[test]
+fn a_window_killed_elsewhere_closes_though_tmux_calls_it_unlinked() {
+    let (mut s, _, _) = attached();
+    s.feed(b"%window-add @1\n");
+    s.feed(&reply(
+        262,
+        &[
+            window_line(0, "80x24,0,0,0", "bash"),
+            window_line(1, "80x24,0,0,1", "two"),
+        ],
+    ));
+    let events = s.feed(b"%session-window-changed $0 @0\n%unlinked-window-close @1\n");
+    assert!(
+        events.contains(&Event::WindowClosed(WindowId(1)))
+            && events.contains(&Event::PaneClosed(PaneId(1))),
+        "{events:?}"
+    );
+    assert!(s.window(WindowId(1)).is_none());
+    // A window of another session stays none of this session's business.
+    assert_eq!(s.feed(b"%unlinked-window-close @7\n"), vec![]);
 }
 
 #[test]

@@ -45,6 +45,7 @@ mod overlay;
 mod page;
 mod panes;
 mod queries;
+mod remote;
 mod run;
 mod session;
 
@@ -180,6 +181,12 @@ pub struct TernApp {
     last_frame_cpu: Option<f32>,
     /// The focused pane's search progress last frame, while one runs (for the trace).
     searching_last: Option<(u64, u64)>,
+    /// Remote worktrees (tmux over ssh), each a group of the workspace.
+    remotes: Vec<super::remote::RemoteGroup>,
+    /// The pane area in cells as last drawn (a remote client's size).
+    area_cells: Option<(u16, u16)>,
+    /// Wakes the window (for connections started later).
+    repaint: Waker,
 }
 
 impl TernApp {
@@ -218,6 +225,10 @@ impl TernApp {
             }
         };
         let settings_notify = settings.config.notify.clone();
+        let repaint: Waker = Arc::new({
+            let ctx = ctx.clone();
+            move || ctx.request_repaint()
+        });
         let mut app = TernApp {
             pipeline,
             ws: Workspace::default(),
@@ -254,6 +265,9 @@ impl TernApp {
             send_text: Vec::new(),
             last_frame_cpu: None,
             searching_last: None,
+            remotes: Vec::new(),
+            area_cells: None,
+            repaint,
         };
         app.apply_config(ctx, None);
         if let Some(path) = app.launch.session.clone() {
@@ -325,6 +339,7 @@ impl TernApp {
     pub fn logic(&mut self, ctx: &egui::Context) {
         self.poll_config(ctx);
         self.route_events(ctx);
+        self.poll_remotes(ctx);
         self.refresh_processes();
         self.desktop_frame(ctx);
         self.poll_saving();
@@ -494,6 +509,8 @@ impl eframe::App for TernApp {
                 );
             }
         }
+        // Remote worktrees detach: their programs run on in tmux.
+        self.remotes.clear();
     }
 
     fn logic(&mut self, ctx: &egui::Context, _frame: &mut eframe::Frame) {

@@ -88,7 +88,7 @@ impl Settings {
     fn take(&mut self, event: ConfigEvent) -> ConfigChange {
         match event {
             ConfigEvent::Reloaded(c) => {
-                self.config = c.with_overrides(&self.overrides).0;
+                self.config = (*c).with_overrides(&self.overrides).0;
                 self.error = None;
                 ConfigChange::Reloaded
             }

@@ -73,6 +73,8 @@ pub struct Config {
     pub notify: NotifyConfig,
     /// Bindings that type text.
     pub send_text: Vec<SendText>,
+    /// How remote worktrees (`ssh://host/path`, `host:path`) are reached.
+    pub remote: RemoteConfig,
 }
 
 impl Default for Config {
@@ -96,6 +98,7 @@ impl Default for Config {
             shell_integration: true,
             notify: NotifyConfig::default(),
             send_text: Vec::new(),
+            remote: RemoteConfig::default(),
         }
     }
 }
@@ -317,6 +320,33 @@ impl Default for SessionConfig {
         SessionConfig {
             restore: true,
             restore_last_screen: false,
+        }
+    }
+}
+
+/// Remote worktrees: tmux in control mode on another machine, through the system
+/// `ssh` (see `tern_core::tmux`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RemoteConfig {
+    /// The ssh program.
+    pub ssh: String,
+    /// Options given to ssh before the host (`["-F", "/path/config"]`, `["-J", "jump"]`).
+    pub ssh_options: Vec<String>,
+    /// `-o BatchMode=yes`: fail instead of asking for a password or a host key.
+    pub batch_mode: bool,
+    /// The tmux program on the host and its options, as words
+    /// (`["tmux", "-L", "agents"]`).
+    pub tmux: Vec<String>,
+}
+
+impl Default for RemoteConfig {
+    fn default() -> Self {
+        RemoteConfig {
+            ssh: String::from("ssh"),
+            ssh_options: Vec::new(),
+            batch_mode: false,
+            tmux: vec![String::from("tmux")],
         }
     }
 }

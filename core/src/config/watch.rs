@@ -30,7 +30,7 @@ use crate::pipeline::Waker;
 #[derive(Clone, Debug, PartialEq)]
 pub enum ConfigEvent {
     /// The file parsed; apply it.
-    Reloaded(Config),
+    Reloaded(Box<Config>),
     /// The file does not parse; keep the last good config and show the error.
     Error(ConfigError),
     /// The file is gone (deleted, or moved away). The app may go back to the defaults,
@@ -42,7 +42,7 @@ pub enum ConfigEvent {
 impl ConfigEvent {
     fn from_load(result: Result<Config, ConfigError>) -> ConfigEvent {
         match result {
-            Ok(c) => ConfigEvent::Reloaded(c),
+            Ok(c) => ConfigEvent::Reloaded(Box::new(c)),
             Err(e) if e.not_found => ConfigEvent::Removed,
             Err(e) => ConfigEvent::Error(e),
         }

@@ -54,8 +54,9 @@ pub enum Command {
     PauseAfter { seconds: u32 },
     /// `refresh-client -A '%P:pause'` or `'%P:continue'`.
     PaneFlow { pane: PaneId, action: FlowAction },
-    /// `capture-pane -p -e -t %P`: the pane's visible screen, with attributes as
-    /// escape sequences, one line per row.
+    /// `capture-pane -p -e -N -t %P`: the pane's visible screen, with attributes as
+    /// escape sequences, one line per row; `-N` keeps trailing blanks, which carry
+    /// a background colour (a coloured bar of spaces is lost without it).
     CapturePane { pane: PaneId },
     /// `split-window -h|-v -t %P -P -F '#{pane_id}'`: replies the new pane's id.
     SplitWindow {
@@ -168,7 +169,7 @@ impl Command {
                 };
                 format!("refresh-client -A '{pane}:{action}'")
             }
-            Command::CapturePane { pane } => format!("capture-pane -p -e -t {pane}"),
+            Command::CapturePane { pane } => format!("capture-pane -p -e -N -t {pane}"),
             Command::SplitWindow { pane, direction } => {
                 let flag = match direction {
                     SplitDirection::Right => "-h",
@@ -458,7 +459,7 @@ mod tests {
         );
         assert_eq!(
             Command::CapturePane { pane: PaneId(2) }.line().unwrap(),
-            "capture-pane -p -e -t %2"
+            "capture-pane -p -e -N -t %2"
         );
         assert_eq!(
             Command::SplitWindow {

@@ -105,6 +105,21 @@ struct Pending {
     kind: ReplyKind,
     /// Sent by the session for itself (this command line): no [`Event::Reply`].
     internal: Option<String>,
+    /// The first of commands sent on one line ([`ControlSession::send_together`]):
+    /// when it fails tmux runs none after it, so the next one fails with it.
+    then_next: bool,
+}
+
+/// How a command's reply is parsed.
+fn reply_kind(command: &Command) -> ReplyKind {
+    match command {
+        Command::CapturePane { .. } => ReplyKind::Screen,
+        Command::ListWindows => ReplyKind::Windows,
+        Command::ListPanes { .. } => ReplyKind::Panes,
+        Command::SplitWindow { .. } => ReplyKind::NewPane,
+        Command::NewWindow { .. } => ReplyKind::NewWindow,
+        _ => ReplyKind::Done,
+    }
 }
 
 /// One control-mode client. See the module documentation.
@@ -161,15 +176,37 @@ impl ControlSession {
 
     /// Sends `command`; its reply comes as an [`Event::Reply`] with the returned id.
     pub fn send(&mut self, command: Command) -> Result<CommandId, SendError> {
-        let kind = match command {
-            Command::CapturePane { .. } => ReplyKind::Screen,
-            Command::ListWindows => ReplyKind::Windows,
-            Command::ListPanes { .. } => ReplyKind::Panes,
-            Command::SplitWindow { .. } => ReplyKind::NewPane,
-            Command::NewWindow { .. } => ReplyKind::NewWindow,
-            _ => ReplyKind::Done,
-        };
-        self.write_command(&command, kind, false)
+        self.write_command(&command, reply_kind(&command), false)
+    }
+
+    /// Sends two commands on one line (`A ; B`): tmux runs them back to back, with no
+    /// pane output between their replies (two lines may reach tmux in two reads, and
+    /// output read between them comes between the replies). Each has its own reply;
+    /// when the first fails, tmux runs not the second, and it fails too.
+    pub fn send_together(
+        &mut self,
+        first: Command,
+        second: Command,
+    ) -> Result<(CommandId, CommandId), SendError> {
+        let a = first.line().map_err(SendError::Command)?;
+        let b = second.line().map_err(SendError::Command)?;
+        self.writer.write_all(format!("{a} ; {b}\n").as_bytes())?;
+        self.writer.flush()?;
+        let ids = (CommandId(self.next_id), CommandId(self.next_id + 1));
+        self.next_id += 2;
+        self.pending.push_back(Pending {
+            id: ids.0,
+            kind: reply_kind(&first),
+            internal: None,
+            then_next: true,
+        });
+        self.pending.push_back(Pending {
+            id: ids.1,
+            kind: reply_kind(&second),
+            internal: None,
+            then_next: false,
+        });
+        Ok(ids)
     }
 
     /// Sends `bytes` to the pane's program, in as many `send-keys` as it takes.
@@ -267,7 +304,12 @@ impl ControlSession {
         self.next_id += 1;
         line.pop();
         let internal = internal.then_some(line);
-        self.pending.push_back(Pending { id, kind, internal });
+        self.pending.push_back(Pending {
+            id,
+            kind,
+            internal,
+            then_next: false,
+        });
         Ok(id)
     }
 
@@ -338,7 +380,10 @@ impl ControlSession {
                 self.add_window(window, events);
                 self.request_sync(events);
             }
-            Notification::WindowClose(window) => {
+            // tmux 3.3a says `%unlinked-window-close` for a window of the attached
+            // session killed by another client (it is unlinked by the time it tells):
+            // a window this session knows is closed either way.
+            Notification::WindowClose(window) | Notification::UnlinkedWindowClose(window) => {
                 if self.windows.remove(&window).is_some() {
                     events.push(Event::WindowClosed(window));
                     self.update_panes(events);
@@ -449,10 +494,20 @@ impl ControlSession {
         if let Ok(Response::Windows(infos)) = &result {
             self.apply_windows(infos, events);
         }
+        // tmux ran none of the line after a command that failed.
+        let skipped = match &result {
+            Err(e) if pending.then_next => {
+                self.pending.pop_front().map(|next| (next.id, e.clone()))
+            }
+            _ => None,
+        };
         events.push(Event::Reply {
             id: pending.id,
             result,
         });
+        if let Some((id, e)) = skipped {
+            events.push(Event::Reply { id, result: Err(e) });
+        }
     }
 
     /// A reply to the session's own command: a window list is applied line by line

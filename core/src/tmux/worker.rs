@@ -511,9 +511,22 @@ impl Worker {
     }
 
     /// Reads the pane's screen and cursor; the repaint is written when both answered.
+    /// Both on one line: output between the two replies would be written before the
+    /// repaint and then painted over by the screen read before it.
     fn repaint(&self, live: &mut Live, pane: TmuxPane) {
-        self.send(live, Command::CapturePane { pane }, Purpose::Capture(pane));
-        self.send(live, Command::PaneCursor { pane }, Purpose::Cursor(pane));
+        let both = live
+            .session
+            .send_together(Command::CapturePane { pane }, Command::PaneCursor { pane });
+        match both {
+            Ok((capture, cursor)) => {
+                live.purposes.insert(capture, Purpose::Capture(pane));
+                live.purposes.insert(cursor, Purpose::Cursor(pane));
+            }
+            Err(e) => self.emit(RemoteEvent::CommandFailed {
+                command: format!("capture-pane -t {pane}"),
+                message: e.to_string(),
+            }),
+        }
     }
 
     fn read_stdout(&self, live: &mut Live) {

@@ -92,6 +92,11 @@ impl TernApp {
                     }
                 }
                 SidebarAction::Status(s) => self.status = Some(s),
+                SidebarAction::ForgetRemote { path } => self.forget_remote(&path),
+                SidebarAction::AddRemote { target } => match self.add_remote(&target) {
+                    Ok(()) => self.sidebar.add_error = None,
+                    Err(e) => self.sidebar.add_error = Some(e),
+                },
                 SidebarAction::Listed { root, worktrees } => {
                     if self.trace.enabled() {
                         let root = root.display().to_string().replace(['"', '\\'], "_");

@@ -115,6 +115,7 @@ impl TernApp {
     pub fn open_group(&mut self, name: String, dir: PathBuf, repo: Option<PathBuf>) -> usize {
         let group = self.ws.add_group(name, dir.clone(), repo);
         if self.ws.groups[group].tabs.is_empty()
+            && self.remote_of_group(group).is_none()
             && let Some(pane) = self.spawn_shell(&dir)
         {
             self.ws.add_tab(group, pane);
@@ -127,12 +128,17 @@ impl TernApp {
     pub(super) fn panes_ui(&mut self, ui: &mut egui::Ui) -> Vec<Action> {
         let mut actions = Vec::new();
         let area = ui.available_rect_before_wrap();
+        let metrics = Metrics::new(ui.ctx(), self.font_size);
+        self.area_cells = Some((
+            (area.width() / metrics.cell.x).floor().clamp(2.0, 1000.0) as u16,
+            (area.height() / metrics.cell.y).floor().clamp(1.0, 1000.0) as u16,
+        ));
         let Some(tab) = self.ws.active_tab().cloned() else {
             let painter = ui.painter_at(area);
             painter.rect_filled(area, 0.0, rgb(self.palette.background()));
             let msg = self
-                .status
-                .clone()
+                .remote_note(self.ws.active)
+                .or_else(|| self.status.clone())
                 .unwrap_or_else(|| "No tabs here: Ctrl+Shift+T opens one.".into());
             painter.text(
                 area.center(),
@@ -150,7 +156,6 @@ impl TernApp {
             tab.layout.rects(area_c, DIVIDER)
         };
         let overlay_open = self.modal_open();
-        let metrics = Metrics::new(ui.ctx(), self.font_size);
         let mut cx = PaneCx {
             metrics: &metrics,
             theme: &self.theme,

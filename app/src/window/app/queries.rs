@@ -256,6 +256,9 @@ impl TernApp {
                 badges: self.ws.group_badges(gi, |p| self.pane_badges(p)),
                 tabs: g.tabs.len(),
                 active: gi == self.ws.active,
+                remote: self
+                    .remote_of_group(gi)
+                    .map(|_| self.remote_note(gi).unwrap_or_default()),
             })
             .collect()
     }

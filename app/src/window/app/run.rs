@@ -15,6 +15,7 @@ impl TernApp {
     pub fn run(&mut self, ctx: &egui::Context, command: Command) {
         let focused = self.ws.focused_pane();
         match command {
+            Command::NewTab if self.remote_new_tab() => {}
             Command::NewTab => {
                 let group = self.ws.active;
                 let dir = self
@@ -56,6 +57,15 @@ impl TernApp {
                     self.overlay = Some(Overlay::Rename { tab: tab.id, text });
                 }
             }
+            Command::SplitRight | Command::SplitDown
+                if focused.is_some_and(|p| {
+                    let direction = if command == Command::SplitRight {
+                        tern_core::tmux::SplitDirection::Right
+                    } else {
+                        tern_core::tmux::SplitDirection::Down
+                    };
+                    self.remote_split(p, direction)
+                }) => {}
             Command::SplitRight | Command::SplitDown => {
                 let dir = focused
                     .and_then(|p| self.pane_cwd(p))

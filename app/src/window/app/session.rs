@@ -37,6 +37,20 @@ impl TernApp {
                     Some(pane)
                 });
                 self.ws = ws;
+                let active_before = self.ws.active;
+                let mut front = None;
+                for saved in &state.remotes {
+                    match self.add_remote(&saved.target) {
+                        Ok(()) if saved.active => front = Some(self.ws.active),
+                        Ok(()) => {}
+                        Err(e) => self.status = Some(format!("a saved remote worktree: {e}")),
+                    }
+                }
+                // A remote group added last takes the front only if it had it.
+                match front {
+                    Some(group) => self.ws.active = group,
+                    None => self.ws.active = active_before,
+                }
             }
             tern_core::session::LoadOutcome::Corrupt { kept_aside, error } => {
                 self.status = Some(format!(
@@ -63,7 +77,7 @@ impl TernApp {
     /// screen too (a round trip to the model thread per pane, so only when a save is
     /// due).
     fn session_state_with(&self, keep_screen: bool) -> tern_core::session::SessionState {
-        self.ws.to_session(|p| tern_core::session::SavedPane {
+        let mut state = self.ws.to_session(|p| tern_core::session::SavedPane {
             cwd: self
                 .panes
                 .get(&p)
@@ -77,7 +91,22 @@ impl TernApp {
             last_screen: keep_screen
                 .then(|| self.pipeline.dump_screen(p).map(|d| d.rows))
                 .flatten(),
-        })
+        });
+        // Remote groups are saved as their targets (tmux keeps their windows).
+        let remote_keys: Vec<&std::path::Path> =
+            self.remotes.iter().map(|r| r.key.as_path()).collect();
+        let front = state
+            .active_worktree
+            .and_then(|i| state.worktrees.get(i))
+            .map(|w| w.path.clone());
+        state
+            .worktrees
+            .retain(|w| !remote_keys.contains(&w.path.as_path()));
+        state.active_worktree = front
+            .and_then(|p| state.worktrees.iter().position(|w| w.path == p))
+            .or((!state.worktrees.is_empty()).then_some(0));
+        state.remotes = self.saved_remotes();
+        state
     }
 
     /// Saves the session when its layout, folders or tabs changed. The last screens

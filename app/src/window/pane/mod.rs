@@ -116,6 +116,9 @@ pub struct PaneUi {
     pub revealed_at: Option<Instant>,
     /// When the model thread built the last snapshot this pane took.
     snapshot_built_at: Option<Instant>,
+    /// A tmux pane: its size is tmux's layout cell (the core sets it), never the
+    /// rectangle's.
+    pub remote: bool,
 }
 
 impl PaneUi {
@@ -149,6 +152,7 @@ impl PaneUi {
             rows: RowCache::default(),
             revealed_at: None,
             snapshot_built_at: None,
+            remote: false,
         }
     }
 
@@ -390,7 +394,7 @@ impl PaneUi {
         {
             self.page_hold = None;
         }
-        if self.page_hold.is_none() && self.grid != Some(size) {
+        if self.page_hold.is_none() && self.grid != Some(size) && !self.remote {
             self.grid = Some(size);
             self.pipeline.resize(self.id, size);
         }

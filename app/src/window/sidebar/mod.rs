@@ -43,6 +43,15 @@ pub enum SidebarAction {
         name: String,
     },
     Status(String),
+    /// "Add repository" named a remote worktree (`ssh://host/path`, `host:path`).
+    AddRemote {
+        target: String,
+    },
+    /// Detach from the remote worktree at `path` and drop it from the sidebar (its
+    /// programs run on in tmux).
+    ForgetRemote {
+        path: PathBuf,
+    },
     /// A repository's worktrees were listed (for the trace).
     Listed {
         root: PathBuf,
@@ -58,6 +67,8 @@ pub struct GroupInfo {
     pub badges: Badges,
     pub tabs: usize,
     pub active: bool,
+    /// A remote worktree: its connection's note (empty while connected).
+    pub remote: Option<String>,
 }
 
 pub struct RepoEntry {
@@ -367,10 +378,11 @@ impl Sidebar {
         let loose: Vec<&GroupInfo> = groups
             .iter()
             .filter(|g| {
-                g.repo.is_none()
-                    || self
-                        .repo(g.repo.as_deref().unwrap_or(Path::new("")))
-                        .is_none()
+                g.remote.is_none()
+                    && (g.repo.is_none()
+                        || self
+                            .repo(g.repo.as_deref().unwrap_or(Path::new("")))
+                            .is_none())
             })
             .collect();
         if !loose.is_empty() {
@@ -387,18 +399,52 @@ impl Sidebar {
                 }
             }
         }
+        let remotes: Vec<&GroupInfo> = groups.iter().filter(|g| g.remote.is_some()).collect();
+        if !remotes.is_empty() {
+            ui.separator();
+            ui.label(RichText::new("Remote").strong());
+            for g in remotes {
+                let row = group_row(ui, &g.name, g, theme);
+                if row.clicked() {
+                    actions.push(SidebarAction::Open {
+                        name: g.name.clone(),
+                        path: g.path.clone(),
+                        repo: None,
+                    });
+                }
+                row.context_menu(|ui| {
+                    if ui
+                        .button("Detach and forget")
+                        .on_hover_text("Its programs run on in tmux")
+                        .clicked()
+                    {
+                        actions.push(SidebarAction::ForgetRemote {
+                            path: g.path.clone(),
+                        });
+                        ui.close();
+                    }
+                });
+                if let Some(note) = g.remote.as_deref().filter(|n| !n.is_empty()) {
+                    ui.colored_label(theme.chrome.error, note);
+                }
+            }
+        }
         ui.separator();
         ui.label("Add repository");
         ui.horizontal(|ui| {
             let field = ui.add(
                 egui::TextEdit::singleline(&mut self.add_path)
-                    .hint_text("path to a git repository")
+                    .hint_text("a repository's path, or host:path")
                     .desired_width(SIDEBAR_FIELD_WIDTH),
             );
             let enter = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
             if ui.button("Add").clicked() || enter {
-                let path = expand_path(self.add_path.trim());
-                self.add_repository(&ctx, path, false);
+                let text = self.add_path.trim().to_owned();
+                if super::remote::parse_target(&text).is_some() {
+                    actions.push(SidebarAction::AddRemote { target: text });
+                } else {
+                    self.add_repository(&ctx, expand_path(&text), false);
+                }
             }
         });
         if ui

@@ -1,0 +1,545 @@
+//! Remote worktrees in the workspace: each is a group whose tabs are the windows of a
+//! tmux session reached through ssh (`tern_core::tmux::Connection`). tmux's events
+//! make and change the tabs and their split trees; tern's focus, new tabs, splits and
+//! size go back to tmux as commands. Dropping the connection detaches: the programs
+//! run on, and a restored session attaches again.
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use tern_core::pipeline::PaneId;
+use tern_core::tmux::{
+    Connection, PaneId as TmuxPane, RemoteCommand, RemoteEvent, SplitDirection, WindowId,
+};
+
+use super::TernApp;
+use crate::window::pane::PaneUi;
+use crate::window::remote::{self, LinkState, RemoteGroup, RemoteWindow};
+
+/// The client's size before the window has drawn its pane area.
+const FIRST_SIZE: (u16, u16) = (80, 24);
+
+impl TernApp {
+    /// Adds the remote worktree `text` names (`ssh://host/path`, `host:path`) as a
+    /// group and connects it; one already open is shown (and reconnected now if it is
+    /// down). What the sidebar's "Add repository" field does with such text.
+    pub fn add_remote(&mut self, text: &str) -> Result<(), String> {
+        let target = match remote::parse_target(text) {
+            Some(Ok(t)) => t,
+            Some(Err(e)) => return Err(e),
+            None => {
+                return Err(format!(
+                    "{text}: not a remote target (ssh://host/path or host:path)"
+                ));
+            }
+        };
+        let key = std::path::PathBuf::from(remote::group_name(&target));
+        if let Some(i) = self.remotes.iter().position(|r| r.key == key) {
+            if let Some(g) = self.ws.groups.iter().position(|g| g.path == key) {
+                self.ws.active = g;
+            }
+            if self.remotes[i].conn.is_none() {
+                self.connect_remote(i);
+            }
+            return Ok(());
+        }
+        let group = self.ws.add_group(remote::group_name(&target), key, None);
+        self.ws.active = group;
+        self.remotes
+            .push(RemoteGroup::new(text.trim().to_owned(), target));
+        self.connect_remote(self.remotes.len() - 1);
+        Ok(())
+    }
+
+    /// Detaches from the remote worktree keyed `key` (`host:path`) and drops its group:
+    /// its programs run on in tmux, and the session no longer lists it.
+    pub fn forget_remote(&mut self, key: &std::path::Path) {
+        let Some(i) = self.remotes.iter().position(|r| r.key == key) else {
+            return;
+        };
+        let mut r = self.remotes.remove(i);
+        // Detached first: the panes' stand-ins then have no connection to send
+        // `kill-pane` through when they are closed below.
+        drop(r.conn.take());
+        for pane in r.panes.keys().copied().collect::<Vec<_>>() {
+            if self.panes.contains_key(&pane) {
+                self.close_pane(pane);
+            }
+        }
+        if let Some(g) = self.ws.groups.iter().position(|g| g.path == key) {
+            let panes: Vec<PaneId> = self.ws.groups[g]
+                .tabs
+                .iter()
+                .flat_map(|t| t.layout.panes())
+                .collect();
+            for p in panes {
+                self.close_pane(p);
+            }
+            self.ws.remove_group(g);
+        }
+    }
+
+    fn connect_remote(&mut self, i: usize) {
+        let size = self.area_cells.unwrap_or(FIRST_SIZE);
+        let r = &mut self.remotes[i];
+        let spec = r.spec(&self.settings.config.remote, size);
+        r.windows.clear();
+        r.panes.clear();
+        r.selected = None;
+        r.sent_size = None;
+        r.connect_size = size;
+        match Connection::start(spec, self.pipeline.clone(), self.repaint.clone()) {
+            Ok(conn) => {
+                r.conn = Some(conn);
+                r.state = LinkState::Connecting;
+            }
+            Err(e) => {
+                let wait = r.backoff.disconnected(Instant::now());
+                r.state = LinkState::Down {
+                    reason: format!("cannot start: {e}"),
+                    retry_at: Some(Instant::now() + wait),
+                };
+            }
+        }
+    }
+
+    /// The remote group of workspace group `group`, if it is one.
+    pub(super) fn remote_of_group(&self, group: usize) -> Option<usize> {
+        let key = &self.ws.groups.get(group)?.path;
+        self.remotes.iter().position(|r| &r.key == key)
+    }
+
+    /// The remote group and tmux pane of a tern pane.
+    fn remote_pane(&self, pane: PaneId) -> Option<(usize, TmuxPane)> {
+        self.remotes
+            .iter()
+            .enumerate()
+            .find_map(|(i, r)| r.panes.get(&pane).map(|(t, _)| (i, *t)))
+    }
+
+    /// Whether `pane` shows a tmux pane.
+    pub(super) fn is_remote_pane(&self, pane: PaneId) -> bool {
+        self.remote_pane(pane).is_some()
+    }
+
+    /// The note of a remote group that is not connected (for the sidebar and its tab
+    /// area).
+    pub fn remote_note(&self, group: usize) -> Option<String> {
+        self.remote_of_group(group)
+            .and_then(|i| self.remotes[i].note())
+    }
+
+    /// Each connected remote pane's flow counters (kept bytes, pauses, drops).
+    pub fn remote_pane_stats(&self) -> Vec<tern_core::tmux::RemotePaneStats> {
+        self.remotes
+            .iter()
+            .filter_map(|r| r.conn.as_ref())
+            .flat_map(Connection::pane_stats)
+            .collect()
+    }
+
+    /// What each remote connection went past lately (bad lines, unknown panes).
+    pub fn remote_problems(&self) -> Vec<String> {
+        self.remotes
+            .iter()
+            .flat_map(|r| r.problems.clone())
+            .collect()
+    }
+
+    /// The pane area in cells as last drawn: what a remote client is sized to.
+    pub fn area_cells(&self) -> Option<(u16, u16)> {
+        self.area_cells
+    }
+
+    /// The remote targets, for the session.
+    pub(super) fn saved_remotes(&self) -> Vec<tern_core::session::SavedRemote> {
+        let active = self.ws.active_group().map(|g| g.path.clone());
+        self.remotes
+            .iter()
+            .map(|r| tern_core::session::SavedRemote {
+                target: r.target_text.clone(),
+                active: active.as_ref() == Some(&r.key),
+            })
+            .collect()
+    }
+
+    /// A new tab in a remote group is a new tmux window (its tab comes with its
+    /// layout). False when the active group is not remote.
+    pub(super) fn remote_new_tab(&mut self) -> bool {
+        let Some(i) = self.remote_of_group(self.ws.active) else {
+            return false;
+        };
+        if let Some(conn) = &self.remotes[i].conn {
+            conn.send(RemoteCommand::NewWindow { cwd: None });
+        }
+        true
+    }
+
+    /// A split of a remote pane is tmux's (the new pane comes with the layout).
+    pub(super) fn remote_split(&mut self, pane: PaneId, direction: SplitDirection) -> bool {
+        let Some((i, remote)) = self.remote_pane(pane) else {
+            return false;
+        };
+        if let Some(conn) = &self.remotes[i].conn {
+            conn.send(RemoteCommand::SplitPane {
+                pane: remote,
+                direction,
+            });
+        }
+        true
+    }
+
+    /// Once per wake-up: each connection's events, the reconnections due, tern's
+    /// focus and size sent to tmux.
+    pub(super) fn poll_remotes(&mut self, ctx: &egui::Context) {
+        // A remote pane's end (its tmux pane went, or the connection did) is tmux's
+        // news, handled below; it never closes the window.
+        let exits = std::mem::take(&mut self.desk.exits);
+        self.desk.exits = exits
+            .into_iter()
+            .filter(|(p, _)| !self.is_remote_pane(*p))
+            .collect();
+        let now = Instant::now();
+        for i in 0..self.remotes.len() {
+            let events = self.remotes[i]
+                .conn
+                .as_ref()
+                .map(Connection::poll_events)
+                .unwrap_or_default();
+            for event in events {
+                self.remote_event(i, event);
+            }
+            if let LinkState::Down {
+                retry_at: Some(at), ..
+            } = self.remotes[i].state
+            {
+                if at <= now {
+                    self.connect_remote(i);
+                } else {
+                    ctx.request_repaint_after(at - now);
+                }
+            }
+        }
+        self.sync_remotes();
+    }
+
+    fn remote_event(&mut self, i: usize, event: RemoteEvent) {
+        let Some(group) = self
+            .ws
+            .groups
+            .iter()
+            .position(|g| g.path == self.remotes[i].key)
+        else {
+            return;
+        };
+        match event {
+            RemoteEvent::Connected { .. } => {
+                let r = &mut self.remotes[i];
+                r.backoff.connected(Instant::now());
+                r.state = LinkState::Connected;
+                r.last_stderr = None;
+                // The connection sized the client as it attached.
+                r.sent_size = Some(r.connect_size);
+            }
+            RemoteEvent::WindowAdded {
+                window,
+                index,
+                name,
+            } => {
+                let w = self.remotes[i].windows.entry(window).or_default();
+                w.index = index;
+                w.name = name;
+            }
+            RemoteEvent::WindowRenamed { window, name } => {
+                if let Some(w) = self.remotes[i].windows.get_mut(&window) {
+                    w.name = name.clone();
+                    if let Some(tab) = w.tab
+                        && let Some(t) = self.ws.groups[group].tabs.iter_mut().find(|t| t.id == tab)
+                    {
+                        t.custom_title = Some(name);
+                    }
+                }
+            }
+            RemoteEvent::WindowClosed(window) => {
+                if let Some(w) = self.remotes[i].windows.remove(&window)
+                    && let Some(tab) = w.tab
+                {
+                    let panes: Vec<PaneId> = self.ws.groups[group]
+                        .tabs
+                        .iter()
+                        .filter(|t| t.id == tab)
+                        .flat_map(|t| t.layout.panes())
+                        .collect();
+                    for p in panes {
+                        self.forget_remote_pane(i, p);
+                    }
+                }
+            }
+            RemoteEvent::Layout {
+                window,
+                index,
+                layout,
+                panes,
+            } => self.remote_layout(i, group, window, index, &layout.root, panes),
+            RemoteEvent::PaneAttached {
+                remote,
+                pane,
+                window,
+            } => {
+                self.remotes[i].panes.insert(pane, (remote, window));
+                self.panes
+                    .entry(pane)
+                    .or_insert_with(|| PaneUi::new(pane, self.pipeline.clone()))
+                    .remote = true;
+            }
+            RemoteEvent::PaneGone { pane, .. } => self.forget_remote_pane(i, pane),
+            RemoteEvent::ActiveWindow(window) => {
+                let tab = self.remotes[i].windows.get(&window).and_then(|w| w.tab);
+                let g = &mut self.ws.groups[group];
+                match g.tabs.iter().position(|t| Some(t.id) == tab) {
+                    Some(ti) => {
+                        g.active_tab = ti;
+                        let focused = g.tabs[ti].focused;
+                        let r = &mut self.remotes[i];
+                        r.pending_window = None;
+                        if let Some((remote, _)) = r.panes.get(&focused) {
+                            r.selected = Some((window, *remote));
+                        }
+                    }
+                    None => self.remotes[i].pending_window = Some(window),
+                }
+            }
+            RemoteEvent::ActivePane {
+                window,
+                remote,
+                pane,
+            } => {
+                let r = &mut self.remotes[i];
+                if r.selected.is_none_or(|(w, _)| w == window) {
+                    r.selected = Some((window, remote));
+                }
+                let at = pane
+                    .and_then(|p| self.ws.locate(p))
+                    .filter(|at| at.group == group);
+                match (pane, at) {
+                    (Some(pane), Some(at)) => {
+                        if let Some(tab) = self.ws.tab_mut(at) {
+                            tab.focused = pane;
+                        }
+                        self.remotes[i].pending_pane = None;
+                    }
+                    _ => self.remotes[i].pending_pane = Some(remote),
+                }
+            }
+            RemoteEvent::Problem(p) => {
+                let problems = &mut self.remotes[i].problems;
+                if problems.len() >= 8 {
+                    problems.remove(0);
+                }
+                problems.push(p);
+            }
+            RemoteEvent::Stderr(line) => self.remotes[i].last_stderr = Some(line),
+            RemoteEvent::CommandFailed { command, message } => {
+                // A pane closed in tern may be gone in tmux already.
+                if !command.starts_with("kill-pane") {
+                    self.status = Some(format!("tmux: {command}: {message}"));
+                }
+            }
+            RemoteEvent::Disconnected(reason) => {
+                let panes: Vec<PaneId> = self.remotes[i].panes.keys().copied().collect();
+                for p in panes {
+                    self.forget_remote_pane(i, p);
+                }
+                let r = &mut self.remotes[i];
+                r.conn = None;
+                r.windows.clear();
+                let retry_at = remote::retries(&reason)
+                    .then(|| Instant::now() + r.backoff.disconnected(Instant::now()));
+                r.state = LinkState::Down {
+                    reason: reason.to_string(),
+                    retry_at,
+                };
+            }
+        }
+    }
+
+    /// A window's layout: its tab's split tree (the tab is made with its first layout),
+    /// the panes that left it forgotten.
+    fn remote_layout(
+        &mut self,
+        i: usize,
+        group: usize,
+        window: WindowId,
+        index: Option<u32>,
+        root: &tern_core::tmux::LayoutCell,
+        panes: Vec<(TmuxPane, PaneId)>,
+    ) {
+        for (remote, pane) in &panes {
+            self.remotes[i].panes.insert(*pane, (*remote, window));
+            self.panes
+                .entry(*pane)
+                .or_insert_with(|| PaneUi::new(*pane, self.pipeline.clone()))
+                .remote = true;
+        }
+        let map: HashMap<TmuxPane, PaneId> = panes.iter().copied().collect();
+        let Some(tree) = remote::split_tree(root, &map) else {
+            return;
+        };
+        let w = self.remotes[i]
+            .windows
+            .entry(window)
+            .or_insert_with(|| RemoteWindow {
+                index,
+                ..Default::default()
+            });
+        if index.is_some() {
+            w.index = index;
+        }
+        let name = w.name.clone();
+        let existing = w.tab;
+        let g = &mut self.ws.groups[group];
+        let tab_at = existing.and_then(|id| g.tabs.iter().position(|t| t.id == id));
+        if tab_at.is_some()
+            && let Some(conn) = &self.remotes[i].conn
+        {
+            // The core resized the panes' models to their new cells; output parsed
+            // around that change may have been laid out at the other size (and tmux
+            // reflows differently): each pane's screen is read and written in again.
+            for (remote, _) in &panes {
+                conn.send(RemoteCommand::Repaint(*remote));
+            }
+        }
+        let left = match tab_at {
+            Some(ti) => {
+                let tab = &mut g.tabs[ti];
+                let left: Vec<PaneId> = tab
+                    .layout
+                    .panes()
+                    .into_iter()
+                    .filter(|p| !tree.contains(*p))
+                    .collect();
+                if !tree.contains(tab.focused) {
+                    tab.focused = tree.panes()[0];
+                }
+                tab.layout = tree;
+                left
+            }
+            None => {
+                let first = tree.panes()[0];
+                let id = self.ws.push_tab(group, tree, first);
+                if let Some(t) = self.ws.groups[group]
+                    .tabs
+                    .iter_mut()
+                    .find(|t| Some(t.id) == id)
+                {
+                    t.custom_title = Some(name);
+                }
+                if let Some(w) = self.remotes[i].windows.get_mut(&window) {
+                    w.tab = id;
+                }
+                self.sort_remote_tabs(i, group);
+                Vec::new()
+            }
+        };
+        for p in left {
+            // Gone from tmux's layout: the tab no longer shows it.
+            self.forget_remote_pane(i, p);
+        }
+        self.follow_pending(i, group, window, &map);
+    }
+
+    /// tmux's active window or pane that came before its tab or pane, now there.
+    fn follow_pending(
+        &mut self,
+        i: usize,
+        group: usize,
+        window: WindowId,
+        map: &HashMap<TmuxPane, PaneId>,
+    ) {
+        let r = &mut self.remotes[i];
+        let tab = r.windows.get(&window).and_then(|w| w.tab);
+        let g = &mut self.ws.groups[group];
+        let Some(ti) = g.tabs.iter().position(|t| Some(t.id) == tab) else {
+            return;
+        };
+        if r.pending_window == Some(window) {
+            g.active_tab = ti;
+            r.pending_window = None;
+        }
+        if let Some(pane) = r.pending_pane.and_then(|p| map.get(&p))
+            && g.tabs[ti].layout.contains(*pane)
+        {
+            g.tabs[ti].focused = *pane;
+            r.pending_pane = None;
+        }
+    }
+
+    /// A remote group's tabs in tmux's window order; the active tab stays active.
+    fn sort_remote_tabs(&mut self, i: usize, group: usize) {
+        let order: HashMap<tern_core::workspace::TabId, u32> = self.remotes[i]
+            .windows
+            .values()
+            .filter_map(|w| Some((w.tab?, w.index.unwrap_or(u32::MAX))))
+            .collect();
+        let g = &mut self.ws.groups[group];
+        let active = g.tabs.get(g.active_tab).map(|t| t.id);
+        g.tabs
+            .sort_by_key(|t| order.get(&t.id).copied().unwrap_or(u32::MAX));
+        g.active_tab = g
+            .tabs
+            .iter()
+            .position(|t| Some(t.id) == active)
+            .unwrap_or(0);
+    }
+
+    /// Drops a remote pane from the window (tmux closed it, or the connection ended).
+    fn forget_remote_pane(&mut self, i: usize, pane: PaneId) {
+        self.remotes[i].panes.remove(&pane);
+        if self.panes.contains_key(&pane) {
+            self.close_pane(pane);
+        }
+    }
+
+    /// tern's focus and pane area, sent to each connected tmux when they changed.
+    fn sync_remotes(&mut self) {
+        let area = self.area_cells;
+        for r in self.remotes.iter_mut() {
+            let Some(conn) = &r.conn else { continue };
+            if r.state != LinkState::Connected {
+                continue;
+            }
+            let following = r.pending_window.is_some() || r.pending_pane.is_some();
+            if let Some(size) = area
+                && r.sent_size != Some(size)
+            {
+                conn.send(RemoteCommand::ResizeClient {
+                    cols: size.0,
+                    rows: size.1,
+                });
+                r.sent_size = Some(size);
+            }
+            let Some(g) = self.ws.groups.iter().find(|g| g.path == r.key) else {
+                continue;
+            };
+            if following {
+                continue;
+            }
+            let Some(tab) = g.tabs.get(g.active_tab) else {
+                continue;
+            };
+            let (Some(window), Some((remote, _))) =
+                (r.window_of_tab(tab.id), r.panes.get(&tab.focused))
+            else {
+                continue;
+            };
+            let want = (window, *remote);
+            if r.selected != Some(want) {
+                if r.selected.map(|(w, _)| w) != Some(window) {
+                    conn.send(RemoteCommand::SelectWindow(window));
+                }
+                conn.send(RemoteCommand::SelectPane(*remote));
+                r.selected = Some(want);
+            }
+        }
+    }
+}

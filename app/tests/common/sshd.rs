@@ -1,0 +1,158 @@
+//! A real `sshd` of the test's own on a free port of 127.0.0.1 (its host key, a user key
+//! and its configs in a temp dir), reached with `ssh -F <dir>/ssh_config ternremote`,
+//! and a tmux server on a socket in the same dir. Copied from
+//! `core/tests/tmux_ssh.rs`, which has the same setup for the core's tests.
+
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command as Process, Stdio};
+use std::time::{Duration, Instant};
+
+pub const SSHD: &str = "/usr/sbin/sshd";
+
+fn found(program: &str) -> bool {
+    if Path::new(program).is_absolute() {
+        return Path::new(program).exists();
+    }
+    std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(program).is_file()))
+}
+
+/// Whether sshd, ssh, ssh-keygen and tmux are installed (prints why not).
+pub fn available() -> bool {
+    for program in [SSHD, "ssh", "ssh-keygen", "tmux"] {
+        if !found(program) {
+            eprintln!(
+                "skipped: {program} is not installed (Debian: openssh-server openssh-client tmux)"
+            );
+            return false;
+        }
+    }
+    true
+}
+
+fn keygen(path: &Path) {
+    let status = Process::new("ssh-keygen")
+        .args(["-q", "-N", "", "-t", "ed25519", "-f"])
+        .arg(path)
+        .stdin(Stdio::null())
+        .status()
+        .expect("ssh-keygen");
+    assert!(status.success(), "ssh-keygen -f {}", path.display());
+}
+
+/// An sshd of the test's own, killed at the end, and a tmux server (killed too).
+pub struct Sshd {
+    child: Child,
+    pub dir: PathBuf,
+    pub port: u16,
+}
+
+impl Sshd {
+    pub fn start(dir: &Path) -> Sshd {
+        keygen(&dir.join("host_key"));
+        keygen(&dir.join("user_key"));
+        std::fs::copy(dir.join("user_key.pub"), dir.join("authorized_keys"))
+            .expect("authorized_keys");
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let user = std::env::var("USER").unwrap_or_else(|_| String::from("root"));
+        let config = format!(
+            "Port {port}\nListenAddress 127.0.0.1\nHostKey {dir}/host_key\n\
+             AuthorizedKeysFile {dir}/authorized_keys\nStrictModes no\nUsePAM no\n\
+             PidFile {dir}/sshd.pid\nPermitRootLogin prohibit-password\n\
+             PasswordAuthentication no\nKbdInteractiveAuthentication no\nAllowUsers {user}\n",
+            dir = dir.display()
+        );
+        std::fs::write(dir.join("sshd_config"), config).expect("sshd_config");
+        // Its privilege separation directory (only root can make it; others need none).
+        let _ = std::fs::create_dir_all("/run/sshd");
+        let child = Process::new(SSHD)
+            .args(["-D", "-e", "-f"])
+            .arg(dir.join("sshd_config"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(dir.join("sshd.log")).expect("sshd.log"))
+            .spawn()
+            .expect("start sshd");
+        let mut sshd = Sshd {
+            child,
+            dir: dir.to_owned(),
+            port,
+        };
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if let Ok(Some(status)) = sshd.child.try_wait() {
+                panic!("sshd ended ({status}): {}", sshd.log());
+            }
+            assert!(
+                Instant::now() < deadline,
+                "sshd never listened: {}",
+                sshd.log()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let client = format!(
+            "Host ternremote\n  HostName 127.0.0.1\n  Port {port}\n  User {user}\n\
+             IdentityFile {dir}/user_key\n  IdentitiesOnly yes\n\
+             UserKnownHostsFile {dir}/known_hosts\n  StrictHostKeyChecking accept-new\n\
+             BatchMode yes\n  LogLevel ERROR\n",
+            dir = dir.display()
+        );
+        std::fs::write(dir.join("ssh_config"), client).expect("ssh_config");
+        sshd
+    }
+
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.join("sshd.log")).unwrap_or_default()
+    }
+
+    pub fn ssh_config(&self) -> PathBuf {
+        self.dir.join("ssh_config")
+    }
+
+    /// The tmux server's socket.
+    pub fn socket(&self) -> PathBuf {
+        self.dir.join("tmux.sock")
+    }
+
+    /// Runs `tmux -S <socket> -f /dev/null ARGS` here; its stdout.
+    pub fn tmux(&self, args: &[&str]) -> String {
+        let out = Process::new("tmux")
+            .arg("-S")
+            .arg(self.socket())
+            .args(["-f", "/dev/null"])
+            .args(args)
+            .env_remove("TMUX")
+            .stdin(Stdio::null())
+            .output()
+            .expect("tmux runs");
+        assert!(out.status.success(), "tmux {args:?}: {out:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// A tern config that reaches this sshd and this tmux server.
+    pub fn tern_config(&self) -> String {
+        format!(
+            "(remote: (ssh_options: [\"-F\", \"{}\"], batch_mode: true, \
+             tmux: [\"tmux\", \"-S\", \"{}\", \"-f\", \"/dev/null\"]), confirm_on_close: false)",
+            self.ssh_config().display(),
+            self.socket().display()
+        )
+    }
+}
+
+impl Drop for Sshd {
+    fn drop(&mut self) {
+        let _ = Process::new("tmux")
+            .arg("-S")
+            .arg(self.socket())
+            .arg("kill-server")
+            .stderr(Stdio::null())
+            .status();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

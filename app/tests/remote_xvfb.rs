@@ -1,0 +1,132 @@
+//! A remote worktree in the real binary under Xvfb: a session file naming a remote
+//! target (a real sshd of the test's own, tmux on its own socket behind it) brings the
+//! remote tab back at start; the screenshot must show the red bar the remote program
+//! printed before tern attached (tmux's capture, written in), keys typed with xdotool
+//! must run there, and killing tern leaves the program running. Needs xvfb, xdotool,
+//! imagemagick, openssh-server, openssh-client and tmux (`scripts/test.sh`); skipped with
+//! a message when sshd, ssh or tmux are missing. `TERN_REMOTE_SHOT=PATH` keeps the
+//! screenshot.
+
+mod common;
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use common::sshd::{Sshd, available};
+use common::x11::*;
+
+#[test]
+fn a_restored_remote_worktree_shows_in_the_real_window_and_outlives_it() {
+    if !available() {
+        return;
+    }
+    let display = start_xvfb();
+    let (dir, runtime) = scratch("remote");
+    let sshd = Sshd::start(&dir);
+    let work = dir.join("work");
+    std::fs::create_dir_all(&work).expect("mkdir");
+    let work_text = work.display().to_string();
+    let session_name = tern_core::tmux::session_name(&work_text);
+    sshd.tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        &session_name,
+        "-x",
+        "100",
+        "-y",
+        "30",
+        "-c",
+        &work_text,
+        "env PS1='$ ' sh -c \"printf '\\033[41m%30s\\033[0m\\n' ''; echo remote-ready; exec sh\"",
+    ]);
+    std::fs::write(dir.join("no-config.ron"), sshd.tern_config()).expect("config");
+    let target = format!("ternremote:{work_text}");
+    let state = tern_core::session::SessionState {
+        remotes: vec![tern_core::session::SavedRemote {
+            target: target.clone(),
+            active: true,
+        }],
+        ..Default::default()
+    };
+    tern_core::session::SessionStore::new(dir.join("session.ron"))
+        .save(&state)
+        .expect("save the session");
+    let (tern, trace) = start_tern(&display, &dir, &runtime, &["--cols", "100", "--rows", "30"]);
+    wait_trace(&trace, &dir, "no first frame", |t| {
+        t.contains("first_frame")
+    });
+
+    // The red bar: 30 cells of the theme's red, one row high, in the remote tab.
+    let red = (0xcd, 0x00, 0x00);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let bar = loop {
+        let screen = Screen::grab(&display.name);
+        if let Some((x0, y0, x1, y1)) = screen.bbox(red)
+            && x1 - x0 > 200
+            && y1 - y0 < 30
+        {
+            break (x0, y0, x1, y1);
+        }
+        if Instant::now() >= deadline {
+            shot(&display, "no-red-bar");
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no red bar from the remote program; tern said {:?}; sshd: {}",
+            std::fs::read_to_string(dir.join("tern.stderr")),
+            sshd.log()
+        );
+        std::thread::sleep(Duration::from_millis(300));
+    };
+    if let Some(path) = std::env::var_os("TERN_REMOTE_SHOT") {
+        run(Command::new("import")
+            .env("DISPLAY", &display.name)
+            .args(["-window", "root"])
+            .arg(&path));
+        eprintln!(
+            "red bar at {bar:?}; screenshot in {}",
+            path.to_string_lossy()
+        );
+    }
+
+    // Keys typed into the real window run in the remote shell.
+    let window = tern_window(&display);
+    type_line(&display, &window, "echo typed-$((6*7)) > typed.txt");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while std::fs::read_to_string(work.join("typed.txt")).unwrap_or_default() != "typed-42\n" {
+        assert!(
+            Instant::now() < deadline,
+            "the typed line never ran remotely; tern said {:?}",
+            std::fs::read_to_string(dir.join("tern.stderr"))
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+
+    // tern goes (SIGTERM); the remote shell stays.
+    drop(tern);
+    let panes = sshd.tmux(&[
+        "list-panes",
+        "-t",
+        &session_name,
+        "-F",
+        "#{pane_dead} #{pane_current_command}",
+    ]);
+    assert!(panes.starts_with("0 sh"), "the remote shell ended: {panes}");
+    drop(sshd);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Keeps a screenshot in `$TERN_REMOTE_SHOT` (with `suffix` before the extension).
+fn shot(display: &Display, suffix: &str) {
+    if let Ok(path) = std::env::var("TERN_REMOTE_SHOT") {
+        let path = match suffix {
+            "" => path,
+            s => format!("{path}.{s}.png"),
+        };
+        run(Command::new("import")
+            .env("DISPLAY", &display.name)
+            .args(["-window", "root", &path]));
+        eprintln!("screenshot in {path}");
+    }
+}
