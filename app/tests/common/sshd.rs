@@ -59,11 +59,17 @@ impl Sshd {
             .expect("a free port")
             .port();
         let user = std::env::var("USER").unwrap_or_else(|_| String::from("root"));
+        // SetEnv: the login user's own shell set-up stays out of the test. bash, run by
+        // sshd for a command, reads ~/.bashrc only as a top-level shell (SHLVL 1 makes
+        // it the second level), and tmux servers started over ssh give new windows
+        // SHELL. On these machines root's ~/.bashrc runs `pyenv rehash`, whose lock,
+        // left behind by a login the test ended, made every later login wait 60 s.
         let config = format!(
             "Port {port}\nListenAddress 127.0.0.1\nHostKey {dir}/host_key\n\
              AuthorizedKeysFile {dir}/authorized_keys\nStrictModes no\nUsePAM no\n\
              PidFile {dir}/sshd.pid\nPermitRootLogin prohibit-password\n\
-             PasswordAuthentication no\nKbdInteractiveAuthentication no\nAllowUsers {user}\n",
+             PasswordAuthentication no\nKbdInteractiveAuthentication no\nAllowUsers {user}\n\
+             SetEnv SHLVL=1 SHELL=/bin/sh\n",
             dir = dir.display()
         );
         std::fs::write(dir.join("sshd_config"), config).expect("sshd_config");
@@ -126,6 +132,7 @@ impl Sshd {
             .args(["-f", "/dev/null"])
             .args(args)
             .env_remove("TMUX")
+            .env("SHELL", "/bin/sh")
             .stdin(Stdio::null())
             .output()
             .expect("tmux runs");
