@@ -153,6 +153,10 @@ fn the_sidebar_adds_a_remote_whose_windows_are_tabs_and_a_lost_connection_comes_
     step_until(&mut h, &sshd, "the remote tab", |h| {
         active_group_name(h) == target && screen(h).contains("remote-ready")
     });
+    assert!(
+        app(&h).sidebar.add_path.is_empty(),
+        "the field is cleared once the remote is added"
+    );
     // A new tab in the remote group is a tmux window; tmux's names are the titles,
     // in tmux's order.
     h.key_press_modifiers(CTRL_SHIFT, Key::T);

@@ -441,7 +441,10 @@ impl Sidebar {
             if ui.button("Add").clicked() || enter {
                 let text = self.add_path.trim().to_owned();
                 if super::remote::parse_target(&text).is_some() {
+                    // The group's row shows how connecting goes from here on.
                     actions.push(SidebarAction::AddRemote { target: text });
+                    self.add_path.clear();
+                    self.add_error = None;
                 } else {
                     self.add_repository(&ctx, expand_path(&text), false);
                 }
