@@ -99,7 +99,15 @@ impl TernApp {
             return;
         };
         let panes = tab.layout.panes();
-        let programs = self.running_programs(&panes);
+        let mut programs = self.running_programs(&panes);
+        // Closing a remote tab ends its tmux window on the host (closing the window only
+        // detaches, so the window's question leaves them out).
+        programs.extend(
+            panes
+                .iter()
+                .filter(|p| self.panes.get(p).is_some_and(|u| u.exited.is_none()))
+                .filter_map(|p| self.remote_program(*p)),
+        );
         if programs.is_empty() || !self.settings.config.confirm_on_close {
             for pane in panes {
                 self.close_pane(pane);

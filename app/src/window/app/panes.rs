@@ -86,10 +86,19 @@ impl TernApp {
         }
     }
 
-    /// Closes a pane, asking first when a program other than the shell runs in it.
+    /// Closes a pane, asking first when a program other than the shell runs in it,
+    /// or always for a remote pane (what runs there is not seen from here, and closing
+    /// it ends its tmux pane on the host).
     pub(super) fn request_close(&mut self, pane: PaneId) {
         let info = self.pipeline.process_info(pane);
         let exited = self.panes.get(&pane).is_some_and(|p| p.exited.is_some());
+        if let Some(program) = self.remote_program(pane)
+            && !exited
+            && self.settings.config.confirm_on_close
+        {
+            self.overlay = Some(Overlay::ConfirmClose { pane, program });
+            return;
+        }
         match info {
             Some(i)
                 if i.runs_other_program() && !exited && self.settings.config.confirm_on_close =>

@@ -117,6 +117,15 @@ impl TernApp {
             .find_map(|(i, r)| r.panes.get(&pane).map(|(t, _)| (i, *t)))
     }
 
+    /// What a close question names for a remote pane: its tmux pane and host.
+    pub(super) fn remote_program(&self, pane: PaneId) -> Option<String> {
+        let (group, tmux) = self.remote_pane(pane)?;
+        Some(format!(
+            "tmux pane %{} on {}",
+            tmux.0, self.remotes[group].target_text
+        ))
+    }
+
     /// Whether `pane` shows a tmux pane.
     pub(super) fn is_remote_pane(&self, pane: PaneId) -> bool {
         self.remote_pane(pane).is_some()
