@@ -171,6 +171,9 @@ pub struct TernApp {
     window_focused: bool,
     /// A modal form or picker was open when the panes were last drawn.
     modal_last: bool,
+    /// Input that waits for the next frame: a command and what followed it, when typed
+    /// input came before the command in the same frame (see `KeyMap::take_commands`).
+    held_input: Vec<egui::Event>,
     /// The widget ids of the panes (keyboard focus on anything else is a text field).
     pane_ids: HashSet<egui::Id>,
     primary: Primary,
@@ -259,6 +262,7 @@ impl TernApp {
             trace,
             window_focused: true,
             modal_last: false,
+            held_input: Vec::new(),
             pane_ids: HashSet::new(),
             primary: Primary::default(),
             agents: Agents::new(ctx, &settings_notify),
@@ -360,8 +364,22 @@ impl TernApp {
         }) {
             self.window_focused = focused;
         }
+        // Input held back last frame (it came after a command that followed typing).
+        let held = std::mem::take(&mut self.held_input);
+        if !held.is_empty() {
+            ctx.input_mut(|i| {
+                let now = std::mem::take(&mut i.events);
+                i.events = held;
+                i.events.extend(now);
+            });
+        }
         if self.overlay.is_none() && !self.sidebar.dialog_open() {
-            for command in self.keymap.take_commands(&ctx) {
+            let (commands, later) = self.keymap.take_commands(&ctx);
+            if !later.is_empty() {
+                self.held_input = later;
+                ctx.request_repaint();
+            }
+            for command in commands {
                 self.run(&ctx, command);
             }
             if let Some(text) = super::agents::take_send_text(&ctx, &self.send_text)

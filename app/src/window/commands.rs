@@ -288,7 +288,39 @@ impl KeyMap {
 
     /// Takes this frame's key presses that are bound to commands out of egui's input
     /// (so the terminal never sees them) and returns the commands in order.
-    pub fn take_commands(&self, ctx: &egui::Context) -> Vec<Command> {
+    /// Takes the commands bound in the key map out of this frame's input. Input that
+    /// comes before the first command in the same frame (a typed line's Enter, then a
+    /// chord that switches tabs) belongs to the pane focused before it: then the command
+    /// and everything after it are returned as `later`, to be put back at the start of
+    /// the next frame's input, and no command runs now.
+    pub fn take_commands(&self, ctx: &egui::Context) -> (Vec<Command>, Vec<egui::Event>) {
+        let later = ctx.input_mut(|i| {
+            let typed = |e: &egui::Event| {
+                matches!(
+                    e,
+                    egui::Event::Text(_)
+                        | egui::Event::Paste(_)
+                        | egui::Event::Ime(_)
+                        | egui::Event::Key { pressed: true, .. }
+                )
+            };
+            let first = i.events.iter().position(|e| match e {
+                egui::Event::Key {
+                    key,
+                    pressed: true,
+                    modifiers,
+                    ..
+                } => self.command_for(*key, *modifiers).is_some(),
+                _ => false,
+            });
+            match first {
+                Some(at) if i.events[..at].iter().any(typed) => i.events.split_off(at),
+                _ => Vec::new(),
+            }
+        });
+        if !later.is_empty() {
+            return (Vec::new(), later);
+        }
         let mut out = Vec::new();
         ctx.input_mut(|i| {
             let mut swallow_text = false;
@@ -316,7 +348,7 @@ impl KeyMap {
                 _ => true,
             });
         });
-        out
+        (out, Vec::new())
     }
 }
 
