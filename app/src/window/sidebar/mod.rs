@@ -431,24 +431,29 @@ impl Sidebar {
         }
         ui.separator();
         ui.label("Add repository");
-        ui.horizontal(|ui| {
-            let field = ui.add(
-                egui::TextEdit::singleline(&mut self.add_path)
-                    .hint_text("a repository's path, or host:path")
-                    .desired_width(SIDEBAR_FIELD_WIDTH),
-            );
-            let enter = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
-            if ui.button("Add").clicked() || enter {
-                let text = self.add_path.trim().to_owned();
-                if super::remote::parse_target(&text).is_some() {
-                    // The group's row shows how connecting goes from here on.
-                    actions.push(SidebarAction::AddRemote { target: text });
-                    self.add_path.clear();
-                    self.add_error = None;
-                } else {
-                    self.add_repository(&ctx, expand_path(&text), false);
+        // Ids of their own: the rows above come and go as git answers, and the field's and
+        // the button's ids must not move with them (a click or an accesskit action
+        // aimed at the button would miss it).
+        ui.push_id("tern-add-repository", |ui| {
+            ui.horizontal(|ui| {
+                let field = ui.add(
+                    egui::TextEdit::singleline(&mut self.add_path)
+                        .hint_text("a repository's path, or host:path")
+                        .desired_width(SIDEBAR_FIELD_WIDTH),
+                );
+                let enter = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+                if ui.button("Add").clicked() || enter {
+                    let text = self.add_path.trim().to_owned();
+                    if super::remote::parse_target(&text).is_some() {
+                        // The group's row shows how connecting goes from here on.
+                        actions.push(SidebarAction::AddRemote { target: text });
+                        self.add_path.clear();
+                        self.add_error = None;
+                    } else {
+                        self.add_repository(&ctx, expand_path(&text), false);
+                    }
                 }
-            }
+            })
         });
         if ui
             .button("Browse…")
