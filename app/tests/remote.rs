@@ -96,23 +96,10 @@ fn setup() -> (tempfile::TempDir, Sshd, Launch, String, String) {
         .tempdir()
         .expect("temp dir");
     let sshd = Sshd::start(dir.path());
-    let work = dir.path().join("work");
-    std::fs::create_dir_all(&work).expect("mkdir");
-    let work_text = work.display().to_string();
-    let session_name = tern_core::tmux::session_name(&work_text);
-    sshd.tmux(&[
-        "new-session",
-        "-d",
-        "-s",
-        &session_name,
-        "-x",
-        "100",
-        "-y",
-        "30",
-        "-c",
-        &work_text,
+    let (work_text, session_name) = sshd.agent_session(
+        &dir.path().join("work"),
         "env PS1='$ ' sh -c 'echo remote-ready; exec sh'",
-    ]);
+    );
     let config = dir.path().join("config.ron");
     std::fs::write(&config, sshd.tern_config()).expect("config");
     let mut launch = Launch::new(SpawnSpec::command("sh", &[]).size(TermSize::new(80, 24)));
@@ -302,37 +289,11 @@ fn a_remote_worktree_shows_types_splits_detaches_and_comes_back() {
     if !available() {
         return;
     }
-    let dir = tempfile::Builder::new()
-        .prefix("tern-app-remote")
-        .tempdir()
-        .expect("temp dir");
-    let sshd = Sshd::start(dir.path());
-    let work = dir.path().join("work");
-    std::fs::create_dir_all(&work).expect("mkdir");
-    let work_text = work.display().to_string();
-    let session_name = tern_core::tmux::session_name(&work_text);
     // The agent: a shell already running in the session tern attaches to.
-    sshd.tmux(&[
-        "new-session",
-        "-d",
-        "-s",
-        &session_name,
-        "-x",
-        "100",
-        "-y",
-        "30",
-        "-c",
-        &work_text,
-        "env PS1='$ ' sh -c 'echo remote-ready; exec sh'",
-    ]);
-    let config = dir.path().join("config.ron");
-    std::fs::write(&config, sshd.tern_config()).expect("config");
+    let (dir, sshd, launch, target, session_name) = setup();
+    let work = dir.path().join("work");
     let session = dir.path().join("session.ron");
-    let mut launch = Launch::new(SpawnSpec::command("sh", &[]).size(TermSize::new(80, 24)));
-    launch.config = tern::window::settings::ConfigSource::File(config);
-    launch.session = Some(session.clone());
-    let target = format!("ternremote:{work_text}");
-    let group = format!("ternremote:{work_text}");
+    let group = target.clone();
 
     let mut h = common::app_harness(launch.clone(), egui::vec2(1000.0, 600.0));
     step_until(&mut h, &sshd, "the local shell", |h| {

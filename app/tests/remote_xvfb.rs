@@ -24,22 +24,10 @@ fn a_restored_remote_worktree_shows_in_the_real_window_and_outlives_it() {
     let (dir, runtime) = scratch("remote");
     let sshd = Sshd::start(&dir);
     let work = dir.join("work");
-    std::fs::create_dir_all(&work).expect("mkdir");
-    let work_text = work.display().to_string();
-    let session_name = tern_core::tmux::session_name(&work_text);
-    sshd.tmux(&[
-        "new-session",
-        "-d",
-        "-s",
-        &session_name,
-        "-x",
-        "100",
-        "-y",
-        "30",
-        "-c",
-        &work_text,
+    let (work_text, session_name) = sshd.agent_session(
+        &work,
         "env PS1='$ ' sh -c \"printf '\\033[41m%30s\\033[0m\\n' ''; echo remote-ready; exec sh\"",
-    ]);
+    );
     std::fs::write(dir.join("no-config.ron"), sshd.tern_config()).expect("config");
     let target = format!("ternremote:{work_text}");
     let state = tern_core::session::SessionState {

@@ -140,6 +140,29 @@ impl Sshd {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
+    /// The folder `work` (made here) and a 100x30 tmux session for it, named as tern
+    /// names it, already running `program`: the agent tern attaches to. Returns the
+    /// folder as text and the session's name.
+    pub fn agent_session(&self, work: &Path, program: &str) -> (String, String) {
+        std::fs::create_dir_all(work).expect("mkdir");
+        let work_text = work.display().to_string();
+        let session_name = tern_core::tmux::session_name(&work_text);
+        self.tmux(&[
+            "new-session",
+            "-d",
+            "-s",
+            &session_name,
+            "-x",
+            "100",
+            "-y",
+            "30",
+            "-c",
+            &work_text,
+            program,
+        ]);
+        (work_text, session_name)
+    }
+
     /// A tern config that reaches this sshd and this tmux server.
     pub fn tern_config(&self) -> String {
         format!(

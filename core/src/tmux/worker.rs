@@ -33,6 +33,8 @@ const OUT_HIGH_BYTES: usize = 1 << 20;
 const KEYS_READ_BYTES: usize = 4096;
 /// How long a detached client has to end before its process is killed.
 const DETACH_GRACE: Duration = Duration::from_secs(5);
+/// Most bytes read from tmux's stream at once.
+const STDOUT_READ_BYTES: usize = 64 * 1024;
 /// Longest stderr line kept.
 const STDERR_LINE_BYTES: usize = 1024;
 
@@ -168,6 +170,8 @@ struct Live {
     exit: Option<Option<String>>,
     stderr_line: Vec<u8>,
     last_stderr: Option<String>,
+    /// What tmux's stream is read into (kept between reads).
+    read_buf: Vec<u8>,
 }
 
 impl Worker {
@@ -336,6 +340,7 @@ impl Worker {
             exit: None,
             stderr_line: Vec::new(),
             last_stderr: None,
+            read_buf: Vec::new(),
         })
     }
 
@@ -530,10 +535,17 @@ impl Worker {
     }
 
     fn read_stdout(&self, live: &mut Live) {
-        let mut buf = vec![0u8; 64 * 1024];
+        // One buffer for the connection's life, not 64 KiB allocated per wake-up.
+        let mut buf = std::mem::take(&mut live.read_buf);
+        buf.resize(STDOUT_READ_BYTES, 0);
+        self.read_stdout_into(live, &mut buf);
+        live.read_buf = buf;
+    }
+
+    fn read_stdout_into(&self, live: &mut Live, buf: &mut [u8]) {
         loop {
             let Some(stdout) = &live.stdout else { return };
-            match rustix::io::read(stdout, &mut buf) {
+            match rustix::io::read(stdout, &mut *buf) {
                 Ok(0) => {
                     let events = live.session.finish();
                     self.handle(live, events);

@@ -1,7 +1,5 @@
 //! Applying what the panels asked for, after the frame that drew them.
 
-use tern_core::pipeline::PaneId;
-
 use super::TernApp;
 use crate::window::action::Action;
 use crate::window::commands::Command;
@@ -69,19 +67,7 @@ impl TernApp {
                 SidebarAction::Open { name, path, repo } => {
                     self.open_group(name, path, repo);
                 }
-                SidebarAction::Removed { path } => {
-                    if let Some(gi) = self.ws.groups.iter().position(|g| g.path == path) {
-                        let panes: Vec<PaneId> = self.ws.groups[gi]
-                            .tabs
-                            .iter()
-                            .flat_map(|t| t.layout.panes())
-                            .collect();
-                        for p in panes {
-                            self.close_pane(p);
-                        }
-                        self.ws.remove_group(gi);
-                    }
-                }
+                SidebarAction::Removed { path } => self.remove_group_at(&path),
                 SidebarAction::Identified { path, repo, .. } => {
                     // The repository's own folder; linked worktrees are matched when
                     // their list arrives (`adopt_groups`).

@@ -120,6 +120,21 @@ impl TernApp {
         self.agents.forget(pane);
     }
 
+    /// Closes every pane of the worktree group at `path` and removes the group.
+    pub(super) fn remove_group_at(&mut self, path: &Path) {
+        if let Some(gi) = self.ws.groups.iter().position(|g| g.path == path) {
+            let panes: Vec<PaneId> = self.ws.groups[gi]
+                .tabs
+                .iter()
+                .flat_map(|t| t.layout.panes())
+                .collect();
+            for p in panes {
+                self.close_pane(p);
+            }
+            self.ws.remove_group(gi);
+        }
+    }
+
     /// Starts a tab in a new worktree group at `dir` (used by the sidebar).
     pub fn open_group(&mut self, name: String, dir: PathBuf, repo: Option<PathBuf>) -> usize {
         let group = self.ws.add_group(name, dir.clone(), repo);

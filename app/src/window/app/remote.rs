@@ -66,17 +66,7 @@ impl TernApp {
                 self.close_pane(pane);
             }
         }
-        if let Some(g) = self.ws.groups.iter().position(|g| g.path == key) {
-            let panes: Vec<PaneId> = self.ws.groups[g]
-                .tabs
-                .iter()
-                .flat_map(|t| t.layout.panes())
-                .collect();
-            for p in panes {
-                self.close_pane(p);
-            }
-            self.ws.remove_group(g);
-        }
+        self.remove_group_at(key);
     }
 
     fn connect_remote(&mut self, i: usize) {
