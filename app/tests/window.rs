@@ -343,7 +343,8 @@ fn ctrl_shift_f_finds_text_in_history_and_scrolls_to_it() {
 fn a_selection_follows_its_text_as_output_scrolls_and_clears_when_the_text_changes() {
     // No echo: the Enter keys must not scroll the screen themselves.
     let script = "stty -echo; printf 'alpha beta gamma\\n'; read x; i=0; while [ $i -lt 40 ]; do echo more$i; i=$((i+1)); done; \
-                  read y; printf '\\033[1;1H\\033[2Kchanged\\n'; exec cat";
+                  read y; i=0; while [ $i -lt 30 ]; do echo later$i; i=$((i+1)); done; \
+                  read z; printf '\\033[1;1H\\033[2Kchanged\\n'; exec cat";
     let mut h = harness("sh", &["-c", script]);
     step_until(&mut h, "output", |rows| {
         rows.iter().any(|r| r == "alpha beta gamma")
@@ -365,13 +366,57 @@ fn a_selection_follows_its_text_as_output_scrolls_and_clears_when_the_text_chang
     let selected = |h: &Harness<'_, Slot>| h.state().as_ref().and_then(|a| a.selection_text());
     common::step_until_or(&mut h, Duration::from_secs(10), |h| selected(h).is_some());
     assert_eq!(selected(&h), Some("beta".to_string()));
+    // The model runs ahead of the frame the window holds: 30 more lines are parsed
+    // while no frame is taken. The selection's line is still the same line (history is
+    // asked for by absolute line, not by distance from the model's newest line, which
+    // read "later…" here and cleared the selection on the next frame).
+    let (pipeline, pane) = {
+        let app = h.state().as_ref().expect("app");
+        (app.pipeline().clone(), app.pane().expect("pane"))
+    };
+    // Typed straight to the pty, so that no frame is taken until the test says.
+    pipeline.write(pane, b"\r");
+    let newest = |pipeline: &tern_core::pipeline::Pipeline| {
+        pipeline
+            .history(pane, 0, 0)
+            .map_or(0, |p| p.dropped + p.total as u64)
+    };
+    let shown = h
+        .state()
+        .as_ref()
+        .and_then(|a| a.view())
+        .map_or(0, |v| v.scrollback_dropped + v.scrollback_lines);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while newest(&pipeline) < shown + 30 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(
+        newest(&pipeline) >= shown + 30,
+        "the model ran ahead: its newest line {}, the frame's {shown}, screen {:?}",
+        newest(&pipeline),
+        screen(&h)
+    );
+    assert_eq!(
+        selected(&h),
+        Some("beta".to_string()),
+        "read from a stale frame"
+    );
+    step_until(&mut h, "more output", |rows| {
+        rows.iter().any(|r| r == "later29")
+    });
+    h.step();
+    assert_eq!(
+        selected(&h),
+        Some("beta".to_string()),
+        "after the frames caught up"
+    );
     // Select on the screen, then the program rewrites that row: the selection goes.
     drag_select(&mut h, (0.0, 0.0), (3.0, 0.0));
     h.step();
     h.step();
     let before = h.state().as_ref().and_then(|a| a.selection_text());
     assert!(
-        before.as_deref().is_some_and(|t| t.starts_with("more")),
+        before.as_deref().is_some_and(|t| t.starts_with("late")),
         "{before:?}"
     );
     h.key_press(Key::Enter);

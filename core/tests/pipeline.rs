@@ -343,23 +343,26 @@ fn older_scrollback_is_paged_on_demand() {
         ))
         .expect("spawn");
     wait_exit(&p, pane, &mut Vec::new());
-    let total = p.history(pane, 0, 0).expect("page").total;
+    let head = p.history(pane, 0, 0).expect("page");
+    let total = head.total;
     assert!(total >= 470, "{total} lines of scrollback");
-    let newest = p.history(pane, 0, 3).expect("page");
+    // Lines are asked for by absolute line: the newest is `dropped + total - 1`.
+    let end = head.dropped + total as u64;
+    let newest = p.history(pane, end - 3, 3).expect("page");
     assert_eq!(newest.rows.len(), 3);
-    let oldest = p.history(pane, total - 2, 2).expect("page");
+    assert_eq!(newest.first, end - 3);
+    let oldest = p.history(pane, head.dropped, 2).expect("page");
     let text = |rows: &[tern_core::model::Row]| {
         rows.iter()
             .map(|r| r.text().trim_end().to_owned())
             .collect::<Vec<_>>()
     };
     assert_eq!(text(&oldest.rows), vec!["history 0", "history 1"]);
-    let middle = p.history(pane, 100, 2).expect("page");
-    let first: usize = text(&middle.rows)[0]
-        .trim_start_matches("history ")
-        .parse()
-        .expect("number");
-    assert_eq!(first, total - 102);
+    let middle = p.history(pane, head.dropped + 100, 2).expect("page");
+    assert_eq!(text(&middle.rows), vec!["history 100", "history 101"]);
+    // A page that runs past the newest line stops there.
+    let past = p.history(pane, end - 1, 10).expect("page");
+    assert_eq!(past.rows.len(), 1);
 }
 
 #[test]

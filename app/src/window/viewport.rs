@@ -59,7 +59,7 @@ pub struct Viewport {
     last_total: u64,
     /// History lines in view, oldest first, and what they were fetched for.
     cache: Vec<Row>,
-    cache_key: Option<(u64, usize, usize)>,
+    cache_key: Option<(u64, usize)>,
     pub selection: Option<Selection>,
     /// `seq` the selection was made at: new output clears it.
     selection_seq: u64,
@@ -134,12 +134,22 @@ impl Viewport {
         if from_history == 0 {
             return;
         }
-        let key = (view.scrollback_lines, top, from_history);
+        // Absolute line of the top row: the model may have scrolled on since this
+        // snapshot, so the page is asked for by line, not by distance from the newest.
+        let first = (view.scrollback_dropped + view.scrollback_lines).saturating_sub(top as u64);
+        let key = (first, from_history);
         if self.cache_key != Some(key) {
-            let start = top - from_history;
             self.cache = pipeline
-                .history(pane, start, from_history)
-                .map(|p| p.rows)
+                .history(pane, first, from_history)
+                .map(|p| {
+                    // Lines dropped since the snapshot draw blank, keeping rows in place.
+                    let gone = (p.first - first) as usize;
+                    let cols = view.rows.first().map_or(0, |r| r.cells.len());
+                    let blank = Row::blank(cols, tern_core::model::Color::Default);
+                    let mut rows = vec![blank; gone.min(from_history)];
+                    rows.extend(p.rows);
+                    rows
+                })
                 .unwrap_or_default();
             self.cache_key = Some(key);
         }

@@ -165,11 +165,12 @@ pub enum ModelMsg {
     Taken {
         pane: PaneId,
     },
-    /// Scrollback lines counted back from the newest (`start` = 0 is the line just
-    /// above the screen), at most `count`, oldest first.
+    /// Scrollback lines from absolute line `first` (counted from the first line the
+    /// pane ever scrolled off, so it names the same line however far the model has
+    /// moved on since the asker's snapshot), at most `count`, oldest first.
     History {
         pane: PaneId,
-        start: usize,
+        first: u64,
         count: usize,
         reply: Sender<HistoryPage>,
     },
@@ -192,8 +193,13 @@ pub enum ModelMsg {
 pub struct HistoryPage {
     /// Lines, oldest first.
     pub rows: Vec<crate::model::Row>,
+    /// Absolute line of `rows[0]` (later than asked when older lines were dropped).
+    pub first: u64,
     /// Lines the model holds in all.
     pub total: usize,
+    /// Lines dropped off the scrollback before those held (the absolute line of the
+    /// oldest one held).
+    pub dropped: u64,
     /// `seq` the page was read at.
     pub seq: u64,
 }
@@ -641,14 +647,15 @@ impl Pipeline {
         rx.recv_timeout(Duration::from_secs(10)).ok()
     }
 
-    /// Pages older scrollback: up to `count` lines ending `start` lines above the newest
-    /// scrollback line. Cost is O(count), whatever the history length.
-    pub fn history(&self, pane: PaneId, start: usize, count: usize) -> Option<HistoryPage> {
+    /// Pages older scrollback: up to `count` lines from absolute line `first` (see
+    /// [`HistoryPage::first`]; a snapshot's `scrollback_dropped + scrollback_lines` is
+    /// the line just below its history). Cost is O(count), whatever the history length.
+    pub fn history(&self, pane: PaneId, first: u64, count: usize) -> Option<HistoryPage> {
         let (tx, rx) = mpsc::channel();
         self.model_tx
             .send(ModelMsg::History {
                 pane,
-                start,
+                first,
                 count,
                 reply: tx,
             })

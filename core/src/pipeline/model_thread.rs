@@ -611,19 +611,25 @@ impl ModelThread {
             }
             ModelMsg::History {
                 pane,
-                start,
+                first,
                 count,
                 reply,
             } => {
                 if let Some(p) = self.panes.get(&pane) {
                     let sb = p.core.term.scrollback();
-                    let total = sb.len();
-                    let end = total.saturating_sub(start);
-                    let from = end.saturating_sub(count);
-                    let rows = (from..end).filter_map(|i| sb.row(i)).collect();
+                    let (total, dropped) = (sb.len(), sb.dropped());
+                    let from = first.max(dropped);
+                    let end = first
+                        .saturating_add(count as u64)
+                        .min(dropped + total as u64);
+                    let rows = (from..end.max(from))
+                        .filter_map(|abs| sb.row((abs - dropped) as usize))
+                        .collect();
                     let _ = reply.send(super::HistoryPage {
                         rows,
+                        first: from,
                         total,
+                        dropped,
                         seq: p.core.seq,
                     });
                 }

@@ -198,22 +198,23 @@ impl TernApp {
             .get(&pane)
             .and_then(PaneUi::view)
             .ok_or("the pane is not shown")?;
-        let total = view.scrollback_lines as usize;
+        // Pages by absolute line, up to the line just above this snapshot's screen.
+        let end = view.scrollback_dropped + view.scrollback_lines;
         let mut out = String::new();
         const PAGE: usize = 4096;
-        let mut done = 0;
-        while done < total {
-            let count = PAGE.min(total - done);
-            // `start` counts back from the newest line; a page comes oldest first.
+        let mut next = view.scrollback_dropped;
+        while next < end {
+            let count = PAGE.min((end - next) as usize);
             let page = self
                 .pipeline
-                .history(pane, total - done - count, count)
+                .history(pane, next, count)
                 .ok_or("the pane is gone")?;
             for row in &page.rows {
                 out.push_str(row.text().trim_end());
                 out.push('\n');
             }
-            done += count;
+            // The page starts later when lines dropped meanwhile: they are gone.
+            next += count as u64;
         }
         for row in &view.rows {
             out.push_str(row.text().trim_end());

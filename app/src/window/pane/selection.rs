@@ -20,20 +20,29 @@ impl PaneUi {
             .collect()
     }
 
-    /// The selected text, if any.
+    /// The selected text, if any. Lines in the scrollback come from the model in one
+    /// page, asked for by absolute line (the model may have scrolled on since the
+    /// snapshot the window draws).
     pub fn selection_text(&self) -> Option<String> {
         let (pane, view) = (self.id, self.view.as_ref()?);
-        let total = view.scrollback_lines as usize;
+        let sel = self.viewport.selection?;
+        let (start, end) = sel.span();
         let dropped = view.scrollback_dropped as usize;
+        // Absolute line of the first screen row in this snapshot.
+        let screen = dropped + view.scrollback_lines as usize;
+        let history = if start.line < screen {
+            let count = end.line.min(screen - 1) + 1 - start.line;
+            let page = self.pipeline.history(pane, start.line as u64, count)?;
+            (page.first == start.line as u64).then_some(page.rows)?
+        } else {
+            Vec::new()
+        };
         self.viewport.selected_text(|abs| {
-            // Lines that dropped off the scrollback are gone.
-            let line = abs.checked_sub(dropped)?;
-            if line >= total {
-                view.rows.get(line - total).cloned()
+            if abs >= screen {
+                view.rows.get(abs - screen).cloned()
             } else {
-                self.pipeline
-                    .history(pane, total - 1 - line, 1)
-                    .and_then(|p| p.rows.into_iter().next())
+                // Lines that dropped off the scrollback are gone.
+                history.get(abs.checked_sub(start.line)?).cloned()
             }
         })
     }
