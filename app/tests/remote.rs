@@ -71,7 +71,7 @@ fn step_until(
         .output()
         .map(|o| String::from_utf8_lossy(&o.stdout).into_owned());
     panic!(
-        "{what}: group {:?}, tabs {:?}, note {note:?}, status {:?}, tmux's screen {tmux_screen:?}, remote panes {:?}, problems {:?}, focused pane {:?}, its model's screen {:?}, breadcrumbs {:?}, focused screen:\n{}\nsshd: {}",
+        "{what}: group {:?}, tabs {:?}, note {note:?}, status {:?}, tmux's screen {tmux_screen:?}, remote panes {:?}, problems {:?}, focused pane {:?}, its model's screen {:?}, the model's reads {:?}, breadcrumbs {:?}, focused screen:\n{}\nsshd: {}",
         active_group_name(h),
         tab_titles(h),
         app(h).status(),
@@ -82,6 +82,19 @@ fn step_until(
             .pane()
             .and_then(|p| app(h).pipeline().dump_screen(p))
             .map(|d| d.rows.join("\n")),
+        app(h)
+            .pipeline()
+            .report()
+            .iter()
+            .map(|r| (
+                r.pane,
+                r.visible,
+                r.bytes_read,
+                r.bytes_parsed,
+                r.window,
+                r.paused_now
+            ))
+            .collect::<Vec<_>>(),
         app(h).pipeline().breadcrumbs(),
         screen(h),
         sshd.log()

@@ -307,3 +307,60 @@ fn a_missing_tmux_and_a_dead_server_are_reported_as_disconnects() {
         remote.disconnected()
     );
 }
+
+/// A control-mode peer that says exactly what the test needs, in the order it needs:
+/// the reply to the first screen read (`capture-pane`, then the cursor) and output the
+/// program printed after that read, all in one write, so tern reads them in one chunk.
+const SCRIPTED_TMUX: &str = r#"
+case "$1" in -V) echo "tmux 3.3a"; exit 0;; esac
+n=100
+block() { n=$((n+1)); printf '%%begin 1 %s 1\n%s%%end 1 %s 1\n' "$n" "$1" "$n"; }
+printf '%%begin 1 1 0\n%%end 1 1 0\n%%session-changed $0 fake\n'
+read_before=0
+while IFS= read -r line; do
+  case "$line" in
+    list-windows*) block '@0 0 1 b25d,80x24,0,0,0 b25d,80x24,0,0,0 sh
+' ;;
+    capture-pane*)
+      if [ $read_before = 0 ]; then
+        read_before=1
+        # One write: cat copies the file whole.
+        { block 'remote-ready
+$ 
+'; block '2 1 0
+'; printf '%s\n' '%output %0 after-repaint\015\012'; } > "$0.out"
+        cat "$0.out"
+      else
+        block 'remote-ready
+$ after-repaint
+'
+        block '0 2 0
+'
+      fi ;;
+    send-keys*) block ''; printf '%s\n' '%output %0 !' ;;
+    *) block '' ;;
+  esac
+done
+printf '%%exit\n'
+"#;
+
+#[test]
+fn output_after_a_screen_read_in_the_same_chunk_is_drawn_after_its_repaint() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let script = dir.path().join("tmux.sh");
+    std::fs::write(&script, SCRIPTED_TMUX).expect("script");
+    let mut spec = tern_core::tmux::ConnectSpec::new(tern_core::tmux::Transport::Local, "fake");
+    spec.tmux = vec!["sh".into(), script.display().to_string()];
+    let mut remote = Remote::connect(pipeline(), spec);
+    let pane = remote.wait_pane(TmuxPane(0));
+    // Written in tmux's order: the screen as read, its cursor, then what came after.
+    // The repaint written after the chunk's output painted "after-repaint" over.
+    remote.wait_screen(pane, "the output after the repaint", |rows| {
+        rows == ["remote-ready", "$ after-repaint"]
+    });
+    // And it stays there: what is typed next is echoed below it, not over it.
+    remote.pipeline.write(pane, b"!");
+    remote.wait_screen(pane, "the echo below", |rows| {
+        rows == ["remote-ready", "$ after-repaint", "!"]
+    });
+}

@@ -138,6 +138,8 @@ pub struct ControlSession {
     active_window: Option<WindowId>,
     exit: Option<Option<String>>,
     messages: Vec<Message>,
+    /// Parsed and not handled yet (see [`ControlSession::push`]).
+    queue: VecDeque<Message>,
 }
 
 impl ControlSession {
@@ -163,6 +165,7 @@ impl ControlSession {
             active_window: None,
             exit: None,
             messages: Vec::new(),
+            queue: VecDeque::new(),
         };
         if let Some(seconds) = config.pause_after_secs {
             session.send_internal(&Command::PauseAfter { seconds }, ReplyKind::Done)?;
@@ -218,13 +221,33 @@ impl ControlSession {
     }
 
     /// Parses `bytes` from tmux: output goes to the panes' sinks, the rest comes back
-    /// as events.
+    /// as events (all of the chunk's events after all of its output: an owner that
+    /// writes something of its own per event, in order with the output, uses
+    /// [`ControlSession::push`] and [`ControlSession::step`]).
     pub fn feed(&mut self, bytes: &[u8]) -> Vec<Event> {
-        let mut messages = std::mem::take(&mut self.messages);
-        self.parser.feed(bytes, &mut messages);
-        let events = self.handle(&mut messages);
-        self.messages = messages;
+        self.push(bytes);
+        let mut events = Vec::new();
+        while let Some(mut more) = self.step() {
+            events.append(&mut more);
+        }
         events
+    }
+
+    /// Parses `bytes` from tmux; nothing is handled until [`ControlSession::step`].
+    pub fn push(&mut self, bytes: &[u8]) {
+        self.parser.feed(bytes, &mut self.messages);
+        self.queue.extend(self.messages.drain(..));
+    }
+
+    /// Handles the next message pushed: output goes to its pane's sink, anything else
+    /// comes back as events (often none). `None` when every message is handled. An
+    /// owner that writes into a pane's stream on an event (a repaint on a reply) does it
+    /// before the next step, so it lands between the output before and after it.
+    pub fn step(&mut self) -> Option<Vec<Event>> {
+        let message = self.queue.pop_front()?;
+        let mut events = Vec::new();
+        self.handle_one(message, &mut events);
+        Some(events)
     }
 
     /// The stream ended: what was cut short is reported, commands still waiting get
@@ -232,8 +255,12 @@ impl ControlSession {
     pub fn finish(&mut self) -> Vec<Event> {
         let mut messages = std::mem::take(&mut self.messages);
         self.parser.finish(&mut messages);
-        let mut events = self.handle(&mut messages);
+        self.queue.extend(messages.drain(..));
         self.messages = messages;
+        let mut events = Vec::new();
+        while let Some(mut more) = self.step() {
+            events.append(&mut more);
+        }
         for pending in std::mem::take(&mut self.pending) {
             if pending.internal.is_none() {
                 events.push(Event::Reply {
@@ -332,17 +359,13 @@ impl ControlSession {
         }
     }
 
-    fn handle(&mut self, messages: &mut Vec<Message>) -> Vec<Event> {
-        let mut events = Vec::new();
-        for message in messages.drain(..) {
-            match message {
-                Message::Output { pane, data, .. } => self.output(pane, &data, &mut events),
-                Message::Notification(n) => self.notification(n, &mut events),
-                Message::Reply(block) => self.reply(block, &mut events),
-                Message::Error(e) => events.push(Event::Error(SessionError::Protocol(e))),
-            }
+    fn handle_one(&mut self, message: Message, events: &mut Vec<Event>) {
+        match message {
+            Message::Output { pane, data, .. } => self.output(pane, &data, events),
+            Message::Notification(n) => self.notification(n, events),
+            Message::Reply(block) => self.reply(block, events),
+            Message::Error(e) => events.push(Event::Error(SessionError::Protocol(e))),
         }
-        events
     }
 
     fn output(&mut self, pane: PaneId, data: &[u8], events: &mut Vec<Event>) {

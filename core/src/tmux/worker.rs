@@ -553,8 +553,17 @@ impl Worker {
                     return;
                 }
                 Ok(n) => {
-                    let events = live.session.feed(&buf[..n]);
-                    self.handle(live, events);
+                    // One message at a time: a repaint written on a reply must land
+                    // after the output before the reply and before the output after
+                    // it (with the chunk's output all written first, the repaint
+                    // painted over output tmux sent after the screen it read).
+                    live.session.push(&buf[..n]);
+                    while let Some(events) = live.session.step() {
+                        if !events.is_empty() {
+                            self.handle(live, events);
+                        }
+                    }
+                    self.flow_steps(live);
                 }
                 Err(Errno::INTR) => {}
                 Err(Errno::AGAIN) => return,
