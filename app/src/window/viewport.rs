@@ -247,40 +247,7 @@ impl Viewport {
         let mut out = String::new();
         for line in start.line..=end.line {
             let row = line_row(line)?;
-            let chars = cell_chars(&row);
-            let (from, to) = match sel.mode {
-                SelectMode::Lines => (0, chars.len()),
-                SelectMode::Block => {
-                    let (a, b) = sel.columns();
-                    (a.min(chars.len()), (b + 1).min(chars.len()))
-                }
-                SelectMode::Cells | SelectMode::Words => {
-                    let mut from = if line == start.line { start.col } else { 0 };
-                    let mut to = if line == end.line {
-                        (end.col + 1).min(chars.len())
-                    } else {
-                        chars.len()
-                    };
-                    if sel.mode == SelectMode::Words {
-                        while from > 0
-                            && chars.get(from - 1).is_some_and(|c| word_char(*c))
-                            && chars.get(from).is_some_and(|c| word_char(*c))
-                        {
-                            from -= 1;
-                        }
-                        while to < chars.len()
-                            && chars.get(to).is_some_and(|c| word_char(*c))
-                            && to > 0
-                            && chars.get(to - 1).is_some_and(|c| word_char(*c))
-                        {
-                            to += 1;
-                        }
-                    }
-                    (from.min(chars.len()), to.max(from.min(chars.len())))
-                }
-            };
-            let piece: String = chars[from..to].iter().filter(|c| **c != '\0').collect();
-            out.push_str(piece.trim_end());
+            out.push_str(&selected_piece(&sel, line, &row));
             // A block is always one line per row; other modes join soft-wrapped rows.
             if line != end.line && (!row.wrapped || sel.mode == SelectMode::Block) {
                 out.push('\n');
@@ -288,4 +255,44 @@ impl Viewport {
         }
         Some(out)
     }
+}
+
+/// The part of absolute line `line` (whose content is `row`) that `sel` selects,
+/// trailing spaces trimmed.
+pub fn selected_piece(sel: &Selection, line: usize, row: &Row) -> String {
+    let (start, end) = sel.span();
+    let chars = cell_chars(row);
+    let (from, to) = match sel.mode {
+        SelectMode::Lines => (0, chars.len()),
+        SelectMode::Block => {
+            let (a, b) = sel.columns();
+            (a.min(chars.len()), (b + 1).min(chars.len()))
+        }
+        SelectMode::Cells | SelectMode::Words => {
+            let mut from = if line == start.line { start.col } else { 0 };
+            let mut to = if line == end.line {
+                (end.col + 1).min(chars.len())
+            } else {
+                chars.len()
+            };
+            if sel.mode == SelectMode::Words {
+                while from > 0
+                    && chars.get(from - 1).is_some_and(|c| word_char(*c))
+                    && chars.get(from).is_some_and(|c| word_char(*c))
+                {
+                    from -= 1;
+                }
+                while to < chars.len()
+                    && chars.get(to).is_some_and(|c| word_char(*c))
+                    && to > 0
+                    && chars.get(to - 1).is_some_and(|c| word_char(*c))
+                {
+                    to += 1;
+                }
+            }
+            (from.min(chars.len()), to.max(from.min(chars.len())))
+        }
+    };
+    let piece: String = chars[from..to].iter().filter(|c| **c != '\0').collect();
+    piece.trim_end().to_owned()
 }

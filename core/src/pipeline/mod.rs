@@ -335,6 +335,9 @@ pub struct Pipeline {
     /// What new panes start with: the model's settings and the flow-control window
     /// (changed by [`Pipeline::set_theme`] and [`Pipeline::set_new_pane_settings`]).
     new_panes: Mutex<(TermConfig, u64)>,
+    /// Pages of history asked for with [`Pipeline::history`] (each a wait for the
+    /// model thread: the window's tests count them).
+    history_pages: AtomicU64,
 }
 
 impl Pipeline {
@@ -383,6 +386,7 @@ impl Pipeline {
             crumbs,
             model_diag,
             epoch,
+            history_pages: AtomicU64::new(0),
         })
     }
 
@@ -651,6 +655,7 @@ impl Pipeline {
     /// [`HistoryPage::first`]; a snapshot's `scrollback_dropped + scrollback_lines` is
     /// the line just below its history). Cost is O(count), whatever the history length.
     pub fn history(&self, pane: PaneId, first: u64, count: usize) -> Option<HistoryPage> {
+        self.history_pages.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = mpsc::channel();
         self.model_tx
             .send(ModelMsg::History {
@@ -661,6 +666,11 @@ impl Pipeline {
             })
             .ok()?;
         rx.recv_timeout(Duration::from_secs(10)).ok()
+    }
+
+    /// How many pages [`Pipeline::history`] was asked for (by anyone, since the start).
+    pub fn history_pages(&self) -> u64 {
+        self.history_pages.load(Ordering::Relaxed)
     }
 
     /// Starts a search of the pane's scrollback and screen (on the model thread, after

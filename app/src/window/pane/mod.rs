@@ -104,8 +104,8 @@ pub struct PaneUi {
     /// When the user last typed: the blinking cursor restarts its phase (shown) then.
     last_key_at: Instant,
     search: Option<SearchBar>,
-    /// The selection as last checked: what it was, at which `seq`, and its text.
-    selection_guard: Option<(super::viewport::Selection, u64, String)>,
+    /// The selection as last checked (see `check_selection`).
+    selection_guard: Option<selection::SelectionGuard>,
     /// An Alt combination was sent as a key: its text event (if any) must not follow.
     swallow_text: bool,
     /// Ask before an unbracketed multi-line paste (the config's, set every frame).

@@ -3,8 +3,11 @@
 
 use tern_core::model::TermSize;
 
+use tern_core::pipeline::delivery::PaneView;
+
 use super::PaneUi;
 use crate::window::render::Metrics;
+use crate::window::viewport::{Selection, selected_piece};
 
 impl PaneUi {
     /// The rows the window shows now (history lines when scrolled up).
@@ -72,27 +75,93 @@ impl PaneUi {
 
     /// Keeps the selection while its text is unchanged (output that scrolls it is fine)
     /// and clears it when the selected content changes or scrolls off the scrollback.
+    /// Lines in the scrollback never change, so only the selected lines that were on the
+    /// screen are compared: against the new screen where they still are, and against
+    /// the model's history (one page, at most a screen's lines) where they scrolled to.
+    /// The window never asks the model for the whole selection per frame.
     pub(super) fn check_selection(&mut self) {
-        let Some(sel) = self.viewport.selection else {
+        let (Some(sel), Some(view)) = (self.viewport.selection, self.view.as_ref()) else {
             self.selection_guard = None;
             return;
         };
-        let seq = self.view.as_ref().map_or(0, |v| v.seq);
-        match &self.selection_guard {
-            Some((s, q, _)) if *s == sel && *q == seq => {}
-            Some((s, _, text)) if *s == sel => {
-                let now = self.selection_text();
-                if now.as_deref() != Some(text.as_str()) {
-                    self.viewport.selection = None;
-                    self.selection_guard = None;
-                } else {
-                    self.selection_guard = Some((sel, seq, text.clone()));
+        let guard = match self.selection_guard.take() {
+            Some(g) if g.selection == sel && g.seq == view.seq => Some(g),
+            Some(g) if g.selection == sel => {
+                let (start, _) = sel.span();
+                let kept = start.line as u64 >= view.scrollback_dropped
+                    && self.screen_pieces_unchanged(&g, view);
+                kept.then(|| SelectionGuard::take(sel, view))
+            }
+            // A new or changed selection: remember what it holds on the screen now.
+            _ => Some(SelectionGuard::take(sel, view)),
+        };
+        if guard.is_none() {
+            self.viewport.selection = None;
+        }
+        self.selection_guard = guard;
+    }
+
+    /// Whether the pieces `guard` kept still read the same in `view` (or, for lines
+    /// that scrolled off the screen since, in the model's history).
+    fn screen_pieces_unchanged(&self, guard: &SelectionGuard, view: &PaneView) -> bool {
+        let screen = (view.scrollback_dropped + view.scrollback_lines) as usize;
+        let scrolled: Vec<usize> = guard
+            .pieces
+            .iter()
+            .map(|(line, _)| *line)
+            .filter(|line| *line < screen)
+            .collect();
+        let history = match (scrolled.first(), scrolled.last()) {
+            (Some(&first), Some(&last)) => {
+                let Some(page) = self
+                    .pipeline
+                    .history(self.id, first as u64, last + 1 - first)
+                else {
+                    return false;
+                };
+                if page.first != first as u64 {
+                    return false;
                 }
+                page.rows
             }
-            _ => {
-                // A new or changed selection: remember what it holds now.
-                self.selection_guard = self.selection_text().map(|t| (sel, seq, t));
-            }
+            _ => Vec::new(),
+        };
+        let first_scrolled = scrolled.first().copied().unwrap_or(0);
+        guard.pieces.iter().all(|(line, piece)| {
+            let row = if *line >= screen {
+                view.rows.get(line - screen)
+            } else {
+                history.get(line - first_scrolled)
+            };
+            row.is_some_and(|row| selected_piece(&guard.selection, *line, row) == *piece)
+        })
+    }
+}
+
+/// What a selection held on the screen when last checked.
+#[derive(Debug)]
+pub struct SelectionGuard {
+    selection: Selection,
+    /// The `seq` of the frame it was taken from.
+    seq: u64,
+    /// Absolute line and selected text of each selected line that was on the screen.
+    pieces: Vec<(usize, String)>,
+}
+
+impl SelectionGuard {
+    fn take(selection: Selection, view: &PaneView) -> SelectionGuard {
+        let (start, end) = selection.span();
+        let screen = (view.scrollback_dropped + view.scrollback_lines) as usize;
+        let pieces = (start.line.max(screen)..=end.line)
+            .filter_map(|line| {
+                let row = view.rows.get(line - screen)?;
+                Some((line, selected_piece(&selection, line, row)))
+            })
+            .collect();
+        SelectionGuard {
+            selection,
+            seq: view.seq,
+            pieces,
         }
     }
 }
