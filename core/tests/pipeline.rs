@@ -218,6 +218,44 @@ fn credit_window_bounds_bytes_in_flight_and_nothing_is_lost() {
 }
 
 #[test]
+fn input_larger_than_the_pty_waits_and_arrives_whole_each_time() {
+    // The program does not read for a while: the pty takes a few KiB, the rest waits in
+    // tern's write queue for the pty to take it (the pool watches the master only
+    // then), and arrives whole. Twice: the second wait watches the master again.
+    let p = pipeline();
+    let pane = p
+        .spawn(&sh(
+            "stty -icanon -echo min 1; echo ready; for n in 1 2; do sleep 0.3; \
+             head -c 200000 | wc -c | sed \"s/^ */got $n: /\"; done; sleep 5",
+        ))
+        .expect("spawn");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !screen_text(&p, pane).contains("ready") {
+        assert!(
+            Instant::now() < deadline,
+            "the program never started: {}",
+            screen_text(&p, pane)
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let input = vec![b'x'; 200_000];
+    for n in 1..=2 {
+        p.write(pane, &input);
+        let want = format!("got {n}: 200000");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !screen_text(&p, pane).contains(&want) {
+            assert!(
+                Instant::now() < deadline,
+                "{want} never came; the screen: {}",
+                screen_text(&p, pane)
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert_eq!(p.write_queue_bytes(pane), Some(0), "the queue drained");
+    }
+}
+
+#[test]
 fn resize_during_output_and_closing_a_running_pane_do_not_break_anything() {
     let p = pipeline();
     let pane = p.spawn(&sh("i=0; while [ $i -lt 2000 ]; do echo \"resize $i\"; i=$((i+1)); done; stty size; echo END")).expect("spawn");

@@ -79,6 +79,9 @@ pub enum CursorShape {
 pub struct Damage {
     rows: Vec<bool>,
     any: bool,
+    /// Marks ever made (never cleared): whether anything on the screen may have
+    /// changed between two looks that are not frames (the question scan).
+    edits: u64,
 }
 
 impl Damage {
@@ -86,6 +89,7 @@ impl Damage {
         Damage {
             rows: vec![true; rows],
             any: true,
+            edits: 1,
         }
     }
     #[inline]
@@ -93,11 +97,17 @@ impl Damage {
         if let Some(r) = self.rows.get_mut(row) {
             *r = true;
             self.any = true;
+            self.edits = self.edits.wrapping_add(1);
         }
     }
     pub fn mark_all(&mut self) {
         self.rows.iter_mut().for_each(|r| *r = true);
         self.any = true;
+        self.edits = self.edits.wrapping_add(1);
+    }
+    /// Marks ever made; equal between two looks only if no row was marked between.
+    pub fn edits(&self) -> u64 {
+        self.edits
     }
     pub fn is_damaged(&self, row: usize) -> bool {
         self.rows.get(row).copied().unwrap_or(false)
@@ -121,6 +131,7 @@ impl Damage {
     fn resize(&mut self, rows: usize) {
         self.rows = vec![true; rows];
         self.any = true;
+        self.edits = self.edits.wrapping_add(1);
     }
 }
 

@@ -264,27 +264,17 @@ impl IoPool {
                                     slot: child.clone(),
                                     exited,
                                 };
-                                match add_pane(&shared, pane, fd, ended, writer.clone(), ends) {
-                                    Ok((watcher, writer_task)) => {
-                                        tasks.insert(
-                                            pane,
-                                            PaneTasks {
-                                                watcher,
-                                                writer: writer_task,
-                                                writer_state: writer,
-                                                child,
-                                            },
-                                        );
-                                    }
-                                    Err(e) => {
-                                        shared.crumbs.push(pane.0, format!("register failed: {e}"));
-                                        let _ = shared.model.send(ModelMsg::Eof {
-                                            pane,
-                                            error: Some(e.to_string()),
-                                        });
-                                        reap_after_close(&shared, pane, &child, CLOSE_GRACE);
-                                    }
-                                }
+                                let (watcher, writer_task) =
+                                    add_pane(&shared, pane, fd, ended, writer.clone(), ends);
+                                tasks.insert(
+                                    pane,
+                                    PaneTasks {
+                                        watcher,
+                                        writer: writer_task,
+                                        writer_state: writer,
+                                        child,
+                                    },
+                                );
                             }
                             PoolCmd::Remove(pane) => {
                                 if let Some(t) = tasks.remove(&pane) {
@@ -342,15 +332,10 @@ fn add_pane(
     ended: Arc<Notify>,
     writer: Arc<PtyWriter>,
     child: ChildEnds,
-) -> io::Result<Tasks> {
-    // SAFETY: `fd` is an `Arc<OwnedFd>`: it is open, `as_raw_fd` always returns the same
-    // descriptor, and the `AsyncFd` holds one of the Arcs, so the descriptor stays open
-    // (and refers to the same pty master) for the `AsyncFd`'s whole life.
-    let registered = unsafe { AsyncFd::register_with_interest(fd, Interest::WRITABLE) };
-    let afd = Arc::new(registered.map_err(|e| e.into_parts().1)?);
+) -> Tasks {
     let watcher = tokio::spawn(watch_exit(shared.clone(), pane, ended, child));
-    let writer_task = tokio::spawn(write_loop(afd, writer));
-    Ok((watcher, writer_task))
+    let writer_task = tokio::spawn(write_loop(fd, writer));
+    (watcher, writer_task)
 }
 
 /// After the model thread read the pty's end of file: waits for the child and reports
@@ -421,46 +406,77 @@ async fn wait_in_slot(ends: ChildEnds) -> Option<io::Result<portable_pty::ExitSt
     }
 }
 
-async fn write_loop(afd: Arc<AsyncFd<Arc<OwnedFd>>>, writer: Arc<PtyWriter>) {
+/// Writes what [`PtyWriter::write`] could not (the pty was full). The master is in the
+/// pool's epoll only while bytes wait: registered for its whole life, edge-triggered
+/// `EPOLLOUT` fired on every read and write of the pty (the model thread's reads and
+/// replies, the program's reads), waking the pool's thread twice per keystroke or query
+/// on the cores the model thread and the program need.
+async fn write_loop(fd: Arc<OwnedFd>, writer: Arc<PtyWriter>) {
     loop {
         writer.wake.notified().await;
-        loop {
-            if writer.closed.load(Ordering::Acquire) {
-                return;
-            }
-            let Ok(mut guard) = afd.writable().await else {
-                return;
-            };
-            let Ok(mut queue) = writer.queue.lock() else {
-                return;
-            };
-            if queue.is_empty() {
-                break;
-            }
-            // The other side hung up (the child is gone): a write can only fail with
-            // EAGAIN or EIO from now on, while the hang-up keeps the fd "writable".
-            // Retrying would spin the pool thread that serves every pty.
-            if guard.ready().is_write_closed() {
+        if writer.closed.load(Ordering::Acquire) {
+            return;
+        }
+        // SAFETY: `fd` is an `Arc<OwnedFd>`: it is open, `as_raw_fd` always returns the
+        // same descriptor, and the `AsyncFd` holds one of the Arcs, so the descriptor
+        // stays open (and refers to the same pty master) for the `AsyncFd`'s whole life.
+        // Registering reports the master writable at once if it is.
+        let registered = unsafe { AsyncFd::register_with_interest(fd.clone(), Interest::WRITABLE) };
+        let Ok(afd) = registered else {
+            // Nothing can wait for the pty to take bytes: they are dropped, as for a
+            // broken pty, rather than kept to pause the pane for good.
+            if let Ok(mut queue) = writer.queue.lock() {
                 queue.clear();
                 writer.drained_to(0);
-                return;
             }
-            let (front, _) = queue.as_slices();
-            match guard.try_io(|fd| {
-                rustix::io::write(fd.get_ref().as_fd(), front).map_err(io::Error::from)
-            }) {
-                Ok(Ok(n)) => {
-                    queue.drain(..n);
-                    writer.drained_to(queue.len());
-                }
-                Ok(Err(e)) if e.kind() == io::ErrorKind::Interrupted => {}
-                Ok(Err(_)) => {
-                    queue.clear();
-                    writer.drained_to(0);
-                    return;
-                }
-                Err(_would_block) => {}
+            return;
+        };
+        if !drain_queue(&afd, &writer).await {
+            return;
+        }
+        // Dropping `afd` takes the master out of the epoll set until the next wait.
+    }
+}
+
+/// Writes the queue out as the master takes it; false when the pty is closed or broken
+/// (the writer is done), true once the queue is empty.
+async fn drain_queue(afd: &AsyncFd<Arc<OwnedFd>>, writer: &PtyWriter) -> bool {
+    loop {
+        if writer.closed.load(Ordering::Acquire) {
+            return false;
+        }
+        let Ok(mut guard) = afd.writable().await else {
+            return false;
+        };
+        let Ok(mut queue) = writer.queue.lock() else {
+            return false;
+        };
+        if queue.is_empty() {
+            return true;
+        }
+        // The other side hung up (the child is gone): a write can only fail with
+        // EAGAIN or EIO from now on, while the hang-up keeps the fd "writable".
+        // Retrying would spin the pool thread that serves every pty.
+        if guard.ready().is_write_closed() {
+            queue.clear();
+            writer.drained_to(0);
+            return false;
+        }
+        let (front, _) = queue.as_slices();
+        match guard
+            .try_io(|fd| rustix::io::write(fd.get_ref().as_fd(), front).map_err(io::Error::from))
+        {
+            Ok(Ok(n)) => {
+                queue.drain(..n);
+                writer.drained_to(queue.len());
             }
+            Ok(Err(e)) if e.kind() == io::ErrorKind::Interrupted => {}
+            Ok(Err(_)) => {
+                queue.clear();
+                writer.drained_to(0);
+                return false;
+            }
+            Err(_would_block) => {}
         }
     }
 }

@@ -58,6 +58,9 @@ pub struct PaneEntry {
     last_read_at: Option<Instant>,
     /// Output while parked has been reported (once per parking, for the "unseen" badge).
     unseen_reported: bool,
+    /// The screen's edit count and cursor row when the question scan last looked: a
+    /// burst that changed neither (a query answered) is not scanned again.
+    question_looked: Option<(u64, usize)>,
     /// Running / waiting / done / idle facts (`activity.rs`), shared with readers.
     pub activity: Arc<super::activity::ActivityCell>,
     /// The pty master, whose window size this thread alone sets (`None` in tests
@@ -89,6 +92,7 @@ impl PaneEntry {
             eof: false,
             last_read_at: None,
             unseen_reported: false,
+            question_looked: None,
             activity: Arc::default(),
             pty: None,
             pty_size: core.term.size(),
@@ -828,9 +832,16 @@ impl ModelThread {
             }
             p.last_read_at = Some(read_at);
             if p.queue.is_empty() {
-                // The burst ended: does the screen now ask the user something?
-                let asks = super::activity::screen_asks_question(&p.core.term);
-                p.activity.on_screen_checked(now, asks);
+                // The burst ended: does the screen now ask the user something? Only if
+                // it changed: the scan (a dozen rows through a regex) came right after
+                // each answered query, on the core the asking program waits for.
+                let term = &p.core.term;
+                let look = (term.damage().edits(), term.cursor().row);
+                if p.question_looked != Some(look) {
+                    p.question_looked = Some(look);
+                    let asks = super::activity::screen_asks_question(term);
+                    p.activity.on_screen_checked(now, asks);
+                }
             }
         }
         p.stats
