@@ -61,6 +61,9 @@ pub struct PaneEntry {
     /// The screen's edit count and cursor row when the question scan last looked: a
     /// burst that changed neither (a query answered) is not scanned again.
     question_looked: Option<(u64, usize)>,
+    /// A burst ended on a changed screen: the scan is due at the end of the round
+    /// (`ModelThread::look_for_questions`), not before input that came meanwhile.
+    question_due: bool,
     /// Running / waiting / done / idle facts (`activity.rs`), shared with readers.
     pub activity: Arc<super::activity::ActivityCell>,
     /// The pty master, whose window size this thread alone sets (`None` in tests
@@ -74,6 +77,12 @@ pub struct PaneEntry {
 }
 
 impl PaneEntry {
+    /// What the question scan depends on: the screen's edits and the cursor's row.
+    fn question_look(&self) -> Option<(u64, usize)> {
+        let term = &self.core.term;
+        Some((term.damage().edits(), term.cursor().row))
+    }
+
     pub fn new(
         core: PaneCore,
         input: PtyInput,
@@ -93,6 +102,7 @@ impl PaneEntry {
             last_read_at: None,
             unseen_reported: false,
             question_looked: None,
+            question_due: false,
             activity: Arc::default(),
             pty: None,
             pty_size: core.term.size(),
@@ -704,9 +714,30 @@ impl ModelThread {
             }
         }
         self.next_rr = if n == 0 { 0 } else { (self.next_rr + 1) % n };
+        self.look_for_questions();
         self.search_step();
         self.flush_exits();
         self.enforce_scrollback_budget();
+    }
+
+    /// Scans the screens whose burst ended on a change for a question (the waiting
+    /// state), each once its queue is still empty after a fresh look at the ptys: input
+    /// that came meanwhile (a query) is parsed and answered first, the scan waits for
+    /// the round after it.
+    fn look_for_questions(&mut self) {
+        if !self.panes.values().any(|p| p.question_due) {
+            return;
+        }
+        self.read_ptys();
+        for p in self.panes.values_mut() {
+            if !p.question_due || !p.queue.is_empty() {
+                continue;
+            }
+            p.question_due = false;
+            p.question_looked = p.question_look();
+            let asks = super::activity::screen_asks_question(&p.core.term);
+            p.activity.on_screen_checked(Instant::now(), asks);
+        }
     }
 
     fn run_slice(&mut self, pane: PaneId) {
@@ -833,15 +864,9 @@ impl ModelThread {
             p.last_read_at = Some(read_at);
             if p.queue.is_empty() {
                 // The burst ended: does the screen now ask the user something? Only if
-                // it changed: the scan (a dozen rows through a regex) came right after
-                // each answered query, on the core the asking program waits for.
-                let term = &p.core.term;
-                let look = (term.damage().edits(), term.cursor().row);
-                if p.question_looked != Some(look) {
-                    p.question_looked = Some(look);
-                    let asks = super::activity::screen_asks_question(term);
-                    p.activity.on_screen_checked(now, asks);
-                }
+                // it changed (the scan, a dozen rows through a regex, came right after
+                // each answered query), and at the end of the round.
+                p.question_due |= p.question_look() != p.question_looked;
             }
         }
         p.stats
