@@ -18,6 +18,14 @@ fn harness(program: &str, args: &[&str]) -> Harness<'static, Slot> {
     common::app_harness(launch, egui::vec2(800.0, 480.0))
 }
 
+/// The rows the window shows (history lines when scrolled up).
+fn screen_rows(h: &mut Harness<'static, Slot>) -> Vec<String> {
+    h.state_mut()
+        .as_mut()
+        .map(|a| a.shown_rows())
+        .unwrap_or_default()
+}
+
 fn screen(h: &Harness<'_, Slot>) -> Vec<String> {
     h.state()
         .as_ref()
@@ -435,6 +443,35 @@ fn a_selection_follows_its_text_as_output_scrolls_and_clears_when_the_text_chang
     h.step();
     h.step();
     assert_eq!(h.state().as_ref().and_then(|a| a.selection_text()), None);
+}
+
+#[test]
+fn a_selection_in_the_scrollback_goes_when_a_new_width_rewraps_the_lines() {
+    // Long lines above the selected one: a narrower screen re-wraps them, and the
+    // selected line's number moves.
+    let script = "stty -echo; i=0; while [ $i -lt 10 ]; do printf 'top%02d-%060d\\n' $i 0; i=$((i+1)); done; \
+                  printf 'alpha beta gamma\\n'; i=0; while [ $i -lt 40 ]; do echo \"$(printf 'row%02d-%060d' $i 0)\"; i=$((i+1)); done; exec cat";
+    let mut h = harness("sh", &["-c", script]);
+    step_until(&mut h, "output", |rows| {
+        rows.iter().any(|r| r.starts_with("row39"))
+    });
+    let selected = |h: &Harness<'_, Slot>| h.state().as_ref().and_then(|a| a.selection_text());
+    // Scroll up to the top and select "beta" on the short line.
+    for _ in 0..40 {
+        h.event(wheel(3.0));
+        h.step();
+    }
+    let row = screen_rows(&mut h)
+        .iter()
+        .position(|r| r == "alpha beta gamma")
+        .expect("the short line in view");
+    drag_select(&mut h, (6.0, row as f32), (9.0, row as f32));
+    h.step();
+    assert_eq!(selected(&h), Some("beta".to_string()));
+    // Narrower: the lines re-wrap; the selection's line numbers no longer name its text.
+    h.set_size(egui::vec2(500.0, 480.0));
+    common::step_until_or(&mut h, Duration::from_secs(10), |h| selected(h).is_none());
+    assert_eq!(selected(&h), None, "the selection went with the width");
 }
 
 #[test]

@@ -85,10 +85,14 @@ impl PaneUi {
             return;
         };
         let guard = match self.selection_guard.take() {
-            Some(g) if g.selection == sel && g.seq == view.seq => Some(g),
+            Some(g) if g.selection == sel && g.seq == view.seq && g.cols == view.size.cols => {
+                Some(g)
+            }
             Some(g) if g.selection == sel => {
                 let (start, _) = sel.span();
+                // A new width re-wraps lines (reflow): their numbers no longer name them.
                 let kept = start.line as u64 >= view.scrollback_dropped
+                    && g.cols == view.size.cols
                     && self.screen_pieces_unchanged(&g, view);
                 kept.then(|| SelectionGuard::take(sel, view))
             }
@@ -144,6 +148,8 @@ pub struct SelectionGuard {
     selection: Selection,
     /// The `seq` of the frame it was taken from.
     seq: u64,
+    /// The screen's width then.
+    cols: usize,
     /// Absolute line and selected text of each selected line that was on the screen.
     pieces: Vec<(usize, String)>,
 }
@@ -161,6 +167,7 @@ impl SelectionGuard {
         SelectionGuard {
             selection,
             seq: view.seq,
+            cols: view.size.cols,
             pieces,
         }
     }
