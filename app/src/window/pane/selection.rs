@@ -2,7 +2,6 @@
 //! the selection's text (and clearing it when its content changes), links.
 
 use tern_core::model::TermSize;
-
 use tern_core::pipeline::delivery::PaneView;
 
 use super::PaneUi;
