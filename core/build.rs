@@ -1,9 +1,10 @@
 //! Generates the display-width table (`width_table.rs` in `OUT_DIR`) from `unicode-width`,
 //! so that `model::width` looks a code point's width up by index instead of searching
 //! ranges. Two levels: `WIDTH_BLOCKS[cp >> 8]` names a block of 256 code points, whose
-//! widths are packed four to a byte in `WIDTH_BITS` (2 bits each: 0, 1, 2 columns, or 3
-//! for anything else: controls, surrogates, and the one character `unicode-width` gives
-//! three columns, which `model::width` asks `unicode-width` about).
+//! widths are in `WIDTH_CODES`, a byte each: 0, 1, 2 columns, or 3 for anything else
+//! (controls, surrogates, and the one character `unicode-width` gives three columns,
+//! which `model::width` asks `unicode-width` about). About 28 KB; a text's characters
+//! touch the few blocks of its scripts.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -23,14 +24,13 @@ fn code(cp: u32) -> u8 {
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
-    let mut blocks: Vec<[u8; (BLOCK / 4) as usize]> = Vec::new();
-    let mut seen: HashMap<[u8; (BLOCK / 4) as usize], usize> = HashMap::new();
+    let mut blocks: Vec<[u8; BLOCK as usize]> = Vec::new();
+    let mut seen: HashMap<[u8; BLOCK as usize], usize> = HashMap::new();
     let mut index = Vec::new();
     for hi in 0..PLANES_END / BLOCK {
-        let mut packed = [0u8; (BLOCK / 4) as usize];
+        let mut packed = [0u8; BLOCK as usize];
         for lo in 0..BLOCK {
-            let cp = hi * BLOCK + lo;
-            packed[(lo / 4) as usize] |= code(cp) << ((lo % 4) * 2);
+            packed[lo as usize] = code(hi * BLOCK + lo);
         }
         let n = *seen.entry(packed).or_insert_with(|| {
             blocks.push(packed);
@@ -51,15 +51,11 @@ fn main() {
         writeln!(out, "    {},", line.join(", ")).unwrap();
     }
     writeln!(out, "];").unwrap();
+    writeln!(out, "/// Width code of each code point of each block.").unwrap();
     writeln!(
         out,
-        "/// Widths of each block, 2 bits per code point, four to a byte."
-    )
-    .unwrap();
-    writeln!(
-        out,
-        "pub static WIDTH_BITS: [[u8; {}]; {}] = [",
-        BLOCK / 4,
+        "pub static WIDTH_CODES: [[u8; {}]; {}] = [",
+        BLOCK,
         blocks.len()
     )
     .unwrap();

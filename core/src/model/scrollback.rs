@@ -429,59 +429,37 @@ fn scan_one_style(cells: &[Cell]) -> Option<OneStyle> {
 }
 
 /// Writes one character per unit of `cells` (UTF-8, into `s.chars`) and the pair bits
-/// (into `s.pairs`); returns the number of units, or `None` when the wide layout is not
-/// whole: a `WIDE` cell not followed by its `WIDE_SPACER` space, a spacer that does not
-/// follow a wide cell, or a cell that is both (what was written is then left for the
-/// caller to overwrite). The layout is gathered two bits a cell into a word per 32
-/// cells and checked a word at a time.
+/// (into `s.pairs`), a unit at a time; returns the number of units, or `None` when the
+/// wide layout is not whole: a `WIDE` cell not followed by its `WIDE_SPACER` space (or
+/// one that is both), or a spacer where a unit starts, that is, not after a wide cell
+/// (what was written is then left for the caller to overwrite).
 fn put_pairs_and_chars(cells: &[Cell], s: &mut Scratch) -> Option<usize> {
-    const EVEN: u64 = 0x5555_5555_5555_5555;
-    let pairs = &mut s.pairs[..cells.len().div_ceil(8)];
-    let (mut at, mut units, mut bad, mut carry) = (0, 0, 0, 0u64);
-    for (k, chunk) in cells.chunks(32).enumerate() {
-        let mut layout = 0u64;
-        for (j, cell) in chunk.iter().enumerate() {
-            let code = cell.wide_layout();
-            layout |= u64::from(code) << (2 * j);
-            if code & 2 == 0 {
-                at += put_utf8(char_slot(&mut s.chars, at), cell.code_point());
-            } else {
-                // A spacer is a space.
-                bad |= cell.code_point() ^ ' ' as u32;
-            }
+    let n = cells.len();
+    s.pairs[..n.div_ceil(8)].fill(0);
+    let whole_spacer = Cell::BLANK.with_ch(' ').to_words()[0] | Cell::diff_flags_mask(SPACER);
+    let spacer_mask = Cell::char_words_mask(WIDE_LAYOUT)[0];
+    let (mut at, mut units, mut bad, mut i) = (0, 0, 0, 0);
+    while let Some(cell) = cells.get(i) {
+        let layout = cell.wide_layout();
+        // A unit starts here: not a spacer.
+        bad |= layout & 2;
+        if layout & 1 != 0 {
+            // Its spacer: exactly a space with the spacer flag (a missing one reads as
+            // a blank, which is not).
+            let next = cells.get(i + 1).map_or(0, |c| c.to_words()[0]);
+            bad |= (next & spacer_mask) ^ whole_spacer;
+            s.pairs[i / 8] |= 1 << (i % 8);
+            i += 1;
         }
-        let n = 2 * chunk.len() as u32;
-        let wide = layout & EVEN;
-        let spacer = layout >> 1 & EVEN;
-        // Cell j is a spacer exactly when cell j - 1 is wide.
-        let expected = (wide << 2 | carry) & (u64::MAX >> (64 - n));
-        if spacer != expected || wide & spacer != 0 {
-            return None;
-        }
-        carry = wide >> (n - 2);
-        units += chunk.len() - spacer.count_ones() as usize;
-        let bits = compress_even(wide).to_le_bytes();
-        let out = &mut pairs[4 * k..];
-        let m = out.len().min(4);
-        out[..m].copy_from_slice(&bits[..m]);
+        at += put_utf8(char_slot(&mut s.chars, at), cell.code_point());
+        units += 1;
+        i += 1;
     }
-    // A wide cell at the end lacks its spacer.
-    if bad != 0 || carry != 0 {
+    if bad != 0 {
         return None;
     }
     s.chars_len = at;
     Some(units)
-}
-
-/// Bits 0, 2, 4, ... of `x` packed into bits 0, 1, 2, ... of the result.
-#[inline]
-fn compress_even(x: u64) -> u32 {
-    let mut x = x & 0x5555_5555_5555_5555;
-    x = (x | x >> 1) & 0x3333_3333_3333_3333;
-    x = (x | x >> 2) & 0x0f0f_0f0f_0f0f_0f0f;
-    x = (x | x >> 4) & 0x00ff_00ff_00ff_00ff;
-    x = (x | x >> 8) & 0x0000_ffff_0000_ffff;
-    (x | x >> 16) as u32
 }
 
 /// A line whose cells share one style apart from the wide layout and `EXTRA` flags
@@ -1067,18 +1045,6 @@ mod tests {
                 }
             }
             proptest::prop_assert_eq!(pushed_and_read_back(&row), trimmed(row));
-        }
-    }
-
-    #[test]
-    fn compress_even_packs_the_even_bits() {
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        for _ in 0..1000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            let want = (0..32).fold(0u32, |acc, i| acc | ((x >> (2 * i) & 1) as u32) << i);
-            assert_eq!(compress_even(x), want, "{x:#x}");
         }
     }
 

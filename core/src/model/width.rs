@@ -17,8 +17,7 @@ pub fn width_code(cp: u32) -> u32 {
     let Some(&block) = table::WIDTH_BLOCKS.get((cp >> 8) as usize) else {
         return 3;
     };
-    let byte = table::WIDTH_BITS[usize::from(block)][((cp & 0xff) >> 2) as usize];
-    u32::from(byte) >> ((cp & 3) * 2) & 3
+    u32::from(table::WIDTH_CODES[usize::from(block)][(cp & 0xff) as usize])
 }
 
 /// Columns `c` takes: 0 for combining marks, 1 or 2, `None` for controls. Equal to

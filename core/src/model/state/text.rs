@@ -72,8 +72,9 @@ fn next_at(bytes: &[u8], i: usize) -> Option<(u32, usize, u32)> {
         ((b0 & 0x1f) << 6 | (w >> 8) & 0x3f, 2)
     } else if b0 < 0xf0 {
         let cp = (b0 & 0x0f) << 12 | (w >> 2) & 0xfc0 | (w >> 16) & 0x3f;
-        // Overlong forms and surrogates are not valid UTF-8.
-        if w & 0xc0_c000 != 0x80_8000 || cp < 0x800 || (0xd800..=0xdfff).contains(&cp) {
+        // Overlong forms (under U+0800) and surrogates (U+D800..U+DFFF) are not valid
+        // UTF-8.
+        if w & 0xc0_c000 != 0x80_8000 || cp < 0x800 || cp.wrapping_sub(0xd800) < 0x800 {
             return None;
         }
         (cp, 3)
@@ -123,7 +124,6 @@ impl State {
             let cells = &mut grid.row_mut(row).cells[..];
             let (mut cp, mut len, mut code) = (first, first_len, first_code);
             let mut col = start;
-            let mut last = None;
             let mut slow = false;
             loop {
                 if code == 1
@@ -145,7 +145,6 @@ impl State {
                     slow = true;
                     break;
                 }
-                last = Some(cp);
                 i += len;
                 if col >= cols {
                     break;
@@ -156,6 +155,10 @@ impl State {
                 }
             }
             if col > start {
+                // The last character written: the cell before `col`, or before its
+                // spacer.
+                let at = col - 1 - usize::from(cells[col - 1].flags().contains(Flags::WIDE_SPACER));
+                self.last_printed = Some(cells[at].ch());
                 self.damage.mark(row);
                 if col >= cols {
                     self.cursor.col = cols - 1;
@@ -163,9 +166,6 @@ impl State {
                 } else {
                     self.cursor.col = col;
                 }
-            }
-            if let Some(cp) = last {
-                self.last_printed = char::from_u32(cp);
             }
             if slow {
                 self.print(char::from_u32(cp).unwrap_or(char::REPLACEMENT_CHARACTER));
