@@ -250,28 +250,31 @@ fn put_run(out: &mut Vec<u8>, mut n: usize, style: (u16, u32, u32)) {
 }
 
 /// Writes code point `cp` (a valid `char`, as cells store) as UTF-8 at the start of
-/// `out`; returns its length.
+/// `out` (all four bytes are written; those past the length are left for the next
+/// character); returns its length.
 #[inline(always)]
 fn put_utf8(out: &mut [u8; 4], cp: u32) -> usize {
-    if cp < 0x80 {
-        out[0] = cp as u8;
-        1
+    let (word, len) = if cp < 0x80 {
+        (cp, 1)
     } else if cp < 0x800 {
-        out[0] = 0xc0 | (cp >> 6) as u8;
-        out[1] = 0x80 | (cp & 0x3f) as u8;
-        2
+        (0x80c0 | cp >> 6 | (cp & 0x3f) << 8, 2)
     } else if cp < 0x1_0000 {
-        out[0] = 0xe0 | (cp >> 12) as u8;
-        out[1] = 0x80 | ((cp >> 6) & 0x3f) as u8;
-        out[2] = 0x80 | (cp & 0x3f) as u8;
-        3
+        (
+            0x80_80e0 | cp >> 12 | (cp >> 6 & 0x3f) << 8 | (cp & 0x3f) << 16,
+            3,
+        )
     } else {
-        out[0] = 0xf0 | (cp >> 18) as u8;
-        out[1] = 0x80 | ((cp >> 12) & 0x3f) as u8;
-        out[2] = 0x80 | ((cp >> 6) & 0x3f) as u8;
-        out[3] = 0x80 | (cp & 0x3f) as u8;
-        4
-    }
+        (
+            0x8080_80f0
+                | cp >> 18
+                | (cp >> 12 & 0x3f) << 8
+                | (cp >> 6 & 0x3f) << 16
+                | (cp & 0x3f) << 24,
+            4,
+        )
+    };
+    *out = word.to_le_bytes();
+    len
 }
 
 /// The four bytes of `chars` at `at` (the buffer holds four per cell, so they exist).
@@ -399,7 +402,7 @@ fn fold_groups<'a>(
     words
 }
 
-/// Checks, 16 cells at a time without a branch per cell (stopping at the first group
+/// Checks, 32 cells at a time without a branch per cell (stopping at the first group
 /// that fails), that `cells` are one style apart from the wide layout and `EXTRA` flags
 /// (the last cell may differ); `None` otherwise. Whether the wide layout is whole is
 /// left to [`put_pairs_and_chars`], and only where there is one.
@@ -410,7 +413,7 @@ fn scan_one_style(cells: &[Cell]) -> Option<OneStyle> {
     let keep = Cell::char_words_mask(WIDE_LAYOUT);
     let first_words = first.to_words();
     let mut chars = 0;
-    for chunk in cells[..cells.len() - 1].chunks(16) {
+    for chunk in cells[..cells.len() - 1].chunks(32) {
         let (diff, kept) = fold_words(chunk, first_words, style, keep);
         if diff != [0; 3] {
             return None;
