@@ -438,10 +438,12 @@ fn scan_one_style(cells: &[Cell]) -> Option<OneStyle> {
 /// (what was written is then left for the caller to overwrite).
 fn put_pairs_and_chars(cells: &[Cell], s: &mut Scratch) -> Option<usize> {
     let n = cells.len();
-    s.pairs[..n.div_ceil(8)].fill(0);
+    let pairs = &mut s.pairs[..n.div_ceil(8)];
+    let chars = &mut s.chars[..];
+    pairs.fill(0);
     let whole_spacer = Cell::BLANK.with_ch(' ').to_words()[0] | Cell::diff_flags_mask(SPACER);
     let spacer_mask = Cell::char_words_mask(WIDE_LAYOUT)[0];
-    let (mut at, mut units, mut bad, mut i) = (0, 0, 0, 0);
+    let (mut at, mut pair_count, mut bad, mut i) = (0, 0, 0, 0);
     while let Some(cell) = cells.get(i) {
         let layout = cell.wide_layout();
         // A unit starts here: not a spacer.
@@ -451,18 +453,18 @@ fn put_pairs_and_chars(cells: &[Cell], s: &mut Scratch) -> Option<usize> {
             // a blank, which is not).
             let next = cells.get(i + 1).map_or(0, |c| c.to_words()[0]);
             bad |= (next & spacer_mask) ^ whole_spacer;
-            s.pairs[i / 8] |= 1 << (i % 8);
+            pairs[i / 8] |= 1 << (i % 8);
+            pair_count += 1;
             i += 1;
         }
-        at += put_utf8(char_slot(&mut s.chars, at), cell.code_point());
-        units += 1;
+        at += put_utf8(char_slot(chars, at), cell.code_point());
         i += 1;
     }
     if bad != 0 {
         return None;
     }
     s.chars_len = at;
-    Some(units)
+    Some(n - pair_count)
 }
 
 /// A line whose cells share one style apart from the wide layout and `EXTRA` flags

@@ -1,7 +1,7 @@
 //! Display width of a character, looked up by code point in a two-level table that the
 //! build script generates from `unicode-width` (checked equal to it for every
-//! character below). The few characters the table has no 2-bit code for (controls, and
-//! the rare width-3 sign U+17D8) are asked of `unicode-width` itself.
+//! character below). The few characters the table codes as "other" (controls, and the
+//! rare width-3 sign U+17D8) are asked of `unicode-width` itself.
 
 use unicode_width::UnicodeWidthChar;
 

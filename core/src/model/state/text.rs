@@ -121,19 +121,20 @@ impl State {
             } else {
                 &mut self.primary
             };
-            let cells = &mut grid.row_mut(row).cells[..];
+            let r = grid.row_mut(row);
             let (mut cp, mut len, mut code) = (first, first_len, first_code);
             let mut col = start;
             let mut slow = false;
             loop {
                 if code == 1
-                    && let Some(cell) = cells.get_mut(col)
+                    && let Some(cell) = r.cells.get_mut(col)
                     && !cell.flags().intersects(special)
                 {
                     *cell = template.with_code_point(cp);
                     col += 1;
                 } else if code == 2
-                    && let Some([a, b]) = cells
+                    && let Some([a, b]) = r
+                        .cells
                         .get_mut(col..col + 2)
                         .and_then(|c| c.first_chunk_mut::<2>())
                     && !a.flags().union(b.flags()).intersects(special)
@@ -141,6 +142,13 @@ impl State {
                     *a = wide_template.with_code_point(cp);
                     *b = spacer;
                     col += 2;
+                } else if code == 0 && col > start {
+                    // A combining mark on the character just written (as `print` puts
+                    // it: on the cell before the cursor, or before its spacer).
+                    let at = col
+                        - 1
+                        - usize::from(r.cells[col - 1].flags().contains(Flags::WIDE_SPACER));
+                    r.push_combining(at, char::from_u32(cp).unwrap_or(' '));
                 } else {
                     slow = true;
                     break;
@@ -157,8 +165,9 @@ impl State {
             if col > start {
                 // The last character written: the cell before `col`, or before its
                 // spacer.
-                let at = col - 1 - usize::from(cells[col - 1].flags().contains(Flags::WIDE_SPACER));
-                self.last_printed = Some(cells[at].ch());
+                let at =
+                    col - 1 - usize::from(r.cells[col - 1].flags().contains(Flags::WIDE_SPACER));
+                self.last_printed = Some(r.cells[at].ch());
                 self.damage.mark(row);
                 if col >= cols {
                     self.cursor.col = cols - 1;
