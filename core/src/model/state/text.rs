@@ -16,7 +16,8 @@
 //! them to the caller (the ground-state fast path, which hands them to vte).
 
 use super::State;
-use crate::model::cell::Flags;
+use crate::model::cell::{Cell, Flags};
+use crate::model::grid::Row;
 use crate::model::width::width_code;
 
 /// The printable character at the start of `bytes` (ASCII `0x20..=0x7e`, or a complete,
@@ -88,6 +89,84 @@ fn next_at(bytes: &[u8], i: usize) -> Option<(u32, usize, u32)> {
     Some((cp, len, width_code(cp)))
 }
 
+/// The cells the text path writes: the pen's cell for a narrow character, and its
+/// wide and spacer forms for a wide one.
+struct Pens {
+    narrow: Cell,
+    wide: Cell,
+    spacer: Cell,
+}
+
+impl Pens {
+    fn new(template: Cell) -> Pens {
+        let mut wide = template;
+        wide.insert_flags(Flags::WIDE);
+        let mut spacer = template.with_ch(' ');
+        spacer.insert_flags(Flags::WIDE_SPACER);
+        Pens {
+            narrow: template,
+            wide,
+            spacer,
+        }
+    }
+}
+
+/// Writes the characters of `bytes` from `i` (the first, `first`, already decoded:
+/// code point, length, width code) into `row` from column `start`, while each is narrow
+/// or wide and its cells are free (no wide half, no side-table entry) and there is room,
+/// or is a zero-width character after one written here (joined to it); stops at the
+/// edge (`cols`) or the end of the text. Returns the column reached, the offset reached
+/// and the character it stopped at when that one is for `State::print` (its code point
+/// and length). Kept out of line so that its loop has the registers to itself.
+#[inline(never)]
+fn write_run(
+    row: &mut Row,
+    start: usize,
+    cols: usize,
+    bytes: &[u8],
+    mut i: usize,
+    first: (u32, usize, u32),
+    pens: &Pens,
+) -> (usize, usize, Option<(u32, usize)>) {
+    let special = Flags::WIDE.union(Flags::WIDE_SPACER).union(Flags::EXTRA);
+    let (mut cp, mut len, mut code) = first;
+    let mut col = start;
+    loop {
+        if code == 1
+            && let Some(cell) = row.cells.get_mut(col)
+            && !cell.flags().intersects(special)
+        {
+            *cell = pens.narrow.with_code_point(cp);
+            col += 1;
+        } else if code == 2
+            && let Some([a, b]) = row
+                .cells
+                .get_mut(col..col + 2)
+                .and_then(|c| c.first_chunk_mut::<2>())
+            && !a.flags().union(b.flags()).intersects(special)
+        {
+            *a = pens.wide.with_code_point(cp);
+            *b = pens.spacer;
+            col += 2;
+        } else if code == 0 && col > start {
+            // A combining mark on the character just written (as `print` puts it: on
+            // the cell before the cursor, or before its spacer).
+            let at = col - 1 - usize::from(row.cells[col - 1].flags().contains(Flags::WIDE_SPACER));
+            row.push_combining(at, char::from_u32(cp).unwrap_or(' '));
+        } else {
+            return (col, i, Some((cp, len)));
+        }
+        i += len;
+        if col >= cols {
+            return (col, i, None);
+        }
+        match next_at(bytes, i) {
+            Some((c, l, w)) => (cp, len, code) = (c, l, w),
+            None => return (col, i, None),
+        }
+    }
+}
+
 impl State {
     /// Prints the printable text at the start of `bytes` (ASCII and valid UTF-8, up to a
     /// control, DEL, ESC or invalid UTF-8); returns how many bytes it took. While
@@ -97,12 +176,7 @@ impl State {
     /// through [`State::print`].
     pub fn print_utf8(&mut self, bytes: &[u8]) -> usize {
         let plain = self.plain_printing() && !self.modes.grapheme_clusters;
-        let special = Flags::WIDE.union(Flags::WIDE_SPACER).union(Flags::EXTRA);
-        let template = self.template;
-        let mut spacer = template.with_ch(' ');
-        spacer.insert_flags(Flags::WIDE_SPACER);
-        let mut wide_template = template;
-        wide_template.insert_flags(Flags::WIDE);
+        let pens = Pens::new(self.template);
         let cols = self.cols;
         let mut i = 0;
         while let Some((first, first_len, first_code)) = next_at(bytes, i) {
@@ -122,46 +196,16 @@ impl State {
                 &mut self.primary
             };
             let r = grid.row_mut(row);
-            let (mut cp, mut len, mut code) = (first, first_len, first_code);
-            let mut col = start;
-            let mut slow = false;
-            loop {
-                if code == 1
-                    && let Some(cell) = r.cells.get_mut(col)
-                    && !cell.flags().intersects(special)
-                {
-                    *cell = template.with_code_point(cp);
-                    col += 1;
-                } else if code == 2
-                    && let Some([a, b]) = r
-                        .cells
-                        .get_mut(col..col + 2)
-                        .and_then(|c| c.first_chunk_mut::<2>())
-                    && !a.flags().union(b.flags()).intersects(special)
-                {
-                    *a = wide_template.with_code_point(cp);
-                    *b = spacer;
-                    col += 2;
-                } else if code == 0 && col > start {
-                    // A combining mark on the character just written (as `print` puts
-                    // it: on the cell before the cursor, or before its spacer).
-                    let at = col
-                        - 1
-                        - usize::from(r.cells[col - 1].flags().contains(Flags::WIDE_SPACER));
-                    r.push_combining(at, char::from_u32(cp).unwrap_or(' '));
-                } else {
-                    slow = true;
-                    break;
-                }
-                i += len;
-                if col >= cols {
-                    break;
-                }
-                match next_at(bytes, i) {
-                    Some((c, l, w)) => (cp, len, code) = (c, l, w),
-                    None => break,
-                }
-            }
+            let (col, next, slow) = write_run(
+                r,
+                start,
+                cols,
+                bytes,
+                i,
+                (first, first_len, first_code),
+                &pens,
+            );
+            i = next;
             if col > start {
                 // The last character written: the cell before `col`, or before its
                 // spacer.
@@ -176,7 +220,7 @@ impl State {
                     self.cursor.col = col;
                 }
             }
-            if slow {
+            if let Some((cp, len)) = slow {
                 self.print(char::from_u32(cp).unwrap_or(char::REPLACEMENT_CHARACTER));
                 i += len;
             }
