@@ -435,7 +435,9 @@ fn scan_one_style(cells: &[Cell]) -> Option<OneStyle> {
 /// (into `s.pairs`), a unit at a time; returns the number of units, or `None` when the
 /// wide layout is not whole: a `WIDE` cell not followed by its `WIDE_SPACER` space (or
 /// one that is both), or a spacer where a unit starts, that is, not after a wide cell
-/// (what was written is then left for the caller to overwrite).
+/// (what was written is then left for the caller to overwrite). Kept out of line so
+/// that its loop has the registers to itself.
+#[inline(never)]
 fn put_pairs_and_chars(cells: &[Cell], s: &mut Scratch) -> Option<usize> {
     let n = cells.len();
     let pairs = &mut s.pairs[..n.div_ceil(8)];
@@ -665,6 +667,10 @@ pub fn decode_line(bytes: &[u8], wrapped: bool) -> Row {
 
 /// Length of `cells` without its trailing default blanks, found 16 cells at a time.
 fn used_len(cells: &[Cell]) -> usize {
+    // A full row, the common case in a stream of long lines.
+    if cells.last().is_some_and(|c| c.blank_diff() != 0) {
+        return cells.len();
+    }
     let blank = Cell::BLANK.to_words();
     let mut len = cells.len();
     for chunk in cells.rchunks(16) {
