@@ -131,16 +131,18 @@ fn write_run(
     let special = Flags::WIDE.union(Flags::WIDE_SPACER).union(Flags::EXTRA);
     let (mut cp, mut len, mut code) = first;
     let mut col = start;
+    // The cells as a slice held across the loop (taken again after a mark is joined),
+    // so that their address and length stay in registers.
+    let mut cells: &mut [Cell] = &mut row.cells;
     loop {
         if code == 1
-            && let Some(cell) = row.cells.get_mut(col)
+            && let Some(cell) = cells.get_mut(col)
             && !cell.flags().intersects(special)
         {
             *cell = pens.narrow.with_code_point(cp);
             col += 1;
         } else if code == 2
-            && let Some([a, b]) = row
-                .cells
+            && let Some([a, b]) = cells
                 .get_mut(col..col + 2)
                 .and_then(|c| c.first_chunk_mut::<2>())
             && !a.flags().union(b.flags()).intersects(special)
@@ -151,8 +153,9 @@ fn write_run(
         } else if code == 0 && col > start {
             // A combining mark on the character just written (as `print` puts it: on
             // the cell before the cursor, or before its spacer).
-            let at = col - 1 - usize::from(row.cells[col - 1].flags().contains(Flags::WIDE_SPACER));
+            let at = col - 1 - usize::from(cells[col - 1].flags().contains(Flags::WIDE_SPACER));
             row.push_combining(at, char::from_u32(cp).unwrap_or(' '));
+            cells = &mut row.cells;
         } else {
             return (col, i, Some((cp, len)));
         }
