@@ -168,8 +168,10 @@ const PROTECTED_BIT: u32 = 1 << 26;
 /// [`Cell::is_default_blank`].
 const DRAWN_BIT: u32 = 1 << 27;
 
-/// One grid cell. See the module docs for the layout.
+/// One grid cell. See the module docs for the layout. `repr(C)`: three `u32` words,
+/// no padding, so that a row can be scanned as words ([`Cell::words`]).
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(C)]
 pub struct Cell {
     ch: u32,
     fg: u32,
@@ -340,6 +342,46 @@ impl Cell {
         self.with_drawn(false) == Cell::BLANK
     }
 
+    /// `cells` as their words, `ch`, `fg`, `bg` for each cell in turn: row scans that
+    /// compare every cell with one pattern run on these a vector at a time (on the
+    /// cells themselves they would first have to pull the fields apart).
+    #[inline]
+    pub fn words(cells: &[Cell]) -> &[u32] {
+        // SAFETY: `Cell` is `repr(C)` with three `u32` fields and no padding (size 12,
+        // alignment 4, checked below), so `n` cells are `3 n` initialised `u32`s, and the
+        // slice borrows them immutably for as long as `cells`.
+        const _: () =
+            assert!(std::mem::size_of::<Cell>() == 12 && std::mem::align_of::<Cell>() == 4);
+        unsafe { std::slice::from_raw_parts(cells.as_ptr().cast::<u32>(), cells.len() * 3) }
+    }
+
+    /// The words of this cell as [`Cell::words`] lays them out.
+    #[inline]
+    pub const fn to_words(self) -> [u32; 3] {
+        [self.ch, self.fg, self.bg]
+    }
+
+    /// Masks over [`Cell::to_words`]: the style bits [`Cell::style_diff`] compares,
+    /// without `flags`; and the bits of the `DRAWN` mark (not style, not content).
+    pub const fn style_words_mask(flags: u16) -> [u32; 3] {
+        [!CH_MASK & !((flags as u32) << FLAG_SHIFT), !0, !DRAWN_BIT]
+    }
+
+    /// Mask over [`Cell::to_words`] of the character and `flags`.
+    pub const fn char_words_mask(flags: u16) -> [u32; 3] {
+        [CH_MASK | ((flags as u32) << FLAG_SHIFT), 0, 0]
+    }
+
+    /// Mask over [`Cell::to_words`] of everything but the `DRAWN` mark.
+    pub const ALL_BUT_DRAWN: [u32; 3] = [!0, !0, !DRAWN_BIT];
+
+    /// Zero exactly when [`Cell::is_default_blank`] holds; branch-free, so a scan of a
+    /// row with it vectorises.
+    #[inline]
+    pub fn blank_diff(&self) -> u32 {
+        (self.ch ^ Cell::BLANK.ch) | self.fg | (self.bg & !DRAWN_BIT)
+    }
+
     /// Bits that differ between the styles of `self` and `other` (zero when
     /// [`Cell::style_bits`] are equal), flags in bits 21..32. Branch-free, so a scan of a
     /// row with it vectorises.
@@ -359,6 +401,14 @@ impl Cell {
             (flags >> Flags::WIDE.0.trailing_zeros()) & 1,
             (flags >> Flags::WIDE_SPACER.0.trailing_zeros()) & 1,
         )
+    }
+
+    /// The wide layout as two bits: 1 for a `WIDE` cell, 2 for a `WIDE_SPACER`, 3 for a
+    /// cell that claims to be both, 0 for neither.
+    #[inline]
+    pub fn wide_layout(&self) -> u32 {
+        const _: () = assert!(Flags::WIDE_SPACER.0 == Flags::WIDE.0 << 1);
+        (self.ch >> (FLAG_SHIFT + Flags::WIDE.0.trailing_zeros())) & 3
     }
 
     /// The bits of `flags` in a [`Cell::style_diff`].
@@ -456,5 +506,55 @@ mod tests {
     fn blank_with_default_bg_is_default_blank() {
         assert!(Cell::blank_with_bg(Color::Default).is_default_blank());
         assert!(!Cell::blank_with_bg(Color::Indexed(1)).is_default_blank());
+    }
+
+    #[test]
+    fn words_are_the_fields_in_order() {
+        let cells = [
+            Cell::styled(
+                Color::Indexed(3),
+                Color::Rgb(1, 2, 3),
+                Flags::BOLD,
+                Underline::None,
+            )
+            .with_ch('x'),
+            Cell::BLANK.with_drawn(true),
+        ];
+        let words: Vec<u32> = cells.iter().flat_map(|c| c.to_words()).collect();
+        assert_eq!(Cell::words(&cells), &words[..]);
+        assert_eq!(words[0], cells[0].ch);
+        assert_eq!(words[4], cells[1].fg);
+    }
+
+    #[test]
+    fn blank_diff_is_zero_exactly_for_default_blanks() {
+        let cells = [
+            Cell::BLANK,
+            Cell::BLANK.with_drawn(true),
+            Cell::BLANK.with_protected(true),
+            Cell::BLANK.with_ch('x'),
+            Cell::blank_with_bg(Color::Indexed(0)),
+            Cell::styled(
+                Color::Indexed(0),
+                Color::Default,
+                Flags::empty(),
+                Underline::None,
+            ),
+            Cell::styled(
+                Color::Default,
+                Color::Default,
+                Flags::WIDE_SPACER,
+                Underline::None,
+            ),
+            Cell::styled(
+                Color::Default,
+                Color::Default,
+                Flags::empty(),
+                Underline::Single,
+            ),
+        ];
+        for cell in cells {
+            assert_eq!(cell.blank_diff() == 0, cell.is_default_blank(), "{cell:?}");
+        }
     }
 }

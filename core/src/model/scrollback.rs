@@ -19,7 +19,8 @@
 //! line of CJK, emoji and narrow text in one style is thus one style run, one character
 //! per unit and a bit per unit. Plain text costs about one byte per character, and
 //! pushing a line allocates nothing once the blocks exist. Encoding is one pass over the
-//! cells (a vectorisable check first finds the plain one-style ASCII line).
+//! cells (a vectorisable check first finds the line in one style, ASCII or not, with
+//! perhaps a last cell of its own, which is then written without per-cell checks).
 
 use std::collections::VecDeque;
 
@@ -249,28 +250,31 @@ fn put_run(out: &mut Vec<u8>, mut n: usize, style: (u16, u32, u32)) {
 }
 
 /// Writes code point `cp` (a valid `char`, as cells store) as UTF-8 at the start of
-/// `out`; returns its length.
+/// `out` (all four bytes are written; those past the length are left for the next
+/// character); returns its length.
 #[inline(always)]
 fn put_utf8(out: &mut [u8; 4], cp: u32) -> usize {
-    if cp < 0x80 {
-        out[0] = cp as u8;
-        1
+    let (word, len) = if cp < 0x80 {
+        (cp, 1)
     } else if cp < 0x800 {
-        out[0] = 0xc0 | (cp >> 6) as u8;
-        out[1] = 0x80 | (cp & 0x3f) as u8;
-        2
+        (0x80c0 | cp >> 6 | (cp & 0x3f) << 8, 2)
     } else if cp < 0x1_0000 {
-        out[0] = 0xe0 | (cp >> 12) as u8;
-        out[1] = 0x80 | ((cp >> 6) & 0x3f) as u8;
-        out[2] = 0x80 | (cp & 0x3f) as u8;
-        3
+        (
+            0x80_80e0 | cp >> 12 | (cp >> 6 & 0x3f) << 8 | (cp & 0x3f) << 16,
+            3,
+        )
     } else {
-        out[0] = 0xf0 | (cp >> 18) as u8;
-        out[1] = 0x80 | ((cp >> 12) & 0x3f) as u8;
-        out[2] = 0x80 | ((cp >> 6) & 0x3f) as u8;
-        out[3] = 0x80 | (cp & 0x3f) as u8;
-        4
-    }
+        (
+            0x8080_80f0
+                | cp >> 18
+                | (cp >> 12 & 0x3f) << 8
+                | (cp >> 6 & 0x3f) << 16
+                | (cp & 0x3f) << 24,
+            4,
+        )
+    };
+    *out = word.to_le_bytes();
+    len
 }
 
 /// The four bytes of `chars` at `at` (the buffer holds four per cell, so they exist).
@@ -284,67 +288,229 @@ fn char_slot(chars: &mut [u8], at: usize) -> &mut [u8; 4] {
 fn encode(row: &Row, len: usize, s: &mut Scratch) {
     s.start(len);
     let cells = &row.cells[..len];
-    let first = cells.first().copied().unwrap_or(Cell::BLANK);
-    // The common line, one style and ASCII only (checked 16 cells at a time, without a
-    // branch per cell): one run, one byte a cell.
-    let plain = cells.chunks(16).all(|chunk| {
-        chunk.iter().fold(0, |acc, c| {
-            acc | c.style_diff(&first) | (c.code_point() & !0x7f)
-        }) == 0
-    });
-    if plain {
-        for (byte, cell) in s.chars.iter_mut().zip(cells) {
-            *byte = cell.code_point() as u8;
-        }
-        s.chars_len = len;
-        s.finish(len, len, false);
-        put_run(&mut s.runs, len, first.style_bits());
-    } else if !encode_one_style(cells, s) {
+    if !encode_one_style(cells, s) {
         s.start(len);
         encode_units(cells, s);
     }
     encode_extras(row, len, &mut s.extras);
 }
 
-/// A line whose cells share one style apart from the wide layout and `EXTRA` flags (the
-/// usual line of CJK or emoji): one run; false (the caller starts again with
-/// [`encode_units`]) when the style changes or a wide half lacks its other half.
-fn encode_one_style(cells: &[Cell], s: &mut Scratch) -> bool {
-    let len = cells.len();
-    let Some(first) = cells.first() else {
-        return false;
+/// What [`scan_one_style`] found in a line whose cells share one style.
+struct OneStyle {
+    /// Some cell has a wide layout flag.
+    any_pair: bool,
+    /// Every character is ASCII.
+    ascii: bool,
+    /// The last cell's style differs from the others' (a `LEADING_SPACER` blank left
+    /// where a wide character did not fit, usually): it is a run of its own.
+    last_differs: bool,
+}
+
+/// For `cells`, word by word (`ch`, `fg`, `bg`), the OR over every cell of `(word ^
+/// pattern) & mask` and the OR of `word & keep`, computed on the flat words
+/// ([`Cell::words`]) four cells (three 128-bit vectors) at a time.
+#[inline(always)]
+fn fold_words(
+    cells: &[Cell],
+    pattern: [u32; 3],
+    mask: [u32; 3],
+    keep: [u32; 3],
+) -> ([u32; 3], [u32; 3]) {
+    let spread = |w: [u32; 3]| -> [u32; 12] { std::array::from_fn(|j| w[j % 3]) };
+    let (pattern, mask, keep) = (spread(pattern), spread(mask), spread(keep));
+    let (mut diff, mut kept) = ([0u32; 12], [0u32; 12]);
+    let words = fold_groups(
+        Cell::words(cells),
+        &pattern,
+        &mask,
+        &keep,
+        &mut diff,
+        &mut kept,
+    );
+    for (j, w) in words.iter().enumerate() {
+        diff[j] |= (w ^ pattern[j]) & mask[j];
+        kept[j] |= w & keep[j];
+    }
+    let fold = |v: [u32; 12]| -> [u32; 3] {
+        std::array::from_fn(|k| v[k] | v[k + 3] | v[k + 6] | v[k + 9])
     };
-    s.pairs[..len.div_ceil(8)].fill(0);
-    let style_mask = !Cell::diff_flags_mask(NOT_STYLE);
-    let (mut units, mut at, mut any_pair) = (0, 0, false);
-    let mut i = 0;
-    while let Some(cell) = cells.get(i) {
-        let (wide, spacer) = cell.wide_bits();
-        if cell.style_diff(first) & style_mask != 0 || spacer != 0 {
-            return false;
-        }
-        if wide != 0 {
-            // The pair's spacer: a space, alike but for the layout flags.
-            let Some(next) = cells.get(i + 1) else {
-                return false;
-            };
-            if next.wide_bits() != (0, 1)
-                || next.code_point() != ' ' as u32
-                || next.style_diff(first) & style_mask != 0
-            {
-                return false;
+    (fold(diff), fold(kept))
+}
+
+/// The whole 12-word groups of [`fold_words`], with SSE2 (LLVM's own vectorising of the
+/// plain loop runs across groups and gathers each word with scalar loads, slower than
+/// scalar code); returns the words left over.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn fold_groups<'a>(
+    mut words: &'a [u32],
+    pattern: &[u32; 12],
+    mask: &[u32; 12],
+    keep: &[u32; 12],
+    diff: &mut [u32; 12],
+    kept: &mut [u32; 12],
+) -> &'a [u32] {
+    use std::arch::x86_64::{
+        __m128i, _mm_and_si128, _mm_loadu_si128, _mm_or_si128, _mm_storeu_si128, _mm_xor_si128,
+    };
+    // SAFETY: SSE2 is part of the x86_64 baseline. Every load reads 16 bytes inside a
+    // `[u32; 12]` (offsets 0, 16 and 32 of 48 bytes) and every store writes 16 bytes
+    // inside one; unaligned loads and stores are used, so alignment does not matter.
+    unsafe {
+        let load = |a: &[u32; 12], k: usize| _mm_loadu_si128(a.as_ptr().cast::<__m128i>().add(k));
+        let (p, m, kp) = (
+            [load(pattern, 0), load(pattern, 1), load(pattern, 2)],
+            [load(mask, 0), load(mask, 1), load(mask, 2)],
+            [load(keep, 0), load(keep, 1), load(keep, 2)],
+        );
+        let mut d = [load(diff, 0), load(diff, 1), load(diff, 2)];
+        let mut kd = [load(kept, 0), load(kept, 1), load(kept, 2)];
+        while let Some((group, rest)) = words.split_first_chunk::<12>() {
+            for k in 0..3 {
+                let w = load(group, k);
+                d[k] = _mm_or_si128(d[k], _mm_and_si128(_mm_xor_si128(w, p[k]), m[k]));
+                kd[k] = _mm_or_si128(kd[k], _mm_and_si128(w, kp[k]));
             }
-            s.pairs[i / 8] |= 1 << (i % 8);
-            any_pair = true;
+            words = rest;
         }
-        at += put_utf8(char_slot(&mut s.chars, at), cell.code_point());
-        units += 1;
-        i += 1 + wide as usize;
+        for k in 0..3 {
+            _mm_storeu_si128(diff.as_mut_ptr().cast::<__m128i>().add(k), d[k]);
+            _mm_storeu_si128(kept.as_mut_ptr().cast::<__m128i>().add(k), kd[k]);
+        }
+    }
+    words
+}
+
+/// The whole 12-word groups of [`fold_words`], portably.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+fn fold_groups<'a>(
+    mut words: &'a [u32],
+    pattern: &[u32; 12],
+    mask: &[u32; 12],
+    keep: &[u32; 12],
+    diff: &mut [u32; 12],
+    kept: &mut [u32; 12],
+) -> &'a [u32] {
+    while let Some((group, rest)) = words.split_first_chunk::<12>() {
+        for j in 0..12 {
+            diff[j] |= (group[j] ^ pattern[j]) & mask[j];
+            kept[j] |= group[j] & keep[j];
+        }
+        words = rest;
+    }
+    words
+}
+
+/// Checks, 32 cells at a time without a branch per cell (stopping at the first group
+/// that fails), that `cells` are one style apart from the wide layout and `EXTRA` flags
+/// (the last cell may differ); `None` otherwise. Whether the wide layout is whole is
+/// left to [`put_pairs_and_chars`], and only where there is one.
+#[inline]
+fn scan_one_style(cells: &[Cell]) -> Option<OneStyle> {
+    let (first, last) = (cells.first()?, cells.last()?);
+    let style = Cell::style_words_mask(NOT_STYLE);
+    let keep = Cell::char_words_mask(WIDE_LAYOUT);
+    let first_words = first.to_words();
+    let mut chars = 0;
+    for chunk in cells[..cells.len() - 1].chunks(32) {
+        let (diff, kept) = fold_words(chunk, first_words, style, keep);
+        if diff != [0; 3] {
+            return None;
+        }
+        chars |= kept[0];
+    }
+    let (diff, kept) = fold_words(std::slice::from_ref(last), first_words, style, keep);
+    let last_differs = diff != [0; 3];
+    chars |= kept[0];
+    let any_pair = chars & Cell::diff_flags_mask(WIDE_LAYOUT) != 0;
+    Some(OneStyle {
+        any_pair,
+        ascii: chars < 0x80,
+        last_differs,
+    })
+}
+
+/// Writes one character per unit of `cells` (UTF-8, into `s.chars`) and the pair bits
+/// (into `s.pairs`), a unit at a time; returns the number of units, or `None` when the
+/// wide layout is not whole: a `WIDE` cell not followed by its `WIDE_SPACER` space (or
+/// one that is both), or a spacer where a unit starts, that is, not after a wide cell
+/// (what was written is then left for the caller to overwrite). Kept out of line so
+/// that its loop has the registers to itself.
+#[inline(never)]
+fn put_pairs_and_chars(cells: &[Cell], s: &mut Scratch) -> Option<usize> {
+    let n = cells.len();
+    let pairs = &mut s.pairs[..n.div_ceil(8)];
+    let chars = &mut s.chars[..];
+    pairs.fill(0);
+    let whole_spacer = Cell::BLANK.with_ch(' ').to_words()[0] | Cell::diff_flags_mask(SPACER);
+    let spacer_mask = Cell::char_words_mask(WIDE_LAYOUT)[0];
+    let (mut at, mut pair_count, mut bad, mut i) = (0, 0, 0, 0);
+    while let Some(cell) = cells.get(i) {
+        let layout = cell.wide_layout();
+        // A unit starts here: not a spacer.
+        bad |= layout & 2;
+        if layout & 1 != 0 {
+            // Its spacer: exactly a space with the spacer flag (a missing one reads as
+            // a blank, which is not).
+            let next = cells.get(i + 1).map_or(0, |c| c.to_words()[0]);
+            bad |= (next & spacer_mask) ^ whole_spacer;
+            pairs[i / 8] |= 1 << (i % 8);
+            pair_count += 1;
+            i += 1;
+        }
+        at += put_utf8(char_slot(chars, at), cell.code_point());
+        i += 1;
+    }
+    if bad != 0 {
+        return None;
     }
     s.chars_len = at;
-    s.finish(len, units, any_pair);
-    let (flags, fg, bg) = first.style_bits();
-    put_run(&mut s.runs, units, (flags & !NOT_STYLE, fg, bg));
+    Some(n - pair_count)
+}
+
+/// A line whose cells share one style apart from the wide layout and `EXTRA` flags
+/// (the usual line of CJK or emoji; plain ASCII), the last cell perhaps in a style of
+/// its own: one run (or two), the characters written in one pass; false (the caller
+/// starts again with [`encode_units`]) for anything else.
+fn encode_one_style(cells: &[Cell], s: &mut Scratch) -> bool {
+    let len = cells.len();
+    let Some(scan) = scan_one_style(cells) else {
+        return false;
+    };
+    let units = if scan.ascii {
+        // One byte a cell, no pairs (the scan found no layout flags).
+        for (byte, cell) in s.chars.iter_mut().zip(cells) {
+            *byte = cell.code_point() as u8;
+        }
+        s.chars_len = len;
+        len
+    } else if scan.any_pair {
+        // A pair's halves are one style, so a spacer at the end takes the line's.
+        if scan.last_differs && cells[len - 1].wide_bits().1 != 0 {
+            return false;
+        }
+        let Some(units) = put_pairs_and_chars(cells, s) else {
+            return false;
+        };
+        units
+    } else {
+        let mut at = 0;
+        for cell in cells {
+            at += put_utf8(char_slot(&mut s.chars, at), cell.code_point());
+        }
+        s.chars_len = at;
+        len
+    };
+    s.finish(len, units, scan.any_pair);
+    let (first, last) = (cells[0].style_bits(), cells[len - 1].style_bits());
+    let strip = |(flags, fg, bg): (u16, u32, u32)| (flags & !NOT_STYLE, fg, bg);
+    if scan.last_differs {
+        put_run(&mut s.runs, units - 1, strip(first));
+        put_run(&mut s.runs, 1, strip(last));
+    } else {
+        put_run(&mut s.runs, units, strip(first));
+    }
     true
 }
 
@@ -499,6 +665,28 @@ pub fn decode_line(bytes: &[u8], wrapped: bool) -> Row {
     decode(&mut Reader { bytes, pos: 0 }, wrapped)
 }
 
+/// Length of `cells` without its trailing default blanks, found 16 cells at a time.
+fn used_len(cells: &[Cell]) -> usize {
+    // A full row, the common case in a stream of long lines.
+    if cells.last().is_some_and(|c| c.blank_diff() != 0) {
+        return cells.len();
+    }
+    let blank = Cell::BLANK.to_words();
+    let mut len = cells.len();
+    for chunk in cells.rchunks(16) {
+        if fold_words(chunk, blank, Cell::ALL_BUT_DRAWN, [0; 3]).0 != [0; 3] {
+            let blanks = chunk
+                .iter()
+                .rev()
+                .take_while(|c| c.blank_diff() == 0)
+                .count();
+            return len - blanks;
+        }
+        len -= chunk.len();
+    }
+    0
+}
+
 impl Scrollback {
     pub fn new(max_lines: usize, max_bytes: usize) -> Scrollback {
         Scrollback {
@@ -572,11 +760,7 @@ impl Scrollback {
     /// over the caps. Returns the length kept (every cell from there on is a default
     /// blank).
     pub fn push(&mut self, row: &Row) -> usize {
-        let len = row
-            .cells
-            .iter()
-            .rposition(|c| !c.is_default_blank())
-            .map_or(0, |i| i + 1);
+        let len = used_len(&row.cells);
         if self.max_lines == 0 {
             self.dropped += 1;
             return len;
@@ -817,6 +1001,60 @@ mod tests {
                 }
             }
             let row = Row::from_cells(cells);
+            proptest::prop_assert_eq!(pushed_and_read_back(&row), trimmed(row));
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config {
+            rng_seed: proptest::test_runner::RngSeed::Fixed(11),
+            failure_persistence: None,
+            ..Default::default()
+        })]
+        /// Lines in one style (what the one-style encoder takes), ASCII or not, with wide
+        /// pairs, marks in the side table, and an end that may break the pattern: a
+        /// `LEADING_SPACER` blank, a last cell in another style, a pair whose spacer
+        /// differs, a wide cell without its spacer, a lone spacer.
+        #[test]
+        fn one_style_lines_roundtrip(
+            pieces in proptest::collection::vec((0u8..5, 0usize..6), 0..50),
+            style in (0u16..4, 0u32..3),
+            end in 0u8..7,
+            marks in proptest::collection::vec(0usize..60, 0..3),
+        ) {
+            let chars = ['a', 'é', 'Ж', '─', '日', '😀'];
+            let (f, c) = ((style.0 & 1) | ((style.0 & 2) << 3), style.1);
+            let (fg, bg) = (c << 24 | c, 0);
+            let (wide, spacer) = (Flags::WIDE.bits(), Flags::WIDE_SPACER.bits());
+            let mut cells = Vec::new();
+            for (kind, ch) in pieces {
+                let ch = chars[ch];
+                if kind < 3 {
+                    cells.push(Cell::from_style_bits(f, fg, bg, ch));
+                } else {
+                    cells.push(Cell::from_style_bits(f | wide, fg, bg, ch));
+                    cells.push(Cell::from_style_bits(f | spacer, fg, bg, ' '));
+                }
+            }
+            let leading = Flags::LEADING_SPACER.bits();
+            match end {
+                0 => cells.push(Cell::from_style_bits(f | leading, fg, bg, ' ')),
+                1 => cells.push(Cell::from_style_bits(f ^ 1, fg, bg, 'z')),
+                2 => {
+                    cells.push(Cell::from_style_bits(f | wide, fg, bg, '日'));
+                    cells.push(Cell::from_style_bits(f ^ 1 | spacer, fg, bg, ' '));
+                }
+                3 => cells.push(Cell::from_style_bits(f | wide, fg, bg, '日')),
+                4 => cells.push(Cell::from_style_bits(f | spacer, fg, bg, ' ')),
+                5 => cells.push(Cell::from_style_bits(f | leading | wide, fg, bg, ' ')),
+                _ => {}
+            }
+            let mut row = Row::from_cells(cells);
+            for col in marks {
+                if col < row.cells.len() {
+                    row.push_combining(col, '\u{301}');
+                }
+            }
             proptest::prop_assert_eq!(pushed_and_read_back(&row), trimmed(row));
         }
     }

@@ -1,7 +1,24 @@
-//! Display width of a character: the common scripts from a few ranges, everything else
-//! from `unicode-width` (the ranges are checked against it for every character).
+//! Display width of a character, looked up by code point in a two-level table that the
+//! build script generates from `unicode-width` (checked equal to it for every
+//! character below). The few characters the table codes as "other" (controls, and the
+//! rare width-3 sign U+17D8) are asked of `unicode-width` itself.
 
 use unicode_width::UnicodeWidthChar;
+
+mod table {
+    include!(concat!(env!("OUT_DIR"), "/width_table.rs"));
+}
+
+/// The table's code for a code point: 0, 1 or 2 columns, 3 for anything else (a
+/// control, a surrogate, past U+10FFFF, or a width the code has no room for: see
+/// [`code_point_width`]).
+#[inline(always)]
+pub fn width_code(cp: u32) -> u32 {
+    let Some(&block) = table::WIDTH_BLOCKS.get((cp >> 8) as usize) else {
+        return 3;
+    };
+    u32::from(table::WIDTH_CODES[usize::from(block)][(cp & 0xff) as usize])
+}
 
 /// Columns `c` takes: 0 for combining marks, 1 or 2, `None` for controls. Equal to
 /// `UnicodeWidthChar::width` for every `char`.
@@ -15,29 +32,9 @@ pub fn char_width(c: char) -> Option<usize> {
 /// else.
 #[inline]
 pub fn code_point_width(cp: u32) -> Option<usize> {
-    // ASCII first, on its own: the compiler lowers the ranges below to a search tree.
-    if (0x20..=0x7e).contains(&cp) {
-        return Some(1);
-    }
-    match cp {
-        // Latin-1 letters and symbols, Latin Extended, IPA (the soft hyphen, U+00AD, is
-        // zero width).
-        0xa0..=0xac | 0xae..=0x2ff => Some(1),
-        // Combining diacritical marks.
-        0x300..=0x36f => Some(0),
-        // Greek and Cyrillic letters (not the Cyrillic combining marks U+0483..U+0489).
-        0x370..=0x482 | 0x48a..=0x52f => Some(1),
-        // Arrows; box drawing and block elements; the dingbats from ✌ to ✧ (check marks,
-        // crosses, stars; ✅ ✊ ✋ ✨ around them are wide).
-        0x2190..=0x21ff | 0x2500..=0x259f | 0x270c..=0x2727 => Some(1),
-        // CJK unified ideographs, Hangul syllables, fullwidth forms, emoticons and the
-        // skin-tone modifiers.
-        0x4e00..=0x9fff | 0xac00..=0xd7a3 | 0xff01..=0xff60 | 0x1f600..=0x1f64f => Some(2),
-        0x1f3fb..=0x1f3ff => Some(2),
-        // Emoji presentation: animals, people and objects (not 🐿 U+1F43F, 👁 U+1F441 or
-        // 📽 U+1F4FD), transport and map symbols up to 🛅.
-        0x1f400..=0x1f43e | 0x1f442..=0x1f4fc | 0x1f680..=0x1f6c5 => Some(2),
-        _ => char::from_u32(cp).and_then(|c| c.width()),
+    match width_code(cp) {
+        3 => char::from_u32(cp).and_then(|c| c.width()),
+        w => Some(w as usize),
     }
 }
 
@@ -46,9 +43,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_fast_ranges_agree_with_unicode_width_for_every_char() {
+    fn the_table_agrees_with_unicode_width_for_every_char() {
         for c in (0..=0x10ffff).filter_map(char::from_u32) {
             assert_eq!(char_width(c), c.width(), "U+{:04X}", c as u32);
+        }
+        for cp in (0xd800..=0xdfff).chain([0x11_0000, 0x20_0000, u32::MAX]) {
+            assert_eq!(code_point_width(cp), None, "{cp:#x}");
         }
     }
 }

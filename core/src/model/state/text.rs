@@ -5,7 +5,7 @@
 //!   bytes ──▶ next_char: printable ASCII, or a valid UTF-8 sequence (checked as
 //!             │          `str::from_utf8` checks it) ──▶ code point
 //!             ▼
-//!           code_point_width: the common scripts by range, the rest from the table
+//!           width_code: a two-level table indexed by code point
 //!             │
 //!             ├─ 1 or 2, free cells, room on the row ──▶ template cell(s) written in place
 //!             └─ anything else (combining mark, C1 control, a wide character at the
@@ -17,7 +17,8 @@
 
 use super::State;
 use crate::model::cell::{Cell, Flags};
-use crate::model::width::code_point_width;
+use crate::model::grid::Row;
+use crate::model::width::width_code;
 
 /// The printable character at the start of `bytes` (ASCII `0x20..=0x7e`, or a complete,
 /// valid UTF-8 sequence) as a code point and its length in bytes; `None` for a control,
@@ -48,6 +49,127 @@ fn next_char(bytes: &[u8]) -> Option<(u32, usize)> {
     }
 }
 
+/// [`next_char`] at `bytes[i..]`, with the width code of the character (see
+/// [`width_code`]; 1 for ASCII without a look-up). Where four bytes are left it reads
+/// them as one word and checks the continuation bytes together.
+#[inline(always)]
+fn next_at(bytes: &[u8], i: usize) -> Option<(u32, usize, u32)> {
+    let Some(&word) = bytes.get(i..).and_then(|b| b.first_chunk::<4>()) else {
+        let (cp, len) = next_char(bytes.get(i..)?)?;
+        let code = if cp < 0x80 { 1 } else { width_code(cp) };
+        return Some((cp, len, code));
+    };
+    let w = u32::from_le_bytes(word);
+    let b0 = w & 0xff;
+    let (cp, len) = if b0 < 0x80 {
+        if !(0x20..0x7f).contains(&b0) {
+            return None;
+        }
+        return Some((b0, 1, 1));
+    } else if b0 < 0xe0 {
+        if b0 < 0xc2 || w & 0xc000 != 0x8000 {
+            return None;
+        }
+        ((b0 & 0x1f) << 6 | (w >> 8) & 0x3f, 2)
+    } else if b0 < 0xf0 {
+        let cp = (b0 & 0x0f) << 12 | (w >> 2) & 0xfc0 | (w >> 16) & 0x3f;
+        // Overlong forms (under U+0800) and surrogates (U+D800..U+DFFF) are not valid
+        // UTF-8.
+        if w & 0xc0_c000 != 0x80_8000 || cp < 0x800 || cp.wrapping_sub(0xd800) < 0x800 {
+            return None;
+        }
+        (cp, 3)
+    } else {
+        let cp = (b0 & 0x07) << 18 | (w << 4) & 0x3_f000 | (w >> 10) & 0xfc0 | (w >> 24) & 0x3f;
+        if b0 > 0xf4 || w & 0xc0c0_c000 != 0x8080_8000 || !(0x1_0000..=0x10_ffff).contains(&cp) {
+            return None;
+        }
+        (cp, 4)
+    };
+    Some((cp, len, width_code(cp)))
+}
+
+/// The cells the text path writes: the pen's cell for a narrow character, and its
+/// wide and spacer forms for a wide one.
+struct Pens {
+    narrow: Cell,
+    wide: Cell,
+    spacer: Cell,
+}
+
+impl Pens {
+    fn new(template: Cell) -> Pens {
+        let mut wide = template;
+        wide.insert_flags(Flags::WIDE);
+        let mut spacer = template.with_ch(' ');
+        spacer.insert_flags(Flags::WIDE_SPACER);
+        Pens {
+            narrow: template,
+            wide,
+            spacer,
+        }
+    }
+}
+
+/// Writes the characters of `bytes` from `i` (the first, `first`, already decoded:
+/// code point, length, width code) into `row` from column `start`, while each is narrow
+/// or wide and its cells are free (no wide half, no side-table entry) and there is room,
+/// or is a zero-width character after one written here (joined to it); stops at the
+/// edge (`cols`) or the end of the text. Returns the column reached, the offset reached
+/// and the character it stopped at when that one is for `State::print` (its code point
+/// and length). Kept out of line so that its loop has the registers to itself.
+#[inline(never)]
+fn write_run(
+    row: &mut Row,
+    start: usize,
+    cols: usize,
+    bytes: &[u8],
+    mut i: usize,
+    first: (u32, usize, u32),
+    pens: &Pens,
+) -> (usize, usize, Option<(u32, usize)>) {
+    let special = Flags::WIDE.union(Flags::WIDE_SPACER).union(Flags::EXTRA);
+    let (mut cp, mut len, mut code) = first;
+    let mut col = start;
+    // The cells as a slice held across the loop (taken again after a mark is joined),
+    // so that their address and length stay in registers.
+    let mut cells: &mut [Cell] = &mut row.cells;
+    loop {
+        if code == 1
+            && let Some(cell) = cells.get_mut(col)
+            && !cell.flags().intersects(special)
+        {
+            *cell = pens.narrow.with_code_point(cp);
+            col += 1;
+        } else if code == 2
+            && let Some([a, b]) = cells
+                .get_mut(col..col + 2)
+                .and_then(|c| c.first_chunk_mut::<2>())
+            && !a.flags().union(b.flags()).intersects(special)
+        {
+            *a = pens.wide.with_code_point(cp);
+            *b = pens.spacer;
+            col += 2;
+        } else if code == 0 && col > start {
+            // A combining mark on the character just written (as `print` puts it: on
+            // the cell before the cursor, or before its spacer).
+            let at = col - 1 - usize::from(cells[col - 1].flags().contains(Flags::WIDE_SPACER));
+            row.push_combining(at, char::from_u32(cp).unwrap_or(' '));
+            cells = &mut row.cells;
+        } else {
+            return (col, i, Some((cp, len)));
+        }
+        i += len;
+        if col >= cols {
+            return (col, i, None);
+        }
+        match next_at(bytes, i) {
+            Some((c, l, w)) => (cp, len, code) = (c, l, w),
+            None => return (col, i, None),
+        }
+    }
+}
+
 impl State {
     /// Prints the printable text at the start of `bytes` (ASCII and valid UTF-8, up to a
     /// control, DEL, ESC or invalid UTF-8); returns how many bytes it took. While
@@ -57,15 +179,12 @@ impl State {
     /// through [`State::print`].
     pub fn print_utf8(&mut self, bytes: &[u8]) -> usize {
         let plain = self.plain_printing() && !self.modes.grapheme_clusters;
-        let special = Flags::WIDE.union(Flags::WIDE_SPACER).union(Flags::EXTRA);
-        let template = self.template;
+        let pens = Pens::new(self.template);
         let cols = self.cols;
         let mut i = 0;
-        while let Some((first, first_len)) = next_char(&bytes[i..]) {
-            // Looked up only where the fast path may take it (`print` looks it up itself).
-            let width = if plain { code_point_width(first) } else { None };
+        while let Some((first, first_len, first_code)) = next_at(bytes, i) {
             // Only a character that takes cells may wrap a pending line (as in `print`).
-            if !matches!(width, Some(1 | 2)) {
+            if !plain || !matches!(first_code, 1 | 2) {
                 self.print(char::from_u32(first).unwrap_or(char::REPLACEMENT_CHARACTER));
                 i += first_len;
                 continue;
@@ -79,47 +198,23 @@ impl State {
             } else {
                 &mut self.primary
             };
-            let cells = &mut grid.row_mut(row).cells;
-            let (mut cp, mut len, mut width) = (first, first_len, width);
-            let mut col = start;
-            let mut last = None;
-            let mut slow = false;
-            loop {
-                let free = |cells: &[Cell], i: usize| {
-                    cells.get(i).is_some_and(|x| !x.flags().intersects(special))
-                };
-                match width {
-                    Some(1) if free(cells, col) => {
-                        cells[col] = template.with_code_point(cp);
-                        col += 1;
-                    }
-                    Some(2) if free(cells, col) && free(cells, col + 1) => {
-                        let mut wide = template.with_code_point(cp);
-                        wide.insert_flags(Flags::WIDE);
-                        let mut spacer = template.with_ch(' ');
-                        spacer.insert_flags(Flags::WIDE_SPACER);
-                        cells[col] = wide;
-                        cells[col + 1] = spacer;
-                        col += 2;
-                    }
-                    _ => {
-                        slow = true;
-                        break;
-                    }
-                }
-                last = Some(cp);
-                i += len;
-                if col >= cols {
-                    break;
-                }
-                match next_char(&bytes[i..]) {
-                    Some((c, l)) => {
-                        (cp, len, width) = (c, l, code_point_width(c));
-                    }
-                    None => break,
-                }
-            }
+            let r = grid.row_mut(row);
+            let (col, next, slow) = write_run(
+                r,
+                start,
+                cols,
+                bytes,
+                i,
+                (first, first_len, first_code),
+                &pens,
+            );
+            i = next;
             if col > start {
+                // The last character written: the cell before `col`, or before its
+                // spacer.
+                let at =
+                    col - 1 - usize::from(r.cells[col - 1].flags().contains(Flags::WIDE_SPACER));
+                self.last_printed = Some(r.cells[at].ch());
                 self.damage.mark(row);
                 if col >= cols {
                     self.cursor.col = cols - 1;
@@ -128,14 +223,44 @@ impl State {
                     self.cursor.col = col;
                 }
             }
-            if let Some(cp) = last {
-                self.last_printed = char::from_u32(cp);
-            }
-            if slow {
+            if let Some((cp, len)) = slow {
                 self.print(char::from_u32(cp).unwrap_or(char::REPLACEMENT_CHARACTER));
                 i += len;
             }
         }
         i
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The word-at-a-time decoder takes exactly what the byte-at-a-time one takes, for
+    /// every first and second byte and a spread of third and fourth bytes (boundaries of
+    /// the continuation range, ASCII, controls), and with the sequence cut short.
+    #[test]
+    fn next_at_decodes_as_next_char_does() {
+        let edges = [
+            0x00, 0x1b, 0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xe0,
+        ];
+        for b0 in 0..=255u8 {
+            for b1 in 0..=255u8 {
+                for &b2 in &edges {
+                    for &b3 in &edges {
+                        let bytes = [b0, b1, b2, b3];
+                        for len in 1..=4 {
+                            let bytes = &bytes[..len];
+                            let want = next_char(bytes).map(|(cp, n)| {
+                                let code = if cp < 0x80 { 1 } else { width_code(cp) };
+                                (cp, n, code)
+                            });
+                            assert_eq!(next_at(bytes, 0), want, "{bytes:02x?}");
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(next_at(b"abc", 3), None);
     }
 }
