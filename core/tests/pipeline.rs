@@ -256,6 +256,35 @@ fn input_larger_than_the_pty_waits_and_arrives_whole_each_time() {
 }
 
 #[test]
+fn answered_queries_on_a_full_screen_do_not_rescan_it_for_questions() {
+    // A screenful of text, then 200 cursor reports asked and read one at a time: a
+    // query changes no cell, so the screen is scanned for a question once after the
+    // text, not once per query (that scan, a dozen rows through a regex, came after
+    // each reply, and on CJK text cost more than the parse).
+    let p = pipeline();
+    let pane = p
+        .spawn(&sh(
+            "seq 1 30; stty raw -echo; i=0; while [ $i -lt 200 ]; do \
+                    printf '\\033[6n'; dd bs=7 count=1 of=/dev/null 2>/dev/null; i=$((i+1)); done; \
+                    stty sane; echo; echo done",
+        ))
+        .expect("spawn");
+    wait_exit(&p, pane, &mut Vec::new());
+    let stats = p.stats(pane).expect("stats");
+    // ESC [ 2 4 ; 1 R: seven bytes a reply.
+    assert_eq!(
+        stats.reply_bytes.load(Ordering::Relaxed),
+        200 * 7,
+        "every query was answered"
+    );
+    let scans = stats.question_scans.load(Ordering::Relaxed);
+    assert!(
+        scans < 20,
+        "{scans} question scans for 200 answered queries"
+    );
+}
+
+#[test]
 fn resize_during_output_and_closing_a_running_pane_do_not_break_anything() {
     let p = pipeline();
     let pane = p.spawn(&sh("i=0; while [ $i -lt 2000 ]; do echo \"resize $i\"; i=$((i+1)); done; stty size; echo END")).expect("spawn");

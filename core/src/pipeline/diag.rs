@@ -79,6 +79,8 @@ pub struct PtyStats {
     pub last_frame_ns: AtomicU64,
     pub heap_bytes: AtomicU64,
     pub scrollback_lines: AtomicU64,
+    /// Times the screen was scanned for a question (the waiting state).
+    pub question_scans: AtomicU64,
 }
 
 /// One rare transition, for the breadcrumb ring.

@@ -735,6 +735,7 @@ impl ModelThread {
             }
             p.question_due = false;
             p.question_looked = p.question_look();
+            p.stats.question_scans.fetch_add(1, Ordering::Relaxed);
             let asks = super::activity::screen_asks_question(&p.core.term);
             p.activity.on_screen_checked(Instant::now(), asks);
         }
