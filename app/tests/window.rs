@@ -34,6 +34,26 @@ fn screen(h: &Harness<'_, Slot>) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// Steps until the model has the pane's size. The pty starts at 80x24 and takes the
+/// pane's size a few frames later (under load, after the program's first output): that
+/// resize redraws every row and re-wraps the lines (a selection made before it is
+/// cleared, its lines renumbered).
+fn wait_sized(h: &mut Harness<'_, Slot>) {
+    let sized = |h: &Harness<'_, Slot>| {
+        let app = h.state().as_ref().expect("app");
+        let grid = app
+            .pane()
+            .and_then(|p| app.pane_ui(p))
+            .and_then(|p| p.grid());
+        grid.is_some() && app.view().map(|v| v.size) == grid
+    };
+    assert!(
+        common::step_until_or(h, Duration::from_secs(10), sized),
+        "the model never took the pane's size"
+    );
+    h.step();
+}
+
 /// Steps frames (with real time passing for the pty) until `done` holds.
 fn step_until(h: &mut Harness<'_, Slot>, what: &str, done: impl Fn(&[String]) -> bool) {
     if common::step_until_or(h, Duration::from_secs(20), |h| done(&screen(h))) {
@@ -193,6 +213,7 @@ fn dragging_selects_cells_and_ctrl_shift_c_copies_them() {
     step_until(&mut h, "output", |rows| {
         rows.iter().any(|r| r == "alpha beta gamma")
     });
+    wait_sized(&mut h);
     drag_select(&mut h, (6.0, 0.0), (9.0, 0.0));
     h.step();
     assert_eq!(
@@ -357,6 +378,7 @@ fn a_selection_follows_its_text_as_output_scrolls_and_clears_when_the_text_chang
     step_until(&mut h, "output", |rows| {
         rows.iter().any(|r| r == "alpha beta gamma")
     });
+    wait_sized(&mut h);
     drag_select(&mut h, (6.0, 0.0), (9.0, 0.0));
     h.step();
     h.step();
@@ -455,6 +477,7 @@ fn a_selection_in_the_scrollback_goes_when_a_new_width_rewraps_the_lines() {
     step_until(&mut h, "output", |rows| {
         rows.iter().any(|r| r.starts_with("row39"))
     });
+    wait_sized(&mut h);
     let selected = |h: &Harness<'_, Slot>| h.state().as_ref().and_then(|a| a.selection_text());
     // Scroll up to the top and select "beta" on the short line.
     for _ in 0..40 {
@@ -485,6 +508,8 @@ fn only_changed_rows_are_rebuilt_between_frames() {
         ],
     );
     step_until(&mut h, "the numbers", |rows| rows.iter().any(|r| r == "20"));
+    // That resize redraws every row, so the count starts after it.
+    wait_sized(&mut h);
     // The first frame with everything drawn rebuilds every row; later frames only the
     // changed ones.
     let rows = screen(&h).len();
