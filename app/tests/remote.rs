@@ -401,13 +401,7 @@ fn a_remote_worktree_shows_types_splits_detaches_and_comes_back() {
         std::fs::read_to_string(&session).is_ok_and(|s| s.contains(&target))
     });
     drop(h);
-    let panes = sshd.tmux(&[
-        "list-panes",
-        "-t",
-        &session_name,
-        "-F",
-        "#{pane_dead} #{pane_current_command}",
-    ]);
+    let panes = sshd.panes(&session_name);
     assert!(
         panes.lines().count() == 2 && panes.starts_with("0 sh"),
         "the programs run on after the window closed: {panes}"

@@ -93,13 +93,7 @@ fn a_restored_remote_worktree_shows_in_the_real_window_and_outlives_it() {
 
     // tern goes (SIGTERM); the remote shell stays.
     drop(tern);
-    let panes = sshd.tmux(&[
-        "list-panes",
-        "-t",
-        &session_name,
-        "-F",
-        "#{pane_dead} #{pane_current_command}",
-    ]);
+    let panes = sshd.panes(&session_name);
     assert!(panes.starts_with("0 sh"), "the remote shell ended: {panes}");
     drop(sshd);
     let _ = std::fs::remove_dir_all(&dir);

@@ -18,6 +18,11 @@ fn harness(program: &str, args: &[&str]) -> Harness<'static, Slot> {
     common::app_harness(launch, egui::vec2(800.0, 480.0))
 }
 
+/// The focused pane's selected text, if any.
+fn selected(h: &Harness<'_, Slot>) -> Option<String> {
+    h.state().as_ref().and_then(|a| a.selection_text())
+}
+
 /// The rows the window shows (history lines when scrolled up).
 fn screen_rows(h: &mut Harness<'static, Slot>) -> Vec<String> {
     h.state_mut()
@@ -183,11 +188,7 @@ fn the_wheel_scrolls_through_history_paged_from_the_model() {
     h.event(egui::Event::PointerMoved(egui::pos2(100.0, 100.0)));
     h.event(wheel(10.0)); // 30 lines up
     h.step();
-    let shown = h
-        .state_mut()
-        .as_mut()
-        .map(|a| a.shown_rows())
-        .unwrap_or_default();
+    let shown = screen_rows(&mut h);
     assert_eq!(h.state().as_ref().map(|a| a.scroll_offset()), Some(30));
     let first: usize = shown[0]
         .trim_start_matches("line")
@@ -216,10 +217,7 @@ fn dragging_selects_cells_and_ctrl_shift_c_copies_them() {
     wait_sized(&mut h);
     drag_select(&mut h, (6.0, 0.0), (9.0, 0.0));
     h.step();
-    assert_eq!(
-        h.state().as_ref().and_then(|a| a.selection_text()),
-        Some("beta".to_string())
-    );
+    assert_eq!(selected(&h), Some("beta".to_string()));
     // Key down only: the copy command is in the output of the frame that handled it.
     let ctrl_shift = Modifiers::CTRL | Modifiers::SHIFT;
     h.event(Event::Key {
@@ -354,11 +352,7 @@ fn ctrl_shift_f_finds_text_in_history_and_scrolls_to_it() {
         .map(|r| r.matches.len());
     assert_eq!(found, Some(1));
     assert!(app.scroll_offset() > 0, "scrolled to the match");
-    let shown = h
-        .state_mut()
-        .as_mut()
-        .map(|a| a.shown_rows())
-        .unwrap_or_default();
+    let shown = screen_rows(&mut h);
     assert!(shown.iter().any(|r| r == "needle here"), "{shown:?}");
     h.key_press(Key::Escape);
     h.step();
@@ -382,10 +376,7 @@ fn a_selection_follows_its_text_as_output_scrolls_and_clears_when_the_text_chang
     drag_select(&mut h, (6.0, 0.0), (9.0, 0.0));
     h.step();
     h.step();
-    assert_eq!(
-        h.state().as_ref().and_then(|a| a.selection_text()),
-        Some("beta".to_string())
-    );
+    assert_eq!(selected(&h), Some("beta".to_string()));
     // 40 more lines push "alpha beta gamma" into the scrollback: the selection stays on it.
     h.key_press(Key::Enter);
     step_until(&mut h, "scrolled", |rows| {
@@ -393,7 +384,6 @@ fn a_selection_follows_its_text_as_output_scrolls_and_clears_when_the_text_chang
     });
     // The selected row is in the scrollback now: its text comes from the model's history
     // a frame or more later (the window never waits for it).
-    let selected = |h: &Harness<'_, Slot>| h.state().as_ref().and_then(|a| a.selection_text());
     common::step_until_or(&mut h, Duration::from_secs(10), |h| selected(h).is_some());
     assert_eq!(selected(&h), Some("beta".to_string()));
     // The model runs ahead of the frame the window holds: 30 more lines are parsed
@@ -453,7 +443,7 @@ fn a_selection_follows_its_text_as_output_scrolls_and_clears_when_the_text_chang
     drag_select(&mut h, (0.0, 0.0), (3.0, 0.0));
     h.step();
     h.step();
-    let before = h.state().as_ref().and_then(|a| a.selection_text());
+    let before = selected(&h);
     assert!(
         before.as_deref().is_some_and(|t| t.starts_with("late")),
         "{before:?}"
@@ -464,7 +454,7 @@ fn a_selection_follows_its_text_as_output_scrolls_and_clears_when_the_text_chang
     });
     h.step();
     h.step();
-    assert_eq!(h.state().as_ref().and_then(|a| a.selection_text()), None);
+    assert_eq!(selected(&h), None);
 }
 
 #[test]
@@ -478,7 +468,6 @@ fn a_selection_in_the_scrollback_goes_when_a_new_width_rewraps_the_lines() {
         rows.iter().any(|r| r.starts_with("row39"))
     });
     wait_sized(&mut h);
-    let selected = |h: &Harness<'_, Slot>| h.state().as_ref().and_then(|a| a.selection_text());
     // Scroll up to the top and select "beta" on the short line.
     for _ in 0..40 {
         h.event(wheel(3.0));
@@ -556,15 +545,12 @@ fn alt_drag_selects_a_block_of_columns() {
     // Columns 4..=8 of the three rows: the name column.
     drag_select_with(&mut h, (4.0, 0.0), (8.0, 2.0), Modifiers::ALT);
     h.step();
-    assert_eq!(
-        h.state().as_ref().and_then(|a| a.selection_text()),
-        Some("name\nalpha\nbeta".to_string())
-    );
+    assert_eq!(selected(&h), Some("name\nalpha\nbeta".to_string()));
     // Without Alt the same drag selects running text.
     drag_select(&mut h, (4.0, 0.0), (8.0, 2.0));
     h.step();
     assert_eq!(
-        h.state().as_ref().and_then(|a| a.selection_text()),
+        selected(&h),
         Some("name   size\n01  alpha  10\n02  beta".to_string())
     );
 }
@@ -609,11 +595,7 @@ fn a_touchpad_scrolls_history_by_pixels_showing_part_of_a_line() {
         .map(|a| a.scroll_position())
         .unwrap_or(0.0);
     assert!((position - 2.5).abs() < 0.01, "{position}");
-    let shown = h
-        .state_mut()
-        .as_mut()
-        .map(|a| a.shown_rows())
-        .unwrap_or_default();
+    let shown = screen_rows(&mut h);
     assert_eq!(shown.len(), rows + 1, "a partly shown line on top");
     assert_eq!(shown[0], format!("line{}", live_first - 3));
     // Half a line back down: whole lines again.

@@ -143,10 +143,13 @@ impl Viewport {
                 .history(pane, first, from_history)
                 .map(|p| {
                     // Lines dropped since the snapshot draw blank, keeping rows in place.
-                    let gone = (p.first - first) as usize;
+                    let gone = ((p.first - first) as usize).min(from_history);
+                    if gone == 0 {
+                        return p.rows;
+                    }
                     let cols = view.rows.first().map_or(0, |r| r.cells.len());
                     let blank = Row::blank(cols, tern_core::model::Color::Default);
-                    let mut rows = vec![blank; gone.min(from_history)];
+                    let mut rows = vec![blank; gone];
                     rows.extend(p.rows);
                     rows
                 })

@@ -140,6 +140,17 @@ impl Sshd {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
+    /// Each pane of `session` as `DEAD COMMAND` (`0 sh` for a live shell), a line each.
+    pub fn panes(&self, session: &str) -> String {
+        self.tmux(&[
+            "list-panes",
+            "-t",
+            session,
+            "-F",
+            "#{pane_dead} #{pane_current_command}",
+        ])
+    }
+
     /// The folder `work` (made here) and a 100x30 tmux session for it, named as tern
     /// names it, already running `program`: the agent tern attaches to. Returns the
     /// folder as text and the session's name.

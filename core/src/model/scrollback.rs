@@ -327,20 +327,16 @@ fn fold_words(
         &mut diff,
         &mut kept,
     );
-    for (j, w) in words.iter().enumerate() {
-        diff[j] |= (w ^ pattern[j]) & mask[j];
-        kept[j] |= w & keep[j];
-    }
+    fold_scalar(words, &pattern, &mask, &keep, &mut diff, &mut kept);
     let fold = |v: [u32; 12]| -> [u32; 3] {
         std::array::from_fn(|k| v[k] | v[k + 3] | v[k + 6] | v[k + 9])
     };
     (fold(diff), fold(kept))
 }
 
-/// The whole 12-word groups of [`fold_words`], with SSE2 (LLVM's own vectorising of the
-/// plain loop runs across groups and gathers each word with scalar loads, slower than
-/// scalar code); returns the words left over.
-#[cfg(target_arch = "x86_64")]
+/// The whole 12-word groups of [`fold_words`]; returns the words left over. On x86_64
+/// with SSE2 (LLVM's own vectorising of the plain loop runs across groups and gathers
+/// each word with scalar loads, slower than scalar code), elsewhere a word at a time.
 #[inline(always)]
 fn fold_groups<'a>(
     mut words: &'a [u32],
@@ -350,13 +346,14 @@ fn fold_groups<'a>(
     diff: &mut [u32; 12],
     kept: &mut [u32; 12],
 ) -> &'a [u32] {
-    use std::arch::x86_64::{
-        __m128i, _mm_and_si128, _mm_loadu_si128, _mm_or_si128, _mm_storeu_si128, _mm_xor_si128,
-    };
+    #[cfg(target_arch = "x86_64")]
     // SAFETY: SSE2 is part of the x86_64 baseline. Every load reads 16 bytes inside a
     // `[u32; 12]` (offsets 0, 16 and 32 of 48 bytes) and every store writes 16 bytes
     // inside one; unaligned loads and stores are used, so alignment does not matter.
     unsafe {
+        use std::arch::x86_64::{
+            __m128i, _mm_and_si128, _mm_loadu_si128, _mm_or_si128, _mm_storeu_si128, _mm_xor_si128,
+        };
         let load = |a: &[u32; 12], k: usize| _mm_loadu_si128(a.as_ptr().cast::<__m128i>().add(k));
         let (p, m, kp) = (
             [load(pattern, 0), load(pattern, 1), load(pattern, 2)],
@@ -378,28 +375,28 @@ fn fold_groups<'a>(
             _mm_storeu_si128(kept.as_mut_ptr().cast::<__m128i>().add(k), kd[k]);
         }
     }
+    #[cfg(not(target_arch = "x86_64"))]
+    while let Some((group, rest)) = words.split_first_chunk::<12>() {
+        fold_scalar(group, pattern, mask, keep, diff, kept);
+        words = rest;
+    }
     words
 }
 
-/// The whole 12-word groups of [`fold_words`], portably.
-#[cfg(not(target_arch = "x86_64"))]
+/// [`fold_words`] over at most 12 words, one at a time.
 #[inline(always)]
-fn fold_groups<'a>(
-    mut words: &'a [u32],
+fn fold_scalar(
+    words: &[u32],
     pattern: &[u32; 12],
     mask: &[u32; 12],
     keep: &[u32; 12],
     diff: &mut [u32; 12],
     kept: &mut [u32; 12],
-) -> &'a [u32] {
-    while let Some((group, rest)) = words.split_first_chunk::<12>() {
-        for j in 0..12 {
-            diff[j] |= (group[j] ^ pattern[j]) & mask[j];
-            kept[j] |= group[j] & keep[j];
-        }
-        words = rest;
+) {
+    for (j, w) in words.iter().enumerate() {
+        diff[j] |= (w ^ pattern[j]) & mask[j];
+        kept[j] |= w & keep[j];
     }
-    words
 }
 
 /// Checks, 32 cells at a time without a branch per cell (stopping at the first group

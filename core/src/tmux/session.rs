@@ -226,11 +226,7 @@ impl ControlSession {
     /// [`ControlSession::push`] and [`ControlSession::step`]).
     pub fn feed(&mut self, bytes: &[u8]) -> Vec<Event> {
         self.push(bytes);
-        let mut events = Vec::new();
-        while let Some(mut more) = self.step() {
-            events.append(&mut more);
-        }
-        events
+        self.step_all()
     }
 
     /// Parses `bytes` from tmux; nothing is handled until [`ControlSession::step`].
@@ -257,10 +253,7 @@ impl ControlSession {
         self.parser.finish(&mut messages);
         self.queue.extend(messages.drain(..));
         self.messages = messages;
-        let mut events = Vec::new();
-        while let Some(mut more) = self.step() {
-            events.append(&mut more);
-        }
+        let mut events = self.step_all();
         for pending in std::mem::take(&mut self.pending) {
             if pending.internal.is_none() {
                 events.push(Event::Reply {
@@ -357,6 +350,15 @@ impl ControlSession {
                 message: e.to_string(),
             }));
         }
+    }
+
+    /// Every message pushed, handled; their events in order.
+    fn step_all(&mut self) -> Vec<Event> {
+        let mut events = Vec::new();
+        while let Some(message) = self.queue.pop_front() {
+            self.handle_one(message, &mut events);
+        }
+        events
     }
 
     fn handle_one(&mut self, message: Message, events: &mut Vec<Event>) {

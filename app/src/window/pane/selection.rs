@@ -26,16 +26,13 @@ impl PaneUi {
     /// page, asked for by absolute line (the model may have scrolled on since the
     /// snapshot the window draws).
     pub fn selection_text(&self) -> Option<String> {
-        let (pane, view) = (self.id, self.view.as_ref()?);
+        let view = self.view.as_ref()?;
         let sel = self.viewport.selection?;
         let (start, end) = sel.span();
-        let dropped = view.scrollback_dropped as usize;
-        // Absolute line of the first screen row in this snapshot.
-        let screen = dropped + view.scrollback_lines as usize;
+        let screen = first_screen_line(view);
         let history = if start.line < screen {
             let count = end.line.min(screen - 1) + 1 - start.line;
-            let page = self.pipeline.history(pane, start.line as u64, count)?;
-            (page.first == start.line as u64).then_some(page.rows)?
+            self.history_lines(start.line, count)?
         } else {
             Vec::new()
         };
@@ -104,10 +101,17 @@ impl PaneUi {
         self.selection_guard = guard;
     }
 
+    /// `count` scrollback lines from absolute line `first`, all of them still there
+    /// (`None` when some dropped off, or the pane is gone).
+    fn history_lines(&self, first: usize, count: usize) -> Option<Vec<tern_core::model::Row>> {
+        let page = self.pipeline.history(self.id, first as u64, count)?;
+        (page.first == first as u64).then_some(page.rows)
+    }
+
     /// Whether the pieces `guard` kept still read the same in `view` (or, for lines
     /// that scrolled off the screen since, in the model's history).
     fn screen_pieces_unchanged(&self, guard: &SelectionGuard, view: &PaneView) -> bool {
-        let screen = (view.scrollback_dropped + view.scrollback_lines) as usize;
+        let screen = first_screen_line(view);
         let scrolled: Vec<usize> = guard
             .pieces
             .iter()
@@ -115,18 +119,10 @@ impl PaneUi {
             .filter(|line| *line < screen)
             .collect();
         let history = match (scrolled.first(), scrolled.last()) {
-            (Some(&first), Some(&last)) => {
-                let Some(page) = self
-                    .pipeline
-                    .history(self.id, first as u64, last + 1 - first)
-                else {
-                    return false;
-                };
-                if page.first != first as u64 {
-                    return false;
-                }
-                page.rows
-            }
+            (Some(&first), Some(&last)) => match self.history_lines(first, last + 1 - first) {
+                Some(rows) => rows,
+                None => return false,
+            },
             _ => Vec::new(),
         };
         let first_scrolled = scrolled.first().copied().unwrap_or(0);
@@ -139,6 +135,12 @@ impl PaneUi {
             row.is_some_and(|row| selected_piece(&guard.selection, *line, row) == *piece)
         })
     }
+}
+
+/// The absolute line of `view`'s first screen row (lines scrolled off before it are
+/// numbered from the first line the pane ever had).
+fn first_screen_line(view: &PaneView) -> usize {
+    (view.scrollback_dropped + view.scrollback_lines) as usize
 }
 
 /// What a selection held on the screen when last checked.
@@ -156,7 +158,7 @@ pub struct SelectionGuard {
 impl SelectionGuard {
     fn take(selection: Selection, view: &PaneView) -> SelectionGuard {
         let (start, end) = selection.span();
-        let screen = (view.scrollback_dropped + view.scrollback_lines) as usize;
+        let screen = first_screen_line(view);
         let pieces = (start.line.max(screen)..=end.line)
             .filter_map(|line| {
                 let row = view.rows.get(line - screen)?;
