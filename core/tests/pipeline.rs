@@ -621,3 +621,66 @@ fn a_resize_from_the_ui_reaches_the_pty() {
     }
     p.close(pane);
 }
+
+#[test]
+fn a_flood_is_read_ahead_whole_and_in_order_and_the_pane_answers_after_it() {
+    // A flood fills the pty faster than it is parsed: a second thread reads it ahead
+    // (`ahead.rs`) within the credit window; the screen must equal a terminal fed the
+    // same bytes (the dump takes the pane back from that thread with every byte it read),
+    // and the program's answer to input typed after it arrives.
+    let dir = std::env::temp_dir().join(format!("tern-ahead-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let fixture = tern_core::fixtures::Fixture::Dense.generate(3 << 20, 80, 24);
+    let path = dir.join("dense.bin");
+    std::fs::write(&path, &fixture).expect("fixture");
+    let window = 64 * 1024;
+    let config = PipelineConfig {
+        window_bytes: window,
+        ..PipelineConfig::default()
+    };
+    let (p, _) = pipeline_with(config);
+    // -opost: the bytes reach the model unchanged (no CR added before LF).
+    let script = format!(
+        "stty -opost -echo; cat '{}'; printf 'ready\\n'; read line; printf 'got %s\\n' \"$line\"; sleep 10",
+        path.display()
+    );
+    let pane = p.spawn(&sh(&script)).expect("spawn");
+    let credit = p.credit(pane).expect("credit");
+    let stats = p.stats(pane).expect("stats");
+    let tail = b"ready\n";
+    let total = (fixture.len() + tail.len()) as u64;
+    let mut max_in_flight = 0;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while credit.parsed_total() < total {
+        assert!(Instant::now() < deadline, "the flood did not finish");
+        max_in_flight = max_in_flight.max(credit.in_flight());
+        std::thread::sleep(Duration::from_micros(200));
+    }
+    assert!(
+        max_in_flight <= window,
+        "in flight {max_in_flight} over the window"
+    );
+    assert!(
+        stats.read_ahead_spells.load(Ordering::Relaxed) >= 1,
+        "the flood was read ahead"
+    );
+    assert_eq!(credit.read_total(), total, "no byte lost or read twice");
+    let mut reference = Terminal::new(TermSize::new(80, 24), TermConfig::default());
+    reference.advance(&fixture);
+    reference.advance(tail);
+    assert_eq!(p.dump_screen(pane).expect("dump"), reference.dump());
+
+    p.write(pane, b"hello\r");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !screen_text(&p, pane).contains("got hello") {
+        assert!(
+            Instant::now() < deadline,
+            "no answer: {}",
+            screen_text(&p, pane)
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert!(!stats.reading_ahead.load(Ordering::Relaxed));
+    p.close(pane);
+    let _ = std::fs::remove_dir_all(&dir);
+}

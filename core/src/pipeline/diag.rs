@@ -81,6 +81,10 @@ pub struct PtyStats {
     pub scrollback_lines: AtomicU64,
     /// Times the screen was scanned for a question (the waiting state).
     pub question_scans: AtomicU64,
+    /// Times a flood handed the pty to the reading thread (`ahead.rs`).
+    pub read_ahead_spells: AtomicU64,
+    /// The reading thread reads this pane now.
+    pub reading_ahead: std::sync::atomic::AtomicBool,
 }
 
 /// One rare transition, for the breadcrumb ring.

@@ -8,6 +8,7 @@
 //! ```
 
 pub mod activity;
+pub mod ahead;
 pub mod attach;
 pub mod budget;
 pub mod credit;
@@ -147,6 +148,11 @@ pub enum ModelMsg {
     },
     /// A pane paused for its full write queue may be parsed again.
     WriteQueueDrained {
+        pane: PaneId,
+    },
+    /// The reading thread queued bytes for a pane it reads ahead (`ahead.rs`), or gave
+    /// the pane back.
+    AheadData {
         pane: PaneId,
     },
     Resize {
@@ -357,7 +363,8 @@ impl Pipeline {
             model_diag.clone(),
             epoch,
         )
-        .with_scrollback_budget(config.total_scrollback_bytes);
+        .with_scrollback_budget(config.total_scrollback_bytes)
+        .with_read_ahead(model_tx.clone());
         let model_crumbs = crumbs.clone();
         let model = std::thread::Builder::new()
             .name("tern-model".into())

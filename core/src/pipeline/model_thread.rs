@@ -13,6 +13,7 @@ use std::time::Instant;
 
 use crate::model::{TermEvent, TermSize};
 
+use super::ahead::{AHEAD_AFTER_BYTES, AheadPane, ReadAhead};
 use super::credit::Credit;
 use super::delivery::Slot;
 use super::diag::{Breadcrumbs, ModelStats, PaneSample, PtyStats, Sample, SampleRing};
@@ -20,7 +21,7 @@ use super::facts::FactBox;
 use super::io::{BufferPool, PtyWriter};
 use super::pane::PaneCore;
 use super::reader::{PtyInput, ReadOutcome};
-use super::readiness::Poller;
+use super::readiness::{ModelTx, Poller};
 use super::{ModelMsg, PaneEvent, PaneId, Waker};
 
 /// Most bytes parsed for one pane before the scheduler looks at the others (and at new
@@ -74,6 +75,11 @@ pub struct PaneEntry {
     /// Whether the model writes its query replies to the pty (`false` for a pane whose
     /// far side answers its program itself: a tmux pane).
     answers_queries: bool,
+    /// Bytes read directly since the last `EAGAIN`: a flood passes
+    /// [`AHEAD_AFTER_BYTES`] and the pane is read ahead.
+    streak_bytes: u64,
+    /// Set while the reading thread reads this pane (`ahead.rs`).
+    ahead: Option<Arc<AheadPane>>,
 }
 
 impl PaneEntry {
@@ -108,6 +114,8 @@ impl PaneEntry {
             pty_size: core.term.size(),
             core,
             answers_queries: true,
+            streak_bytes: 0,
+            ahead: None,
         }
     }
 
@@ -189,6 +197,12 @@ pub struct ModelThread {
     scrollback_budget: usize,
     /// Messages received so far (the one being handled is number `received`).
     received: u64,
+    /// For starting the reading thread (`None`: floods are read here too).
+    read_ahead_tx: Option<ModelTx>,
+    /// The reading thread, started by the first flood.
+    read_ahead: Option<ReadAhead>,
+    /// Panes the reading thread reads.
+    ahead_panes: Vec<PaneId>,
 }
 
 /// The model thread's diagnostics: its busy time and the last minute of samples.
@@ -243,7 +257,17 @@ impl ModelThread {
             shutting_down: false,
             scrollback_budget: usize::MAX,
             received: 0,
+            read_ahead_tx: None,
+            read_ahead: None,
+            ahead_panes: Vec::new(),
         }
+    }
+
+    /// Lets floods be read ahead by a second thread (`ahead.rs`), which tells this one
+    /// through `tx`.
+    pub fn with_read_ahead(mut self, tx: ModelTx) -> ModelThread {
+        self.read_ahead_tx = Some(tx);
+        self
     }
 
     /// Sets the scrollback budget for all panes together.
@@ -306,6 +330,13 @@ impl ModelThread {
                 self.readable.remove(i);
             }
         }
+        let mut i = 0;
+        while let Some(&pane) = self.ahead_panes.get(i) {
+            self.take_ahead(pane);
+            if self.ahead_panes.get(i) == Some(&pane) {
+                i += 1;
+            }
+        }
     }
 
     fn mark_readable(&mut self, woken: &mut Vec<PaneId>) {
@@ -313,6 +344,7 @@ impl ModelThread {
             if let Some(p) = self.panes.get_mut(&pane)
                 && p.input.open
                 && !p.input.readable
+                && p.ahead.is_none()
             {
                 p.input.readable = true;
                 self.readable.push(pane);
@@ -325,6 +357,10 @@ impl ModelThread {
         let Some(p) = self.panes.get_mut(&pane) else {
             return false;
         };
+        if p.ahead.is_some() {
+            self.take_ahead(pane);
+            return false;
+        }
         let sent_before = self.poller.sent();
         match p
             .input
@@ -334,31 +370,156 @@ impl ModelThread {
                 p.stats
                     .last_read_ns
                     .store(self.epoch.elapsed().as_nanos() as u64, Ordering::Relaxed);
+                p.streak_bytes += data.len() as u64;
+                let flood = p.streak_bytes >= AHEAD_AFTER_BYTES;
                 p.queue.push_back(Chunk {
                     data,
                     offset: 0,
                     read_at,
                     sent_before,
                 });
-                true
+                !(flood && self.hand_over(pane))
             }
-            ReadOutcome::Nothing => p.input.readable,
+            ReadOutcome::Nothing => {
+                if !p.input.readable {
+                    p.streak_bytes = 0;
+                }
+                p.input.readable
+            }
             ReadOutcome::End(error) => {
                 self.poller.remove(p.input.fd());
-                p.eof = true;
-                if let Some(e) = error {
-                    self.crumbs.push(pane.0, format!("read error: {e}"));
-                    let _ = self.events.send(PaneEvent::Error { pane, message: e });
-                    (self.waker)();
-                }
+                self.pty_ended(pane, error);
                 false
             }
+        }
+    }
+
+    /// The pane's pty reached its end (`error` if another error than the child's
+    /// closing ended it).
+    fn pty_ended(&mut self, pane: PaneId, error: Option<String>) {
+        if let Some(p) = self.panes.get_mut(&pane) {
+            p.eof = true;
+        }
+        if let Some(e) = error {
+            self.crumbs.push(pane.0, format!("read error: {e}"));
+            let _ = self.events.send(PaneEvent::Error { pane, message: e });
+            (self.waker)();
+        }
+    }
+
+    /// A flood: the reading thread reads the pane from now on, while this thread parses
+    /// (`ahead.rs`). Returns false if it cannot (no reading thread), and the pane is
+    /// read here as before.
+    fn hand_over(&mut self, pane: PaneId) -> bool {
+        if self.read_ahead.is_none() {
+            let Some(tx) = self.read_ahead_tx.take() else {
+                return false;
+            };
+            match ReadAhead::start(tx, self.buffers.clone()) {
+                Ok(r) => self.read_ahead = Some(r),
+                Err(e) => {
+                    self.crumbs.push(
+                        super::diag::APP_CRUMB,
+                        format!("floods are read on the model thread: no reading thread ({e})"),
+                    );
+                    return false;
+                }
+            }
+        }
+        let (Some(reader), Some(p)) = (&self.read_ahead, self.panes.get_mut(&pane)) else {
+            return false;
+        };
+        let ahead = AheadPane::new(pane, p.input.shared_fd(), p.credit.clone());
+        self.poller.remove(p.input.fd());
+        p.streak_bytes = 0;
+        p.ahead = Some(ahead.clone());
+        p.stats.read_ahead_spells.fetch_add(1, Ordering::Relaxed);
+        p.stats.reading_ahead.store(true, Ordering::Relaxed);
+        self.ahead_panes.push(pane);
+        reader.hand_over(ahead);
+        true
+    }
+
+    /// Queues what the reading thread read for the pane; takes the pane back when that
+    /// thread gave it back or its pty ended; rings the thread if it waits for room this
+    /// thread's parsing made.
+    fn take_ahead(&mut self, pane: PaneId) {
+        let Some(p) = self.panes.get_mut(&pane) else {
+            return;
+        };
+        let Some(ahead) = p.ahead.clone() else {
+            return;
+        };
+        let taken = ahead.take();
+        if !taken.chunks.is_empty() {
+            p.stats
+                .last_read_ns
+                .store(self.epoch.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        }
+        p.queue.extend(taken.chunks.into_iter().map(|c| Chunk {
+            data: c.data,
+            offset: 0,
+            read_at: c.read_at,
+            sent_before: c.sent_before,
+        }));
+        if !taken.back {
+            if ahead.starved_with_room()
+                && let Some(reader) = &self.read_ahead
+            {
+                reader.ring();
+            }
+            return;
+        }
+        p.ahead = None;
+        p.stats.reading_ahead.store(false, Ordering::Relaxed);
+        self.ahead_panes.retain(|id| *id != pane);
+        if let Some(error) = taken.ended {
+            let error = match p.input.end(&p.credit, error) {
+                ReadOutcome::End(error) => error,
+                _ => None,
+            };
+            self.pty_ended(pane, error);
+        } else if let Err(e) = self.poller.add(pane, p.input.fd()) {
+            let _ = p.input.end(&p.credit, None);
+            self.pty_ended(pane, Some(format!("cannot watch the pty: {e}")));
+        } else {
+            // Bytes may wait whose edge the reading thread took.
+            p.input.readable = true;
+            if !self.readable.contains(&pane) {
+                self.readable.push(pane);
+            }
+        }
+    }
+
+    /// Stops reading the pane ahead and takes everything read so far (before a query
+    /// of the whole screen, or a close).
+    fn take_back(&mut self, pane: PaneId) {
+        if let Some(ahead) = self.panes.get(&pane).and_then(|p| p.ahead.as_ref()) {
+            ahead.stop();
+            if let Some(reader) = &self.read_ahead {
+                reader.ring();
+            }
+            self.take_ahead(pane);
+        }
+    }
+
+    /// Rings the reading thread for panes whose window this thread's parsing emptied.
+    fn ring_starved(&self) {
+        let starved = self.ahead_panes.iter().any(|id| {
+            self.panes
+                .get(id)
+                .and_then(|p| p.ahead.as_ref())
+                .is_some_and(|a| a.starved_with_room())
+        });
+        if starved && let Some(reader) = &self.read_ahead {
+            reader.ring();
         }
     }
 
     /// Reads what the pane's pty holds now, as far as the window allows (before a
     /// query of the whole screen).
     fn read_pane_now(&mut self, pane: PaneId) {
+        self.take_back(pane);
         let mut woken = std::mem::take(&mut self.woken);
         self.poller.poll(&mut woken);
         self.mark_readable(&mut woken);
@@ -560,7 +721,9 @@ impl ModelThread {
             }
             // Nothing to do: the next round parses the pane again.
             ModelMsg::WriteQueueDrained { .. } => {}
+            ModelMsg::AheadData { pane } => self.take_ahead(pane),
             ModelMsg::Remove { pane } => {
+                self.take_back(pane);
                 if let Some(p) = self.panes.remove(&pane) {
                     if p.input.open {
                         self.poller.remove(p.input.fd());
@@ -575,6 +738,9 @@ impl ModelThread {
                 self.pending_exits.remove(&pane);
             }
             ModelMsg::Resize { pane, size } => {
+                // A read in progress on the reading thread may hold bytes for the old
+                // size: wait for it (the flood is read here again, then ahead again).
+                self.take_back(pane);
                 if let Some(p) = self.panes.get_mut(&pane) {
                     // Bytes read before this resize was sent were produced for the old
                     // size: parse them first. Later reads wait for the new size.
@@ -714,6 +880,7 @@ impl ModelThread {
             }
         }
         self.next_rr = if n == 0 { 0 } else { (self.next_rr + 1) % n };
+        self.ring_starved();
         self.look_for_questions();
         self.search_step();
         self.flush_exits();

@@ -56,6 +56,11 @@ impl PtyInput {
         self.fd.as_fd()
     }
 
+    /// The master itself, for the thread that reads it ahead during a flood.
+    pub fn shared_fd(&self) -> Arc<OwnedFd> {
+        self.fd.clone()
+    }
+
     /// Whether a read now could bring bytes (readable, open, room in the window).
     pub fn wants_read(&self, credit: &Credit) -> bool {
         self.readable && self.open && credit.room() > 0

@@ -60,6 +60,12 @@ impl ModelTx {
         self.bell.ring_if_sleeping();
         Ok(())
     }
+
+    /// Messages sent so far (see [`Poller::sent`]), for a thread that reads for the
+    /// model thread.
+    pub fn sent(&self) -> u64 {
+        self.bell.sent.load(Ordering::SeqCst)
+    }
 }
 
 /// What the model thread waits on: its messages and its ptys.
