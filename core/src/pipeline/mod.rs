@@ -354,7 +354,7 @@ impl Pipeline {
         let buffers = Arc::new(BufferPool::default());
         let crumbs = Arc::new(Breadcrumbs::new(epoch, 512));
         let model_diag = Arc::new(ModelDiag::default());
-        let thread = ModelThread::new(
+        let mut thread = ModelThread::new(
             poller,
             events.clone(),
             waker,
@@ -363,8 +363,11 @@ impl Pipeline {
             model_diag.clone(),
             epoch,
         )
-        .with_scrollback_budget(config.total_scrollback_bytes)
-        .with_read_ahead(model_tx.clone());
+        .with_scrollback_budget(config.total_scrollback_bytes);
+        // `TERN_NO_READ_AHEAD=1` reads floods on the model thread too (for measuring).
+        if !std::env::var_os("TERN_NO_READ_AHEAD").is_some_and(|v| v != "0") {
+            thread = thread.with_read_ahead(model_tx.clone());
+        }
         let model_crumbs = crumbs.clone();
         let model = std::thread::Builder::new()
             .name("tern-model".into())

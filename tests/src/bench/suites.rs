@@ -236,7 +236,7 @@ pub fn throughput(opts: &Opts) -> Result<Value, String> {
             "samples": { "tern": samples.get(&Kind::Tern), "floor": samples.get(&Kind::Floor), "peer": samples.get(&Kind::Peer) },
         }));
     }
-    println!("target: tern ≥ 0.8x the floor");
+    println!("target: tern ≥ 0.9x the floor");
     Ok(json!({ "suite": "throughput", "results": out }))
 }
 
