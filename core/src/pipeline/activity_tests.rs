@@ -128,3 +128,22 @@ fn the_question_rule_matches_what_agents_print() {
         assert!(!asks_question([line]), "{line:?}");
     }
 }
+
+/// The screen scan finds a question among rows of CJK and emoji (the pattern folds
+/// ASCII case only, and stays on the fast automaton for any text) and not in one line
+/// split over two rows' ends.
+#[test]
+fn the_screen_scan_finds_a_question_among_wide_text() {
+    use crate::model::{TermConfig, TermSize, Terminal};
+    let mut term = Terminal::new(TermSize::new(40, 6), TermConfig::default());
+    term.advance("漢字かな交じり文 🦀 テスト\r\n── 変更を適用しますか ──\r\n".as_bytes());
+    assert!(!super::screen_asks_question(&term));
+    term.advance("ÉTAT: DO YOU WANT TO apply 変更? [y/N] ".as_bytes());
+    assert!(super::screen_asks_question(&term));
+    let mut split = Terminal::new(TermSize::new(40, 6), TermConfig::default());
+    split.advance(b"...... do you\r\nwant to\r\n");
+    assert!(
+        !super::screen_asks_question(&split),
+        "rows are searched apart"
+    );
+}
