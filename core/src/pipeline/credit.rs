@@ -11,10 +11,12 @@
 //! so a duplicated or late credit notification cannot double-count, and a lost one is
 //! healed by the next. The reader never reads more than `room`, so bytes in flight never
 //! exceed the window; when the room is zero it stops reading, the kernel buffer fills and
-//! the child blocks in write. Nothing is dropped. Reader and parser are the same thread
-//! (the model thread reads its ptys itself), so the room needs no wake-up: the reader
-//! looks at it again after each parse slice. The totals stay atomic for the readers of
-//! the delivery table and `Pipeline::feed`.
+//! the child blocks in write. Nothing is dropped. Reader and parser are usually the same
+//! thread (the model thread reads its ptys itself), so the room needs no wake-up: the
+//! reader looks at it again after each parse slice. While a pty floods, the reader is
+//! `tern-read` (`ahead.rs`): it reads within the same room and, when the room is zero,
+//! waits to be rung by the model thread once parsing made some. The totals stay atomic
+//! for both readers, the delivery table and `Pipeline::feed`.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 

@@ -1,5 +1,6 @@
 //! The model thread: reads every pty itself (`readiness.rs`: it sleeps in `epoll` on the
-//! pty masters and a message bell), owns every pane's `Terminal`, parses all bytes of
+//! pty masters and a message bell; a flooding one is read ahead by `tern-read` for a
+//! while, `ahead.rs`), owns every pane's `Terminal`, parses all bytes of
 //! all ptys with a fair scheduler (bounded slices, the focused pane first), answers
 //! queries straight to the pty, reports facts, and delivers to visible panes one credit
 //! at a time.

@@ -1,7 +1,8 @@
 //! Reading one pty master on the model thread: credit-gated, non-blocking reads into
 //! recycled buffers, driven by the edge-triggered readiness `readiness.rs` collects.
 //! The I/O pool keeps the writes and the child's reaping; reading here means a query's
-//! bytes and its answer take one wake-up of one thread.
+//! bytes and its answer take one wake-up of one thread. A flooding pty is read ahead by
+//! another thread for a while (`ahead.rs`).
 
 use std::os::fd::{AsFd, OwnedFd};
 use std::sync::Arc;
