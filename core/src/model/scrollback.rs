@@ -438,7 +438,7 @@ fn fold_scalar(
     }
 }
 
-/// Checks, 32 cells at a time without a branch per cell (stopping at the first group
+/// Checks, 64 cells at a time without a branch per cell (stopping at the first group
 /// that fails), that `cells` are one style apart from the wide layout and `EXTRA` flags
 /// (the last cell may differ); `None` otherwise. Whether the wide layout is whole is
 /// left to [`put_pairs_and_chars`], and only where there is one.
@@ -449,7 +449,7 @@ fn scan_one_style(cells: &[Cell]) -> Option<OneStyle> {
     let keep = Cell::char_words_mask(WIDE_LAYOUT);
     let first_words = first.to_words();
     let mut chars = 0;
-    for chunk in cells[..cells.len() - 1].chunks(32) {
+    for chunk in cells[..cells.len() - 1].chunks(64) {
         let (diff, kept) = fold_words(chunk, first_words, style, keep);
         if diff != [0; 3] {
             return None;
