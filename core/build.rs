@@ -43,6 +43,11 @@ fn main() {
         "{} blocks do not fit a u8 index",
         blocks.len()
     );
+    // Padded to a power of two, so that the look-up masks the block number instead of
+    // checking it against the length.
+    while !blocks.len().is_power_of_two() {
+        blocks.push([3; BLOCK as usize]);
+    }
     let mut out = String::new();
     writeln!(out, "/// Block of each 256 code points (`cp >> 8`).").unwrap();
     writeln!(out, "pub static WIDTH_BLOCKS: [u8; {}] = [", index.len()).unwrap();
@@ -51,7 +56,11 @@ fn main() {
         writeln!(out, "    {},", line.join(", ")).unwrap();
     }
     writeln!(out, "];").unwrap();
-    writeln!(out, "/// Width code of each code point of each block.").unwrap();
+    writeln!(
+        out,
+        "/// Width code of each code point of each block (a power of two of them)."
+    )
+    .unwrap();
     writeln!(
         out,
         "pub static WIDTH_CODES: [[u8; {}]; {}] = [",

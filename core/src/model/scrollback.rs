@@ -10,14 +10,19 @@
 //!             ▲ pop: drop lines from the front; a block with no live line is recycled
 //! ```
 //!
-//! A line is encoded as: varint `cells << 1 | has_pairs`; with pairs, varint unit count
-//! and one bit per cell (set where a wide pair starts); style runs over units (a byte `0..=0x7f`
-//! = that many+1 default-style units; `0x80` = varint count, flags u16, fg u32, bg u32);
-//! one character per unit as UTF-8; varint extra count and the extras. A unit is a cell,
+//! A line is encoded as: varint `cells << 1 | has_pairs`; with pairs, varint `units << 2
+//! | char_width` and one bit per cell (set where a wide pair starts); style runs over units
+//! (a byte `0..=0x7f` = that many+1 default-style units; `0x80` = varint count, flags u16,
+//! fg u32, bg u32); one character per unit, as UTF-8 (`char_width` 0, and always in a
+//! line without pairs) or as its code point in `char_width` (2 or 3) little-endian bytes;
+//! varint extra count and the extras. A unit is a cell,
 //! or a wide pair: a `WIDE` cell and its `WIDE_SPACER` space, alike apart from those two
 //! flags, stored as the wide cell's character and style without the layout flags. A
 //! line of CJK, emoji and narrow text in one style is thus one style run, one character
-//! per unit and a bit per unit. Plain text costs about one byte per character, and
+//! per unit and a bit per unit; its characters are stored at a fixed width (two bytes
+//! each when all are in the BMP, else three), which the one-style loop writes without
+//! a branch per character (UTF-8 would take a third of its time). Plain text costs about
+//! one byte per character, and
 //! pushing a line allocates nothing once the blocks exist. Encoding is one pass over the
 //! cells (a vectorisable check first finds the line in one style, ASCII or not, with
 //! perhaps a last cell of its own, which is then written without per-cell checks).
@@ -106,6 +111,15 @@ impl Reader<'_> {
     }
     fn u32(&mut self) -> u32 {
         u32::from_le_bytes([self.byte(), self.byte(), self.byte(), self.byte()])
+    }
+    /// A character stored as `width` says.
+    fn char_as(&mut self, width: CharWidth) -> char {
+        let bytes = match width {
+            CharWidth::Utf8 => return self.char(),
+            CharWidth::Two => [self.byte(), self.byte(), 0, 0],
+            CharWidth::Three => [self.byte(), self.byte(), self.byte(), 0],
+        };
+        char::from_u32(u32::from_le_bytes(bytes)).unwrap_or(' ')
     }
     fn char(&mut self) -> char {
         let first = self.byte();
@@ -212,15 +226,38 @@ impl Scratch {
             + self.extras.capacity()
     }
     /// Writes the header for `len` cells in `units` units, and keeps the pair bits when
-    /// there is a pair.
-    fn finish(&mut self, len: usize, units: usize, any_pair: bool) {
+    /// there is a pair (the characters then written as `chars`; without a pair they are
+    /// UTF-8).
+    fn finish(&mut self, len: usize, units: usize, any_pair: bool, chars: CharWidth) {
         if any_pair {
             self.pairs_len = len.div_ceil(8);
             put_varint(&mut self.head, (len as u64) << 1 | 1);
-            put_varint(&mut self.head, units as u64);
+            put_varint(&mut self.head, (units as u64) << 2 | chars as u64);
         } else {
             self.pairs_len = 0;
             put_varint(&mut self.head, (len as u64) << 1);
+        }
+    }
+}
+
+/// How a line with wide pairs stores its characters (the low two bits of its unit
+/// count).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum CharWidth {
+    /// UTF-8.
+    Utf8 = 0,
+    /// Two little-endian bytes of the code point (every character in the BMP).
+    Two = 2,
+    /// Three little-endian bytes of the code point.
+    Three = 3,
+}
+
+impl CharWidth {
+    fn from_bits(bits: u64) -> CharWidth {
+        match bits & 3 {
+            2 => CharWidth::Two,
+            3 => CharWidth::Three,
+            _ => CharWidth::Utf8,
         }
     }
 }
@@ -301,6 +338,8 @@ struct OneStyle {
     any_pair: bool,
     /// Every character is ASCII.
     ascii: bool,
+    /// Every character is in the BMP (below U+10000).
+    bmp: bool,
     /// The last cell's style differs from the others' (a `LEADING_SPACER` blank left
     /// where a wide character did not fit, usually): it is a run of its own.
     last_differs: bool,
@@ -399,7 +438,7 @@ fn fold_scalar(
     }
 }
 
-/// Checks, 32 cells at a time without a branch per cell (stopping at the first group
+/// Checks, 64 cells at a time without a branch per cell (stopping at the first group
 /// that fails), that `cells` are one style apart from the wide layout and `EXTRA` flags
 /// (the last cell may differ); `None` otherwise. Whether the wide layout is whole is
 /// left to [`put_pairs_and_chars`], and only where there is one.
@@ -410,7 +449,7 @@ fn scan_one_style(cells: &[Cell]) -> Option<OneStyle> {
     let keep = Cell::char_words_mask(WIDE_LAYOUT);
     let first_words = first.to_words();
     let mut chars = 0;
-    for chunk in cells[..cells.len() - 1].chunks(32) {
+    for chunk in cells[..cells.len() - 1].chunks(64) {
         let (diff, kept) = fold_words(chunk, first_words, style, keep);
         if diff != [0; 3] {
             return None;
@@ -424,46 +463,56 @@ fn scan_one_style(cells: &[Cell]) -> Option<OneStyle> {
     Some(OneStyle {
         any_pair,
         ascii: chars < 0x80,
+        bmp: chars & Cell::char_words_mask(0)[0] < 0x1_0000,
         last_differs,
     })
 }
 
-/// Writes one character per unit of `cells` (UTF-8, into `s.chars`) and the pair bits
-/// (into `s.pairs`), a unit at a time; returns the number of units, or `None` when the
-/// wide layout is not whole: a `WIDE` cell not followed by its `WIDE_SPACER` space (or
-/// one that is both), or a spacer where a unit starts, that is, not after a wide cell
-/// (what was written is then left for the caller to overwrite). Kept out of line so
-/// that its loop has the registers to itself.
+/// Writes one character per unit of `cells` (its code point in `W` little-endian bytes,
+/// into `s.chars`) and the pair bits (into `s.pairs`), a unit at a time; returns the
+/// number of units, or `None` when the wide layout is not whole: a `WIDE` cell not
+/// followed by its `WIDE_SPACER` space (or one that is both), or a spacer where a unit
+/// starts, that is, not after a wide cell (what was written is then left for the caller
+/// to overwrite). Kept out of line so that its loop has the registers to itself.
 #[inline(never)]
-fn put_pairs_and_chars(cells: &[Cell], s: &mut Scratch) -> Option<usize> {
+fn put_pairs_and_chars<const W: usize>(cells: &[Cell], s: &mut Scratch) -> Option<usize> {
+    const { assert!(W == 2 || W == 3) };
     let n = cells.len();
     let pairs = &mut s.pairs[..n.div_ceil(8)];
-    let chars = &mut s.chars[..];
     pairs.fill(0);
+    let chars = &mut s.chars[..4 * n];
     let whole_spacer = Cell::BLANK.with_ch(' ').to_words()[0] | Cell::diff_flags_mask(SPACER);
-    let spacer_mask = Cell::char_words_mask(WIDE_LAYOUT)[0];
-    let (mut at, mut pair_count, mut bad, mut i) = (0, 0, 0, 0);
+    let [spacer_mask, ..] = Cell::char_words_mask(WIDE_LAYOUT);
+    let [code_mask, ..] = Cell::char_words_mask(0);
+    // `starts`: every word where a unit starts, ORed (none may be a spacer).
+    let (mut at, mut starts, mut bad, mut i) = (0, 0, 0, 0);
     while let Some(cell) = cells.get(i) {
-        let layout = cell.wide_layout();
-        // A unit starts here: not a spacer.
-        bad |= layout & 2;
-        if layout & 1 != 0 {
+        let [word, ..] = cell.to_words();
+        starts |= word;
+        if cell.wide_layout() & 1 != 0 {
             // Its spacer: exactly a space with the spacer flag (a missing one reads as
             // a blank, which is not).
             let next = cells.get(i + 1).map_or(0, |c| c.to_words()[0]);
             bad |= (next & spacer_mask) ^ whole_spacer;
             pairs[i / 8] |= 1 << (i % 8);
-            pair_count += 1;
             i += 1;
         }
-        at += put_utf8(char_slot(chars, at), cell.code_point());
+        // SAFETY: `at` is `W` bytes for each unit written before this one, and each took
+        // at least one cell before `i < n`, so `at <= W * (n - 1)` and, with `W <= 3`,
+        // `at + 4 <= 4 * n = chars.len()`: the four bytes written (the code point; the
+        // byte past `W` is overwritten by the next unit or ignored) are inside `chars`.
+        unsafe {
+            let slot = chars.as_mut_ptr().add(at).cast::<[u8; 4]>();
+            slot.write_unaligned((word & code_mask).to_le_bytes());
+        }
+        at += W;
         i += 1;
     }
-    if bad != 0 {
+    if bad != 0 || starts & Cell::diff_flags_mask(SPACER) != 0 {
         return None;
     }
     s.chars_len = at;
-    Some(n - pair_count)
+    Some(at / W)
 }
 
 /// A line whose cells share one style apart from the wide layout and `EXTRA` flags
@@ -487,7 +536,12 @@ fn encode_one_style(cells: &[Cell], s: &mut Scratch) -> bool {
         if scan.last_differs && cells[len - 1].wide_bits().1 != 0 {
             return false;
         }
-        let Some(units) = put_pairs_and_chars(cells, s) else {
+        let put = if scan.bmp {
+            put_pairs_and_chars::<2>
+        } else {
+            put_pairs_and_chars::<3>
+        };
+        let Some(units) = put(cells, s) else {
             return false;
         };
         units
@@ -499,7 +553,12 @@ fn encode_one_style(cells: &[Cell], s: &mut Scratch) -> bool {
         s.chars_len = at;
         len
     };
-    s.finish(len, units, scan.any_pair);
+    let width = match (scan.any_pair, scan.bmp) {
+        (false, _) => CharWidth::Utf8,
+        (true, true) => CharWidth::Two,
+        (true, false) => CharWidth::Three,
+    };
+    s.finish(len, units, scan.any_pair, width);
     let (first, last) = (cells[0].style_bits(), cells[len - 1].style_bits());
     let strip = |(flags, fg, bg): (u16, u32, u32)| (flags & !NOT_STYLE, fg, bg);
     if scan.last_differs {
@@ -546,7 +605,7 @@ fn encode_units(cells: &[Cell], s: &mut Scratch) {
     }
     put_run(&mut s.runs, run_units, run_style);
     s.chars_len = at;
-    s.finish(len, units, any_pair);
+    s.finish(len, units, any_pair, CharWidth::Utf8);
 }
 
 fn encode_extras(row: &Row, len: usize, out: &mut Vec<u8>) {
@@ -580,10 +639,11 @@ fn decode(r: &mut Reader<'_>, wrapped: bool) -> Row {
     // each extra at least three).
     let head = r.varint();
     let len = ((head >> 1) as usize).min(r.remaining());
-    let units = if head & 1 == 1 {
-        (r.varint() as usize).min(len)
+    let (units, width) = if head & 1 == 1 {
+        let v = r.varint();
+        (((v >> 2) as usize).min(len), CharWidth::from_bits(v))
     } else {
-        len
+        (len, CharWidth::Utf8)
     };
     let pairs = if head & 1 == 1 {
         let n = len.div_ceil(8).min(r.remaining());
@@ -621,7 +681,7 @@ fn decode(r: &mut Reader<'_>, wrapped: bool) -> Row {
             if cells.len() >= len {
                 break;
             }
-            let c = r.char();
+            let c = r.char_as(width);
             if is_pair(cells.len()) && cells.len() + 2 <= len {
                 cells.push(Cell::from_style_bits(flags | WIDE, fg, bg, c));
                 cells.push(Cell::from_style_bits(flags | SPACER, fg, bg, ' '));
@@ -1066,8 +1126,47 @@ mod tests {
             cells.push(Cell::from_style_bits(spacer, 0, 0, ' '));
         }
         sb.push(&Row::from_cells(cells));
-        // Header (count, units), a pair bit per cell (10 bytes), one style run, 40
-        // three-byte characters and no spacers, no extras.
-        assert!(sb.used <= 2 + 1 + 10 + 1 + 40 * 3 + 1, "{} bytes", sb.used);
+        // Header (count; units and width), a pair bit per cell (10 bytes), one style
+        // run, 40 two-byte characters (all in the BMP) and no spacers, no extras.
+        assert_eq!(sb.used, 2 + 2 + 10 + 1 + 40 * 2 + 1);
+    }
+
+    /// A one-style line of `text`, its ASCII narrow and everything else wide.
+    fn pairs_line(text: &str) -> Row {
+        let mut cells = Vec::new();
+        for c in text.chars() {
+            if c.is_ascii() {
+                cells.push(Cell::BLANK.with_ch(c));
+            } else {
+                cells.push(Cell::from_style_bits(WIDE, 0, 0, c));
+                cells.push(Cell::from_style_bits(SPACER, 0, 0, ' '));
+            }
+        }
+        Row::from_cells(cells)
+    }
+
+    #[test]
+    fn lines_with_pairs_store_characters_at_two_bytes_in_the_bmp_else_three() {
+        // 4 units (2 pairs): head, units and width, a pair byte, one run, then the
+        // characters, no extras.
+        for (text, width) in [("日a本b", 2), ("日a😀b", 3), ("\u{ffff}a\u{10000}b", 3)] {
+            let row = pairs_line(text);
+            let mut sb = Scrollback::new(4, 1 << 20);
+            sb.push(&row);
+            assert_eq!(sb.used, 1 + 1 + 1 + 1 + 4 * width + 1, "{text}");
+            assert_eq!(sb.row(0), Some(row), "{text}");
+        }
+    }
+
+    #[test]
+    fn lines_with_pairs_in_several_styles_keep_utf8() {
+        let mut row = pairs_line("日a本b");
+        row.cells[2] = Cell::from_style_bits(Flags::BOLD.bits(), 0, 0, 'a');
+        let mut sb = Scrollback::new(4, 1 << 20);
+        sb.push(&row);
+        // Head, units and width, a pair byte; three runs (one styled: tag, count, 10
+        // bytes); 3 + 1 + 3 + 1 bytes of UTF-8; no extras.
+        assert_eq!(sb.used, 1 + 1 + 1 + (1 + 12 + 1) + 8 + 1);
+        assert_eq!(sb.row(0), Some(row));
     }
 }

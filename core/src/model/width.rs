@@ -17,7 +17,11 @@ pub fn width_code(cp: u32) -> u32 {
     let Some(&block) = table::WIDTH_BLOCKS.get((cp >> 8) as usize) else {
         return 3;
     };
-    u32::from(table::WIDTH_CODES[usize::from(block)][(cp & 0xff) as usize])
+    // The number of blocks is a power of two (the build script pads it), so the mask
+    // keeps every block and spares a bounds check.
+    const BLOCKS: usize = table::WIDTH_CODES.len();
+    const _: () = assert!(BLOCKS.is_power_of_two());
+    u32::from(table::WIDTH_CODES[usize::from(block) & (BLOCKS - 1)][(cp & 0xff) as usize])
 }
 
 /// Columns `c` takes: 0 for combining marks, 1 or 2, `None` for controls. Equal to

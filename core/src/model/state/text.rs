@@ -74,8 +74,9 @@ fn next_at(bytes: &[u8], i: usize) -> Option<(u32, usize, u32)> {
     } else if b0 < 0xf0 {
         let cp = (b0 & 0x0f) << 12 | (w >> 2) & 0xfc0 | (w >> 16) & 0x3f;
         // Overlong forms (under U+0800) and surrogates (U+D800..U+DFFF) are not valid
-        // UTF-8.
-        if w & 0xc0_c000 != 0x80_8000 || cp < 0x800 || cp.wrapping_sub(0xd800) < 0x800 {
+        // UTF-8: `cp ^ 0xd800` maps each range onto the other, so the smaller of the two
+        // is under U+0800 exactly for either (one compare instead of two).
+        if w & 0xc0_c000 != 0x80_8000 || cp.min(cp ^ 0xd800) < 0x800 {
             return None;
         }
         (cp, 3)
