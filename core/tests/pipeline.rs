@@ -684,3 +684,45 @@ fn a_flood_is_read_ahead_whole_and_in_order_and_the_pane_answers_after_it() {
     p.close(pane);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_flood_read_ahead_that_ends_on_a_question_waits_and_is_scanned_only_when_it_pauses() {
+    // While a flood is read ahead the model thread keeps catching up with the reading
+    // thread, so its queue empties again and again: the question scan waits for the
+    // model thread to be idle, and still finds the question the flood ends on. (The
+    // model thread catches up only when parsing is fast: in a release build this flood
+    // made 579 scans before the scan waited for idle, 2 after; a debug build parses too
+    // slowly to catch up, so there the count bound holds either way.)
+    let dir = std::env::temp_dir().join(format!("tern-ask-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let fixture = tern_core::fixtures::Fixture::Dense.generate(4 << 20, 80, 24);
+    let path = dir.join("dense.bin");
+    std::fs::write(&path, &fixture).expect("fixture");
+    let p = pipeline();
+    let script = format!(
+        "stty -opost; cat '{}'; printf '\\r\\nDo you want to proceed? (y/n) '; sleep 30",
+        path.display()
+    );
+    let pane = p.spawn(&sh(&script)).expect("spawn");
+    let stats = p.stats(pane).expect("stats");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let report = p.activity(pane).expect("activity");
+        if report.state == tern_core::pipeline::activity::ActivityState::Waiting {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "never waiting: {report:?}, {} bytes parsed",
+            p.credit(pane).expect("credit").parsed_total()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(stats.read_ahead_spells.load(Ordering::Relaxed) >= 1);
+    let scans = stats.question_scans.load(Ordering::Relaxed);
+    // 4 MiB in rounds of 16 KiB: a scan per round that emptied the queue would be
+    // hundreds.
+    assert!(scans < 40, "{scans} question scans during the flood");
+    p.close(pane);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -365,7 +365,7 @@ impl Pipeline {
         )
         .with_scrollback_budget(config.total_scrollback_bytes);
         // `TERN_NO_READ_AHEAD=1` reads floods on the model thread too (for measuring).
-        if !std::env::var_os("TERN_NO_READ_AHEAD").is_some_and(|v| v != "0") {
+        if std::env::var_os("TERN_NO_READ_AHEAD").is_none_or(|v| v == "0") {
             thread = thread.with_read_ahead(model_tx.clone());
         }
         let model_crumbs = crumbs.clone();

@@ -591,7 +591,7 @@ impl ModelThread {
         let mut busy_from = Instant::now();
         loop {
             // Block only when idle; wake at once on any message or pty input.
-            if !self.has_work() {
+            if !self.has_work() && !self.scan_before_sleeping() {
                 self.sample_if_due(Instant::now(), SampleRing::IDLE_EVERY_NS);
                 let mut woken = std::mem::take(&mut self.woken);
                 let first = self.poller.wait(&mut woken);
@@ -882,7 +882,7 @@ impl ModelThread {
         }
         self.next_rr = if n == 0 { 0 } else { (self.next_rr + 1) % n };
         self.ring_starved();
-        self.look_for_questions();
+        self.look_for_questions(false);
         self.search_step();
         self.flush_exits();
         self.enforce_scrollback_budget();
@@ -891,14 +891,16 @@ impl ModelThread {
     /// Scans the screens whose burst ended on a change for a question (the waiting
     /// state), each once its queue is still empty after a fresh look at the ptys: input
     /// that came meanwhile (a query) is parsed and answered first, the scan waits for
-    /// the round after it.
-    fn look_for_questions(&mut self) {
+    /// the round after it. A pane read ahead (a flood) empties its queue whenever this
+    /// thread catches up with the reading thread, so it is scanned only when this
+    /// thread has nothing else to do (`idle`): the flood has paused or ended.
+    fn look_for_questions(&mut self, idle: bool) {
         if !self.panes.values().any(|p| p.question_due) {
             return;
         }
         self.read_ptys();
         for p in self.panes.values_mut() {
-            if !p.question_due || !p.queue.is_empty() {
+            if !p.question_due || !p.queue.is_empty() || (p.ahead.is_some() && !idle) {
                 continue;
             }
             p.question_due = false;
@@ -907,6 +909,23 @@ impl ModelThread {
             let asks = super::activity::screen_asks_question(&p.core.term);
             p.activity.on_screen_checked(Instant::now(), asks);
         }
+    }
+
+    /// Runs the question scans that waited for this thread to be idle (panes read
+    /// ahead); returns whether there were any (the caller looks for work again before it
+    /// sleeps).
+    fn scan_before_sleeping(&mut self) -> bool {
+        // Only scans that can run now: a pane with bytes queued (paused for its writes)
+        // would keep this thread from ever sleeping.
+        if !self
+            .panes
+            .values()
+            .any(|p| p.question_due && p.queue.is_empty())
+        {
+            return false;
+        }
+        self.look_for_questions(true);
+        true
     }
 
     fn run_slice(&mut self, pane: PaneId) {
