@@ -359,8 +359,8 @@ fn reply(number: u32, lines: &[String]) -> Vec<u8> {
 }
 
 #[test]
-fn the_session_asks_for_its_flags_size_and_windows() {
-    let (_, wire, _) = session(&SessionConfig {
+fn the_session_asks_for_its_flags_and_size_then_its_windows_once_attached() {
+    let (mut s, wire, _) = session(&SessionConfig {
         pause_after_secs: Some(2),
         size: Some((100, 30)),
     });
@@ -369,11 +369,22 @@ fn the_session_asks_for_its_flags_size_and_windows() {
         vec![
             "refresh-client -f pause-after=2".to_owned(),
             "refresh-client -C 100x30".to_owned(),
-            format!(
-                "list-windows -F '{}'",
-                tern_core::tmux::command::LIST_WINDOWS_FORMAT
-            ),
         ]
+    );
+    // tmux may run these lines before the command it was started with attaches the
+    // client, and output made before that never reaches the client: the window list
+    // (and the panes' screens read after it) wait for the attach.
+    let events = s.feed(b"%session-changed $0 s\n");
+    assert!(
+        matches!(events[0], Event::SessionChanged { .. }),
+        "{events:?}"
+    );
+    assert_eq!(
+        wire.take_lines(),
+        vec![format!(
+            "list-windows -F '{}'",
+            tern_core::tmux::command::LIST_WINDOWS_FORMAT
+        )]
     );
 }
 
@@ -498,6 +509,7 @@ fn the_sessions_own_commands_report_their_failures() {
         size: None,
     });
     let mut stream = b"%begin 1 5 1\nunknown flag: pause-after\n%error 1 5 1\n".to_vec();
+    stream.extend_from_slice(b"%session-changed $0 s\n");
     stream.extend_from_slice(&reply(
         6,
         &[window_line(0, "80x24,0,0,0", "ok"), "@7 garbled".into()],
@@ -511,7 +523,7 @@ fn the_sessions_own_commands_report_their_failures() {
         })
     );
     assert!(
-        matches!(&events[1], Event::Error(SessionError::OwnCommandFailed { message, .. }) if message.contains("@7 garbled")),
+        matches!(&events[2], Event::Error(SessionError::OwnCommandFailed { message, .. }) if message.contains("@7 garbled")),
         "{events:?}"
     );
     assert!(

@@ -11,8 +11,11 @@
 //! can go through tern's model exactly like a pty's.
 //!
 //! **What tmux says is authoritative.** The window list is learnt with `list-windows`
-//! (sent on start, and again when a window appears that the session has not seen or
-//! the attached session changes); panes are the leaves of the windows' layouts, from
+//! (sent once tmux says the client is attached — `%session-changed` — and again when a
+//! window appears that the session has not seen or the attached session changes; tmux
+//! may run a control client's first lines before the command it was started with, and
+//! output a pane makes before the client is attached never reaches the client, so a
+//! screen read then would miss it); panes are the leaves of the windows' layouts, from
 //! those replies and from `%layout-change`. Output can arrive before the layout that
 //! names its pane (tmux sends `%output` for a new window's pane before anything else
 //! about it), so output for a pane not known yet is held (at most
@@ -144,7 +147,7 @@ pub struct ControlSession {
 
 impl ControlSession {
     /// Starts a session over `writer` (tmux's stdin): sets the configured flags and
-    /// size and asks for the window list.
+    /// size; the window list is asked for once tmux says the client is attached.
     pub fn new(
         writer: Box<dyn Write + Send>,
         config: &SessionConfig,
@@ -173,7 +176,6 @@ impl ControlSession {
         if let Some((cols, rows)) = config.size {
             session.send_internal(&Command::ResizeClient { cols, rows }, ReplyKind::Done)?;
         }
-        session.sync()?;
         Ok(session)
     }
 
