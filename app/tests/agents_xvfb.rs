@@ -39,15 +39,18 @@ fn a_program_that_pushes_kitty_flags_reads_the_spec_encodings() {
         "stty raw -echo; printf '\\033[>1u\\033[?u'; exec cat > '{}'",
         out.display()
     );
-    let (_tern, _trace) = start_tern(
+    let (_tern, trace) = start_tern(
         &display,
         &dir,
         &runtime,
         &["--cols", "40", "--rows", "10", "-e", "sh", "-c", &script],
     );
     wait_file(&out, "no answer to CSI ? u", |b| b == b"\x1b[?1u");
-    // The frame that carries the flags reaches the window before our keys do.
-    std::thread::sleep(Duration::from_millis(500));
+    // The program runs (and is answered) before the window exists: the window must
+    // show its first frame, which carries the flags, before our keys come.
+    wait_trace(&trace, &dir, "the first frame", |t| {
+        t.contains("first_frame")
+    });
     let window = tern_window(&display);
     for key in ["shift+Return", "ctrl+Return", "Escape", "Return"] {
         xdo(&display, &["key", "--window", &window, key]);

@@ -256,9 +256,16 @@ pub fn wait_trace(trace: &Path, dir: &Path, what: &str, done: impl Fn(&str) -> b
 
 /// The tern window, focused.
 pub fn tern_window(display: &Display) -> String {
-    let window = run(Command::new("xdotool")
-        .env("DISPLAY", &display.name)
-        .args(["search", "--sync", "--class", "tern"]));
+    // Only a mapped window: focusing one that is not yet mapped does not hold, and
+    // `xdotool key --window` then falls back to synthetic events, which the window
+    // ignores (the keys are lost; seen under load, when the window maps late).
+    let window = run(Command::new("xdotool").env("DISPLAY", &display.name).args([
+        "search",
+        "--sync",
+        "--onlyvisible",
+        "--class",
+        "tern",
+    ]));
     let window = window.lines().last().expect("the tern window").to_owned();
     run(Command::new("xdotool").env("DISPLAY", &display.name).args([
         "windowfocus",
