@@ -17,7 +17,7 @@
 
 use super::State;
 use crate::model::cell::{Cell, Flags};
-use crate::model::grid::Row;
+use crate::model::grid::{Row, SpareMarks};
 use crate::model::width::width_code;
 
 /// The printable character at the start of `bytes` (ASCII `0x20..=0x7e`, or a complete,
@@ -112,8 +112,15 @@ impl Pens {
     }
 }
 
+/// Where a run of text is written: the row, and the mark lists kept from rows that
+/// scrolled away, for the marks joined in the run.
+struct Dest<'a> {
+    row: &'a mut Row,
+    spare_marks: &'a mut SpareMarks,
+}
+
 /// Writes the characters of `bytes` from `i` (the first, `first`, already decoded:
-/// code point, length, width code) into `row` from column `start`, while each is narrow
+/// code point, length, width code) into `dest.row` from column `start`, while each is narrow
 /// or wide and its cells are free (no wide half, no side-table entry) and there is room
 /// before the edge (`cols`), or is a zero-width character after one written here
 /// (joined to it); stops at the first character it cannot write, or the end of the
@@ -123,7 +130,7 @@ impl Pens {
 /// registers to itself.
 #[inline(never)]
 fn write_run(
-    row: &mut Row,
+    dest: Dest<'_>,
     start: usize,
     cols: usize,
     bytes: &[u8],
@@ -131,6 +138,7 @@ fn write_run(
     first: (u32, usize, u32),
     pens: &Pens,
 ) -> (usize, usize, Option<(u32, usize)>) {
+    let Dest { row, spare_marks } = dest;
     let special = Flags::WIDE.union(Flags::WIDE_SPACER).union(Flags::EXTRA);
     let (mut cp, mut len, mut code) = first;
     let mut col = start;
@@ -159,7 +167,7 @@ fn write_run(
             // A combining mark on the character just written (as `print` puts it: on
             // the cell before the cursor, or before its spacer).
             let at = col - 1 - usize::from(cells[col - 1].flags().contains(Flags::WIDE_SPACER));
-            row.push_combining(at, char::from_u32(cp).unwrap_or(' '));
+            row.push_combining_with(at, char::from_u32(cp).unwrap_or(' '), spare_marks);
             cells = &mut row.cells[..edge];
         } else if col >= cols && col > start && code != 0 {
             // The row is full: the caller wraps and starts again at this character.
@@ -203,9 +211,12 @@ impl State {
             } else {
                 &mut self.primary
             };
-            let r = grid.row_mut(row);
+            let (r, spare_marks) = grid.row_and_spare_marks_mut(row);
             let (col, next, slow) = write_run(
-                r,
+                Dest {
+                    row: r,
+                    spare_marks,
+                },
                 start,
                 cols,
                 bytes,
