@@ -120,11 +120,11 @@ struct Dest<'a> {
 }
 
 /// Writes the characters of `bytes` from `i` (the first, `first`, already decoded:
-/// code point, length, width code) into `dest.row` from column `start`, while each is narrow
-/// or wide and its cells are free (no wide half, no side-table entry) and there is room
-/// before the edge (`cols`), or is a zero-width character after one written here
-/// (joined to it); stops at the first character it cannot write, or the end of the
-/// text. Returns the column reached, the offset reached and, when the character there
+/// code point, length, width code) into `dest.row` from column `start`, while each is
+/// narrow or wide and its cells are free (no wide half, no side-table entry) and there
+/// is room before the edge (`cols`), or is a zero-width character after one written
+/// here (joined to it); stops at the first character it cannot write, or the end of
+/// the text. Returns the column reached, the offset reached and, when the character there
 /// is for `State::print` (not merely one past a full row, which the caller wraps and
 /// decodes again), its code point and length. Kept out of line so that its loop has the
 /// registers to itself.
