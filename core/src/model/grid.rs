@@ -35,6 +35,50 @@ impl CellExtra {
     }
 }
 
+/// At most this many emptied mark lists are kept for reuse per grid (a screen of text
+/// with marks scrolls a few away a line; a flood of nothing but marks does not need
+/// them all kept).
+const MAX_SPARE_MARKS: usize = 64;
+
+/// Emptied mark lists ([`CellExtra::combining`]) of rows that scrolled away, for the
+/// next marks the text path writes: a mark otherwise costs an allocation, and a free
+/// when its line scrolls away and the row is reused. Spare capacity only, so a clone
+/// starts without any.
+#[derive(Default)]
+pub struct SpareMarks(Vec<Vec<char>>);
+
+impl Clone for SpareMarks {
+    fn clone(&self) -> SpareMarks {
+        SpareMarks::default()
+    }
+}
+
+impl std::fmt::Debug for SpareMarks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} spare mark lists", self.0.len())
+    }
+}
+
+impl SpareMarks {
+    fn heap_bytes(&self) -> usize {
+        self.0.capacity() * std::mem::size_of::<Vec<char>>()
+            + self.0.iter().map(|m| m.capacity() * 4).sum::<usize>()
+    }
+}
+
+/// The side-table entry of `col` in `extras`, added (empty) when there is none.
+fn extra_in(extras: &mut Vec<(u16, CellExtra)>, col: usize) -> &mut CellExtra {
+    let key = col as u16;
+    let idx = match extras.binary_search_by_key(&key, |(c, _)| *c) {
+        Ok(i) => i,
+        Err(i) => {
+            extras.insert(i, (key, CellExtra::default()));
+            i
+        }
+    };
+    &mut extras[idx].1
+}
+
 /// One line of cells. `wrapped` means the line continues on the next row (soft wrap).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Row {
@@ -101,15 +145,7 @@ impl Row {
     }
 
     fn extra_mut(&mut self, col: usize) -> &mut CellExtra {
-        let key = col as u16;
-        let idx = match self.extras.binary_search_by_key(&key, |(c, _)| *c) {
-            Ok(i) => i,
-            Err(i) => {
-                self.extras.insert(i, (key, CellExtra::default()));
-                i
-            }
-        };
-        &mut self.extras[idx].1
+        extra_in(&mut self.extras, col)
     }
 
     /// Writes `cell` at `col`, dropping any side-table entry the old cell had and adding
@@ -129,13 +165,37 @@ impl Row {
 
     /// Adds a combining mark to the cell at `col`.
     pub fn push_combining(&mut self, col: usize, c: char) {
+        self.push_combining_with(col, c, &mut SpareMarks::default());
+    }
+
+    /// [`Row::push_combining`], the cell's first mark going into a list from `spare`
+    /// when it has one.
+    pub fn push_combining_with(&mut self, col: usize, c: char, spare: &mut SpareMarks) {
         let Some(cell) = self.cells.get_mut(col) else {
             return;
         };
         cell.insert_flags(Flags::EXTRA);
-        let extra = self.extra_mut(col);
+        let extra = extra_in(&mut self.extras, col);
+        if extra.combining.capacity() == 0
+            && let Some(marks) = spare.0.pop()
+        {
+            extra.combining = marks;
+        }
         if extra.combining.len() < MAX_COMBINING {
             extra.combining.push(c);
+        }
+    }
+
+    /// Drops every side-table entry, keeping their mark lists (emptied) in `spare`.
+    /// Kept out of line: most rows have no entries.
+    #[inline(never)]
+    fn recycle_extras(&mut self, spare: &mut SpareMarks) {
+        for (_, extra) in self.extras.drain(..) {
+            let mut marks = extra.combining;
+            if marks.capacity() != 0 && spare.0.len() < MAX_SPARE_MARKS {
+                marks.clear();
+                spare.0.push(marks);
+            }
         }
     }
 
@@ -308,6 +368,7 @@ impl Row {
 pub struct Grid {
     rows: VecDeque<Row>,
     cols: usize,
+    spare_marks: SpareMarks,
 }
 
 impl Grid {
@@ -317,6 +378,7 @@ impl Grid {
                 .map(|_| Row::blank(cols, Color::Default))
                 .collect(),
             cols,
+            spare_marks: SpareMarks::default(),
         }
     }
 
@@ -336,6 +398,13 @@ impl Grid {
     #[inline]
     pub fn row_mut(&mut self, row: usize) -> &mut Row {
         &mut self.rows[row]
+    }
+
+    /// [`Grid::row_mut`] with the mark lists kept from rows that scrolled away, for
+    /// [`Row::push_combining_with`].
+    #[inline]
+    pub fn row_and_spare_marks_mut(&mut self, row: usize) -> (&mut Row, &mut SpareMarks) {
+        (&mut self.rows[row], &mut self.spare_marks)
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &Row> {
@@ -368,6 +437,9 @@ impl Grid {
                 && let Some(sb) = history.as_deref_mut()
             {
                 used = sb.push(&row);
+            }
+            if !row.extras.is_empty() {
+                row.recycle_extras(&mut self.spare_marks);
             }
             row.reset_used(cols, used, bg);
             if full {
@@ -403,6 +475,7 @@ impl Grid {
     pub fn heap_bytes(&self) -> usize {
         self.rows.iter().map(Row::heap_bytes).sum::<usize>()
             + self.rows.capacity() * std::mem::size_of::<Row>()
+            + self.spare_marks.heap_bytes()
     }
 }
 
@@ -420,5 +493,35 @@ impl Row {
     /// Moves the cells and side-table entries out.
     pub fn into_parts(self) -> (Vec<Cell>, Vec<(u16, CellExtra)>) {
         (self.cells, self.extras)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Marks on a line that scrolls away leave their lists, emptied, for the next marks
+    /// written with them: a mark written then is alone on its cell, the row that came
+    /// back is blank, and a row without marks leaves none.
+    #[test]
+    fn marks_after_a_scroll_reuse_emptied_lists() {
+        let mut grid = Grid::new(4, 2);
+        let top = grid.row_mut(0);
+        top.push_combining(0, '\u{301}');
+        top.push_combining(0, '\u{302}');
+        top.push_combining(2, '\u{303}');
+        grid.scroll_up(0, 2, 2, Color::Default, None);
+        assert_eq!(grid.spare_marks.0.len(), 2);
+        assert!(grid.iter().all(|r| *r == Row::blank(4, Color::Default)));
+        let (row, spare) = grid.row_and_spare_marks_mut(1);
+        row.push_combining_with(1, '\u{304}', spare);
+        assert_eq!(grid.spare_marks.0.len(), 1);
+        let row = grid.row(1);
+        assert_eq!(
+            row.extra(1).map(|e| e.combining.clone()),
+            Some(vec!['\u{304}'])
+        );
+        assert!(row.extra(0).is_none() && row.extra(2).is_none());
+        assert_eq!(row.text(), "  \u{304}  ");
     }
 }

@@ -213,7 +213,10 @@ impl Scratch {
     }
     fn append_to(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(&self.head);
-        out.extend_from_slice(&self.pairs[..self.pairs_len]);
+        // Most lines have no pairs: no `memcpy` call for nothing.
+        if self.pairs_len > 0 {
+            out.extend_from_slice(&self.pairs[..self.pairs_len]);
+        }
         out.extend_from_slice(&self.runs);
         out.extend_from_slice(&self.chars[..self.chars_len]);
         out.extend_from_slice(&self.extras);

@@ -17,7 +17,7 @@
 
 use super::State;
 use crate::model::cell::{Cell, Flags};
-use crate::model::grid::Row;
+use crate::model::grid::{Row, SpareMarks};
 use crate::model::width::width_code;
 
 /// The printable character at the start of `bytes` (ASCII `0x20..=0x7e`, or a complete,
@@ -112,16 +112,25 @@ impl Pens {
     }
 }
 
+/// Where a run of text is written: the row, and the mark lists kept from rows that
+/// scrolled away, for the marks joined in the run.
+struct Dest<'a> {
+    row: &'a mut Row,
+    spare_marks: &'a mut SpareMarks,
+}
+
 /// Writes the characters of `bytes` from `i` (the first, `first`, already decoded:
-/// code point, length, width code) into `row` from column `start`, while each is narrow
-/// or wide and its cells are free (no wide half, no side-table entry) and there is room,
-/// or is a zero-width character after one written here (joined to it); stops at the
-/// edge (`cols`) or the end of the text. Returns the column reached, the offset reached
-/// and the character it stopped at when that one is for `State::print` (its code point
-/// and length). Kept out of line so that its loop has the registers to itself.
+/// code point, length, width code) into `dest.row` from column `start`, while each is
+/// narrow or wide and its cells are free (no wide half, no side-table entry) and there
+/// is room before the edge (`cols`), or is a zero-width character after one written
+/// here (joined to it); stops at the first character it cannot write, or the end of
+/// the text. Returns the column reached, the offset reached and, when the character there
+/// is for `State::print` (not merely one past a full row, which the caller wraps and
+/// decodes again), its code point and length. Kept out of line so that its loop has the
+/// registers to itself.
 #[inline(never)]
 fn write_run(
-    row: &mut Row,
+    dest: Dest<'_>,
     start: usize,
     cols: usize,
     bytes: &[u8],
@@ -129,12 +138,15 @@ fn write_run(
     first: (u32, usize, u32),
     pens: &Pens,
 ) -> (usize, usize, Option<(u32, usize)>) {
+    let Dest { row, spare_marks } = dest;
     let special = Flags::WIDE.union(Flags::WIDE_SPACER).union(Flags::EXTRA);
     let (mut cp, mut len, mut code) = first;
     let mut col = start;
-    // The cells as a slice held across the loop (taken again after a mark is joined),
-    // so that their address and length stay in registers.
-    let mut cells: &mut [Cell] = &mut row.cells;
+    // The cells up to the edge as a slice held across the loop (taken again after a
+    // mark is joined), so that their address and length stay in registers and the
+    // bounds check of each write is also the check for the edge.
+    let edge = cols.min(row.cells.len());
+    let mut cells: &mut [Cell] = &mut row.cells[..edge];
     loop {
         if code == 1
             && let Some(cell) = cells.get_mut(col)
@@ -155,15 +167,15 @@ fn write_run(
             // A combining mark on the character just written (as `print` puts it: on
             // the cell before the cursor, or before its spacer).
             let at = col - 1 - usize::from(cells[col - 1].flags().contains(Flags::WIDE_SPACER));
-            row.push_combining(at, char::from_u32(cp).unwrap_or(' '));
-            cells = &mut row.cells;
+            row.push_combining_with(at, char::from_u32(cp).unwrap_or(' '), spare_marks);
+            cells = &mut row.cells[..edge];
+        } else if col >= cols && col > start && code != 0 {
+            // The row is full: the caller wraps and starts again at this character.
+            return (col, i, None);
         } else {
             return (col, i, Some((cp, len)));
         }
         i += len;
-        if col >= cols {
-            return (col, i, None);
-        }
         match next_at(bytes, i) {
             Some((c, l, w)) => (cp, len, code) = (c, l, w),
             None => return (col, i, None),
@@ -199,9 +211,12 @@ impl State {
             } else {
                 &mut self.primary
             };
-            let r = grid.row_mut(row);
+            let (r, spare_marks) = grid.row_and_spare_marks_mut(row);
             let (col, next, slow) = write_run(
-                r,
+                Dest {
+                    row: r,
+                    spare_marks,
+                },
                 start,
                 cols,
                 bytes,
@@ -263,5 +278,44 @@ mod tests {
             }
         }
         assert_eq!(next_at(b"abc", 3), None);
+    }
+
+    /// What the text path leaves at the right edge (a row filled to the last column,
+    /// then a narrow, wide, zero-width, C1 or control character; a wide character that
+    /// does not fit; a full row of wide characters, then a mark) equals what `print`
+    /// alone leaves, for every width from one to nine columns: screen, history and
+    /// cursor. `write_run` stops one past a full row without taking the character there
+    /// and the caller wraps and decodes it again; a mark there joins the last cell.
+    #[test]
+    fn the_text_path_at_the_right_edge_matches_print() {
+        use crate::model::{TermConfig, TermSize, Terminal};
+        let inputs = [
+            "abcdefghijklmnopq",
+            "abcd日本語xyz日本",
+            "日本語中文字符한국어",
+            "abc日e\u{301}\u{301}fgh",
+            "日本語\u{301}日本語\u{301}x",
+            "ab\u{85}cdefgh日\u{9b}本",
+            "abcdefgh\r\nabcdefgh\ty",
+            "😀🚀👍🏽Ωμέγα naïve─│✓→ｆｕｌｌ",
+            "e\u{301}e\u{301}e\u{301}e\u{301}e\u{301}",
+        ];
+        for text in inputs {
+            // Long enough to scroll lines into the history on the narrow screens.
+            let bytes = text.repeat(3).into_bytes();
+            for cols in 1..=9 {
+                let size = TermSize::new(cols, 3);
+                let mut print_only = Terminal::new(size, TermConfig::default());
+                print_only.set_fast_path(false);
+                print_only.advance(&bytes);
+                let mut fast = Terminal::new(size, TermConfig::default());
+                fast.advance(&bytes);
+                let what = format!("{text:?} in {cols} columns");
+                assert_eq!(print_only.dump(), fast.dump(), "{what}");
+                assert_eq!(print_only.cursor(), fast.cursor(), "{what}");
+                let history = |t: &Terminal| t.scrollback().iter().collect::<Vec<_>>();
+                assert_eq!(history(&print_only), history(&fast), "{what}");
+            }
+        }
     }
 }
