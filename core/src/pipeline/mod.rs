@@ -291,12 +291,16 @@ pub struct PipelineConfig {
     /// in `term`). Over it, the largest histories lose their oldest lines first (see
     /// [`budget`]).
     pub total_scrollback_bytes: usize,
+    /// Bytes a pty's reads bring with no `EAGAIN` between before a second thread reads
+    /// it ahead of the parser (`ahead.rs`; [`ahead::AHEAD_AFTER_BYTES`] by default).
+    pub read_ahead_after_bytes: u64,
 }
 
 impl Default for PipelineConfig {
     fn default() -> Self {
         PipelineConfig {
             window_bytes: 1 << 20,
+            read_ahead_after_bytes: ahead::AHEAD_AFTER_BYTES,
             term: TermConfig::default(),
             default_size: TermSize::new(80, 24),
             total_scrollback_bytes: 512 * 1024 * 1024,
@@ -366,7 +370,7 @@ impl Pipeline {
         .with_scrollback_budget(config.total_scrollback_bytes);
         // `TERN_NO_READ_AHEAD=1` reads floods on the model thread too (for measuring).
         if std::env::var_os("TERN_NO_READ_AHEAD").is_none_or(|v| v == "0") {
-            thread = thread.with_read_ahead(model_tx.clone());
+            thread = thread.with_read_ahead(model_tx.clone(), config.read_ahead_after_bytes);
         }
         let model_crumbs = crumbs.clone();
         let model = std::thread::Builder::new()

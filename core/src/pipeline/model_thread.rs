@@ -80,7 +80,7 @@ pub struct PaneEntry {
     /// far side answers its program itself: a tmux pane).
     answers_queries: bool,
     /// Bytes read directly since the last `EAGAIN`: a flood passes
-    /// [`AHEAD_AFTER_BYTES`] and the pane is read ahead.
+    /// `ModelThread::read_ahead_after` and the pane is read ahead.
     streak_bytes: u64,
     /// Set while the reading thread reads this pane (`ahead.rs`).
     ahead: Option<Arc<AheadPane>>,
@@ -203,6 +203,8 @@ pub struct ModelThread {
     received: u64,
     /// For starting the reading thread (`None`: floods are read here too).
     read_ahead_tx: Option<ModelTx>,
+    /// A pane's direct reads bring this much with no `EAGAIN` between: it is read ahead.
+    read_ahead_after: u64,
     /// The reading thread, started by the first flood.
     read_ahead: Option<ReadAhead>,
     /// Panes the reading thread reads.
@@ -262,15 +264,17 @@ impl ModelThread {
             scrollback_budget: usize::MAX,
             received: 0,
             read_ahead_tx: None,
+            read_ahead_after: AHEAD_AFTER_BYTES,
             read_ahead: None,
             ahead_panes: Vec::new(),
         }
     }
 
     /// Lets floods be read ahead by a second thread (`ahead.rs`), which tells this one
-    /// through `tx`.
-    pub fn with_read_ahead(mut self, tx: ModelTx) -> ModelThread {
+    /// through `tx`, once a pane's reads brought `after_bytes` with no `EAGAIN` between.
+    pub fn with_read_ahead(mut self, tx: ModelTx, after_bytes: u64) -> ModelThread {
         self.read_ahead_tx = Some(tx);
+        self.read_ahead_after = after_bytes.max(1);
         self
     }
 
@@ -375,7 +379,7 @@ impl ModelThread {
                     .last_read_ns
                     .store(self.epoch.elapsed().as_nanos() as u64, Ordering::Relaxed);
                 p.streak_bytes += data.len() as u64;
-                let flood = p.streak_bytes >= AHEAD_AFTER_BYTES;
+                let flood = p.streak_bytes >= self.read_ahead_after;
                 p.queue.push_back(Chunk {
                     data,
                     offset: 0,
