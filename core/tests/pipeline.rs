@@ -48,6 +48,31 @@ fn screen_text(p: &Pipeline, pane: PaneId) -> String {
     p.dump_screen(pane).expect("dump").rows.join("\n")
 }
 
+/// A generated 80x24 fixture written to a file for a program in a pane to `cat`:
+/// the file's folder (removed when dropped), the file and the bytes.
+struct FixtureFile {
+    dir: std::path::PathBuf,
+    path: std::path::PathBuf,
+    bytes: Vec<u8>,
+}
+
+impl FixtureFile {
+    fn new(name: &str, fixture: tern_core::fixtures::Fixture, size: usize) -> FixtureFile {
+        let dir = std::env::temp_dir().join(format!("tern-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let bytes = fixture.generate(size, 80, 24);
+        let path = dir.join(format!("{name}.bin"));
+        std::fs::write(&path, &bytes).expect("fixture");
+        FixtureFile { dir, path, bytes }
+    }
+}
+
+impl Drop for FixtureFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
 #[test]
 fn a_child_runs_and_its_exit_status_arrives_after_its_output() {
     let p = pipeline();
@@ -307,11 +332,8 @@ fn resize_during_output_and_closing_a_running_pane_do_not_break_anything() {
 
 #[test]
 fn sixteen_flooding_hidden_panes_lose_nothing_and_the_visible_pane_still_echoes() {
-    let dir = std::env::temp_dir().join(format!("tern-flood-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
-    let fixture = tern_core::fixtures::Fixture::AgentTui.generate(1 << 20, 80, 24);
-    let path = dir.join("agent.bin");
-    std::fs::write(&path, &fixture).expect("fixture");
+    let file = FixtureFile::new("flood", tern_core::fixtures::Fixture::AgentTui, 1 << 20);
+    let (path, fixture) = (&file.path, &file.bytes);
     let config = PipelineConfig {
         window_bytes: 256 * 1024,
         ..PipelineConfig::default()
@@ -364,7 +386,7 @@ fn sixteen_flooding_hidden_panes_lose_nothing_and_the_visible_pane_still_echoes(
     );
     let mut reference = Terminal::new(TermSize::new(80, 24), TermConfig::default());
     for _ in 0..3 {
-        reference.advance(&fixture);
+        reference.advance(fixture);
     }
     let expected = reference.dump();
     for pane in floods {
@@ -387,7 +409,6 @@ fn sixteen_flooding_hidden_panes_lose_nothing_and_the_visible_pane_still_echoes(
             0
         );
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Resident set size of this process (Linux `/proc/self/statm`).
@@ -628,11 +649,8 @@ fn a_flood_is_read_ahead_whole_and_in_order_and_the_pane_answers_after_it() {
     // (`ahead.rs`) within the credit window; the screen must equal a terminal fed the
     // same bytes (the dump takes the pane back from that thread with every byte it read),
     // and the program's answer to input typed after it arrives.
-    let dir = std::env::temp_dir().join(format!("tern-ahead-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
-    let fixture = tern_core::fixtures::Fixture::Dense.generate(3 << 20, 80, 24);
-    let path = dir.join("dense.bin");
-    std::fs::write(&path, &fixture).expect("fixture");
+    let file = FixtureFile::new("ahead", tern_core::fixtures::Fixture::Dense, 3 << 20);
+    let (path, fixture) = (&file.path, &file.bytes);
     let window = 64 * 1024;
     let config = PipelineConfig {
         window_bytes: window,
@@ -669,7 +687,7 @@ fn a_flood_is_read_ahead_whole_and_in_order_and_the_pane_answers_after_it() {
     );
     assert_eq!(credit.read_total(), total, "no byte lost or read twice");
     let mut reference = Terminal::new(TermSize::new(80, 24), TermConfig::default());
-    reference.advance(&fixture);
+    reference.advance(fixture);
     reference.advance(tail);
     assert_eq!(p.dump_screen(pane).expect("dump"), reference.dump());
 
@@ -684,7 +702,6 @@ fn a_flood_is_read_ahead_whole_and_in_order_and_the_pane_answers_after_it() {
         std::thread::sleep(Duration::from_millis(5));
     }
     p.close(pane);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -695,11 +712,8 @@ fn a_flood_read_ahead_that_ends_on_a_question_waits_and_is_scanned_only_when_it_
     // model thread catches up only when parsing is fast: in a release build this flood
     // made 579 scans before the scan waited for idle, 2 after; a debug build parses too
     // slowly to catch up, so there the count bound holds either way.)
-    let dir = std::env::temp_dir().join(format!("tern-ask-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
-    let fixture = tern_core::fixtures::Fixture::Dense.generate(4 << 20, 80, 24);
-    let path = dir.join("dense.bin");
-    std::fs::write(&path, &fixture).expect("fixture");
+    let file = FixtureFile::new("ask", tern_core::fixtures::Fixture::Dense, 4 << 20);
+    let path = &file.path;
     let (p, _) = pipeline_with(PipelineConfig {
         read_ahead_after_bytes: 1,
         ..PipelineConfig::default()
@@ -729,5 +743,4 @@ fn a_flood_read_ahead_that_ends_on_a_question_waits_and_is_scanned_only_when_it_
     // the cores); a scan per round that emptied the queue was 579 in a release build.
     assert!(scans < 200, "{scans} question scans during the flood");
     p.close(pane);
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -30,12 +30,12 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
-use rustix::event::{EventfdFlags, epoll, eventfd};
+use rustix::event::epoll;
 use rustix::io::Errno;
 
 use super::credit::Credit;
 use super::io::{BufferPool, READ_CHUNK};
-use super::readiness::ModelTx;
+use super::readiness::{ModelTx, epoll_with_bell};
 use super::{ModelMsg, PaneId};
 
 /// Bytes a pane's direct reads bring with no `EAGAIN` in between before it is read
@@ -193,14 +193,7 @@ pub struct ReadAhead {
 
 impl ReadAhead {
     pub fn start(model: ModelTx, buffers: Arc<BufferPool>) -> std::io::Result<ReadAhead> {
-        let epoll = epoll::create(epoll::CreateFlags::CLOEXEC)?;
-        let bell = eventfd(0, EventfdFlags::CLOEXEC | EventfdFlags::NONBLOCK)?;
-        epoll::add(
-            &epoll,
-            &bell,
-            epoll::EventData::new_u64(BELL),
-            epoll::EventFlags::IN | epoll::EventFlags::ET,
-        )?;
+        let (epoll, bell) = epoll_with_bell(BELL)?;
         let shared = Arc::new(Shared {
             epoll,
             bell,

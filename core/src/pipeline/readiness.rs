@@ -68,6 +68,20 @@ impl ModelTx {
     }
 }
 
+/// A new `epoll` set holding a new non-blocking `eventfd` (edge-triggered, reported
+/// with `token`): a thread's wait that other threads can ring.
+pub fn epoll_with_bell(token: u64) -> std::io::Result<(OwnedFd, OwnedFd)> {
+    let epoll = epoll::create(epoll::CreateFlags::CLOEXEC)?;
+    let bell = eventfd(0, EventfdFlags::CLOEXEC | EventfdFlags::NONBLOCK)?;
+    epoll::add(
+        &epoll,
+        &bell,
+        epoll::EventData::new_u64(token),
+        epoll::EventFlags::IN | epoll::EventFlags::ET,
+    )?;
+    Ok((epoll, bell))
+}
+
 /// What the model thread waits on: its messages and its ptys.
 #[derive(Debug)]
 pub struct Poller {
@@ -80,14 +94,7 @@ impl Poller {
     /// A poller and the sender whose messages wake it.
     pub fn new() -> std::io::Result<(Poller, ModelTx)> {
         let (tx, rx) = mpsc::channel();
-        let epoll = epoll::create(epoll::CreateFlags::CLOEXEC)?;
-        let fd = eventfd(0, EventfdFlags::CLOEXEC | EventfdFlags::NONBLOCK)?;
-        epoll::add(
-            &epoll,
-            &fd,
-            epoll::EventData::new_u64(BELL),
-            epoll::EventFlags::IN | epoll::EventFlags::ET,
-        )?;
+        let (epoll, fd) = epoll_with_bell(BELL)?;
         let bell = Arc::new(Bell {
             fd,
             sleeping: AtomicBool::new(false),
