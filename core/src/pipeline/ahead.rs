@@ -35,6 +35,8 @@ use rustix::io::Errno;
 
 use super::credit::Credit;
 use super::io::{BufferPool, READ_CHUNK};
+use super::model_thread::Chunk;
+use super::reader::{end_error, read_appending};
 use super::readiness::{ModelTx, epoll_with_bell};
 use super::{ModelMsg, PaneId};
 
@@ -55,18 +57,11 @@ const APPEND_ROOM: usize = 4096;
 /// The epoll data of the thread's bell.
 const BELL: u64 = u64::MAX;
 
-/// Bytes read ahead, in the order they were read.
-pub struct AheadChunk {
-    pub data: Vec<u8>,
-    pub read_at: Instant,
-    /// [`ModelTx::sent`] before the first read in the chunk (see `Chunk::sent_before`).
-    pub sent_before: u64,
-}
-
 /// What the model thread takes out of a pane's inbox.
 #[derive(Default)]
-pub struct Taken {
-    pub chunks: Vec<AheadChunk>,
+pub(crate) struct Taken {
+    /// Bytes read ahead, in the order they were read.
+    pub chunks: Vec<Chunk>,
     /// The pty ended while read ahead (end of file, or the error that ended it).
     pub ended: Option<Option<String>>,
     /// The pane is no longer read ahead: the model thread reads it again.
@@ -75,7 +70,7 @@ pub struct Taken {
 
 #[derive(Default)]
 struct Inbox {
-    chunks: VecDeque<AheadChunk>,
+    chunks: VecDeque<Chunk>,
     ended: Option<Option<String>>,
 }
 
@@ -121,7 +116,7 @@ impl AheadPane {
     /// Everything read ahead so far, and whether the reading thread gave the pane back.
     /// The model thread calls this on `AheadData` and once per round; it never waits for
     /// a read in progress.
-    pub fn take(&self) -> Taken {
+    pub(crate) fn take(&self) -> Taken {
         // Cleared before emptying: a chunk queued after this is told again.
         self.told.store(false, Ordering::SeqCst);
         // Looked at before emptying: once set, every chunk is already in the inbox.
@@ -151,15 +146,16 @@ impl AheadPane {
     }
 
     fn queue(&self, data: Vec<u8>, read_at: Instant, sent_before: u64) {
-        lock(&self.inbox).chunks.push_back(AheadChunk {
+        lock(&self.inbox).chunks.push_back(Chunk {
             data,
+            offset: 0,
             read_at,
             sent_before,
         });
     }
 
     /// The inbox's newest chunk if a read may go on filling it.
-    fn reopen_newest(&self, sent: u64) -> Option<AheadChunk> {
+    fn reopen_newest(&self, sent: u64) -> Option<Chunk> {
         let mut inbox = lock(&self.inbox);
         let newest = inbox.chunks.back()?;
         let room = newest.data.capacity() - newest.data.len();
@@ -374,24 +370,13 @@ impl Reader {
             Some(c) => (c.data, c.read_at, c.sent_before),
             None => (buffers.get(), Instant::now(), sent),
         };
-        let want = room.min(READ_CHUNK).min(buf.capacity() - buf.len());
-        let start = buf.len();
-        let result = loop {
-            let spare = &mut buf.spare_capacity_mut()[..want];
-            match rustix::io::read(pane.fd.as_fd(), spare) {
-                Err(Errno::INTR) => continue,
-                other => break other.map(|(read, _)| read.len()),
-            }
-        };
         let mut ended = None;
-        let step = match result {
+        let step = match read_appending(pane.fd.as_fd(), &mut buf, room.min(READ_CHUNK)) {
             Ok(0) => {
                 ended = Some(None);
                 Step::Drop
             }
             Ok(n) => {
-                // SAFETY: the read initialised the `n` bytes after the buffer's length.
-                unsafe { buf.set_len(start + n) };
                 pane.credit.on_read(n as u64);
                 w.burst += n;
                 Step::Read
@@ -406,8 +391,7 @@ impl Reader {
                 }
             }
             Err(e) => {
-                // Linux: EIO once the child closed its side.
-                ended = Some((e != Errno::IO).then(|| e.to_string()));
+                ended = Some(end_error(e));
                 Step::Drop
             }
         };

@@ -40,13 +40,15 @@ pub const SLICE_TIME: std::time::Duration = std::time::Duration::from_millis(2);
 /// The piece a slice checks its time after.
 pub const SLICE_PIECE_BYTES: usize = 2048;
 
-struct Chunk {
-    data: Vec<u8>,
-    offset: usize,
-    read_at: Instant,
+/// Bytes read from a pty and not yet parsed (by this thread or the reading thread).
+pub(crate) struct Chunk {
+    pub(crate) data: Vec<u8>,
+    /// How far the parser got.
+    pub(crate) offset: usize,
+    pub(crate) read_at: Instant,
     /// Messages sent before the read began ([`Poller::sent`]); a resize numbered above
     /// it may have come first, so the chunk waits for that resize.
-    sent_before: u64,
+    pub(crate) sent_before: u64,
 }
 
 pub struct PaneEntry {

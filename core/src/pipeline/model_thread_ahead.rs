@@ -8,7 +8,7 @@ use crate::pipeline::ahead::{AheadPane, ReadAhead};
 use crate::pipeline::diag::APP_CRUMB;
 use crate::pipeline::reader::ReadOutcome;
 
-use super::{Chunk, ModelThread};
+use super::ModelThread;
 
 impl ModelThread {
     /// A flood: the reading thread reads the pane from now on, while this thread parses
@@ -60,12 +60,7 @@ impl ModelThread {
                 .last_read_ns
                 .store(self.epoch.elapsed().as_nanos() as u64, Ordering::Relaxed);
         }
-        p.queue.extend(taken.chunks.into_iter().map(|c| Chunk {
-            data: c.data,
-            offset: 0,
-            read_at: c.read_at,
-            sent_before: c.sent_before,
-        }));
+        p.queue.extend(taken.chunks);
         if !taken.back {
             if ahead.starved_with_room()
                 && let Some(reader) = &self.read_ahead

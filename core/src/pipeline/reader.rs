@@ -90,37 +90,25 @@ impl PtyInput {
         if credit.set_paused(false) {
             self.notes.resumed(crumbs, pane);
         }
-        let want = room.min(READ_CHUNK);
         let mut buf = buffers.get();
-        loop {
-            // Straight into the pooled buffer's spare capacity, no more than the room
-            // (no zero-filling, and no smaller buffer near a full window).
-            let spare = &mut buf.spare_capacity_mut()[..want];
-            let result = rustix::io::read(self.fd.as_fd(), spare).map(|(read, _)| read.len());
-            return match result {
-                Ok(0) => {
-                    buffers.put(buf);
-                    self.end(credit, None)
-                }
-                Ok(n) => {
-                    // SAFETY: the read initialised the first `n` bytes of the (empty)
-                    // buffer's spare capacity.
-                    unsafe { buf.set_len(n) };
-                    credit.on_read(n as u64);
-                    ReadOutcome::Data(buf, Instant::now())
-                }
-                Err(Errno::INTR) => continue,
-                Err(Errno::AGAIN) => {
-                    buffers.put(buf);
-                    self.readable = false;
-                    ReadOutcome::Nothing
-                }
-                Err(e) => {
-                    buffers.put(buf);
-                    // Linux: EIO once the child closed its side.
-                    self.end(credit, (e != Errno::IO).then(|| e.to_string()))
-                }
-            };
+        match read_appending(self.fd.as_fd(), &mut buf, room.min(READ_CHUNK)) {
+            Ok(0) => {
+                buffers.put(buf);
+                self.end(credit, None)
+            }
+            Ok(n) => {
+                credit.on_read(n as u64);
+                ReadOutcome::Data(buf, Instant::now())
+            }
+            Err(Errno::AGAIN) => {
+                buffers.put(buf);
+                self.readable = false;
+                ReadOutcome::Nothing
+            }
+            Err(e) => {
+                buffers.put(buf);
+                self.end(credit, end_error(e))
+            }
         }
     }
 
@@ -132,6 +120,33 @@ impl PtyInput {
         self.ended.notify_one();
         ReadOutcome::End(error)
     }
+}
+
+/// One read of `fd` straight into `buf`'s spare capacity after its bytes (no
+/// zero-filling), at most `want` bytes and the capacity left; `EINTR` is retried.
+/// Returns the bytes read (0 at end of file), now part of `buf`.
+pub fn read_appending(fd: impl AsFd, buf: &mut Vec<u8>, want: usize) -> Result<usize, Errno> {
+    let start = buf.len();
+    let want = want.min(buf.capacity() - start);
+    loop {
+        let spare = &mut buf.spare_capacity_mut()[..want];
+        match rustix::io::read(&fd, spare) {
+            Ok((read, _)) => {
+                let n = read.len();
+                // SAFETY: the read initialised the `n` bytes after the buffer's length.
+                unsafe { buf.set_len(start + n) };
+                return Ok(n);
+            }
+            Err(Errno::INTR) => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// The error a failed read ends a pty with: none for `EIO`, which Linux returns once
+/// the child closed its side (an ordinary end).
+pub fn end_error(e: Errno) -> Option<String> {
+    (e != Errno::IO).then(|| e.to_string())
 }
 
 /// Pausing is rare for an interactive pane but happens thousands of times a second under
