@@ -12,7 +12,11 @@
 //!   With `--load-file`, a second thread streams F to the terminal in a loop at
 //!   B bytes per second meanwhile, so the latency is measured under output
 //!   load. If a probe gets no reply within 10 s, the samples so far are written
-//!   and the probe exits with status 3.
+//!   and the probe exits with status 3. `--trace PATH` also writes, per measured
+//!   round trip, `latency_ns since_load_ns load_bytes during_bytes`: how long
+//!   before the query the load last finished a write and that write's size (a
+//!   query written right behind a load write waits for the terminal to consume
+//!   it), and the load bytes written while the query awaited its reply.
 //! - `cat-dsr --file F --out PATH`: throughput. In raw mode, writes all of F,
 //!   then a DSR query, and waits for the reply: since the terminal answers only
 //!   after it has parsed everything before the query, the time from the first
@@ -40,7 +44,7 @@ use std::fs;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -141,6 +145,10 @@ struct DsrArgs {
     /// Bytes per second of the load stream.
     #[arg(long, requires = "load_file", value_parser = clap::value_parser!(u64).range(1..))]
     load_rate: Option<u64>,
+    /// Also write, per measured round trip, its latency, how long before the query
+    /// the load last finished a write, and the size of that write (ns ns bytes).
+    #[arg(long)]
+    trace: Option<PathBuf>,
 }
 
 /// Why the probe failed; each kind has its own exit status.
@@ -337,10 +345,28 @@ fn await_dsr_reply(deadline: Instant) -> Result<bool, Failure> {
 
 /// Stdout shared by the probe and a load stream. One lock orders all writes;
 /// a waiting probe goes before the next load chunk.
-#[derive(Default)]
 struct SharedOut {
     lock: Mutex<()>,
     probe_waiting: AtomicBool,
+    epoch: Instant,
+    /// When the load last finished a write (ns since `epoch`) and its size.
+    load_done_ns: AtomicU64,
+    load_done_bytes: AtomicU64,
+    /// Bytes the load has written in all.
+    load_total: AtomicU64,
+}
+
+impl Default for SharedOut {
+    fn default() -> Self {
+        SharedOut {
+            lock: Mutex::default(),
+            probe_waiting: AtomicBool::default(),
+            epoch: Instant::now(),
+            load_done_ns: AtomicU64::default(),
+            load_done_bytes: AtomicU64::default(),
+            load_total: AtomicU64::default(),
+        }
+    }
 }
 
 impl SharedOut {
@@ -358,7 +384,14 @@ impl SharedOut {
             thread::yield_now();
         }
         let _guard = self.lock();
-        RawStdout.write_all(bytes)
+        self.load_total
+            .fetch_add(bytes.len() as u64, Ordering::Relaxed);
+        RawStdout.write_all(bytes)?;
+        let done = self.epoch.elapsed().as_nanos() as u64;
+        self.load_done_ns.store(done, Ordering::Relaxed);
+        self.load_done_bytes
+            .store(bytes.len() as u64, Ordering::Relaxed);
+        Ok(())
     }
 
     fn lock(&self) -> MutexGuard<'_, ()> {
@@ -464,6 +497,7 @@ fn run_dsr(args: &DsrArgs) -> Result<(), Failure> {
     });
 
     let mut samples: Vec<u128> = Vec::new();
+    let mut traced = String::new();
     let mut outcome = Ok(());
     for i in 0..total {
         let t0 = Instant::now();
@@ -471,6 +505,12 @@ fn run_dsr(args: &DsrArgs) -> Result<(), Failure> {
             outcome = Err(io_failure("cannot write the DSR query")(e));
             break;
         }
+        let written_ns = out.epoch.elapsed().as_nanos() as u64;
+        let load = (
+            out.load_done_ns.load(Ordering::Relaxed),
+            out.load_done_bytes.load(Ordering::Relaxed),
+        );
+        let total_before = out.load_total.load(Ordering::Relaxed);
         match await_dsr_reply(t0 + DSR_TIMEOUT) {
             Ok(true) => {}
             Ok(false) => {
@@ -489,6 +529,14 @@ fn run_dsr(args: &DsrArgs) -> Result<(), Failure> {
         let elapsed = t0.elapsed();
         if i >= args.warmup {
             samples.push(elapsed.as_nanos());
+            let since_load = written_ns.saturating_sub(load.0);
+            let during = out.load_total.load(Ordering::Relaxed) - total_before;
+            let _ = writeln!(
+                traced,
+                "{} {since_load} {} {during}",
+                elapsed.as_nanos(),
+                load.1
+            );
         }
         if i + 1 < total {
             thread::sleep(gap);
@@ -512,7 +560,10 @@ fn run_dsr(args: &DsrArgs) -> Result<(), Failure> {
         let _ = writeln!(text, "{nanos}"); // Writing to a String cannot fail.
         text
     });
-    let written = write_output(&args.out, &text);
+    let mut written = write_output(&args.out, &text);
+    if let Some(path) = &args.trace {
+        written = written.and(write_output(path, &traced));
+    }
     outcome.and(written)
 }
 

@@ -125,6 +125,7 @@ pub fn dsr(opts: &Opts) -> Result<Value, String> {
     for loaded in [false, true] {
         let case = if loaded { "load" } else { "idle" };
         let mut samples: std::collections::HashMap<Kind, Vec<f64>> = Default::default();
+        let mut behind: std::collections::HashMap<Kind, Vec<f64>> = Default::default();
         for round in 0..rounds {
             for kind in rotated(round) {
                 let path = opts
@@ -138,9 +139,24 @@ pub fn dsr(opts: &Opts) -> Result<Value, String> {
                 if loaded {
                     args.extend(["--load-file", &agent_s, "--load-rate", &rate]);
                 }
+                let trace = opts
+                    .workdir
+                    .join(format!("dsr-{}-{case}-{round}.trace", kind.name()));
+                let trace_s = trace.display().to_string();
+                if loaded {
+                    args.extend(["--trace", &trace_s]);
+                }
                 run_in(kind, &probe_argv(&args), TermSize::new(80, 24))?;
                 let text = std::fs::read_to_string(&path)
                     .map_err(|e| format!("{}: {e}", path.display()))?;
+                if loaded {
+                    let traced = std::fs::read_to_string(&trace)
+                        .map_err(|e| format!("{}: {e}", trace.display()))?;
+                    behind
+                        .entry(kind)
+                        .or_default()
+                        .extend(behind_a_load_step(&traced));
+                }
                 samples.entry(kind).or_default().extend(
                     text.lines()
                         .filter_map(|l| l.trim().parse::<f64>().ok())
@@ -167,6 +183,24 @@ pub fn dsr(opts: &Opts) -> Result<Value, String> {
             ratio(t.p99, p.p99),
             ratio(t.p50, f.p50)
         );
+        let behind: Vec<(Kind, Summary)> = Kind::ALL
+            .iter()
+            .filter_map(|k| Some((*k, summarize(behind.get(k)?))))
+            .collect();
+        for (k, s) in &behind {
+            println!(
+                "{case}: queries written right behind a load step, {:<5} n {:>3}  p50 {:>7.1}  p95 {:>7.1}  max {:>8.1}",
+                k.name(),
+                s.n,
+                s.p50,
+                s.p95,
+                s.max
+            );
+        }
+        let behind: serde_json::Map<String, Value> = behind
+            .iter()
+            .map(|(k, s)| (k.name().to_owned(), json!(s)))
+            .collect();
         out.push(json!({
             "case": case,
             "unit": "us",
@@ -174,9 +208,28 @@ pub fn dsr(opts: &Opts) -> Result<Value, String> {
             "p99_tern_over_floor": ratio(t.p99, f.p99),
             "p99_tern_over_peer": ratio(t.p99, p.p99),
             "p50_tern_over_floor": ratio(t.p50, f.p50),
+            "behind_a_load_step": behind,
         }));
     }
     Ok(json!({ "suite": "dsr", "cases": out }))
+}
+
+/// A query written this soon after the load finished a write waits in the pty behind
+/// that write (a 10 KB step of the load), which the terminal must parse first.
+const BEHIND_NS: u64 = 300_000;
+
+/// The round trips (µs) of a probe's `--trace` whose query was written right behind a
+/// load write (lines: latency ns, ns since the load's last write, its bytes, load bytes
+/// written during the round trip).
+fn behind_a_load_step(trace: &str) -> Vec<f64> {
+    trace
+        .lines()
+        .filter_map(|line| {
+            let mut v = line.split_whitespace().map(|x| x.parse::<u64>().ok());
+            let (latency, since) = (v.next()??, v.next()??);
+            (since < BEHIND_NS).then_some(latency as f64 / 1000.0)
+        })
+        .collect()
 }
 
 // ---------------------------------------------------------------- throughput
