@@ -58,9 +58,12 @@ struct FixtureFile {
 
 impl FixtureFile {
     fn new(name: &str, fixture: tern_core::fixtures::Fixture, size: usize) -> FixtureFile {
+        FixtureFile::of_bytes(name, fixture.generate(size, 80, 24))
+    }
+
+    fn of_bytes(name: &str, bytes: Vec<u8>) -> FixtureFile {
         let dir = std::env::temp_dir().join(format!("tern-{name}-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("dir");
-        let bytes = fixture.generate(size, 80, 24);
         let path = dir.join(format!("{name}.bin"));
         std::fs::write(&path, &bytes).expect("fixture");
         FixtureFile { dir, path, bytes }
@@ -742,5 +745,85 @@ fn a_flood_read_ahead_that_ends_on_a_question_waits_and_is_scanned_only_when_it_
     // At most one a sleep of the model thread (2-3 here, also with two busy loops on
     // the cores); a scan per round that emptied the queue was 579 in a release build.
     assert!(scans < 200, "{scans} question scans during the flood");
+    p.close(pane);
+}
+
+#[test]
+fn a_redraw_written_at_once_is_framed_whole() {
+    // A program redraws its whole screen in one write of ~7 KB (a colour every second
+    // cell), 20 times. The pty hands the model thread the redraw in pieces of at most 4 KiB; the
+    // frame waits for the read that finds the pty empty, so the UI never sees a redraw
+    // half done (the cleared screen with its first rows), and a query behind a redraw is
+    // not answered behind frames of it.
+    const BURSTS: usize = 20;
+    let redraw = |i: usize| {
+        let mut out = String::from("\x1b[H\x1b[2J");
+        for r in 0..24 {
+            let text = format!("B{i:02} r{r:02} {}", "x".repeat(71));
+            for (c, ch) in text.chars().enumerate() {
+                if c % 2 == 0 {
+                    out.push_str(&format!("\x1b[3{}m", c % 7 + 1));
+                }
+                out.push(ch);
+            }
+            out.push_str(if r < 23 { "\x1b[0m\r\n" } else { "\x1b[0m" });
+        }
+        out
+    };
+    let files: Vec<FixtureFile> = (0..BURSTS)
+        .map(|i| FixtureFile::of_bytes(&format!("redraw{i}"), redraw(i).into_bytes()))
+        .collect();
+    // More than the 4 KiB a read of a pty brings.
+    assert!(files[0].bytes.len() > 6_000, "{}", files[0].bytes.len());
+    let config = PipelineConfig {
+        // Never read ahead here: the rule under test is for the model thread's reads.
+        read_ahead_after_bytes: u64::MAX,
+        ..PipelineConfig::default()
+    };
+    let (p, _) = pipeline_with(config);
+    let cats: Vec<String> = files
+        .iter()
+        .map(|f| format!("cat '{}'; sleep 0.05", f.path.display()))
+        .collect();
+    let script = format!(
+        "stty raw -echo -opost; sleep 0.2; {}; sleep 10",
+        cats.join("; ")
+    );
+    let pane = p.spawn(&sh(&script)).expect("spawn");
+    p.set_visible(pane, true);
+    p.set_focus(Some(pane));
+    let mut view = None;
+    let mut half_done = std::collections::BTreeSet::new();
+    let last = format!("B{:02}", BURSTS - 1);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        assert!(Instant::now() < deadline, "the redraws did not all arrive");
+        let Some(d) = p.take(pane) else {
+            std::thread::sleep(Duration::from_micros(200));
+            continue;
+        };
+        PaneView::apply_delivery(&mut view, d);
+        let rows = view.as_ref().expect("view").dump().rows;
+        let Some(burst) = rows
+            .iter()
+            .find_map(|r| r.get(..3).filter(|b| b.starts_with('B')))
+        else {
+            continue;
+        };
+        let drawn = rows.iter().filter(|r| r.starts_with(burst)).count();
+        if drawn < 24 {
+            half_done.insert(burst.to_owned());
+        }
+        if burst == last && drawn == 24 {
+            break;
+        }
+    }
+    // A redraw can still be cut where the program's write was preempted between the
+    // pty's 2 KiB pieces (a third of them with two busy loops on two cores); without
+    // the rule every redraw is.
+    assert!(
+        half_done.len() <= BURSTS / 2,
+        "redraws shown half done: {half_done:?}"
+    );
     p.close(pane);
 }

@@ -40,6 +40,10 @@ pub const SLICE_TIME: std::time::Duration = std::time::Duration::from_millis(2);
 /// The piece a slice checks its time after.
 pub const SLICE_PIECE_BYTES: usize = 2048;
 
+/// Most bytes a visible pane parses past its last frame while its pty still has input
+/// (the frame waits for the read that finds the pty empty; see [`PaneEntry::frame_can_wait`]).
+pub const FRAME_WAITS_BYTES: u64 = 16 * 1024;
+
 /// Bytes read from a pty and not yet parsed (by this thread or the reading thread).
 pub(crate) struct Chunk {
     pub(crate) data: Vec<u8>,
@@ -86,9 +90,28 @@ pub struct PaneEntry {
     streak_bytes: u64,
     /// Set while the reading thread reads this pane (`ahead.rs`).
     ahead: Option<Arc<AheadPane>>,
+    /// Bytes parsed (`core.seq`) when the newest delivery was built.
+    framed_seq: u64,
+    /// A frame waited for the next read (`frame_can_wait`): build it once that read
+    /// finds the pty empty.
+    frame_owed: bool,
 }
 
 impl PaneEntry {
+    /// Whether the next frame waits: a read just brought bytes and the next read of the
+    /// pty (at once, in the next round) may bring more. The rest of a burst is parsed
+    /// before the screen is copied out and the UI woken, so a query at the end of a
+    /// burst (a program's 10 KB redraw, then a cursor report) is not answered behind
+    /// frames of the redraw's first half, and the UI never shows a redraw half done.
+    /// Never past [`FRAME_WAITS_BYTES`], and never for a pane read ahead (a flood is
+    /// framed per slice). A hidden pane has no frames to wait.
+    fn frame_can_wait(&self) -> bool {
+        self.core.is_visible()
+            && self.ahead.is_none()
+            && self.input.wants_read(&self.credit)
+            && self.core.seq.saturating_sub(self.framed_seq) < FRAME_WAITS_BYTES
+    }
+
     /// What the question scan depends on: the screen's edits and the cursor's row.
     fn question_look(&self) -> Option<(u64, usize)> {
         let term = &self.core.term;
@@ -122,6 +145,8 @@ impl PaneEntry {
             answers_queries: true,
             streak_bytes: 0,
             ahead: None,
+            framed_seq: 0,
+            frame_owed: false,
         }
     }
 
@@ -312,10 +337,10 @@ impl ModelThread {
 
     fn has_work(&self) -> bool {
         !self.searches.is_empty()
-            || self
-                .panes
-                .values()
-                .any(|p| !p.queue.is_empty() && !p.writer.is_paused())
+            || self.panes.values().any(|p| {
+                (!p.queue.is_empty() && !p.writer.is_paused())
+                    || (p.frame_owed && !p.frame_can_wait())
+            })
             || self.readable.iter().any(|id| {
                 self.panes
                     .get(id)
@@ -681,7 +706,7 @@ impl ModelThread {
                     p.core.on_taken();
                     p.stats.frames_taken.fetch_add(1, Ordering::Relaxed);
                 }
-                self.deliver(pane);
+                self.deliver_unless_more(pane);
             }
             ModelMsg::Query { pane, reply } => {
                 self.read_pane_now(pane);
@@ -833,6 +858,9 @@ impl ModelThread {
             return;
         };
         if p.queue.is_empty() || Self::paused_for_writes(p, &self.crumbs, pane) {
+            if p.frame_owed {
+                self.deliver_unless_more(pane);
+            }
             return;
         }
         let told = Self::parse_some(
@@ -846,7 +874,18 @@ impl ModelThread {
         if told {
             (self.waker)();
         }
-        self.deliver(pane);
+        self.deliver_unless_more(pane);
+    }
+
+    /// Delivers, unless the frame can wait for the next read ([`PaneEntry::frame_can_wait`]).
+    fn deliver_unless_more(&mut self, pane: PaneId) {
+        let Some(p) = self.panes.get_mut(&pane) else {
+            return;
+        };
+        p.frame_owed = p.frame_can_wait();
+        if !p.frame_owed {
+            self.deliver(pane);
+        }
     }
 
     /// Backpressure: while the pty's write queue is over its high-water mark (a program
@@ -973,6 +1012,7 @@ impl ModelThread {
         };
         let started = Instant::now();
         if let Some(mut d) = p.core.next_delivery() {
+            p.framed_seq = p.core.seq;
             p.stats
                 .last_frame_ns
                 .store(self.epoch.elapsed().as_nanos() as u64, Ordering::Relaxed);
