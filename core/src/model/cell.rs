@@ -178,6 +178,21 @@ pub struct Cell {
     bg: u32,
 }
 
+/// Sets every cell of `cells` to `cell`, four cells (48 bytes, three 16-byte stores) at a
+/// time: `<[Cell]>::fill` writes a 12-byte cell as an 8- and a 4-byte store, one cell a
+/// step, and erasing lines (`ESC[K` after each redrawn line of a TUI) was a tenth of
+/// parsing one.
+pub fn fill_cells(cells: &mut [Cell], cell: Cell) {
+    let four = [cell; 4];
+    let mut chunks = cells.chunks_exact_mut(4);
+    for chunk in &mut chunks {
+        if let Ok(chunk) = <&mut [Cell; 4]>::try_from(chunk) {
+            *chunk = four;
+        }
+    }
+    chunks.into_remainder().fill(cell);
+}
+
 impl Default for Cell {
     fn default() -> Self {
         Cell::BLANK
@@ -455,6 +470,21 @@ impl Cell {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fill_cells_sets_exactly_the_slice_whatever_its_length_and_start() {
+        let mark = Cell::BLANK.with_ch('x');
+        let red = Cell::BLANK.with_ch('r');
+        for start in 0..5 {
+            for len in 0..14 {
+                let mut cells = vec![mark; start + len + 3];
+                fill_cells(&mut cells[start..start + len], red);
+                let mut want = vec![mark; start + len + 3];
+                want[start..start + len].fill(red);
+                assert!(cells == want, "start {start} len {len}");
+            }
+        }
+    }
 
     #[test]
     fn cell_is_twelve_bytes() {

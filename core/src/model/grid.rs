@@ -14,7 +14,7 @@
 
 use std::collections::VecDeque;
 
-use super::cell::{Cell, Color, Flags};
+use super::cell::{Cell, Color, Flags, fill_cells};
 use super::scrollback::Scrollback;
 
 /// Most combining marks (or code points of a grapheme cluster after its first) kept on
@@ -107,8 +107,12 @@ impl Row {
 
     /// Blanks the whole row with `bg`, keeping its allocation.
     pub fn reset(&mut self, cols: usize, bg: Color) {
-        self.cells.clear();
-        self.cells.resize(cols, Cell::blank_with_bg(bg));
+        if self.cells.len() == cols {
+            fill_cells(&mut self.cells, Cell::blank_with_bg(bg));
+        } else {
+            self.cells.clear();
+            self.cells.resize(cols, Cell::blank_with_bg(bg));
+        }
         self.extras.clear();
         self.wrapped = false;
     }
@@ -120,7 +124,7 @@ impl Row {
             self.reset(cols, bg);
             return;
         }
-        self.cells[..used].fill(Cell::BLANK);
+        fill_cells(&mut self.cells[..used], Cell::BLANK);
         self.extras.clear();
         self.wrapped = false;
     }
@@ -214,7 +218,7 @@ impl Row {
         if start >= end {
             return;
         }
-        self.cells[start..end].fill(cell);
+        fill_cells(&mut self.cells[start..end], cell);
         if !self.extras.is_empty() {
             self.extras
                 .retain(|(c, _)| !((start..end).contains(&(*c as usize))));
@@ -237,7 +241,7 @@ impl Row {
         }
         let count = count.min(end - col);
         self.cells[col..end].rotate_right(count);
-        self.cells[col..col + count].fill(blank);
+        fill_cells(&mut self.cells[col..col + count], blank);
         if !self.extras.is_empty() {
             self.extras.retain_mut(|(c, _)| {
                 let c_us = *c as usize;
@@ -269,7 +273,7 @@ impl Row {
         }
         let count = count.min(end - col);
         self.cells[col..end].rotate_left(count);
-        self.cells[end - count..end].fill(blank);
+        fill_cells(&mut self.cells[end - count..end], blank);
         if !self.extras.is_empty() {
             self.extras.retain_mut(|(c, _)| {
                 let c_us = *c as usize;
