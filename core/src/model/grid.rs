@@ -144,6 +144,21 @@ impl Row {
             .map(|i| &self.extras[i].1)
     }
 
+    /// Becomes a copy of `src`'s first `len` cells, their extras and its wrap flag,
+    /// reusing this row's buffers.
+    pub fn copy_used_from(&mut self, src: &Row, len: usize) {
+        self.cells.clear();
+        self.cells.extend_from_slice(&src.cells[..len]);
+        self.extras.clear();
+        self.extras.extend(
+            src.extras
+                .iter()
+                .filter(|(c, _)| (*c as usize) < len)
+                .cloned(),
+        );
+        self.wrapped = src.wrapped;
+    }
+
     pub fn extras(&self) -> &[(u16, CellExtra)] {
         &self.extras
     }

@@ -531,6 +531,12 @@ impl Terminal {
         self.st.damage.take()
     }
 
+    /// Encodes up to `lines` scrollback lines whose encoding was deferred
+    /// ([`Scrollback::settle_some`]); returns whether some remain.
+    pub fn settle_scrollback(&mut self, lines: usize) -> bool {
+        self.st.scrollback.settle_some(lines)
+    }
+
     /// Drops the oldest scrollback lines until at most `max_bytes` are held; returns
     /// the bytes freed. Absolute line numbers stay stable (the drop count grows).
     pub fn trim_scrollback_bytes(&mut self, max_bytes: usize) -> usize {

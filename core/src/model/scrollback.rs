@@ -64,7 +64,25 @@ pub struct Scrollback {
     /// Lines ever dropped off the front (so absolute line numbers stay stable).
     dropped: u64,
     scratch: Scratch,
+    /// The newest lines, pushed but not yet encoded (after every encoded line): a line
+    /// scrolled off is copied here and encoded later ([`Scrollback::settle_some`], when
+    /// the model thread has nothing else to do), so a burst that scrolls is parsed,
+    /// and a query behind it answered, without encoding its lines on the way.
+    /// Reading a line here gives exactly what its encoding would decode to.
+    fresh: VecDeque<Row>,
+    /// Cells held in `fresh` (at most [`FRESH_CELLS`]).
+    fresh_cells: usize,
+    /// Rows of `fresh` already encoded, kept for reuse.
+    fresh_spare: Vec<Row>,
 }
+
+/// Most cells of lines waiting to be encoded (96 KiB): about 100 lines of 80 columns,
+/// more than a 10 KB burst of a TUI scrolls. Past it the oldest is encoded
+/// at each push, as if encoding were not deferred.
+pub const FRESH_CELLS: usize = 8 * 1024;
+
+/// Encoded rows kept for reuse by [`Scrollback::push`].
+const FRESH_SPARE: usize = 8;
 
 const ENTRY_BYTES: usize = std::mem::size_of::<LineEntry>();
 
@@ -759,20 +777,55 @@ impl Scrollback {
             max_bytes,
             dropped: 0,
             scratch: Scratch::default(),
+            fresh: VecDeque::new(),
+            fresh_cells: 0,
+            fresh_spare: Vec::new(),
         }
     }
 
+    /// Lines kept, encoded or not.
     pub fn len(&self) -> usize {
-        self.index.len()
+        self.index.len() + self.fresh.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.index.is_empty()
+        self.len() == 0
     }
 
-    /// Bytes held: the encoded lines plus the index.
+    /// Bytes held: the encoded lines plus the index (lines not yet encoded count once
+    /// they are, [`Scrollback::unsettled`]).
     pub fn bytes(&self) -> usize {
         self.used + self.index.len() * ENTRY_BYTES
+    }
+
+    /// Lines pushed and not yet encoded.
+    pub fn unsettled(&self) -> usize {
+        self.fresh.len()
+    }
+
+    /// Encodes up to `lines` of the lines not yet encoded, oldest first (dropping the
+    /// oldest lines over the byte cap as each is encoded, as pushing did before
+    /// encoding was deferred); returns whether some remain.
+    pub fn settle_some(&mut self, lines: usize) -> bool {
+        for _ in 0..lines {
+            let Some(row) = self.fresh.pop_front() else {
+                break;
+            };
+            self.fresh_cells -= row.cells.len();
+            self.append_encoded(&row, row.cells.len());
+            while self.bytes() > self.max_bytes && self.index.len() > 1 {
+                self.pop_oldest();
+            }
+            if self.fresh_spare.len() < FRESH_SPARE {
+                self.fresh_spare.push(row);
+            }
+        }
+        !self.fresh.is_empty()
+    }
+
+    /// Encodes every line not yet encoded.
+    pub fn settle(&mut self) {
+        while self.settle_some(usize::MAX) {}
     }
 
     /// Bytes reserved (capacity), for memory reports.
@@ -784,6 +837,12 @@ impl Scrollback {
             .sum::<usize>()
             + self.index.capacity() * ENTRY_BYTES
             + self.scratch.heap_bytes()
+            + self
+                .fresh
+                .iter()
+                .chain(&self.fresh_spare)
+                .map(|r| r.heap_bytes() + std::mem::size_of::<Row>())
+                .sum::<usize>()
     }
 
     pub fn dropped(&self) -> u64 {
@@ -801,7 +860,21 @@ impl Scrollback {
 
     /// Line `i` (0 = oldest kept), decoded.
     pub fn row(&self, i: usize) -> Option<Row> {
-        let entry = self.index.get(i)?;
+        let Some(entry) = self.index.get(i) else {
+            // Not encoded yet: what its encoding would decode to.
+            let row = self.fresh.get(i - self.index.len())?;
+            let mut scratch = Scratch::default();
+            encode(row, row.cells.len(), &mut scratch);
+            let mut bytes = Vec::with_capacity(scratch.len());
+            scratch.append_to(&mut bytes);
+            return Some(decode(
+                &mut Reader {
+                    bytes: &bytes,
+                    pos: 0,
+                },
+                row.wrapped,
+            ));
+        };
         Some(decode(
             &mut Reader {
                 bytes: self.line_bytes(entry),
@@ -825,6 +898,28 @@ impl Scrollback {
             self.dropped += 1;
             return len;
         }
+        let mut fresh = self.fresh_spare.pop().unwrap_or_default();
+        fresh.copy_used_from(row, len);
+        self.fresh.push_back(fresh);
+        self.fresh_cells += len;
+        while self.len() > self.max_lines {
+            if self.index.is_empty() {
+                if let Some(old) = self.fresh.pop_front() {
+                    self.fresh_cells -= old.cells.len();
+                    self.dropped += 1;
+                }
+            } else {
+                self.pop_oldest();
+            }
+        }
+        while self.fresh_cells > FRESH_CELLS {
+            self.settle_some(1);
+        }
+        len
+    }
+
+    /// Encodes `row`'s first `len` cells at the end of the newest block.
+    fn append_encoded(&mut self, row: &Row, len: usize) {
         encode(row, len, &mut self.scratch);
         let line_len = self.scratch.len();
         let fits = self
@@ -851,12 +946,6 @@ impl Scrollback {
             });
         }
         self.used += line_len;
-        while self.index.len() > self.max_lines
-            || (self.bytes() > self.max_bytes && self.index.len() > 1)
-        {
-            self.pop_oldest();
-        }
-        len
     }
 
     fn pop_oldest(&mut self) {
@@ -883,6 +972,7 @@ impl Scrollback {
     /// Drops the oldest lines until at most `max_bytes` are held (the pipeline's
     /// budget for all panes uses this). Returns the bytes freed.
     pub fn trim_to_bytes(&mut self, max_bytes: usize) -> usize {
+        self.settle();
         let before = self.bytes();
         while self.bytes() > max_bytes && !self.index.is_empty() {
             self.pop_oldest();
@@ -892,6 +982,7 @@ impl Scrollback {
 
     /// Removes and returns the newest line.
     pub fn pop_newest(&mut self) -> Option<Row> {
+        self.settle();
         let row = self.row(self.len().checked_sub(1)?)?;
         if let Some(entry) = self.index.pop_back() {
             self.used -= entry.len as usize;
@@ -909,17 +1000,19 @@ impl Scrollback {
 
     /// Takes every line out (oldest first), leaving the scrollback empty.
     pub fn take_all(&mut self) -> Vec<Row> {
+        self.settle();
         let rows: Vec<Row> = self.iter().collect();
         self.reset_storage();
         rows
     }
 
     pub fn clear(&mut self) {
-        self.dropped += self.index.len() as u64;
+        self.dropped += self.len() as u64;
         self.reset_storage();
         self.blocks.shrink_to_fit();
         self.index.shrink_to_fit();
         self.spare = None;
+        self.fresh_spare = Vec::new();
     }
 
     fn reset_storage(&mut self) {
@@ -927,6 +1020,8 @@ impl Scrollback {
         self.blocks.clear();
         self.index.clear();
         self.used = 0;
+        self.fresh.clear();
+        self.fresh_cells = 0;
     }
 }
 
@@ -967,12 +1062,34 @@ mod tests {
     }
 
     #[test]
+    fn lines_wait_to_be_encoded_until_settled_and_never_past_the_bound() {
+        let mut sb = Scrollback::new(100_000, 1 << 30);
+        for i in 0..10 {
+            sb.push(&row_of(&format!("line {i}")));
+        }
+        assert_eq!((sb.unsettled(), sb.bytes()), (10, 0), "nothing encoded yet");
+        assert_eq!(sb.row(9).map(|r| r.text()), Some("line 9".into()));
+        assert!(!sb.settle_some(4) || sb.unsettled() == 6);
+        assert!(sb.bytes() > 0);
+        let wide = Row::from_cells(vec![Cell::BLANK.with_ch('w'); 200]);
+        for _ in 0..1000 {
+            sb.push(&wide);
+            assert!(sb.fresh_cells <= FRESH_CELLS, "{}", sb.fresh_cells);
+        }
+        assert_eq!(sb.unsettled(), FRESH_CELLS / 200);
+        sb.settle();
+        assert_eq!((sb.unsettled(), sb.len()), (0, 1010));
+        assert_eq!(sb.row(5).map(|r| r.text()), Some("line 5".into()));
+    }
+
+    #[test]
     fn plain_text_costs_about_a_byte_per_character() {
         let mut sb = Scrollback::new(1000, 1 << 20);
         let line = "2026-12-02T13:04:35Z INFO compiling tern-core v0.1.0 (/w)";
         for _ in 0..1000 {
             sb.push(&row_of(&line[..20]));
         }
+        sb.settle();
         let per_line = sb.bytes() as f64 / 1000.0;
         assert!(
             per_line < 20.0 + 4.0 + ENTRY_BYTES as f64,
@@ -993,6 +1110,7 @@ mod tests {
         for i in 0..100 {
             small.push(&row_of(&format!("line {i}")));
         }
+        small.settle();
         assert!(small.bytes() <= 200, "{}", small.bytes());
         assert_eq!(small.pop_newest().map(|r| r.text()), Some("line 99".into()));
     }
@@ -1001,7 +1119,11 @@ mod tests {
     fn pushed_and_read_back(row: &Row) -> Option<Row> {
         let mut sb = Scrollback::new(4, 1 << 20);
         sb.push(row);
-        sb.row(0)
+        let fresh = sb.row(0);
+        sb.settle();
+        let settled = sb.row(0);
+        assert_eq!(fresh, settled, "a line reads the same before it is encoded");
+        settled
     }
 
     /// What the scrollback keeps of `row`: its cells up to the last non-blank one.
@@ -1129,6 +1251,7 @@ mod tests {
             cells.push(Cell::from_style_bits(spacer, 0, 0, ' '));
         }
         sb.push(&Row::from_cells(cells));
+        sb.settle();
         // Header (count; units and width), a pair bit per cell (10 bytes), one style
         // run, 40 two-byte characters (all in the BMP) and no spacers, no extras.
         assert_eq!(sb.used, 2 + 2 + 10 + 1 + 40 * 2 + 1);
@@ -1156,6 +1279,7 @@ mod tests {
             let row = pairs_line(text);
             let mut sb = Scrollback::new(4, 1 << 20);
             sb.push(&row);
+            sb.settle();
             assert_eq!(sb.used, 1 + 1 + 1 + 1 + 4 * width + 1, "{text}");
             assert_eq!(sb.row(0), Some(row), "{text}");
         }
@@ -1167,9 +1291,56 @@ mod tests {
         row.cells[2] = Cell::from_style_bits(Flags::BOLD.bits(), 0, 0, 'a');
         let mut sb = Scrollback::new(4, 1 << 20);
         sb.push(&row);
+        sb.settle();
         // Head, units and width, a pair byte; three runs (one styled: tag, count, 10
         // bytes); 3 + 1 + 3 + 1 bytes of UTF-8; no extras.
         assert_eq!(sb.used, 1 + 1 + 1 + (1 + 12 + 1) + 8 + 1);
         assert_eq!(sb.row(0), Some(row));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config {
+            rng_seed: proptest::test_runner::RngSeed::Fixed(13),
+            failure_persistence: None,
+            ..Default::default()
+        })]
+        /// Deferring the encoding changes nothing a reader sees: lines pushed with
+        /// encoding settled at random points (or never, or past `FRESH_CELLS`) read as
+        /// when each line is encoded as it is pushed, and once settled they count and
+        /// drop the same under both caps (lines over the byte cap are dropped as the
+        /// lines after them are encoded: until then more may be kept).
+        #[test]
+        fn deferred_encoding_reads_and_drops_as_encoding_at_once(
+            lines in proptest::collection::vec((0usize..90, 0u8..4, proptest::bool::ANY), 1..400),
+            max_lines in 1usize..300,
+            max_bytes in 40usize..6000,
+            settles in proptest::collection::vec(0usize..12, 1..400),
+        ) {
+            let mut lazy = Scrollback::new(max_lines, max_bytes);
+            let mut eager = Scrollback::new(max_lines, max_bytes);
+            let chars = ['a', 'é', '日', '😀'];
+            for (i, (len, ch, wrapped)) in lines.iter().enumerate() {
+                let text: String = (0..*len).map(|k| chars[(*ch as usize + k / 7) % 4]).collect();
+                let mut row = row_of(&text);
+                row.set_len(90);
+                row.wrapped = *wrapped;
+                lazy.push(&row);
+                eager.push(&row);
+                eager.settle();
+                lazy.settle_some(settles[i % settles.len()]);
+                proptest::prop_assert!(lazy.len() >= eager.len());
+                for back in 1..=eager.len().min(3) {
+                    proptest::prop_assert_eq!(
+                        lazy.row(lazy.len() - back),
+                        eager.row(eager.len() - back)
+                    );
+                }
+            }
+            lazy.settle();
+            proptest::prop_assert_eq!(lazy.len(), eager.len());
+            proptest::prop_assert_eq!(lazy.dropped(), eager.dropped());
+            proptest::prop_assert_eq!(lazy.bytes(), eager.bytes());
+            proptest::prop_assert!(lazy.iter().eq(eager.iter()));
+        }
     }
 }

@@ -44,6 +44,15 @@ pub fn water_level(sizes: &[usize], budget: usize) -> Option<usize> {
 pub fn enforce<'a>(terms: impl IntoIterator<Item = &'a mut Terminal>, budget: usize) -> usize {
     let mut terms: Vec<&mut Terminal> = terms.into_iter().collect();
     let sizes: Vec<usize> = terms.iter().map(|t| t.scrollback().bytes()).collect();
+    if water_level(&sizes, budget).is_none() {
+        return 0;
+    }
+    // Over: count the lines whose encoding waited too (bounded, so not counted until
+    // then), and cut to the level of the whole.
+    for t in terms.iter_mut() {
+        t.settle_scrollback(usize::MAX);
+    }
+    let sizes: Vec<usize> = terms.iter().map(|t| t.scrollback().bytes()).collect();
     let Some(level) = water_level(&sizes, budget) else {
         return 0;
     };

@@ -44,6 +44,10 @@ pub const SLICE_PIECE_BYTES: usize = 2048;
 /// (the frame waits for the read that finds the pty empty; see [`PaneEntry::frame_can_wait`]).
 pub const FRAME_WAITS_BYTES: u64 = 16 * 1024;
 
+/// Scrollback lines encoded between two looks for input while this thread is otherwise
+/// idle (a few µs: a query that arrives meanwhile waits at most that long).
+const SETTLE_LINES: usize = 8;
+
 /// Bytes read from a pty and not yet parsed (by this thread or the reading thread).
 pub(crate) struct Chunk {
     pub(crate) data: Vec<u8>,
@@ -516,7 +520,7 @@ impl ModelThread {
         let mut busy_from = Instant::now();
         loop {
             // Block only when idle; wake at once on any message or pty input.
-            if !self.has_work() && !self.scan_before_sleeping() {
+            if !self.has_work() && !self.scan_before_sleeping() && !self.settle_before_sleeping() {
                 self.sample_if_due(Instant::now(), SampleRing::IDLE_EVERY_NS);
                 let mut woken = std::mem::take(&mut self.woken);
                 let first = self.poller.wait(&mut woken);
@@ -850,6 +854,27 @@ impl ModelThread {
             return false;
         }
         self.look_for_questions(true);
+        true
+    }
+
+    /// Encodes a few scrollback lines of one pane whose encoding was deferred
+    /// ([`crate::model::Scrollback::settle_some`]: lines scrolled off by a burst are
+    /// encoded after it, once this thread has nothing else to do); returns whether there
+    /// were any (the caller looks for input before it encodes more or sleeps).
+    fn settle_before_sleeping(&mut self) -> bool {
+        let Some((&pane, p)) = self
+            .panes
+            .iter_mut()
+            .find(|(_, p)| p.core.term.scrollback().unsettled() > 0)
+        else {
+            return false;
+        };
+        let dropped = p.core.term.scrollback().dropped();
+        p.core.term.settle_scrollback(SETTLE_LINES);
+        if p.core.term.scrollback().dropped() != dropped {
+            // The byte cap dropped old lines: the UI's scrollback counts changed.
+            self.deliver(pane);
+        }
         true
     }
 
