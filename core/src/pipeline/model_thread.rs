@@ -537,11 +537,7 @@ impl ModelThread {
         let mut busy_from = Instant::now();
         loop {
             // Block only when idle; wake at once on any message or pty input.
-            // Idle: first the work that waited for it, a little at a time with a look for
-            // input in between (a query that arrives meanwhile goes first), then wake the
-            // UI for a frame built meanwhile, then sleep.
-            if !self.has_work() && !self.settle_before_sleeping() && !self.scan_before_sleeping() {
-                self.flush_wake();
+            if !self.has_work() && !self.idle_work() {
                 self.sample_if_due(Instant::now(), SampleRing::IDLE_EVERY_NS);
                 let mut woken = std::mem::take(&mut self.woken);
                 let first = self.poller.wait(&mut woken);
@@ -887,6 +883,19 @@ impl ModelThread {
         }
         self.look_for_questions(true);
         true
+    }
+
+    /// The work put off until no input waits; returns whether it did any (the caller
+    /// looks for input before more, or sleeps). First scrollback encoding, a little at a
+    /// time with a look for input between (a query that arrives meanwhile goes first),
+    /// then the UI is woken for a frame built since (a keystroke's echo is not kept
+    /// behind a scan), then the question scans.
+    fn idle_work(&mut self) -> bool {
+        if self.settle_before_sleeping() {
+            return true;
+        }
+        self.flush_wake();
+        self.scan_before_sleeping()
     }
 
     /// Encodes a few scrollback lines of one pane whose encoding was deferred
