@@ -7,7 +7,8 @@
 #
 #   scripts/headless-dsr.sh [TERN] [TERN_BENCH] [TERN_PROBE]
 #       (defaults target/release/tern, target/release/tern-bench, target/release/tern-probe)
-#   ROUNDS (3) rounds of COUNT (250) probes per system and case; LOAD_RATE (1000000) B/s
+#   ROUNDS (3) rounds of COUNT (250) probes per system and case; LOAD_RATE (1000000) B/s.
+#   Under load it also prints the round trips of queries written right behind a load step.
 set -eu
 tern=${1:-target/release/tern}
 bench=${2:-target/release/tern-bench}
@@ -30,7 +31,7 @@ run() { # system case round
     system=$1
     out="$dir/$1-$2-$3.txt"
     load=""
-    [ "$2" = load ] && load="--load-file $dir/agent.bin --load-rate $rate"
+    [ "$2" = load ] && load="--load-file $dir/agent.bin --load-rate $rate --trace $dir/$1-$2-$3.trace"
     # shellcheck disable=SC2086 # $load is two flags or none
     set -- "$probe" dsr --count "$count" --warmup 20 --out "$out" $load
     case "$system" in
@@ -66,4 +67,12 @@ for case in idle load; do
     printf '%-5s %-6s%s\n' "$case" tern "$t"
     printf '%-5s %-6s%s\n' "$case" floor "$f"
     echo "$t $f" | awk -v c="$case" '{ printf "%s: tern p50 / floor p50 = %.2fx, tern p99 / floor p99 = %.2fx\n", c, $1 / $5, $3 / $7 }'
+done
+# Under load: the round trips of queries written within 300 µs after the load's last
+# write (`tern-probe dsr --trace`), which wait for that 10 KB step to be consumed.
+for sys in tern floor; do
+    behind=$(cat "$dir"/"$sys"-load-*.trace | awk '$2 < 300000 { print $1 }')
+    n=$(echo "$behind" | grep -c . || true)
+    printf 'load: queries written right behind a load step, %-5s n %3d %s\n' "$sys" "$n" \
+        "$(echo "$behind" | summary /dev/stdin | awk '{ printf "p50 %.1f p95 %.1f max %.1f", $1, $2, $4 }')"
 done
