@@ -450,13 +450,11 @@ impl Grid {
             } else {
                 self.rows.remove(top)
             };
-            let Some(mut row) = row else { return };
-            let mut used = cols;
-            if top == 0
-                && let Some(sb) = history.as_deref_mut()
-            {
-                used = sb.push(&row);
-            }
+            let Some(row) = row else { return };
+            let (mut row, used) = match history.as_deref_mut() {
+                Some(sb) if top == 0 => sb.push_row(row),
+                _ => (row, cols),
+            };
             if !row.extras.is_empty() {
                 row.recycle_extras(&mut self.spare_marks);
             }

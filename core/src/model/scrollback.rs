@@ -69,16 +69,28 @@ pub struct Scrollback {
     /// the model thread has nothing else to do), so a burst that scrolls is parsed,
     /// and a query behind it answered, without encoding its lines on the way.
     /// Reading a line here gives exactly what its encoding would decode to.
-    fresh: VecDeque<Row>,
+    fresh: VecDeque<FreshLine>,
     /// Cells held in `fresh` (at most [`FRESH_CELLS`]).
     fresh_cells: usize,
-    /// Rows of `fresh` already encoded, kept for reuse.
-    fresh_spare: Vec<Row>,
+    /// Rows of `fresh` already encoded, kept for reuse (by the grid, which takes one
+    /// for each row it hands over: [`Scrollback::push_row`]).
+    fresh_spare: Vec<FreshLine>,
+    /// The queue overflowed (a flood, not a burst): lines are encoded as they are pushed
+    /// until the model thread is idle again ([`Scrollback::settle_some`]), as the queue
+    /// would cost a copy per line for nothing.
+    eager: bool,
+}
+
+/// A line waiting to be encoded: a row whose cells from `len` on are default blanks.
+#[derive(Clone, Debug)]
+struct FreshLine {
+    row: Row,
+    len: usize,
 }
 
 /// Most cells of lines waiting to be encoded (96 KiB): about 100 lines of 80 columns,
-/// more than a 10 KB burst of a TUI scrolls. Past it the oldest is encoded
-/// at each push, as if encoding were not deferred.
+/// more than a 10 KB burst of a TUI scrolls. Past it they are all encoded, and so is
+/// every line after them until the model thread is idle (`eager`).
 pub const FRESH_CELLS: usize = 8 * 1024;
 
 /// Encoded rows kept for reuse by [`Scrollback::push`].
@@ -343,6 +355,7 @@ fn char_slot(chars: &mut [u8], at: usize) -> &mut [u8; 4] {
 }
 
 /// Encodes `cells[..len]` and `extras` of a row into `s` (see the module docs).
+#[inline(always)]
 fn encode(row: &Row, len: usize, s: &mut Scratch) {
     s.start(len);
     let cells = &row.cells[..len];
@@ -744,6 +757,7 @@ pub fn decode_line(bytes: &[u8], wrapped: bool) -> Row {
 }
 
 /// Length of `cells` without its trailing default blanks, found 16 cells at a time.
+#[inline(always)]
 fn used_len(cells: &[Cell]) -> usize {
     // A full row, the common case in a stream of long lines.
     if cells.last().is_some_and(|c| c.blank_diff() != 0) {
@@ -780,6 +794,7 @@ impl Scrollback {
             fresh: VecDeque::new(),
             fresh_cells: 0,
             fresh_spare: Vec::new(),
+            eager: false,
         }
     }
 
@@ -803,21 +818,28 @@ impl Scrollback {
         self.fresh.len()
     }
 
+    /// Whether [`Scrollback::settle_some`] has work: lines to encode, or a flood's
+    /// eager encoding to end.
+    pub fn settle_due(&self) -> bool {
+        !self.fresh.is_empty() || self.eager
+    }
+
     /// Encodes up to `lines` of the lines not yet encoded, oldest first (dropping the
     /// oldest lines over the byte cap as each is encoded, as pushing did before
     /// encoding was deferred); returns whether some remain.
     pub fn settle_some(&mut self, lines: usize) -> bool {
+        self.eager = false;
         for _ in 0..lines {
-            let Some(row) = self.fresh.pop_front() else {
+            let Some(line) = self.fresh.pop_front() else {
                 break;
             };
-            self.fresh_cells -= row.cells.len();
-            self.append_encoded(&row, row.cells.len());
+            self.fresh_cells -= line.row.cells.len();
+            self.append_encoded(&line.row, line.len);
             while self.bytes() > self.max_bytes && self.index.len() > 1 {
                 self.pop_oldest();
             }
             if self.fresh_spare.len() < FRESH_SPARE {
-                self.fresh_spare.push(row);
+                self.fresh_spare.push(line);
             }
         }
         !self.fresh.is_empty()
@@ -841,7 +863,7 @@ impl Scrollback {
                 .fresh
                 .iter()
                 .chain(&self.fresh_spare)
-                .map(|r| r.heap_bytes() + std::mem::size_of::<Row>())
+                .map(|l| l.row.heap_bytes() + std::mem::size_of::<FreshLine>())
                 .sum::<usize>()
     }
 
@@ -862,9 +884,9 @@ impl Scrollback {
     pub fn row(&self, i: usize) -> Option<Row> {
         let Some(entry) = self.index.get(i) else {
             // Not encoded yet: what its encoding would decode to.
-            let row = self.fresh.get(i - self.index.len())?;
+            let line = self.fresh.get(i - self.index.len())?;
             let mut scratch = Scratch::default();
-            encode(row, row.cells.len(), &mut scratch);
+            encode(&line.row, line.len, &mut scratch);
             let mut bytes = Vec::with_capacity(scratch.len());
             scratch.append_to(&mut bytes);
             return Some(decode(
@@ -872,7 +894,7 @@ impl Scrollback {
                     bytes: &bytes,
                     pos: 0,
                 },
-                row.wrapped,
+                line.row.wrapped,
             ));
         };
         Some(decode(
@@ -898,27 +920,74 @@ impl Scrollback {
             self.dropped += 1;
             return len;
         }
-        let mut fresh = self.fresh_spare.pop().unwrap_or_default();
-        fresh.copy_used_from(row, len);
-        self.fresh.push_back(fresh);
-        self.fresh_cells += len;
+        if self.eager {
+            self.append_line(row, len);
+            return len;
+        }
+        let mut line = self.fresh_spare.pop().unwrap_or(FreshLine {
+            row: Row::default(),
+            len: 0,
+        });
+        line.row.copy_used_from(row, len);
+        line.len = len;
+        self.queue_fresh(line);
+        len
+    }
+
+    /// [`Scrollback::push`] of a row the caller gives up (the grid's row scrolled off):
+    /// it waits to be encoded as it is, no copy. Returns a row for the caller to reuse
+    /// and how many of its first cells may not be default blanks (the rest are).
+    pub fn push_row(&mut self, row: Row) -> (Row, usize) {
+        let len = used_len(&row.cells);
+        if self.max_lines == 0 {
+            self.dropped += 1;
+            return (row, len);
+        }
+        if self.eager {
+            self.append_line(&row, len);
+            return (row, len);
+        }
+        let spare = self.fresh_spare.pop();
+        let cols = row.cells.len();
+        self.queue_fresh(FreshLine { row, len });
+        match spare {
+            Some(line) => (line.row, line.len),
+            None => (Row::blank(cols, Color::Default), 0),
+        }
+    }
+
+    fn queue_fresh(&mut self, line: FreshLine) {
+        self.fresh_cells += line.row.cells.len();
+        self.fresh.push_back(line);
         while self.len() > self.max_lines {
             if self.index.is_empty() {
                 if let Some(old) = self.fresh.pop_front() {
-                    self.fresh_cells -= old.cells.len();
+                    self.fresh_cells -= old.row.cells.len();
                     self.dropped += 1;
                 }
             } else {
                 self.pop_oldest();
             }
         }
-        while self.fresh_cells > FRESH_CELLS {
-            self.settle_some(1);
+        if self.fresh_cells > FRESH_CELLS {
+            self.settle();
+            self.eager = true;
         }
-        len
+    }
+
+    /// Encodes a line at once and drops the oldest over the caps (the queue is empty).
+    #[inline(always)]
+    fn append_line(&mut self, row: &Row, len: usize) {
+        self.append_encoded(row, len);
+        while self.index.len() > self.max_lines
+            || (self.bytes() > self.max_bytes && self.index.len() > 1)
+        {
+            self.pop_oldest();
+        }
     }
 
     /// Encodes `row`'s first `len` cells at the end of the newest block.
+    #[inline(always)]
     fn append_encoded(&mut self, row: &Row, len: usize) {
         encode(row, len, &mut self.scratch);
         let line_len = self.scratch.len();
@@ -1076,9 +1145,13 @@ mod tests {
             sb.push(&wide);
             assert!(sb.fresh_cells <= FRESH_CELLS, "{}", sb.fresh_cells);
         }
-        assert_eq!(sb.unsettled(), FRESH_CELLS / 200);
-        sb.settle();
+        // A flood: past the bound everything is encoded, then each line as it comes.
         assert_eq!((sb.unsettled(), sb.len()), (0, 1010));
+        assert!(sb.settle_due(), "until the model thread is idle");
+        sb.settle_some(8);
+        assert!(!sb.settle_due());
+        sb.push(&wide);
+        assert_eq!(sb.unsettled(), 1, "waiting again after the flood");
         assert_eq!(sb.row(5).map(|r| r.text()), Some("line 5".into()));
     }
 
@@ -1311,7 +1384,7 @@ mod tests {
         /// lines after them are encoded: until then more may be kept).
         #[test]
         fn deferred_encoding_reads_and_drops_as_encoding_at_once(
-            lines in proptest::collection::vec((0usize..90, 0u8..4, proptest::bool::ANY), 1..400),
+            lines in proptest::collection::vec((0usize..90, 0u8..4, proptest::bool::ANY, proptest::bool::ANY), 1..400),
             max_lines in 1usize..300,
             max_bytes in 40usize..6000,
             settles in proptest::collection::vec(0usize..12, 1..400),
@@ -1319,12 +1392,19 @@ mod tests {
             let mut lazy = Scrollback::new(max_lines, max_bytes);
             let mut eager = Scrollback::new(max_lines, max_bytes);
             let chars = ['a', 'é', '日', '😀'];
-            for (i, (len, ch, wrapped)) in lines.iter().enumerate() {
+            for (i, (len, ch, wrapped, owned)) in lines.iter().enumerate() {
                 let text: String = (0..*len).map(|k| chars[(*ch as usize + k / 7) % 4]).collect();
                 let mut row = row_of(&text);
                 row.set_len(90);
                 row.wrapped = *wrapped;
-                lazy.push(&row);
+                if *owned {
+                    // The grid's way: the row handed over, a row to reuse handed back
+                    // whose cells past `used` are blanks.
+                    let (back, used) = lazy.push_row(row.clone());
+                    proptest::prop_assert!(back.cells[used.min(back.cells.len())..].iter().all(|c| c.is_default_blank()));
+                } else {
+                    lazy.push(&row);
+                }
                 eager.push(&row);
                 eager.settle();
                 lazy.settle_some(settles[i % settles.len()]);

@@ -906,7 +906,7 @@ impl ModelThread {
         let Some((&pane, p)) = self
             .panes
             .iter_mut()
-            .find(|(_, p)| p.core.term.scrollback().unsettled() > 0)
+            .find(|(_, p)| p.core.term.scrollback().settle_due())
         else {
             return false;
         };
