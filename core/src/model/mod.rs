@@ -537,6 +537,12 @@ impl Terminal {
         self.st.scrollback.settle_some(lines)
     }
 
+    /// Scrollback lines encoded as they are pushed (a flood) or left to wait
+    /// ([`Scrollback::set_eager`]).
+    pub fn set_scrollback_eager(&mut self, eager: bool) {
+        self.st.scrollback.set_eager(eager);
+    }
+
     /// Drops the oldest scrollback lines until at most `max_bytes` are held; returns
     /// the bytes freed. Absolute line numbers stay stable (the drop count grows).
     pub fn trim_scrollback_bytes(&mut self, max_bytes: usize) -> usize {

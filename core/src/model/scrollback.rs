@@ -75,9 +75,9 @@ pub struct Scrollback {
     /// Rows of `fresh` already encoded, kept for reuse (by the grid, which takes one
     /// for each row it hands over: [`Scrollback::push_row`]).
     fresh_spare: Vec<FreshLine>,
-    /// The queue overflowed (a flood, not a burst): lines are encoded as they are pushed
-    /// until the model thread is idle again ([`Scrollback::settle_some`]), as the queue
-    /// would cost a copy per line for nothing.
+    /// Lines are encoded as they are pushed ([`Scrollback::set_eager`]): during a flood
+    /// the queue would only add work (the model thread sets it for a pane read ahead,
+    /// and the queue's overflow sets it until the thread is idle again).
     eager: bool,
 }
 
@@ -818,17 +818,23 @@ impl Scrollback {
         self.fresh.len()
     }
 
-    /// Whether [`Scrollback::settle_some`] has work: lines to encode, or a flood's
-    /// eager encoding to end.
-    pub fn settle_due(&self) -> bool {
-        !self.fresh.is_empty() || self.eager
+    /// Encodes lines as they are pushed (`true`: the queue is encoded first), or lets
+    /// them wait again.
+    pub fn set_eager(&mut self, eager: bool) {
+        if eager {
+            self.settle();
+        }
+        self.eager = eager;
+    }
+
+    pub fn is_eager(&self) -> bool {
+        self.eager
     }
 
     /// Encodes up to `lines` of the lines not yet encoded, oldest first (dropping the
     /// oldest lines over the byte cap as each is encoded, as pushing did before
     /// encoding was deferred); returns whether some remain.
     pub fn settle_some(&mut self, lines: usize) -> bool {
-        self.eager = false;
         for _ in 0..lines {
             let Some(line) = self.fresh.pop_front() else {
                 break;
@@ -970,8 +976,7 @@ impl Scrollback {
             }
         }
         if self.fresh_cells > FRESH_CELLS {
-            self.settle();
-            self.eager = true;
+            self.set_eager(true);
         }
     }
 
@@ -1147,9 +1152,8 @@ mod tests {
         }
         // A flood: past the bound everything is encoded, then each line as it comes.
         assert_eq!((sb.unsettled(), sb.len()), (0, 1010));
-        assert!(sb.settle_due(), "until the model thread is idle");
-        sb.settle_some(8);
-        assert!(!sb.settle_due());
+        assert!(sb.is_eager(), "until the model thread is idle");
+        sb.set_eager(false);
         sb.push(&wide);
         assert_eq!(sb.unsettled(), 1, "waiting again after the flood");
         assert_eq!(sb.row(5).map(|r| r.text()), Some("line 5".into()));

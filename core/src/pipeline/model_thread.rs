@@ -903,10 +903,17 @@ impl ModelThread {
     /// encoded after it, once this thread has nothing else to do); returns whether there
     /// were any (the caller looks for input before it encodes more or sleeps).
     fn settle_before_sleeping(&mut self) -> bool {
+        // A burst that overflowed the queue encoded eagerly; the next one waits again
+        // (a pane read ahead stays eager: its flood goes on).
+        for p in self.panes.values_mut() {
+            if p.ahead.is_none() && p.core.term.scrollback().is_eager() {
+                p.core.term.set_scrollback_eager(false);
+            }
+        }
         let Some((&pane, p)) = self
             .panes
             .iter_mut()
-            .find(|(_, p)| p.core.term.scrollback().settle_due())
+            .find(|(_, p)| p.core.term.scrollback().unsettled() > 0)
         else {
             return false;
         };

@@ -36,6 +36,8 @@ impl ModelThread {
         let ahead = AheadPane::new(pane, p.input.shared_fd(), p.credit.clone());
         self.poller.remove(p.input.fd());
         p.streak_bytes = 0;
+        // A flood: its scrollback lines are encoded as they come (no queue).
+        p.core.term.set_scrollback_eager(true);
         p.ahead = Some(ahead.clone());
         p.stats.read_ahead_spells.fetch_add(1, Ordering::Relaxed);
         p.stats.reading_ahead.store(true, Ordering::Relaxed);
