@@ -44,6 +44,11 @@ pub const SLICE_PIECE_BYTES: usize = 2048;
 /// (the frame waits for the read that finds the pty empty; see [`PaneEntry::frame_can_wait`]).
 pub const FRAME_WAITS_BYTES: u64 = 16 * 1024;
 
+/// A read this small (a keystroke's echo, a prompt, a query) is framed at once: the
+/// read that would find the pty empty can wait for the kernel's push of a write still
+/// in progress, milliseconds when busy threads hold the cores.
+pub const FRAME_WAITS_AFTER_READ: usize = 1024;
+
 /// Scrollback lines encoded between two looks for input while this thread is otherwise
 /// idle (a few µs: a query that arrives meanwhile waits at most that long).
 const SETTLE_LINES: usize = 8;
@@ -96,14 +101,17 @@ pub struct PaneEntry {
     ahead: Option<Arc<AheadPane>>,
     /// Bytes parsed (`core.seq`) when the newest delivery was built.
     framed_seq: u64,
+    /// Bytes of the newest direct read.
+    last_read_bytes: usize,
     /// A frame waited for the next read (`frame_can_wait`): build it once that read
     /// finds the pty empty.
     frame_owed: bool,
 }
 
 impl PaneEntry {
-    /// Whether the next frame waits: a read just brought bytes and the next read of the
-    /// pty (at once, in the next round) may bring more. The rest of a burst is parsed
+    /// Whether the next frame waits: a read just brought a burst's bytes (at least
+    /// [`FRAME_WAITS_AFTER_READ`]) and the next read of the pty (at once, in the next
+    /// round) may bring more. The rest of a burst is parsed
     /// before the screen is copied out and the UI woken, so a query at the end of a
     /// burst (a program's 10 KB redraw, then a cursor report) is not answered behind
     /// frames of the redraw's first half, and the UI never shows a redraw half done.
@@ -112,6 +120,7 @@ impl PaneEntry {
     fn frame_can_wait(&self) -> bool {
         self.core.is_visible()
             && self.ahead.is_none()
+            && self.last_read_bytes >= FRAME_WAITS_AFTER_READ
             && self.input.wants_read(&self.credit)
             && self.core.seq.saturating_sub(self.framed_seq) < FRAME_WAITS_BYTES
     }
@@ -150,6 +159,7 @@ impl PaneEntry {
             streak_bytes: 0,
             ahead: None,
             framed_seq: 0,
+            last_read_bytes: 0,
             frame_owed: false,
         }
     }
@@ -427,6 +437,7 @@ impl ModelThread {
                     .last_read_ns
                     .store(self.epoch.elapsed().as_nanos() as u64, Ordering::Relaxed);
                 p.streak_bytes += data.len() as u64;
+                p.last_read_bytes = data.len();
                 let flood = p.streak_bytes >= self.read_ahead_after;
                 p.queue.push_back(Chunk {
                     data,
