@@ -224,8 +224,9 @@ pub struct ModelThread {
     waker: Waker,
     /// A frame built while parsing waits to wake the UI until the round ends, or, when
     /// the round parsed nothing (the frame a burst owed, built once the pty was found
-    /// empty), until this thread is about to sleep: the woken UI thread tends to take
-    /// this core at once, and a query written right behind the burst would wait for it.
+    /// empty) and nothing else waits, until the idle work's first step is done: the
+    /// woken UI thread tends to take this core at once, and a query written right
+    /// behind the burst would wait for it.
     wake_due: bool,
     /// Some pane was parsed in this round.
     parsed_in_round: bool,
@@ -578,7 +579,9 @@ impl ModelThread {
             }
             self.read_ptys();
             self.schedule_round();
-            if self.parsed_in_round {
+            // A frame built in a round that parsed nothing waits for the idle work only
+            // if the thread is about to be idle (a search in steps is not).
+            if self.parsed_in_round || self.has_work() {
                 self.flush_wake();
             }
             if self.shutting_down {
