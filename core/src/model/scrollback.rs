@@ -64,10 +64,11 @@ pub struct Scrollback {
     /// Lines ever dropped off the front (so absolute line numbers stay stable).
     dropped: u64,
     scratch: Scratch,
-    /// The newest lines, pushed but not yet encoded (after every encoded line): a line
-    /// scrolled off is copied here and encoded later ([`Scrollback::settle_some`], when
-    /// the model thread has nothing else to do), so a burst that scrolls is parsed,
-    /// and a query behind it answered, without encoding its lines on the way.
+    /// The newest lines, pushed but not yet encoded (after every encoded line): the
+    /// grid's row that scrolled off waits here ([`Scrollback::push_row`]) and is encoded
+    /// later ([`Scrollback::settle_some`], when the model thread has nothing else to
+    /// do), so a burst that scrolls is parsed, and a query behind it answered, without
+    /// encoding its lines on the way.
     /// Reading a line here gives exactly what its encoding would decode to.
     fresh: VecDeque<FreshLine>,
     /// Cells held in `fresh` (at most [`FRESH_CELLS`]).
@@ -75,6 +76,9 @@ pub struct Scrollback {
     /// Rows of `fresh` already encoded, kept for reuse (by the grid, which takes one
     /// for each row it hands over: [`Scrollback::push_row`]).
     fresh_spare: Vec<FreshLine>,
+    /// Heap bytes of `fresh` and `fresh_spare`, kept as they change: `heap_bytes` is
+    /// read after every parse step.
+    fresh_heap: usize,
     /// Lines are encoded as they are pushed ([`Scrollback::set_eager`]): during a flood
     /// the queue would only add work (the model thread sets it for a pane read ahead,
     /// and the queue's overflow sets it until the thread is idle again).
@@ -88,12 +92,18 @@ struct FreshLine {
     len: usize,
 }
 
+impl FreshLine {
+    fn heap_bytes(&self) -> usize {
+        self.row.heap_bytes() + std::mem::size_of::<FreshLine>()
+    }
+}
+
 /// Most cells of lines waiting to be encoded (96 KiB): about 100 lines of 80 columns,
 /// more than a 10 KB burst of a TUI scrolls. Past it they are all encoded, and so is
 /// every line after them until the model thread is idle (`eager`).
 pub const FRESH_CELLS: usize = 8 * 1024;
 
-/// Encoded rows kept for reuse by [`Scrollback::push`].
+/// Encoded rows kept for reuse by [`Scrollback::push_row`] and [`Scrollback::push`].
 const FRESH_SPARE: usize = 8;
 
 const ENTRY_BYTES: usize = std::mem::size_of::<LineEntry>();
@@ -794,6 +804,7 @@ impl Scrollback {
             fresh: VecDeque::new(),
             fresh_cells: 0,
             fresh_spare: Vec::new(),
+            fresh_heap: 0,
             eager: false,
         }
     }
@@ -846,6 +857,8 @@ impl Scrollback {
             }
             if self.fresh_spare.len() < FRESH_SPARE {
                 self.fresh_spare.push(line);
+            } else {
+                self.fresh_heap -= line.heap_bytes();
             }
         }
         !self.fresh.is_empty()
@@ -853,7 +866,14 @@ impl Scrollback {
 
     /// Encodes every line not yet encoded.
     pub fn settle(&mut self) {
-        while self.settle_some(usize::MAX) {}
+        self.settle_some(usize::MAX);
+    }
+
+    /// A spare row to reuse, no longer counted in `fresh_heap`.
+    fn take_spare(&mut self) -> Option<FreshLine> {
+        let line = self.fresh_spare.pop()?;
+        self.fresh_heap -= line.heap_bytes();
+        Some(line)
     }
 
     /// Bytes reserved (capacity), for memory reports.
@@ -865,12 +885,7 @@ impl Scrollback {
             .sum::<usize>()
             + self.index.capacity() * ENTRY_BYTES
             + self.scratch.heap_bytes()
-            + self
-                .fresh
-                .iter()
-                .chain(&self.fresh_spare)
-                .map(|l| l.row.heap_bytes() + std::mem::size_of::<FreshLine>())
-                .sum::<usize>()
+            + self.fresh_heap
     }
 
     pub fn dropped(&self) -> u64 {
@@ -930,7 +945,7 @@ impl Scrollback {
             self.append_line(row, len);
             return len;
         }
-        let mut line = self.fresh_spare.pop().unwrap_or(FreshLine {
+        let mut line = self.take_spare().unwrap_or(FreshLine {
             row: Row::default(),
             len: 0,
         });
@@ -953,7 +968,7 @@ impl Scrollback {
             self.append_line(&row, len);
             return (row, len);
         }
-        let spare = self.fresh_spare.pop();
+        let spare = self.take_spare();
         let cols = row.cells.len();
         self.queue_fresh(FreshLine { row, len });
         match spare {
@@ -964,11 +979,13 @@ impl Scrollback {
 
     fn queue_fresh(&mut self, line: FreshLine) {
         self.fresh_cells += line.row.cells.len();
+        self.fresh_heap += line.heap_bytes();
         self.fresh.push_back(line);
         while self.len() > self.max_lines {
             if self.index.is_empty() {
                 if let Some(old) = self.fresh.pop_front() {
                     self.fresh_cells -= old.row.cells.len();
+                    self.fresh_heap -= old.heap_bytes();
                     self.dropped += 1;
                 }
             } else {
@@ -1087,6 +1104,7 @@ impl Scrollback {
         self.index.shrink_to_fit();
         self.spare = None;
         self.fresh_spare = Vec::new();
+        self.fresh_heap = 0;
     }
 
     fn reset_storage(&mut self) {
@@ -1096,6 +1114,7 @@ impl Scrollback {
         self.used = 0;
         self.fresh.clear();
         self.fresh_cells = 0;
+        self.fresh_heap = self.fresh_spare.iter().map(FreshLine::heap_bytes).sum();
     }
 }
 
@@ -1412,6 +1431,8 @@ mod tests {
                 eager.push(&row);
                 eager.settle();
                 lazy.settle_some(settles[i % settles.len()]);
+                let counted: usize = lazy.fresh.iter().chain(&lazy.fresh_spare).map(FreshLine::heap_bytes).sum();
+                proptest::prop_assert_eq!(lazy.fresh_heap, counted);
                 proptest::prop_assert!(lazy.len() >= eager.len());
                 for back in 1..=eager.len().min(3) {
                     proptest::prop_assert_eq!(

@@ -16,7 +16,7 @@
 //! ```
 //!
 //! The pane comes back to the model thread when a burst (the bytes from a wake-up to
-//! `EAGAIN`) is under [`BACK_BELOW_BYTES`]: the flood is over and what comes now is
+//! `EAGAIN`) is under [`INTERACTIVE_BYTES`]: the flood is over and what comes now is
 //! interactive (an echo, a prompt, a query), which the direct path answers in one
 //! wake-up again. The model thread can also take it back at any time
 //! ([`AheadPane::stop`]): it waits for a read in progress, so no byte is read by both
@@ -36,7 +36,7 @@ use rustix::io::Errno;
 use super::credit::Credit;
 use super::io::{BufferPool, READ_CHUNK};
 use super::model_thread::Chunk;
-use super::reader::{end_error, read_appending};
+use super::reader::{INTERACTIVE_BYTES, end_error, read_appending};
 use super::readiness::{ModelTx, epoll_with_bell};
 use super::{ModelMsg, PaneId};
 
@@ -44,10 +44,6 @@ use super::{ModelMsg, PaneId};
 /// ahead: sixteen full reads of the line discipline's 4 KiB buffer. Interactive output
 /// (a prompt, an echo, a screen redraw, a query's burst) stays far under it.
 pub const AHEAD_AFTER_BYTES: u64 = 64 * 1024;
-
-/// A burst (wake-up to `EAGAIN`) smaller than this while reading ahead gives the pane
-/// back: the writer no longer keeps the pty full.
-pub const BACK_BELOW_BYTES: usize = 1024;
 
 /// A new read goes into the inbox's newest chunk while that has this much room left
 /// (and no message came between), so a window of in-flight bytes is a few buffers, not
@@ -383,7 +379,7 @@ impl Reader {
             }
             Err(Errno::AGAIN) => {
                 w.readable = false;
-                if std::mem::take(&mut w.burst) < BACK_BELOW_BYTES {
+                if std::mem::take(&mut w.burst) < INTERACTIVE_BYTES {
                     // The flood is over: the model thread reads the pane again.
                     Step::Drop
                 } else {

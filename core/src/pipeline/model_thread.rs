@@ -21,7 +21,7 @@ use super::diag::{Breadcrumbs, ModelStats, PaneSample, PtyStats, Sample, SampleR
 use super::facts::FactBox;
 use super::io::{BufferPool, PtyWriter};
 use super::pane::PaneCore;
-use super::reader::{PtyInput, ReadOutcome};
+use super::reader::{INTERACTIVE_BYTES, PtyInput, ReadOutcome};
 use super::readiness::{ModelTx, Poller};
 use super::{ModelMsg, PaneEvent, PaneId, Waker};
 
@@ -43,11 +43,6 @@ pub const SLICE_PIECE_BYTES: usize = 2048;
 /// Most bytes a visible pane parses past its last frame while its pty still has input
 /// (the frame waits for the read that finds the pty empty; see [`PaneEntry::frame_can_wait`]).
 pub const FRAME_WAITS_BYTES: u64 = 16 * 1024;
-
-/// A read this small (a keystroke's echo, a prompt, a query) is framed at once: the
-/// read that would find the pty empty can wait for the kernel's push of a write still
-/// in progress, milliseconds when busy threads hold the cores.
-pub const FRAME_WAITS_AFTER_READ: usize = 1024;
 
 /// Scrollback lines encoded between two looks for input while this thread is otherwise
 /// idle (a few µs: a query that arrives meanwhile waits at most that long).
@@ -109,9 +104,11 @@ pub struct PaneEntry {
 }
 
 impl PaneEntry {
-    /// Whether the next frame waits: a read just brought a burst's bytes (at least
-    /// [`FRAME_WAITS_AFTER_READ`]) and the next read of the pty (at once, in the next
-    /// round) may bring more. The rest of a burst is parsed
+    /// Whether the next frame waits: a read just brought a burst's bytes (not
+    /// [`INTERACTIVE_BYTES`]: an echo or a prompt is framed at once, as the read that
+    /// would find the pty empty can wait for the kernel's push of a write still in
+    /// progress, milliseconds when busy threads hold the cores) and the next read of the
+    /// pty (at once, in the next round) may bring more. The rest of a burst is parsed
     /// before the screen is copied out and the UI woken, so a query at the end of a
     /// burst (a program's 10 KB redraw, then a cursor report) is not answered behind
     /// frames of the redraw's first half, and the UI never shows a redraw half done.
@@ -120,7 +117,7 @@ impl PaneEntry {
     fn frame_can_wait(&self) -> bool {
         self.core.is_visible()
             && self.ahead.is_none()
-            && self.last_read_bytes >= FRAME_WAITS_AFTER_READ
+            && self.last_read_bytes >= INTERACTIVE_BYTES
             && self.input.wants_read(&self.credit)
             && self.core.seq.saturating_sub(self.framed_seq) < FRAME_WAITS_BYTES
     }
@@ -917,18 +914,18 @@ impl ModelThread {
     /// encoded after it, once this thread has nothing else to do); returns whether there
     /// were any (the caller looks for input before it encodes more or sleeps).
     fn settle_before_sleeping(&mut self) -> bool {
-        // A burst that overflowed the queue encoded eagerly; the next one waits again
-        // (a pane read ahead stays eager: its flood goes on).
-        for p in self.panes.values_mut() {
+        let mut due = None;
+        for (&pane, p) in self.panes.iter_mut() {
+            // A burst that overflowed the queue encoded eagerly; the next one waits
+            // again (a pane read ahead stays eager: its flood goes on).
             if p.ahead.is_none() && p.core.term.scrollback().is_eager() {
                 p.core.term.set_scrollback_eager(false);
             }
+            if due.is_none() && p.core.term.scrollback().unsettled() > 0 {
+                due = Some(pane);
+            }
         }
-        let Some((&pane, p)) = self
-            .panes
-            .iter_mut()
-            .find(|(_, p)| p.core.term.scrollback().unsettled() > 0)
-        else {
+        let Some((pane, p)) = due.and_then(|pane| Some((pane, self.panes.get_mut(&pane)?))) else {
             return false;
         };
         let dropped = p.core.term.scrollback().dropped();

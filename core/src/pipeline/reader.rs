@@ -16,6 +16,12 @@ use super::credit::Credit;
 use super::diag::Breadcrumbs;
 use super::io::{BufferPool, READ_CHUNK};
 
+/// Output under this much at a time is interactive (an echo, a prompt, a query's
+/// answer) rather than a program drawing or flooding: a read this small is framed at
+/// once (`PaneEntry::frame_can_wait`), and a burst this small while a pane is read
+/// ahead gives it back (`ahead.rs`).
+pub const INTERACTIVE_BYTES: usize = 1024;
+
 /// What one read gave.
 pub enum ReadOutcome {
     /// A chunk (at most the credit's room), and when it was read.
