@@ -174,6 +174,51 @@ fn after_escape(byte: u8) -> AfterEscape {
     }
 }
 
+/// Where [`scan_for_osc`] found the stream going.
+#[derive(Debug, PartialEq, Eq)]
+enum OscScan {
+    /// The `]` at this offset starts an OSC (it is read in vte's Escape state).
+    StartsAt(usize),
+    /// No OSC starts in the bytes; after them vte is in Escape or not.
+    Ends { in_escape: bool },
+}
+
+/// Looks for the start of an OSC in `bytes`, read from outside one (`in_escape`: vte is
+/// in its Escape state before the first byte). An OSC starts only at a `]` read in
+/// Escape, and vte is in Escape at a byte exactly when an ESC comes before it with only
+/// [`AfterEscape::Stays`] bytes between: so the scan jumps from `]` to `]` (rare in
+/// output) and looks back from each over the bytes that stay, instead of stepping from
+/// ESC to ESC (every few bytes in a TUI's output: a search call each). Each look back
+/// stops at a byte that leaves Escape, and the `]` before it is one, so no byte is
+/// looked at twice.
+fn scan_for_osc(in_escape: bool, bytes: &[u8]) -> OscScan {
+    // Whether vte is in Escape right before `bytes[at]`, looking back no further than
+    // `from` (where the state is `in_escape` if `from` is 0, and not Escape after a `]`
+    // that started nothing).
+    let escape_before = |from: usize, at: usize| {
+        for &b in bytes[from..at].iter().rev() {
+            if b == 0x1b {
+                return true;
+            }
+            if !matches!(after_escape(b), AfterEscape::Stays) {
+                return false;
+            }
+        }
+        from == 0 && in_escape
+    };
+    let mut from = 0;
+    while let Some(i) = memchr::memchr(b']', &bytes[from..]) {
+        let at = from + i;
+        if escape_before(from, at) {
+            return OscScan::StartsAt(at);
+        }
+        from = at + 1;
+    }
+    OscScan::Ends {
+        in_escape: escape_before(from, bytes.len()),
+    }
+}
+
 impl std::fmt::Debug for Terminal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Terminal")
@@ -310,27 +355,20 @@ impl Terminal {
         const TERMINATORS: [u8; 4] = [0x07, 0x18, 0x1a, 0x1b];
         match self.guard {
             OscGuard::Outside | OscGuard::Escape => {
-                let mut at = 0;
-                while at < bytes.len() {
-                    if self.guard == OscGuard::Outside {
-                        match memchr::memchr(0x1b, &bytes[at..]) {
-                            Some(i) => at += i + 1,
-                            None => return (bytes.len(), 0),
-                        }
-                        self.guard = OscGuard::Escape;
-                        continue;
+                match scan_for_osc(self.guard == OscGuard::Escape, bytes) {
+                    OscScan::StartsAt(at) => {
+                        self.guard = OscGuard::Inside(0);
+                        (at + 1, 0)
                     }
-                    match after_escape(bytes[at]) {
-                        AfterEscape::Stays => {}
-                        AfterEscape::Leaves => self.guard = OscGuard::Outside,
-                        AfterEscape::Osc => {
-                            self.guard = OscGuard::Inside(0);
-                            return (at + 1, 0);
-                        }
+                    OscScan::Ends { in_escape } => {
+                        self.guard = if in_escape {
+                            OscGuard::Escape
+                        } else {
+                            OscGuard::Outside
+                        };
+                        (bytes.len(), 0)
                     }
-                    at += 1;
                 }
-                (bytes.len(), 0)
             }
             OscGuard::Inside(len) => {
                 let room = MAX_OSC_BYTES - len;
@@ -589,6 +627,61 @@ impl Terminal {
             rows,
             runs,
             cursor: (self.st.cursor.row, self.st.cursor.col),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, RngSeed};
+
+    /// The guard's scan as it was first written: one byte at a time through vte's
+    /// Escape state (an ESC enters it, `Stays` bytes keep it, `]` in it starts an OSC).
+    fn scan_bytewise(mut in_escape: bool, bytes: &[u8]) -> OscScan {
+        for (at, &b) in bytes.iter().enumerate() {
+            if !in_escape {
+                in_escape = b == 0x1b;
+                continue;
+            }
+            match after_escape(b) {
+                AfterEscape::Stays => {}
+                AfterEscape::Leaves => in_escape = false,
+                AfterEscape::Osc => return OscScan::StartsAt(at),
+            }
+        }
+        OscScan::Ends { in_escape }
+    }
+
+    fn config() -> Config {
+        let mut c = Config::default();
+        if matches!(c.rng_seed, RngSeed::Random) {
+            c.rng_seed = RngSeed::Fixed(0x05c_5ca1);
+        }
+        c.failure_persistence = None;
+        c
+    }
+
+    proptest! {
+        #![proptest_config(config())]
+        /// The scan that jumps from `]` to `]` finds the same OSC start, and leaves vte in
+        /// the same state, as stepping through every byte: for bytes drawn mostly from
+        /// those that matter to it (ESC, `]`, C0 that stays or leaves, DEL, UTF-8 lead
+        /// and continuation bytes, printable ASCII), from either state.
+        /// `PROPTEST_CASES` and `PROPTEST_RNG_SEED` deepen or move a run.
+        #[test]
+        fn jumping_scan_matches_the_bytewise_scan(
+            in_escape in any::<bool>(),
+            bytes in proptest::collection::vec(
+                prop_oneof![
+                    Just(0x1bu8), Just(b']'), Just(b'['), Just(0x07), Just(0x18), Just(0x1a),
+                    Just(0x7f), Just(b'\n'), Just(0x00), 0x80u8..=0xff, 0x20u8..=0x7e, any::<u8>(),
+                ],
+                0..64,
+            ),
+        ) {
+            prop_assert_eq!(scan_for_osc(in_escape, &bytes), scan_bytewise(in_escape, &bytes));
         }
     }
 }
