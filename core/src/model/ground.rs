@@ -64,7 +64,7 @@ pub(super) fn advance(st: &mut State, bytes: &[u8]) -> usize {
 /// Length of the run of printable ASCII (`0x20..=0x7e`) at the start of `bytes`, eight
 /// bytes at a time.
 #[inline]
-fn printable_ascii_len(bytes: &[u8]) -> usize {
+pub(crate) fn printable_ascii_len(bytes: &[u8]) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let mut i = 0;

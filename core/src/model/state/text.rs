@@ -18,6 +18,7 @@
 use super::State;
 use crate::model::cell::{Cell, Flags};
 use crate::model::grid::{Row, SpareMarks};
+use crate::model::ground::printable_ascii_len;
 use crate::model::width::width_code;
 
 /// The printable character at the start of `bytes` (ASCII `0x20..=0x7e`, or a complete,
@@ -149,10 +150,31 @@ fn write_run(
     let mut cells: &mut [Cell] = &mut row.cells[..edge];
     loop {
         if code == 1
-            && let Some(cell) = cells.get_mut(col)
-            && !cell.flags().intersects(special)
+            && let Some(dst) = cells.get_mut(col..)
+            && let Some(first_cell) = dst.first()
+            && !first_cell.flags().intersects(special)
         {
-            *cell = pens.narrow.with_code_point(cp);
+            if cp < 0x80 {
+                // A run of printable ASCII: its cells written in one loop, up to the
+                // edge or the first cell that is not free (a wide half, a side-table
+                // entry), where the character-by-character steps below take over.
+                let run = printable_ascii_len(&bytes[i..]).min(dst.len());
+                let free = dst[..run]
+                    .iter()
+                    .position(|c| c.flags().intersects(special))
+                    .unwrap_or(run);
+                for (cell, &b) in dst[..free].iter_mut().zip(&bytes[i..i + free]) {
+                    *cell = pens.narrow.with_code_point(u32::from(b));
+                }
+                col += free;
+                i += free;
+                match next_at(bytes, i) {
+                    Some((c, l, w)) => (cp, len, code) = (c, l, w),
+                    None => return (col, i, None),
+                }
+                continue;
+            }
+            dst[0] = pens.narrow.with_code_point(cp);
             col += 1;
         } else if code == 2
             && let Some([a, b]) = cells
