@@ -193,6 +193,31 @@ pub fn fill_cells(cells: &mut [Cell], cell: Cell) {
     chunks.into_remainder().fill(cell);
 }
 
+/// Flags that make a cell more than a character in a pen: half of a wide character, or
+/// an entry in the row's side table. Text is written straight over a cell only when it
+/// has none of them; otherwise the careful path fixes up what it overwrites.
+pub const BOUND: Flags = Flags::WIDE.union(Flags::WIDE_SPACER).union(Flags::EXTRA);
+
+/// Writes the printable ASCII `bytes` into `cells` in the pen `pen`, from the first of
+/// each, up to the end of either or the first cell with a [`BOUND`] flag; returns how
+/// many were written. The cells' flags are looked at together first (an OR over the
+/// words, no branch a cell), since a run almost never meets a bound cell.
+#[inline]
+pub fn write_ascii(cells: &mut [Cell], bytes: &[u8], pen: Cell) -> usize {
+    let n = cells.len().min(bytes.len());
+    let cells = &mut cells[..n];
+    let bound = u32::from(BOUND.bits()) << FLAG_SHIFT;
+    let free = if cells.iter().fold(0, |any, c| any | c.ch) & bound == 0 {
+        n
+    } else {
+        cells.iter().position(|c| c.ch & bound != 0).unwrap_or(n)
+    };
+    for (cell, &b) in cells[..free].iter_mut().zip(&bytes[..free]) {
+        *cell = pen.with_code_point(u32::from(b));
+    }
+    free
+}
+
 impl Default for Cell {
     fn default() -> Self {
         Cell::BLANK

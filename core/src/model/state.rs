@@ -2,7 +2,7 @@
 //! (`perform.rs`) decodes sequences and calls these methods; nothing else mutates the
 //! screen.
 
-use super::cell::{Cell, Color, Flags, Underline};
+use super::cell::{BOUND, Cell, Color, Flags, Underline, write_ascii};
 use super::charset::{Charset, Charsets};
 use super::grid::{CellExtra, Grid, Row};
 use super::modes::Modes;
@@ -471,28 +471,28 @@ impl State {
             let (row, col) = (self.cursor.row, self.cursor.col);
             let n = bytes.len().min(cols - col);
             let r = self.row_mut(row);
-            let special = Flags::WIDE.union(Flags::WIDE_SPACER).union(Flags::EXTRA);
-            let clean = r.cells[col..col + n]
-                .iter()
-                .all(|c| !c.flags().intersects(special))
-                && !(col + n < cols && r.cells[col + n].flags().contains(Flags::WIDE_SPACER));
-            if !clean {
-                // A wide character or side-table entry is in the way: take the careful path.
-                for &b in &bytes[..n] {
-                    self.print(b as char);
-                }
-                bytes = &bytes[n..];
-                continue;
-            }
-            for (cell, &b) in r.cells[col..col + n].iter_mut().zip(&bytes[..n]) {
-                *cell = template.with_ch(b as char);
-            }
-            self.last_printed = Some(bytes[n - 1] as char);
-            if col + n >= cols {
-                self.cursor.col = cols - 1;
-                self.cursor.pending_wrap = true;
+            // A narrow character over the left half of a wide one orphans its spacer:
+            // with a spacer after the run, every character takes the careful path.
+            let spacer_after =
+                col + n < cols && r.cells[col + n].flags().contains(Flags::WIDE_SPACER);
+            let free = if spacer_after {
+                0
             } else {
-                self.cursor.col = col + n;
+                write_ascii(&mut r.cells[col..col + n], &bytes[..n], template)
+            };
+            if free > 0 {
+                self.last_printed = Some(bytes[free - 1] as char);
+                if col + free >= cols {
+                    self.cursor.col = cols - 1;
+                    self.cursor.pending_wrap = true;
+                } else {
+                    self.cursor.col = col + free;
+                }
+            }
+            // From the first cell that is not free (a wide half or side-table entry in
+            // the way), the careful path.
+            for &b in &bytes[free..n] {
+                self.print(b as char);
             }
             bytes = &bytes[n..];
         }
@@ -512,8 +512,7 @@ impl State {
             &mut self.primary
         };
         let target = &mut grid.row_mut(row).cells[col];
-        let special = Flags::WIDE.union(Flags::WIDE_SPACER).union(Flags::EXTRA);
-        if self.pen_extra.is_none() && !target.flags().intersects(special) {
+        if self.pen_extra.is_none() && !target.flags().intersects(BOUND) {
             *target = cell;
             return;
         }

@@ -16,7 +16,7 @@
 //! them to the caller (the ground-state fast path, which hands them to vte).
 
 use super::State;
-use crate::model::cell::{Cell, Flags};
+use crate::model::cell::{BOUND, Cell, Flags, write_ascii};
 use crate::model::grid::{Row, SpareMarks};
 use crate::model::ground::printable_ascii_len;
 use crate::model::width::width_code;
@@ -140,7 +140,7 @@ fn write_run(
     pens: &Pens,
 ) -> (usize, usize, Option<(u32, usize)>) {
     let Dest { row, spare_marks } = dest;
-    let special = Flags::WIDE.union(Flags::WIDE_SPACER).union(Flags::EXTRA);
+    let special = BOUND;
     let (mut cp, mut len, mut code) = first;
     let mut col = start;
     // The cells up to the edge as a slice held across the loop (taken again after a
@@ -158,14 +158,11 @@ fn write_run(
                 // A run of printable ASCII: its cells written in one loop, up to the
                 // edge or the first cell that is not free (a wide half, a side-table
                 // entry), where the character-by-character steps below take over.
-                let run = printable_ascii_len(&bytes[i..]).min(dst.len());
-                let free = dst[..run]
-                    .iter()
-                    .position(|c| c.flags().intersects(special))
-                    .unwrap_or(run);
-                for (cell, &b) in dst[..free].iter_mut().zip(&bytes[i..i + free]) {
-                    *cell = pens.narrow.with_code_point(u32::from(b));
-                }
+                let free = write_ascii(
+                    dst,
+                    &bytes[i..i + printable_ascii_len(&bytes[i..])],
+                    pens.narrow,
+                );
                 col += free;
                 i += free;
                 match next_at(bytes, i) {
