@@ -129,13 +129,7 @@ fn csi(st: &mut State, bytes: &[u8]) -> Option<usize> {
     // As in `csi_dispatch`: a CSI ends what REP may repeat.
     st.last_printed = None;
     match action {
-        b'm' => {
-            let mut groups: [&[u16]; MAX_FAST_PARAMS] = [&[]; MAX_FAST_PARAMS];
-            for (group, value) in groups.iter_mut().zip(values.chunks(1)) {
-                *group = value;
-            }
-            perform::sgr_groups(st, &groups[..values.len()]);
-        }
+        b'm' => perform::sgr_groups(st, &perform::Singles(values)),
         b'H' | b'f' => {
             let col = values.get(1).copied().unwrap_or(0);
             st.goto(or_one(values[0]) - 1, or_one(col) - 1);

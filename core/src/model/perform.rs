@@ -459,8 +459,8 @@ fn set_cursor_style(st: &mut State, style: u16) {
 
 /// Reads an extended colour (38/48/58) starting at group `i`; returns the colour and how
 /// many extra groups were consumed (for the `;` form).
-fn extended_color(groups: &[&[u16]], i: usize) -> (Option<Color>, usize) {
-    let group = groups[i];
+fn extended_color<G: SgrGroups + ?Sized>(groups: &G, i: usize) -> (Option<Color>, usize) {
+    let group = groups.group(i);
     if group.len() > 1 {
         // Colon form: 38:5:n, 38:2:r:g:b or 38:2:cs:r:g:b.
         let color = match group.get(1) {
@@ -475,7 +475,11 @@ fn extended_color(groups: &[&[u16]], i: usize) -> (Option<Color>, usize) {
         };
         return (color, 0);
     }
-    let arg = |k: usize| groups.get(i + k).and_then(|g| g.first().copied());
+    let arg = |k: usize| {
+        (i + k < groups.count())
+            .then(|| groups.group(i + k).first().copied())
+            .flatten()
+    };
     match arg(1) {
         Some(5) => match arg(2) {
             Some(n) if n <= 255 => (Some(Color::Indexed(n as u8)), 2),
@@ -498,21 +502,48 @@ fn sgr(st: &mut State, params: &Params) {
         buf[len] = p;
         len += 1;
     }
-    sgr_groups(st, &buf[..len]);
+    sgr_groups(st, &buf[..len] as &[&[u16]]);
 }
 
-/// SGR over parameter groups (a group is a parameter and its `:` sub-parameters); the
-/// fast path in `ground.rs` calls this with groups of one.
-pub(super) fn sgr_groups(st: &mut State, groups: &[&[u16]]) {
-    if groups.is_empty() {
+/// SGR parameters as groups (a group is a parameter and its `:` sub-parameters).
+pub(super) trait SgrGroups {
+    fn count(&self) -> usize;
+    fn group(&self, i: usize) -> &[u16];
+}
+
+impl SgrGroups for [&[u16]] {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn group(&self, i: usize) -> &[u16] {
+        self[i]
+    }
+}
+
+/// Parameters without sub-parameters (what the fast path in `ground.rs` parses), each a
+/// group of one, with no array of groups built for them.
+pub(super) struct Singles<'a>(pub &'a [u16]);
+
+impl SgrGroups for Singles<'_> {
+    fn count(&self) -> usize {
+        self.0.len()
+    }
+    fn group(&self, i: usize) -> &[u16] {
+        std::slice::from_ref(&self.0[i])
+    }
+}
+
+/// SGR over parameter groups.
+pub(super) fn sgr_groups<G: SgrGroups + ?Sized>(st: &mut State, groups: &G) {
+    if groups.count() == 0 {
         st.pen = Default::default();
         st.pen_changed();
         return;
     }
     let pen = &mut st.pen;
     let mut i = 0;
-    while i < groups.len() {
-        let g = groups[i];
+    while i < groups.count() {
+        let g = groups.group(i);
         let code = g.first().copied().unwrap_or(0);
         match code {
             0 => {
