@@ -76,6 +76,8 @@ pub struct Scrollback {
     /// Rows of `fresh` already encoded, kept for reuse (by the grid, which takes one
     /// for each row it hands over: [`Scrollback::push_row`]).
     fresh_spare: Vec<FreshLine>,
+    /// Cells of the rows in `fresh_spare` (at most [`FRESH_CELLS`]).
+    spare_cells: usize,
     /// Heap bytes of `fresh` and `fresh_spare`, kept as they change: `heap_bytes` is
     /// read after every parse step.
     fresh_heap: usize,
@@ -102,9 +104,6 @@ impl FreshLine {
 /// more than a 10 KB burst of a TUI scrolls. Past it they are all encoded, and so is
 /// every line after them until the model thread is idle (`eager`).
 pub const FRESH_CELLS: usize = 8 * 1024;
-
-/// Encoded rows kept for reuse by [`Scrollback::push_row`] and [`Scrollback::push`].
-const FRESH_SPARE: usize = 8;
 
 const ENTRY_BYTES: usize = std::mem::size_of::<LineEntry>();
 
@@ -804,6 +803,7 @@ impl Scrollback {
             fresh: VecDeque::new(),
             fresh_cells: 0,
             fresh_spare: Vec::new(),
+            spare_cells: 0,
             fresh_heap: 0,
             eager: false,
         }
@@ -855,7 +855,12 @@ impl Scrollback {
             while self.bytes() > self.max_bytes && self.index.len() > 1 {
                 self.pop_oldest();
             }
-            if self.fresh_spare.len() < FRESH_SPARE {
+            // Kept for reuse up to as many cells as the queue holds, so that the next
+            // burst takes back a row for each it hands over instead of allocating one
+            // (and freeing it when it is encoded).
+            let cells = line.row.cells.len();
+            if self.spare_cells + cells <= FRESH_CELLS {
+                self.spare_cells += cells;
                 self.fresh_spare.push(line);
             } else {
                 self.fresh_heap -= line.heap_bytes();
@@ -872,6 +877,7 @@ impl Scrollback {
     /// A spare row to reuse, no longer counted in `fresh_heap`.
     fn take_spare(&mut self) -> Option<FreshLine> {
         let line = self.fresh_spare.pop()?;
+        self.spare_cells -= line.row.cells.len();
         self.fresh_heap -= line.heap_bytes();
         Some(line)
     }
@@ -1104,6 +1110,7 @@ impl Scrollback {
         self.index.shrink_to_fit();
         self.spare = None;
         self.fresh_spare = Vec::new();
+        self.spare_cells = 0;
         self.fresh_heap = 0;
     }
 
@@ -1433,6 +1440,9 @@ mod tests {
                 lazy.settle_some(settles[i % settles.len()]);
                 let counted: usize = lazy.fresh.iter().chain(&lazy.fresh_spare).map(FreshLine::heap_bytes).sum();
                 proptest::prop_assert_eq!(lazy.fresh_heap, counted);
+                let spare: usize = lazy.fresh_spare.iter().map(|l| l.row.cells.len()).sum();
+                proptest::prop_assert_eq!(lazy.spare_cells, spare);
+                proptest::prop_assert!(spare <= FRESH_CELLS);
                 proptest::prop_assert!(lazy.len() >= eager.len());
                 for back in 1..=eager.len().min(3) {
                     proptest::prop_assert_eq!(
