@@ -340,7 +340,14 @@ impl State {
 
     pub(super) fn pen_changed(&mut self) {
         self.template = self.pen.template();
-        self.pen_extra = self.pen.extra();
+        // Most pens have no out-of-line attributes before or after (an SGR after every
+        // few characters of a TUI): nothing to build or drop then.
+        if self.pen_extra.is_some()
+            || self.pen.underline_color.is_some()
+            || self.pen.hyperlink.is_some()
+        {
+            self.pen_extra = self.pen.extra();
+        }
     }
 
     /// A blank for erasing: current background, nothing else (background colour erase).
