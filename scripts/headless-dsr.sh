@@ -9,6 +9,8 @@
 #       (defaults target/release/tern, target/release/tern-bench, target/release/tern-probe)
 #   ROUNDS (3) rounds of COUNT (250) probes per system and case; LOAD_RATE (1000000) B/s.
 #   Under load it also prints the round trips of queries written right behind a load step.
+#   KEEP=DIR copies the raw round trips (ns, one a line: SYSTEM-CASE-ROUND.txt, and the
+#   load's .trace files) into DIR, to pool several runs.
 set -eu
 tern=${1:-target/release/tern}
 bench=${2:-target/release/tern-bench}
@@ -24,7 +26,7 @@ tern=$(realpath "$tern")
 bench=$(realpath "$bench")
 probe=$(realpath "$probe")
 dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+trap 'if [ -n "${KEEP:-}" ]; then mkdir -p "$KEEP" && cp "$dir"/*.txt "$dir"/*.trace "$KEEP"/; fi; rm -rf "$dir"' EXIT
 "$bench" fixture agent-tui 4194304 "$dir/agent.bin"
 
 run() { # system case round
