@@ -943,12 +943,7 @@ impl Scrollback {
     /// blank).
     pub fn push(&mut self, row: &Row) -> usize {
         let len = used_len(&row.cells);
-        if self.max_lines == 0 {
-            self.dropped += 1;
-            return len;
-        }
-        if self.eager {
-            self.append_line(row, len);
+        if self.took_at_once(row, len) {
             return len;
         }
         let mut line = self.take_spare().unwrap_or(FreshLine {
@@ -966,12 +961,7 @@ impl Scrollback {
     /// and how many of its first cells may not be default blanks (the rest are).
     pub fn push_row(&mut self, row: Row) -> (Row, usize) {
         let len = used_len(&row.cells);
-        if self.max_lines == 0 {
-            self.dropped += 1;
-            return (row, len);
-        }
-        if self.eager {
-            self.append_line(&row, len);
+        if self.took_at_once(&row, len) {
             return (row, len);
         }
         let spare = self.take_spare();
@@ -981,6 +971,20 @@ impl Scrollback {
             Some(line) => (line.row, line.len),
             None => (Row::blank(cols, Color::Default), 0),
         }
+    }
+
+    /// Takes a pushed line at once, without the queue, where nothing is kept (it is
+    /// dropped) or encoding is eager (it is encoded); returns whether it did.
+    #[inline(always)]
+    fn took_at_once(&mut self, row: &Row, len: usize) -> bool {
+        if self.max_lines == 0 {
+            self.dropped += 1;
+        } else if self.eager {
+            self.append_line(row, len);
+        } else {
+            return false;
+        }
+        true
     }
 
     fn queue_fresh(&mut self, line: FreshLine) {

@@ -34,9 +34,15 @@ impl Pen {
             .with_drawn(true)
     }
 
+    /// Whether the pen carries out-of-line attributes (kept in the row's side table).
+    #[inline]
+    pub fn has_extra(&self) -> bool {
+        self.underline_color.is_some() || self.hyperlink.is_some()
+    }
+
     /// Out-of-line attributes the pen carries, if any.
     pub fn extra(&self) -> Option<CellExtra> {
-        if self.underline_color.is_none() && self.hyperlink.is_none() {
+        if !self.has_extra() {
             return None;
         }
         Some(CellExtra {
@@ -342,10 +348,7 @@ impl State {
         self.template = self.pen.template();
         // Most pens have no out-of-line attributes before or after (an SGR after every
         // few characters of a TUI): nothing to build or drop then.
-        if self.pen_extra.is_some()
-            || self.pen.underline_color.is_some()
-            || self.pen.hyperlink.is_some()
-        {
+        if self.pen_extra.is_some() || self.pen.has_extra() {
             self.pen_extra = self.pen.extra();
         }
     }

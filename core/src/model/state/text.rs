@@ -150,7 +150,6 @@ fn write_run(
     pens: &Pens,
 ) -> (usize, usize, Option<(u32, usize)>) {
     let Dest { row, spare_marks } = dest;
-    let special = BOUND;
     let (mut cp, mut len, mut code) = first;
     let mut col = start;
     // The cells up to the edge as a slice held across the loop (taken again after a
@@ -161,7 +160,7 @@ fn write_run(
     loop {
         if code == 1
             && let Some(cell) = cells.get_mut(col)
-            && !cell.flags().intersects(special)
+            && !cell.flags().intersects(BOUND)
         {
             *cell = pens.narrow.with_code_point(cp);
             col += 1;
@@ -183,7 +182,7 @@ fn write_run(
             && let Some([a, b]) = cells
                 .get_mut(col..col + 2)
                 .and_then(|c| c.first_chunk_mut::<2>())
-            && !a.flags().union(b.flags()).intersects(special)
+            && !a.flags().union(b.flags()).intersects(BOUND)
         {
             *a = pens.wide.with_code_point(cp);
             *b = pens.spacer;
