@@ -88,6 +88,10 @@ pub struct AheadPane {
     /// The reading thread gave the pane back (or its pty ended); set after its last
     /// chunk was queued.
     back: AtomicBool,
+    /// The reading thread's last read found the pty empty: the flood paused (set before
+    /// it waits, cleared when a read brings bytes). The model thread catching up with
+    /// the reading thread is not a pause: it parses faster than the kernel hands over.
+    paused: AtomicBool,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -106,6 +110,7 @@ impl AheadPane {
             told: AtomicBool::new(false),
             starved: AtomicBool::new(false),
             back: AtomicBool::new(false),
+            paused: AtomicBool::new(false),
         })
     }
 
@@ -134,6 +139,12 @@ impl AheadPane {
 
     /// The reading thread waits for room that the model thread's parsing has now made:
     /// clears the flag so that exactly one caller rings the thread.
+    /// Whether the reading thread found the pty empty since its last bytes (see
+    /// `paused`).
+    pub fn is_paused(&self) -> bool {
+        self.paused.load(Ordering::Relaxed)
+    }
+
     pub fn starved_with_room(&self) -> bool {
         fence(Ordering::SeqCst);
         self.starved.load(Ordering::SeqCst)
@@ -315,7 +326,14 @@ impl Reader {
             loop {
                 match Self::read_one(w, &self.model, &self.buffers) {
                     Step::Read => {}
-                    Step::Wait => break,
+                    Step::Wait => {
+                        // The flood paused: the model thread may scan the screen now
+                        // (a question at its end), so it hears of it.
+                        if w.pane.is_paused() {
+                            Self::tell_model(&self.model, &w.pane);
+                        }
+                        break;
+                    }
                     Step::Drop => {
                         gone.push(id);
                         break;
@@ -374,11 +392,13 @@ impl Reader {
             }
             Ok(n) => {
                 pane.credit.on_read(n as u64);
+                pane.paused.store(false, Ordering::Relaxed);
                 w.burst += n;
                 Step::Read
             }
             Err(Errno::AGAIN) => {
                 w.readable = false;
+                pane.paused.store(true, Ordering::Relaxed);
                 if std::mem::take(&mut w.burst) < INTERACTIVE_BYTES {
                     // The flood is over: the model thread reads the pane again.
                     Step::Drop

@@ -868,7 +868,8 @@ impl ModelThread {
             return;
         }
         for p in self.panes.values_mut() {
-            if !p.question_due || !p.queue.is_empty() || (p.ahead.is_some() && !idle) {
+            let flooding = p.ahead.as_ref().is_some_and(|a| !idle || !a.is_paused());
+            if !p.question_due || !p.queue.is_empty() || flooding {
                 continue;
             }
             p.question_due = false;
@@ -885,11 +886,9 @@ impl ModelThread {
     fn scan_before_sleeping(&mut self) -> bool {
         // Only scans that can run now: a pane with bytes queued (paused for its writes)
         // would keep this thread from ever sleeping.
-        if !self
-            .panes
-            .values()
-            .any(|p| p.question_due && p.queue.is_empty())
-        {
+        if !self.panes.values().any(|p| {
+            p.question_due && p.queue.is_empty() && p.ahead.as_ref().is_none_or(|a| a.is_paused())
+        }) {
             return false;
         }
         self.look_for_questions(true);
