@@ -18,6 +18,7 @@ pub mod notify;
 mod osc;
 pub mod palette;
 mod perform;
+mod prefetch;
 mod rect;
 mod reflow;
 mod reports;

@@ -874,6 +874,15 @@ impl Scrollback {
         self.settle_some(usize::MAX);
     }
 
+    /// Prefetches the cells the next scroll rewrites in the spare row it takes back
+    /// (its used part, which [`Row::reset_used`] blanks).
+    fn prefetch_spare(&self) {
+        if let Some(next) = self.fresh_spare.last() {
+            let used = next.len.min(next.row.cells.len());
+            super::prefetch::prefetch_cells(&next.row.cells[..used]);
+        }
+    }
+
     /// A spare row to reuse, no longer counted in `fresh_heap`.
     fn take_spare(&mut self) -> Option<FreshLine> {
         let line = self.fresh_spare.pop()?;
@@ -965,6 +974,8 @@ impl Scrollback {
             return (row, len);
         }
         let spare = self.take_spare();
+        // The next scroll's row loads while this one is written.
+        self.prefetch_spare();
         let cols = row.cells.len();
         self.queue_fresh(FreshLine { row, len });
         match spare {
