@@ -9,11 +9,14 @@
 //! (`Scrollback::push_row`), which loads while the current row is
 //! written (step: ~78 → ~71 µs p50 over eight alternating runs).
 //!
-//! Measured and not done: prefetching the screen's cells and the parse's code when a
-//! slice starts (the code's ~20 hot functions linked side by side in one section).
-//! In `step_cost` it saved another ~1 µs; through `tern --headless` it made a query
-//! behind a 10 KB step slower (p50 89 → 98 µs, four alternating runs), the screen's
-//! 23 KB in the first-level cache pushing out what the parse had just read.
+//! Measured and not done: prefetching the screen's cells when a slice starts saved
+//! another ~1 µs in `step_cost`, but through `tern --headless` a query behind a 10 KB
+//! step got slower (p50 89 → 98 µs, four alternating runs; probably 23 KB pulled into
+//! the first-level cache ahead of what the parse needs first). Prefetching the parse's
+//! code (its ~20 hot functions linked side by side into one section, prefetched into
+//! the second-level cache) made no difference in `step_cost` that the noise could show;
+//! running a parse elsewhere first saves ~14 µs, so what the code loses while the thread
+//! waits is more the branch predictors' state than the instruction cache.
 
 /// Bytes of one cache line.
 const LINE: usize = 64;
