@@ -176,6 +176,14 @@ pub struct ModelReport {
     pub rounds: u64,
     /// Busy time / wall time over the samples of the last minute (0..=1).
     pub busy_share_last_minute: f64,
+    /// Polls for input after a reply instead of sleeping (`pipeline::reply_poll`),
+    /// those that ended with input (a wake-up saved), and the time spent polling.
+    #[serde(default)]
+    pub reply_polls: u64,
+    #[serde(default)]
+    pub reply_polls_caught: u64,
+    #[serde(default)]
+    pub reply_poll_ns: u64,
 }
 
 /// Rates between one sample and the one before it.
@@ -273,6 +281,7 @@ impl DiagnosticsReport {
             })
             .collect();
         let (busy_ns, rounds) = pipeline.model_busy();
+        let polls = pipeline.model_reply_polls();
         let uptime = pipeline.uptime();
         let now_ns = uptime.as_nanos() as u64;
         // The samples, then "now" from the live counters, so the plots end at the present.
@@ -323,6 +332,9 @@ impl DiagnosticsReport {
                 busy_ns,
                 rounds,
                 busy_share_last_minute,
+                reply_polls: polls.polls,
+                reply_polls_caught: polls.caught,
+                reply_poll_ns: polls.poll_ns,
             },
             panes,
             reply_latency_us: HistogramReport::from_buckets(&reply_buckets),

@@ -283,6 +283,50 @@ fn input_larger_than_the_pty_waits_and_arrives_whole_each_time() {
     }
 }
 
+/// A program that asks again right after each answer (a TUI's queries at start-up, a
+/// probe) finds the model thread polling for its input instead of asleep: no wake-up
+/// between the reply and the next query. A program that only prints never makes it
+/// poll (the polls follow replies, not output).
+#[test]
+fn a_program_that_asks_again_at_once_is_read_while_the_model_thread_polls() {
+    let p = pipeline();
+    let printer = p.spawn(&sh("seq 1 100000")).expect("spawn");
+    wait_exit(&p, printer, &mut Vec::new());
+    assert_eq!(
+        p.model_reply_polls().polls,
+        0,
+        "output without questions: no polls"
+    );
+    // bash's `read -d R` reads the answer without a new process per query.
+    let asker = p
+        .spawn(
+            &SpawnSpec::command(
+                "bash",
+                &[
+                    "-c",
+                    "stty raw -echo; for i in $(seq 300); do printf '\\033[6n'; \
+                     IFS= read -r -d R answer; done; stty sane",
+                ],
+            )
+            .size(TermSize::new(80, 24)),
+        )
+        .expect("spawn");
+    wait_exit(&p, asker, &mut Vec::new());
+    let stats = p.stats(asker).expect("stats");
+    assert_eq!(
+        stats.replies_sent.load(Ordering::Relaxed),
+        300,
+        "every query answered"
+    );
+    let polls = p.model_reply_polls();
+    // The window grows from 0 with the first quick answers (100, 200, 400 µs ...):
+    // most of the rest are caught, even on a loaded machine.
+    assert!(
+        polls.caught >= 30 && polls.caught <= polls.polls && polls.poll_ns > 0,
+        "{polls:?}"
+    );
+}
+
 #[test]
 fn answered_queries_on_a_full_screen_do_not_rescan_it_for_questions() {
     // A screenful of text, then 200 cursor reports asked and read one at a time: a

@@ -106,6 +106,30 @@ pub struct ModelStats {
     pub busy_ns: AtomicU64,
     /// Times it woke up and worked.
     pub rounds: AtomicU64,
+    /// Polls after a reply ([`super::reply_poll`]): how many, how many ended with
+    /// input (a wake-up saved), and the time spent polling (not in `busy_ns`).
+    pub polls: AtomicU64,
+    pub polls_caught: AtomicU64,
+    pub poll_ns: AtomicU64,
+}
+
+impl ModelStats {
+    pub fn reply_polls(&self) -> ReplyPolls {
+        ReplyPolls {
+            polls: self.polls.load(Ordering::Relaxed),
+            caught: self.polls_caught.load(Ordering::Relaxed),
+            poll_ns: self.poll_ns.load(Ordering::Relaxed),
+        }
+    }
+}
+
+/// The model thread's polls after replies, cumulative.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReplyPolls {
+    pub polls: u64,
+    /// Polls that ended with input, not by sleeping.
+    pub caught: u64,
+    pub poll_ns: u64,
 }
 
 /// The cumulative counters of one pane at one instant (rates are differences).

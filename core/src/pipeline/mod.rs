@@ -21,6 +21,7 @@ pub mod pane;
 pub mod priority;
 pub mod reader;
 pub mod readiness;
+pub mod reply_poll;
 pub mod session;
 
 use std::collections::HashMap;
@@ -774,6 +775,11 @@ impl Pipeline {
             s.busy_ns.load(Ordering::Relaxed),
             s.rounds.load(Ordering::Relaxed),
         )
+    }
+
+    /// The model thread's polls after replies ([`reply_poll`]), cumulative.
+    pub fn model_reply_polls(&self) -> diag::ReplyPolls {
+        self.model_diag.stats.reply_polls()
     }
 
     /// The last minute of counter samples, oldest first.

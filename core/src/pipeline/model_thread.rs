@@ -23,6 +23,7 @@ use super::io::{BufferPool, PtyWriter};
 use super::pane::PaneCore;
 use super::reader::{INTERACTIVE_BYTES, PtyInput, ReadOutcome};
 use super::readiness::{ModelTx, Poller};
+use super::reply_poll::ReplyPoll;
 use super::{ModelMsg, PaneEvent, PaneId, Waker};
 
 #[path = "model_thread_ahead.rs"]
@@ -227,6 +228,8 @@ pub struct ModelThread {
     wake_due: bool,
     /// Some pane was parsed in this round.
     parsed_in_round: bool,
+    /// Whether to poll for input before sleeping, after a reply.
+    reply_poll: ReplyPoll,
     buffers: Arc<BufferPool>,
     crumbs: Arc<Breadcrumbs>,
     diag: Arc<ModelDiag>,
@@ -305,6 +308,7 @@ impl ModelThread {
             next_rr: 0,
             wake_due: false,
             parsed_in_round: false,
+            reply_poll: ReplyPoll::default(),
             focused: None,
             pending_exits: HashMap::new(),
             searches: VecDeque::new(),
@@ -549,7 +553,14 @@ impl ModelThread {
             if !self.has_work() && !self.idle_work() {
                 self.sample_if_due(Instant::now(), SampleRing::IDLE_EVERY_NS);
                 let mut woken = std::mem::take(&mut self.woken);
-                let first = self.poller.wait(&mut woken);
+                let first = match self.poll_after_reply(&mut woken) {
+                    Some(first) => first,
+                    None => {
+                        let first = self.poller.wait(&mut woken);
+                        self.reply_poll.woke(Instant::now());
+                        first
+                    }
+                };
                 busy_from = Instant::now();
                 self.mark_readable(&mut woken);
                 self.woken = woken;
@@ -594,6 +605,42 @@ impl ModelThread {
             self.sample_if_due(now, SampleRing::BUSY_EVERY_NS);
             busy_from = now;
         }
+    }
+
+    /// After a reply, polls the ptys and messages instead of sleeping, until input
+    /// comes (returned as [`Poller::wait`] returns it) or the window ends (`None`: the
+    /// caller sleeps). See [`ReplyPoll`].
+    fn poll_after_reply(
+        &mut self,
+        woken: &mut Vec<PaneId>,
+    ) -> Option<Result<ModelMsg, TryRecvError>> {
+        let started = Instant::now();
+        let until = self.reply_poll.poll_until(started)?;
+        let stats = &self.diag.stats;
+        stats.polls.fetch_add(1, Ordering::Relaxed);
+        let got = loop {
+            self.poller.poll(woken);
+            if !woken.is_empty() {
+                break Some(Err(TryRecvError::Empty));
+            }
+            match self.poller.try_recv() {
+                Err(TryRecvError::Empty) => {}
+                other => break Some(other),
+            }
+            if Instant::now() >= until {
+                break None;
+            }
+            // Whatever else waits for this core goes first: often the kernel's tty
+            // worker that is about to hand over the very input polled for.
+            std::thread::yield_now();
+        };
+        if got.is_some() {
+            stats.polls_caught.fetch_add(1, Ordering::Relaxed);
+        }
+        stats
+            .poll_ns
+            .fetch_add(started.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        got
     }
 
     /// Adds a [`Sample`] of the cumulative counters if `every_ns` passed since the last.
@@ -946,6 +993,7 @@ impl ModelThread {
             }
             return;
         }
+        let replies = p.stats.replies_sent.load(Ordering::Relaxed);
         let told = Self::parse_some(
             p,
             SLICE_BYTES,
@@ -954,6 +1002,9 @@ impl ModelThread {
             self.epoch,
             pane,
         );
+        if p.stats.replies_sent.load(Ordering::Relaxed) != replies {
+            self.reply_poll.replied(Instant::now());
+        }
         if told {
             (self.waker)();
         }
