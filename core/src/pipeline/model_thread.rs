@@ -391,6 +391,13 @@ impl ModelThread {
         self.woken = woken;
         let mut i = 0;
         while let Some(&pane) = self.readable.get(i) {
+            // Bytes read and not yet parsed: the read that brought them kicked the
+            // tty's flush work, and a read now would wait for it (in `n_tty_read`,
+            // asleep, and woken again); after the parse it finds the bytes there.
+            if self.panes.get(&pane).is_some_and(|p| !p.queue.is_empty()) {
+                i += 1;
+                continue;
+            }
             let still = self.read_pane(pane);
             if still {
                 i += 1;
