@@ -76,10 +76,11 @@ fn notifications_reach_the_session_bus_while_the_window_is_unfocused() {
     let pid_file = dir.join("tern.pid");
     let program = "sleep 4; printf '\\033]9;Claude needs your permission\\007'; sleep 2; \
                    printf '\\033]777;notify;Build;finished\\007'; exec sleep 120";
-    // tern runs inside a private session bus with dbus-monitor watching it.
+    // tern runs inside a private session bus with dbus-monitor watching it (stopped
+    // once tern is, so that neither outlives the test).
     let inner = format!(
-        "dbus-monitor --session \"interface='org.freedesktop.Notifications'\" > '{mon}' 2>&1 & \
-         sleep 1; '{tern}' --cols 40 --rows 8 -e sh -c \"{program}\" & echo $! > '{pid}'; wait",
+        "dbus-monitor --session \"interface='org.freedesktop.Notifications'\" > '{mon}' 2>&1 & m=$!; \
+         sleep 1; '{tern}' --cols 40 --rows 8 -e sh -c \"{program}\" & echo $! > '{pid}'; wait $!; kill $m",
         mon = monitor.display(),
         tern = env!("CARGO_BIN_EXE_tern"),
         pid = pid_file.display(),
@@ -113,6 +114,13 @@ fn notifications_reach_the_session_bus_while_the_window_is_unfocused() {
     );
     if let Ok(pid) = std::fs::read_to_string(&pid_file) {
         let _ = Command::new("kill").arg(pid.trim()).status();
+    }
+    // The script then stops dbus-monitor and ends, and dbus-run-session stops its bus;
+    // killing dbus-run-session instead would leave the bus daemon running.
+    let mut session = session;
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while Instant::now() < deadline && !matches!(session.0.try_wait(), Ok(Some(_))) {
+        std::thread::sleep(Duration::from_millis(20));
     }
     drop(session);
 }
