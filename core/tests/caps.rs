@@ -376,9 +376,20 @@ fn a_full_reset_never_reuses_link_ids_or_absolute_lines() {
 /// it printed is shown.
 #[test]
 fn a_program_that_never_reads_its_answers_is_paused_not_buffered() {
+    use tern_core::pipeline::PipelineConfig;
+    never_reads_its_answers(PipelineConfig::default());
+    // The same with the model thread reading the pty itself all along (the flood
+    // would otherwise be read ahead by another thread).
+    never_reads_its_answers(PipelineConfig {
+        read_ahead_after_bytes: u64::MAX,
+        ..PipelineConfig::default()
+    });
+}
+
+fn never_reads_its_answers(config: tern_core::pipeline::PipelineConfig) {
     use std::time::{Duration, Instant};
     use tern_core::pipeline::io::WRITE_QUEUE_HIGH_BYTES;
-    use tern_core::pipeline::{Pipeline, PipelineConfig, SpawnSpec};
+    use tern_core::pipeline::{Pipeline, SpawnSpec};
 
     const QUERIES: usize = 500_000;
     let answers = QUERIES * tern_core::model::DA1_REPLY.len();
@@ -389,18 +400,30 @@ fn a_program_that_never_reads_its_answers_is_paused_not_buffered() {
          yes \"$(printf '\\033[c')\" | tr -d '\\n' | head -c {}; wait; echo END",
         QUERIES * 3
     );
-    let p =
-        Pipeline::start(PipelineConfig::default(), std::sync::Arc::new(|| {})).expect("pipeline");
+    let p = Pipeline::start(config, std::sync::Arc::new(|| {})).expect("pipeline");
     let pane = p
         .spawn(&SpawnSpec::command("sh", &["-c", &script]).size(TermSize::new(40, 5)))
         .expect("spawn");
     let started = Instant::now();
     let mut most_queued = 0;
+    let mut busy_at_1500ms = None;
     while started.elapsed() < Duration::from_millis(2500) {
         most_queued = most_queued.max(p.write_queue_bytes(pane).unwrap_or(0));
+        if busy_at_1500ms.is_none() && started.elapsed() >= Duration::from_millis(1500) {
+            busy_at_1500ms = Some((Instant::now(), p.model_busy().0));
+        }
         p.poll_events();
         std::thread::sleep(Duration::from_millis(5));
     }
+    // Paused, the pane is neither parsed nor read: the model thread sleeps (it once
+    // went round and round, the pty readable and its bytes unparsed).
+    let (at, busy) = busy_at_1500ms.expect("sampled");
+    let busy_share = (p.model_busy().0 - busy) as f64 / at.elapsed().as_nanos() as f64;
+    assert!(
+        busy_share < 0.5,
+        "the model thread was busy {:.0}% of the time while the pane was paused",
+        busy_share * 100.0
+    );
     assert!(
         most_queued > WRITE_QUEUE_HIGH_BYTES / 2,
         "the flood never filled the queue ({most_queued} bytes)"

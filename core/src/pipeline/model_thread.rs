@@ -369,7 +369,9 @@ impl ModelThread {
                 .any(|p| p.frame_owed && !p.frame_can_wait())
     }
 
-    /// Bytes wait to be parsed, or a pty with room may hold some.
+    /// Bytes wait to be parsed, or a pty with room may hold some (and will be read:
+    /// not while bytes read from it wait, see [`ModelThread::read_ptys`]; a pane paused
+    /// for its writes is neither parsed nor read until they drain).
     fn has_input(&self) -> bool {
         self.panes
             .values()
@@ -377,7 +379,7 @@ impl ModelThread {
             || self.readable.iter().any(|id| {
                 self.panes
                     .get(id)
-                    .is_some_and(|p| p.input.wants_read(&p.credit))
+                    .is_some_and(|p| p.queue.is_empty() && p.input.wants_read(&p.credit))
             })
     }
 
@@ -642,6 +644,7 @@ impl ModelThread {
             std::thread::yield_now();
         };
         if got.is_some() {
+            self.reply_poll.caught();
             stats.polls_caught.fetch_add(1, Ordering::Relaxed);
         }
         stats

@@ -68,6 +68,12 @@ impl ReplyPoll {
         }
     }
 
+    /// Input came while polling: the window was long enough. The reply is judged (a
+    /// later wake-up from sleep, with no reply since, says nothing about it).
+    pub fn caught(&mut self) {
+        self.replied_at = None;
+    }
+
     /// The thread woke from sleep at `now` (input or a message): judges the window by
     /// how long after the last reply that came.
     pub fn woke(&mut self, now: Instant) {
@@ -106,10 +112,12 @@ mod tests {
             t += us(600);
             if p.poll_until(t).is_none() {
                 p.woke(t);
+            } else {
+                p.caught();
             }
             windows.push(p.window().as_micros());
         }
-        // Slept through the first three (window under 600 µs), caught from then on.
+        // Slept through the first four (window under 600 µs), caught from then on.
         assert_eq!(windows, [100, 200, 400, 800, 800, 800]);
         // Then one that writes 50 ms after each reply.
         let mut wasted = Duration::ZERO;
@@ -139,10 +147,17 @@ mod tests {
         assert_eq!(p.poll_until(t0 + us(300)), Some(t0 + ReplyPoll::MAX));
         assert_eq!(p.poll_until(t0 + ReplyPoll::MAX), None);
         assert_eq!(p.poll_until(t0 + us(300)), None, "ended for good");
-        // Input caught while polling leaves the window alone; only a wake from sleep
-        // judges it, once per reply.
+        // Input caught while polling leaves the window alone, and so does the next
+        // wake from sleep with no reply since (a prompt's query answered, then the
+        // user's next key seconds later).
         p.replied(t0 + us(2000));
-        p.woke(t0 + us(5000));
+        assert!(p.poll_until(t0 + us(2100)).is_some());
+        p.caught();
+        p.woke(t0 + us(900_000));
+        assert_eq!(p.window(), ReplyPoll::MAX);
+        // A wake from sleep judges the last reply, once.
+        p.replied(t0 + us(1_000_000));
+        p.woke(t0 + us(1_003_000));
         assert_eq!(p.window(), us(500));
         p.woke(t0 + us(9000));
         assert_eq!(p.window(), us(500), "judged once");
