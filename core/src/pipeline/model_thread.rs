@@ -617,8 +617,8 @@ impl ModelThread {
     }
 
     /// After a reply, polls the ptys and messages instead of sleeping, until input
-    /// comes (returned as [`Poller::wait`] returns it) or the window ends (`None`: the
-    /// caller sleeps). See [`ReplyPoll`].
+    /// comes ([`Poller::poll_until`]) or the window ends (`None`: the caller sleeps),
+    /// and counts it. See [`ReplyPoll`].
     fn poll_after_reply(
         &mut self,
         woken: &mut Vec<PaneId>,
@@ -627,22 +627,7 @@ impl ModelThread {
         let until = self.reply_poll.poll_until(started)?;
         let stats = &self.diag.stats;
         stats.polls.fetch_add(1, Ordering::Relaxed);
-        let got = loop {
-            self.poller.poll(woken);
-            if !woken.is_empty() {
-                break Some(Err(TryRecvError::Empty));
-            }
-            match self.poller.try_recv() {
-                Err(TryRecvError::Empty) => {}
-                other => break Some(other),
-            }
-            if Instant::now() >= until {
-                break None;
-            }
-            // Whatever else waits for this core goes first: often the kernel's tty
-            // worker that is about to hand over the very input polled for.
-            std::thread::yield_now();
-        };
+        let got = self.poller.poll_until(until, woken);
         if got.is_some() {
             self.reply_poll.caught();
             stats.polls_caught.fetch_add(1, Ordering::Relaxed);

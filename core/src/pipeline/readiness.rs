@@ -15,6 +15,7 @@ use std::os::fd::{AsFd, OwnedFd};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering, fence};
 use std::sync::mpsc::{self, Receiver, SendError, Sender, TryRecvError};
+use std::time::Instant;
 
 use rustix::event::{EventfdFlags, epoll, eventfd};
 use rustix::io::Errno;
@@ -162,6 +163,31 @@ impl Poller {
         first
     }
 
+    /// Polls (without sleeping) until a pty is readable or a message comes, returned
+    /// as [`Poller::wait`] returns them, or until `until` (`None`: nothing came). Between
+    /// looks it gives way to whatever else waits for this core: often the tty's flush
+    /// worker about to hand over the very input polled for (`reply_poll.rs`).
+    pub fn poll_until(
+        &mut self,
+        until: Instant,
+        ready: &mut Vec<PaneId>,
+    ) -> Option<Result<ModelMsg, TryRecvError>> {
+        loop {
+            self.poll(ready);
+            if !ready.is_empty() {
+                return Some(Err(TryRecvError::Empty));
+            }
+            match self.rx.try_recv() {
+                Err(TryRecvError::Empty) => {}
+                other => return Some(other),
+            }
+            if Instant::now() >= until {
+                return None;
+            }
+            std::thread::yield_now();
+        }
+    }
+
     fn collect(&mut self, timeout: Option<&rustix::event::Timespec>, ready: &mut Vec<PaneId>) {
         // More ready ptys than this stay in epoll's ready list for the next call.
         let mut events = [const { MaybeUninit::<epoll::Event>::uninit() }; 64];
@@ -215,6 +241,24 @@ mod tests {
         assert!(got, "woken by the bell: the message is there");
         assert!(ready.is_empty());
         sender.join().expect("sender");
+    }
+
+    /// Polling ends with nothing at its deadline, and at once with a message sent
+    /// meanwhile (no bell is rung while the thread polls).
+    #[test]
+    fn polling_ends_at_its_deadline_or_with_a_message() {
+        let (mut poller, model_tx) = Poller::new().expect("poller");
+        let mut ready = Vec::new();
+        let started = Instant::now();
+        let until = started + Duration::from_millis(2);
+        assert!(poller.poll_until(until, &mut ready).is_none());
+        assert!(Instant::now() >= until && ready.is_empty());
+        model_tx.send(ModelMsg::Shutdown).expect("send");
+        let got = poller.poll_until(Instant::now() + Duration::from_secs(60), &mut ready);
+        assert!(
+            matches!(got, Some(Ok(ModelMsg::Shutdown))),
+            "the message ends the poll"
+        );
     }
 
     /// A watched pipe that gets bytes is reported readable, once per edge.
