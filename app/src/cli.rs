@@ -157,9 +157,30 @@ pub enum MsgAction {
         #[arg(long, value_name = "ID")]
         pane: u64,
     },
-    /// Print every pane as a JSON array: id, worktree, tab, title, cwd, activity,
-    /// exit_status, focused.
+    /// Print every pane as a JSON array: id, worktree, worktree_path, branch, tab,
+    /// title, cwd, pid, command, last_command, activity, activity_since, wait_reason,
+    /// notification, progress, exit_status, focused.
     List,
+    /// Wait until a pane is waiting, idle, done (a command finished) or its program
+    /// exited; exit status 0 then, 2 when TIMEOUT seconds pass first.
+    Wait {
+        #[arg(long, value_name = "ID")]
+        pane: Option<u64>,
+        #[arg(long = "for", value_enum, value_name = "STATE")]
+        state: WaitFor,
+        /// Seconds (default: no limit).
+        #[arg(long, value_name = "S")]
+        timeout: Option<f64>,
+    },
+}
+
+/// What `tern msg wait` waits for.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WaitFor {
+    Waiting,
+    Idle,
+    Done,
+    Exit,
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]

@@ -255,8 +255,8 @@ fn main() -> ExitCode {
         Some(Command::Msg(args)) => match msg::run(args) {
             Ok(out) => print_bytes(out.as_bytes()),
             Err(e) => {
-                eprintln!("tern msg: {e}");
-                ExitCode::from(1)
+                eprintln!("tern msg: {}", e.message);
+                ExitCode::from(e.code)
             }
         },
         Some(Command::Config { action }) => {

@@ -4,9 +4,9 @@
 
 use std::path::PathBuf;
 
-use tern_core::remote::{self, Reply, Request, SplitDirection};
+use tern_core::remote::{self, Activity, PaneInfo, Reply, Request, SplitDirection};
 
-use crate::cli::{MsgAction, MsgArgs, SplitWay};
+use crate::cli::{MsgAction, MsgArgs, SplitWay, WaitFor};
 
 /// The request for an action (`--pane` of `send-text` defaults to `$TERN_PANE_ID`).
 pub fn request(action: MsgAction) -> Result<Request, String> {
@@ -43,7 +43,7 @@ pub fn request(action: MsgAction) -> Result<Request, String> {
         },
         MsgAction::Focus { pane } => Request::Focus { pane },
         MsgAction::Close { pane } => Request::Close { pane },
-        MsgAction::List => Request::List,
+        MsgAction::List | MsgAction::Wait { .. } => Request::List,
     })
 }
 
@@ -74,9 +74,70 @@ pub fn render(reply: &Reply) -> String {
     }
 }
 
+/// Why `tern msg` failed: exit status 1, or 2 for a wait that ran out of time.
+pub struct MsgError {
+    pub message: String,
+    pub code: u8,
+}
+
+impl From<String> for MsgError {
+    fn from(message: String) -> MsgError {
+        MsgError { message, code: 1 }
+    }
+}
+
+/// How often `tern msg wait` asks (the server keeps no watchers: each ask is one
+/// `list`; the pane's state is derived when asked).
+const WAIT_POLL: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// Whether `pane` (absent: closed) has reached `state`.
+pub fn reached(panes: &[PaneInfo], pane: u64, state: WaitFor) -> Result<bool, String> {
+    let Some(info) = panes.iter().find(|p| p.id == pane) else {
+        // A pane whose program exited closes (unless held): that is its exit.
+        return match state {
+            WaitFor::Exit => Ok(true),
+            _ => Err(format!("pane {pane} is gone")),
+        };
+    };
+    Ok(match state {
+        WaitFor::Waiting => info.activity == Activity::Waiting,
+        WaitFor::Idle => info.activity == Activity::Idle,
+        WaitFor::Done => info.activity == Activity::Done,
+        WaitFor::Exit => info.activity == Activity::Exited || info.exit_status.is_some(),
+    })
+}
+
 /// Runs `tern msg`: the text to print, or the error.
-pub fn run(args: MsgArgs) -> Result<String, String> {
+pub fn run(args: MsgArgs) -> Result<String, MsgError> {
     let socket = args.socket.unwrap_or_else(remote::default_client_socket);
+    if let MsgAction::Wait {
+        pane,
+        state,
+        timeout,
+    } = args.action
+    {
+        let pane = match pane {
+            Some(p) => p,
+            None => own_pane()?,
+        };
+        let deadline = timeout
+            .map(|s| std::time::Instant::now() + std::time::Duration::from_secs_f64(s.max(0.0)));
+        loop {
+            let Reply::Panes(panes) = remote::client::send(&socket, Request::List)? else {
+                return Err("the reply to list is not a pane list".to_owned().into());
+            };
+            if reached(&panes, pane, state)? {
+                return Ok(String::new());
+            }
+            if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                return Err(MsgError {
+                    message: format!("pane {pane} did not reach {state:?} in time"),
+                    code: 2,
+                });
+            }
+            std::thread::sleep(WAIT_POLL);
+        }
+    }
     let request = request(args.action)?;
-    remote::client::send(&socket, request).map(|r| render(&r))
+    Ok(remote::client::send(&socket, request).map(|r| render(&r))?)
 }

@@ -6,19 +6,20 @@
 //! dialog. Where the server supports actions, a click comes back as
 //! [`DesktopEvent::Clicked`] with the pane it was about.
 //!
-//! [`RateLimiter`] keeps a pane printing OSC 9 in a loop from flooding the desktop:
-//! one notification per pane per interval; what it holds back is counted into the
-//! next one.
+//! **Coalesced, never lost.** Each pane shows one notification per interval
+//! (`notify.min_interval_ms`): a later one inside the interval replaces it on the
+//! desktop (`replaces_id`), newest text first, with a count ("3 messages"). Requests
+//! wait in a map of one entry per pane, merged while the sender thread is busy on the
+//! bus, so a program printing OSC 9 in a loop costs one bus call per round trip, not
+//! one per notification, and the newest text always arrives. No timer holds anything
+//! back.
 
 use std::collections::HashMap;
-use std::sync::Arc;
-use std::sync::mpsc::{self, Receiver, SyncSender, TryRecvError, TrySendError};
+use std::sync::mpsc::{self, Receiver, SyncSender, TryRecvError};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::model::notify::Urgency;
-
-/// Requests queued for the sender thread at most (more are dropped and counted).
-pub const QUEUE_DEPTH: usize = 32;
 
 /// One notification for the desktop.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -43,65 +44,90 @@ pub enum DesktopEvent {
     Failed(String),
 }
 
-/// Per-pane rate limit.
+/// What the sender thread does with a pane's newest request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outgoing {
+    /// The notification on the desktop this one replaces (0: a new one).
+    pub replaces_id: u32,
+    pub body: String,
+}
+
+/// Decides, per pane, whether a notification is a new one or replaces the one shown
+/// this interval, and counts the messages it stands for. Pure: the sender thread
+/// feeds it the clock and the ids the server returns.
 #[derive(Debug)]
-pub struct RateLimiter {
+pub struct Coalescer {
     interval: Duration,
-    /// Last sent, and how many were held back since.
-    panes: HashMap<u64, (Instant, u32)>,
+    /// The pane's notification on the desktop: its id, when the interval began, and
+    /// how many messages it stands for.
+    shown: HashMap<u64, (u32, Instant, u32)>,
 }
 
-/// What the limiter decided.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Admit {
-    /// Send it; `held_back` earlier ones were not sent.
-    Send {
-        held_back: u32,
-    },
-    Hold,
-}
-
-impl RateLimiter {
-    pub fn new(interval: Duration) -> RateLimiter {
-        RateLimiter {
+impl Coalescer {
+    pub fn new(interval: Duration) -> Coalescer {
+        Coalescer {
             interval,
-            panes: HashMap::new(),
+            shown: HashMap::new(),
         }
     }
 
-    pub fn admit(&mut self, pane: u64, now: Instant) -> Admit {
-        match self.panes.get_mut(&pane) {
-            Some((last, held)) if now.saturating_duration_since(*last) < self.interval => {
-                *held = held.saturating_add(1);
-                Admit::Hold
+    /// The newest of `messages` requests from `pane` (merged while waiting).
+    pub fn next(&mut self, pane: u64, body: &str, messages: u32, now: Instant) -> Outgoing {
+        let (replaces_id, total) = match self.shown.get_mut(&pane) {
+            Some((id, began, count)) if now.saturating_duration_since(*began) < self.interval => {
+                *count = count.saturating_add(messages);
+                (*id, *count)
             }
-            Some((last, held)) => {
-                let held_back = std::mem::take(held);
-                *last = now;
-                Admit::Send { held_back }
+            _ => {
+                self.shown.insert(pane, (0, now, messages));
+                (0, messages)
             }
-            None => {
-                self.panes.insert(pane, (now, 0));
-                Admit::Send { held_back: 0 }
-            }
+        };
+        let body = if total > 1 {
+            format!("{body} ({total} messages)")
+        } else {
+            body.to_owned()
+        };
+        Outgoing { replaces_id, body }
+    }
+
+    /// The server showed the pane's notification as `id`.
+    pub fn sent(&mut self, pane: u64, id: u32) {
+        if let Some(entry) = self.shown.get_mut(&pane) {
+            entry.0 = id;
         }
     }
 
     /// A closed pane's entry goes (memory stays bounded by the panes that exist).
     pub fn forget(&mut self, pane: u64) {
-        self.panes.remove(&pane);
+        self.shown.remove(&pane);
     }
+}
+
+/// Panes with a request waiting at most (a flood of new panes beyond it is dropped
+/// and counted).
+pub const MAX_WAITING_PANES: usize = 1024;
+
+/// What the UI hands the sender thread: the newest request per pane and how many it
+/// stands for, in the order the panes first asked.
+#[derive(Default)]
+struct Waiting {
+    requests: HashMap<u64, (DesktopRequest, u32)>,
+    order: std::collections::VecDeque<u64>,
+    interval: Duration,
+    forget: Vec<u64>,
 }
 
 /// The UI's handle: queue requests, read events.
 pub struct DesktopNotifier {
-    tx: Option<SyncSender<DesktopRequest>>,
+    /// Wakes the sender thread (a token; one waiting is enough).
+    wake: Option<SyncSender<()>>,
+    waiting: Arc<Mutex<Waiting>>,
     events: Receiver<DesktopEvent>,
     events_tx: mpsc::Sender<DesktopEvent>,
     waker: Arc<dyn Fn() + Send + Sync>,
     app_name: String,
-    pub limiter: RateLimiter,
-    /// Requests dropped because the queue was full.
+    /// Requests dropped because [`MAX_WAITING_PANES`] panes were already waiting.
     pub dropped: u64,
 }
 
@@ -114,53 +140,86 @@ impl DesktopNotifier {
     ) -> DesktopNotifier {
         let (events_tx, events) = mpsc::channel();
         DesktopNotifier {
-            tx: None,
+            wake: None,
+            waiting: Arc::new(Mutex::new(Waiting {
+                interval,
+                ..Waiting::default()
+            })),
             events,
             events_tx,
             waker,
             app_name: app_name.to_owned(),
-            limiter: RateLimiter::new(interval),
             dropped: 0,
         }
     }
 
-    /// Queues a notification if the pane's rate limit allows; returns whether it was
-    /// queued. The thread starts with the first one.
-    pub fn notify(&mut self, mut request: DesktopRequest, now: Instant) -> bool {
-        match self.limiter.admit(request.pane, now) {
-            Admit::Hold => return false,
-            Admit::Send { held_back } if held_back > 0 => {
-                request.body = format!("{} (+{held_back} more)", request.body);
-            }
-            Admit::Send { .. } => {}
+    /// The interval within which a pane's notifications replace each other.
+    pub fn set_interval(&self, interval: Duration) {
+        if let Ok(mut w) = self.waiting.lock() {
+            w.interval = interval;
         }
-        let tx = match &self.tx {
-            Some(tx) => tx.clone(),
+    }
+
+    /// A closed pane: its entries go.
+    pub fn forget(&self, pane: u64) {
+        if let Ok(mut w) = self.waiting.lock() {
+            w.requests.remove(&pane);
+            w.order.retain(|p| *p != pane);
+            if w.forget.len() < MAX_WAITING_PANES {
+                w.forget.push(pane);
+            }
+        }
+    }
+
+    /// Queues a notification: merged into the pane's waiting one if the sender thread
+    /// has not taken that yet (the newest text wins, the count grows). Returns whether
+    /// it was queued. The thread starts with the first one.
+    pub fn notify(&mut self, request: DesktopRequest, _now: Instant) -> bool {
+        let queued = match self.waiting.lock() {
+            Ok(mut w) => {
+                let pane = request.pane;
+                if let Some((req, count)) = w.requests.get_mut(&pane) {
+                    *req = request;
+                    *count = count.saturating_add(1);
+                    true
+                } else if w.requests.len() < MAX_WAITING_PANES {
+                    w.requests.insert(pane, (request, 1));
+                    w.order.push_back(pane);
+                    true
+                } else {
+                    false
+                }
+            }
+            Err(_) => false,
+        };
+        if !queued {
+            self.dropped += 1;
+            return false;
+        }
+        let wake = match &self.wake {
+            Some(wake) => wake.clone(),
             None => {
-                let (tx, rx) = mpsc::sync_channel(QUEUE_DEPTH);
+                let (wake, woken) = mpsc::sync_channel(1);
                 let events = self.events_tx.clone();
                 let waker = self.waker.clone();
                 let name = self.app_name.clone();
+                let waiting = self.waiting.clone();
                 let started = std::thread::Builder::new()
                     .name("tern-notify".into())
-                    .spawn(move || sender_thread(&name, rx, events, waker));
+                    .spawn(move || sender_thread(&name, woken, waiting, events, waker));
                 if let Err(e) = started {
                     let _ = self.events_tx.send(DesktopEvent::Unavailable(format!(
                         "no notifier thread: {e}"
                     )));
                     return false;
                 }
-                self.tx = Some(tx.clone());
-                tx
+                self.wake = Some(wake.clone());
+                wake
             }
         };
-        match tx.try_send(request) {
-            Ok(()) => true,
-            Err(TrySendError::Full(_)) | Err(TrySendError::Disconnected(_)) => {
-                self.dropped += 1;
-                false
-            }
-        }
+        // Full: a wake-up is already on its way, and it takes what is waiting.
+        let _ = wake.try_send(());
+        true
     }
 
     /// Events since the last call.
@@ -175,6 +234,21 @@ impl DesktopNotifier {
     }
 }
 
+/// Takes every waiting request (oldest pane first), the interval and the panes to
+/// forget.
+fn take_waiting(waiting: &Mutex<Waiting>) -> (Vec<(DesktopRequest, u32)>, Duration, Vec<u64>) {
+    let Ok(mut w) = waiting.lock() else {
+        return (Vec::new(), Duration::ZERO, Vec::new());
+    };
+    let order = std::mem::take(&mut w.order);
+    let mut requests = std::mem::take(&mut w.requests);
+    let batch = order
+        .into_iter()
+        .filter_map(|pane| requests.remove(&pane))
+        .collect();
+    (batch, w.interval, std::mem::take(&mut w.forget))
+}
+
 const BUS_NAME: &str = "org.freedesktop.Notifications";
 const PATH: &str = "/org/freedesktop/Notifications";
 
@@ -187,7 +261,8 @@ fn escape_markup(text: &str) -> String {
 
 fn sender_thread(
     app_name: &str,
-    rx: Receiver<DesktopRequest>,
+    woken: Receiver<()>,
+    waiting: Arc<Mutex<Waiting>>,
     events: mpsc::Sender<DesktopEvent>,
     waker: Arc<dyn Fn() + Send + Sync>,
 ) {
@@ -203,8 +278,11 @@ fn sender_thread(
         Ok(c) => c,
         Err(e) => {
             report(DesktopEvent::Unavailable(format!("no session bus: {e}")));
-            // Drain so senders never block; nothing more is tried.
-            for _ in rx {}
+            // Empty the map on every wake so it never holds more than it must; nothing
+            // more is tried.
+            for () in woken {
+                take_waiting(&waiting);
+            }
             return;
         }
     };
@@ -216,54 +294,69 @@ fn sender_thread(
         watch_clicks(&conn, ids.clone(), events.clone(), waker.clone());
     }
     let mut unavailable_told = false;
-    for req in rx {
-        let body = if markup {
-            escape_markup(&req.body)
-        } else {
-            req.body.clone()
-        };
-        let mut hints: HashMap<&str, zbus::zvariant::Value<'_>> = HashMap::new();
-        let urgency: u8 = match req.urgency {
-            Urgency::Low => 0,
-            Urgency::Normal => 1,
-            Urgency::Critical => 2,
-        };
-        hints.insert("urgency", urgency.into());
-        hints.insert("desktop-entry", "tern".into());
-        let action_list: Vec<&str> = if actions {
-            vec!["default", "Show"]
-        } else {
-            Vec::new()
-        };
-        let sent: zbus::Result<u32> = proxy.call(
-            "Notify",
-            &(
-                app_name,
-                0u32,
-                "utilities-terminal",
-                req.summary.as_str(),
-                body.as_str(),
-                action_list,
-                hints,
-                -1i32,
-            ),
-        );
-        match sent {
-            Ok(id) => {
-                if let Ok(mut ids) = ids.lock() {
-                    // Bounded: only recent ids matter for clicks.
-                    if ids.len() > 256 {
-                        ids.clear();
+    let mut coalescer = Coalescer::new(Duration::ZERO);
+    for () in woken {
+        loop {
+            let (batch, interval, forget) = take_waiting(&waiting);
+            coalescer.interval = interval;
+            for pane in forget {
+                coalescer.forget(pane);
+            }
+            if batch.is_empty() {
+                break;
+            }
+            for (req, messages) in batch {
+                let out = coalescer.next(req.pane, &req.body, messages, Instant::now());
+                let body = if markup {
+                    escape_markup(&out.body)
+                } else {
+                    out.body.clone()
+                };
+                let mut hints: HashMap<&str, zbus::zvariant::Value<'_>> = HashMap::new();
+                let urgency: u8 = match req.urgency {
+                    Urgency::Low => 0,
+                    Urgency::Normal => 1,
+                    Urgency::Critical => 2,
+                };
+                hints.insert("urgency", urgency.into());
+                hints.insert("desktop-entry", "tern".into());
+                let action_list: Vec<&str> = if actions {
+                    vec!["default", "Show"]
+                } else {
+                    Vec::new()
+                };
+                let sent: zbus::Result<u32> = proxy.call(
+                    "Notify",
+                    &(
+                        app_name,
+                        out.replaces_id,
+                        "utilities-terminal",
+                        req.summary.as_str(),
+                        body.as_str(),
+                        action_list,
+                        hints,
+                        -1i32,
+                    ),
+                );
+                match sent {
+                    Ok(id) => {
+                        if let Ok(mut ids) = ids.lock() {
+                            // Bounded: only recent ids matter for clicks.
+                            if ids.len() > 256 {
+                                ids.clear();
+                            }
+                            ids.insert(id, req.pane);
+                        }
+                        coalescer.sent(req.pane, id);
+                        report(DesktopEvent::Sent { pane: req.pane, id });
                     }
-                    ids.insert(id, req.pane);
+                    Err(e) if !unavailable_told => {
+                        unavailable_told = true;
+                        report(DesktopEvent::Failed(format!("Notify failed: {e}")));
+                    }
+                    Err(_) => {}
                 }
-                report(DesktopEvent::Sent { pane: req.pane, id });
             }
-            Err(e) if !unavailable_told => {
-                unavailable_told = true;
-                report(DesktopEvent::Failed(format!("Notify failed: {e}")));
-            }
-            Err(_) => {}
         }
     }
 }
@@ -304,21 +397,70 @@ fn watch_clicks(
 mod tests {
     use super::*;
 
+    /// Two notifications inside the interval: the second replaces the first on the
+    /// desktop with a count (before: it was dropped, and a later one said "+1 more").
     #[test]
-    fn one_notification_per_pane_per_interval_and_the_rest_are_counted() {
-        let mut l = RateLimiter::new(Duration::from_secs(5));
+    fn a_notification_inside_the_interval_replaces_the_shown_one_with_a_count() {
+        let mut c = Coalescer::new(Duration::from_secs(5));
         let t = Instant::now();
-        assert_eq!(l.admit(1, t), Admit::Send { held_back: 0 });
-        for i in 1..=100 {
-            assert_eq!(l.admit(1, t + Duration::from_millis(i)), Admit::Hold);
-        }
-        assert_eq!(l.admit(2, t), Admit::Send { held_back: 0 }, "panes apart");
+        let first = c.next(1, "needs permission", 1, t);
         assert_eq!(
-            l.admit(1, t + Duration::from_secs(6)),
-            Admit::Send { held_back: 100 }
+            first,
+            Outgoing {
+                replaces_id: 0,
+                body: "needs permission".into()
+            }
         );
-        l.forget(1);
-        assert_eq!(l.panes.len(), 1);
+        c.sent(1, 42);
+        let second = c.next(1, "done", 1, t + Duration::from_secs(1));
+        assert_eq!(
+            second,
+            Outgoing {
+                replaces_id: 42,
+                body: "done (2 messages)".into()
+            }
+        );
+        // Merged while the thread was busy: three more stand behind one call.
+        let third = c.next(1, "really done", 3, t + Duration::from_secs(2));
+        assert_eq!(third.body, "really done (5 messages)");
+        assert_eq!(c.next(2, "other pane", 1, t).replaces_id, 0, "panes apart");
+        // After the interval: a new notification.
+        let later = c.next(1, "next", 1, t + Duration::from_secs(6));
+        assert_eq!(later.replaces_id, 0);
+        assert_eq!(later.body, "next");
+        c.forget(1);
+        assert_eq!(c.shown.len(), 1);
+    }
+
+    /// While the sender thread is busy, a pane's requests merge into one: the newest
+    /// text, the count of all; nothing is lost and the map holds one entry per pane.
+    #[test]
+    fn waiting_requests_merge_per_pane_newest_first() {
+        let mut n = DesktopNotifier::new("tern-test", Duration::ZERO, Arc::new(|| {}));
+        // No thread yet: fill the map by hand the way notify() does, without a bus.
+        n.wake = Some(mpsc::sync_channel(1).0);
+        let req = |pane, body: &str| DesktopRequest {
+            pane,
+            summary: "s".into(),
+            body: body.into(),
+            urgency: Urgency::Normal,
+        };
+        for i in 0..10_000 {
+            assert!(n.notify(req(7, &format!("message {i}")), Instant::now()));
+        }
+        assert!(n.notify(req(8, "other"), Instant::now()));
+        let (batch, _, _) = take_waiting(&n.waiting);
+        let got: Vec<(u64, String, u32)> = batch
+            .into_iter()
+            .map(|(r, count)| (r.pane, r.body, count))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (7, "message 9999".to_owned(), 10_000),
+                (8, "other".to_owned(), 1)
+            ]
+        );
     }
 
     #[test]
@@ -338,7 +480,7 @@ mod tests {
         if std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_some() {
             return; // a real bus: covered by the window's end-to-end test
         }
-        // Far more than the queue holds: try_send drops the rest, nothing waits.
+        // A flood from three panes: merged, nothing waits.
         for i in 0..1000 {
             n.notify(req(i % 3), Instant::now());
         }

@@ -513,6 +513,29 @@ fn shell_marks_carry_exit_status() {
     );
 }
 
+/// The command line comes with OSC 133 C: what was typed after the prompt's end (B),
+/// a wrapped line joined whole, or what the shell said in `cmdline_url=`.
+#[test]
+fn the_command_line_comes_with_its_start_mark() {
+    let commands = |t: &mut TestTerm| -> Vec<String> {
+        t.events()
+            .into_iter()
+            .filter_map(|e| match e {
+                TermEvent::Command(c) => Some(c),
+                _ => None,
+            })
+            .collect()
+    };
+    let mut t = TestTerm::new(10, 4);
+    t.feed("\x1b]133;A\x07$ \x1b]133;B\x07echo abcdefgh\r\n\x1b]133;C\x07");
+    assert_eq!(commands(&mut t), ["echo abcdefgh"]);
+    t.feed("\x1b]133;A\x07$ \x1b]133;B\x07\r\n\x1b]133;C;cmdline_url=git%20log\x07");
+    assert_eq!(commands(&mut t), ["git log"]);
+    // No B: nothing to read.
+    t.feed("\x1b]133;A\x07\x1b]133;C\x07");
+    assert!(commands(&mut t).is_empty());
+}
+
 #[test]
 fn osc52_is_kept_as_a_request() {
     let mut t = TestTerm::new(5, 1);

@@ -216,3 +216,54 @@ fn integration_off_leaves_the_shell_untouched() {
         "bash -c is not injected: {screen}"
     );
 }
+
+/// A runtime folder where the scripts cannot be written (here: a file stands where the
+/// folder should be): bash starts plain, not in POSIX mode with an `ENV` that names
+/// nothing, still reads the user's `.bashrc`, and one breadcrumb says why. Catches
+/// injecting without the scripts (bash then read no file at all), seen failing so.
+#[test]
+fn scripts_that_cannot_be_written_leave_the_shell_plain_with_a_breadcrumb() {
+    let h = home();
+    let blocked = h.home.join("not-a-folder");
+    std::fs::write(&blocked, "a file where the folder would go").expect("write");
+    let p =
+        Pipeline::start(PipelineConfig::default(), std::sync::Arc::new(|| {})).expect("pipeline");
+    let mut spec = SpawnSpec::command("bash", &[])
+        .size(TermSize::new(100, 10))
+        .cwd(&h.home);
+    spec.env = vec![
+        ("HOME".into(), h.home.display().to_string()),
+        ("PS1".into(), "$ ".into()),
+    ];
+    spec.shell_integration = Some(blocked.join("shell"));
+    let pane = p.spawn(&spec).expect("a plain shell starts");
+    p.write(
+        pane,
+        b"echo posix=$(set -o | grep -c 'posix.*on') env=${ENV-unset}\r",
+    );
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let screen = loop {
+        let _ = p.wait_event(Duration::from_millis(100));
+        let screen = p.dump_screen(pane).expect("dump").rows.join("\n");
+        if screen.lines().any(|l| l.starts_with("posix=")) {
+            break screen;
+        }
+        assert!(Instant::now() < deadline, "no answer: {screen}");
+    };
+    assert!(screen.contains("USER-BASHRC-READ"), "{screen}");
+    assert!(screen.contains("posix=0 env=unset"), "{screen}");
+    let crumbs: Vec<String> = p
+        .breadcrumbs()
+        .into_iter()
+        .filter(|c| c.pane == pane.0)
+        .map(|c| c.what)
+        .collect();
+    assert_eq!(
+        crumbs
+            .iter()
+            .filter(|c| c.contains("shell integration off"))
+            .count(),
+        1,
+        "{crumbs:?}"
+    );
+}

@@ -80,9 +80,8 @@ impl Agents {
     }
 
     pub fn set_config(&mut self, config: &NotifyConfig) {
-        self.notifier.limiter = tern_core::desktop_notify::RateLimiter::new(Duration::from_millis(
-            config.min_interval_ms,
-        ));
+        self.notifier
+            .set_interval(Duration::from_millis(config.min_interval_ms));
     }
 
     /// Reads every pane's activity (each frame; cheap: a lock per pane) and asks for
@@ -183,7 +182,7 @@ impl Agents {
     }
 
     pub fn forget(&mut self, pane: PaneId) {
-        self.notifier.limiter.forget(pane.0);
+        self.notifier.forget(pane.0);
         self.activity.remove(&pane);
     }
 }

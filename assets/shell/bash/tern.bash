@@ -34,6 +34,8 @@ if [ -n "${TERN_BASH_INJECT-}" ]; then
     fi
     builtin unset __tern_rc __tern_bash_flags
 fi
+# Programs started from this shell must not see tern's folder (zsh and fish drop it too).
+builtin unset TERN_SHELL_INTEGRATION_DIR
 
 # Only interactive shells, only once.
 [[ $- == *i* ]] || builtin return 0

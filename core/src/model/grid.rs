@@ -366,8 +366,13 @@ impl Row {
 
     /// The text of the row: spacers skipped, combining marks after their base.
     pub fn text(&self) -> String {
+        self.text_from(0)
+    }
+
+    /// The text of the row from column `from` on.
+    pub fn text_from(&self, from: usize) -> String {
         let mut s = String::with_capacity(self.cells.len());
-        for (col, cell) in self.cells.iter().enumerate() {
+        for (col, cell) in self.cells.iter().enumerate().skip(from) {
             if cell.flags().contains(Flags::WIDE_SPACER) {
                 continue;
             }

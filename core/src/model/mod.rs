@@ -127,6 +127,9 @@ pub enum TermEvent {
     Notification(notify::Notification),
     /// OSC 9;4.
     Progress(notify::Progress),
+    /// The command line a shell is about to run (sent just before OSC 133 C): what
+    /// the shell said in `cmdline=`, else the text typed after the prompt (OSC 133 B).
+    Command(String),
     Clipboard(ClipboardRequest),
     /// `line` is the absolute line (see [`Terminal::absolute_cursor_line`]).
     Shell {
@@ -559,6 +562,11 @@ impl Terminal {
 
     pub fn absolute_cursor_line(&self) -> u64 {
         self.st.absolute_cursor_line()
+    }
+
+    /// See [`state::State::output_start_row`].
+    pub fn output_start_row(&self) -> Option<usize> {
+        self.st.output_start_row()
     }
 
     pub fn damage(&self) -> &Damage {

@@ -251,6 +251,22 @@ fn set_cwd(st: &mut State, uri: &str) {
     }
 }
 
+/// A command line as facts carry it: at most [`MAX_COMMAND_BYTES`], cut at a
+/// character boundary.
+fn cap_command(text: &str) -> String {
+    if text.len() <= MAX_COMMAND_BYTES {
+        return text.to_owned();
+    }
+    let mut end = MAX_COMMAND_BYTES;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text[..end].to_owned()
+}
+
+/// The most of a command line kept (the rest of a huge paste is not a name).
+pub const MAX_COMMAND_BYTES: usize = 1024;
+
 fn percent_decode(input: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(input.len());
     let mut i = 0;
@@ -312,9 +328,36 @@ fn shell_mark(st: &mut State, params: &[&[u8]]) {
     let Some(kind) = params.get(1) else { return };
     let line = st.absolute_cursor_line();
     let mark = match kind.first() {
-        Some(b'A') => ShellMark::PromptStart,
-        Some(b'B') => ShellMark::CommandStart,
-        Some(b'C') => ShellMark::CommandExecuted,
+        Some(b'A') => {
+            st.input_start = None;
+            st.output_start = None;
+            ShellMark::PromptStart
+        }
+        Some(b'B') => {
+            st.input_start = Some((line, st.cursor.col));
+            ShellMark::CommandStart
+        }
+        Some(b'C') => {
+            // The command line: as the shell says it (kitty's `cmdline=` and
+            // `cmdline_url=`), else the text typed between the prompt's end and here.
+            let said = params[2..].iter().find_map(|p| {
+                p.strip_prefix(b"cmdline_url=")
+                    .map(percent_decode)
+                    .or_else(|| p.strip_prefix(b"cmdline=").map(<[u8]>::to_vec))
+            });
+            let text = match said {
+                Some(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
+                None => st.input_text(),
+            };
+            st.input_start = None;
+            st.output_start = Some(line);
+            if let Some(text) = text.map(|t| cap_command(t.trim()))
+                && !text.is_empty()
+            {
+                st.events.push(TermEvent::Command(text));
+            }
+            ShellMark::CommandExecuted
+        }
         Some(b'D') => {
             let exit = params
                 .get(2)

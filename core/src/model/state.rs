@@ -222,6 +222,11 @@ pub struct State {
     pub(super) keyboard: super::kitty::KeyboardStacks,
     /// An OSC 99 notification still receiving parts (`notify.rs`).
     pub(super) notify_pending: Option<super::notify::PendingNotification>,
+    /// Where the shell's input began (OSC 133 B): absolute line and column.
+    pub(super) input_start: Option<(u64, usize)>,
+    /// Where the running command's output began (OSC 133 C, until the next A): an
+    /// absolute line.
+    pub(super) output_start: Option<u64>,
 }
 
 fn default_tabs(cols: usize) -> Vec<bool> {
@@ -279,6 +284,8 @@ impl State {
             config,
             osc_truncated: false,
             remote_cwd: None,
+            input_start: None,
+            output_start: None,
             keyboard: Default::default(),
             notify_pending: None,
         }
@@ -392,6 +399,49 @@ impl State {
     /// scrollback is trimmed).
     pub fn absolute_cursor_line(&self) -> u64 {
         self.scrollback.dropped() + self.scrollback.len() as u64 + self.cursor.row as u64
+    }
+
+    /// The first screen row the running command printed (OSC 133 C), if a command
+    /// runs: 0 when its start has scrolled off; `None` at a prompt, without marks, or
+    /// on the alternate screen (which the command drew whole).
+    pub fn output_start_row(&self) -> Option<usize> {
+        if self.modes.alt_screen {
+            return None;
+        }
+        let top = self.scrollback.dropped() + self.scrollback.len() as u64;
+        let line = self.output_start?;
+        Some(usize::try_from(line.saturating_sub(top)).unwrap_or(usize::MAX))
+    }
+
+    /// The text from the shell's input start (OSC 133 B) to the cursor: the command
+    /// line the user typed, rows joined (a wrapped row without a newline). `None` when
+    /// there was no B, or its row has left the screen. At most [`INPUT_ROWS`] rows are
+    /// read, so a huge paste costs a bounded scan.
+    pub fn input_text(&self) -> Option<String> {
+        const INPUT_ROWS: usize = 16;
+        let (line, col) = self.input_start?;
+        let top = self.scrollback.dropped() + self.scrollback.len() as u64;
+        let first = usize::try_from(line.checked_sub(top)?).ok()?;
+        let grid = self.grid();
+        // After Enter the cursor sits at the start of the row below the input.
+        let last = if self.cursor.col == 0 && self.cursor.row > first {
+            self.cursor.row - 1
+        } else {
+            self.cursor.row
+        };
+        if first >= grid.rows() || last < first || last - first >= INPUT_ROWS {
+            return None;
+        }
+        let mut text = String::new();
+        for r in first..=last {
+            let row = grid.row(r);
+            let t = row.text_from(if r == first { col } else { 0 });
+            text.push_str(if row.wrapped { &t } else { t.trim_end() });
+            if !row.wrapped && r != last {
+                text.push('\n');
+            }
+        }
+        Some(text)
     }
 
     // ---- printing ----

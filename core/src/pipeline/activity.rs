@@ -7,10 +7,20 @@
 //! reads it ([`ActivityCell::report`] with the reader's clock), so no timer ever
 //! changes anything (invariant 7): "silent for a while" is a comparison at read time.
 //!
-//! **The waiting rule.** A pane is waiting when, since the user last typed into it,
-//! (a) its program sent a notification (OSC 9, 777, 99) or a bell, or reported
-//! progress paused or failed (OSC 9;4 state 4 or 2), or (b) its output has been silent
-//! for [`QUIET_MS`] and the lines at the cursor ask a question. Where (b) comes from:
+//! **Facts first.** Where the shell sends OSC 133 marks (tern's shell integration, or
+//! the user's own), they decide: after a prompt (A) the pane is idle, or done with the
+//! last exit status until the user types; after a command starts (C) it runs, silent
+//! or not, until it finishes (D) and the next prompt comes.
+//!
+//! **The waiting rule.** A pane is waiting when, since the user last typed into it or
+//! was shown it, and since the shell's last prompt, (a) its program sent a
+//! notification (OSC 9, 777, 99) or a bell, or reported progress paused or failed
+//! (OSC 9;4 state 4 or 2), or (b) its output has been silent for [`QUIET_MS`] and the
+//! lines at the cursor ask a question. With marks, (b) counts only while a command
+//! runs, and the model reads only the rows printed since that command started (a
+//! question echoed at a prompt, or left over from an earlier command, is not one).
+//! Without marks (integration off, a remote pane) the rows at the cursor are read as
+//! they are, and recent output counts as running. Where (b) comes from:
 //! what coding agents print when they stop for the user, taken from their sources and
 //! documentation (recording them was not possible offline):
 //! - Claude Code: the permission dialog "Do you want to proceed?" / "Do you want to
@@ -87,6 +97,30 @@ pub struct ActivityReport {
     pub progress: Option<Progress>,
     /// The last notification's text (title and body), for the sidebar and switcher.
     pub last_notification: Option<String>,
+    /// The last command the shell ran (OSC 133 C, then D).
+    pub last_command: Option<LastCommand>,
+    /// Why it waits, in words: the notification's text or the question's line.
+    pub wait_text: Option<String>,
+}
+
+/// A command a shell ran, from its OSC 133 marks. Times are Unix milliseconds.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct LastCommand {
+    /// The command line (what the shell said, or what was typed at the prompt).
+    pub command: Option<String>,
+    /// `None` while it runs, or when the shell did not say.
+    pub exit_code: Option<i32>,
+    pub started_at: u64,
+    pub finished_at: Option<u64>,
+}
+
+/// `at` on the wall clock, in Unix milliseconds.
+fn unix_ms(at: Instant) -> u64 {
+    let ago = Instant::now().saturating_duration_since(at);
+    std::time::SystemTime::now()
+        .checked_sub(ago)
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_millis() as u64)
 }
 
 /// The facts, written by the model thread (and the UI's input).
@@ -103,8 +137,17 @@ struct Facts {
     finished: Option<(Instant, Option<i32>)>,
     exited: Option<(Instant, i32)>,
     progress: Option<(Instant, Progress)>,
-    /// The screen at the cursor asked a question when last read (and when).
-    question: Option<Instant>,
+    /// The screen at the cursor asked a question when last read (when, and the line).
+    question: Option<(Instant, String)>,
+    /// The shell sends OSC 133 marks: they decide (see the module's doc).
+    marked: bool,
+    /// When the running command started (OSC 133 C).
+    command_at: Option<Instant>,
+    /// The command line that came with the next C.
+    command_text: Option<String>,
+    last_command: Option<LastCommand>,
+    /// The pane was last revealed.
+    seen: Option<Instant>,
 }
 
 /// One pane's activity, shared by the model thread (writer) and readers.
@@ -135,9 +178,14 @@ impl ActivityCell {
         self.with(|f| f.last_input = Some(at));
     }
 
-    /// The screen was read after output: whether the lines at the cursor ask.
-    pub fn on_screen_checked(&self, at: Instant, asks: bool) {
-        self.with(|f| f.question = asks.then_some(at));
+    /// The screen was read after output: the line at the cursor that asks, if any.
+    pub fn on_screen_checked(&self, at: Instant, asks: Option<String>) {
+        self.with(|f| f.question = asks.map(|line| (at, line)));
+    }
+
+    /// The pane was revealed: what asked for attention has been seen.
+    pub fn on_seen(&self, at: Instant) {
+        self.with(|f| f.seen = Some(at));
     }
 
     pub fn on_exit(&self, at: Instant, code: i32) {
@@ -177,19 +225,41 @@ impl Facts {
                     self.attention = None;
                 }
             }
+            TermEvent::Command(text) => self.command_text = Some(text.clone()),
             TermEvent::Shell { mark, .. } => match mark {
                 ShellMark::PromptStart => {
+                    self.marked = true;
                     self.prompt_at = Some(at);
                     self.command_running = false;
+                    self.command_at = None;
                 }
                 ShellMark::CommandStart => {}
                 ShellMark::CommandExecuted => {
+                    self.marked = true;
                     self.command_running = true;
+                    self.command_at = Some(at);
                     self.finished = None;
+                    self.last_command = Some(LastCommand {
+                        command: self.command_text.take(),
+                        exit_code: None,
+                        started_at: unix_ms(at),
+                        finished_at: None,
+                    });
                 }
                 ShellMark::CommandFinished { exit_code } => {
+                    self.marked = true;
                     self.command_running = false;
+                    self.command_at = None;
                     self.finished = Some((at, *exit_code));
+                    // A D without a C (a prompt mark only) finishes nothing we saw.
+                    if let Some(last) = self
+                        .last_command
+                        .as_mut()
+                        .filter(|l| l.finished_at.is_none())
+                    {
+                        last.exit_code = *exit_code;
+                        last.finished_at = Some(unix_ms(at));
+                    }
                 }
             },
             _ => {}
@@ -199,6 +269,13 @@ impl Facts {
     fn report(&self, now: Instant) -> ActivityReport {
         let ms = |t: Instant| now.saturating_duration_since(t).as_millis() as u64;
         let after_input = |t: Instant| self.last_input.is_none_or(|i| t > i);
+        // Attention stands until the user typed, was shown the pane, or the shell
+        // came back to its prompt.
+        let unanswered = |t: Instant| {
+            after_input(t)
+                && self.seen.is_none_or(|s| t > s)
+                && self.prompt_at.is_none_or(|p| t >= p)
+        };
         let quiet = Duration::from_millis(QUIET_MS);
         let progress = self.progress.map(|(_, p)| p);
         let mut report = ActivityReport {
@@ -211,6 +288,8 @@ impl Facts {
                 .or(self.finished.and_then(|f| f.1)),
             progress,
             last_notification: self.last_notification.clone(),
+            last_command: self.last_command.clone(),
+            wait_text: None,
         };
         let mut set = |state, at: Instant, reason| {
             report.state = state;
@@ -221,18 +300,34 @@ impl Facts {
             set(ActivityState::Done, at, None);
             return report;
         }
-        if let Some((at, reason)) = self.attention.filter(|(t, _)| after_input(*t)) {
+        if let Some((at, reason)) = self.attention.filter(|(t, _)| unanswered(*t)) {
             set(ActivityState::Waiting, at, Some(reason));
+            report.wait_text = match reason {
+                WaitReason::Notification => self.last_notification.clone(),
+                WaitReason::Bell => Some("bell".to_owned()),
+                WaitReason::Progress => Some(match progress.map(|p| p.state) {
+                    Some(ProgressState::Error) => "progress: error".to_owned(),
+                    _ => "progress: paused".to_owned(),
+                }),
+                WaitReason::Question => None,
+            };
             return report;
         }
         let silent_since = self
             .last_output
             .filter(|t| now.saturating_duration_since(*t) >= quiet);
-        if let (Some(asked), Some(out)) = (self.question, silent_since)
-            && asked >= out
+        // With marks, only a question a running command printed (the model reads the
+        // rows since its start) counts.
+        let question_allowed = |asked: Instant| {
+            !self.marked || (self.command_running && self.command_at.is_some_and(|c| asked > c))
+        };
+        if let (Some((asked, line)), Some(out)) = (&self.question, silent_since)
+            && *asked >= out
             && after_input(out)
+            && question_allowed(*asked)
         {
             set(ActivityState::Waiting, out, Some(WaitReason::Question));
+            report.wait_text = Some(line.clone());
             return report;
         }
         let at_prompt_after_output = self
@@ -240,6 +335,7 @@ impl Facts {
             .zip(self.last_output)
             .is_some_and(|(p, o)| o.saturating_duration_since(p) < Duration::from_millis(50));
         if let Some(out) = self.last_output
+            && !self.marked
             && now.saturating_duration_since(out) < quiet
             && !at_prompt_after_output
             && after_input(out)
@@ -249,8 +345,8 @@ impl Facts {
         }
         if self.command_running || progress.is_some() {
             let at = self
-                .progress
-                .map(|(t, _)| t)
+                .command_at
+                .or(self.progress.map(|(t, _)| t))
                 .or(self.last_output)
                 .unwrap_or(now);
             set(ActivityState::Running, at, None);
@@ -295,18 +391,31 @@ pub fn asks_question<'a>(lines: impl IntoIterator<Item = &'a str>) -> bool {
     lines.into_iter().any(|l| pattern.is_match(l))
 }
 
-/// Whether the rows at and above the terminal's cursor ask the user a question.
-pub fn screen_asks_question(term: &crate::model::Terminal) -> bool {
+/// The line at or above the terminal's cursor that asks the user a question, if any
+/// (the lowest one). Only rows printed since the running command started (OSC 133 C)
+/// are read, when the shell marks its commands.
+pub fn screen_asks_question(term: &crate::model::Terminal) -> Option<String> {
     let grid = term.grid();
     let last = term.cursor().row.min(grid.rows().saturating_sub(1));
-    let first = last.saturating_sub(QUESTION_ROWS - 1);
+    let mut first = last.saturating_sub(QUESTION_ROWS - 1);
+    if let Some(from) = term.output_start_row() {
+        first = first.max(from);
+    }
+    if first > last {
+        return None;
+    }
     // One haystack, one search: no pattern matches across a line break.
     let mut text = String::with_capacity((last - first + 1) * (grid.cols() + 1));
     for r in first..=last {
         text.push_str(&grid.row(r).text());
         text.push('\n');
     }
-    question_pattern().is_match(&text)
+    let found = question_pattern().find_iter(&text).last()?;
+    let start = text[..found.start()].rfind('\n').map_or(0, |i| i + 1);
+    let end = text[found.end()..]
+        .find('\n')
+        .map_or(text.len(), |i| found.end() + i);
+    Some(text[start..end].trim().chars().take(200).collect())
 }
 
 #[cfg(test)]

@@ -81,7 +81,7 @@ fn a_bell_and_paused_progress_wait() {
 fn a_question_on_a_silent_screen_waits() {
     let (c, t) = (ActivityCell::default(), t0());
     c.on_output(t, &[]);
-    c.on_screen_checked(t, true);
+    c.on_screen_checked(t, Some("Continue? [y/N]".into()));
     assert_eq!(c.report(ms(t, 100)).state, ActivityState::Running);
     let r = c.report(ms(t, QUIET_MS));
     assert_eq!(
@@ -89,7 +89,7 @@ fn a_question_on_a_silent_screen_waits() {
         (ActivityState::Waiting, Some(WaitReason::Question))
     );
     c.on_output(ms(t, 2_000), &[]);
-    c.on_screen_checked(ms(t, 2_000), false);
+    c.on_screen_checked(ms(t, 2_000), None);
     assert_eq!(c.report(ms(t, 9_000)).state, ActivityState::Idle);
 }
 
@@ -137,13 +137,122 @@ fn the_screen_scan_finds_a_question_among_wide_text() {
     use crate::model::{TermConfig, TermSize, Terminal};
     let mut term = Terminal::new(TermSize::new(40, 6), TermConfig::default());
     term.advance("漢字かな交じり文 🦀 テスト\r\n── 変更を適用しますか ──\r\n".as_bytes());
-    assert!(!super::screen_asks_question(&term));
+    assert_eq!(super::screen_asks_question(&term), None);
     term.advance("ÉTAT: DO YOU WANT TO apply 変更? [y/N] ".as_bytes());
-    assert!(super::screen_asks_question(&term));
+    assert_eq!(
+        super::screen_asks_question(&term).as_deref(),
+        Some("ÉTAT: DO YOU WANT TO apply 変更? [y/N]")
+    );
     let mut split = Terminal::new(TermSize::new(40, 6), TermConfig::default());
     split.advance(b"...... do you\r\nwant to\r\n");
-    assert!(
-        !super::screen_asks_question(&split),
+    assert_eq!(
+        super::screen_asks_question(&split),
+        None,
         "rows are searched apart"
+    );
+}
+
+fn question(c: &ActivityCell, at: Instant, line: &str) {
+    c.on_screen_checked(at, Some(line.to_owned()));
+}
+
+/// `echo "would you like to enable telemetry?"` at a prompt: the question is printed by
+/// a command that finished, and the prompt came back. Not waiting (the old rule said
+/// waiting until the user typed).
+#[test]
+fn a_question_echoed_at_a_prompt_is_not_waiting() {
+    let (c, t) = (ActivityCell::default(), t0());
+    c.on_output(t, &[mark(ShellMark::PromptStart)]);
+    c.on_input(ms(t, 5));
+    c.on_output(ms(t, 10), &[mark(ShellMark::CommandExecuted)]);
+    let finished = mark(ShellMark::CommandFinished { exit_code: Some(0) });
+    c.on_output(ms(t, 12), &[finished, mark(ShellMark::PromptStart)]);
+    question(&c, ms(t, 13), "would you like to enable telemetry?");
+    let r = c.report(ms(t, 10_000));
+    assert_ne!(r.state, ActivityState::Waiting, "{r:?}");
+    assert_eq!(r.state, ActivityState::Done);
+}
+
+/// An agent started from the shell asks: waiting; answered: running; back at the
+/// prompt: done, not waiting (the old rule kept it waiting).
+#[test]
+fn an_agent_waits_runs_after_the_answer_and_is_done_at_the_prompt() {
+    let (c, t) = (ActivityCell::default(), t0());
+    c.on_output(t, &[mark(ShellMark::PromptStart)]);
+    c.on_input(ms(t, 5));
+    c.on_output(
+        ms(t, 10),
+        &[
+            TermEvent::Command("claude".into()),
+            mark(ShellMark::CommandExecuted),
+        ],
+    );
+    c.on_output(ms(t, 100), &[]);
+    question(&c, ms(t, 100), "Do you want to proceed?");
+    let r = c.report(ms(t, 100 + QUIET_MS));
+    assert_eq!(
+        (r.state, r.wait_reason, r.wait_text.as_deref()),
+        (
+            ActivityState::Waiting,
+            Some(WaitReason::Question),
+            Some("Do you want to proceed?")
+        )
+    );
+    c.on_input(ms(t, 5_000));
+    assert_eq!(c.report(ms(t, 5_001)).state, ActivityState::Running);
+    // Silent while it works: still running (the command has not finished).
+    assert_eq!(c.report(ms(t, 60_000)).state, ActivityState::Running);
+    // It notifies it is done and exits to the prompt.
+    let n = Notification::new(NotifySource::Osc9, "", "Claude is done");
+    c.on_output(ms(t, 61_000), &[TermEvent::Notification(n)]);
+    assert_eq!(c.report(ms(t, 61_001)).state, ActivityState::Waiting);
+    let finished = mark(ShellMark::CommandFinished { exit_code: Some(0) });
+    c.on_output(ms(t, 62_000), &[finished, mark(ShellMark::PromptStart)]);
+    let r = c.report(ms(t, 70_000));
+    assert_eq!(r.state, ActivityState::Done, "{r:?}");
+    let last = r.last_command.expect("the last command");
+    assert_eq!(last.command.as_deref(), Some("claude"));
+    assert_eq!(last.exit_code, Some(0));
+    assert!(last.finished_at.is_some_and(|f| f >= last.started_at));
+}
+
+/// A notification is answered by revealing the pane, not only by typing.
+#[test]
+fn a_notification_is_seen_when_the_pane_is_shown() {
+    let (c, t) = (ActivityCell::default(), t0());
+    let n = Notification::new(NotifySource::Osc9, "", "needs your permission");
+    c.on_output(t, &[TermEvent::Notification(n)]);
+    assert_eq!(
+        c.report(ms(t, 1)).wait_text.as_deref(),
+        Some("needs your permission")
+    );
+    c.on_seen(ms(t, 2));
+    assert_ne!(c.report(ms(t, 3)).state, ActivityState::Waiting);
+}
+
+/// A D without a C (a prompt mark only, or marks from a program that is not a shell)
+/// finishes no command.
+#[test]
+fn a_finish_without_a_start_records_no_command() {
+    let (c, t) = (ActivityCell::default(), t0());
+    let finished = mark(ShellMark::CommandFinished { exit_code: Some(1) });
+    c.on_output(t, &[finished, mark(ShellMark::PromptStart)]);
+    assert_eq!(c.report(ms(t, 1)).last_command, None);
+}
+
+/// With marks, the model reads only rows the running command printed: a question
+/// printed before the command started does not count.
+#[test]
+fn the_screen_scan_reads_only_the_running_commands_output() {
+    use crate::model::{TermConfig, TermSize, Terminal};
+    let mut term = Terminal::new(TermSize::new(40, 8), TermConfig::default());
+    term.advance(b"\x1b]133;A\x07$ \x1b]133;B\x07echo do you want to\r\n");
+    term.advance(b"\x1b]133;C\x07do you want to\r\n\x1b]133;D;0\x07");
+    term.advance(b"\x1b]133;A\x07$ \x1b]133;B\x07sleep 100\r\n\x1b]133;C\x07");
+    assert_eq!(super::screen_asks_question(&term), None);
+    term.advance(b"Continue? [y/N] ");
+    assert_eq!(
+        super::screen_asks_question(&term).as_deref(),
+        Some("Continue? [y/N]")
     );
 }

@@ -188,6 +188,7 @@ pub(super) fn open_attached(
             fd,
             pid: None,
             pidfd: None,
+            note: None,
         },
         slave,
     ))

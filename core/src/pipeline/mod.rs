@@ -509,6 +509,10 @@ impl Pipeline {
             exited: spawned.pidfd.as_ref().and_then(|fd| fd.try_clone().ok()),
         });
         self.crumbs.push(pane.0, what);
+        if let Some(note) = &spawned.note {
+            self.crumbs.push(pane.0, note.clone());
+            warn_once(note);
+        }
         if let Ok(mut panes) = self.panes.lock() {
             panes.insert(
                 pane,
@@ -620,6 +624,9 @@ impl Pipeline {
         self.with_pane(pane, |p| {
             p.visible = visible;
             p.slot.clear();
+            if visible {
+                p.activity.on_seen(Instant::now());
+            }
         });
         let _ = self.model_tx.send(ModelMsg::SetVisible { pane, visible });
     }
@@ -853,5 +860,15 @@ impl Drop for Pipeline {
         if let Some(t) = self.model.take() {
             let _ = t.join();
         }
+    }
+}
+
+/// Prints a start-up problem to stderr once per run (each pane's breadcrumb still says
+/// it): a hundred shells that could not get their integration are one line, not a
+/// hundred.
+fn warn_once(note: &str) {
+    static WARNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if !WARNED.swap(true, Ordering::Relaxed) {
+        eprintln!("tern: {note}");
     }
 }

@@ -83,6 +83,9 @@ pub struct Spawned {
     /// A pidfd for the child (Linux 5.3+), opened before anyone could reap it: signals
     /// sent through it can never reach another process that reused the pid.
     pub pidfd: Option<OwnedFd>,
+    /// Something the user should know about how it started (shell integration that
+    /// could not be set up): one breadcrumb.
+    pub note: Option<String>,
 }
 
 /// Sends SIGHUP to the child through its pidfd; a child already reaped gets nothing
@@ -174,10 +177,26 @@ pub fn spawn(spec: &SpawnSpec, default_size: TermSize) -> Result<Spawned, SpawnE
     let pair = native_pty_system()
         .openpty(pty_size(size))
         .map_err(|e| SpawnError::Pty(e.to_string()))?;
-    let injected = spec
-        .shell_integration
-        .as_deref()
-        .and_then(|dir| integrate(spec, dir));
+    // The scripts are (re)written before every integrated shell starts, so a runtime
+    // folder cleaned while tern runs heals itself; when they cannot be written, the
+    // shell starts plain (no `--posix`, no `ENV`) rather than reading nothing.
+    let mut note = None;
+    let injected = match spec.shell_integration.as_deref() {
+        Some(dir) => {
+            integrate(spec, dir).and_then(|i| match crate::shell_integration::install(dir) {
+                Ok(_) => Some(i),
+                Err(e) => {
+                    note = Some(format!(
+                        "shell integration off for {}: cannot write its scripts to {}: {e}",
+                        i.program,
+                        dir.display()
+                    ));
+                    None
+                }
+            })
+        }
+        None => None,
+    };
     let (mut cmd, program) = match (&spec.command, &injected) {
         (_, Some(i)) => {
             let mut cmd = CommandBuilder::new(&i.program);
@@ -242,5 +261,6 @@ pub fn spawn(spec: &SpawnSpec, default_size: TermSize) -> Result<Spawned, SpawnE
         fd,
         pid,
         pidfd,
+        note,
     })
 }

@@ -105,20 +105,73 @@ pub enum Activity {
     Exited,
 }
 
-/// One pane in a `list` reply.
+/// One pane in a `list` reply. Times are Unix milliseconds.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PaneInfo {
     pub id: u64,
-    /// The worktree group's name.
+    /// The worktree as the sidebar names it (its branch, else its folder's name).
     pub worktree: String,
+    /// The worktree's folder.
+    #[serde(default)]
+    pub worktree_path: Option<PathBuf>,
+    /// The worktree's branch, when it is a git worktree on one.
+    #[serde(default)]
+    pub branch: Option<String>,
     /// The tab's index in its group (0 first).
     pub tab: usize,
+    /// The tab's title as the tab bar shows it.
     pub title: String,
     pub cwd: Option<PathBuf>,
+    /// The pane's program (the shell, or what `-e` / `new-tab --` started).
+    #[serde(default)]
+    pub pid: Option<u32>,
+    /// The program in the foreground, when it is not the shell.
+    #[serde(default)]
+    pub command: Option<String>,
+    /// The last command the shell ran (OSC 133 marks).
+    #[serde(default)]
+    pub last_command: Option<crate::pipeline::activity::LastCommand>,
     pub activity: Activity,
+    /// When the pane entered that activity.
+    #[serde(default)]
+    pub activity_since: Option<u64>,
+    /// Why it waits: the notification's text, the question's line, "bell".
+    #[serde(default)]
+    pub wait_reason: Option<String>,
+    /// The last notification's text.
+    #[serde(default)]
+    pub notification: Option<String>,
+    /// OSC 9;4 progress.
+    #[serde(default)]
+    pub progress: Option<ProgressInfo>,
     /// The exit status once the program ended.
     pub exit_status: Option<i32>,
     pub focused: bool,
+}
+
+/// OSC 9;4 progress as `list` reports it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProgressInfo {
+    /// "normal", "error", "indeterminate" or "paused".
+    pub state: String,
+    pub percent: Option<u8>,
+}
+
+impl ProgressInfo {
+    pub fn from_progress(p: crate::model::notify::Progress) -> ProgressInfo {
+        use crate::model::notify::ProgressState;
+        let state = match p.state {
+            ProgressState::Hidden => "hidden",
+            ProgressState::Normal => "normal",
+            ProgressState::Error => "error",
+            ProgressState::Indeterminate => "indeterminate",
+            ProgressState::Paused => "paused",
+        };
+        ProgressInfo {
+            state: state.to_owned(),
+            percent: p.percent,
+        }
+    }
 }
 
 /// A request on the wire.
@@ -277,10 +330,27 @@ mod tests {
             Reply::Panes(vec![PaneInfo {
                 id: 3,
                 worktree: "main".into(),
+                worktree_path: Some("/src/tern".into()),
+                branch: Some("main".into()),
                 tab: 0,
                 title: "sh".into(),
                 cwd: Some("/tmp".into()),
-                activity: Activity::Idle,
+                pid: Some(42),
+                command: None,
+                last_command: Some(crate::pipeline::activity::LastCommand {
+                    command: Some("false".into()),
+                    exit_code: Some(1),
+                    started_at: 1_000,
+                    finished_at: Some(1_010),
+                }),
+                activity: Activity::Done,
+                activity_since: Some(1_010),
+                wait_reason: None,
+                notification: Some("built".into()),
+                progress: Some(ProgressInfo {
+                    state: "normal".into(),
+                    percent: Some(40),
+                }),
                 exit_status: None,
                 focused: true,
             }]),

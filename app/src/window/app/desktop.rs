@@ -321,10 +321,12 @@ impl TernApp {
                     let exit_status = self.desk.statuses.get(&pane).copied();
                     // The activity tracker's state (agents.rs), else what the pane
                     // shows: a program in front of the shell runs.
+                    // Read now, not from the frame's table: a script asks between frames.
+                    let report = self.pipeline.activity(pane);
                     let activity = if ui.exited.is_some() || exit_status.is_some() {
                         Activity::Exited
                     } else {
-                        match self.agents.state(pane) {
+                        match report.as_ref().map(|r| r.state) {
                             Some(ActivityState::Waiting) => Activity::Waiting,
                             Some(ActivityState::Running) => Activity::Running,
                             Some(ActivityState::Done) => Activity::Done,
@@ -334,13 +336,29 @@ impl TernApp {
                             _ => Activity::Idle,
                         }
                     };
+                    let report = report.as_ref();
+                    let worktree = self.sidebar.worktree_at(&g.path);
+                    let now_ms = std::time::SystemTime::now()
+                        .duration_since(std::time::UNIX_EPOCH)
+                        .map_or(0, |d| d.as_millis() as u64);
                     out.push(PaneInfo {
                         id: pane.0,
-                        worktree: g.name.clone(),
+                        worktree: worktree.map_or_else(|| g.name.clone(), |w| w.name()),
+                        worktree_path: Some(g.path.clone()),
+                        branch: worktree.and_then(|w| w.branch.clone()),
                         tab: ti,
-                        title: self.pane_title(pane),
+                        title: self.tab_title(tab),
                         cwd: self.pane_cwd(pane).or_else(|| Some(g.path.clone())),
+                        pid: self.pipeline.pid(pane),
+                        command: ui.command.clone(),
+                        last_command: report.and_then(|r| r.last_command.clone()),
                         activity,
+                        activity_since: report.map(|r| now_ms.saturating_sub(r.since_ms)),
+                        wait_reason: report.and_then(|r| r.wait_text.clone()),
+                        notification: report.and_then(|r| r.last_notification.clone()),
+                        progress: report
+                            .and_then(|r| r.progress)
+                            .map(tern_core::remote::ProgressInfo::from_progress),
                         exit_status,
                         focused: focused == Some(pane),
                     });

@@ -149,6 +149,14 @@ impl Sidebar {
         );
     }
 
+    /// The git worktree at `path`, among the repositories the sidebar knows.
+    pub fn worktree_at(&self, path: &Path) -> Option<&Worktree> {
+        self.repos
+            .iter()
+            .flat_map(|r| &r.worktrees)
+            .find(|w| w.path == path)
+    }
+
     pub fn repo(&self, root: &Path) -> Option<&RepoEntry> {
         self.repos.iter().find(|r| r.repo.root() == root)
     }

@@ -1,0 +1,176 @@
+//! A user's shell in the real window, started the way a user starts tern: the binary,
+//! a plain start, a fresh HOME holding their kind of startup files, `SHELL` naming
+//! bash, zsh or fish. The shell must read those files (a variable each sets, and a
+//! `PATH` entry, the way Claude Code's installer adds `~/.local/bin`), leave POSIX mode
+//! and tern's variables behind, and send its OSC 133 marks: `tern msg list` shows the
+//! last command and its exit status. Needs xvfb, bash, zsh and fish
+//! (`scripts/test.sh` installs them).
+//!
+//! Catches: the binary not writing the integration scripts before the first shell
+//! (bash then read no rc file and stayed in POSIX mode, zsh read none of ZDOTDIR's
+//! files, and no marks came), seen failing so.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use common::x11::*;
+
+/// `tern msg --socket S ARGS`: stdout, or a panic with stderr.
+fn msg(socket: &Path, args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_tern"))
+        .arg("msg")
+        .arg("--socket")
+        .arg(socket)
+        .args(args)
+        .output()
+        .expect("tern msg runs");
+    assert!(
+        out.status.success(),
+        "tern msg {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The shell's path, or a failure saying how to install it (never a quiet pass).
+fn shell_path(name: &str) -> PathBuf {
+    for dir in ["/usr/bin", "/bin", "/usr/local/bin"] {
+        let p = Path::new(dir).join(name);
+        if p.exists() {
+            return p;
+        }
+    }
+    panic!("{name} is not installed: apt-get install {name}");
+}
+
+/// A fresh HOME with the user's startup files for `shell`: a login file that sets
+/// `FROM_LOGIN`, an interactive file that sets `FROM_RC` and puts `~/.local/bin` on
+/// `PATH`, where `probe` lives.
+fn home_for(shell: &str, dir: &Path) -> PathBuf {
+    let home = dir.join("home");
+    let bin = home.join(".local/bin");
+    std::fs::create_dir_all(&bin).expect("home");
+    let probe = bin.join("probe");
+    std::fs::write(&probe, "#!/bin/sh\necho probe-ran\n").expect("probe");
+    std::fs::set_permissions(&probe, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("chmod");
+    let files: &[(&str, &str)] = match shell {
+        // Debian's skeleton: ~/.profile sources ~/.bashrc.
+        "bash" => &[
+            (
+                ".profile",
+                "export FROM_LOGIN=yes\n[ -f \"$HOME/.bashrc\" ] && . \"$HOME/.bashrc\"\n",
+            ),
+            (
+                ".bashrc",
+                "export FROM_RC=yes\nPATH=\"$HOME/.local/bin:$PATH\"\n",
+            ),
+        ],
+        "zsh" => &[
+            (".zprofile", "export FROM_LOGIN=yes\n"),
+            (
+                ".zshrc",
+                "export FROM_RC=yes\npath=(\"$HOME/.local/bin\" $path)\n",
+            ),
+        ],
+        "fish" => &[(
+            ".config/fish/config.fish",
+            "status is-login; and set -gx FROM_LOGIN yes\nset -gx FROM_RC yes\nset -gx PATH $HOME/.local/bin $PATH\n",
+        )],
+        _ => unreachable!("a shell of this test"),
+    };
+    for (name, text) in files {
+        let path = home.join(name);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, text).expect("rc file");
+    }
+    home
+}
+
+fn wait_for<T>(what: &str, dir: &Path, mut done: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        if let Some(v) = done() {
+            return v;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{what}; tern said {:?}",
+            std::fs::read_to_string(dir.join("tern.stderr"))
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn the_users_shell_reads_its_files_and_sends_marks(shell: &str) {
+    let program = shell_path(shell);
+    let display = start_xvfb();
+    let (dir, runtime) = scratch(&format!("startup-{shell}"));
+    let home = home_for(shell, &dir);
+    let (_tern, _trace) = start_tern_with(
+        &display,
+        &dir,
+        &runtime,
+        &[],
+        &[
+            ("HOME", home.to_str().expect("utf-8")),
+            ("SHELL", program.to_str().expect("utf-8")),
+            (
+                "XDG_CONFIG_HOME",
+                home.join(".config").to_str().expect("utf-8"),
+            ),
+            ("ENV", ""),
+        ],
+    );
+    let socket = runtime.join("tern").join("session.sock");
+    wait_for("no session socket", &dir, || socket.exists().then_some(()));
+    let list: serde_json::Value = serde_json::from_str(&msg(&socket, &["list"])).expect("JSON");
+    let pane = list[0]["id"].as_u64().expect("one pane");
+    // Once the first prompt has come (the marks are in), run what the user would.
+    let out = home.join("out.txt");
+    let line = format!(
+        "echo \"login=$FROM_LOGIN rc=$FROM_RC env=$ENV dir=$TERN_SHELL_INTEGRATION_DIR\" > {out}; \
+         probe >> {out}; false\n",
+        out = out.display()
+    );
+    msg(&socket, &["send-text", "--pane", &pane.to_string(), &line]);
+    let text = wait_for("the command line ran", &dir, || {
+        std::fs::read_to_string(&out)
+            .ok()
+            .filter(|t| t.contains("probe-ran"))
+    });
+    assert!(
+        text.starts_with("login=yes rc=yes env= dir=\n"),
+        "{shell} read the user's files and kept none of tern's variables: {text:?}"
+    );
+    let last = wait_for("the marks say `false` failed", &dir, || {
+        let list: serde_json::Value = serde_json::from_str(&msg(&socket, &["list"])).expect("JSON");
+        let last = list[0]["last_command"].clone();
+        (last["exit_code"] == 1).then_some(last)
+    });
+    assert!(
+        last["command"]
+            .as_str()
+            .is_some_and(|c| c.ends_with("false")),
+        "the command line as typed: {last}"
+    );
+    assert!(last["finished_at"].as_u64() >= last["started_at"].as_u64());
+}
+
+#[test]
+fn bash_in_the_window_reads_the_users_files_and_sends_marks() {
+    the_users_shell_reads_its_files_and_sends_marks("bash");
+}
+
+#[test]
+fn zsh_in_the_window_reads_the_users_files_and_sends_marks() {
+    the_users_shell_reads_its_files_and_sends_marks("zsh");
+}
+
+#[test]
+fn fish_in_the_window_reads_the_users_files_and_sends_marks() {
+    the_users_shell_reads_its_files_and_sends_marks("fish");
+}
