@@ -173,7 +173,9 @@ impl SystemFonts {
     }
 
     /// fontconfig's sorted fallback list for `c`: the first face whose character map
-    /// has it.
+    /// has it. A character presented as text by default (Emoji_Presentation=No: ⏺, ☑)
+    /// takes the first such face without colour glyphs, and a colour face only when no
+    /// other has it; a colour emoji is asked for apart (the window's emoji family).
     fn find_covering(&self, c: char) -> Option<FaceFile> {
         let primary = self.primary.lock().ok()?.clone();
         let mut p = self.pattern(&primary)?;
@@ -181,6 +183,8 @@ impl SystemFonts {
         charset.add_char(c).ok()?;
         p.add_charset(charset).ok()?;
         let sorted = p.sort_fonts(UnicodeCoverage::Trim).ok()?;
+        let text_first = !crate::window::emoji::emoji_presentation(c);
+        let mut colour = None;
         for candidate in sorted.iter().take(MAX_CANDIDATES) {
             let Some(face) = Self::face_of(&candidate) else {
                 continue;
@@ -188,10 +192,14 @@ impl SystemFonts {
             if let Some(data) = self.load(&face)
                 && has_char(&data, c)
             {
+                if text_first && has_colour_glyphs(&data) {
+                    colour.get_or_insert(face);
+                    continue;
+                }
                 return Some(face);
             }
         }
-        None
+        colour
     }
 }
 
@@ -212,6 +220,16 @@ fn read_face(path: &Path, index: u32) -> Option<FontData> {
         return None;
     }
     Some(FontData::from_blob(Arc::new(bytes), index))
+}
+
+/// Whether the face draws colour glyphs (bitmap `CBDT` or `sbix`, or layered `COLR`).
+fn has_colour_glyphs(data: &FontData) -> bool {
+    let bytes: &[u8] = (*data.font).as_ref();
+    skrifa::FontRef::from_index(bytes, data.index).is_ok_and(|f| {
+        [b"CBDT", b"sbix", b"COLR"]
+            .iter()
+            .any(|tag| f.table_data(skrifa::raw::types::Tag::new(tag)).is_some())
+    })
 }
 
 /// Whether the face's character map has `c`.
@@ -292,5 +310,9 @@ mod tests {
             fc.find_covering('\u{10FFFD}').is_none(),
             "a private-use plane char"
         );
+        // Text presentation by default: a text face, though the emoji font has it too.
+        let record = fc.find_covering('\u{23FA}').expect("a font for ⏺");
+        let data = fc.load(&record).expect("loads");
+        assert!(!has_colour_glyphs(&data), "⏺ from {record:?}");
     }
 }

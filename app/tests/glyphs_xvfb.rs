@@ -193,3 +193,98 @@ fn every_glyph_is_drawn_as_itself_and_emoji_sequences_as_one() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// ⏺ (U+23FA, Emoji_Presentation=No), which Claude Code prints in its own colour before
+/// each tool call: drawn as text in the cell's colour (green here), as kitty and
+/// Ghostty do, not as the colour emoji font's square; with VS16 it asks for the emoji.
+/// Catches: the colour emoji font in the text fallback chain ahead of the system's
+/// text fonts (⏺ was a blue and orange square), seen failing so.
+#[test]
+fn a_text_presentation_symbol_is_drawn_in_its_cells_colour() {
+    let display = start_xvfb();
+    let (dir, runtime) = scratch("text-presentation");
+    let text = dir.join("record.txt");
+    std::fs::write(
+        &text,
+        "\x1b[41m          \x1b[0m\r\n\x1b[32m\u{23FA} \u{23FA} \u{23FA}\x1b[0m\r\n\x1b[32m\u{23FA}\u{FE0F}\x1b[0m\r\n",
+    )
+    .expect("write the text");
+    let (_tern, trace) = start_tern(
+        &display,
+        &dir,
+        &runtime,
+        &["--cols", "40", "--rows", "8", "-e", "sh"],
+    );
+    wait_trace(
+        &trace,
+        &dir,
+        "no first frame with the shell's output",
+        |t| t.contains("first_output_frame_built"),
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    let window = tern_window(&display);
+    type_line(&display, &window, &format!("clear; cat {}", text.display()));
+    let red = (0xcd, 0x00, 0x00);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let (screen, grid) = loop {
+        let screen = Screen::grab(&display.name);
+        if let Some((x0, y0, x1, y1)) = screen.bbox(red) {
+            let grid = Grid {
+                x0,
+                y0,
+                cell_w: (x1 - x0) / 10,
+                cell_h: y1 - y0,
+            };
+            let background = screen.at(x0, y1 + 3 * grid.cell_h);
+            if grid
+                .pixels(&screen, 2, 0, 2)
+                .iter()
+                .any(|&p| p != background)
+            {
+                std::thread::sleep(Duration::from_millis(800));
+                break (Screen::grab(&display.name), grid);
+            }
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the text was never drawn; tern said {:?}",
+            std::fs::read_to_string(dir.join("tern.stderr"))
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    if let Some(shots) = std::env::var_os("TERN_SCREENSHOTS") {
+        run(Command::new("import")
+            .args(["-display", &display.name, "-window", "root", "-crop"])
+            .arg(format!(
+                "{}x{}+{}+{}",
+                12 * grid.cell_w,
+                4 * grid.cell_h,
+                grid.x0.saturating_sub(8),
+                grid.y0.saturating_sub(8)
+            ))
+            .arg(PathBuf::from(shots).join("text-presentation-xvfb.png")));
+    }
+    let background = screen.at(grid.x0, grid.y0 + 4 * grid.cell_h);
+    let green = |(r, g, b): (u8, u8, u8)| g as i32 > r as i32 + 30 && g as i32 > b as i32 + 30;
+    let ink: Vec<_> = grid
+        .pixels(&screen, 1, 0, 5)
+        .into_iter()
+        .filter(|&p| p != background)
+        .collect();
+    assert!(ink.len() > 20, "⏺ is (nearly) blank: {} pixels", ink.len());
+    let off_colour: Vec<_> = ink.iter().filter(|&&p| coloured(p) && !green(p)).collect();
+    assert!(
+        off_colour.is_empty(),
+        "⏺ has ink that is not the cell's green ({} of {}): {:?}",
+        off_colour.len(),
+        ink.len(),
+        &off_colour[..off_colour.len().min(8)]
+    );
+    // With VS16 the emoji is asked for: colours other than green appear.
+    let emoji = grid.pixels(&screen, 2, 0, 2);
+    assert!(
+        emoji.iter().any(|&p| coloured(p) && !green(p)),
+        "⏺ with VS16 is drawn as the colour emoji"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -73,6 +73,12 @@ pub fn wants_colour(c: char, marks: &[char]) -> bool {
     if marks.contains(&'\u{FE0F}') && c.is_emoji_char() {
         return true;
     }
+    emoji_presentation(c)
+}
+
+/// Whether `c` is presented as an emoji without a variation selector
+/// (`Emoji_Presentation=Yes`).
+pub fn emoji_presentation(c: char) -> bool {
     matches!(
         c.emoji_status(),
         EmojiStatus::EmojiPresentation
@@ -113,6 +119,8 @@ pub(crate) mod tests {
         assert!(!wants_colour('a', &[]));
         assert!(!wants_colour('日', &[]));
         assert!(!wants_colour('─', &[]));
+        assert!(!wants_colour('\u{23FA}', &[]), "⏺ is text by default");
+        assert!(wants_colour('\u{23FA}', &['\u{FE0F}']));
     }
 
     #[test]

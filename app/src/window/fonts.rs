@@ -210,8 +210,11 @@ pub fn install_fonts_with(ctx: &egui::Context, family: Option<&str>) -> Result<(
             .insert((*name).to_owned(), Arc::new(FontData::from_owned(bytes)));
         system_names.push((*name).to_owned());
     }
-    // Colour emoji: a family of their own (for cells that ask for emoji presentation) and
-    // the last fallback before egui's fonts.
+    // Colour emoji: a family of their own, for cells that ask for emoji presentation
+    // (`emoji::wants_colour`), and the UI's fallback. Not in the grid's text chains: a
+    // character whose Emoji_Presentation is No (⏺, ☑, ❤) is text in the cell's colour
+    // unless VS16 follows, as in kitty and Ghostty, so fallback finds a text font for it.
+    let mut emoji_font = None;
     if let Some((_, bytes)) = super::emoji::find_font() {
         let data = FontData::from_owned(bytes).tweak(super::emoji::font_tweak());
         let name = super::emoji::EMOJI_FONT_NAME.to_owned();
@@ -223,7 +226,7 @@ pub fn install_fonts_with(ctx: &egui::Context, family: Option<&str>) -> Result<(
         if let Some(ui) = fonts.families.get_mut(&FontFamily::Proportional) {
             ui.push(name.clone());
         }
-        system_names.push(name);
+        emoji_font = Some(name);
     }
     for (i, (name, family, bytes)) in FACES.into_iter().enumerate() {
         fonts
@@ -247,6 +250,10 @@ pub fn install_fonts_with(ctx: &egui::Context, family: Option<&str>) -> Result<(
         }
         chain.extend(system_names.iter().cloned());
         chain.extend(egui_fallbacks.iter().cloned());
+        // Last: an emoji-only character no text font has is still drawn (in colour).
+        if system.is_err() {
+            chain.extend(emoji_font.iter().cloned());
+        }
         let family = match family {
             None => FontFamily::Monospace,
             Some(f) => FontFamily::Name(f.into()),
