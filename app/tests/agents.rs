@@ -2,7 +2,8 @@
 //! (egui_kittest, real ptys): one streams output, one stops to ask, one exits. The
 //! sidebar, the tab bar and the quick switcher show running / waiting / done, the
 //! switcher lists the waiting one first, and "next waiting pane" (Ctrl+Shift+J)
-//! reaches the asking agent from another worktree.
+//! reaches the asking agent from another worktree. Why it waits (the question's line)
+//! is on its sidebar row and in the switcher, with the time in that state.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -111,8 +112,11 @@ fn fake_agents_show_running_waiting_and_done_and_the_waiting_one_is_reached() {
     step_until(&mut h, "the sidebar shows the states", |h| {
         h.query_by_label_contains("worktree stream · running")
             .is_some()
-            && h.query_by_label_contains("worktree ask · waiting")
-                .is_some()
+            && h.query_all_by_label_contains("worktree ask · waiting").any(|n| {
+                n.accesskit_node()
+                    .label()
+                    .is_some_and(|l| l.ends_with(" — Do you want to proceed? [y/N]"))
+            })
             && h.query_by_label_contains("worktree exit · done").is_some()
     });
     // The quick switcher: the waiting agent first, every state named.
@@ -131,16 +135,22 @@ fn fake_agents_show_running_waiting_and_done_and_the_waiting_one_is_reached() {
     let entries = app(&h).switcher_entries();
     let texts: Vec<&str> = entries.iter().map(|e| e.text.as_str()).collect();
     assert_eq!(entries[0].value, asking, "waiting first: {texts:?}");
-    assert!(texts[0].starts_with("ask · ") && texts[0].ends_with(" · waiting"));
+    // Why it waits, and for how long.
     assert!(
-        texts
-            .iter()
-            .any(|t| t.starts_with("stream · ") && t.ends_with(" · running"))
+        texts[0].starts_with("ask · ")
+            && texts[0].contains(" · waiting ")
+            && texts[0].ends_with("s — Do you want to proceed? [y/N]"),
+        "{texts:?}"
     );
     assert!(
         texts
             .iter()
-            .any(|t| t.starts_with("exit · ") && t.ends_with(" · done"))
+            .any(|t| t.starts_with("stream · ") && t.contains(" · running"))
+    );
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.starts_with("exit · ") && t.contains(" · done"))
     );
     h.key_press(Key::Escape);
     h.step();

@@ -10,10 +10,12 @@ use std::time::{Duration, Instant};
 use egui::Color32;
 use tern_core::config::{NotifyConfig, NotifyWhen, SendText};
 use tern_core::desktop_notify::{DesktopEvent, DesktopNotifier, DesktopRequest};
-use tern_core::model::notify::{Notification, Urgency};
+use tern_core::model::notify::{Notification, Progress, ProgressState, Urgency};
 use tern_core::pipeline::activity::{ActivityReport, ActivityState};
 use tern_core::pipeline::{PaneId, Pipeline};
 use tern_core::workspace::Badges;
+
+use super::theme::Theme;
 
 /// How often the activity table is read while something may change with time alone
 /// (running turns idle, a silent question turns waiting). Display only: the state
@@ -36,6 +38,58 @@ pub fn activity_suffix(b: Badges) -> String {
         (Some(s), Some(p)) => format!(" · {} {p}%", s.label()),
         (Some(s), None) => format!(" · {}", s.label()),
         (None, _) => String::new(),
+    }
+}
+
+/// Why a tab or worktree wants the user, and how far its work is: drawn as a tooltip
+/// line and a thin bar under its title.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Attention {
+    /// The waiting pane's reason: the notification's text or the question's line.
+    pub why: Option<String>,
+    /// OSC 9;4 progress of the first pane that reports one.
+    pub progress: Option<Progress>,
+}
+
+impl Attention {
+    /// " — why" for accessibility labels and tooltips ("" when nothing waits).
+    pub fn suffix(&self) -> String {
+        self.why
+            .as_deref()
+            .map_or_else(String::new, |w| format!(" — {w}"))
+    }
+}
+
+/// Draws OSC 9;4 progress as a thin bar along the bottom of `rect`: its percent in the
+/// accent colour, error and paused in the theme's error and warning colours, a dim full
+/// bar while indeterminate.
+pub fn progress_bar(painter: &egui::Painter, rect: egui::Rect, p: Progress, theme: &Theme) {
+    let c = &theme.chrome;
+    let (color, fraction) = match p.state {
+        ProgressState::Hidden => return,
+        ProgressState::Error => (c.error, p.percent.map_or(1.0, |v| v as f32 / 100.0)),
+        ProgressState::Paused => (c.warning, p.percent.map_or(1.0, |v| v as f32 / 100.0)),
+        ProgressState::Indeterminate => (c.text_dim, 1.0),
+        ProgressState::Normal => (
+            c.notification,
+            p.percent.map_or(0.0, |v| v.min(100) as f32 / 100.0),
+        ),
+    };
+    let height = 2.0;
+    let bar = egui::Rect::from_min_size(
+        egui::pos2(rect.left(), rect.bottom() - height),
+        egui::vec2(rect.width() * fraction, height),
+    );
+    painter.rect_filled(bar, 0.0, color);
+}
+
+/// "2m" / "45s" / "3h": a short age for the switcher.
+pub fn short_age(ms: u64) -> String {
+    let s = ms / 1000;
+    match s {
+        0..60 => format!("{s}s"),
+        60..3600 => format!("{}m", s / 60),
+        _ => format!("{}h", s / 3600),
     }
 }
 
@@ -111,6 +165,23 @@ impl Agents {
             .get(&pane)
             .and_then(|r| r.progress)
             .and_then(|p| p.percent)
+    }
+
+    /// What `panes` have to say: the reason of the one waiting longest, and the first
+    /// progress report.
+    pub fn attention(&self, panes: impl IntoIterator<Item = PaneId>) -> Attention {
+        let reports: Vec<&ActivityReport> = panes
+            .into_iter()
+            .filter_map(|p| self.activity.get(&p))
+            .collect();
+        Attention {
+            why: reports
+                .iter()
+                .filter(|r| r.state == ActivityState::Waiting)
+                .max_by_key(|r| r.since_ms)
+                .and_then(|r| r.wait_text.clone()),
+            progress: reports.iter().find_map(|r| r.progress),
+        }
     }
 
     /// The waiting pane that has waited longest, among `candidates`.

@@ -504,6 +504,7 @@ impl TernApp {
                 id: t.id,
                 title: self.tab_title(t),
                 badges: self.ws.tab_badges(t, |p| self.pane_badges(p)),
+                attention: self.agents.attention(t.layout.panes()),
             })
             .collect();
         Some(TabStrip {

@@ -23,6 +23,7 @@ pub struct TabEntry {
     pub id: TabId,
     pub title: String,
     pub badges: Badges,
+    pub attention: super::agents::Attention,
 }
 
 /// What the tab bar shows: the active worktree's tabs.
@@ -71,8 +72,22 @@ pub fn tab_bar(ui: &mut egui::Ui, strip: &TabStrip, theme: &Theme) -> Vec<Action
                             egui::Button::selectable(active, text)
                                 .sense(egui::Sense::click_and_drag()),
                         )
-                        .on_hover_text(format!("{}\n{}", tab.title, badge_words(tab.badges)));
-                    let label = labelled("tab", &tab.title, tab.badges);
+                        .on_hover_text(
+                            [
+                                tab.title.clone(),
+                                badge_words(tab.badges),
+                                tab.attention.why.clone().unwrap_or_default(),
+                            ]
+                            .iter()
+                            .filter(|l| !l.is_empty())
+                            .cloned()
+                            .collect::<Vec<_>>()
+                            .join("\n"),
+                        );
+                    if let Some(p) = tab.attention.progress {
+                        super::agents::progress_bar(ui.painter(), r.rect, p, theme);
+                    }
+                    let label = labelled("tab", &tab.title, tab.badges) + &tab.attention.suffix();
                     ui.ctx()
                         .accesskit_node_builder(r.id, |n| n.set_label(label));
                     if r.clicked() {

@@ -217,10 +217,24 @@ impl TernApp {
                         .unwrap_or_default();
                     let state = self.agents.state(pane);
                     let activity = crate::window::agents::activity_suffix(self.pane_badges(pane));
+                    let report = self.agents.activity.get(&pane);
+                    // How long in that state, and why it waits.
+                    let since = report
+                        .filter(|r| r.state != ActivityState::Idle)
+                        .map(|r| format!(" {}", crate::window::agents::short_age(r.since_ms)))
+                        .unwrap_or_default();
+                    let why = report
+                        .and_then(|r| r.wait_text.as_deref())
+                        .map(|w| format!(" — {w}"))
+                        .unwrap_or_default();
                     out.push((
                         state,
                         Entry {
-                            text: format!("{} · {}{activity}", g.name, self.pane_title(pane)),
+                            text: format!(
+                                "{} · {}{activity}{since}{why}",
+                                g.name,
+                                self.pane_title(pane)
+                            ),
                             hint: format!("{cwd} {last}").trim().to_owned(),
                             value: pane,
                         },
@@ -259,6 +273,9 @@ impl TernApp {
                 remote: self
                     .remote_of_group(gi)
                     .map(|_| self.remote_note(gi).unwrap_or_default()),
+                attention: self
+                    .agents
+                    .attention(g.tabs.iter().flat_map(|t| t.layout.panes())),
             })
             .collect()
     }

@@ -69,6 +69,8 @@ pub struct GroupInfo {
     pub active: bool,
     /// A remote worktree: its connection's note (empty while connected).
     pub remote: Option<String>,
+    /// Why one of its panes waits, and its progress.
+    pub attention: crate::window::agents::Attention,
 }
 
 pub struct RepoEntry {

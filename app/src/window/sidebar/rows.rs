@@ -71,11 +71,15 @@ pub(super) fn worktree_row(
             group.is_some_and(|g| g.active),
             job,
         ))
-        .on_hover_text(w.path.display().to_string());
+        .on_hover_text(hover(&w.path, group));
+    if let Some(p) = group.and_then(|g| g.attention.progress) {
+        crate::window::agents::progress_bar(ui.painter(), r.rect, p, theme);
+    }
+    let why = group.map(|g| g.attention.suffix()).unwrap_or_default();
     let label = if words.is_empty() {
-        format!("worktree {}", w.name())
+        format!("worktree {}{why}", w.name())
     } else {
-        format!("worktree {} ({})", w.name(), words.join(", "))
+        format!("worktree {} ({}){why}", w.name(), words.join(", "))
     };
     ui.ctx()
         .accesskit_node_builder(r.id, |n| n.set_label(label));
@@ -116,9 +120,20 @@ pub(super) fn group_row(
     }
     let r = ui
         .add(egui::Button::selectable(g.active, job))
-        .on_hover_text(g.path.display().to_string());
-    let label = labelled("worktree", name, g.badges);
+        .on_hover_text(hover(&g.path, Some(g)));
+    if let Some(p) = g.attention.progress {
+        crate::window::agents::progress_bar(ui.painter(), r.rect, p, theme);
+    }
+    let label = labelled("worktree", name, g.badges) + &g.attention.suffix();
     ui.ctx()
         .accesskit_node_builder(r.id, |n| n.set_label(label));
     r
+}
+
+/// A row's tooltip: its folder, and why one of its panes waits.
+fn hover(path: &std::path::Path, group: Option<&GroupInfo>) -> String {
+    match group.and_then(|g| g.attention.why.as_deref()) {
+        Some(why) => format!("{}\nwaiting: {why}", path.display()),
+        None => path.display().to_string(),
+    }
 }
