@@ -112,11 +112,12 @@ fn fake_agents_show_running_waiting_and_done_and_the_waiting_one_is_reached() {
     step_until(&mut h, "the sidebar shows the states", |h| {
         h.query_by_label_contains("worktree stream · running")
             .is_some()
-            && h.query_all_by_label_contains("worktree ask · waiting").any(|n| {
-                n.accesskit_node()
-                    .label()
-                    .is_some_and(|l| l.ends_with(" — Do you want to proceed? [y/N]"))
-            })
+            && h.query_all_by_label_contains("worktree ask · waiting")
+                .any(|n| {
+                    n.accesskit_node()
+                        .label()
+                        .is_some_and(|l| l.ends_with(" — Do you want to proceed? [y/N]"))
+                })
             && h.query_by_label_contains("worktree exit · done").is_some()
     });
     // The quick switcher: the waiting agent first, every state named.
@@ -166,6 +167,105 @@ fn fake_agents_show_running_waiting_and_done_and_the_waiting_one_is_reached() {
     step_until(&mut h, "the answer is taken", |h| {
         state(h, asking) != Some(ActivityState::Waiting)
     });
+}
+
+/// bash with tern's integration (as the binary starts it: the scripts written by the
+/// spawn, not by the test), in a window.
+fn integrated_bash(rows: usize) -> (Harness<'static, Slot>, PaneId, tempfile::TempDir) {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let home = tmp.path().join("home");
+    std::fs::create_dir_all(&home).expect("home");
+    let mut spec = SpawnSpec::command("bash", &[])
+        .cwd(&home)
+        .size(TermSize::new(80, rows));
+    spec.env = vec![
+        ("HOME".into(), home.display().to_string()),
+        ("PS1".into(), "$ ".into()),
+    ];
+    spec.shell_integration = Some(tmp.path().join("integration"));
+    let mut h = common::app_harness(Launch::new(spec), egui::vec2(800.0, 400.0));
+    step_until(&mut h, "the shell starts", |h| app(h).pane().is_some());
+    let pane = app(&h).pane().expect("pane");
+    step_until(&mut h, "the first prompt", |h| {
+        app(h)
+            .pipeline()
+            .activity(pane)
+            .is_some_and(|r| r.state == ActivityState::Idle)
+    });
+    (h, pane, tmp)
+}
+
+/// Runs `line` and waits for the command's D mark (its output is in the last output).
+fn run_line(h: &mut Harness<'static, Slot>, pane: PaneId, line: &str) {
+    let before = app(h)
+        .pipeline()
+        .activity(pane)
+        .and_then(|r| r.last_command)
+        .map(|c| c.started_at);
+    h.event(egui::Event::Text(line.into()));
+    h.key_press(Key::Enter);
+    step_until(h, &format!("{line} finished"), |h| {
+        app(h)
+            .pipeline()
+            .activity(pane)
+            .and_then(|r| r.last_command)
+            .is_some_and(|c| {
+                c.finished_at.is_some()
+                    && Some(c.started_at) != before
+                    && c.command.as_deref() == Some(line)
+            })
+    });
+}
+
+/// Ctrl+Shift+K and Ctrl+Shift+L scroll to the previous and next prompt (OSC 133 A);
+/// Ctrl+Shift+Alt+Y selects the last command's output and Ctrl+Shift+Y copies it. The
+/// config file promised these and none existed (the palette found nothing for
+/// "prompt"): each fails without its command.
+#[test]
+fn prompt_jumps_and_the_last_commands_output() {
+    let (mut h, pane, _tmp) = integrated_bash(10);
+    run_line(&mut h, pane, "seq 1 30");
+    run_line(&mut h, pane, "seq 101 130");
+    run_line(&mut h, pane, "echo one; echo two");
+    assert_eq!(app(&h).scroll_offset(), 0);
+    // Back to the prompt of `echo`, then of `seq`: each lands at the top row.
+    let top = |h: &mut Harness<'static, Slot>| {
+        h.state_mut()
+            .as_mut()
+            .expect("app")
+            .shown_rows()
+            .first()
+            .cloned()
+            .unwrap_or_default()
+    };
+    h.key_press_modifiers(CTRL_SHIFT, Key::K);
+    h.step();
+    assert!(top(&mut h).ends_with(" seq 101 130"), "{}", top(&mut h));
+    h.key_press_modifiers(CTRL_SHIFT, Key::K);
+    h.step();
+    assert!(top(&mut h).ends_with(" seq 1 30"), "{}", top(&mut h));
+    assert!(app(&h).scroll_offset() > 0);
+    // And forward again.
+    h.key_press_modifiers(CTRL_SHIFT, Key::L);
+    h.step();
+    assert!(top(&mut h).ends_with(" seq 101 130"), "{}", top(&mut h));
+    // The last output, selected and copied.
+    const CTRL_SHIFT_ALT: Modifiers = Modifiers {
+        alt: true,
+        ..CTRL_SHIFT
+    };
+    h.key_press_modifiers(CTRL_SHIFT_ALT, Key::Y);
+    h.step();
+    assert_eq!(app(&h).selection_text().as_deref(), Some("one\ntwo"));
+    // In the palette by name.
+    h.key_press_modifiers(CTRL_SHIFT, Key::P);
+    h.step();
+    h.event(egui::Event::Text("prompt".into()));
+    h.step();
+    assert!(
+        h.query_by_label_contains("Jump to the previous prompt")
+            .is_some()
+    );
 }
 
 /// A shell with tern's integration runs `sleep 1; false` in a tab that is then hidden:

@@ -123,12 +123,7 @@ fn bus_calls_for(name: &str, config: &str, program: &str, calls: usize) -> Strin
 fn notifications_reach_the_session_bus_while_the_window_is_unfocused() {
     let program = "sleep 4; printf '\\033]9;Claude needs your permission\\007'; sleep 2; \
                    printf '\\033]777;notify;Build;finished\\007'; exec sleep 120";
-    let text = bus_calls_for(
-        "notify-bus",
-        "(notify: (min_interval_ms: 0))\n",
-        program,
-        2,
-    );
+    let text = bus_calls_for("notify-bus", "(notify: (min_interval_ms: 0))\n", program, 2);
     assert!(text.contains("Claude needs your permission"), "{text}");
     assert!(text.contains("Build: finished"), "{text}");
     assert!(

@@ -50,6 +50,10 @@ pub enum Command {
     SaveScrollback,
     Diagnostics,
     NextWaitingPane,
+    PreviousPrompt,
+    NextPrompt,
+    SelectLastOutput,
+    CopyLastOutput,
 }
 
 /// One row of the table.
@@ -123,6 +127,10 @@ table! {
     SaveScrollback, "save_scrollback", "Save scrollback to a file…", ["ctrl+shift+s"];
     Diagnostics, "diagnostics", "Diagnostics panel", ["ctrl+shift+g"];
     NextWaitingPane, "next_waiting_pane", "Go to the pane waiting longest (any worktree)", ["ctrl+shift+j"];
+    PreviousPrompt, "previous_prompt", "Jump to the previous prompt", ["ctrl+shift+k"];
+    NextPrompt, "next_prompt", "Jump to the next prompt", ["ctrl+shift+l"];
+    SelectLastOutput, "select_last_output", "Select the last command's output", ["ctrl+shift+alt+y"];
+    CopyLastOutput, "copy_last_output", "Copy the last command's output", ["ctrl+shift+y"];
 }
 
 pub fn info(command: Command) -> &'static CommandInfo {

@@ -13,6 +13,7 @@ mod geometry;
 pub mod grid;
 mod ground;
 pub mod kitty;
+pub mod marks;
 pub mod modes;
 pub mod notify;
 mod osc;

@@ -1248,6 +1248,10 @@ fn coalesce(events: Vec<TermEvent>) -> Vec<TermEvent> {
     let last_notification = events
         .iter()
         .rposition(|e| matches!(e, TermEvent::Notification(_)));
+    // A program printing OSC 133 B..C in a loop: the last command line is enough.
+    let last_command = events
+        .iter()
+        .rposition(|e| matches!(e, TermEvent::Command(_)));
     let mut bell = false;
     for (i, e) in events.into_iter().enumerate() {
         match e {
@@ -1264,6 +1268,7 @@ fn coalesce(events: Vec<TermEvent>) -> Vec<TermEvent> {
                 if Some(i) != last_read => {}
             TermEvent::Progress(_) if Some(i) != last_progress => {}
             TermEvent::Notification(_) if Some(i) != last_notification => {}
+            TermEvent::Command(_) if Some(i) != last_command => {}
             other => out.push(other),
         }
     }

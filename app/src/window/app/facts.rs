@@ -42,11 +42,13 @@ impl TernApp {
                         self.status = Some(format!("{}: {}", n.title, n.body));
                         notes.push((pane, Some(n), hidden));
                     }
-                    TermEvent::Shell {
-                        mark: ShellMark::CommandFinished { exit_code },
-                        ..
-                    } if hidden => {
-                        p.badges.finished = Some(exit_code.is_none_or(|c| c == 0));
+                    TermEvent::Shell { mark, line } => {
+                        p.marks.record(mark, line);
+                        if let ShellMark::CommandFinished { exit_code } = mark
+                            && hidden
+                        {
+                            p.badges.finished = Some(exit_code.is_none_or(|c| c == 0));
+                        }
                     }
                     TermEvent::Clipboard(request) => clipboard_requests.push((pane, request)),
                     _ => {}

@@ -178,6 +178,27 @@ impl TernApp {
                 }
             }
             Command::Diagnostics => self.diagnostics.toggle(),
+            Command::PreviousPrompt | Command::NextPrompt => {
+                let forward = command == Command::NextPrompt;
+                let found = self
+                    .focused_ui_mut()
+                    .is_some_and(|p| p.jump_to_prompt(forward));
+                if !found {
+                    self.status = Some(no_marks("prompt"));
+                }
+            }
+            Command::SelectLastOutput | Command::CopyLastOutput => {
+                let found = self
+                    .focused_ui_mut()
+                    .is_some_and(|p| p.select_last_output());
+                if !found {
+                    self.status = Some(no_marks("finished command with output"));
+                } else if command == Command::CopyLastOutput
+                    && let Some(text) = self.selection_text()
+                {
+                    ctx.copy_text(text);
+                }
+            }
             Command::NextWaitingPane => {
                 if self.next_waiting_pane().is_none() {
                     self.status = Some("no pane is waiting".into());
@@ -264,4 +285,9 @@ impl TernApp {
             });
         }
     }
+}
+
+/// The status line when the marks have nothing to go to.
+fn no_marks(what: &str) -> String {
+    format!("no {what} here (it needs shell integration: OSC 133 marks)")
 }

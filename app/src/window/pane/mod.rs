@@ -90,6 +90,9 @@ pub struct PaneUi {
     /// The running (or last run) program other than the shell, from the process table.
     pub command: Option<String>,
     pub last_command: Option<String>,
+    /// Prompts and the last command's output (OSC 133), for prompt jumps and "copy
+    /// last output".
+    pub marks: tern_core::model::marks::PromptMarks,
     pub badges: Badges,
     /// Keys waiting for the frame that shows their echo: (seq before, received at).
     pending_keys: Vec<(u64, Instant)>,
@@ -138,6 +141,7 @@ impl PaneUi {
             looked_up: false,
             command: None,
             last_command: None,
+            marks: Default::default(),
             badges: Badges::default(),
             pending_keys: Vec::new(),
             viewport: Viewport::default(),
@@ -291,6 +295,60 @@ impl PaneUi {
         }
     }
 
+    /// Scrolls so the previous (`forward`: next) prompt is the top row; the next one
+    /// past the last is the bottom. Returns whether there was one.
+    pub fn jump_to_prompt(&mut self, forward: bool) -> bool {
+        let Some(v) = &self.view else {
+            return false;
+        };
+        let screen = v.scrollback_dropped + v.scrollback_lines;
+        let top = screen - self.viewport.offset.min(v.scrollback_lines as usize) as u64;
+        let target = if forward {
+            self.marks.next(top)
+        } else {
+            // Lines that dropped off the scrollback cannot be shown.
+            self.marks
+                .previous(top)
+                .filter(|l| *l >= v.scrollback_dropped)
+        };
+        let Some(line) = target else {
+            return false;
+        };
+        self.viewport.offset = screen.saturating_sub(line).min(v.scrollback_lines) as usize;
+        self.viewport.fraction = 0.0;
+        true
+    }
+
+    /// Selects the last finished command's output (whole lines) and scrolls to its
+    /// start when that is above the screen. Returns whether there was one.
+    pub fn select_last_output(&mut self) -> bool {
+        let Some(v) = &self.view else {
+            return false;
+        };
+        let Some((first, last)) = self.marks.last_output() else {
+            return false;
+        };
+        let first = first.max(v.scrollback_dropped);
+        if first > last {
+            return false;
+        }
+        let cols = v.size.cols.saturating_sub(1);
+        let seq = v.seq;
+        self.viewport.start_selection(
+            viewport_point(first, 0),
+            crate::window::viewport::SelectMode::Lines,
+            seq,
+        );
+        self.viewport.extend_selection(viewport_point(last, cols));
+        let screen = v.scrollback_dropped + v.scrollback_lines;
+        let top = screen - self.viewport.offset.min(v.scrollback_lines as usize) as u64;
+        if first < top {
+            self.viewport.offset = (screen - first).min(v.scrollback_lines) as usize;
+            self.viewport.fraction = 0.0;
+        }
+        true
+    }
+
     pub fn scroll_to_top(&mut self) {
         if let Some(v) = &self.view {
             self.viewport.offset = v.scrollback_lines as usize;
@@ -417,5 +475,12 @@ impl PaneUi {
         }
         self.trace_key_echoes(cx.trace);
         out
+    }
+}
+
+fn viewport_point(line: u64, col: usize) -> crate::window::viewport::Point {
+    crate::window::viewport::Point {
+        line: line as usize,
+        col,
     }
 }
