@@ -568,6 +568,7 @@ fn a_restored_pane_can_show_its_last_screen_above_the_new_prompt() {
                 layout: tern_core::session::SavedLayout::Leaf(tern_core::session::SavedPane {
                     cwd: dir.path().to_path_buf(),
                     last_screen: Some(vec!["before the restart".into(), "second line".into()]),
+                    command: None,
                 }),
                 focused_pane: 0,
             }],

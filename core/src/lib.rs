@@ -23,6 +23,7 @@ pub mod layout;
 pub mod model;
 pub mod pipeline;
 pub mod remote;
+pub mod resume;
 pub mod security;
 pub mod session;
 pub mod shell_integration;

@@ -115,6 +115,10 @@ pub struct SavedPane {
     /// The screen's text rows when saved, when the user turned that on.
     #[serde(default)]
     pub last_screen: Option<Vec<String>>,
+    /// The program and arguments the pane was opened to run (not the shell), for
+    /// resuming it (`crate::resume`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<Vec<String>>,
 }
 
 impl SavedLayout {
@@ -122,6 +126,7 @@ impl SavedLayout {
         SavedLayout::Leaf(SavedPane {
             cwd: cwd.into(),
             last_screen: None,
+            command: None,
         })
     }
 

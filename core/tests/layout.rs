@@ -314,6 +314,7 @@ mod session_round_trip {
         SavedPane {
             cwd: cwd(p),
             last_screen: None,
+            command: None,
         }
     }
 

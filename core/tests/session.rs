@@ -27,6 +27,7 @@ fn sample() -> SessionState {
             SavedLayout::Leaf(SavedPane {
                 cwd: "/src/app".into(),
                 last_screen: Some(vec!["$ cargo test".into(), "ok: 12 passed".into()]),
+                command: Some(vec!["claude".into(), "--model".into(), "opus".into()]),
             }),
             SavedLayout::split(
                 SplitDir::Vertical,

@@ -313,6 +313,9 @@ pub struct SessionConfig {
     /// Also show each pane's last screen of text, above the new prompt. Off by
     /// default: it writes whatever was on screen (secrets included) to disk.
     pub restore_last_screen: bool,
+    /// Programs started again, resumed, in a restored tab that ran them
+    /// (`crate::resume`); others come back as a shell saying what ran there.
+    pub resume: Vec<crate::resume::ResumeRule>,
 }
 
 impl Default for SessionConfig {
@@ -320,6 +323,7 @@ impl Default for SessionConfig {
         SessionConfig {
             restore: true,
             restore_last_screen: false,
+            resume: crate::resume::default_rules(),
         }
     }
 }

@@ -67,6 +67,14 @@ impl TernApp {
                 SidebarAction::Open { name, path, repo } => {
                     self.open_group(name, path, repo);
                 }
+                SidebarAction::Created {
+                    name,
+                    path,
+                    repo,
+                    start,
+                } => {
+                    self.open_group_with(name, path, Some(repo), start);
+                }
                 SidebarAction::Removed { path } => self.remove_group_at(&path),
                 SidebarAction::Identified { path, repo, .. } => {
                     // The repository's own folder; linked worktrees are matched when

@@ -24,8 +24,16 @@ impl TernApp {
         spec.env.extend(self.launch.desktop.child_env());
         match self.pipeline.spawn(&spec) {
             Ok(id) => {
-                self.panes
-                    .insert(id, PaneUi::new(id, self.pipeline.clone()));
+                let mut ui = PaneUi::new(id, self.pipeline.clone());
+                // A program other than the configured shell: remembered for the session.
+                if spec.command != self.settings.config.spawn_spec(None).command {
+                    ui.launched = spec.command.as_ref().map(|(program, args)| {
+                        std::iter::once(program.clone())
+                            .chain(args.iter().cloned())
+                            .collect()
+                    });
+                }
+                self.panes.insert(id, ui);
                 Some(id)
             }
             Err(e) => {
@@ -137,15 +145,44 @@ impl TernApp {
 
     /// Starts a tab in a new worktree group at `dir` (used by the sidebar).
     pub fn open_group(&mut self, name: String, dir: PathBuf, repo: Option<PathBuf>) -> usize {
+        self.open_group_with(name, dir, repo, None)
+    }
+
+    /// Like [`TernApp::open_group`], its first tab running `start` (a new worktree's
+    /// start command) instead of the shell.
+    pub fn open_group_with(
+        &mut self,
+        name: String,
+        dir: PathBuf,
+        repo: Option<PathBuf>,
+        start: Option<Vec<String>>,
+    ) -> usize {
         let group = self.ws.add_group(name, dir.clone(), repo);
-        if self.ws.groups[group].tabs.is_empty()
-            && self.remote_of_group(group).is_none()
-            && let Some(pane) = self.spawn_shell(&dir)
-        {
-            self.ws.add_tab(group, pane);
+        if self.ws.groups[group].tabs.is_empty() && self.remote_of_group(group).is_none() {
+            let pane = match start.as_deref() {
+                Some([program, args @ ..]) => self.spawn_command(&dir, program, args),
+                _ => self.spawn_shell(&dir),
+            };
+            if let Some(pane) = pane {
+                self.ws.add_tab(group, pane);
+            }
         }
         self.ws.active = group;
         group
+    }
+
+    /// `program args` in a new pane in `dir` (its command line is kept for the session:
+    /// a known agent is resumed after a restart).
+    pub(super) fn spawn_command(
+        &mut self,
+        dir: &Path,
+        program: &str,
+        args: &[String],
+    ) -> Option<PaneId> {
+        let mut spec = self.settings.config.spawn_spec(Some(dir.to_path_buf()));
+        spec.command = Some((program.to_owned(), args.to_vec()));
+        spec.size = self.focused_ui().and_then(PaneUi::grid);
+        self.spawn(&spec)
     }
 
     /// The panes of the active tab, each in its rectangle, and the dividers to drag.

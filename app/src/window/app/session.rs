@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use tern_core::pipeline::PaneId;
 use tern_core::workspace::Workspace;
 
 use super::TernApp;
@@ -21,7 +22,10 @@ impl TernApp {
                             .map(PathBuf::from)
                             .unwrap_or_else(|| "/".into())
                     };
-                    let pane = self.spawn_shell(&dir)?;
+                    let pane = match &p.command {
+                        Some(command) => self.restore_command(&dir, command)?,
+                        None => self.spawn_shell(&dir)?,
+                    };
                     if let (Some(screen), true) = (
                         &p.last_screen,
                         self.settings.config.session.restore_last_screen,
@@ -68,6 +72,33 @@ impl TernApp {
         self.session = Some(file);
     }
 
+    /// A pane that ran `command` before the restart: a known agent resumed in `dir`,
+    /// else a shell with a dim line saying what ran there.
+    fn restore_command(&mut self, dir: &std::path::Path, command: &[String]) -> Option<PaneId> {
+        use tern_core::resume::{Restore, installed, plan};
+        let path = std::env::var_os("PATH");
+        let rules = self.settings.config.session.resume.clone();
+        match plan(command, &rules, |p| installed(p, path.as_deref())) {
+            Restore::Resume(again) => {
+                let pane = self.spawn_command(dir, &again[0], &again[1..])?;
+                // Remembered as first run, so the next restart resumes it again.
+                if let Some(ui) = self.panes.get_mut(&pane) {
+                    ui.launched = Some(command.to_vec());
+                }
+                self.pipeline
+                    .breadcrumb(Some(pane), format!("resumed: {}", again.join(" ")));
+                Some(pane)
+            }
+            Restore::Shell { note } => {
+                let pane = self.spawn_shell(dir)?;
+                self.pipeline.breadcrumb(Some(pane), note.clone());
+                let line = format!("\x1b[2m[tern] {note}\x1b[0m\r\n");
+                self.pipeline.feed(pane, line.as_bytes());
+                Some(pane)
+            }
+        }
+    }
+
     /// What a restart would need, from what the window has now.
     pub fn session_state(&self) -> tern_core::session::SessionState {
         self.session_state_with(self.settings.config.session.restore_last_screen)
@@ -91,6 +122,7 @@ impl TernApp {
             last_screen: keep_screen
                 .then(|| self.pipeline.dump_screen(p).map(|d| d.rows))
                 .flatten(),
+            command: self.panes.get(&p).and_then(|u| u.launched.clone()),
         });
         // Remote groups are saved as their targets (tmux keeps their windows).
         let remote_keys: Vec<&std::path::Path> =

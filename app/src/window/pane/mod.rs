@@ -90,6 +90,8 @@ pub struct PaneUi {
     /// The running (or last run) program other than the shell, from the process table.
     pub command: Option<String>,
     pub last_command: Option<String>,
+    /// The program and arguments the pane was opened to run, when not the shell.
+    pub launched: Option<Vec<String>>,
     /// Prompts and the last command's output (OSC 133), for prompt jumps and "copy
     /// last output".
     pub marks: tern_core::model::marks::PromptMarks,
@@ -141,6 +143,7 @@ impl PaneUi {
             looked_up: false,
             command: None,
             last_command: None,
+            launched: None,
             marks: Default::default(),
             badges: Badges::default(),
             pending_keys: Vec::new(),

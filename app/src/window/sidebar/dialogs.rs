@@ -32,6 +32,8 @@ impl Sidebar {
                             .to_string(),
                     ),
                 );
+                ui.label("Start command (optional: the first tab runs it, e.g. claude)");
+                ui.add(egui::TextEdit::singleline(&mut form.start_command).hint_text("the shell"));
                 if let Some(e) = &form.error {
                     ui.colored_label(theme.chrome.error, e);
                 }
@@ -50,6 +52,12 @@ impl Sidebar {
             });
             if ctx.input(|i| i.key_pressed(egui::Key::Escape)) {
                 keep = false;
+            }
+            let start = form.start_command.trim().to_owned();
+            let start_words = tern_core::resume::split_command(&start);
+            if submit && !start.is_empty() && start_words.is_none() {
+                submit = false;
+                form.error = Some("the start command has an unclosed quote".into());
             }
             if submit {
                 form.busy = true;
@@ -77,7 +85,10 @@ impl Sidebar {
                             path,
                             branch: spec,
                         },
-                        Pending::Add { root },
+                        Pending::Add {
+                            root,
+                            start: start_words,
+                        },
                     );
                 }
             }

@@ -32,6 +32,13 @@ pub enum SidebarAction {
         path: PathBuf,
         repo: Option<PathBuf>,
     },
+    /// A worktree was created: show it, its first tab running `start` (else the shell).
+    Created {
+        name: String,
+        path: PathBuf,
+        repo: PathBuf,
+        start: Option<Vec<String>>,
+    },
     /// The worktree at `path` was removed: close its tabs.
     Removed {
         path: PathBuf,
@@ -83,11 +90,24 @@ pub struct RepoEntry {
 }
 
 enum Pending {
-    Open { path: PathBuf, quiet: bool },
-    List { root: PathBuf },
-    Refresh { root: PathBuf },
-    Add { root: PathBuf },
-    Remove { root: PathBuf, path: PathBuf },
+    Open {
+        path: PathBuf,
+        quiet: bool,
+    },
+    List {
+        root: PathBuf,
+    },
+    Refresh {
+        root: PathBuf,
+    },
+    Add {
+        root: PathBuf,
+        start: Option<Vec<String>>,
+    },
+    Remove {
+        root: PathBuf,
+        path: PathBuf,
+    },
 }
 
 /// The "new worktree" form.
@@ -97,6 +117,8 @@ pub struct NewWorktree {
     pub create_branch: bool,
     pub base: String,
     pub path: String,
+    /// What the first tab runs (empty: the shell), e.g. `claude`.
+    pub start_command: String,
     pub error: Option<String>,
     busy: bool,
 }
@@ -273,13 +295,14 @@ impl Sidebar {
                     None => {}
                 }
             }
-            (Pending::Add { root }, GitReply::Added(result)) => match result {
+            (Pending::Add { root, start }, GitReply::Added(result)) => match result {
                 Ok(w) => {
                     self.new_worktree = None;
-                    actions.push(SidebarAction::Open {
+                    actions.push(SidebarAction::Created {
                         name: w.name(),
                         path: w.path.clone(),
-                        repo: Some(root.clone()),
+                        repo: root.clone(),
+                        start: start.clone(),
                     });
                     self.refresh_now(ctx, &root);
                 }
@@ -329,6 +352,7 @@ impl Sidebar {
         self.new_worktree = Some(NewWorktree {
             root,
             branch: String::new(),
+            start_command: String::new(),
             create_branch: true,
             base: String::new(),
             path: String::new(),
