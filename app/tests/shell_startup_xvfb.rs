@@ -174,3 +174,109 @@ fn zsh_in_the_window_reads_the_users_files_and_sends_marks() {
 fn fish_in_the_window_reads_the_users_files_and_sends_marks() {
     the_users_shell_reads_its_files_and_sends_marks("fish");
 }
+
+/// `tern msg wait --pane ID --for STATE --timeout S` through the binary: its exit
+/// status.
+fn wait_state(socket: &Path, pane: u64, state: &str, timeout_s: u32) -> Option<i32> {
+    Command::new(env!("CARGO_BIN_EXE_tern"))
+        .arg("msg")
+        .arg("--socket")
+        .arg(socket)
+        .args([
+            "wait",
+            "--pane",
+            &pane.to_string(),
+            "--for",
+            state,
+            "--timeout",
+            &timeout_s.to_string(),
+        ])
+        .status()
+        .expect("tern msg wait runs")
+        .code()
+}
+
+fn activity(socket: &Path) -> serde_json::Value {
+    let list: serde_json::Value = serde_json::from_str(&msg(socket, &["list"])).expect("JSON");
+    list[0].clone()
+}
+
+/// Activity from the shell's marks, through the binary and `tern msg`: a question
+/// echoed at a prompt is not "waiting"; an agent that asks is "waiting" (with the
+/// question as its reason), "running" after the answer, and not "waiting" once back at
+/// the prompt. Catches the old rule (any question in the 12 rows above the cursor,
+/// cleared only by typing), seen failing so.
+#[test]
+fn waiting_follows_the_marks_through_tern_msg() {
+    let program = shell_path("bash");
+    let display = start_xvfb();
+    let (dir, runtime) = scratch("activity-marks");
+    let home = home_for("bash", &dir);
+    let agent = home.join("agent.sh");
+    std::fs::write(
+        &agent,
+        "printf 'Do you want to proceed? [y/N] '; read a; echo \"got $a\"; sleep 2; echo finished\n",
+    )
+    .expect("agent");
+    let (_tern, _trace) = start_tern_with(
+        &display,
+        &dir,
+        &runtime,
+        &[],
+        &[
+            ("HOME", home.to_str().expect("utf-8")),
+            ("SHELL", program.to_str().expect("utf-8")),
+        ],
+    );
+    let socket = runtime.join("tern").join("session.sock");
+    wait_for("no session socket", &dir, || socket.exists().then_some(()));
+    let pane = activity(&socket)["id"].as_u64().expect("a pane");
+    let id = pane.to_string();
+    msg(
+        &socket,
+        &[
+            "send-text",
+            "--pane",
+            &id,
+            "echo 'would you like to enable telemetry?'\n",
+        ],
+    );
+    assert_eq!(
+        wait_state(&socket, pane, "done", 30),
+        Some(0),
+        "echo finished"
+    );
+    // Quiet for longer than the question rule waits: still not waiting.
+    assert_eq!(
+        wait_state(&socket, pane, "waiting", 3),
+        Some(2),
+        "an echoed question is not waiting: {}",
+        activity(&socket)
+    );
+    msg(&socket, &["send-text", "--pane", &id, "sh ~/agent.sh\n"]);
+    assert_eq!(
+        wait_state(&socket, pane, "waiting", 30),
+        Some(0),
+        "the agent asks: {}",
+        activity(&socket)
+    );
+    let info = activity(&socket);
+    assert_eq!(
+        info["wait_reason"], "Do you want to proceed? [y/N]",
+        "{info}"
+    );
+    msg(&socket, &["send-text", "--pane", &id, "y\n"]);
+    wait_for("running after the answer", &dir, || {
+        (activity(&socket)["activity"] == "running").then_some(())
+    });
+    assert_eq!(wait_state(&socket, pane, "done", 30), Some(0));
+    let info = activity(&socket);
+    assert_eq!(info["last_command"]["command"], "sh ~/agent.sh", "{info}");
+    assert_eq!(info["last_command"]["exit_code"], 0, "{info}");
+    assert_eq!(
+        wait_state(&socket, pane, "waiting", 3),
+        Some(2),
+        "back at the prompt: not waiting: {}",
+        activity(&socket)
+    );
+}
