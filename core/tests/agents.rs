@@ -227,3 +227,40 @@ fn progress_reports_are_not_notifications() {
     assert_eq!(events.len(), 2, "{events:?}");
     assert!(events.iter().all(|e| matches!(e, TermEvent::Progress(_))));
 }
+
+// ---- the question rule on a real agent's screen ----
+
+/// Codex 0.171's TUI (`npm install @openai/codex`, started without an account in a
+/// 100x30 tmux pane, recorded with `script -q -f -c codex`, its header line cut): its
+/// sign-in screen ends with "Press enter
+/// to continue", which the screen scan finds as the line that asks; the rows above it
+/// (menu items) do not.
+#[test]
+fn codex_sign_in_screen_asks() {
+    let bytes = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/recordings/agents/codex-0.171-sign-in.bin"),
+    )
+    .expect("the recording");
+    let mut term = tern_core::model::Terminal::new(
+        tern_core::model::TermSize::new(100, 30),
+        tern_core::model::TermConfig::default(),
+    );
+    // Up to where it leaves the alternate screen on its way out (the recording ends
+    // when its pane was closed).
+    let leave = b"\x1b[?1049l";
+    let end = bytes
+        .windows(leave.len())
+        .rposition(|w| w == leave)
+        .unwrap_or(bytes.len());
+    term.advance(&bytes[..end]);
+    let screen = term.dump().render(false);
+    assert!(
+        screen.contains("Choose how you want to use Codex."),
+        "{screen}"
+    );
+    assert_eq!(
+        tern_core::pipeline::activity::screen_asks_question(&term).as_deref(),
+        Some("Press enter to continue")
+    );
+}

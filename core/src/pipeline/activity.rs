@@ -50,6 +50,9 @@ pub const QUIET_MS: u64 = 1_500;
 /// Rows at and above the cursor that the question rule reads.
 pub const QUESTION_ROWS: usize = 12;
 
+/// Rows of the alternate screen, from the bottom, that the question rule reads.
+pub const ALT_SCREEN_ROWS: usize = 64;
+
 /// A pane's state, most urgent first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 pub enum ActivityState {
@@ -396,8 +399,16 @@ pub fn asks_question<'a>(lines: impl IntoIterator<Item = &'a str>) -> bool {
 /// are read, when the shell marks its commands.
 pub fn screen_asks_question(term: &crate::model::Terminal) -> Option<String> {
     let grid = term.grid();
-    let last = term.cursor().row.min(grid.rows().saturating_sub(1));
-    let mut first = last.saturating_sub(QUESTION_ROWS - 1);
+    let bottom = grid.rows().saturating_sub(1);
+    // A full-screen program (the alternate screen) parks its cursor anywhere (Codex:
+    // on the last row, its question nine rows above): its whole screen is what it
+    // shows now, so the rows read are the screen's lowest ALT_SCREEN_ROWS.
+    let (last, reach) = if term.modes().alt_screen {
+        (bottom, ALT_SCREEN_ROWS)
+    } else {
+        (term.cursor().row.min(bottom), QUESTION_ROWS)
+    };
+    let mut first = last.saturating_sub(reach - 1);
     if let Some(from) = term.output_start_row() {
         first = first.max(from);
     }
