@@ -16,7 +16,8 @@
 //! was shown it, and since the shell's last prompt, (a) its program sent a
 //! notification (OSC 9, 777, 99) or a bell, or reported progress paused or failed
 //! (OSC 9;4 state 4 or 2), or (b) its output has been silent for [`QUIET_MS`] and the
-//! lines at the cursor ask a question. With marks, (b) counts only while a command
+//! lines at the cursor (on the alternate screen: its lowest [`ALT_SCREEN_ROWS`] rows)
+//! ask a question. With marks, (b) counts only while a command
 //! runs, and the model reads only the rows printed since that command started (a
 //! question echoed at a prompt, or left over from an earlier command, is not one).
 //! Without marks (integration off, a remote pane) the rows at the cursor are read as
