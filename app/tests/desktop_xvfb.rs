@@ -85,23 +85,6 @@ fn tern_e_closes_within_a_second_of_the_exit_with_its_status_and_hold_keeps_it()
     );
 }
 
-/// `tern msg --socket S ARGS`: stdout, or a panic with stderr.
-fn msg(socket: &Path, args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_tern"))
-        .arg("msg")
-        .arg("--socket")
-        .arg(socket)
-        .args(args)
-        .output()
-        .expect("tern msg runs");
-    assert!(
-        out.status.success(),
-        "tern msg {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
 #[test]
 fn tern_msg_opens_lists_and_types_into_a_tab_of_the_real_window() {
     let display = start_xvfb();

@@ -86,30 +86,35 @@ impl Grid {
     }
 }
 
-#[test]
-fn every_glyph_is_drawn_as_itself_and_emoji_sequences_as_one() {
-    let display = start_xvfb();
-    let (dir, runtime) = scratch("glyphs");
-    let text = dir.join("glyphs.txt");
-    std::fs::write(&text, screen_text()).expect("write the text");
-    let (_tern, trace) = start_tern(
-        &display,
-        &dir,
-        &runtime,
-        &["--cols", "64", "--rows", "10", "-e", "sh"],
+/// Starts the window (`cols` x `rows`) on a shell that `cat`s `text`, whose first row
+/// is ten red cells to find the grid by; returns the window (stopped when dropped), the
+/// screen once row `last_row` below the red one is drawn, and the grid.
+fn show_text(
+    display: &Display,
+    dir: &std::path::Path,
+    runtime: &std::path::Path,
+    text: &str,
+    (cols, rows): (u16, u16),
+    last_row: usize,
+) -> (Killed, Screen, Grid) {
+    let path = dir.join("text.txt");
+    std::fs::write(&path, text).expect("write the text");
+    let (cols, rows) = (cols.to_string(), rows.to_string());
+    let (tern, trace) = start_tern(
+        display,
+        dir,
+        runtime,
+        &["--cols", &cols, "--rows", &rows, "-e", "sh"],
     );
-    wait_trace(
-        &trace,
-        &dir,
-        "no first frame with the shell's output",
-        |t| t.contains("first_output_frame_built"),
-    );
+    wait_trace(&trace, dir, "no first frame with the shell's output", |t| {
+        t.contains("first_output_frame_built")
+    });
     std::thread::sleep(Duration::from_millis(300));
-    let window = tern_window(&display);
-    type_line(&display, &window, &format!("clear; cat {}", text.display()));
+    let window = tern_window(display);
+    type_line(display, &window, &format!("clear; cat {}", path.display()));
     let red = (0xcd, 0x00, 0x00);
     let deadline = Instant::now() + Duration::from_secs(60);
-    let (screen, grid) = loop {
+    loop {
         let screen = Screen::grab(&display.name);
         if let Some((x0, y0, x1, y1)) = screen.bbox(red) {
             let grid = Grid {
@@ -119,11 +124,14 @@ fn every_glyph_is_drawn_as_itself_and_emoji_sequences_as_one() {
                 cell_h: y1 - y0,
             };
             // Drawn down to the last row of the text: settle, then look once more.
-            let background = screen.at(x0, y1 + 3 * grid.cell_h + grid.cell_h / 2);
-            let last_row = grid.pixels(&screen, 3, 0, 2);
-            if last_row.iter().any(|&p| p != background) {
+            let background = screen.at(x0, y1 + last_row * grid.cell_h + grid.cell_h / 2);
+            if grid
+                .pixels(&screen, last_row, 0, 2)
+                .iter()
+                .any(|&p| p != background)
+            {
                 std::thread::sleep(Duration::from_millis(800));
-                break (Screen::grab(&display.name), grid);
+                return (tern, Screen::grab(&display.name), grid);
             }
         }
         assert!(
@@ -132,7 +140,14 @@ fn every_glyph_is_drawn_as_itself_and_emoji_sequences_as_one() {
             std::fs::read_to_string(dir.join("tern.stderr"))
         );
         std::thread::sleep(Duration::from_millis(200));
-    };
+    }
+}
+
+#[test]
+fn every_glyph_is_drawn_as_itself_and_emoji_sequences_as_one() {
+    let display = start_xvfb();
+    let (dir, runtime) = scratch("glyphs");
+    let (_tern, screen, grid) = show_text(&display, &dir, &runtime, &screen_text(), (64, 10), 3);
     if let Some(shots) = std::env::var_os("TERN_SCREENSHOTS") {
         run(Command::new("import")
             .args(["-display", &display.name, "-window", "root", "-crop"])
@@ -203,55 +218,8 @@ fn every_glyph_is_drawn_as_itself_and_emoji_sequences_as_one() {
 fn a_text_presentation_symbol_is_drawn_in_its_cells_colour() {
     let display = start_xvfb();
     let (dir, runtime) = scratch("text-presentation");
-    let text = dir.join("record.txt");
-    std::fs::write(
-        &text,
-        "\x1b[41m          \x1b[0m\r\n\x1b[32m\u{23FA} \u{23FA} \u{23FA}\x1b[0m\r\n\x1b[32m\u{23FA}\u{FE0F}\x1b[0m\r\n",
-    )
-    .expect("write the text");
-    let (_tern, trace) = start_tern(
-        &display,
-        &dir,
-        &runtime,
-        &["--cols", "40", "--rows", "8", "-e", "sh"],
-    );
-    wait_trace(
-        &trace,
-        &dir,
-        "no first frame with the shell's output",
-        |t| t.contains("first_output_frame_built"),
-    );
-    std::thread::sleep(Duration::from_millis(300));
-    let window = tern_window(&display);
-    type_line(&display, &window, &format!("clear; cat {}", text.display()));
-    let red = (0xcd, 0x00, 0x00);
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let (screen, grid) = loop {
-        let screen = Screen::grab(&display.name);
-        if let Some((x0, y0, x1, y1)) = screen.bbox(red) {
-            let grid = Grid {
-                x0,
-                y0,
-                cell_w: (x1 - x0) / 10,
-                cell_h: y1 - y0,
-            };
-            let background = screen.at(x0, y1 + 3 * grid.cell_h);
-            if grid
-                .pixels(&screen, 2, 0, 2)
-                .iter()
-                .any(|&p| p != background)
-            {
-                std::thread::sleep(Duration::from_millis(800));
-                break (Screen::grab(&display.name), grid);
-            }
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the text was never drawn; tern said {:?}",
-            std::fs::read_to_string(dir.join("tern.stderr"))
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    };
+    let text = "\x1b[41m          \x1b[0m\r\n\x1b[32m\u{23FA} \u{23FA} \u{23FA}\x1b[0m\r\n\x1b[32m\u{23FA}\u{FE0F}\x1b[0m\r\n";
+    let (_tern, screen, grid) = show_text(&display, &dir, &runtime, text, (40, 8), 2);
     if let Some(shots) = std::env::var_os("TERN_SCREENSHOTS") {
         run(Command::new("import")
             .args(["-display", &display.name, "-window", "root", "-crop"])

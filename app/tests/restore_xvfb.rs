@@ -8,42 +8,9 @@
 
 mod common;
 
-use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant};
 
 use common::x11::*;
-
-fn msg(socket: &Path, args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_tern"))
-        .arg("msg")
-        .arg("--socket")
-        .arg(socket)
-        .args(args)
-        .output()
-        .expect("tern msg runs");
-    assert!(
-        out.status.success(),
-        "tern msg {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn wait_for<T>(what: &str, dir: &Path, mut done: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        if let Some(v) = done() {
-            return v;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "{what}; tern said {:?}",
-            std::fs::read_to_string(dir.join("tern.stderr"))
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
 
 #[test]
 fn an_agents_tab_is_resumed_after_sigterm_and_a_plain_start() {

@@ -14,26 +14,8 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
 
 use common::x11::*;
-
-/// `tern msg --socket S ARGS`: stdout, or a panic with stderr.
-fn msg(socket: &Path, args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_tern"))
-        .arg("msg")
-        .arg("--socket")
-        .arg(socket)
-        .args(args)
-        .output()
-        .expect("tern msg runs");
-    assert!(
-        out.status.success(),
-        "tern msg {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
 
 /// The shell's path, or a failure saying how to install it (never a quiet pass).
 fn shell_path(name: &str) -> PathBuf {
@@ -88,21 +70,6 @@ fn home_for(shell: &str, dir: &Path) -> PathBuf {
         std::fs::write(path, text).expect("rc file");
     }
     home
-}
-
-fn wait_for<T>(what: &str, dir: &Path, mut done: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        if let Some(v) = done() {
-            return v;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "{what}; tern said {:?}",
-            std::fs::read_to_string(dir.join("tern.stderr"))
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
 }
 
 fn the_users_shell_reads_its_files_and_sends_marks(shell: &str) {

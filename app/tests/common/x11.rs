@@ -289,3 +289,37 @@ pub fn type_line(display: &Display, window: &str, text: &str) {
     );
     xdo(display, &["key", "--window", window, "Return"]);
 }
+
+/// `tern msg --socket S ARGS`: stdout, or a panic with stderr.
+pub fn msg(socket: &Path, args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_tern"))
+        .arg("msg")
+        .arg("--socket")
+        .arg(socket)
+        .args(args)
+        .output()
+        .expect("tern msg runs");
+    assert!(
+        out.status.success(),
+        "tern msg {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Waits (60 s at most) until `done` gives a value; a failure says `what` and what
+/// tern printed to `dir/tern.stderr`.
+pub fn wait_for<T>(what: &str, dir: &Path, mut done: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        if let Some(v) = done() {
+            return v;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{what}; tern said {:?}",
+            std::fs::read_to_string(dir.join("tern.stderr"))
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
