@@ -432,7 +432,43 @@ fn the_sidebar_lists_worktrees_creates_one_and_opens_a_tab_in_it() {
     });
     h.key_press(Key::Escape);
     h.step();
+    // A worktree with a start command: its first tab runs it, and the session keeps
+    // the command line (an agent comes back resumed after a restart).
+    h.key_press_modifiers(CTRL_SHIFT | Modifiers::ALT, Key::N);
+    h.step();
+    app_mut(&mut h)
+        .sidebar
+        .new_worktree
+        .as_mut()
+        .expect("the form")
+        .start_command = "sh -c 'echo started-by-start-command; exec sleep 60'".into();
+    h.event(Event::Text("agent-y".into()));
+    h.step();
+    h.key_press(Key::Enter);
+    let wt_y = dir.path().join("proj-agent-y");
+    step_until(&mut h, "the start command runs in the new worktree", |h| {
+        app(h)
+            .workspace()
+            .active_group()
+            .is_some_and(|g| g.path == wt_y)
+            && screen(h).contains("started-by-start-command")
+    });
+    let saved = app(&h).session_state();
+    let command = saved
+        .worktrees
+        .iter()
+        .find(|w| w.path == wt_y)
+        .and_then(|w| w.tabs[0].layout.panes()[0].command.clone());
+    assert_eq!(
+        command,
+        Some(vec![
+            "sh".to_owned(),
+            "-c".to_owned(),
+            "echo started-by-start-command; exec sleep 60".to_owned()
+        ])
+    );
     // Ctrl+Shift+PageUp goes back to the main worktree's tab.
+    h.key_press_modifiers(CTRL_SHIFT, Key::PageUp);
     h.key_press_modifiers(CTRL_SHIFT, Key::PageUp);
     h.step();
     assert_eq!(
