@@ -42,18 +42,62 @@ impl SettingsArgs {
     }
 }
 
+/// What the window would refuse in settings that parsed: key bindings for unknown
+/// actions or with bad chords, `send_text` chords, a font family the system does not
+/// have, a shell program that is not installed. The window shows the same messages
+/// (`TernApp::apply_config`).
+pub fn deeper_problems(config: &Config) -> Vec<String> {
+    let mut problems = Vec::new();
+    let overrides: Vec<(String, Vec<String>)> = config
+        .key_bindings
+        .iter()
+        .map(|(action, binding)| {
+            let chords = binding.chords().iter().map(ToString::to_string).collect();
+            (action.clone(), chords)
+        })
+        .collect();
+    let (_, errors) = crate::window::commands::KeyMap::with_overrides(
+        overrides.iter().map(|(a, c)| (a.as_str(), c.as_slice())),
+    );
+    problems.extend(errors.into_iter().map(|e| format!("key_bindings: {e}")));
+    let (_, errors) = crate::window::agents::send_text_chords(&config.send_text);
+    problems.extend(errors);
+    if let Some(family) = &config.font.family {
+        let found = match crate::system_fonts::SystemFonts::open() {
+            Ok(fc) => fc.family(family).is_some(),
+            Err(_) => crate::window::fonts::find_family(family).is_some(),
+        };
+        if !found {
+            problems.push(format!(
+                "font.family: no font family {family:?} on this system (DejaVu Sans Mono is used)"
+            ));
+        }
+    }
+    if let Some(program) = &config.shell.program
+        && !tern_core::resume::installed(program, std::env::var_os("PATH").as_deref())
+    {
+        problems.push(format!(
+            "shell.program: {program:?} is not an executable file or on PATH"
+        ));
+    }
+    problems
+}
+
 /// `tern config check|show`: what to print on stdout, and whether it passed.
 pub fn run(action: ConfigAction, args: &SettingsArgs) -> (String, Vec<String>) {
-    let effective = args.load();
+    let mut effective = args.load();
     let out = match action {
         ConfigAction::Check => {
-            let file = effective
-                .path
-                .as_ref()
-                .map(|p| p.display().to_string())
-                .unwrap_or_else(|| "(no config file: defaults)".into());
+            effective
+                .problems
+                .extend(deeper_problems(&effective.config));
+            let file = match &effective.path {
+                Some(p) if p.exists() => format!("{}: ok", p.display()),
+                Some(p) => format!("{}: no such file; using the defaults: ok", p.display()),
+                None => "(no config folder): using the defaults: ok".into(),
+            };
             if effective.problems.is_empty() {
-                format!("{file}: ok\n")
+                format!("{file}\n")
             } else {
                 String::new()
             }

@@ -110,6 +110,33 @@ fn config_check_names_each_problem_and_fails() {
     );
     assert!(err.contains("-o font.size=big: font.size:"), "{err}");
 
+    // What the window would refuse: an unknown action, a font family the system does
+    // not have, a shell that is not installed (before: "ok"). A bad chord is a parse
+    // error with its line and column.
+    std::fs::write(
+        &config,
+        "(font: (family: Some(\"No Such Font Tern\")),\n shell: (program: Some(\"/no/such/shell\")),\n key_bindings: {\"new_tabb\": \"ctrl+shift+t\"})",
+    )
+    .unwrap();
+    let deep = tern(&["config", "check"], &config);
+    assert_eq!(deep.status.code(), Some(1), "{}", text(&deep.stdout));
+    let err = text(&deep.stderr);
+    for want in [
+        "unknown command `new_tabb`",
+        "No Such Font Tern",
+        "/no/such/shell",
+    ] {
+        assert!(err.contains(want), "{want}: {err}");
+    }
+    // A missing file is the defaults, and says so.
+    let missing = tern(&["config", "check"], &dir.path().join("none.ron"));
+    assert!(missing.status.success());
+    assert!(
+        text(&missing.stdout).contains("no such file; using the defaults"),
+        "{}",
+        text(&missing.stdout)
+    );
+
     std::fs::write(&config, "(font: (size: 12.5),\n  colour: 3)").unwrap();
     let broken = tern(&["config", "check"], &config);
     assert_eq!(broken.status.code(), Some(1));

@@ -46,6 +46,15 @@ impl TernApp {
         let (send_text, errors) = crate::window::agents::send_text_chords(&new.send_text);
         self.send_text = send_text;
         problems.extend(errors);
+        // What `tern config check` also says (a missing font family is reported where the
+        // fonts are installed).
+        if let Some(program) = &new.shell.program
+            && !tern_core::resume::installed(program, std::env::var_os("PATH").as_deref())
+        {
+            problems.push(format!(
+                "shell.program: {program:?} is not an executable file or on PATH"
+            ));
+        }
         if old.is_some_and(|o| o.notify != new.notify) {
             self.agents.set_config(&new.notify);
         }
