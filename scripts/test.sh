@@ -13,12 +13,13 @@ cd "$(dirname "$0")/.."
 # tests against a real tmux (core/tests/tmux_real.rs), and openssh-server with
 # openssh-client for the remote panes' end-to-end test through a real sshd on
 # 127.0.0.1 (core/tests/tmux_ssh.rs, app/tests/remote.rs, app/tests/remote_xvfb.rs:
-# ssh-keygen, sshd, ssh).
+# ssh-keygen, sshd, ssh), and openbox, a window manager for the test that a second
+# start raises the running window (a request to the window manager).
 PACKAGES=(xvfb xauth mesa-vulkan-drivers libvulkan1 libegl1 libegl-mesa0 libgl1-mesa-dri
   libgbm1 libxkbcommon-x11-0 libxcursor1 libxi6 libxrandr2 libx11-xcb1 libwayland-client0
   xdotool imagemagick git fonts-noto-color-emoji fontconfig fonts-dejavu-core fonts-symbola
   fonts-nanum fonts-wqy-microhei desktop-file-utils
-  bash zsh fish dbus tmux openssh-server openssh-client)
+  bash zsh fish dbus tmux openssh-server openssh-client openbox)
 if [ ${#PACKAGES[@]} -gt 0 ]; then
   missing=()
   for p in "${PACKAGES[@]}"; do

@@ -202,11 +202,110 @@ pub fn completions(shell: clap_complete::Shell) -> Vec<u8> {
     out
 }
 
-/// The man page, roff.
+/// The man page, roff: clap's name, synopsis, description and options, then every
+/// subcommand with its usage (no pages of their own to refer to), the default keys
+/// (from the window's command table), FILES and ENVIRONMENT.
 pub fn man_page() -> std::io::Result<Vec<u8>> {
+    let cmd = command();
+    let man = clap_mangen::Man::new(cmd.clone());
     let mut out = Vec::new();
-    clap_mangen::Man::new(command()).render(&mut out)?;
+    man.render_title(&mut out)?;
+    man.render_name_section(&mut out)?;
+    man.render_synopsis_section(&mut out)?;
+    man.render_description_section(&mut out)?;
+    man.render_options_section(&mut out)?;
+    out.extend_from_slice(b".SH SUBCOMMANDS\n");
+    for sub in cmd.get_subcommands() {
+        let nested: Vec<&clap::Command> = sub.get_subcommands().collect();
+        if nested.is_empty() {
+            man_entry(&mut out, &["tern"], sub);
+        } else {
+            for leaf in nested {
+                man_entry(&mut out, &["tern", sub.get_name()], leaf);
+            }
+        }
+    }
+    out.extend_from_slice(b".SH KEYS\nThe window's default keys (any can be changed with key_bindings in the config; Ctrl+Shift+P lists them with the current bindings):\n");
+    for info in crate::window::commands::COMMANDS {
+        if info.keys.is_empty() {
+            continue;
+        }
+        out.extend_from_slice(
+            format!(
+                ".TP\n\\fB{}\\fR\n{}\n",
+                roff(&info.keys.join(", ")),
+                roff(info.title)
+            )
+            .as_bytes(),
+        );
+    }
+    out.extend_from_slice(
+        roff_sections(&[
+            (
+                "FILES",
+                &[
+                    ("~/.config/tern/config.ron", "The settings (every option is documented in the default file); reloaded when saved. A file that does not parse keeps the last good settings."),
+                    ("~/.local/state/tern/session.ron", "The last session: worktrees, tabs, splits, each pane's folder and the program a tab was opened to run."),
+                    ("$XDG_RUNTIME_DIR/tern/session.sock", "The socket tern msg talks to (tern-PID.sock for a tern that does not own the session)."),
+                    ("$XDG_RUNTIME_DIR/tern/shell-VERSION/", "The shell integration scripts, written before each integrated shell starts."),
+                ],
+            ),
+            (
+                "ENVIRONMENT",
+                &[
+                    ("TERN_CONFIG", "The config file to read instead of the default."),
+                    ("TERN_SESSION", "The session file to read and write instead of the default."),
+                    ("TERN_SOCKET, TERN_PANE_ID", "Set for every program tern starts: the socket and the pane, for tern msg."),
+                    ("TERN_TRACE", "A file to write the window's trace (JSON lines) to."),
+                    ("SHELL", "The shell new panes run, unless the config names one."),
+                    ("XDG_RUNTIME_DIR", "Where the socket and the shell integration scripts live."),
+                ],
+            ),
+        ])
+        .as_bytes(),
+    );
+    man.render_version_section(&mut out)?;
     Ok(out)
+}
+
+/// Text escaped for roff.
+fn roff(text: &str) -> String {
+    let escaped = text.replace('\\', "\\\\").replace('-', "\\-");
+    match escaped.chars().next() {
+        Some('.' | '\'') => format!("\\&{escaped}"),
+        _ => escaped,
+    }
+}
+
+fn roff_sections(sections: &[(&str, &[(&str, &str)])]) -> String {
+    let mut out = String::new();
+    for (name, items) in sections {
+        out.push_str(&format!(".SH {name}\n"));
+        for (term, text) in *items {
+            out.push_str(&format!(".TP\n\\fB{}\\fR\n{}\n", roff(term), roff(text)));
+        }
+    }
+    out
+}
+
+/// One subcommand: its usage under `path`, and what it does.
+fn man_entry(out: &mut Vec<u8>, path: &[&str], sub: &clap::Command) {
+    let usage = sub.clone().render_usage().to_string();
+    let usage = usage.trim_start_matches("Usage: ");
+    let prefix = path.join(" ");
+    let about = sub
+        .get_long_about()
+        .or(sub.get_about())
+        .map(|a| a.to_string())
+        .unwrap_or_default();
+    out.extend_from_slice(
+        format!(
+            ".TP\n\\fB{}\\fR\n{}\n",
+            roff(&format!("{prefix} {usage}")),
+            roff(&about)
+        )
+        .as_bytes(),
+    );
 }
 
 #[cfg(test)]

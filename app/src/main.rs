@@ -51,6 +51,10 @@ fn open_remote(plain: bool, waker: &LateWaker) -> Result<Option<Remote>, ExitCod
                         "tern: opened a tab (pane {pane}) in the running tern ({})",
                         path.display()
                     );
+                    // Show it: the running window comes to the front on its tab.
+                    if let Err(e) = remote::client::send(&path, Request::Focus { pane }) {
+                        eprintln!("tern: the running tern did not show its new tab: {e}");
+                    }
                     Err(ExitCode::SUCCESS)
                 }
                 Ok(_) => Err(ExitCode::SUCCESS),

@@ -54,6 +54,28 @@ fn the_man_page_documents_every_flag() {
     for flag in ["\\-\\-title", "\\-\\-class", "\\-\\-hold", "\\-\\-option"] {
         assert!(page.contains(flag), "man page lacks {flag}");
     }
+    // Sections of its own, and no references to pages that do not exist.
+    for section in [
+        ".SH SUBCOMMANDS",
+        ".SH KEYS",
+        ".SH FILES",
+        ".SH ENVIRONMENT",
+    ] {
+        assert!(page.contains(section), "man page lacks {section}");
+    }
+    assert!(
+        !page.contains("tern\\-msg(1)"),
+        "a page that does not exist"
+    );
+    for entry in [
+        "tern msg wait",
+        "ctrl+shift+t",
+        "TERN_SOCKET",
+        "session.ron",
+    ] {
+        let entry = entry.replace('-', "\\-");
+        assert!(page.contains(&entry), "man page lacks {entry}");
+    }
 }
 
 #[test]

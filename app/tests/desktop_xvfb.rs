@@ -169,6 +169,22 @@ fn a_second_plain_start_opens_a_tab_in_the_running_tern() {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
+    // A window manager, as a desktop has (raising a window is a request to it), and
+    // another window with the focus (a tern of its own, not the session's).
+    let _wm = Killed(
+        Command::new("openbox")
+            .env("DISPLAY", &display.name)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("openbox (apt-get install openbox)"),
+    );
+    let first_window = window_of(&display, _first.0.id());
+    std::fs::create_dir_all(dir.join("other")).expect("mkdir");
+    let (other, _) = start_tern(&display, &dir.join("other"), &runtime, &["-e", "sh"]);
+    let other_window = window_of(&display, other.0.id());
+    xdo(&display, &["windowfocus", "--sync", &other_window]);
+    assert_eq!(focused_window(&display), other_window);
     let elsewhere = dir.join("elsewhere");
     std::fs::create_dir_all(&elsewhere).expect("mkdir");
     let second = Command::new(env!("CARGO_BIN_EXE_tern"))
@@ -189,4 +205,40 @@ fn a_second_plain_start_opens_a_tab_in_the_running_tern() {
         .filter_map(|p| p["cwd"].as_str())
         .collect();
     assert!(cwds.contains(&elsewhere.to_str().expect("utf-8")), "{list}");
+    // The running window comes to the front on the new tab (before: it stayed behind).
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while focused_window(&display) != first_window {
+        assert!(
+            Instant::now() < deadline,
+            "the running window was not raised: {} has the focus, not {first_window}",
+            focused_window(&display)
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The mapped window of the process `pid`.
+fn window_of(display: &Display, pid: u32) -> String {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let out = run(Command::new("xdotool").env("DISPLAY", &display.name).args([
+            "search",
+            "--onlyvisible",
+            "--pid",
+            &pid.to_string(),
+        ]));
+        if let Some(w) = out.lines().last() {
+            return w.to_owned();
+        }
+        assert!(Instant::now() < deadline, "no window for pid {pid}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn focused_window(display: &Display) -> String {
+    run(Command::new("xdotool")
+        .env("DISPLAY", &display.name)
+        .arg("getwindowfocus"))
+    .trim()
+    .to_owned()
 }

@@ -170,8 +170,20 @@ impl TernApp {
     }
 
     fn remote_call(&mut self, ctx: &egui::Context, call: RemoteCall) {
+        let focus = matches!(call.request, Request::Focus { .. });
         let response = match self.remote_request(call.request.clone()) {
-            Ok(reply) => Response::ok(reply),
+            Ok(reply) => {
+                if focus {
+                    // "Show a pane" raises the window too (a second plain start asks
+                    // for its new tab this way); where the window manager refuses
+                    // focus, the urgency hint asks for attention instead.
+                    ctx.send_viewport_cmd(egui::ViewportCommand::Focus);
+                    ctx.send_viewport_cmd(egui::ViewportCommand::RequestUserAttention(
+                        egui::UserAttentionType::Informational,
+                    ));
+                }
+                Response::ok(reply)
+            }
             Err(e) => Response::error(e),
         };
         call.answer(response);
