@@ -223,7 +223,7 @@ fn read_face(path: &Path, index: u32) -> Option<FontData> {
 }
 
 /// Whether the face draws colour glyphs (bitmap `CBDT` or `sbix`, or layered `COLR`).
-fn has_colour_glyphs(data: &FontData) -> bool {
+pub fn has_colour_glyphs(data: &FontData) -> bool {
     let bytes: &[u8] = (*data.font).as_ref();
     skrifa::FontRef::from_index(bytes, data.index).is_ok_and(|f| {
         [b"CBDT", b"sbix", b"COLR"]
