@@ -272,7 +272,7 @@ fn the_config_reloads_on_save_and_a_broken_save_keeps_the_last_good_settings() {
     });
     assert_eq!(
         app(&h).config().theme.name,
-        tern_core::config::ThemeName::Light
+        tern_core::config::ThemeName::LIGHT
     );
     h.step(); // a new overlay is measured on its first frame, shown on the next
     let shown = h
