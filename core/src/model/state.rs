@@ -227,6 +227,10 @@ pub struct State {
     /// Where the running command's output began (OSC 133 C, until the next A): an
     /// absolute line.
     pub(super) output_start: Option<u64>,
+    /// Cells touched by operations whose cost grows with the pane's area (rectangle
+    /// operations, DECIC/DECDC, DECSED, REP, DECALN), cumulative: the model thread
+    /// counts it against a pane's slice ([`super::Terminal::advance_bounded`]).
+    pub(super) work_cells: u64,
 }
 
 fn default_tabs(cols: usize) -> Vec<bool> {
@@ -278,6 +282,7 @@ impl State {
             hyperlinks: Vec::new(),
             cursor_shape: config.cursor_shape,
             last_printed: None,
+            work_cells: 0,
             replies: Vec::new(),
             events: Vec::new(),
             damage: Damage::new(rows),
@@ -626,6 +631,7 @@ impl State {
     /// REP: repeat the last printed character.
     pub fn repeat_last(&mut self, count: usize) {
         if let Some(c) = self.last_printed {
+            self.charge_cells(count.min(u16::MAX as usize));
             for _ in 0..count.min(u16::MAX as usize) {
                 self.print(c);
             }
@@ -1115,6 +1121,7 @@ impl State {
     /// DECALN: fill the screen with 'E', reset margins, home the cursor.
     pub fn screen_alignment(&mut self) {
         let cols = self.cols;
+        self.charge_cells(cols * self.rows);
         for r in 0..self.rows {
             let row = self.row_mut(r);
             row.fill(0, cols, Cell::BLANK.with_ch('E').with_drawn(true));
