@@ -200,7 +200,7 @@ fn accept_loop(
 
 /// Reads, checks and forwards one request; the response to write back.
 fn serve(stream: &UnixStream, calls: &mpsc::Sender<RemoteCall>, wake: &dyn Fn()) -> Response {
-    match peer_uid(stream) {
+    match super::peer_uid(stream) {
         Ok(uid) if uid == rustix::process::getuid().as_raw() => {}
         Ok(uid) => return Response::error(format!("uid {uid} may not control this tern")),
         Err(e) => return Response::error(format!("cannot check the caller: {e}")),
@@ -241,32 +241,4 @@ fn serve(stream: &UnixStream, calls: &mpsc::Sender<RemoteCall>, wake: &dyn Fn())
     wake();
     rx.recv_timeout(ANSWER_TIMEOUT)
         .unwrap_or_else(|_| Response::error("tern did not answer in time"))
-}
-
-/// The uid of the process at the other end (`SO_PEERCRED`, set by the kernel at
-/// connect time, so the peer cannot forge it).
-fn peer_uid(stream: &UnixStream) -> std::io::Result<u32> {
-    use std::os::fd::AsRawFd;
-    let mut cred = libc::ucred {
-        pid: 0,
-        uid: 0,
-        gid: 0,
-    };
-    let mut len = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
-    // SAFETY: the descriptor is the open socket `stream` borrows for this call; `cred`
-    // and `len` are valid for writes and `len` holds `cred`'s size, so the kernel
-    // writes at most that many bytes into it.
-    let rc = unsafe {
-        libc::getsockopt(
-            stream.as_raw_fd(),
-            libc::SOL_SOCKET,
-            libc::SO_PEERCRED,
-            (&mut cred as *mut libc::ucred).cast(),
-            &mut len,
-        )
-    };
-    if rc != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok(cred.uid)
 }
