@@ -440,3 +440,30 @@ fn a_remote_session_shows_at_most_max_panes() {
         .count();
     assert_eq!(problems, 1, "told once");
 }
+
+/// A worktree folder whose name holds tmux format syntax (`#{host}`, `#(cmd)`) is
+/// the folder the new session starts in: tmux expands `new-session -c` as a format,
+/// so a `#(...)` there would run a command. Catches `#` not doubled in the first
+/// `new-session` (it was for `new-window` only).
+#[test]
+fn a_start_folder_with_format_syntax_is_taken_literally() {
+    if !tmux_available() {
+        return;
+    }
+    let server = Server::new();
+    let base = tempfile::tempdir().expect("temp dir");
+    let dir = base.path().join("wt#{host}#(true)x");
+    std::fs::create_dir(&dir).expect("folder");
+    let mut spec = server.spec("fresh");
+    spec.start_dir = Some(path_str(&dir));
+    let mut remote = Remote::connect(pipeline(), spec);
+    remote.wait_pane(TmuxPane(0));
+    let cwd = server.tmux(&[
+        "display-message",
+        "-p",
+        "-t",
+        "fresh",
+        "#{pane_current_path}",
+    ]);
+    assert_eq!(cwd.trim_end(), path_str(&dir));
+}

@@ -267,10 +267,16 @@ impl Worker {
 
     fn start(&self) -> Result<Live, DisconnectReason> {
         let spec = &self.parts.spec;
-        let mut args = vec!["-C", "new-session", "-A", "-s", spec.session_name.as_str()];
-        let dir = spec.start_dir.as_deref().or_else(|| spec.transport.path());
-        if let Some(dir) = dir {
-            args.extend(["-c", dir]);
+        // tmux expands `-s` and `-c` of new-session as formats: `#` is doubled in both.
+        let name = super::command::format_literal(&spec.session_name);
+        let dir = spec
+            .start_dir
+            .as_deref()
+            .or_else(|| spec.transport.path())
+            .map(super::command::format_literal);
+        let mut args = vec!["-C", "new-session", "-A", "-s", name.as_str()];
+        if let Some(dir) = &dir {
+            args.extend(["-c", dir.as_str()]);
         }
         let mut child = spec
             .transport
