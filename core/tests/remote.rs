@@ -276,3 +276,40 @@ fn a_client_refuses_a_server_running_as_another_user() {
     assert!(e.contains("runs as uid 65534"), "{e}");
     drop(listener);
 }
+
+/// A client that sends a byte every half second, never a whole line, is cut off at
+/// the request deadline ([`READ_TIMEOUT`], 2 s) however often it sends. Catches a
+/// per-`read()` timeout standing in for a per-request deadline (16 such clients kept
+/// every slot for as long as they liked).
+#[test]
+fn a_dribbling_client_is_cut_off_at_the_request_deadline() {
+    let f = fixture();
+    let stream = UnixStream::connect(&f.path).expect("connects");
+    let mut writer = stream.try_clone().expect("clone");
+    let dribbler = std::thread::spawn(move || {
+        for _ in 0..40 {
+            if writer.write_all(b" ").is_err() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(500));
+        }
+    });
+    let wait = READ_TIMEOUT * 3;
+    stream.set_read_timeout(Some(wait)).unwrap();
+    let mut line = String::new();
+    let read = BufReader::new(&stream).read_line(&mut line);
+    assert!(
+        matches!(read, Ok(n) if n > 0),
+        "no reply within {wait:?} while the client kept sending: {read:?}"
+    );
+    let r: Response = serde_json::from_str(&line).expect("json");
+    assert!(
+        r.error
+            .as_deref()
+            .unwrap_or_default()
+            .contains("no request line within 2 s"),
+        "{line}"
+    );
+    drop(stream);
+    let _ = dribbler.join();
+}
