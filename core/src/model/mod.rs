@@ -13,6 +13,7 @@ mod geometry;
 pub mod grid;
 mod ground;
 pub mod kitty;
+pub mod links;
 pub mod marks;
 pub mod modes;
 pub mod notify;
@@ -553,7 +554,7 @@ impl Terminal {
     }
 
     pub fn hyperlink_uri(&self, id: u32) -> Option<&str> {
-        self.st.hyperlinks.get(id as usize).map(|h| h.uri.as_str())
+        self.st.hyperlinks.get(id).map(|h| h.uri.as_str())
     }
 
     /// Hyperlinks (OSC 8 targets) this terminal holds; at most
