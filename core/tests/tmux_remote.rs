@@ -467,3 +467,38 @@ fn a_start_folder_with_format_syntax_is_taken_literally() {
     ]);
     assert_eq!(cwd.trim_end(), path_str(&dir));
 }
+
+/// A remote pane's OSC 7 naming this machine's host name stays a remote hint: the
+/// pane (attached, so `TermConfig::far_side`) reports no local working directory.
+/// Catches attached panes built like local ones (`tern msg list` showed the remote
+/// path as a local folder).
+#[test]
+fn a_remote_panes_osc_7_never_sets_a_local_folder() {
+    if !tmux_available() {
+        return;
+    }
+    use tern_core::model::TermEvent;
+    use tern_core::pipeline::PaneEvent;
+    let host = rustix::system::uname()
+        .nodename()
+        .to_string_lossy()
+        .into_owned();
+    let server = Server::new();
+    let program =
+        format!("sleep 0.5; printf '\\033]7;file://{host}/srv/remote\\007done'; sleep 1000");
+    server.new_session("s", &program);
+    let mut remote = Remote::connect(pipeline(), server.spec("s"));
+    let pane = remote.wait_pane(TmuxPane(0));
+    remote.wait_screen(pane, "the program's output", |rows| {
+        rows.iter().any(|r| r.contains("done"))
+    });
+    let cwd_facts: Vec<_> = remote
+        .pipeline
+        .poll_events()
+        .into_iter()
+        .filter(
+            |e| matches!(e, PaneEvent::Fact { pane: p, event: TermEvent::Cwd(_) } if *p == pane),
+        )
+        .collect();
+    assert!(cwd_facts.is_empty(), "{cwd_facts:?}");
+}

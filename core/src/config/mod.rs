@@ -489,6 +489,7 @@ impl Config {
             },
             cursor_blink: self.cursor.blinking,
             rect_checksum_reports: self.rect_checksum_reports,
+            far_side: false,
         }
     }
 

@@ -86,6 +86,10 @@ pub struct TermConfig {
     /// Answer DECRQCRA with the real checksum; off, the answer is always 0000 (a 1x1
     /// checksum reveals the cell's character to the program that asks).
     pub rect_checksum_reports: bool,
+    /// The pane's program runs on another machine (a remote tmux pane): every OSC 7 is
+    /// a remote hint ([`Terminal::remote_cwd`]), whatever host it names, never a local
+    /// folder (the remote machine may share this one's host name).
+    pub far_side: bool,
 }
 
 impl Default for TermConfig {
@@ -97,6 +101,7 @@ impl Default for TermConfig {
             cursor_shape: CursorShape::Block,
             cursor_blink: false,
             rect_checksum_reports: true,
+            far_side: false,
         }
     }
 }
