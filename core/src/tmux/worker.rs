@@ -31,8 +31,13 @@ use crate::pipeline::{AttachSpec, PaneId, Pipeline, StandIn, Waker};
 const OUT_HIGH_BYTES: usize = 1 << 20;
 /// Most bytes read from a slave at once (keystrokes, paste).
 const KEYS_READ_BYTES: usize = 4096;
-/// How long a detached client has to end before its process is killed.
-const DETACH_GRACE: Duration = Duration::from_secs(5);
+/// How long a detached client has to end before its process is killed, and again
+/// for it to be gone after the kill.
+pub const DETACH_GRACE: Duration = Duration::from_millis(1500);
+/// The longest a detach takes: the grace, the kill, the grace again. The app's close
+/// deadline after SIGTERM (5 s) must hold it, or a remote whose ssh does not exit
+/// turns a clean close into "window did not close in time", exit 143.
+pub const DETACH_LONGEST: Duration = Duration::from_millis(2 * 1500);
 /// Most bytes read from tmux's stream at once.
 const STDOUT_READ_BYTES: usize = 64 * 1024;
 /// Longest stderr line kept.
