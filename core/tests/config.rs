@@ -376,3 +376,20 @@ fn a_named_scheme_reaches_the_model_and_an_unknown_one_is_an_error_where_written
         "{err}"
     );
 }
+
+/// Remote control is on unless the file says `remote_control: false` (then the app
+/// binds no socket and sets no `TERN_SOCKET`, app/src/main.rs). Catches the switch
+/// missing or defaulting off.
+#[test]
+fn remote_control_is_on_by_default_and_can_be_switched_off() {
+    assert!(Config::default().remote_control);
+    let c = parse("(remote_control: false)").unwrap_or_else(|e| panic!("{e}"));
+    assert!(!c.remote_control);
+    assert_eq!(
+        Config {
+            remote_control: true,
+            ..c
+        },
+        Config::default()
+    );
+}

@@ -66,6 +66,9 @@ pub struct Config {
     /// Answer DECRQCRA with the real checksum (off: always 0000). A 1x1 checksum
     /// reveals a cell's character, so a program can read text it did not write.
     pub rect_checksum_reports: bool,
+    /// Remote control (`tern msg`): a socket in a private folder, named to programs in
+    /// `TERN_SOCKET`. Off: no socket and no `TERN_SOCKET`. Read at start.
+    pub remote_control: bool,
     pub session: SessionConfig,
     /// What happens to a pane when its program exits.
     pub exit_behavior: ExitBehavior,
@@ -94,6 +97,7 @@ impl Default for Config {
             confirm_multiline_paste: true,
             resize_requests: false,
             rect_checksum_reports: true,
+            remote_control: true,
             session: SessionConfig::default(),
             exit_behavior: ExitBehavior::default(),
             shell_integration: true,
@@ -565,6 +569,7 @@ impl Config {
             },
             cursor_blink: self.cursor.blinking,
             rect_checksum_reports: self.rect_checksum_reports,
+            far_side: false,
         }
     }
 

@@ -240,7 +240,7 @@ fn set_cwd(st: &mut State, uri: &str) {
     if path.len() > super::state::MAX_URI_BYTES || host.len() > 255 {
         return;
     }
-    if !is_local_host(host) {
+    if st.config.far_side || !is_local_host(host) {
         st.remote_cwd = Some((host.to_owned(), path));
         return;
     }

@@ -290,6 +290,9 @@ impl Perform for Performer<'_> {
                 let v = values(params);
                 let from = if v.len() > 2 { 2 } else { 0 };
                 let checksum = if st.config.rect_checksum_reports {
+                    if let Some(rect) = st.rect_from(rect_params(&v, from)) {
+                        st.charge_cells(rect.area_cells());
+                    }
                     st.rect_checksum(rect_params(&v, from))
                 } else {
                     0

@@ -143,7 +143,7 @@ impl Damage {
 
 /// Caps that keep memory bounded under any input.
 pub const MAX_TITLE_CHARS: usize = 1024;
-pub const MAX_HYPERLINKS: usize = 4096;
+pub use super::links::MAX_HYPERLINKS;
 pub const MAX_URI_BYTES: usize = 2048;
 /// Longest OSC 8 `id=` kept; a longer id is dropped (the link stays, ungrouped).
 pub const MAX_LINK_ID_BYTES: usize = 256;
@@ -207,7 +207,7 @@ pub struct State {
     /// XTWINOPS 22/23 entries; `None` for one that saved only the icon label.
     pub(super) title_stack: Vec<Option<String>>,
     pub(super) cwd: Option<String>,
-    pub(super) hyperlinks: Vec<Hyperlink>,
+    pub(super) hyperlinks: super::links::LinkTable,
     pub(super) cursor_shape: CursorShape,
     pub(super) last_printed: Option<char>,
     pub(super) replies: Vec<u8>,
@@ -227,6 +227,10 @@ pub struct State {
     /// Where the running command's output began (OSC 133 C, until the next A): an
     /// absolute line.
     pub(super) output_start: Option<u64>,
+    /// Cells touched by operations whose cost grows with the pane's area (rectangle
+    /// operations, DECIC/DECDC, DECSED, REP, DECALN), cumulative: the model thread
+    /// counts it against a pane's slice ([`super::Terminal::advance_bounded`]).
+    pub(super) work_cells: u64,
 }
 
 fn default_tabs(cols: usize) -> Vec<bool> {
@@ -275,9 +279,10 @@ impl State {
             title_hex: false,
             title_stack: Vec::new(),
             cwd: None,
-            hyperlinks: Vec::new(),
+            hyperlinks: super::links::LinkTable::default(),
             cursor_shape: config.cursor_shape,
             last_printed: None,
+            work_cells: 0,
             replies: Vec::new(),
             events: Vec::new(),
             damage: Damage::new(rows),
@@ -626,6 +631,7 @@ impl State {
     /// REP: repeat the last printed character.
     pub fn repeat_last(&mut self, count: usize) {
         if let Some(c) = self.last_printed {
+            self.charge_cells(count.min(u16::MAX as usize));
             for _ in 0..count.min(u16::MAX as usize) {
                 self.print(c);
             }
@@ -1115,6 +1121,7 @@ impl State {
     /// DECALN: fill the screen with 'E', reset margins, home the cursor.
     pub fn screen_alignment(&mut self) {
         let cols = self.cols;
+        self.charge_cells(cols * self.rows);
         for r in 0..self.rows {
             let row = self.row_mut(r);
             row.fill(0, cols, Cell::BLANK.with_ch('E').with_drawn(true));
@@ -1309,27 +1316,50 @@ impl State {
         }
     }
 
-    /// Interns an OSC 8 hyperlink, returning its id; `None` when over the cap.
+    /// Interns an OSC 8 hyperlink, returning its id; `None` when the table is full
+    /// of links cells still use.
     pub fn intern_hyperlink(&mut self, id: Option<&str>, uri: &str) -> Option<u32> {
         if uri.len() > MAX_URI_BYTES {
             return None;
         }
         let id = id.filter(|id| id.len() <= MAX_LINK_ID_BYTES);
-        if let Some(i) = self
-            .hyperlinks
-            .iter()
-            .rposition(|h| h.uri == uri && h.id.as_deref() == id && id.is_some())
-        {
-            return Some(i as u32);
+        if let Some(found) = self.hyperlinks.find(id, uri) {
+            return Some(found);
         }
-        if self.hyperlinks.len() >= MAX_HYPERLINKS {
+        if !self.hyperlinks.has_room() && !self.collect_links() {
             return None;
         }
-        self.hyperlinks.push(Hyperlink {
+        Some(self.hyperlinks.insert(Hyperlink {
             id: id.map(str::to_owned),
             uri: uri.to_owned(),
-        });
-        Some((self.hyperlinks.len() - 1) as u32)
+        }))
+    }
+
+    /// Drops the links nothing refers to (both screens, the scrollback, the pen, the
+    /// saved cursors); returns whether a new one has room. The scan counts as work
+    /// ([`State::work_cells`]).
+    fn collect_links(&mut self) -> bool {
+        if !self.hyperlinks.collection_due() {
+            return false;
+        }
+        let mut used = std::collections::HashSet::new();
+        let pens = [&self.pen, &self.saved_primary.pen, &self.saved_alt.pen];
+        used.extend(pens.iter().filter_map(|p| p.hyperlink));
+        let mut note = |row: &super::grid::Row| {
+            used.extend(row.extras().iter().filter_map(|(_, e)| e.hyperlink));
+        };
+        let mut rows = 0;
+        for row in self.primary.iter().chain(self.alt.iter()) {
+            note(row);
+            rows += 1;
+        }
+        for row in self.scrollback.iter() {
+            note(&row);
+            rows += 1;
+        }
+        self.charge_cells(rows * self.cols);
+        self.hyperlinks.retain(&used);
+        self.hyperlinks.has_room()
     }
 
     // ---- resize ----
