@@ -6,10 +6,10 @@ use vte::{Params, Perform};
 use super::TermEvent;
 use super::cell::{Color, Flags, Underline};
 use super::charset::Charset;
-use super::modes::{ModeReport, MouseEncoding, MouseTracking};
+use super::modes::{ModeReport, MouseEncoding, MouseTracking, RecordedMode};
 use super::osc;
 use super::reports::{self, DcsKind, DcsRequest};
-use super::state::{CursorShape, State};
+use super::state::{CursorShape, Protection, State};
 
 /// Version reported by DA2 and XTVERSION.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -257,8 +257,15 @@ impl Perform for Performer<'_> {
                         level > 61 && matches!(params.iter().nth(1), None | Some([0 | 2, ..]));
                 }
             }
+            // DECSCA: 1 protects, 0 and 2 do not, anything else changes nothing but
+            // still chooses DEC protection (xterm).
             ([b'"'], 'q') => {
-                st.pen.protected = param0(params, 0) == 1;
+                st.protection = Protection::Dec;
+                match param0(params, 0) {
+                    0 | 2 => st.pen.protected = false,
+                    1 => st.pen.protected = true,
+                    _ => {}
+                }
                 st.pen_changed();
             }
             ([b'\''], '}') => st.insert_columns(n(0)),
@@ -283,7 +290,8 @@ impl Perform for Performer<'_> {
                 st.change_rect_attrs(rect_params(&v, 0), v.get(4..).unwrap_or(&[]), true);
             }
             ([b'$'], '|') => st.set_columns_per_page(param0(params, 0)),
-            ([b'*'], 'x') => st.rect_extent_exact = param0(params, 0) == 2,
+            ([b'*'], '|') => st.set_lines_per_screen(param0(params, 0)),
+            ([b'*'], 'x') => st.attr_change_extent = param0(params, 0),
             ([b'*'], 'y') => {
                 // DECRQCRA: Pi ; Pg ; rectangle. Like xterm, the rectangle starts at the
                 // third parameter only when there are more than two.
@@ -315,6 +323,16 @@ impl Perform for Performer<'_> {
             ([], b'H') => st.set_tab_stop(),
             ([], b'M') => st.reverse_index(),
             ([], b'Z') => st.reply(DA1_REPLY),
+            // SPA / EPA: start and end an ISO protected area.
+            ([], b'V') => {
+                st.protection = Protection::Iso;
+                st.pen.protected = true;
+                st.pen_changed();
+            }
+            ([], b'W') => {
+                st.pen.protected = false;
+                st.pen_changed();
+            }
             ([], b'6') => st.back_index(),
             ([], b'9') => st.forward_index(),
             ([], b'7') => st.save_cursor(),
@@ -368,7 +386,12 @@ fn version_number() -> u32 {
 
 fn set_ansi_modes(st: &mut State, params: &Params, on: bool) {
     for p in params.iter() {
-        match p.first().copied().unwrap_or(0) {
+        let mode = p.first().copied().unwrap_or(0);
+        if let Some(recorded) = RecordedMode::ansi(mode) {
+            st.modes.recorded.set(recorded, on);
+            continue;
+        }
+        match mode {
             4 => st.modes.insert = on,
             20 => st.modes.newline = on,
             _ => {}
@@ -379,6 +402,10 @@ fn set_ansi_modes(st: &mut State, params: &Params, on: bool) {
 fn set_private_modes(st: &mut State, params: &Params, on: bool) {
     for p in params.iter() {
         let mode = p.first().copied().unwrap_or(0);
+        if let Some(recorded) = RecordedMode::private(mode) {
+            st.modes.recorded.set(recorded, on);
+            continue;
+        }
         let m = &mut st.modes;
         let mouse = |t: MouseTracking| if on { t } else { MouseTracking::Off };
         let encoding = |e: MouseEncoding| if on { e } else { MouseEncoding::Default };

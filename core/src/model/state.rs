@@ -5,7 +5,7 @@
 use super::cell::{BOUND, Cell, Color, Flags, Underline, write_ascii};
 use super::charset::{Charset, Charsets};
 use super::grid::{CellExtra, Grid, Row};
-use super::modes::Modes;
+use super::modes::{Modes, RecordedMode};
 use super::palette::Palette;
 use super::scrollback::Scrollback;
 use super::width::char_width;
@@ -51,6 +51,18 @@ impl Pen {
             underline_color: self.underline_color,
         })
     }
+}
+
+/// xterm's protected-mode state: which kind of protection the cells written with a
+/// protected pen have. DECSCA chooses `Dec` (only DECSED, DECSEL and DECSERA keep
+/// them), SPA chooses `Iso` (ED, EL and ECH keep them too, and so do DECSED and
+/// DECSEL, as in xterm). DECSTR and RIS go back to `Off`, where no erase keeps them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Protection {
+    #[default]
+    Off,
+    Dec,
+    Iso,
 }
 
 /// Cursor position (0-based, screen-relative) and the wrap-pending state.
@@ -182,9 +194,13 @@ pub struct State {
     pub(super) margin_right: usize,
     /// DECSCL conformance level (61..=65; tern starts at 64, a VT420).
     pub(super) conformance_level: u16,
-    /// DECSACE: DECCARA/DECRARA act on the exact rectangle (else on the stream of
-    /// characters from the start position to the end position).
-    pub(super) rect_extent_exact: bool,
+    /// DECSACE's parameter as a program gave it (DECRQSS reports it back): 2 makes
+    /// DECCARA/DECRARA act on the exact rectangle, anything else on the stream of
+    /// characters from the start position to the end position.
+    pub(super) attr_change_extent: u16,
+    /// Which protection the last DECSCA or SPA chose; it decides which erases keep
+    /// protected cells (see [`Protection`]).
+    pub(super) protection: Protection,
     /// ?45: BS and CUB wrap back to the line above.
     pub(super) reverse_wrap: bool,
     /// ?40: DECCOLM may switch between 80 and 132 columns.
@@ -261,7 +277,8 @@ impl State {
             margin_left: 0,
             margin_right: cols,
             conformance_level: 64,
-            rect_extent_exact: false,
+            attr_change_extent: 0,
+            protection: Protection::Off,
             reverse_wrap: false,
             allow_column_switch: false,
             columns_132: false,
@@ -702,9 +719,14 @@ impl State {
         }
     }
 
-    /// CBT: to the previous tab stop (or column 0), `count` times.
+    /// CBT: to the previous tab stop (or column 0), `count` times. Like xterm it
+    /// ignores the margins, except that in origin mode it stops at the left margin.
     pub fn tab_backward(&mut self, count: usize) {
-        let edge = self.left_edge();
+        let edge = if self.modes.origin {
+            self.margin_left
+        } else {
+            0
+        };
         for _ in 0..count {
             if self.cursor.col <= edge {
                 break;
@@ -1051,7 +1073,23 @@ impl State {
         let (row, col) = (self.cursor.row, self.cursor.col);
         let blank = self.erase_cell().with_drawn(true);
         let end = col.saturating_add(n.max(1));
-        self.row_mut(row).fill(col, end, blank);
+        self.erase_span(row, col, end, blank);
+    }
+
+    /// Fills `start..end` of `row` with `blank` for ED, EL and ECH: under ISO
+    /// protection (SPA) protected cells are kept, as in xterm.
+    fn erase_span(&mut self, row: usize, start: usize, end: usize, blank: Cell) {
+        let keep_protected = self.protection == Protection::Iso;
+        let r = self.row_mut(row);
+        if !keep_protected {
+            r.fill(start, end, blank);
+            return;
+        }
+        for col in start..end.min(r.cells.len()) {
+            if !r.cells[col].is_protected() {
+                r.fill(col, col + 1, blank);
+            }
+        }
     }
 
     /// EL: 0 right of the cursor, 1 left of it, 2 the whole line. Cancels a pending
@@ -1066,10 +1104,9 @@ impl State {
             2 => (0, cols),
             _ => return,
         };
-        let r = self.row_mut(row);
-        r.fill(start, end, blank);
+        self.erase_span(row, start, end, blank);
         if end == cols {
-            r.wrapped = false;
+            self.row_mut(row).wrapped = false;
         }
     }
 
@@ -1083,18 +1120,18 @@ impl State {
             0 => {
                 self.erase_in_line(0);
                 for r in row + 1..rows {
-                    self.reset_row(r, blank);
+                    self.erase_row(r, blank);
                 }
             }
             1 => {
                 for r in 0..row {
-                    self.reset_row(r, blank);
+                    self.erase_row(r, blank);
                 }
                 self.erase_in_line(1);
             }
             2 => {
                 for r in 0..rows {
-                    self.reset_row(r, blank);
+                    self.erase_row(r, blank);
                 }
             }
             3 => {
@@ -1105,11 +1142,29 @@ impl State {
         }
     }
 
+    /// Blanks a whole row, protected cells included.
     fn reset_row(&mut self, row: usize, blank: Cell) {
         let cols = self.cols;
         let r = self.row_mut(row);
         r.fill(0, cols, blank);
         r.wrapped = false;
+    }
+
+    /// Blanks a whole row for ED (see [`State::erase_span`]).
+    fn erase_row(&mut self, row: usize, blank: Cell) {
+        let cols = self.cols;
+        self.erase_span(row, 0, cols, blank);
+        self.row_mut(row).wrapped = false;
+    }
+
+    /// Blanks the whole screen, protected cells included (DECCOLM, as xterm's
+    /// `ClearScreen`).
+    pub(super) fn clear_screen(&mut self) {
+        self.cursor.pending_wrap = false;
+        let blank = self.erase_cell();
+        for r in 0..self.rows {
+            self.reset_row(r, blank);
+        }
     }
 
     /// DECALN: fill the screen with 'E', reset margins, home the cursor.
@@ -1198,12 +1253,18 @@ impl State {
 
     // ---- resets ----
 
-    /// DECSTR: soft reset, xterm's list: cursor shown, replace mode, absolute origin,
-    /// autowrap on, normal cursor keys and keypad, full margins (top/bottom and
-    /// left/right) and DECLRMM off, default pen (SGR and DECSCA), default charsets, the
-    /// active screen's saved cursor back to home. The screen, the cursor position, tab
-    /// stops and the other modes are kept.
+    /// DECSTR: soft reset, xterm's list: cursor shown with the configured shape and
+    /// blink, replace mode, absolute origin, autowrap on, reverse wraparound off,
+    /// keyboard unlocked, normal cursor keys and keypad, full margins (top/bottom and
+    /// left/right) and DECLRMM off, default pen (SGR and DECSCA) and no protection
+    /// mode, default charsets, the active screen's saved cursor back to home. The
+    /// screen, the cursor position, tab stops and the other modes are kept.
     pub fn soft_reset(&mut self) {
+        self.reverse_wrap = false;
+        self.protection = Protection::Off;
+        self.cursor_shape = self.config.cursor_shape;
+        self.modes.cursor_blink = self.config.cursor_blink;
+        self.modes.recorded.set(RecordedMode::Kam, false);
         self.modes.insert = false;
         self.modes.origin = false;
         self.modes.autowrap = true;
