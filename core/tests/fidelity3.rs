@@ -230,3 +230,22 @@ fn decsera_keeps_only_decsca_protected_cells() {
     t.feed("a\x1b[1\"qb\x1b[0\"q\x1b[1;1;1;2${");
     t.assert_screen(&[" b"]);
 }
+
+// ---- colour specifications ----
+
+/// Catches the Xcms colour spaces being ignored (the colour stayed as it was, and
+/// esctest's ChangeColor/ChangeDynamicColor/ChangeSpecialColor tests read back the old
+/// colour) through OSC 4, OSC 5 and OSC 10.
+#[test]
+fn xcms_colour_specifications_set_colours_through_osc_4_5_and_10() {
+    let mut t = TestTerm::new(80, 25);
+    t.feed("\x1b]4;1;CIELab:100/0/0\x1b\\\x1b]4;1;?\x1b\\");
+    assert_eq!(t.replies(), "\x1b]4;1;rgb:ffff/ffff/ffff\x1b\\");
+    t.feed("\x1b]5;0;CIExyY:0.3127/0.3290/1\x1b\\\x1b]5;0;?\x1b\\");
+    assert_eq!(t.replies(), "\x1b]5;0;rgb:ffff/ffff/ffff\x1b\\");
+    t.feed("\x1b]10;TekHVC:0/50/0\x1b\\\x1b]10;?\x1b\\");
+    assert_eq!(t.replies(), "\x1b]10;rgb:7777/7777/7777\x1b\\");
+    // A malformed one changes nothing.
+    t.feed("\x1b]10;CIEXYZ:1/x/1\x1b\\\x1b]10;?\x1b\\");
+    assert_eq!(t.replies(), "\x1b]10;rgb:7777/7777/7777\x1b\\");
+}

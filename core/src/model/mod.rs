@@ -8,6 +8,7 @@
 pub mod cell;
 pub mod charset;
 mod colornames;
+mod colorspec;
 pub mod dump;
 mod geometry;
 pub mod grid;
