@@ -111,8 +111,12 @@ fn decrqm_ansi(t: &mut TestTerm, mode: u16) -> String {
 #[test]
 fn decrqm_modes_xterm_switches_report_what_was_set() {
     let mut t = TestTerm::new(80, 25);
-    for mode in [4, 5, 18, 19, 35, 42, 67] {
-        assert_eq!(decrqm_private(&mut t, mode), format!("\x1b[?{mode};2$y"));
+    // Power-on values measured on xterm 379: all reset but font shifting (?35).
+    for (mode, initial) in [(4, 2), (5, 2), (18, 2), (19, 2), (35, 1), (42, 2), (67, 2)] {
+        assert_eq!(
+            decrqm_private(&mut t, mode),
+            format!("\x1b[?{mode};{initial}$y")
+        );
         t.feed(&format!("\x1b[?{mode}h"));
         assert_eq!(decrqm_private(&mut t, mode), format!("\x1b[?{mode};1$y"));
         t.feed(&format!("\x1b[?{mode}l"));

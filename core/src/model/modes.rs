@@ -47,7 +47,7 @@ pub enum RecordedMode {
     PrintFormFeed,
     /// DECPEX (?19): print extent is the full screen.
     PrintExtent,
-    /// ?35 (DECHEBM in esctest; xterm's font-shifting keys).
+    /// ?35 (DECHEBM in esctest; xterm's font-shifting keys, set at power-on).
     FontShift,
     /// DECNRCM (?42): national replacement character sets.
     National,
@@ -89,9 +89,9 @@ impl RecordedMode {
 pub struct RecordedModes(u16);
 
 impl Default for RecordedModes {
-    /// xterm's power-on state: only SRM set.
+    /// xterm 379's power-on state: SRM and font shifting set, the rest reset.
     fn default() -> Self {
-        RecordedModes(RecordedMode::Srm.bit())
+        RecordedModes(RecordedMode::Srm.bit() | RecordedMode::FontShift.bit())
     }
 }
 
