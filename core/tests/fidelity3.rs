@@ -272,3 +272,28 @@ fn conformance_levels_gate_decrqm_rectangles_and_left_right_margins() {
     t.feed("\x1b[64;1\"p\x1b[?69h\x1b[5;6s\x1b[1;5Habc\x1b[6n\x1b[1;1;1;1;1;1*y");
     assert_eq!(t.replies(), "\x1b[2;6R\x1bP1!~FFE0\x1b\\");
 }
+
+/// Catches DECSTR keeping the OSC 4 palette and RIS dropping the special and dynamic
+/// colours: xterm 379 (measured) resets the ANSI colours on both and keeps OSC 5 and
+/// 10-19 through both.
+#[test]
+fn decstr_and_ris_reset_the_ansi_colours_and_keep_the_dynamic_ones() {
+    let set = "\x1b]4;1;#111111\x1b\\\x1b]5;0;#222222\x1b\\\x1b]10;#333333\x1b\\\
+               \x1b]11;#444444\x1b\\\x1b]12;#555555\x1b\\";
+    let query = "\x1b]4;1;?\x1b\\\x1b]5;0;?\x1b\\\x1b]10;?\x1b\\\x1b]11;?\x1b\\\x1b]12;?\x1b\\";
+    let mut fresh = TestTerm::new(80, 25);
+    fresh.feed(query);
+    let ansi_1 = fresh
+        .replies()
+        .split("\x1b\\")
+        .next()
+        .unwrap_or("")
+        .to_string();
+    let kept = "\x1b]5;0;rgb:2222/2222/2222\x1b\\\x1b]10;rgb:3333/3333/3333\x1b\\\
+                \x1b]11;rgb:4444/4444/4444\x1b\\\x1b]12;rgb:5555/5555/5555\x1b\\";
+    for reset in ["\x1b[!p", "\x1bc"] {
+        let mut t = TestTerm::new(80, 25);
+        t.feed(set).feed(reset).feed(query);
+        assert_eq!(t.replies(), format!("{ansi_1}\x1b\\{kept}"), "{reset:?}");
+    }
+}

@@ -1257,14 +1257,23 @@ impl State {
     /// blink, replace mode, absolute origin, autowrap on, reverse wraparound off,
     /// keyboard unlocked, normal cursor keys and keypad, full margins (top/bottom and
     /// left/right) and DECLRMM off, default pen (SGR and DECSCA) and no protection
-    /// mode, default charsets, the active screen's saved cursor back to home. The
-    /// screen, the cursor position, tab stops and the other modes are kept.
+    /// mode, default charsets, the ANSI colours (OSC 4), the active screen's saved
+    /// cursor back to home. The screen, the cursor position, tab stops, the special
+    /// and dynamic colours and the other modes are kept.
     pub fn soft_reset(&mut self) {
         self.reverse_wrap = false;
         self.protection = Protection::Off;
         self.cursor_shape = self.config.cursor_shape;
         self.modes.cursor_blink = self.config.cursor_blink;
         self.modes.recorded.set(RecordedMode::Kam, false);
+        // xterm's ReallyReset resets the ANSI colours (OSC 4) on DECSTR too; the
+        // special and dynamic colours (OSC 5, 10-19) are kept.
+        let palette_before = self.palette.clone();
+        self.palette.reset_all_indexed();
+        if self.palette != palette_before {
+            self.palette_generation += 1;
+            self.damage.mark_all();
+        }
         self.modes.insert = false;
         self.modes.origin = false;
         self.modes.autowrap = true;
@@ -1289,7 +1298,8 @@ impl State {
         self.cursor.pending_wrap = false;
     }
 
-    /// RIS: everything back to power-on, scrollback included.
+    /// RIS: everything back to power-on, scrollback included, except the special and
+    /// dynamic colours (OSC 5, 10-19), which xterm keeps.
     pub fn full_reset(&mut self) {
         let size = TermSize {
             cols: self.cols,
@@ -1305,10 +1315,15 @@ impl State {
         // still holds (and marks, search results) refer to them. So the link table
         // survives, and the scrollback is cleared in place (its drop count goes on).
         let hyperlinks = std::mem::take(&mut self.hyperlinks);
+        // As in xterm 379, RIS resets the ANSI colours (OSC 4) but keeps the special
+        // and dynamic colours a program set (OSC 5, 10-19).
+        let mut palette = self.palette.clone();
+        palette.reset_all_indexed();
         let mut scrollback = std::mem::replace(&mut self.scrollback, Scrollback::new(0, 0));
         let had_history = !scrollback.is_empty();
         scrollback.clear();
         *self = State::new(size, config);
+        self.palette = palette;
         self.hyperlinks = hyperlinks;
         self.scrollback = scrollback;
         // What the app told the model, and a request the app has not read yet, outlive
