@@ -297,3 +297,38 @@ fn decstr_and_ris_reset_the_ansi_colours_and_keep_the_dynamic_ones() {
         assert_eq!(t.replies(), format!("{ansi_1}\x1b\\{kept}"), "{reset:?}");
     }
 }
+
+// ---- more(1) fix, RIS and DECCOLM ----
+
+/// Catches ?41 being ignored (esctest DECSET_MoreFix): with it a tab after a full line
+/// wraps first and lands on the next line's first tab stop; without it the tab stays
+/// in the last column.
+#[test]
+fn more_fix_makes_a_tab_after_a_full_line_wrap_first() {
+    let mut t = TestTerm::new(20, 4);
+    t.feed("\x1b[?41h\x1b[?41$p")
+        .feed(&"x".repeat(20))
+        .feed("\t1");
+    assert_eq!(t.replies(), "\x1b[?41;1$y");
+    t.assert_screen(&["xxxxxxxxxxxxxxxxxxxx", "        1"]);
+    t.feed("\x1b[?41l\x1b[3;1H")
+        .feed(&"y".repeat(20))
+        .feed("\t");
+    t.assert_cursor(2, 19);
+}
+
+/// Catches RIS leaving 132 columns in place (esctest RIS_ResetDECCOLM): with ?40 set
+/// and DECCOLM selected, RIS goes back to 80 columns and asks the app to follow.
+#[test]
+fn ris_goes_back_to_80_columns_after_deccolm() {
+    let mut t = TestTerm::new(80, 25);
+    t.feed("\x1b[?40h\x1b[?3h");
+    assert_eq!(t.term.take_resize_request(), Some(TermSize::new(132, 25)));
+    t.feed("\x1bc\x1b[18t");
+    assert_eq!(t.replies(), "\x1b[8;25;80t");
+    assert_eq!(t.term.take_resize_request(), Some(TermSize::new(80, 25)));
+    // Without DECCOLM, RIS keeps whatever size the pane has.
+    let mut t = TestTerm::new(100, 25);
+    t.feed("\x1bc\x1b[18t");
+    assert_eq!(t.replies(), "\x1b[8;25;100t");
+}

@@ -23,7 +23,7 @@ pub const MAX_PAGE_LINES: usize = 1000;
 
 impl State {
     /// Resizes the model for a program's request and tells the app about it.
-    fn program_resize(&mut self, size: TermSize) {
+    pub(super) fn program_resize(&mut self, size: TermSize) {
         self.resize(size);
         self.resize_request = Some(TermSize::new(self.cols, self.rows));
     }

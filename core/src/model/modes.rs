@@ -200,7 +200,7 @@ const ANSI_PERMANENTLY_RESET: &[u16] = &[1, 3, 5, 7, 10, 11, 13, 14, 15, 16, 17,
 
 /// DEC private modes xterm 379 answers that tern does not implement, so they are always
 /// off: auto-repeat (8), xterm's blink resources (13), scrollbar (30), Tektronix (38),
-/// more(1) fix (41), margin bell (44), logging (46), horizontal cursor coupling (60,
+/// margin bell (44), logging (46), horizontal cursor coupling (60,
 /// which xterm does not know; esctest expects it permanently reset), sixel (80, 1070,
 /// 8452), highlight mouse (1001), scroll-to-bottom resources (1010, 1011), pixel mouse
 /// (1016), xterm's meta, alt and keyboard-emulation resources (1034..1044,
@@ -208,7 +208,7 @@ const ANSI_PERMANENTLY_RESET: &[u16] = &[1, 3, 5, 7, 10, 11, 13, 14, 15, 16, 17,
 /// scroll, reverse video, the printer modes, font shifting, NRCS and backarrow are
 /// [`RecordedMode`]s.)
 const PRIVATE_PERMANENTLY_RESET: &[u16] = &[
-    8, 13, 30, 38, 41, 44, 46, 60, 80, 1001, 1010, 1011, 1016, 1034, 1035, 1036, 1037, 1039, 1040,
+    8, 13, 30, 38, 44, 46, 60, 80, 1001, 1010, 1011, 1016, 1034, 1035, 1036, 1037, 1039, 1040,
     1041, 1042, 1043, 1044, 1050, 1051, 1052, 1053, 1060, 1061, 1070, 2001, 2002, 2003, 2005, 2006,
     8452,
 ];

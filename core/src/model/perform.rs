@@ -245,6 +245,7 @@ impl Perform for Performer<'_> {
                 let report = match mode {
                     3 => ModeReport::of(st.columns_132),
                     40 => ModeReport::of(st.allow_column_switch),
+                    41 => ModeReport::of(st.tab_wraps_pending),
                     45 => ModeReport::of(st.reverse_wrap),
                     69 => ModeReport::of(st.lr_margin_mode),
                     _ => st.modes.report_private(mode),
@@ -421,6 +422,7 @@ fn set_private_modes(st: &mut State, params: &Params, on: bool) {
             1 => m.app_cursor_keys = on,
             3 => st.set_column_mode(on),
             40 => st.allow_column_switch = on,
+            41 => st.tab_wraps_pending = on,
             45 => st.reverse_wrap = on,
             6 => {
                 m.origin = on;

@@ -205,6 +205,9 @@ pub struct State {
     pub(super) reverse_wrap: bool,
     /// ?40: DECCOLM may switch between 80 and 132 columns.
     pub(super) allow_column_switch: bool,
+    /// ?41, xterm's "more(1) fix" (its `curses` resource): a tab in the wrap-pending
+    /// state wraps first.
+    pub(super) tab_wraps_pending: bool,
     /// ?3 as DECRQM reports it: the last DECCOLM or DECSCPP asked for 132 columns.
     pub(super) columns_132: bool,
     /// One cell's size in pixels (`width, height`), told by the app (XTWINOPS 14/16).
@@ -281,6 +284,7 @@ impl State {
             protection: Protection::Off,
             reverse_wrap: false,
             allow_column_switch: false,
+            tab_wraps_pending: false,
             columns_132: false,
             cell_pixels: (8, 16),
             resize_request: None,
@@ -704,9 +708,16 @@ impl State {
         self.cursor_back(1);
     }
 
-    /// HT: to the next tab stop (or the last column), `count` times.
+    /// HT: to the next tab stop (or the last column), `count` times. With ?41 and
+    /// autowrap on, a pending wrap is carried out first (index, column 0), as xterm's
+    /// `TabNext` does for each step.
     pub fn tab_forward(&mut self, count: usize) {
         let edge = self.right_edge();
+        if self.tab_wraps_pending && self.cursor.pending_wrap && self.modes.autowrap {
+            self.index();
+            self.cursor.col = 0;
+            self.cursor.pending_wrap = false;
+        }
         for _ in 0..count {
             if self.cursor.col + 1 >= edge {
                 break;
@@ -1311,6 +1322,9 @@ impl State {
         let replies = std::mem::take(&mut self.replies);
         let cell_pixels = self.cell_pixels;
         let resize_request = self.resize_request.take();
+        // xterm: RIS goes back to 80 columns when 132 were selected while ?40 allowed
+        // switching.
+        let back_to_80 = self.allow_column_switch && self.columns_132;
         // Hyperlink ids and absolute line numbers must never be reused: rows the UI
         // still holds (and marks, search results) refer to them. So the link table
         // survives, and the scrollback is cleared in place (its drop count goes on).
@@ -1330,6 +1344,9 @@ impl State {
         // the reset.
         self.cell_pixels = cell_pixels;
         self.resize_request = resize_request;
+        if back_to_80 && self.cols != super::geometry::NORMAL_COLUMNS {
+            self.program_resize(TermSize::new(super::geometry::NORMAL_COLUMNS, self.rows));
+        }
         // A reset palette is a change too.
         self.palette_generation = generation + 1;
         // Answers to queries that came before the reset still go out.
