@@ -254,25 +254,6 @@ fn xcms_colour_specifications_set_colours_through_osc_4_5_and_10() {
     assert_eq!(t.replies(), "\x1b]10;rgb:7777/7777/7777\x1b\\");
 }
 
-// ---- conformance levels ----
-
-/// Catches DECRQM answering at level 2 and DECSLRM working at level 3 (esctest
-/// DECSCL_Level2DoesntSupportDECRQM, DECSCL_Level3_SupportsDECRQMDoesntSupportDECSLRM):
-/// xterm takes `CSI ... $` from level 3 and `CSI ... *` and DECLRMM from level 4.
-#[test]
-fn conformance_levels_gate_decrqm_rectangles_and_left_right_margins() {
-    let mut t = TestTerm::new(80, 25);
-    t.feed("\x1b[62;1\"p\x1b[4$p\x1b[1;1;1;1;1;1*y");
-    assert_eq!(t.replies(), "");
-    t.feed("\x1b[63;1\"p\x1b[4$p\x1b[1;1;1;1;1;1*y");
-    assert_eq!(t.replies(), "\x1b[4;2$y");
-    // Level 3: ?69 is ignored, so `CSI 5;6 s` saves the cursor and text runs on.
-    t.feed("\x1b[?69h\x1b[5;6s\x1b[1;5Habc\x1b[6n");
-    assert_eq!(t.replies(), "\x1b[1;8R");
-    t.feed("\x1b[64;1\"p\x1b[?69h\x1b[5;6s\x1b[1;5Habc\x1b[6n\x1b[1;1;1;1;1;1*y");
-    assert_eq!(t.replies(), "\x1b[2;6R\x1bP1!~FFE0\x1b\\");
-}
-
 /// Catches DECSTR keeping the OSC 4 palette and RIS dropping the special and dynamic
 /// colours: xterm 379 (measured) resets the ANSI colours on both and keeps OSC 5 and
 /// 10-19 through both.

@@ -142,14 +142,6 @@ impl Perform for Performer<'_> {
             return;
         }
         let st = &mut *self.st;
-        // xterm's conformance levels: `CSI ... $` (DECRQM, the rectangle operations)
-        // is a VT320 (level 3) family, `CSI ... *` a VT420 (level 4) one; below
-        // those levels they are ignored.
-        match intermediates {
-            [b'$'] if st.conformance_level < 63 => return,
-            [b'*'] if st.conformance_level < 64 => return,
-            _ => {}
-        }
         let n = |i| param(params, i, 1) as usize;
         match (intermediates, action) {
             ([], '@') => st.insert_blanks(n(0)),
@@ -433,8 +425,7 @@ fn set_private_modes(st: &mut State, params: &Params, on: bool) {
             12 => m.cursor_blink = on,
             25 => m.show_cursor = on,
             66 => m.app_keypad = on,
-            // DECLRMM is a VT420 mode (xterm ignores it below level 4).
-            69 if st.conformance_level >= 64 => st.set_lr_margin_mode(on),
+            69 => st.set_lr_margin_mode(on),
             1000 => m.mouse = mouse(MouseTracking::Normal),
             1002 => m.mouse = mouse(MouseTracking::ButtonMotion),
             1003 => m.mouse = mouse(MouseTracking::AnyMotion),
