@@ -313,3 +313,25 @@ fn ris_goes_back_to_80_columns_after_deccolm() {
     t.feed("\x1bc\x1b[18t");
     assert_eq!(t.replies(), "\x1b[8;25;100t");
 }
+
+// ---- XTSAVE / XTRESTORE ----
+
+/// Catches XTSAVE/XTRESTORE (`CSI ? Pm s`, `CSI ? Pm r`) being ignored (esctest
+/// XtermSave_SaveSetState, XtermSave_SaveResetState): each saved mode comes back as it
+/// was, set or reset; an unsaved or unknown mode is left alone.
+#[test]
+fn xtsave_and_xtrestore_bring_private_modes_back() {
+    let mut t = TestTerm::new(80, 25);
+    t.feed("\x1b[?7;45;2004h\x1b[?7;45;2004;9999s\x1b[?7;45;2004l\x1b[?1h");
+    t.feed("\x1b[?7;45;2004;1;9999r");
+    t.feed("\x1b[?7$p\x1b[?45$p\x1b[?2004$p\x1b[?1$p");
+    assert_eq!(
+        t.replies(),
+        "\x1b[?7;1$y\x1b[?45;1$y\x1b[?2004;1$y\x1b[?1;1$y"
+    );
+    // Saved reset, restored reset; a second save replaces the first.
+    t.feed("\x1b[?7l\x1b[?7s\x1b[?7h\x1b[?7r\x1b[?7$p");
+    assert_eq!(t.replies(), "\x1b[?7;2$y");
+    t.feed("\x1b[?7h\x1b[?7s\x1b[?7l\x1b[?7r\x1b[?7$p");
+    assert_eq!(t.replies(), "\x1b[?7;1$y");
+}

@@ -21,6 +21,7 @@ mod osc;
 pub mod palette;
 mod perform;
 mod prefetch;
+mod private_modes;
 mod rect;
 mod reflow;
 mod reports;

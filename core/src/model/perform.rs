@@ -6,7 +6,7 @@ use vte::{Params, Perform};
 use super::TermEvent;
 use super::cell::{Color, Flags, Underline};
 use super::charset::Charset;
-use super::modes::{ModeReport, MouseEncoding, MouseTracking, RecordedMode};
+use super::modes::RecordedMode;
 use super::osc;
 use super::reports::{self, DcsKind, DcsRequest};
 use super::state::{CursorShape, Protection, State};
@@ -234,17 +234,13 @@ impl Perform for Performer<'_> {
             }
             ([b'?', b'$'], 'p') => {
                 let mode = param0(params, 0);
-                let report = match mode {
-                    3 => ModeReport::of(st.columns_132),
-                    40 => ModeReport::of(st.allow_column_switch),
-                    41 => ModeReport::of(st.tab_wraps_pending),
-                    45 => ModeReport::of(st.reverse_wrap),
-                    69 => ModeReport::of(st.lr_margin_mode),
-                    _ => st.modes.report_private(mode),
-                };
+                let report = st.private_mode_report(mode);
                 let reply = format!("\x1b[?{mode};{}$y", report as u8);
                 st.reply(reply.as_bytes());
             }
+            // XTSAVE / XTRESTORE: save and restore DEC private modes.
+            ([b'?'], 's') => st.save_private_modes(&values(params)),
+            ([b'?'], 'r') => st.restore_private_modes(&values(params)),
             ([b'!'], 'p') => st.soft_reset(),
             ([b'"'], 'p') => {
                 // DECSCL: 61..=64 select the level, up to the VT420 tern is (xterm
@@ -402,71 +398,7 @@ fn set_ansi_modes(st: &mut State, params: &Params, on: bool) {
 
 fn set_private_modes(st: &mut State, params: &Params, on: bool) {
     for p in params.iter() {
-        let mode = p.first().copied().unwrap_or(0);
-        if let Some(recorded) = RecordedMode::private(mode) {
-            st.modes.recorded.set(recorded, on);
-            continue;
-        }
-        let m = &mut st.modes;
-        let mouse = |t: MouseTracking| if on { t } else { MouseTracking::Off };
-        let encoding = |e: MouseEncoding| if on { e } else { MouseEncoding::Default };
-        match mode {
-            1 => m.app_cursor_keys = on,
-            3 => st.set_column_mode(on),
-            40 => st.allow_column_switch = on,
-            41 => st.tab_wraps_pending = on,
-            45 => st.reverse_wrap = on,
-            6 => {
-                m.origin = on;
-                st.goto(0, 0);
-            }
-            7 => m.autowrap = on,
-            9 => m.mouse = mouse(MouseTracking::X10),
-            12 => m.cursor_blink = on,
-            25 => m.show_cursor = on,
-            66 => m.app_keypad = on,
-            69 => st.set_lr_margin_mode(on),
-            1000 => m.mouse = mouse(MouseTracking::Normal),
-            1002 => m.mouse = mouse(MouseTracking::ButtonMotion),
-            1003 => m.mouse = mouse(MouseTracking::AnyMotion),
-            1004 => m.focus_events = on,
-            1005 => m.mouse_encoding = encoding(MouseEncoding::Utf8),
-            1006 => m.mouse_encoding = encoding(MouseEncoding::Sgr),
-            1015 => m.mouse_encoding = encoding(MouseEncoding::Urxvt),
-            1007 => m.alternate_scroll = on,
-            2004 => m.bracketed_paste = on,
-            2026 => m.synchronized_output = on,
-            2027 => m.grapheme_clusters = on,
-            47 => {
-                if on {
-                    st.enter_alt_screen(false, false)
-                } else {
-                    st.leave_alt_screen(false, false)
-                }
-            }
-            1047 => {
-                if on {
-                    st.enter_alt_screen(false, false)
-                } else {
-                    st.leave_alt_screen(false, true)
-                }
-            }
-            1048 => {
-                if on {
-                    st.save_cursor()
-                } else {
-                    st.restore_cursor()
-                }
-            }
-            1049 => {
-                if on {
-                    st.enter_alt_screen(true, true)
-                } else {
-                    st.leave_alt_screen(true, false)
-                }
-            }
-            _ => {}
-        }
+        st.set_private_mode(p.first().copied().unwrap_or(0), on);
     }
 }
 

@@ -208,6 +208,9 @@ pub struct State {
     /// ?41, xterm's "more(1) fix" (its `curses` resource): a tab in the wrap-pending
     /// state wraps first.
     pub(super) tab_wraps_pending: bool,
+    /// XTSAVE's slots: DEC private modes and whether each was set (one entry per mode,
+    /// so bounded by the modes tern reports).
+    pub(super) saved_private_modes: Vec<(u16, bool)>,
     /// ?3 as DECRQM reports it: the last DECCOLM or DECSCPP asked for 132 columns.
     pub(super) columns_132: bool,
     /// One cell's size in pixels (`width, height`), told by the app (XTWINOPS 14/16).
@@ -285,6 +288,7 @@ impl State {
             reverse_wrap: false,
             allow_column_switch: false,
             tab_wraps_pending: false,
+            saved_private_modes: Vec::new(),
             columns_132: false,
             cell_pixels: (8, 16),
             resize_request: None,
