@@ -8,6 +8,7 @@
 pub mod cell;
 pub mod charset;
 mod colornames;
+mod colorspec;
 pub mod dump;
 mod geometry;
 pub mod grid;
@@ -21,6 +22,7 @@ mod osc;
 pub mod palette;
 mod perform;
 mod prefetch;
+mod private_modes;
 mod rect;
 mod reflow;
 mod reports;

@@ -151,19 +151,22 @@ impl State {
         }
     }
 
-    /// DECSERA: turns the unprotected characters of the rectangle into spaces, keeping
-    /// their attributes (xterm's `ScrnWipeRectangle`).
+    /// DECSERA: turns the characters of the rectangle into spaces, keeping their
+    /// attributes, and keeping DECSCA-protected characters while DEC protection is
+    /// chosen (xterm's `ScrnWipeRectangle`).
     pub fn selective_erase_rect(&mut self, p: [u16; 4]) {
         let Some(rect) = self.rect_from(p) else {
             return;
         };
         self.charge_cells(rect.area_cells());
+        // Only DECSCA's protection counts here; SPA's does not (xterm).
+        let keep_protected = self.protection == super::state::Protection::Dec;
         for row in rect.top..rect.bottom {
             self.unsplit_wide(row, rect.left, rect.right);
             let r = self.row_mut(row);
             for col in rect.left..rect.right {
                 let mut cell = r.cells[col];
-                if cell.is_protected() {
+                if keep_protected && cell.is_protected() {
                     continue;
                 }
                 if cell.flags().contains(Flags::EXTRA) {
@@ -208,7 +211,7 @@ impl State {
     fn attr_extent(&self, rect: Rect) -> Vec<(usize, usize, usize)> {
         (rect.top..rect.bottom)
             .map(|row| {
-                if self.rect_extent_exact {
+                if self.attr_change_extent == 2 {
                     (row, rect.left, rect.right)
                 } else {
                     let left = if row == rect.top {
@@ -337,19 +340,22 @@ impl State {
         }
     }
 
-    /// Erases the unprotected cells of `start..end` on `row`.
+    /// Erases the unprotected cells of `start..end` on `row` (all of them while no
+    /// protection is chosen: after DECSTR or RIS, xterm's DECSED/DECSEL erase
+    /// everything, protected bits or not).
     fn selective_erase_cells(&mut self, row: usize, start: usize, end: usize) {
         self.charge_cells(end.saturating_sub(start));
         let blank = self.erase_cell();
+        let keep_protected = self.protection != super::state::Protection::Off;
         let r = self.row_mut(row);
         for col in start..end.min(r.cells.len()) {
-            if !r.cells[col].is_protected() {
+            if !(keep_protected && r.cells[col].is_protected()) {
                 r.fill(col, col + 1, blank);
             }
         }
     }
 
-    /// DECSEL: EL that keeps DECSCA-protected characters.
+    /// DECSEL: EL that keeps protected characters (DECSCA's, and SPA's as in xterm).
     pub fn selective_erase_line(&mut self, mode: u16) {
         self.cursor.pending_wrap = false;
         let (row, col, cols) = (self.cursor.row, self.cursor.col, self.cols);
@@ -362,7 +368,7 @@ impl State {
         self.selective_erase_cells(row, start, end);
     }
 
-    /// DECSED: ED that keeps DECSCA-protected characters.
+    /// DECSED: ED that keeps protected characters (DECSCA's, and SPA's as in xterm).
     pub fn selective_erase_display(&mut self, mode: u16) {
         self.cursor.pending_wrap = false;
         let (row, rows, cols) = (self.cursor.row, self.rows, self.cols);
