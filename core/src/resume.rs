@@ -77,6 +77,14 @@ pub fn plan(command: &[String], rules: &[ResumeRule], found: impl Fn(&str) -> bo
     }
 }
 
+/// `text` safe to show as terminal output: control characters (C0, DEL, C1) become
+/// `�`, so a command line from a session file cannot send escape sequences.
+pub fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { '\u{FFFD}' } else { c })
+        .collect()
+}
+
 /// Whether `program` can be started: a path that is an executable file, or a name
 /// found on `PATH`.
 pub fn installed(program: &str, path: Option<&std::ffi::OsStr>) -> bool {
@@ -164,5 +172,21 @@ mod tests {
         assert!(!installed("agent", None));
         assert_eq!(split_command("  "), None);
         assert_eq!(split_command("a 'b"), None);
+    }
+
+    /// A command line naming escape sequences is shown, not obeyed.
+    #[test]
+    fn a_note_carries_no_control_characters() {
+        let r = plan(
+            &["printf".into(), "\x1b]52;c;aGk=\x07\u{9b}2J".into()],
+            &default_rules(),
+            |_| true,
+        );
+        let Restore::Shell { note } = r else {
+            panic!("{r:?}")
+        };
+        let shown = printable(&note);
+        assert!(!shown.chars().any(char::is_control), "{shown:?}");
+        assert!(shown.contains("]52;c;aGk="), "{shown:?}");
     }
 }

@@ -90,7 +90,12 @@ impl TernApp {
             Restore::Shell { note } => {
                 let pane = self.spawn_shell(dir)?;
                 self.pipeline.breadcrumb(Some(pane), note.clone());
-                let line = format!("\x1b[2m[tern] {note}\x1b[0m\r\n");
+                // The note holds a command line from the session file: shown, never
+                // obeyed (its control characters are replaced).
+                let line = format!(
+                    "\x1b[2m[tern] {}\x1b[0m\r\n",
+                    tern_core::resume::printable(&note)
+                );
                 self.pipeline.feed(pane, line.as_bytes());
                 Some(pane)
             }
