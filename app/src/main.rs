@@ -127,9 +127,10 @@ fn run_window(cli: Cli) -> ExitCode {
     // DejaVu Sans Mono: advance 0.602 em, line height about 1.17 em. (With one tab there
     // is no tab bar.)
     let size = config.font.size;
+    let pad = 2.0 * config.padding.max(0.0);
     let inner = egui::vec2(
-        (cols as f32 * size * 0.602).ceil() + 2.0,
-        (rows as f32 * size * 1.17).ceil() + 2.0,
+        (cols as f32 * size * 0.602).ceil() + 2.0 + pad,
+        (rows as f32 * size * 1.17).ceil() + 2.0 + pad,
     );
     let class = cli.class.unwrap_or_else(|| "tern".to_owned());
     if class != "tern" {

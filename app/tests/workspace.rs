@@ -658,3 +658,22 @@ fn a_theme_chosen_in_the_palette_applies_at_once() {
             .is_some_and(|v| v.palette.background() == nord)
     });
 }
+
+/// `padding` puts space around the panes (the pane's rectangle starts that far in;
+/// before: the setting did not exist).
+#[test]
+fn padding_puts_space_around_the_panes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("config.ron");
+    std::fs::write(&path, "(padding: 24.0)").expect("write");
+    let mut launch = Launch::new(SpawnSpec::command("sh", &[]).size(TermSize::new(80, 24)));
+    launch.config = tern::window::settings::ConfigSource::File(path);
+    let mut h = harness_with(launch);
+    step_until(&mut h, "the shell's view", |h| app(h).view().is_some());
+    let pane = app(&h).pane().expect("a pane");
+    let rect = app(&h).pane_ui(pane).and_then(|p| p.rect()).expect("drawn");
+    assert!(
+        rect.left() >= 24.0 && rect.top() >= 24.0,
+        "the pane starts inside the padding: {rect:?}"
+    );
+}

@@ -44,6 +44,8 @@ pub const CONFIG_ENV: &str = "TERN_CONFIG";
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
     pub font: FontConfig,
+    /// Space around the panes, in points (Alacritty's `window.padding`).
+    pub padding: f32,
     pub theme: ThemeConfig,
     /// Lines of history kept per pane.
     pub scrollback_lines: usize,
@@ -85,6 +87,7 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             font: FontConfig::default(),
+            padding: 0.0,
             theme: ThemeConfig::default(),
             scrollback_lines: TermConfig::default().scrollback_lines,
             shell: ShellConfig::default(),

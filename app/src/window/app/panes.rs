@@ -188,7 +188,19 @@ impl TernApp {
     /// The panes of the active tab, each in its rectangle, and the dividers to drag.
     pub(super) fn panes_ui(&mut self, ui: &mut egui::Ui) -> Vec<Action> {
         let mut actions = Vec::new();
-        let area = ui.available_rect_before_wrap();
+        let full = ui.available_rect_before_wrap();
+        // Window padding (`padding`): the panes sit inside it, on their background.
+        let pad = self
+            .settings
+            .config
+            .padding
+            .max(0.0)
+            .min(full.width().min(full.height()) / 4.0);
+        let area = full.shrink(pad);
+        if pad > 0.0 {
+            ui.painter_at(full)
+                .rect_filled(full, 0.0, rgb(self.palette.background()));
+        }
         let metrics = Metrics::new(ui.ctx(), self.font_size);
         self.area_cells = Some((
             (area.width() / metrics.cell.x).floor().clamp(2.0, 1000.0) as u16,
