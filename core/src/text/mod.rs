@@ -1,0 +1,4 @@
+//! Text found on the screen: URLs written as plain text ([`links`]), with soft-wrapped
+//! rows joined so a URL that wraps is found whole.
+
+pub mod links;
