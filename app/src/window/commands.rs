@@ -54,6 +54,7 @@ pub enum Command {
     NextPrompt,
     SelectLastOutput,
     CopyLastOutput,
+    CopyMode,
 }
 
 /// One row of the table.
@@ -131,6 +132,7 @@ table! {
     NextPrompt, "next_prompt", "Jump to the next prompt", ["ctrl+shift+l"];
     SelectLastOutput, "select_last_output", "Select the last command's output", ["ctrl+shift+alt+y"];
     CopyLastOutput, "copy_last_output", "Copy the last command's output", ["ctrl+shift+y"];
+    CopyMode, "copy_mode", "Copy mode: select with vi keys (y copies, Escape leaves)", ["ctrl+shift+space"];
 }
 
 pub fn info(command: Command) -> &'static CommandInfo {

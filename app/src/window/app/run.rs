@@ -199,6 +199,11 @@ impl TernApp {
                     ctx.copy_text(text);
                 }
             }
+            Command::CopyMode => {
+                if let Some(p) = self.focused_ui_mut() {
+                    p.toggle_copy_mode();
+                }
+            }
             Command::NextWaitingPane => {
                 if self.next_waiting_pane().is_none() {
                     self.status = Some("no pane is waiting".into());

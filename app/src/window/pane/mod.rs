@@ -24,6 +24,7 @@ use super::theme::Theme;
 use super::trace::Trace;
 use super::viewport::Viewport;
 
+mod copy;
 mod input;
 mod paint;
 mod selection;
@@ -109,6 +110,8 @@ pub struct PaneUi {
     /// When the user last typed: the blinking cursor restarts its phase (shown) then.
     last_key_at: Instant,
     search: Option<SearchBar>,
+    /// Copy mode's state, while it is on (keys go to it, not to the program).
+    copy: Option<tern_core::text::copy_mode::CopyMode>,
     /// The selection as last checked (see `check_selection`).
     selection_guard: Option<selection::SelectionGuard>,
     /// An Alt combination was sent as a key: its text event (if any) must not follow.
@@ -153,6 +156,7 @@ impl PaneUi {
             pending_paste: None,
             last_key_at: Instant::now(),
             search: None,
+            copy: None,
             selection_guard: None,
             swallow_text: false,
             confirm_multiline_paste: true,
@@ -442,6 +446,8 @@ impl PaneUi {
             self.confirm_paste(&ctx);
         } else if self.search.is_some() || !takes_keys {
             // Keys go to the search bar, or to the field the user is typing in.
+        } else if self.copy.is_some() {
+            self.copy_input(&ctx, cx.primary);
         } else {
             self.handle_input(&ctx, rect, m, &response, cx.primary);
         }
@@ -462,6 +468,7 @@ impl PaneUi {
         let painter = ui.painter_at(rect);
         self.paint_terminal(&ctx, &painter, rect, cx, focused);
         self.paint_search_matches(&painter, rect, m, cx.theme);
+        self.paint_copy_cursor(&painter, rect, m, cx.theme.link);
         self.search_bar(&ctx, rect, cx.theme);
         if focused {
             self.place_ime(&ctx, rect, m);
