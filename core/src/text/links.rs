@@ -143,8 +143,8 @@ pub fn url_at_cell<R: Borrow<Row>>(rows: &[R], row: usize, col: usize) -> Option
     Some(screen_url(&joined, found))
 }
 
-/// Every URL on the screen `rows`, each found whole across soft wraps.
-pub fn urls_on_screen<R: Borrow<Row>>(rows: &[R]) -> Vec<ScreenUrl> {
+/// The screen `rows` as runs of rows joined across soft wraps, top to bottom.
+pub fn wrapped_runs<R: Borrow<Row>>(rows: &[R]) -> Vec<JoinedRows> {
     let mut out = Vec::new();
     let mut first = 0;
     while first < rows.len() {
@@ -152,27 +152,39 @@ pub fn urls_on_screen<R: Borrow<Row>>(rows: &[R]) -> Vec<ScreenUrl> {
         while last + 1 < rows.len() && rows[last].borrow().wrapped {
             last += 1;
         }
-        let joined = JoinedRows::of(rows, first, last);
-        out.extend(
-            find_urls(&joined.text)
-                .into_iter()
-                .map(|m| screen_url(&joined, m)),
-        );
+        out.push(JoinedRows::of(rows, first, last));
         first = last + 1;
     }
     out
 }
 
-fn screen_url(joined: &JoinedRows, found: UrlMatch) -> ScreenUrl {
+/// Every URL on the screen `rows`, each found whole across soft wraps.
+pub fn urls_on_screen<R: Borrow<Row>>(rows: &[R]) -> Vec<ScreenUrl> {
+    wrapped_runs(rows)
+        .iter()
+        .flat_map(|joined| {
+            find_urls(&joined.text)
+                .into_iter()
+                .map(|m| screen_url(joined, m))
+        })
+        .collect()
+}
+
+/// The cells of chars `chars` of `joined`: `(row, columns)` per row, top to bottom.
+pub fn spans_of(joined: &JoinedRows, chars: Range<usize>) -> Vec<(usize, Range<usize>)> {
     let mut spans: Vec<(usize, Range<usize>)> = Vec::new();
-    for &(r, c) in &joined.cells[found.chars.clone()] {
+    for &(r, c) in joined.cells.get(chars).unwrap_or_default() {
         match spans.last_mut() {
             Some((row, cols)) if *row == r => cols.end = c + 1,
             _ => spans.push((r, c..c + 1)),
         }
     }
+    spans
+}
+
+fn screen_url(joined: &JoinedRows, found: UrlMatch) -> ScreenUrl {
     ScreenUrl {
-        spans,
+        spans: spans_of(joined, found.chars),
         url: found.url,
     }
 }

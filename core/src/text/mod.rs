@@ -4,4 +4,7 @@
 pub mod copy_mode;
 #[cfg(test)]
 mod copy_mode_tests;
+pub mod hints;
+#[cfg(test)]
+mod hints_tests;
 pub mod links;
