@@ -55,6 +55,7 @@ pub enum Command {
     SelectLastOutput,
     CopyLastOutput,
     CopyMode,
+    Hints,
 }
 
 /// One row of the table.
@@ -133,6 +134,7 @@ table! {
     SelectLastOutput, "select_last_output", "Select the last command's output", ["ctrl+shift+alt+y"];
     CopyLastOutput, "copy_last_output", "Copy the last command's output", ["ctrl+shift+y"];
     CopyMode, "copy_mode", "Copy mode: select with vi keys (y copies, Escape leaves)", ["ctrl+shift+space"];
+    Hints, "hints", "Hints: label URLs, paths, hashes and IPs (type a label: copy; Shift: open; Ctrl: type it)", ["ctrl+shift+h"];
 }
 
 pub fn info(command: Command) -> &'static CommandInfo {

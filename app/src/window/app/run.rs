@@ -204,6 +204,11 @@ impl TernApp {
                     p.toggle_copy_mode();
                 }
             }
+            Command::Hints => {
+                if let Some(p) = self.focused_ui_mut() {
+                    p.toggle_hints();
+                }
+            }
             Command::NextWaitingPane => {
                 if self.next_waiting_pane().is_none() {
                     self.status = Some("no pane is waiting".into());

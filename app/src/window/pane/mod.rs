@@ -25,6 +25,7 @@ use super::trace::Trace;
 use super::viewport::Viewport;
 
 mod copy;
+mod hints;
 mod input;
 mod paint;
 mod selection;
@@ -112,6 +113,8 @@ pub struct PaneUi {
     search: Option<SearchBar>,
     /// Copy mode's state, while it is on (keys go to it, not to the program).
     copy: Option<tern_core::text::copy_mode::CopyMode>,
+    /// The labelled matches, while hints are shown (keys go to them).
+    hints: Option<tern_core::text::hints::HintPicker>,
     /// The selection as last checked (see `check_selection`).
     selection_guard: Option<selection::SelectionGuard>,
     /// An Alt combination was sent as a key: its text event (if any) must not follow.
@@ -157,6 +160,7 @@ impl PaneUi {
             last_key_at: Instant::now(),
             search: None,
             copy: None,
+            hints: None,
             selection_guard: None,
             swallow_text: false,
             confirm_multiline_paste: true,
@@ -446,6 +450,8 @@ impl PaneUi {
             self.confirm_paste(&ctx);
         } else if self.search.is_some() || !takes_keys {
             // Keys go to the search bar, or to the field the user is typing in.
+        } else if self.hints.is_some() {
+            self.hints_input(&ctx, cx.primary);
         } else if self.copy.is_some() {
             self.copy_input(&ctx, cx.primary);
         } else {
@@ -469,6 +475,7 @@ impl PaneUi {
         self.paint_terminal(&ctx, &painter, rect, cx, focused);
         self.paint_search_matches(&painter, rect, m, cx.theme);
         self.paint_copy_cursor(&painter, rect, m, cx.theme.link);
+        self.paint_hints(&painter, rect, m, (cx.theme.link, cx.background));
         self.search_bar(&ctx, rect, cx.theme);
         if focused {
             self.place_ime(&ctx, rect, m);

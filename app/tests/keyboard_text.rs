@@ -1,6 +1,7 @@
-//! Copy mode driven by keys alone in the window (egui_kittest, headless): the vi
+//! Text taken by keys alone in the window (egui_kittest, headless). Copy mode: the vi
 //! motions move a cursor over the screen and the scrollback, `v`/Ctrl+V select, `y`
-//! copies and leaves.
+//! copies and leaves. Hints: one key labels the matches, a typed label copies one, a
+//! Ctrl+label types it into the program.
 
 use std::time::Duration;
 
@@ -172,4 +173,68 @@ fn escape_leaves_copy_mode() {
     step_until(&mut h, "echo", |rows| {
         rows.iter().filter(|r| r.as_str() == "hello").count() == 2
     });
+}
+
+fn hint_labels(h: &Harness<'_, Slot>) -> Vec<(String, String)> {
+    let app = h.state().as_ref().expect("app");
+    app.pane()
+        .and_then(|p| app.pane_ui(p))
+        .and_then(|p| p.hint_picker())
+        .map(|picker| {
+            picker
+                .hints
+                .iter()
+                .map(|(label, hint)| (label.clone(), hint.text.clone()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn show_hints(h: &mut Harness<'static, Slot>) {
+    h.event(Event::Key {
+        key: Key::H,
+        physical_key: None,
+        pressed: true,
+        repeat: false,
+        modifiers: Modifiers::CTRL | Modifiers::SHIFT,
+    });
+    h.step();
+}
+
+/// Ctrl+Shift+H labels a URL with parentheses, a `path:line` and a hash; typing a
+/// label copies its match and Ctrl+label types it into the program. Catches labels
+/// that are not routed (the letters would reach cat) and a URL cut at `(`.
+#[test]
+fn hints_label_matches_and_a_typed_label_copies_or_types_it() {
+    let script = "printf 'see https://en.wikipedia.org/wiki/Rust_(programming_language) at src/main.rs:12 in 3f2a9c1b\\n'; exec cat";
+    let mut h = harness("sh", &["-c", script]);
+    step_until(&mut h, "output", |rows| {
+        rows.iter().any(|r| r.starts_with("see https"))
+    });
+    wait_sized(&mut h);
+    show_hints(&mut h);
+    assert_eq!(
+        hint_labels(&h),
+        [
+            (
+                "a".to_string(),
+                "https://en.wikipedia.org/wiki/Rust_(programming_language)".to_string()
+            ),
+            ("s".to_string(), "src/main.rs:12".to_string()),
+            ("d".to_string(), "3f2a9c1b".to_string()),
+        ]
+    );
+    assert_eq!(keys(&mut h, "s"), ["src/main.rs:12"]);
+    assert!(hint_labels(&h).is_empty(), "a chosen label ends the hints");
+    show_hints(&mut h);
+    ctrl(&mut h, Key::D);
+    h.key_press(Key::Enter);
+    step_until(&mut h, "the hash typed into cat", |rows| {
+        rows.iter().filter(|r| r.as_str() == "3f2a9c1b").count() == 2
+    });
+    show_hints(&mut h);
+    assert!(!hint_labels(&h).is_empty());
+    h.key_press(Key::Escape);
+    h.step();
+    assert!(hint_labels(&h).is_empty(), "Escape takes the labels away");
 }
