@@ -238,3 +238,53 @@ fn hints_label_matches_and_a_typed_label_copies_or_types_it() {
     h.step();
     assert!(hint_labels(&h).is_empty(), "Escape takes the labels away");
 }
+
+fn copy_cursor_line(h: &Harness<'_, Slot>) -> Option<u64> {
+    let app = h.state().as_ref().expect("app");
+    app.pane()
+        .and_then(|p| app.pane_ui(p))
+        .and_then(|p| p.copy_mode())
+        .map(|m| m.cursor().line)
+}
+
+/// `/` searches the scrollback (the asynchronous search bar); the match it shows moves
+/// the copy cursor, Escape returns to copy mode there, and `n`/`N` go through the
+/// other matches. Catches a search whose result never reaches the copy cursor.
+#[test]
+fn copy_mode_search_moves_the_cursor_and_n_goes_on() {
+    let script = "i=1; while [ $i -le 100 ]; do echo \"line $i\"; i=$((i+1)); done; exec cat";
+    let mut h = harness("sh", &["-c", script]);
+    step_until(&mut h, "output", |rows| {
+        rows.iter().any(|r| r == "line 100")
+    });
+    wait_sized(&mut h);
+    enter_copy_mode(&mut h);
+    let start = copy_cursor_line(&h).expect("in copy mode");
+    keys(&mut h, "/");
+    h.step();
+    h.event(Event::Text("line 4".into()));
+    h.step();
+    h.key_press(Key::Enter);
+    let moved = common::step_until_or(&mut h, Duration::from_secs(10), |h| {
+        copy_cursor_line(h).is_some_and(|l| l != start)
+    });
+    assert!(moved, "the search's match never moved the copy cursor");
+    h.key_press(Key::Escape);
+    h.step();
+    h.step();
+    assert!(
+        in_copy_mode(&h),
+        "Escape closes the search bar, not copy mode"
+    );
+    let first = copy_cursor_line(&h).expect("in copy mode");
+    keys(&mut h, "N");
+    let other = copy_cursor_line(&h).expect("in copy mode");
+    if other == first {
+        keys(&mut h, "n");
+    }
+    let last = copy_cursor_line(&h).expect("in copy mode");
+    assert_ne!(last, first, "n or N goes to another match");
+    let yanked = keys(&mut h, "0v$y");
+    assert_eq!(yanked.len(), 1);
+    assert!(yanked[0].starts_with("line 4"), "{yanked:?}");
+}

@@ -157,6 +157,16 @@ impl CopyMode {
         self.last_search = direction;
     }
 
+    /// Moves the cursor to `at` (`n`/`N` to a match of the last search).
+    pub fn move_to(&mut self, at: CopyPoint) {
+        self.cursor = at;
+    }
+
+    /// The direction of the last search (`/` is down, `?` is up).
+    pub fn search_direction(&self) -> SearchDirection {
+        self.last_search
+    }
+
     /// Keeps the cursor inside the lines that exist (after output dropped old ones).
     pub fn clamp(&mut self, b: &CopyBounds) {
         self.cursor.line = self
@@ -260,8 +270,14 @@ impl CopyMode {
                 };
                 return CopyAction::Yank { start, end, mode };
             }
-            '/' => return CopyAction::AskSearch(SearchDirection::Down),
-            '?' => return CopyAction::AskSearch(SearchDirection::Up),
+            '/' => {
+                self.last_search = SearchDirection::Down;
+                return CopyAction::AskSearch(SearchDirection::Down);
+            }
+            '?' => {
+                self.last_search = SearchDirection::Up;
+                return CopyAction::AskSearch(SearchDirection::Up);
+            }
             'n' => return CopyAction::SearchAgain(self.last_search),
             'N' => {
                 return CopyAction::SearchAgain(match self.last_search {
@@ -438,6 +454,18 @@ impl CopyMode {
             }
         }
         self.cursor = CopyPoint { line, col: 0 };
+    }
+}
+
+/// The first of `matches` (in reading order) after `from` going `direction`.
+pub fn next_match(
+    matches: &[CopyPoint],
+    from: CopyPoint,
+    direction: SearchDirection,
+) -> Option<CopyPoint> {
+    match direction {
+        SearchDirection::Down => matches.iter().filter(|m| **m > from).min().copied(),
+        SearchDirection::Up => matches.iter().filter(|m| **m < from).max().copied(),
     }
 }
 

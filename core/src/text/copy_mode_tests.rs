@@ -278,3 +278,24 @@ fn a_huge_count_is_bounded() {
     assert_eq!(lands(at(11, 4), "99999999999w"), at(17, 0));
     assert_eq!(lands(at(17, 1), "99999999999b"), at(10, 0));
 }
+
+/// The match after (`Down`) or before (`Up`) the cursor, as the window picks it for
+/// `n`/`N` from the last search's matches.
+#[test]
+fn next_match_goes_past_the_cursor_either_way() {
+    let matches = [at(11, 8), at(13, 4), at(16, 2)];
+    assert_eq!(
+        next_match(&matches, at(13, 4), SearchDirection::Down),
+        Some(at(16, 2))
+    );
+    assert_eq!(
+        next_match(&matches, at(13, 4), SearchDirection::Up),
+        Some(at(11, 8))
+    );
+    assert_eq!(next_match(&matches, at(16, 2), SearchDirection::Down), None);
+    assert_eq!(
+        next_match(&matches, at(10, 0), SearchDirection::Down),
+        Some(at(11, 8))
+    );
+    assert_eq!(next_match(&[], at(10, 0), SearchDirection::Up), None);
+}

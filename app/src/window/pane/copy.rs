@@ -9,7 +9,7 @@ use tern_core::pipeline::PaneId;
 use tern_core::pipeline::Pipeline;
 use tern_core::pipeline::delivery::PaneView;
 use tern_core::text::copy_mode::{
-    CopyAction, CopyBounds, CopyKey, CopyMode, CopyPoint, CopySelectMode, LineText,
+    CopyAction, CopyBounds, CopyKey, CopyMode, CopyPoint, CopySelectMode, LineText, next_match,
 };
 
 use super::PaneUi;
@@ -52,6 +52,7 @@ impl LineText for PaneText<'_> {
 impl PaneUi {
     /// Enters copy mode at the terminal's cursor, or leaves it.
     pub fn toggle_copy_mode(&mut self) {
+        self.copy_matches.clear();
         if self.copy.take().is_some() {
             self.viewport.selection = None;
             return;
@@ -149,10 +150,39 @@ impl PaneUi {
                 return;
             }
             CopyAction::AskSearch(_) => self.open_search(),
-            CopyAction::SearchAgain(_) | CopyAction::Moved | CopyAction::Ignored => {}
+            CopyAction::SearchAgain(direction) => {
+                let from = mode.cursor();
+                if let Some(at) = next_match(&self.copy_matches, from, direction) {
+                    mode.move_to(at);
+                }
+            }
+            CopyAction::Moved | CopyAction::Ignored => {}
         }
         self.mirror_copy_selection(seq);
         self.follow_copy_cursor();
+    }
+
+    /// The search bar showed match `at` (absolute line, column): in copy mode the
+    /// cursor goes there, and the search's matches are kept for `n`/`N`.
+    pub(super) fn copy_search_shown(
+        &mut self,
+        at: CopyPoint,
+        matches: &[tern_core::model::search::SearchMatch],
+    ) {
+        let Some(mode) = self.copy.as_mut() else {
+            return;
+        };
+        let direction = mode.search_direction();
+        mode.search_found(at, direction);
+        self.copy_matches = matches
+            .iter()
+            .map(|m| CopyPoint {
+                line: m.line as u64,
+                col: m.cols.start,
+            })
+            .collect();
+        let seq = self.view.as_ref().map_or(0, |v| v.seq);
+        self.mirror_copy_selection(seq);
     }
 
     /// The copy-mode selection, as the viewport's (which draws and copies it).

@@ -113,6 +113,8 @@ pub struct PaneUi {
     search: Option<SearchBar>,
     /// Copy mode's state, while it is on (keys go to it, not to the program).
     copy: Option<tern_core::text::copy_mode::CopyMode>,
+    /// The last search's matches, for copy mode's `n`/`N`.
+    copy_matches: Vec<tern_core::text::copy_mode::CopyPoint>,
     /// The labelled matches, while hints are shown (keys go to them).
     hints: Option<tern_core::text::hints::HintPicker>,
     /// The selection as last checked (see `check_selection`).
@@ -160,6 +162,7 @@ impl PaneUi {
             last_key_at: Instant::now(),
             search: None,
             copy: None,
+            copy_matches: Vec::new(),
             hints: None,
             selection_guard: None,
             swallow_text: false,

@@ -130,6 +130,15 @@ impl PaneUi {
             SearchAction::Close => return,
             SearchAction::None => {}
             SearchAction::Show(i) => {
+                if let Some(results) = &bar.results
+                    && let Some(hit) = results.matches.get(i)
+                {
+                    let at = tern_core::text::copy_mode::CopyPoint {
+                        line: hit.line as u64,
+                        col: hit.cols.start,
+                    };
+                    self.copy_search_shown(at, &results.matches);
+                }
                 if let (Some(hit), Some(view)) = (
                     bar.results.as_ref().and_then(|r| r.matches.get(i)),
                     &self.view,
