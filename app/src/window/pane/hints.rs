@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use tern_core::text::hints::{Hint, HintKind, HintOutcome, HintPatterns, HintPicker, find_hints};
+use tern_core::text::hints::{Hint, HintKind, HintOutcome, HintPicker, find_hints};
 
 use super::PaneUi;
 use crate::window::primary::Primary;
@@ -31,7 +31,7 @@ impl PaneUi {
         };
         self.viewport.refresh(&self.pipeline, self.id, view);
         let rows = self.viewport.rows(view);
-        let hints = find_hints(&rows, &HintPatterns::default());
+        let hints = find_hints(&rows, &self.hint_patterns.1);
         // Nothing to label: no mode to leave.
         if !hints.is_empty() {
             self.hints = Some(HintPicker::new(hints));

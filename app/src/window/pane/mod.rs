@@ -57,6 +57,8 @@ pub struct PaneCx<'a> {
     pub window_focused: bool,
     /// Ask before an unbracketed multi-line paste.
     pub confirm_multiline_paste: bool,
+    /// The config's extra hint patterns.
+    pub hint_patterns: &'a [String],
     /// The widget ids of the panes (keyboard focus on anything else is a text field).
     pub pane_ids: &'a mut std::collections::HashSet<egui::Id>,
     pub primary: &'a mut Primary,
@@ -117,6 +119,8 @@ pub struct PaneUi {
     copy_matches: Vec<tern_core::text::copy_mode::CopyPoint>,
     /// The labelled matches, while hints are shown (keys go to them).
     hints: Option<tern_core::text::hints::HintPicker>,
+    /// The config's hint patterns and their compiled form (recompiled when they change).
+    hint_patterns: (Vec<String>, tern_core::text::hints::HintPatterns),
     /// The selection as last checked (see `check_selection`).
     selection_guard: Option<selection::SelectionGuard>,
     /// An Alt combination was sent as a key: its text event (if any) must not follow.
@@ -164,6 +168,7 @@ impl PaneUi {
             copy: None,
             copy_matches: Vec::new(),
             hints: None,
+            hint_patterns: Default::default(),
             selection_guard: None,
             swallow_text: false,
             confirm_multiline_paste: true,
@@ -398,6 +403,10 @@ impl PaneUi {
         let ctx = ui.ctx().clone();
         let mut out = PaneResponse::default();
         self.confirm_multiline_paste = cx.confirm_multiline_paste;
+        if self.hint_patterns.0 != cx.hint_patterns {
+            let (compiled, _) = tern_core::text::hints::HintPatterns::new(cx.hint_patterns);
+            self.hint_patterns = (cx.hint_patterns.to_vec(), compiled);
+        }
         self.take_deliveries(cx.trace);
         if let Some(v) = &self.view {
             self.viewport.on_content(v);
