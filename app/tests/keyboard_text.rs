@@ -155,6 +155,15 @@ fn copy_mode_selects_a_block_in_the_scrollback() {
     ctrl(&mut h, Key::V);
     assert_eq!(keys(&mut h, "jjy"), ["1\n2\n3"]);
     assert!(!in_copy_mode(&h));
+    assert_eq!(
+        shown(&mut h)
+            .iter()
+            .rev()
+            .find(|r| !r.is_empty())
+            .map(String::as_str),
+        Some("line 100"),
+        "leaving copy mode goes back to the live screen"
+    );
 }
 
 /// Escape leaves copy mode and clears its selection; keys reach the program again.

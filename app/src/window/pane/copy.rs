@@ -52,9 +52,8 @@ impl LineText for PaneText<'_> {
 impl PaneUi {
     /// Enters copy mode at the terminal's cursor, or leaves it.
     pub fn toggle_copy_mode(&mut self) {
-        self.copy_matches.clear();
-        if self.copy.take().is_some() {
-            self.viewport.selection = None;
+        if self.copy.is_some() {
+            self.leave_copy_mode();
             return;
         }
         let Some(v) = &self.view else {
@@ -65,6 +64,15 @@ impl PaneUi {
             line: screen + v.cursor.row as u64,
             col: v.cursor.col,
         }));
+    }
+
+    /// Leaves copy mode: its selection goes, and the view goes back to the live screen
+    /// (as tmux does), where the program's output is.
+    fn leave_copy_mode(&mut self) {
+        self.copy = None;
+        self.copy_matches.clear();
+        self.viewport.selection = None;
+        self.viewport.to_bottom();
     }
 
     /// The copy-mode state, while copy mode is on.
@@ -135,8 +143,7 @@ impl PaneUi {
         let seq = v.seq;
         match action {
             CopyAction::Exit => {
-                self.copy = None;
-                self.viewport.selection = None;
+                self.leave_copy_mode();
                 return;
             }
             CopyAction::Yank { .. } => {
@@ -145,8 +152,7 @@ impl PaneUi {
                     primary.set(&text);
                     ctx.copy_text(text);
                 }
-                self.copy = None;
-                self.viewport.selection = None;
+                self.leave_copy_mode();
                 return;
             }
             CopyAction::AskSearch(_) => self.open_search(),
