@@ -36,6 +36,17 @@ fn keys(display: &Display, window: &str, keys: &[&str]) {
     }
 }
 
+/// Saves the screen as `dir/NAME.png` (ImageMagick's `import`), for a person to look
+/// at; a failure to save is not the test's.
+fn screenshot(display: &Display, dir: &Path, name: &str) {
+    let path = dir.join(format!("{name}.png"));
+    let _ = Command::new("import")
+        .args(["-display", &display.name, "-window", "root"])
+        .arg(&path)
+        .status();
+    eprintln!("screenshot: {}", path.display());
+}
+
 fn wait_clipboard(display: &Display, dir: &Path, want: &str) {
     let mut last = None;
     let found = std::iter::repeat_with(|| {
@@ -90,11 +101,15 @@ fn copy_mode_yanks_a_scrollback_block_and_hints_copy_a_wrapped_url() {
     keys(
         &display,
         &window,
-        &["ctrl+shift+space", "g", "g", "w", "ctrl+v", "j", "j", "y"],
+        &["ctrl+shift+space", "g", "g", "w", "ctrl+v", "j", "j"],
     );
+    screenshot(&display, &dir, "copy-mode-block");
+    keys(&display, &window, &["y"]);
     wait_clipboard(&display, &dir, "1\n2\n3");
     // Hints: a is the URL (wrapped over two rows at 40 columns), s the path:line.
-    keys(&display, &window, &["ctrl+shift+h", "a"]);
+    keys(&display, &window, &["ctrl+shift+h"]);
+    screenshot(&display, &dir, "hints");
+    keys(&display, &window, &["a"]);
     wait_clipboard(
         &display,
         &dir,
