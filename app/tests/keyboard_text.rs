@@ -297,3 +297,31 @@ fn copy_mode_search_moves_the_cursor_and_n_goes_on() {
     assert_eq!(yanked.len(), 1);
     assert!(yanked[0].starts_with("line 4"), "{yanked:?}");
 }
+
+/// Shift+label opens; a path that does not exist is refused at once with a note on the
+/// pane (no opener runs, nothing waits), and the match is copied instead. Catches an
+/// open that hands a missing file to the opener or loses the match.
+#[test]
+fn opening_a_hint_for_a_missing_path_says_so_and_copies_it() {
+    let script = "printf 'see ./no/such/file.rs:3 here\\n'; exec cat";
+    let mut h = harness("sh", &["-c", script]);
+    step_until(&mut h, "output", |rows| {
+        rows.iter().any(|r| r.starts_with("see ./no"))
+    });
+    wait_sized(&mut h);
+    show_hints(&mut h);
+    assert_eq!(
+        hint_labels(&h),
+        [("a".to_string(), "./no/such/file.rs:3".to_string())]
+    );
+    assert_eq!(keys(&mut h, "A"), ["./no/such/file.rs:3"]);
+    let note = h
+        .state()
+        .as_ref()
+        .and_then(|a| a.exited().map(str::to_owned));
+    assert!(
+        note.as_deref()
+            .is_some_and(|n| n.contains("does not exist")),
+        "{note:?}"
+    );
+}
