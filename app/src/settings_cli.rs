@@ -62,6 +62,8 @@ pub fn deeper_problems(config: &Config) -> Vec<String> {
     problems.extend(errors.into_iter().map(|e| format!("key_bindings: {e}")));
     let (_, errors) = crate::window::agents::send_text_chords(&config.send_text);
     problems.extend(errors);
+    let (_, errors) = tern_core::text::hints::HintPatterns::new(&config.hint_patterns);
+    problems.extend(errors.into_iter().map(|e| format!("hint_patterns: {e}")));
     if let Some(family) = &config.font.family {
         let found = match crate::system_fonts::SystemFonts::open() {
             Ok(fc) => fc.family(family).is_some(),

@@ -169,6 +169,25 @@ fn config_check_names_each_problem_and_fails() {
     );
 }
 
+/// A hint pattern that does not compile is named by `tern config check` (the window
+/// leaves it out); a good one passes. Catches a check that does not look at them.
+#[test]
+fn config_check_names_a_hint_pattern_that_does_not_compile() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = dir.path().join("config.ron");
+    std::fs::write(&config, "(hint_patterns: [\"JIRA-\\\\d+\"])").unwrap();
+    let ok = tern(&["config", "check"], &config);
+    assert!(ok.status.success(), "{}", text(&ok.stderr));
+    std::fs::write(&config, "(hint_patterns: [\"JIRA-\\\\d+\", \"(unclosed\"])").unwrap();
+    let bad = tern(&["config", "check"], &config);
+    assert_eq!(bad.status.code(), Some(1));
+    let err = text(&bad.stderr);
+    assert!(
+        err.contains("hint_patterns: hint pattern \"(unclosed\" does not compile"),
+        "{err}"
+    );
+}
+
 #[test]
 fn msg_without_a_running_tern_says_where_it_looked() {
     let dir = tempfile::tempdir().expect("temp dir");

@@ -287,13 +287,50 @@ fn osc8_links_and_urls_in_text_are_found_under_the_pointer() {
     let app = h.state_mut().as_mut().expect("app");
     assert_eq!(
         app.link_at_cell(0, 2),
-        Some((0..4, "https://tern.example/docs".to_string()))
+        Some((vec![(0, 0..4)], "https://tern.example/docs".to_string()))
     );
     assert_eq!(
         app.link_at_cell(0, 12),
-        Some((9..30, "https://example.org/x".to_string()))
+        Some((vec![(0, 9..30)], "https://example.org/x".to_string()))
     );
     assert_eq!(app.link_at_cell(0, 6), None);
+}
+
+/// A URL with parentheses that soft-wraps at the right edge is found whole from either
+/// row. Catches the old one-row scan that stopped at `(` and at the row's end.
+#[test]
+fn a_wrapped_url_with_parentheses_is_found_whole() {
+    // Printed after the pane has its size (a resize would re-wrap the line).
+    let script = "read go; cols=$(stty size | cut -d' ' -f2); printf '%*s' $((cols - 20)) ''; \
+                  printf 'https://en.wikipedia.org/wiki/Rust_(programming_language).\\n'; exec cat";
+    let mut h = harness("sh", &["-c", script]);
+    step_until(&mut h, "the view appears", |_| true);
+    wait_sized(&mut h);
+    h.key_press(Key::Enter);
+    step_until(&mut h, "wrapped url", |rows| {
+        rows.iter().any(|r| r.contains("language)."))
+    });
+    let app = h.state_mut().as_mut().expect("app");
+    let cols = app.view().map(|v| v.size.cols).expect("a view");
+    let row = screen(&h)
+        .iter()
+        .position(|r| r.contains("https://"))
+        .expect("url row");
+    let app = h.state_mut().as_mut().expect("app");
+    let want = "https://en.wikipedia.org/wiki/Rust_(programming_language)";
+    let (spans, url) = app
+        .link_at_cell(row, cols - 5)
+        .expect("url on its first row");
+    assert_eq!(url, want);
+    assert_eq!(
+        spans,
+        vec![(row, cols - 20..cols), (row + 1, 0..want.len() - 20)],
+        "underlined on both rows"
+    );
+    let (_, url) = app
+        .link_at_cell(row + 1, 10)
+        .expect("url on its second row");
+    assert_eq!(url, want);
 }
 
 #[test]

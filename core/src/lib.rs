@@ -27,6 +27,7 @@ pub mod resume;
 pub mod security;
 pub mod session;
 pub mod shell_integration;
+pub mod text;
 pub mod tmux;
 pub mod workspace;
 pub mod worktree;

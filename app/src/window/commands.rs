@@ -54,6 +54,8 @@ pub enum Command {
     NextPrompt,
     SelectLastOutput,
     CopyLastOutput,
+    CopyMode,
+    Hints,
     /// Use the n-th theme of `tern_core::config::themes::built_in_names` until the
     /// config changes (the palette lists them).
     Theme(u8),
@@ -134,6 +136,8 @@ table! {
     NextPrompt, "next_prompt", "Jump to the next prompt", ["ctrl+shift+l"];
     SelectLastOutput, "select_last_output", "Select the last command's output", ["ctrl+shift+alt+y"];
     CopyLastOutput, "copy_last_output", "Copy the last command's output", ["ctrl+shift+y"];
+    CopyMode, "copy_mode", "Copy mode: select with vi keys (y copies, Escape leaves)", ["ctrl+shift+space"];
+    Hints, "hints", "Hints: label URLs, paths, hashes and IPs (type a label: copy; Shift: open; Ctrl: type it)", ["ctrl+shift+h"];
 }
 
 pub fn info(command: Command) -> &'static CommandInfo {

@@ -81,6 +81,9 @@ pub struct Config {
     pub send_text: Vec<SendText>,
     /// How remote worktrees (`ssh://host/path`, `host:path`) are reached.
     pub remote: RemoteConfig,
+    /// Extra regular expressions the hints (Ctrl+Shift+H) label, before the built-in
+    /// URLs, paths, `path:line`, hashes and IP addresses.
+    pub hint_patterns: Vec<String>,
 }
 
 impl Default for Config {
@@ -107,6 +110,7 @@ impl Default for Config {
             notify: NotifyConfig::default(),
             send_text: Vec::new(),
             remote: RemoteConfig::default(),
+            hint_patterns: Vec::new(),
         }
     }
 }

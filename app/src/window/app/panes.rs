@@ -237,6 +237,7 @@ impl TernApp {
             trace: &mut self.trace,
             window_focused: self.window_focused,
             confirm_multiline_paste: self.settings.config.confirm_multiline_paste,
+            hint_patterns: &self.settings.config.hint_patterns,
             pane_ids: &mut self.pane_ids,
             primary: &mut self.primary,
         };

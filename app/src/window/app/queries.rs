@@ -108,7 +108,7 @@ impl TernApp {
         &mut self,
         row: usize,
         col: usize,
-    ) -> Option<(std::ops::Range<usize>, String)> {
+    ) -> Option<(crate::window::links::LinkSpans, String)> {
         self.focused_ui_mut()?.link_at_cell(row, col)
     }
 

@@ -218,6 +218,16 @@ impl TernApp {
                     ctx.copy_text(text);
                 }
             }
+            Command::CopyMode => {
+                if let Some(p) = self.focused_ui_mut() {
+                    p.toggle_copy_mode();
+                }
+            }
+            Command::Hints => {
+                if let Some(p) = self.focused_ui_mut() {
+                    p.toggle_hints();
+                }
+            }
             Command::NextWaitingPane => {
                 if self.next_waiting_pane().is_none() {
                     self.status = Some("no pane is waiting".into());

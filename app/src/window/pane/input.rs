@@ -163,7 +163,7 @@ impl PaneUi {
                         }
                     } else if pressed && b == MouseButton::Left && modifiers.ctrl {
                         if let Some((_, uri)) = self.link_at_cell(row, col)
-                            && let Err(e) = crate::window::links::open(&uri)
+                            && let Err(e) = self.open_link(&uri)
                         {
                             self.exited = Some(format!("[{e}]"));
                         }

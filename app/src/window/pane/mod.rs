@@ -24,6 +24,8 @@ use super::theme::Theme;
 use super::trace::Trace;
 use super::viewport::Viewport;
 
+mod copy;
+mod hints;
 mod input;
 mod paint;
 mod selection;
@@ -55,6 +57,8 @@ pub struct PaneCx<'a> {
     pub window_focused: bool,
     /// Ask before an unbracketed multi-line paste.
     pub confirm_multiline_paste: bool,
+    /// The config's extra hint patterns.
+    pub hint_patterns: &'a [String],
     /// The widget ids of the panes (keyboard focus on anything else is a text field).
     pub pane_ids: &'a mut std::collections::HashSet<egui::Id>,
     pub primary: &'a mut Primary,
@@ -109,6 +113,14 @@ pub struct PaneUi {
     /// When the user last typed: the blinking cursor restarts its phase (shown) then.
     last_key_at: Instant,
     search: Option<SearchBar>,
+    /// Copy mode's state, while it is on (keys go to it, not to the program).
+    copy: Option<tern_core::text::copy_mode::CopyMode>,
+    /// The last search's matches, for copy mode's `n`/`N`.
+    copy_matches: Vec<tern_core::text::copy_mode::CopyPoint>,
+    /// The labelled matches, while hints are shown (keys go to them).
+    hints: Option<tern_core::text::hints::HintPicker>,
+    /// The config's hint patterns and their compiled form (recompiled when they change).
+    hint_patterns: (Vec<String>, tern_core::text::hints::HintPatterns),
     /// The selection as last checked (see `check_selection`).
     selection_guard: Option<selection::SelectionGuard>,
     /// An Alt combination was sent as a key: its text event (if any) must not follow.
@@ -153,6 +165,10 @@ impl PaneUi {
             pending_paste: None,
             last_key_at: Instant::now(),
             search: None,
+            copy: None,
+            copy_matches: Vec::new(),
+            hints: None,
+            hint_patterns: Default::default(),
             selection_guard: None,
             swallow_text: false,
             confirm_multiline_paste: true,
@@ -387,6 +403,10 @@ impl PaneUi {
         let ctx = ui.ctx().clone();
         let mut out = PaneResponse::default();
         self.confirm_multiline_paste = cx.confirm_multiline_paste;
+        if self.hint_patterns.0 != cx.hint_patterns {
+            let (compiled, _) = tern_core::text::hints::HintPatterns::new(cx.hint_patterns);
+            self.hint_patterns = (cx.hint_patterns.to_vec(), compiled);
+        }
         self.take_deliveries(cx.trace);
         if let Some(v) = &self.view {
             self.viewport.on_content(v);
@@ -442,6 +462,10 @@ impl PaneUi {
             self.confirm_paste(&ctx);
         } else if self.search.is_some() || !takes_keys {
             // Keys go to the search bar, or to the field the user is typing in.
+        } else if self.hints.is_some() {
+            self.hints_input(&ctx, cx.primary);
+        } else if self.copy.is_some() {
+            self.copy_input(&ctx, cx.primary);
         } else {
             self.handle_input(&ctx, rect, m, &response, cx.primary);
         }
@@ -462,6 +486,8 @@ impl PaneUi {
         let painter = ui.painter_at(rect);
         self.paint_terminal(&ctx, &painter, rect, cx, focused);
         self.paint_search_matches(&painter, rect, m, cx.theme);
+        self.paint_copy_cursor(&painter, rect, m, cx.theme.link);
+        self.paint_hints(&painter, rect, m, (cx.theme.link, cx.background));
         self.search_bar(&ctx, rect, cx.theme);
         if focused {
             self.place_ime(&ctx, rect, m);

@@ -130,6 +130,15 @@ impl PaneUi {
             SearchAction::Close => return,
             SearchAction::None => {}
             SearchAction::Show(i) => {
+                if let Some(results) = &bar.results
+                    && let Some(hit) = results.matches.get(i)
+                {
+                    let at = tern_core::text::copy_mode::CopyPoint {
+                        line: hit.line as u64,
+                        col: hit.cols.start,
+                    };
+                    self.copy_search_shown(at, &results.matches);
+                }
                 if let (Some(hit), Some(view)) = (
                     bar.results.as_ref().and_then(|r| r.matches.get(i)),
                     &self.view,
@@ -193,11 +202,13 @@ impl PaneUi {
             return;
         };
         let (row, col) = self.cell_at(pos, rect, m);
-        if let Some((cells, uri)) = self.link_at_cell(row, col) {
-            let y = rect.top() + (row + 1) as f32 * m.cell.y - 1.0;
-            let x0 = rect.left() + cells.start as f32 * m.cell.x;
-            let x1 = rect.left() + cells.end as f32 * m.cell.x;
-            painter.hline(x0..=x1, y, egui::Stroke::new(1.0, theme.link));
+        if let Some((spans, uri)) = self.link_at_cell(row, col) {
+            for (row, cells) in spans {
+                let y = rect.top() + (row + 1) as f32 * m.cell.y - 1.0;
+                let x0 = rect.left() + cells.start as f32 * m.cell.x;
+                let x1 = rect.left() + cells.end as f32 * m.cell.x;
+                painter.hline(x0..=x1, y, egui::Stroke::new(1.0, theme.link));
+            }
             response
                 .clone()
                 .on_hover_text_at_pointer(format!("{uri}\nCtrl+click to open"));

@@ -51,11 +51,18 @@ impl PaneUi {
         &mut self,
         row: usize,
         col: usize,
-    ) -> Option<(std::ops::Range<usize>, String)> {
+    ) -> Option<(crate::window::links::LinkSpans, String)> {
         let (pane, view) = (self.id, self.view.as_ref()?);
         self.viewport.refresh(&self.pipeline, pane, view);
         let rows = self.viewport.rows(view);
-        crate::window::links::link_at(rows.get(row)?, col, |id| view.links.get(&id).cloned())
+        crate::window::links::link_at(&rows, row, col, |id| view.links.get(&id).cloned())
+    }
+
+    /// Opens `uri` off the UI thread; an opener that is missing leaves a breadcrumb
+    /// (Diagnostics) for this pane. A refused scheme is an error at once.
+    pub fn open_link(&self, uri: &str) -> Result<(), String> {
+        let (pipeline, pane) = (self.pipeline.clone(), self.id);
+        crate::window::links::open(uri, move |why| pipeline.breadcrumb(Some(pane), why))
     }
 
     /// The cell under `pos` in `rect` (clamped to the grid).

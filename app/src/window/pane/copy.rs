@@ -1,0 +1,265 @@
+//! Copy mode in the window: keys go to `tern_core::text::copy_mode::CopyMode`, whose
+//! cursor is drawn over the text and whose selection is the viewport's selection, so
+//! `y` copies exactly what is highlighted (clipboard and PRIMARY). The view follows
+//! the cursor. Lines above the screen are read a page at a time from the model.
+
+use std::collections::HashMap;
+
+use tern_core::pipeline::PaneId;
+use tern_core::pipeline::Pipeline;
+use tern_core::pipeline::delivery::PaneView;
+use tern_core::text::copy_mode::{
+    CopyAction, CopyBounds, CopyKey, CopyMode, CopyPoint, CopySelectMode, LineText, next_match,
+};
+
+use super::PaneUi;
+use crate::window::primary::Primary;
+use crate::window::render::Metrics;
+use crate::window::viewport::{Point, SelectMode, cell_chars};
+
+/// Lines fetched from the model at once when copy mode reads above the screen.
+const HISTORY_PAGE_LINES: usize = 256;
+
+/// The pane's lines for copy mode: the screen from the snapshot, history paged from
+/// the model (cached for one key).
+struct PaneText<'a> {
+    pipeline: &'a Pipeline,
+    pane: PaneId,
+    view: &'a PaneView,
+    pages: HashMap<u64, Vec<char>>,
+}
+
+impl LineText for PaneText<'_> {
+    fn line(&mut self, line: u64) -> Option<Vec<char>> {
+        let screen = self.view.scrollback_dropped + self.view.scrollback_lines;
+        if line >= screen {
+            let row = self.view.rows.get(usize::try_from(line - screen).ok()?)?;
+            return Some(cell_chars(row));
+        }
+        if let Some(chars) = self.pages.get(&line) {
+            return Some(chars.clone());
+        }
+        let first = line.saturating_sub(HISTORY_PAGE_LINES as u64 / 2);
+        let count = HISTORY_PAGE_LINES.min(usize::try_from(screen - first).ok()?);
+        let page = self.pipeline.history(self.pane, first, count)?;
+        for (i, row) in page.rows.iter().enumerate() {
+            self.pages.insert(page.first + i as u64, cell_chars(row));
+        }
+        self.pages.get(&line).cloned()
+    }
+}
+
+impl PaneUi {
+    /// Enters copy mode at the terminal's cursor, or leaves it.
+    pub fn toggle_copy_mode(&mut self) {
+        if self.copy.is_some() {
+            self.leave_copy_mode();
+            return;
+        }
+        let Some(v) = &self.view else {
+            return;
+        };
+        let screen = v.scrollback_dropped + v.scrollback_lines;
+        self.copy = Some(CopyMode::new(CopyPoint {
+            line: screen + v.cursor.row as u64,
+            col: v.cursor.col,
+        }));
+    }
+
+    /// Leaves copy mode: its selection goes, and the view goes back to the live screen
+    /// (as tmux does), where the program's output is.
+    fn leave_copy_mode(&mut self) {
+        self.copy = None;
+        self.copy_matches.clear();
+        self.viewport.selection = None;
+        self.viewport.to_bottom();
+    }
+
+    /// The copy-mode state, while copy mode is on.
+    pub fn copy_mode(&self) -> Option<&CopyMode> {
+        self.copy.as_ref()
+    }
+
+    fn copy_bounds(&self, v: &PaneView) -> CopyBounds {
+        let screen = v.scrollback_dropped + v.scrollback_lines;
+        let offset = self.viewport.offset.min(v.scrollback_lines as usize) as u64;
+        CopyBounds {
+            first_line: v.scrollback_dropped,
+            last_line: screen + (v.rows.len() as u64).saturating_sub(1),
+            view_top: screen - offset,
+            view_rows: v.rows.len(),
+            cols: v.size.cols,
+        }
+    }
+
+    /// This frame's keys, for copy mode (nothing reaches the program meanwhile).
+    pub(super) fn copy_input(&mut self, ctx: &egui::Context, primary: &mut Primary) {
+        let events = ctx.input(|i| i.events.clone());
+        for event in events {
+            let key = match event {
+                egui::Event::Text(text) => {
+                    for c in text.chars() {
+                        self.copy_key(ctx, primary, CopyKey::Char(c));
+                    }
+                    continue;
+                }
+                egui::Event::Key {
+                    key: egui::Key::Escape,
+                    pressed: true,
+                    ..
+                } => CopyKey::Escape,
+                egui::Event::Key {
+                    key,
+                    pressed: true,
+                    modifiers,
+                    ..
+                } if modifiers.ctrl && !modifiers.shift => {
+                    match key.name().chars().next().filter(|_| key.name().len() == 1) {
+                        Some(c) => CopyKey::Ctrl(c.to_ascii_lowercase()),
+                        None => continue,
+                    }
+                }
+                _ => continue,
+            };
+            self.copy_key(ctx, primary, key);
+        }
+    }
+
+    fn copy_key(&mut self, ctx: &egui::Context, primary: &mut Primary, key: CopyKey) {
+        let Some(v) = self.view.as_ref() else {
+            return;
+        };
+        let bounds = self.copy_bounds(v);
+        let Some(mode) = self.copy.as_mut() else {
+            return;
+        };
+        let mut text = PaneText {
+            pipeline: &self.pipeline,
+            pane: self.id,
+            view: v,
+            pages: HashMap::new(),
+        };
+        let action = mode.key(key, &bounds, &mut text, &self.marks);
+        let seq = v.seq;
+        match action {
+            CopyAction::Exit => {
+                self.leave_copy_mode();
+                return;
+            }
+            CopyAction::Yank { .. } => {
+                self.mirror_copy_selection(seq);
+                if let Some(text) = self.selection_text().filter(|t| !t.is_empty()) {
+                    primary.set(&text);
+                    ctx.copy_text(text);
+                }
+                self.leave_copy_mode();
+                return;
+            }
+            CopyAction::AskSearch(_) => self.open_search(),
+            CopyAction::SearchAgain(direction) => {
+                let from = mode.cursor();
+                if let Some(at) = next_match(&self.copy_matches, from, direction) {
+                    mode.move_to(at);
+                }
+            }
+            CopyAction::Moved | CopyAction::Ignored => {}
+        }
+        self.mirror_copy_selection(seq);
+        self.follow_copy_cursor();
+    }
+
+    /// The search bar showed match `at` (absolute line, column): in copy mode the
+    /// cursor goes there, and the search's matches are kept for `n`/`N`.
+    pub(super) fn copy_search_shown(
+        &mut self,
+        at: CopyPoint,
+        matches: &[tern_core::model::search::SearchMatch],
+    ) {
+        let Some(mode) = self.copy.as_mut() else {
+            return;
+        };
+        let direction = mode.search_direction();
+        mode.search_found(at, direction);
+        self.copy_matches = matches
+            .iter()
+            .map(|m| CopyPoint {
+                line: m.line as u64,
+                col: m.cols.start,
+            })
+            .collect();
+        let seq = self.view.as_ref().map_or(0, |v| v.seq);
+        self.mirror_copy_selection(seq);
+    }
+
+    /// The copy-mode selection, as the viewport's (which draws and copies it).
+    fn mirror_copy_selection(&mut self, seq: u64) {
+        let Some(mode) = &self.copy else {
+            return;
+        };
+        let point = |p: CopyPoint| Point {
+            line: p.line as usize,
+            col: p.col,
+        };
+        match mode.selection() {
+            Some((anchor, cursor, kind)) => {
+                let kind = match kind {
+                    CopySelectMode::Cells => SelectMode::Cells,
+                    CopySelectMode::Lines => SelectMode::Lines,
+                    CopySelectMode::Block => SelectMode::Block,
+                };
+                self.viewport.start_selection(point(anchor), kind, seq);
+                self.viewport.extend_selection(point(cursor));
+            }
+            None => self.viewport.selection = None,
+        }
+    }
+
+    /// Scrolls so the copy-mode cursor's line is shown.
+    fn follow_copy_cursor(&mut self) {
+        let (Some(v), Some(mode)) = (&self.view, &self.copy) else {
+            return;
+        };
+        let b = self.copy_bounds(v);
+        let line = mode.cursor().line;
+        let screen = v.scrollback_dropped + v.scrollback_lines;
+        let bottom = b.view_top + (b.view_rows as u64).saturating_sub(1);
+        let top = if line < b.view_top {
+            line
+        } else if line > bottom {
+            line + 1 - b.view_rows as u64
+        } else {
+            return;
+        };
+        self.viewport.offset = screen.saturating_sub(top).min(v.scrollback_lines) as usize;
+        self.viewport.fraction = 0.0;
+    }
+
+    /// Draws the copy-mode cursor (a hollow box) where it is in view.
+    pub(super) fn paint_copy_cursor(
+        &self,
+        painter: &egui::Painter,
+        rect: egui::Rect,
+        m: &Metrics,
+        color: egui::Color32,
+    ) {
+        let (Some(v), Some(mode)) = (&self.view, &self.copy) else {
+            return;
+        };
+        let b = self.copy_bounds(v);
+        let at = mode.cursor();
+        let Some(row) = at.line.checked_sub(b.view_top) else {
+            return;
+        };
+        if row >= b.view_rows as u64 {
+            return;
+        }
+        let min = rect.min + egui::vec2(at.col as f32 * m.cell.x, row as f32 * m.cell.y);
+        let cell = egui::Rect::from_min_size(min, m.cell);
+        painter.rect_stroke(
+            cell,
+            0.0,
+            egui::Stroke::new(2.0, color),
+            egui::StrokeKind::Inside,
+        );
+    }
+}
