@@ -41,4 +41,10 @@ pub enum Action {
     /// Close the pane without asking (the user already said yes).
     ClosePane(PaneId),
     Sidebar(SidebarAction),
+    /// Open a tab in the active worktree running `command` in `cwd` (a hint's
+    /// `path:line` in the editor).
+    RunInNewTab {
+        cwd: std::path::PathBuf,
+        command: Vec<String>,
+    },
 }

@@ -84,6 +84,9 @@ pub struct Config {
     /// Extra regular expressions the hints (Ctrl+Shift+H) label, before the built-in
     /// URLs, paths, `path:line`, hashes and IP addresses.
     pub hint_patterns: Vec<String>,
+    /// The editor a hint's `path:line` opens in, at that line, in a new tab (`"nvim"`,
+    /// `"code --wait"`...); `None`: `$VISUAL`, else `$EDITOR`, else the file opener.
+    pub editor: Option<String>,
 }
 
 impl Default for Config {
@@ -111,6 +114,7 @@ impl Default for Config {
             send_text: Vec::new(),
             remote: RemoteConfig::default(),
             hint_patterns: Vec::new(),
+            editor: None,
         }
     }
 }

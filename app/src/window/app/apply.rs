@@ -18,6 +18,14 @@ impl TernApp {
                 Action::FocusPane(pane) => {
                     self.ws.focus_pane(pane);
                 }
+                Action::RunInNewTab { cwd, command } => {
+                    let group = self.ws.active;
+                    if let Some((program, args)) = command.split_first()
+                        && let Some(pane) = self.spawn_command(&cwd, program, args)
+                    {
+                        self.ws.add_tab(group, pane);
+                    }
+                }
                 Action::SelectTab(i) => {
                     self.ws.select_tab(i);
                 }

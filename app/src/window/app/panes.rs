@@ -238,6 +238,7 @@ impl TernApp {
             window_focused: self.window_focused,
             confirm_multiline_paste: self.settings.config.confirm_multiline_paste,
             hint_patterns: &self.settings.config.hint_patterns,
+            editor: self.settings.config.editor.as_deref(),
             pane_ids: &mut self.pane_ids,
             primary: &mut self.primary,
         };
@@ -250,6 +251,9 @@ impl TernApp {
             let response = p.frame(ui, rect, &mut cx, keyboard);
             if response.clicked {
                 actions.push(Action::FocusPane(pane));
+            }
+            if let Some((cwd, command)) = p.take_edit_request() {
+                actions.push(Action::RunInNewTab { cwd, command });
             }
             if pane == tab.focused && tab.layout.len() > 1 && !tab.zoomed {
                 ui.painter().rect_stroke(

@@ -112,6 +112,11 @@ impl PaneUi {
             HintAction::Open => {
                 let result = match hint.kind {
                     HintKind::Url => self.open_link(&hint.text),
+                    // `path:line` in the editor ($VISUAL, else $EDITOR) at that line, in
+                    // a new tab; without one, the file with the platform opener.
+                    HintKind::PathLine if self.editor_command().is_some() => {
+                        self.edit_at_line(&hint.text)
+                    }
                     HintKind::Path | HintKind::PathLine => self.open_path(&hint.text),
                     _ => Err(format!("{:?} is not something to open: copied", hint.text)),
                 };
@@ -122,6 +127,47 @@ impl PaneUi {
                 }
             }
         }
+    }
+
+    /// Asks the app for a tab running the editor at `path:line[:col]` (`EDITOR +LINE
+    /// PATH`, which vi, vim, nvim, emacs, nano, micro, kak and helix all take).
+    fn edit_at_line(&mut self, text: &str) -> Result<(), String> {
+        let mut parts = text.split(':');
+        let path = parts.next().unwrap_or(text);
+        let line = parts.next().and_then(|l| l.parse::<u64>().ok()).unwrap_or(1);
+        let cwd = self
+            .cwd_reported
+            .as_deref()
+            .map(PathBuf::from)
+            .or(self.cwd.clone());
+        let full = resolve(path, cwd.as_deref());
+        if !full.exists() {
+            return Err(format!("{} does not exist", full.display()));
+        }
+        let mut command = self
+            .editor_command()
+            .ok_or("no editor: set editor in the config, or $VISUAL or $EDITOR")?;
+        command.push(format!("+{line}"));
+        command.push(full.display().to_string());
+        let dir = full
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from("/"));
+        self.edit_request = Some((cwd.unwrap_or(dir), command));
+        Ok(())
+    }
+
+    /// The editor and its arguments: the config's, else `$VISUAL`, else `$EDITOR`.
+    fn editor_command(&self) -> Option<Vec<String>> {
+        self.editor
+            .as_deref()
+            .and_then(tern_core::resume::split_command)
+            .or_else(editor)
+    }
+
+    /// A tab the app should open for the editor (taken once).
+    pub fn take_edit_request(&mut self) -> Option<(PathBuf, Vec<String>)> {
+        self.edit_request.take()
     }
 
     /// Opens a path (`path:line` opens the file) with the platform opener, resolved
@@ -187,4 +233,14 @@ fn resolve(path: &str, cwd: Option<&Path>) -> PathBuf {
         Some(dir) if p.is_relative() => dir.join(p),
         _ => p.to_path_buf(),
     }
+}
+
+/// The environment's editor and its arguments: `$VISUAL`, else `$EDITOR` (split like a
+/// shell would); `None` when neither names one.
+fn editor() -> Option<Vec<String>> {
+    ["VISUAL", "EDITOR"].iter().find_map(|k| {
+        std::env::var(k)
+            .ok()
+            .and_then(|v| tern_core::resume::split_command(&v))
+    })
 }

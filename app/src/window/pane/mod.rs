@@ -59,6 +59,8 @@ pub struct PaneCx<'a> {
     pub confirm_multiline_paste: bool,
     /// The config's extra hint patterns.
     pub hint_patterns: &'a [String],
+    /// The config's editor for a hint's `path:line`.
+    pub editor: Option<&'a str>,
     /// The widget ids of the panes (keyboard focus on anything else is a text field).
     pub pane_ids: &'a mut std::collections::HashSet<egui::Id>,
     pub primary: &'a mut Primary,
@@ -96,6 +98,10 @@ pub struct PaneUi {
     pub last_command: Option<String>,
     /// The program and arguments the pane was opened to run, when not the shell.
     pub launched: Option<Vec<String>>,
+    /// A hint asked for the editor at a line: (folder, command) for a new tab.
+    edit_request: Option<(std::path::PathBuf, Vec<String>)>,
+    /// The config's editor (set every frame).
+    editor: Option<String>,
     /// Prompts and the last command's output (OSC 133), for prompt jumps and "copy
     /// last output".
     pub marks: tern_core::model::marks::PromptMarks,
@@ -156,6 +162,8 @@ impl PaneUi {
             command: None,
             last_command: None,
             launched: None,
+            edit_request: None,
+            editor: None,
             marks: Default::default(),
             badges: Badges::default(),
             pending_keys: Vec::new(),
@@ -403,6 +411,9 @@ impl PaneUi {
         let ctx = ui.ctx().clone();
         let mut out = PaneResponse::default();
         self.confirm_multiline_paste = cx.confirm_multiline_paste;
+        if self.editor.as_deref() != cx.editor {
+            self.editor = cx.editor.map(str::to_owned);
+        }
         if self.hint_patterns.0 != cx.hint_patterns {
             let (compiled, _) = tern_core::text::hints::HintPatterns::new(cx.hint_patterns);
             self.hint_patterns = (cx.hint_patterns.to_vec(), compiled);
