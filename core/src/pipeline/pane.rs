@@ -61,15 +61,11 @@ impl PaneCore {
         }
     }
 
-    /// Shows or hides the pane. Revealing schedules a snapshot; hiding drops any
-    /// outstanding delivery (the caller clears the slot).
+    /// Shows or hides the pane. The caller clears the slot, so whatever delivery waited
+    /// there is gone: revealing schedules a snapshot, also for a pane that was visible
+    /// already (a frame alone would miss the dropped one's rows); hiding drops it.
     pub fn set_visible(&mut self, visible: bool) {
-        if visible && !self.visible {
-            self.snapshot_due = true;
-        }
-        if !visible {
-            self.snapshot_due = false;
-        }
+        self.snapshot_due = visible;
         self.outstanding = false;
         self.visible = visible;
     }
@@ -177,6 +173,11 @@ mod tests {
 
         /// Reveal = snapshot + later frames equals an always-visible view, whatever the
         /// hide/reveal boundaries and however output races the UI taking deliveries.
+        /// The model asks for a delivery after every step and a new one replaces what
+        /// waits in the slot (as `Slot::put` does), so this is also invariant 5's
+        /// "a new frame replaces an unconsumed one only by merging": catches
+        /// `next_delivery` building a frame while one is outstanding (the
+        /// `self.outstanding` check removed; seen: rows missing from the view).
         #[test]
         fn revealed_view_equals_the_reference(ops in proptest::collection::vec(op(), 1..80)) {
             let size = TermSize::new(20, 6);
@@ -199,9 +200,8 @@ mod tests {
                         view = None;
                     }
                     Op::Reveal => {
-                        if !pane.is_visible() {
-                            slot = None;
-                        }
+                        // `Pipeline::set_visible` clears the slot, visible before or not.
+                        slot = None;
                         pane.set_visible(true);
                     }
                     Op::UiTakes => {
@@ -216,11 +216,13 @@ mod tests {
                         reference.resize(TermSize::new(c, r));
                     }
                 }
-                if slot.is_none() {
-                    slot = pane.next_delivery();
-                    if !pane.is_visible() && slot.is_some() {
+                // The model asks for a delivery after every step and puts it in the
+                // slot as `Slot::put` does: a new one replaces what waits there.
+                if let Some(d) = pane.next_delivery() {
+                    if !pane.is_visible() {
                         hidden_frames += 1;
                     }
+                    slot = Some(d);
                 }
             }
             prop_assert_eq!(hidden_frames, 0, "a hidden pane got a delivery");
@@ -339,9 +341,8 @@ mod tests {
                         view = None;
                     }
                     Op::Reveal => {
-                        if !pane.is_visible() {
-                            slot = None;
-                        }
+                        // `Pipeline::set_visible` clears the slot, visible before or not.
+                        slot = None;
                         pane.set_visible(true);
                     }
                     Op::UiTakes => {
@@ -359,8 +360,8 @@ mod tests {
                         log.push(Logged::Resize(TermSize::new(c, r)));
                     }
                 }
-                if slot.is_none() {
-                    slot = pane.next_delivery().map(|d| (d, log.len()));
+                if let Some(d) = pane.next_delivery() {
+                    slot = Some((d, log.len()));
                 }
             }
         }
