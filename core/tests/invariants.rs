@@ -195,6 +195,69 @@ fn invariant_5_ui_calls_return_while_the_model_thread_is_busy() {
     }
 }
 
+/// The rows a reveal's snapshot carries (viewport, history) for a pane fed `lines`
+/// lines of history.
+fn snapshot_rows_after(lines: usize) -> (usize, usize, u64) {
+    let p = Pipeline::start(PipelineConfig::default(), Arc::new(|| {})).expect("pipeline");
+    let pane = p
+        .spawn(&SpawnSpec::command("sh", &["-c", "exec sleep 600"]).size(TermSize::new(80, 24)))
+        .expect("spawn");
+    let history: String = (0..lines)
+        .map(|i| format!("history line {i}\r\n"))
+        .collect();
+    p.feed(pane, history.as_bytes());
+    let credit = p.credit(pane).expect("credit");
+    wait_until(
+        "the history parsed",
+        || credit.parsed_total() == history.len() as u64,
+        || format!("{} of {}", credit.parsed_total(), history.len()),
+    );
+    p.set_visible(pane, true);
+    let mut snapshot = None;
+    wait_until(
+        "a snapshot on reveal",
+        || {
+            if let Some(Delivery::Snapshot(s)) = p.take(pane) {
+                snapshot = Some(s);
+            }
+            snapshot.is_some()
+        },
+        || format!("{lines} lines"),
+    );
+    let s = snapshot.expect("the wait returned with one");
+    // The history the snapshot leaves out is still there, paged on demand.
+    let oldest = p.history(pane, s.scrollback_dropped, 1).expect("a page");
+    assert_eq!(
+        oldest.rows.first().map(|r| r.text().trim_end().to_owned()),
+        Some(format!("history line {}", s.scrollback_dropped)),
+        "the oldest line held is paged on demand"
+    );
+    p.close(pane);
+    (s.rows.len(), s.history.len(), s.scrollback_lines)
+}
+
+/// Invariant 6: reveal is O(viewport). The snapshot a reveal builds carries the same
+/// number of rows (viewport and a bounded history window) after 1,000 lines of
+/// history as after 50,000, through the real model thread; the rest is paged on
+/// demand. Rows, not time. Catches: `delivery::snapshot` copying the whole
+/// scrollback (`from = 0`; seen: 977 history rows, then 10000 with the default scrollback).
+#[test]
+fn invariant_6_a_reveal_snapshot_does_not_grow_with_history() {
+    let (rows_short, history_short, held_short) = snapshot_rows_after(1_000);
+    let (rows_long, history_long, held_long) = snapshot_rows_after(50_000);
+    assert!(
+        held_long > held_short,
+        "the long history is held: {held_long}"
+    );
+    assert_eq!(rows_short, 24, "the viewport");
+    assert_eq!(rows_long, 24, "the viewport");
+    assert_eq!(
+        history_short, history_long,
+        "the snapshot's history grew with the pane's history ({history_short} rows after \
+         1,000 lines, {history_long} after 50,000)"
+    );
+}
+
 /// Invariant 7: no timer in the pipeline changes state to unstick something. Every
 /// timed wait in `core/src/pipeline/` is listed here with what it is for; a new one
 /// fails this test until it is reviewed and listed.
