@@ -36,4 +36,6 @@ if [ ${#PACKAGES[@]} -gt 0 ]; then
   fi
 fi
 
+# A test that needs tmux or sshd fails when it is missing (TERN_SKIP_MISSING_TOOLS=1
+# skips those tests instead, and says so).
 cargo test --workspace --locked
