@@ -6,6 +6,7 @@
 # SIGTERM and a plain start. Prints one line per check and exits non-zero on a failure.
 set -u
 T=$(realpath "${TERN:-target/release/tern}")
+[ -x "$T" ] || { echo "no binary at $T (cargo build --release -p tern)"; exit 2; }
 D=${OUT:-/tmp/tern-agents-check}; rm -rf "$D"; mkdir -p "$D"
 DISPLAY_N=${DISPLAY_N:-79}
 export DISPLAY=:$DISPLAY_N

@@ -102,9 +102,14 @@ fn run_window(cli: Cli) -> ExitCode {
     // the command line asks for one pane, and leaves the saved session alone.
     let plain = spec.command.is_none() && spec.cwd.is_none();
     let waker = LateWaker::default();
-    let remote = match open_remote(plain && config.session.restore, &waker) {
-        Ok(r) => r,
-        Err(code) => return code,
+    // `remote_control: false`: no socket, so no TERN_SOCKET for the panes.
+    let remote = match config
+        .remote_control
+        .then(|| open_remote(plain && config.session.restore, &waker))
+    {
+        None => None,
+        Some(Ok(r)) => r,
+        Some(Err(code)) => return code,
     };
     let session = (plain && config.session.restore)
         .then(|| {

@@ -14,6 +14,13 @@ use tern_core::session::{SessionState, SessionStore};
 /// How long the window has to close after a signal before tern exits without it.
 pub const CLOSE_DEADLINE: Duration = Duration::from_secs(5);
 
+// A remote whose ssh does not exit takes up to `DETACH_LONGEST` to detach while the
+// window closes: it must end inside the deadline (it was 5 s + 5 s against 5 s).
+const _: () = assert!(
+    tern_core::tmux::DETACH_LONGEST.as_millis() + 1000 < CLOSE_DEADLINE.as_millis(),
+    "remote detach grace periods must fit inside the close deadline"
+);
+
 static TERMINATION: AtomicBool = AtomicBool::new(false);
 
 /// The newest session state and where it goes, for the panic hook.

@@ -12,7 +12,9 @@
 //! has it. The answer is cached per character and each file is read once; egui asks at
 //! most once per character and family, and then rasterizes from the installed face, so
 //! none of this is on the drawing path after a character's first appearance. A
-//! character no font has is logged once; egui draws the missing-glyph box for it.
+//! character no font has is counted ([`SystemFonts::missing_chars`], for the
+//! diagnostics) and only the first is logged, in one line; egui draws the
+//! missing-glyph box for it.
 
 use std::collections::HashMap;
 use std::ffi::CString;
@@ -71,6 +73,34 @@ pub struct SystemFonts {
     /// The family fallback is sorted for (the configured one, else `monospace`).
     primary: Mutex<String>,
     caches: Mutex<Caches>,
+    missing: MissingChars,
+}
+
+/// Characters no font has: counted; only the first makes a line on stderr (100k such
+/// codepoints made 12,501 lines).
+#[derive(Default)]
+struct MissingChars {
+    count: std::sync::atomic::AtomicU64,
+}
+
+impl MissingChars {
+    /// Counts `c`; the line to log for it, only for the first.
+    fn note(&self, c: char) -> Option<String> {
+        let before = self
+            .count
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        (before == 0).then(|| {
+            format!(
+                "tern: no font has {c:?} (U+{:04X}); it and any other such character are \
+                 drawn as boxes (counted in the diagnostics, not logged)",
+                c as u32
+            )
+        })
+    }
+
+    fn count(&self) -> u64 {
+        self.count.load(std::sync::atomic::Ordering::Relaxed)
+    }
 }
 
 fn c_string(s: &str) -> Option<CString> {
@@ -100,9 +130,16 @@ impl SystemFonts {
                     fc,
                     primary: Mutex::new("monospace".to_owned()),
                     caches: Mutex::new(Caches::default()),
+                    missing: MissingChars::default(),
                 }))
             })
             .clone()
+    }
+
+    /// Characters asked for that no font has (each counted once: found or not, a
+    /// character is looked up once).
+    pub fn missing_chars(&self) -> u64 {
+        self.missing.count()
     }
 
     /// Sorts fallback for `family` from now on (characters already found stay).
@@ -223,7 +260,7 @@ fn read_face(path: &Path, index: u32) -> Option<FontData> {
 }
 
 /// Whether the face draws colour glyphs (bitmap `CBDT` or `sbix`, or layered `COLR`).
-fn has_colour_glyphs(data: &FontData) -> bool {
+pub fn has_colour_glyphs(data: &FontData) -> bool {
     let bytes: &[u8] = (*data.font).as_ref();
     skrifa::FontRef::from_index(bytes, data.index).is_ok_and(|f| {
         [b"CBDT", b"sbix", b"COLR"]
@@ -250,11 +287,10 @@ impl FontProvider for SystemFonts {
             let name = format!("system:{}#{}", face.path.display(), face.index);
             Some(FontInsert::new(&name, data, Vec::new()))
         });
-        if insert.is_none() {
-            eprintln!(
-                "tern: no font has {c:?} (U+{:04X}); it is drawn as a box",
-                c as u32
-            );
+        if insert.is_none()
+            && let Some(line) = self.missing.note(c)
+        {
+            eprintln!("{line}");
         }
         self.caches.lock().ok()?.by_char.insert(c, insert.clone());
         insert
@@ -288,6 +324,20 @@ mod tests {
         assert_eq!(ttc.faces[0].index, 1);
         let data = fc.load(&ttc.faces[0]).expect("loads");
         assert!(has_char(&data, '中'));
+    }
+
+    /// 100,000 characters no font has make one line and a count. Catches a line per
+    /// character (12,501 lines for 100k codepoints).
+    #[test]
+    fn missing_characters_make_one_line_and_a_count() {
+        let missing = MissingChars::default();
+        let lines: Vec<String> = (0..100_000u32)
+            .filter_map(|i| char::from_u32(0xF0000 + i))
+            .filter_map(|c| missing.note(c))
+            .collect();
+        assert_eq!(lines.len(), 1, "{:?}", &lines[..lines.len().min(3)]);
+        assert!(lines[0].contains("U+F0000"), "{}", lines[0]);
+        assert_eq!(missing.count(), 100_000);
     }
 
     #[test]

@@ -195,8 +195,12 @@ fn integrated_bash(rows: usize) -> (Harness<'static, Slot>, PaneId, tempfile::Te
     (h, pane, tmp)
 }
 
-/// Runs `line` and waits for the command's D mark (its output is in the last output).
+/// Runs `line` once the shell's line editor has it (typed earlier, the tty would echo
+/// it before the prompt), and waits for the command's D mark.
 fn run_line(h: &mut Harness<'static, Slot>, pane: PaneId, line: &str) {
+    step_until(h, "the shell waits at its prompt", |h| {
+        app(h).pane_ui(pane).is_some_and(|p| p.marks.at_input())
+    });
     let before = app(h)
         .pipeline()
         .activity(pane)

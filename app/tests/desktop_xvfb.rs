@@ -242,3 +242,35 @@ fn focused_window(display: &Display) -> String {
     .trim()
     .to_owned()
 }
+
+/// `remote_control: false` in the config: no socket is made and the programs tern
+/// starts get no `TERN_SOCKET` (with it on, `tern_msg_opens_lists_and_types_…` sees it
+/// set). Catches the switch read but not obeyed by the binary.
+#[test]
+fn remote_control_off_means_no_socket_and_no_tern_socket_for_programs() {
+    let display = start_xvfb();
+    let (dir, runtime) = scratch("remote-off");
+    let config = dir.join("config.ron");
+    std::fs::write(&config, "(remote_control: false)\n").expect("config");
+    let env_file = dir.join("env.txt");
+    let script = format!("env > '{}'; exec sleep 60", env_file.display());
+    let (_tern, _trace) = start_tern_with(
+        &display,
+        &dir,
+        &runtime,
+        &["-e", "sh", "-c", &script],
+        &[("TERN_CONFIG", config.to_str().expect("utf-8"))],
+    );
+    let env = wait_file(&env_file, "the program ran", &dir);
+    assert!(env.contains("TERN_PANE_ID="), "{env}");
+    assert!(!env.contains("TERN_SOCKET="), "{env}");
+    let sockets: Vec<_> = std::fs::read_dir(runtime.join("tern"))
+        .map(|d| {
+            d.flatten()
+                .filter(|e| e.path().extension().is_some_and(|x| x == "sock"))
+                .map(|e| e.path())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(sockets.is_empty(), "{sockets:?}");
+}

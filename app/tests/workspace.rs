@@ -272,7 +272,7 @@ fn the_config_reloads_on_save_and_a_broken_save_keeps_the_last_good_settings() {
     });
     assert_eq!(
         app(&h).config().theme.name,
-        tern_core::config::ThemeName::Light
+        tern_core::config::ThemeName::LIGHT
     );
     h.step(); // a new overlay is measured on its first frame, shown on the next
     let shown = h
@@ -636,5 +636,25 @@ fn a_shell_reporting_its_folder_with_osc7_sets_the_pane_cwd() {
     );
     step_until(&mut h, "the reported folder", |h| {
         app(h).pane_cwd(focused(h)) == Some("/tmp/with space".into())
+    });
+}
+
+/// The palette lists the themes; choosing one applies it at once to the panes (the
+/// model's colours, which programs asking OSC 11 get too).
+#[test]
+fn a_theme_chosen_in_the_palette_applies_at_once() {
+    let mut h = harness();
+    step_until(&mut h, "the shell's view", |h| app(h).view().is_some());
+    h.key_press_modifiers(CTRL_SHIFT, Key::P);
+    h.step();
+    h.event(Event::Text("Theme: Nord".into()));
+    h.step();
+    assert!(h.query_by_label_contains("Theme: Nord").is_some());
+    h.key_press(Key::Enter);
+    let nord = tern_core::model::Rgb::new(0x2e, 0x34, 0x40);
+    step_until(&mut h, "Nord's background in the pane", |h| {
+        app(h)
+            .view()
+            .is_some_and(|v| v.palette.background() == nord)
     });
 }

@@ -13,6 +13,13 @@
 //! bus, so a program printing OSC 9 in a loop costs one bus call per round trip, not
 //! one per notification, and the newest text always arrives. No timer holds anything
 //! back.
+//!
+//! **Bounded for all panes too.** At most [`GLOBAL_NEW_NOTIFICATIONS`] new
+//! notifications appear per [`GLOBAL_WINDOW`], whatever the number of panes; past that,
+//! one shared notification ("N more notifications") stands for the rest, replaced in
+//! place. Summaries and bodies lose control and bidi characters
+//! ([`crate::model::notify::sanitize`]), and a summary's markup characters become
+//! look-alikes ([`plain_summary`]): the summary is a program-set tab title.
 
 use std::collections::HashMap;
 use std::sync::mpsc::{self, Receiver, SyncSender, TryRecvError};
@@ -50,6 +57,32 @@ pub struct Outgoing {
     /// The notification on the desktop this one replaces (0: a new one).
     pub replaces_id: u32,
     pub body: String,
+    /// Over the global limit: this is the shared notification (summary "tern"), and
+    /// its id is recorded with [`Coalescer::sent`] under [`OVERFLOW_KEY`].
+    pub overflow: bool,
+}
+
+/// New notifications (not replacements) shown per [`GLOBAL_WINDOW`] for all panes
+/// together.
+pub const GLOBAL_NEW_NOTIFICATIONS: u32 = 8;
+/// The window of [`GLOBAL_NEW_NOTIFICATIONS`].
+pub const GLOBAL_WINDOW: Duration = Duration::from_secs(10);
+/// The key of the shared notification in [`Coalescer::sent`].
+pub const OVERFLOW_KEY: u64 = u64::MAX;
+
+/// A program-set text as a notification's summary: control and bidi characters
+/// dropped, and `<`, `>`, `&` turned into look-alikes (‹ › ＆), since some servers
+/// read markup in the summary though the specification says it is plain text.
+pub fn plain_summary(text: &str) -> String {
+    crate::model::notify::sanitize(text)
+        .chars()
+        .map(|c| match c {
+            '<' => '‹',
+            '>' => '›',
+            '&' => '＆',
+            c => c,
+        })
+        .collect()
 }
 
 /// Decides, per pane, whether a notification is a new one or replaces the one shown
@@ -61,6 +94,8 @@ pub struct Coalescer {
     /// The pane's notification on the desktop: its id, when the interval began, and
     /// how many messages it stands for.
     shown: HashMap<u64, (u32, Instant, u32)>,
+    /// When the current [`GLOBAL_WINDOW`] began and the new notifications shown in it.
+    window: Option<(Instant, u32)>,
 }
 
 impl Coalescer {
@@ -68,13 +103,21 @@ impl Coalescer {
         Coalescer {
             interval,
             shown: HashMap::new(),
+            window: None,
         }
     }
 
     /// The newest of `messages` requests from `pane` (merged while waiting).
     pub fn next(&mut self, pane: u64, body: &str, messages: u32, now: Instant) -> Outgoing {
+        let replaces = self
+            .shown
+            .get(&pane)
+            .is_some_and(|(_, began, _)| now.saturating_duration_since(*began) < self.interval);
+        if !replaces && !self.take_new(now) {
+            return self.overflow(messages, now);
+        }
         let (replaces_id, total) = match self.shown.get_mut(&pane) {
-            Some((id, began, count)) if now.saturating_duration_since(*began) < self.interval => {
+            Some((id, _, count)) if replaces => {
                 *count = count.saturating_add(messages);
                 (*id, *count)
             }
@@ -88,7 +131,45 @@ impl Coalescer {
         } else {
             body.to_owned()
         };
-        Outgoing { replaces_id, body }
+        Outgoing {
+            replaces_id,
+            body,
+            overflow: false,
+        }
+    }
+
+    /// Whether a new notification fits in the global window (counting it if so).
+    fn take_new(&mut self, now: Instant) -> bool {
+        let (began, shown) = match self.window {
+            Some((began, shown)) if now.saturating_duration_since(began) < GLOBAL_WINDOW => {
+                (began, shown)
+            }
+            _ => (now, 0),
+        };
+        let fits = shown < GLOBAL_NEW_NOTIFICATIONS;
+        self.window = Some((began, shown + u32::from(fits)));
+        fits
+    }
+
+    /// The shared notification that stands for those over the global limit: replaced
+    /// in place while the window lasts, with a count.
+    fn overflow(&mut self, messages: u32, now: Instant) -> Outgoing {
+        let window_began = self.window.map_or(now, |(began, _)| began);
+        let (replaces_id, total) = match self.shown.get_mut(&OVERFLOW_KEY) {
+            Some((id, began, count)) if *began >= window_began => {
+                *count = count.saturating_add(messages);
+                (*id, *count)
+            }
+            _ => {
+                self.shown.insert(OVERFLOW_KEY, (0, now, messages));
+                (0, messages)
+            }
+        };
+        Outgoing {
+            replaces_id,
+            body: format!("{total} more notifications (too many at once)"),
+            overflow: true,
+        }
     }
 
     /// The server showed the pane's notification as `id`.
@@ -174,7 +255,9 @@ impl DesktopNotifier {
     /// Queues a notification: merged into the pane's waiting one if the sender thread
     /// has not taken that yet (the newest text wins, the count grows). Returns whether
     /// it was queued. The thread starts with the first one.
-    pub fn notify(&mut self, request: DesktopRequest, _now: Instant) -> bool {
+    pub fn notify(&mut self, mut request: DesktopRequest, _now: Instant) -> bool {
+        request.summary = plain_summary(&request.summary);
+        request.body = crate::model::notify::sanitize(&request.body);
         let queued = match self.waiting.lock() {
             Ok(mut w) => {
                 let pane = request.pane;
@@ -307,6 +390,11 @@ fn sender_thread(
             }
             for (req, messages) in batch {
                 let out = coalescer.next(req.pane, &req.body, messages, Instant::now());
+                let summary = if out.overflow {
+                    "tern"
+                } else {
+                    req.summary.as_str()
+                };
                 let body = if markup {
                     escape_markup(&out.body)
                 } else {
@@ -331,7 +419,7 @@ fn sender_thread(
                         app_name,
                         out.replaces_id,
                         "utilities-terminal",
-                        req.summary.as_str(),
+                        summary,
                         body.as_str(),
                         action_list,
                         hints,
@@ -347,7 +435,7 @@ fn sender_thread(
                             }
                             ids.insert(id, req.pane);
                         }
-                        coalescer.sent(req.pane, id);
+                        coalescer.sent(if out.overflow { OVERFLOW_KEY } else { req.pane }, id);
                         report(DesktopEvent::Sent { pane: req.pane, id });
                     }
                     Err(e) if !unavailable_told => {
@@ -408,7 +496,8 @@ mod tests {
             first,
             Outgoing {
                 replaces_id: 0,
-                body: "needs permission".into()
+                body: "needs permission".into(),
+                overflow: false,
             }
         );
         c.sent(1, 42);
@@ -417,7 +506,8 @@ mod tests {
             second,
             Outgoing {
                 replaces_id: 42,
-                body: "done (2 messages)".into()
+                body: "done (2 messages)".into(),
+                overflow: false,
             }
         );
         // Merged while the thread was busy: three more stand behind one call.
@@ -460,6 +550,52 @@ mod tests {
                 (7, "message 9999".to_owned(), 10_000),
                 (8, "other".to_owned(), 1)
             ]
+        );
+    }
+
+    /// A hundred panes notify at once: at most [`GLOBAL_NEW_NOTIFICATIONS`] new ones
+    /// appear, and one shared notification counts the rest, replaced in place. Catches
+    /// a rate limit per pane only (100 hostile remote panes gave 150 notifications in
+    /// 17 s).
+    #[test]
+    fn many_panes_at_once_share_a_global_limit() {
+        let mut c = Coalescer::new(Duration::from_secs(5));
+        let t = Instant::now();
+        let mut new = 0;
+        let mut last = None;
+        for pane in 0..100u64 {
+            let out = c.next(pane, "hi", 1, t + Duration::from_millis(pane * 100));
+            if out.replaces_id == 0 {
+                new += 1;
+            }
+            if out.overflow {
+                c.sent(OVERFLOW_KEY, 900);
+            } else {
+                c.sent(pane, 100 + pane as u32);
+            }
+            last = Some(out);
+        }
+        // Within 10 s: eight new ones and the shared one, which counts the other 92.
+        assert_eq!(new, GLOBAL_NEW_NOTIFICATIONS + 1, "new notifications shown");
+        let last = last.expect("some");
+        assert!(last.overflow && last.replaces_id == 900, "{last:?}");
+        assert!(
+            last.body.starts_with("92 more notifications"),
+            "{}",
+            last.body
+        );
+        // A new window: a new notification again, and a new shared one after it.
+        let next = c.next(500, "later", 1, t + GLOBAL_WINDOW + Duration::from_secs(1));
+        assert!(!next.overflow && next.replaces_id == 0, "{next:?}");
+    }
+
+    /// A program-set title reaches the summary without bidi overrides, controls or
+    /// markup. Catches the title passed through unfiltered.
+    #[test]
+    fn a_summary_loses_bidi_controls_and_markup() {
+        assert_eq!(
+            plain_summary("tern · a\u{202E}gnp.exe\x1b <b>x</b> & y"),
+            "tern · agnp.exe ‹b›x‹/b› ＆ y"
         );
     }
 

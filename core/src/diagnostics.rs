@@ -80,6 +80,10 @@ pub struct Environment {
     pub pixels_per_point: Option<f32>,
     pub font: Option<String>,
     pub config_path: Option<String>,
+    /// Characters asked for that no font has (drawn as boxes; only the first is
+    /// logged on stderr).
+    #[serde(default)]
+    pub missing_glyph_chars: u64,
 }
 
 impl Environment {

@@ -158,8 +158,13 @@ fn hyperlinks_are_capped_in_count_uri_and_id_length() {
     for i in 0..MAX_HYPERLINKS + 500 {
         t.feed(&format!("\x1b]8;;https://x/{i}\x07a\x1b]8;;\x07\r"));
     }
-    assert_eq!(t.term.hyperlink_count(), MAX_HYPERLINKS);
-    let before = t.term.heap_bytes();
+    assert!(t.term.hyperlink_count() <= MAX_HYPERLINKS);
+    // The same 200 links without ids: what long ids may add to is this, plus little.
+    let mut plain = TestTerm::new(10, 2);
+    for i in 0..200 {
+        plain.feed(&format!("\x1b]8;;https://x/{i}\x07a\x1b]8;;\x07\r"));
+    }
+    let before = plain.term.heap_bytes() + 64 * 1024;
     let long_id = "i".repeat(MAX_OSC_BYTES - 100);
     let mut t = TestTerm::new(10, 2);
     for i in 0..200 {
@@ -188,6 +193,41 @@ fn hyperlinks_are_capped_in_count_uri_and_id_length() {
         t.term.grid().row(0).extra(1).and_then(|e| e.hyperlink),
         None
     );
+}
+
+/// What `ls --hyperlink` prints, 10,000 times: a new id-less link per line. Links no
+/// cell refers to any more (scrolled out of a 100-line history) are reclaimed, so the
+/// last line's link still opens, every link on screen and in the history still
+/// resolves to its own target, and the table stays within its cap. Catches a table
+/// that runs out for good (after 4,096 such links no link opened until restart).
+#[test]
+fn links_no_cell_uses_are_reclaimed() {
+    let config = TermConfig {
+        scrollback_lines: 100,
+        ..TermConfig::default()
+    };
+    let mut t = TestTerm::with_config(20, 5, config);
+    for i in 0..10_000 {
+        t.feed(&format!("\x1b]8;;file:///f/{i}\x07f{i}\x1b]8;;\x07\r\n"));
+    }
+    assert!(t.term.hyperlink_count() <= MAX_HYPERLINKS);
+    let link_of = |row: &tern_core::model::grid::Row| {
+        row.extra(0)
+            .and_then(|e| e.hyperlink)
+            .and_then(|id| t.term.hyperlink_uri(id))
+            .map(str::to_owned)
+    };
+    // The screen: lines 9996..9999 and the empty last row.
+    let last = t.term.grid().row(3);
+    assert_eq!(link_of(last).as_deref(), Some("file:///f/9999"));
+    for (n, row) in t.term.scrollback().iter().enumerate() {
+        let i = 10_000 - 4 - t.term.scrollback().len() + n;
+        assert_eq!(
+            link_of(&row),
+            Some(format!("file:///f/{i}")),
+            "history line {n}"
+        );
+    }
 }
 
 #[test]

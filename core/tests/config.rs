@@ -40,7 +40,7 @@ fn every_option_is_documented() {
 fn defaults_are_the_documented_choices() {
     let c = Config::default();
     assert_eq!(c.font.size, 15.0);
-    assert_eq!(c.theme.name, ThemeName::Dark);
+    assert_eq!(c.theme.name, ThemeName::DARK);
     assert_eq!(c.scrollback_lines, 10_000);
     assert_eq!(c.flow_control_window_bytes, 1 << 20);
     assert_eq!(c.clipboard.osc52_write, ClipboardPolicy::Allow);
@@ -65,7 +65,7 @@ fn a_partial_file_keeps_every_other_default() {
     .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(c.font.size, 12.5);
     assert_eq!(c.font.family, None);
-    assert_eq!(c.theme.name, ThemeName::Light);
+    assert_eq!(c.theme.name, ThemeName::LIGHT);
     assert_eq!(
         c.theme.background,
         Some(Rgb {
@@ -340,4 +340,56 @@ fn an_action_takes_several_chords_from_a_list() {
     let err = parse(r#"(key_bindings: {"focus_left": ["ctrl+shift+left", "hyper+h"]})"#)
         .expect_err("a bad chord in the list");
     assert!(err.to_string().contains("hyper"), "{err}");
+}
+
+/// A scheme by name reaches the model (a program asking OSC 11 and OSC 4 gets its
+/// colours), with the config's overrides on top; a name that names nothing is an error
+/// of the file at its line and column.
+#[test]
+fn a_named_scheme_reaches_the_model_and_an_unknown_one_is_an_error_where_written() {
+    use tern_core::model::{TermSize, Terminal};
+    let config = parse(
+        r##"(
+            theme: (name: "catppuccin-mocha", normal: (red: "#aa0011")),
+        )"##,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let mut term = Terminal::new(TermSize::new(20, 4), config.term_config());
+    term.advance(b"\x1b]11;?\x07\x1b]4;1;?\x07\x1b]4;2;?\x07");
+    let replies = String::from_utf8(term.take_replies()).expect("utf-8");
+    assert!(
+        replies.contains("rgb:1e1e/1e1e/2e2e"),
+        "Mocha's base: {replies:?}"
+    );
+    assert!(
+        replies.contains("4;1;rgb:aaaa/0000/1111"),
+        "the override: {replies:?}"
+    );
+    assert!(
+        replies.contains("4;2;rgb:a6a6/e3e3/a1a1"),
+        "Mocha's green: {replies:?}"
+    );
+    let err = parse("(\n  theme: (name: \"Purple Haze\"),\n)").unwrap_err();
+    assert_eq!(err.position, Some((2, 17)), "{err}");
+    assert!(
+        err.to_string().contains("no theme \"Purple Haze\""),
+        "{err}"
+    );
+}
+
+/// Remote control is on unless the file says `remote_control: false` (then the app
+/// binds no socket and sets no `TERN_SOCKET`, app/src/main.rs). Catches the switch
+/// missing or defaulting off.
+#[test]
+fn remote_control_is_on_by_default_and_can_be_switched_off() {
+    assert!(Config::default().remote_control);
+    let c = parse("(remote_control: false)").unwrap_or_else(|e| panic!("{e}"));
+    assert!(!c.remote_control);
+    assert_eq!(
+        Config {
+            remote_control: true,
+            ..c
+        },
+        Config::default()
+    );
 }

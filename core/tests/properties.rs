@@ -138,8 +138,72 @@ fn feed_chunked(term: &mut Terminal, bytes: &[u8], cuts: &[usize]) {
     term.advance(&bytes[start..]);
 }
 
+/// Rectangle operations, column shifts, REP and selective erases: the sequences that
+/// count area work ([`Terminal::work_cells`]), mixed into the usual tokens.
+fn work_input() -> impl Strategy<Value = Vec<u8>> {
+    let rect: Vec<&'static [u8]> = vec![
+        b"\x1b[65;1;1;9;30$x",
+        b"\x1b[2;2;8;20$z",
+        b"\x1b[$z",
+        b"\x1b[1;1;5;5${",
+        b"\x1b[1;1;9;9;1;4;7$r",
+        b"\x1b[2;2;6;6;7$t",
+        b"\x1b[1;1;4;10;3;5$v",
+        b"\x1b[1;1;1;1;1;1*y",
+        b"\x1b[3\x27}",
+        b"\x1b[2\x27~",
+        b"\x1b[?2J",
+        b"\x1b[?1K",
+        b"x\x1b[300b",
+        b"\x1b#8",
+        b"\x1b[2*x",
+    ];
+    let part = prop_oneof![
+        3 => token(),
+        1 => prop::sample::select(rect).prop_map(|b| b.to_vec()),
+    ];
+    prop::collection::vec(part, 0..300).prop_map(|t| t.concat())
+}
+
+/// Feeds `bytes` with [`Terminal::advance_bounded`], allowing `budgets[i]` more cells of
+/// work per call (0: stop after the first sequence), until all is consumed.
+fn feed_bounded(term: &mut Terminal, bytes: &[u8], budgets: &[u64]) {
+    let mut rest = bytes;
+    let mut i = 0;
+    while !rest.is_empty() {
+        let budget = budgets.get(i % budgets.len().max(1)).copied().unwrap_or(0);
+        let took = term.advance_bounded(rest, term.work_cells() + budget);
+        assert!(took > 0, "advance_bounded made no progress");
+        rest = &rest[took..];
+        i += 1;
+    }
+}
+
 proptest! {
     #![proptest_config(config())]
+
+    /// Stopping for work and going on gives what one call gives. Catches a stop that
+    /// loses or repeats bytes (the OSC guard looking past the stop, a held UTF-8 tail).
+    #[test]
+    fn stopping_for_work_gives_the_same_screen(
+        bytes in work_input(),
+        cols in 1usize..40,
+        rows in 1usize..12,
+        budgets in prop::collection::vec(0u64..200, 1..20),
+    ) {
+        let size = TermSize::new(cols, rows);
+        let mut whole = Terminal::new(size, small_config());
+        whole.advance(&bytes);
+        let mut bounded = Terminal::new(size, small_config());
+        feed_bounded(&mut bounded, &bytes, &budgets);
+        prop_assert_eq!(whole.dump(), bounded.dump());
+        prop_assert_eq!(whole.take_replies(), bounded.take_replies());
+        prop_assert_eq!(whole.title(), bounded.title());
+        prop_assert_eq!(whole.cursor(), bounded.cursor());
+        prop_assert_eq!(whole.work_cells(), bounded.work_cells());
+        let events = |t: &mut Terminal| t.drain_events().collect::<Vec<_>>();
+        prop_assert_eq!(events(&mut whole), events(&mut bounded));
+    }
 
     #[test]
     fn any_input_in_any_chunks_gives_the_same_screen(
@@ -249,4 +313,21 @@ fn a_flood_of_every_kind_keeps_memory_flat() {
         assert!(bytes < 2 * 1024 * 1024, "flood {i}: {bytes} bytes");
     }
     assert!(after_warmup > 0);
+}
+
+/// A full-screen DECFRA counts its cells, and a bounded parse stops right after the
+/// first one that reaches the bound. Catches rectangle operations not counted as work.
+#[test]
+fn a_bounded_parse_stops_after_the_sequence_that_reaches_the_bound() {
+    let mut term = Terminal::new(TermSize::new(100, 50), small_config());
+    let one = b"\x1b[65;1;1;50;100$x";
+    let three = one.repeat(3);
+    let took = term.advance_bounded(&three, term.work_cells() + 1);
+    assert_eq!(took, one.len());
+    assert_eq!(term.work_cells(), 100 * 50);
+    assert_eq!(
+        term.advance_bounded(&three[took..], u64::MAX),
+        2 * one.len()
+    );
+    assert_eq!(term.work_cells(), 3 * 100 * 50);
 }

@@ -216,3 +216,104 @@ fn a_client_without_a_server_names_the_socket() {
         "{e}"
     );
 }
+
+/// The folder a tern's socket is in may be reached by others: `tern msg` refuses to
+/// send (what it sends may be a typed password). Catches a client that connects to
+/// any socket at the path.
+#[test]
+fn a_client_refuses_a_socket_folder_others_can_reach() {
+    let f = fixture();
+    let folder = f.path.parent().expect("folder");
+    std::fs::set_permissions(folder, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let e = client::send(&f.path, Request::List).unwrap_err();
+    assert!(
+        e.contains("refusing") && e.contains("755") && e.contains("0700"),
+        "{e}"
+    );
+}
+
+/// A socket folder made first by another user (`/tmp/tern-<uid>` when
+/// `XDG_RUNTIME_DIR` is unset) is refused by the client. Catches a client that checks
+/// only the mode.
+#[test]
+fn a_client_refuses_a_socket_folder_someone_else_owns() {
+    if !rustix::process::getuid().is_root() {
+        return; // only root can hand a folder to another user
+    }
+    let f = fixture();
+    let folder = f.path.parent().expect("folder");
+    std::os::unix::fs::chown(folder, Some(65534), Some(65534)).unwrap();
+    let e = client::send(&f.path, Request::List).unwrap_err();
+    assert!(e.contains("owned by uid 65534"), "{e}");
+}
+
+/// A server that listens as another user (here: bound by a thread running as uid
+/// 65534 while the folder was open, then the folder made ours and private) is refused
+/// by its `SO_PEERCRED` before anything is sent. Catches a client that trusts the
+/// folder alone.
+#[test]
+fn a_client_refuses_a_server_running_as_another_user() {
+    if !rustix::process::getuid().is_root() {
+        return; // only root can listen as another user
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let folder = dir.path().join("tern");
+    std::fs::create_dir(&folder).unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let path = folder.join("s.sock");
+    let listener = {
+        let path = path.clone();
+        std::thread::spawn(move || {
+            // SAFETY: setresuid takes three plain integers and changes only this
+            // thread's credentials (the raw syscall, not glibc's process-wide wrapper);
+            // the thread ends right after binding.
+            let rc = unsafe { libc::syscall(libc::SYS_setresuid, 65534, 65534, 65534) };
+            assert_eq!(rc, 0, "setresuid: {}", std::io::Error::last_os_error());
+            std::os::unix::net::UnixListener::bind(&path).expect("binds as uid 65534")
+        })
+        .join()
+        .expect("listener thread")
+    };
+    std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let e = client::send(&path, Request::List).unwrap_err();
+    assert!(e.contains("runs as uid 65534"), "{e}");
+    drop(listener);
+}
+
+/// A client that sends a byte every half second, never a whole line, is cut off at
+/// the request deadline ([`READ_TIMEOUT`], 2 s) however often it sends. Catches a
+/// per-`read()` timeout standing in for a per-request deadline (16 such clients kept
+/// every slot for as long as they liked).
+#[test]
+fn a_dribbling_client_is_cut_off_at_the_request_deadline() {
+    let f = fixture();
+    let stream = UnixStream::connect(&f.path).expect("connects");
+    let mut writer = stream.try_clone().expect("clone");
+    let dribbler = std::thread::spawn(move || {
+        for _ in 0..40 {
+            if writer.write_all(b" ").is_err() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(500));
+        }
+    });
+    let wait = READ_TIMEOUT * 3;
+    stream.set_read_timeout(Some(wait)).unwrap();
+    let mut line = String::new();
+    let read = BufReader::new(&stream).read_line(&mut line);
+    assert!(
+        matches!(read, Ok(n) if n > 0),
+        "no reply within {wait:?} while the client kept sending: {read:?}"
+    );
+    let r: Response = serde_json::from_str(&line).expect("json");
+    assert!(
+        r.error
+            .as_deref()
+            .unwrap_or_default()
+            .contains("no request line within 2 s"),
+        "{line}"
+    );
+    drop(stream);
+    let _ = dribbler.join();
+}

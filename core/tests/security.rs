@@ -389,3 +389,25 @@ fn a_cwd_reported_for_another_host_is_only_a_remote_hint() {
     t.advance(format!("\x1b]7;file://{host}/usr\x07").as_bytes());
     assert_eq!(t.cwd(), Some("/usr"));
 }
+
+/// A remote (tmux) pane's OSC 7 naming this machine's host name is still a path on
+/// the remote machine (which may share the name): kept as a hint, never the local
+/// folder (`tern msg list` showed it as local). Catches the host name check alone
+/// deciding for far-side panes.
+#[test]
+fn a_far_side_panes_cwd_is_always_a_remote_hint() {
+    use tern_core::model::{TermConfig, TermSize, Terminal};
+    let config = TermConfig {
+        far_side: true,
+        ..TermConfig::default()
+    };
+    let mut t = Terminal::new(TermSize::new(20, 2), config);
+    let host = rustix::system::uname()
+        .nodename()
+        .to_string_lossy()
+        .into_owned();
+    t.advance(format!("\x1b]7;file://{host}/srv/remote\x07").as_bytes());
+    assert_eq!(t.cwd(), None, "a remote pane's path became local");
+    assert_eq!(t.remote_cwd(), Some((host.as_str(), "/srv/remote")));
+    assert_eq!(t.drain_events().count(), 0);
+}

@@ -1,14 +1,16 @@
 //! Invariant 9: no pane slows another. Every piece of work the model thread does for
 //! one pane is bounded and counted against that pane's slice, so another pane's query
 //! is answered after a bounded count of the busy pane's bytes, not after its backlog.
-//! Counts only: the latency figures live in `tern-bench` (`dsr`, `keys`).
-//! (Rectangle operations against the slice: `model::rect`'s tests.)
+//! Counts only: the latency figures live in `tern-bench` (`dsr`, `keys`). Rectangle
+//! operations count toward a slice by the cells they touch
+//! (`a_rectangle_flood_yields_between_sequences`).
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use tern_core::model::TermSize;
+use tern_core::pipeline::model_thread::SLICE_WORK_CELLS;
 use tern_core::pipeline::{Pipeline, PipelineConfig, SpawnSpec};
 
 /// How long a wait for an event may take before the test fails with a message (not a
@@ -87,5 +89,77 @@ fn invariant_9_a_dsr_is_answered_after_a_bounded_count_of_a_rep_flood() {
         "the flooding pane parsed {parsed} of {} bytes of REP before the other pane's \
          DSR was answered (bound {BOUND}): its slice is not bounded in time",
         backlog.len()
+    );
+}
+
+/// Waits (bounded) until `done` holds, polling the pipeline's events.
+fn wait_until(p: &Pipeline, what: &str, done: impl Fn(&Pipeline) -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !done(p) {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        p.poll_events();
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// One pane floods DECFRA over its whole 400x200 screen (80,000 cells per 20 bytes)
+/// while the focused pane asks DSR: the query is answered, and no slice of the flood
+/// did more than [`SLICE_WORK_CELLS`] plus one sequence's cells. Catches rectangle
+/// operations not counted toward the slice (before, a 2 KB piece of them, a hundred
+/// full-screen fills, ran between two looks at the other panes: 8 M cells, and a remote
+/// 2000x1000 pane's made a local DSR wait 1.5 s).
+#[test]
+fn a_rectangle_flood_yields_between_sequences() {
+    let p =
+        Pipeline::start(PipelineConfig::default(), std::sync::Arc::new(|| {})).expect("pipeline");
+    let (cols, rows) = (400u16, 200u16);
+    let area = u64::from(cols) * u64::from(rows);
+    let fills: String = (0..2000)
+        .map(|i| format!("\x1b[{};1;1;{rows};{cols}$x", 65 + i % 26))
+        .collect();
+    let flood = p
+        .spawn(
+            &SpawnSpec::command(
+                "sh",
+                &[
+                    "-c",
+                    "read x; while :; do printf '%s' \"$1\"; done",
+                    "sh",
+                    &fills,
+                ],
+            )
+            .size(TermSize::new(cols as usize, rows as usize)),
+        )
+        .expect("spawn flood");
+    let asker = p
+        .spawn(
+            &SpawnSpec::command("sh", &["-c", "stty raw -echo; echo ready; exec cat"])
+                .size(TermSize::new(80, 24)),
+        )
+        .expect("spawn asker");
+    p.set_visible(asker, true);
+    p.set_focus(Some(asker));
+    wait_until(&p, "the asking pane to start", |p| {
+        p.dump_screen(asker)
+            .is_some_and(|d| d.rows.iter().any(|r| r.contains("ready")))
+    });
+    let flood_stats = p.stats(flood).expect("flood stats");
+    let asker_stats = p.stats(asker).expect("asker stats");
+    p.write(flood, b"go\n");
+    wait_until(&p, "the flood to start", |_| {
+        flood_stats.slice_work_cells_max.load(Ordering::Relaxed) > 0
+    });
+    // cat echoes the query; the model answers it.
+    p.write(asker, b"\x1b[6n");
+    wait_until(&p, "the DSR reply", |_| {
+        asker_stats.replies_sent.load(Ordering::Relaxed) > 0
+    });
+    let most = flood_stats.slice_work_cells_max.load(Ordering::Relaxed);
+    p.close(flood);
+    p.close(asker);
+    assert!(
+        most <= SLICE_WORK_CELLS + area,
+        "a slice of the rectangle flood touched {most} cells (at most {} + {area} expected)",
+        SLICE_WORK_CELLS
     );
 }

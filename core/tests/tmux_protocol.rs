@@ -491,6 +491,8 @@ fn held_output_is_bounded_and_what_it_dropped_is_counted() {
                 pane: PaneId(9),
                 bytes,
             }) => unknown += bytes,
+            // %9 is the only pane that found no room for its entry.
+            Event::Error(SessionError::HeldOutputOverCap { bytes, .. }) => unknown += bytes,
             _ => {}
         }
     }
@@ -909,4 +911,55 @@ proptest! {
         }
         s.finish();
     }
+}
+
+/// A hostile host names a new pane on every `%output` line while the window list is
+/// out: the held output, entries included, stays within [`MAX_HELD_BYTES`], and what
+/// found no room is reported once, counted. Catches the entry made before the cap
+/// check (15 M such lines held 1,158 MB) and the accounting that subtracted entries
+/// never counted.
+#[test]
+fn a_new_pane_on_every_line_cannot_grow_the_held_output() {
+    let (mut s, _, _) = attached();
+    let lines = 200_000u32;
+    let mut flood = Vec::new();
+    for pane in 100..100 + lines {
+        flood.extend_from_slice(format!("%output %{pane} hello world\n").as_bytes());
+    }
+    s.feed(&flood);
+    let (panes, bytes) = s.held_output();
+    assert!(bytes <= MAX_HELD_BYTES, "{bytes} bytes held");
+    assert!(
+        panes < lines as usize / 2,
+        "{panes} of {lines} new panes held: entries are not counted"
+    );
+    let events = s.feed(&reply(262, &[window_line(0, "80x24,0,0,0", "bash")]));
+    assert_eq!(s.held_output(), (0, 0));
+    let unknown = events
+        .iter()
+        .filter(|e| matches!(e, Event::Error(SessionError::UnknownPane { .. })))
+        .count();
+    let refused: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Error(SessionError::HeldOutputOverCap { panes, bytes }) => {
+                Some((*panes, *bytes))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(unknown, panes);
+    assert_eq!(
+        refused,
+        vec![(lines as usize - panes, (lines as usize - panes) * 11)]
+    );
+    let message = SessionError::HeldOutputOverCap {
+        panes: 1,
+        bytes: 11,
+    }
+    .to_string();
+    assert!(
+        message.contains("held") && message.contains("11 bytes dropped"),
+        "{message}"
+    );
 }

@@ -364,3 +364,141 @@ fn output_after_a_screen_read_in_the_same_chunk_is_drawn_after_its_repaint() {
         rows == ["remote-ready", "$ after-repaint", "!"]
     });
 }
+
+/// A host gives a pane 2000x1000 cells: its model is at most
+/// [`MAX_REMOTE_PANE_COLS`] x [`MAX_REMOTE_PANE_ROWS`], and the user is told. Catches
+/// remote panes sized to whatever tmux says (20 such panes took RSS to 2.26 GB).
+#[test]
+fn a_huge_remote_pane_is_shown_within_the_size_cap() {
+    if !tmux_available() {
+        return;
+    }
+    use tern_core::tmux::{MAX_REMOTE_PANE_COLS, MAX_REMOTE_PANE_ROWS};
+    let server = Server::new();
+    server.new_session("s", "sleep 1000");
+    let mut spec = server.spec("s");
+    spec.size = (2000, 1000);
+    let mut remote = Remote::connect(pipeline(), spec);
+    let pane = remote.wait_pane(TmuxPane(0));
+    let told = remote.until(DEADLINE, |r| {
+        r.events.iter().any(|e| {
+            matches!(e, RemoteEvent::Problem(m)
+                if m.contains("is 2000x1000 in tmux") && m.contains("shown as 640x240"))
+        })
+    });
+    assert!(told, "{:#?}", remote.events);
+    let dump = remote.pipeline.dump_screen(pane).expect("screen");
+    assert!(
+        dump.rows.len() <= MAX_REMOTE_PANE_ROWS
+            && dump
+                .rows
+                .iter()
+                .all(|r| r.chars().count() <= MAX_REMOTE_PANE_COLS),
+        "{} rows",
+        dump.rows.len()
+    );
+}
+
+/// A host with more panes than [`MAX_REMOTE_PANES`] gets that many shown (each a pty
+/// pair and a model) and the user is told once. Catches a pane per tmux pane without
+/// limit (400 small panes opened 400 ptys, 1,228 fds).
+#[test]
+fn a_remote_session_shows_at_most_max_panes() {
+    if !tmux_available() {
+        return;
+    }
+    use tern_core::tmux::MAX_REMOTE_PANES;
+    let server = Server::new();
+    server.new_session("s", "sleep 1000");
+    let extra = MAX_REMOTE_PANES + 4;
+    let mut args = Vec::new();
+    for _ in 1..extra {
+        args.extend(["new-window", "-d", "sleep 1000", ";"]);
+    }
+    args.pop();
+    server.tmux(&args);
+    let mut remote = Remote::connect(pipeline(), server.spec("s"));
+    let told = remote.until(DEADLINE, |r| {
+        r.events.iter().any(|e| {
+            matches!(e, RemoteEvent::Problem(m)
+                if m.contains(&format!("at most {MAX_REMOTE_PANES} panes")))
+        })
+    });
+    assert!(told, "{:#?}", remote.events);
+    // Let every window's pane come.
+    remote.until(Duration::from_secs(2), |_| false);
+    let attached = remote
+        .events
+        .iter()
+        .filter(|e| matches!(e, RemoteEvent::PaneAttached { .. }))
+        .count();
+    assert_eq!(attached, MAX_REMOTE_PANES);
+    let problems = remote
+        .events
+        .iter()
+        .filter(|e| matches!(e, RemoteEvent::Problem(m) if m.contains("not shown")))
+        .count();
+    assert_eq!(problems, 1, "told once");
+}
+
+/// A worktree folder whose name holds tmux format syntax (`#{host}`, `#(cmd)`) is
+/// the folder the new session starts in: tmux expands `new-session -c` as a format,
+/// so a `#(...)` there would run a command. Catches `#` not doubled in the first
+/// `new-session` (it was for `new-window` only).
+#[test]
+fn a_start_folder_with_format_syntax_is_taken_literally() {
+    if !tmux_available() {
+        return;
+    }
+    let server = Server::new();
+    let base = tempfile::tempdir().expect("temp dir");
+    let dir = base.path().join("wt#{host}#(true)x");
+    std::fs::create_dir(&dir).expect("folder");
+    let mut spec = server.spec("fresh");
+    spec.start_dir = Some(path_str(&dir));
+    let mut remote = Remote::connect(pipeline(), spec);
+    remote.wait_pane(TmuxPane(0));
+    let cwd = server.tmux(&[
+        "display-message",
+        "-p",
+        "-t",
+        "fresh",
+        "#{pane_current_path}",
+    ]);
+    assert_eq!(cwd.trim_end(), path_str(&dir));
+}
+
+/// A remote pane's OSC 7 naming this machine's host name stays a remote hint: the
+/// pane (attached, so `TermConfig::far_side`) reports no local working directory.
+/// Catches attached panes built like local ones (`tern msg list` showed the remote
+/// path as a local folder).
+#[test]
+fn a_remote_panes_osc_7_never_sets_a_local_folder() {
+    if !tmux_available() {
+        return;
+    }
+    use tern_core::model::TermEvent;
+    use tern_core::pipeline::PaneEvent;
+    let host = rustix::system::uname()
+        .nodename()
+        .to_string_lossy()
+        .into_owned();
+    let server = Server::new();
+    let program =
+        format!("sleep 0.5; printf '\\033]7;file://{host}/srv/remote\\007done'; sleep 1000");
+    server.new_session("s", &program);
+    let mut remote = Remote::connect(pipeline(), server.spec("s"));
+    let pane = remote.wait_pane(TmuxPane(0));
+    remote.wait_screen(pane, "the program's output", |rows| {
+        rows.iter().any(|r| r.contains("done"))
+    });
+    let cwd_facts: Vec<_> = remote
+        .pipeline
+        .poll_events()
+        .into_iter()
+        .filter(
+            |e| matches!(e, PaneEvent::Fact { pane: p, event: TermEvent::Cwd(_) } if *p == pane),
+        )
+        .collect();
+    assert!(cwd_facts.is_empty(), "{cwd_facts:?}");
+}

@@ -54,6 +54,9 @@ pub enum Command {
     NextPrompt,
     SelectLastOutput,
     CopyLastOutput,
+    /// Use the n-th theme of `tern_core::config::themes::built_in_names` until the
+    /// config changes (the palette lists them).
+    Theme(u8),
 }
 
 /// One row of the table.

@@ -22,8 +22,9 @@ pub const EMOJI_FAMILY: &str = "tern-emoji";
 /// The font's name in egui's font definitions.
 pub const EMOJI_FONT_NAME: &str = "tern-color-emoji";
 
-/// Where colour emoji fonts live on common systems (bitmap `CBDT` or `sbix`, or `COLR`).
-/// `TERN_EMOJI_FONT` overrides the list: a path, or `none` for no colour emoji.
+/// Where colour emoji fonts live on common systems (bitmap `CBDT` or `sbix`, or `COLR`),
+/// looked at only without fontconfig. `TERN_EMOJI_FONT` overrides: a path, or `none`
+/// for no colour emoji.
 const CANDIDATES: &[&str] = &[
     "/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf",
     "/usr/share/fonts/noto/NotoColorEmoji.ttf",
@@ -36,12 +37,21 @@ const CANDIDATES: &[&str] = &[
 ];
 
 /// The colour emoji font to use: its path and bytes, or `None` (emoji are then drawn
-/// from the monochrome fonts, or not at all).
+/// from the monochrome fonts, or not at all). fontconfig's `emoji` family when it is
+/// a colour font; the well-known paths only where fontconfig is not there.
 pub fn find_font() -> Option<(PathBuf, Vec<u8>)> {
     match std::env::var_os("TERN_EMOJI_FONT") {
         Some(p) if p == "none" => None,
         Some(p) => read(Path::new(&p)),
-        None => CANDIDATES.iter().find_map(|p| read(Path::new(p))),
+        None => match crate::system_fonts::SystemFonts::open() {
+            Ok(fc) => {
+                let face = fc.family("emoji")?.faces[0].clone();
+                let data = fc.load(&face)?;
+                crate::system_fonts::has_colour_glyphs(&data)
+                    .then(|| (face.path, (*data.font).as_ref().to_vec()))
+            }
+            Err(_) => CANDIDATES.iter().find_map(|p| read(Path::new(p))),
+        },
     }
 }
 
@@ -121,6 +131,16 @@ pub(crate) mod tests {
         assert!(!wants_colour('─', &[]));
         assert!(!wants_colour('\u{23FA}', &[]), "⏺ is text by default");
         assert!(wants_colour('\u{23FA}', &['\u{FE0F}']));
+    }
+
+    /// fontconfig's `emoji` family (fonts-noto-color-emoji, which `scripts/test.sh`
+    /// installs), not a list of paths.
+    #[test]
+    fn the_colour_emoji_font_comes_from_fontconfig() {
+        let (path, bytes) = find_font().expect("a colour emoji font through fontconfig");
+        assert!(path.ends_with("NotoColorEmoji.ttf"), "{}", path.display());
+        let data = egui::FontData::from_owned(bytes);
+        assert!(crate::system_fonts::has_colour_glyphs(&data));
     }
 
     #[test]

@@ -66,7 +66,7 @@ fn font_dirs() -> Vec<PathBuf> {
         PathBuf::from("/Library/Fonts"),
         PathBuf::from("/System/Library/Fonts"),
     ];
-    if let Some(home) = std::env::var_os("HOME").map(PathBuf::from) {
+    if let Some(home) = dirs::home_dir() {
         dirs.push(home.join(".local/share/fonts"));
         dirs.push(home.join(".fonts"));
         dirs.push(home.join("Library/Fonts"));

@@ -92,22 +92,40 @@ impl Default for Theme {
 impl Theme {
     /// The window's colours for a configured theme (the model gets the palette).
     pub fn from_config(config: &tern_core::config::ThemeConfig) -> Theme {
-        let base = match config.name {
-            tern_core::config::ThemeName::Dark => Theme::default(),
-            tern_core::config::ThemeName::Light => Theme {
+        use tern_core::config::{BaseTheme, ThemeName};
+        // A named scheme: light or dark by its background, its own selection colour.
+        let scheme = config.scheme().ok().flatten();
+        let light = match &config.name {
+            ThemeName::Base(b) => *b == BaseTheme::Light,
+            ThemeName::Named(_) => scheme.as_ref().is_some_and(|s| !s.is_dark()),
+        };
+        let base = if light {
+            Theme {
                 selection: Color32::from_rgba_unmultiplied(70, 120, 230, 90),
                 cursor_text: Color32::from_rgb(0xfa, 0xfa, 0xf8),
                 focus_ring: Color32::from_rgb(40, 100, 220),
                 ..Theme::default()
-            },
+            }
+        } else {
+            Theme::default()
         };
+        let selection = config
+            .selection
+            .or(scheme.as_ref().and_then(|s| s.selection));
         Theme {
-            selection: config.selection.map_or(base.selection, |c| {
+            selection: selection.map_or(base.selection, |c| {
                 Color32::from_rgba_unmultiplied(c.r, c.g, c.b, 110)
             }),
+            cursor_text: scheme
+                .as_ref()
+                .map_or(base.cursor_text, |s| rgb_of(s.background)),
             ..base
         }
     }
+}
+
+fn rgb_of(c: tern_core::config::Rgb) -> Color32 {
+    Color32::from_rgb(c.r, c.g, c.b)
 }
 
 pub fn rgb(c: Rgb) -> Color32 {

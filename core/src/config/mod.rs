@@ -12,6 +12,7 @@
 mod agents;
 mod chord;
 mod overrides;
+pub mod themes;
 mod watch;
 
 use std::collections::BTreeMap;
@@ -65,6 +66,9 @@ pub struct Config {
     /// Answer DECRQCRA with the real checksum (off: always 0000). A 1x1 checksum
     /// reveals a cell's character, so a program can read text it did not write.
     pub rect_checksum_reports: bool,
+    /// Remote control (`tern msg`): a socket in a private folder, named to programs in
+    /// `TERN_SOCKET`. Off: no socket and no `TERN_SOCKET`. Read at start.
+    pub remote_control: bool,
     pub session: SessionConfig,
     /// What happens to a pane when its program exits.
     pub exit_behavior: ExitBehavior,
@@ -93,6 +97,7 @@ impl Default for Config {
             confirm_multiline_paste: true,
             resize_requests: false,
             rect_checksum_reports: true,
+            remote_control: true,
             session: SessionConfig::default(),
             exit_behavior: ExitBehavior::default(),
             shell_integration: true,
@@ -121,15 +126,36 @@ impl Default for FontConfig {
     }
 }
 
+/// tern's own two themes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum ThemeName {
+pub enum BaseTheme {
     #[default]
     Dark,
     Light,
 }
 
+/// A theme: `Dark` or `Light` (tern's own), or a scheme by name (`"Catppuccin
+/// Mocha"`: built in, or a file in the config folder's `themes/`; see [`themes`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ThemeName {
+    Base(BaseTheme),
+    Named(String),
+}
+
+impl Default for ThemeName {
+    fn default() -> Self {
+        ThemeName::DARK
+    }
+}
+
+impl ThemeName {
+    pub const DARK: ThemeName = ThemeName::Base(BaseTheme::Dark);
+    pub const LIGHT: ThemeName = ThemeName::Base(BaseTheme::Light);
+}
+
 /// A base theme and colours that override it (`None`: the theme's colour).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ThemeConfig {
     pub name: ThemeName,
@@ -141,14 +167,50 @@ pub struct ThemeConfig {
     pub normal: AnsiColors,
     /// ANSI colours 8-15.
     pub bright: AnsiColors,
+    /// Where theme files are looked for: `themes/` beside the config file it came from
+    /// (set when it is parsed), else beside the default config file.
+    #[serde(skip)]
+    pub themes_dir: Option<PathBuf>,
+}
+
+/// The settings, not where their files were found: a config read from a file equals
+/// the same settings written anywhere.
+impl PartialEq for ThemeConfig {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+            && self.foreground == other.foreground
+            && self.background == other.background
+            && self.cursor == other.cursor
+            && self.selection == other.selection
+            && self.normal == other.normal
+            && self.bright == other.bright
+    }
 }
 
 impl ThemeConfig {
+    /// The named scheme's colours (`None` for tern's own Dark and Light); an unknown
+    /// name or a broken theme file is an error that says so.
+    pub fn scheme(&self) -> Result<Option<themes::Scheme>, String> {
+        match &self.name {
+            ThemeName::Base(_) => Ok(None),
+            ThemeName::Named(name) => {
+                let dir = self.themes_dir.clone().or_else(themes::user_themes_dir);
+                themes::find(name, dir.as_deref()).map(Some)
+            }
+        }
+    }
+
     /// The model's colours for this theme: the base theme with the overrides on top.
     pub fn palette_defaults(&self) -> DynamicDefaults {
-        let mut d = match self.name {
-            ThemeName::Dark => DynamicDefaults::dark(),
-            ThemeName::Light => DynamicDefaults::light(),
+        let mut d = match &self.name {
+            ThemeName::Base(BaseTheme::Light) => DynamicDefaults::light(),
+            ThemeName::Base(BaseTheme::Dark) => DynamicDefaults::dark(),
+            // A name that does not resolve is reported where the config is applied
+            // (`ThemeName::scheme`); the colours fall back to Dark.
+            ThemeName::Named(_) => match self.scheme() {
+                Ok(Some(scheme)) => scheme.palette_defaults(),
+                _ => DynamicDefaults::dark(),
+            },
         };
         let model = |c: Rgb| crate::model::Rgb::new(c.r, c.g, c.b);
         if let Some(c) = self.foreground {
@@ -428,14 +490,36 @@ impl Config {
         if text.trim().is_empty() {
             return Ok(Config::default());
         }
-        ron_options()
-            .from_str(text)
-            .map_err(|e: ron::error::SpannedError| ConfigError {
+        let mut config: Config =
+            ron_options()
+                .from_str(text)
+                .map_err(|e: ron::error::SpannedError| ConfigError {
+                    path: path.as_ref().to_owned(),
+                    position: Some((e.span.start.line, e.span.start.col)),
+                    message: e.code.to_string(),
+                    not_found: false,
+                })?;
+        config.theme.themes_dir = path.as_ref().parent().map(|d| d.join("themes"));
+        // A theme name that names nothing is an error of the file, where it is written
+        // (the window keeps the last good settings).
+        if let (ThemeName::Named(name), Err(e)) = (&config.theme.name, config.theme.scheme()) {
+            let at = text
+                .find(&format!("\"{name}\""))
+                .or_else(|| text.find(name.as_str()));
+            let position = at.map(|at| {
+                let before = &text[..at];
+                let line = before.matches('\n').count() + 1;
+                let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+                (line, col)
+            });
+            return Err(ConfigError {
                 path: path.as_ref().to_owned(),
-                position: Some((e.span.start.line, e.span.start.col)),
-                message: e.code.to_string(),
+                position,
+                message: e,
                 not_found: false,
-            })
+            });
+        }
+        Ok(config)
     }
 
     /// The config as RON (pretty), e.g. to show the effective settings.
@@ -485,6 +569,7 @@ impl Config {
             },
             cursor_blink: self.cursor.blinking,
             rect_checksum_reports: self.rect_checksum_reports,
+            far_side: false,
         }
     }
 

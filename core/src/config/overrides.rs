@@ -107,7 +107,7 @@ mod tests {
         ]);
         assert!(errors.is_empty(), "{errors:?}");
         assert_eq!(c.font.size, 18.0);
-        assert_eq!(c.theme.name, ThemeName::Light);
+        assert_eq!(c.theme.name, ThemeName::LIGHT);
         assert_eq!(c.font.family.as_deref(), Some("Iosevka"));
         assert_eq!(c.env.get("EDITOR").map(String::as_str), Some("hx"));
         assert!(!c.confirm_on_close);

@@ -1,6 +1,6 @@
 //! Page size a program may change, as xterm 379 does it: DECCOLM (`CSI ? 3 h/l`, only
 //! while `CSI ? 40 h` allows it), DECSCPP (`CSI Pn $ |`) and DECSLPP (`CSI Pn t`, 24
-//! lines or more); and the cursor moving back (BS, CUB) with reverse wraparound
+//! lines or more), DECSNLS (`CSI Pn * |`); and the cursor moving back (BS, CUB) with reverse wraparound
 //! (`CSI ? 45 h`).
 //!
 //! The model resizes itself, as xterm's window does, and leaves the new size in
@@ -16,12 +16,14 @@ pub const WIDE_COLUMNS: usize = 132;
 pub const NORMAL_COLUMNS: usize = 80;
 /// DECSLPP ignores fewer lines than this (xterm: they are window operations).
 pub const MIN_PAGE_LINES: usize = 24;
+/// The most lines DECSNLS may ask for (xterm's limit).
+pub const MAX_SCREEN_LINES: usize = 255;
 /// The most lines DECSLPP (and a resize request) may ask for.
 pub const MAX_PAGE_LINES: usize = 1000;
 
 impl State {
     /// Resizes the model for a program's request and tells the app about it.
-    fn program_resize(&mut self, size: TermSize) {
+    pub(super) fn program_resize(&mut self, size: TermSize) {
         self.resize(size);
         self.resize_request = Some(TermSize::new(self.cols, self.rows));
     }
@@ -38,10 +40,10 @@ impl State {
         // Clear first, with the cursor on the last row: the reflow of a resize then keeps
         // the screen blank instead of pulling history into it (which the clear would
         // then lose).
-        self.erase_in_display(2);
+        self.clear_screen();
         self.cursor.row = self.rows - 1;
         self.program_resize(TermSize::new(cols, self.rows));
-        self.erase_in_display(2);
+        self.clear_screen();
         self.modes.origin = false;
         self.set_lr_margin_mode(self.lr_margin_mode);
         self.scroll_top = 0;
@@ -65,6 +67,15 @@ impl State {
         }
         let rows = lines.min(MAX_PAGE_LINES);
         self.program_resize(TermSize::new(self.cols, rows));
+    }
+
+    /// DECSNLS (`CSI Pn * |`): that many lines per screen, screen and cursor kept. xterm
+    /// takes 1..=255 (when window operations are allowed); tern takes the same range
+    /// from DECSLPP's floor up, so that a program cannot shrink a pane to a sliver.
+    pub fn set_lines_per_screen(&mut self, lines: u16) {
+        if (MIN_PAGE_LINES..=MAX_SCREEN_LINES).contains(&usize::from(lines)) {
+            self.program_resize(TermSize::new(self.cols, usize::from(lines)));
+        }
     }
 
     /// BS and CUB (xterm's `CursorBack`). With reverse wraparound (?45) and autowrap on,

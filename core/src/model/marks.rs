@@ -27,6 +27,8 @@ pub struct PromptMarks {
     running: Option<u64>,
     /// The last finished command's output: first line, and the line of its D.
     last_output: Option<(u64, u64)>,
+    /// The shell's prompt ended (B) and no command has started since (C).
+    at_input: bool,
 }
 
 impl PromptMarks {
@@ -45,14 +47,23 @@ impl PromptMarks {
                     self.prompts.push_back(line);
                 }
             }
-            ShellMark::CommandStart => {}
-            ShellMark::CommandExecuted => self.running = Some(line),
+            ShellMark::CommandStart => self.at_input = true,
+            ShellMark::CommandExecuted => {
+                self.at_input = false;
+                self.running = Some(line);
+            }
             ShellMark::CommandFinished { .. } => {
                 if let Some(start) = self.running.take() {
                     self.last_output = Some((start, line.max(start)));
                 }
             }
         }
+    }
+
+    /// Whether the shell waits at its prompt for a command line (OSC 133 B came, and
+    /// no C since): what is typed now goes to its line editor.
+    pub fn at_input(&self) -> bool {
+        self.at_input
     }
 
     /// The nearest prompt above `line`.
@@ -98,6 +109,12 @@ mod tests {
         assert_eq!(m.next(0), Some(5));
         assert_eq!(m.next(7), Some(9));
         assert_eq!(m.next(9), None);
+        assert!(!m.at_input());
+        let mut m = m;
+        m.record(ShellMark::CommandStart, 9);
+        assert!(m.at_input());
+        m.record(C, 10);
+        assert!(!m.at_input());
     }
 
     #[test]

@@ -8,11 +8,13 @@
 pub mod cell;
 pub mod charset;
 mod colornames;
+mod colorspec;
 pub mod dump;
 mod geometry;
 pub mod grid;
 mod ground;
 pub mod kitty;
+pub mod links;
 pub mod marks;
 pub mod modes;
 pub mod notify;
@@ -20,6 +22,7 @@ mod osc;
 pub mod palette;
 mod perform;
 mod prefetch;
+mod private_modes;
 mod rect;
 mod reflow;
 mod reports;
@@ -85,6 +88,10 @@ pub struct TermConfig {
     /// Answer DECRQCRA with the real checksum; off, the answer is always 0000 (a 1x1
     /// checksum reveals the cell's character to the program that asks).
     pub rect_checksum_reports: bool,
+    /// The pane's program runs on another machine (a remote tmux pane): every OSC 7 is
+    /// a remote hint ([`Terminal::remote_cwd`]), whatever host it names, never a local
+    /// folder (the remote machine may share this one's host name).
+    pub far_side: bool,
 }
 
 impl Default for TermConfig {
@@ -96,6 +103,7 @@ impl Default for TermConfig {
             cursor_shape: CursorShape::Block,
             cursor_blink: false,
             rect_checksum_reports: true,
+            far_side: false,
         }
     }
 }
@@ -292,7 +300,25 @@ impl Terminal {
     }
 
     /// Parses program output. Any chunking of the same bytes gives the same result.
-    pub fn advance(&mut self, mut bytes: &[u8]) {
+    pub fn advance(&mut self, bytes: &[u8]) {
+        let _ = self.advance_bounded(bytes, u64::MAX);
+    }
+
+    /// Cells touched so far by operations whose cost grows with the pane's area
+    /// (DECFRA, DECERA, DECSERA, DECCARA, DECRARA, DECCRA, DECRQCRA, DECIC, DECDC,
+    /// DECSED, DECSEL, REP, DECALN), cumulative.
+    pub fn work_cells(&self) -> u64 {
+        self.st.work_cells
+    }
+
+    /// Like [`Terminal::advance`], but stops after the first control sequence at which
+    /// [`Terminal::work_cells`] reached `until_work_cells`; returns how many bytes it
+    /// consumed (the caller passes the rest again later). So a pane whose few bytes
+    /// ask for much work (a DECFRA over 2000x1000 cells is 20 bytes) yields to other
+    /// panes between two sequences. Stopping and going on gives the same result as one
+    /// call.
+    pub fn advance_bounded(&mut self, mut bytes: &[u8], until_work_cells: u64) -> usize {
+        let total = bytes.len();
         // Events are drained between calls; a burst of them (a flood of marks or
         // titles) must not keep its capacity for the terminal's whole life.
         if self.st.events.is_empty() && self.st.events.capacity() > MAX_IDLE_EVENTS {
@@ -300,7 +326,8 @@ impl Terminal {
         }
         // vte 0.15 can drop the character after a UTF-8 sequence split across calls (its
         // partial-sequence path consumes too many bytes), so a split sequence is held
-        // back and completed here, and the parser never sees one.
+        // back and completed here, and the parser never sees one. (Completing one is
+        // printing a character: never a stop.)
         while !self.carry.is_empty() && !bytes.is_empty() {
             let need = utf8_len(self.carry[0]).saturating_sub(self.carry.len());
             let take = need.min(bytes.len());
@@ -308,35 +335,51 @@ impl Terminal {
             joined.extend_from_slice(&bytes[..take]);
             bytes = &bytes[take..];
             let tail = incomplete_utf8_tail(&joined);
-            self.feed(&joined[..joined.len() - tail]);
+            self.feed(&joined[..joined.len() - tail], u64::MAX);
             self.carry.extend_from_slice(&joined[joined.len() - tail..]);
         }
         let tail = incomplete_utf8_tail(bytes);
-        self.feed(&bytes[..bytes.len() - tail]);
-        self.carry.extend_from_slice(&bytes[bytes.len() - tail..]);
+        let body = bytes.len() - tail;
+        let fed = self.feed(&bytes[..body], until_work_cells);
+        if fed < body {
+            return total - bytes.len() + fed;
+        }
+        self.carry.extend_from_slice(&bytes[body..]);
+        total
     }
 
-    fn feed(&mut self, bytes: &[u8]) {
+    /// Feeds `bytes` through the OSC guard; returns how many it consumed (fewer only
+    /// when `parse` stopped for work).
+    fn feed(&mut self, bytes: &[u8], until_work_cells: u64) -> usize {
         let mut rest = bytes;
         while !rest.is_empty() {
             let (feed, skip) = self.guard_step(rest);
             if feed > 0 {
-                self.parse(&rest[..feed]);
+                let took = self.parse(&rest[..feed], until_work_cells);
+                if took < feed {
+                    // Stopped in ground, right after a control sequence: what the guard
+                    // saw past it is looked at again next time.
+                    self.guard = OscGuard::Outside;
+                    return bytes.len() - rest.len() + took;
+                }
             }
             rest = &rest[feed + skip..];
         }
+        bytes.len()
     }
 
     /// Parses bytes the OSC guard let through: the fast path while vte is in ground,
     /// vte from the first byte the fast path leaves to it until a dispatch brings it
-    /// back to ground.
-    fn parse(&mut self, mut bytes: &[u8]) {
+    /// back to ground. Stops there once the work reached `until_work_cells`; returns
+    /// the bytes parsed.
+    fn parse(&mut self, mut bytes: &[u8], until_work_cells: u64) -> usize {
+        let total = bytes.len();
         while !bytes.is_empty() {
             if self.ground && self.fast_path {
                 let took = ground::advance(&mut self.st, bytes);
                 bytes = &bytes[took..];
                 if bytes.is_empty() {
-                    return;
+                    break;
                 }
                 self.ground = false;
             }
@@ -349,7 +392,11 @@ impl Terminal {
             performer.flush();
             self.ground = performer.back_to_ground;
             bytes = &bytes[took..];
+            if self.ground && self.st.work_cells >= until_work_cells && !bytes.is_empty() {
+                break;
+            }
         }
+        total - bytes.len()
     }
 
     /// Decides how much of `bytes` to hand to the parser (`feed`) and then how much to
@@ -514,7 +561,7 @@ impl Terminal {
     }
 
     pub fn hyperlink_uri(&self, id: u32) -> Option<&str> {
-        self.st.hyperlinks.get(id as usize).map(|h| h.uri.as_str())
+        self.st.hyperlinks.get(id).map(|h| h.uri.as_str())
     }
 
     /// Hyperlinks (OSC 8 targets) this terminal holds; at most

@@ -28,6 +28,87 @@ pub enum MouseEncoding {
     Urxvt,
 }
 
+/// Modes xterm lets a program switch that tern records without acting on: DECRQM
+/// reports what was last set (xterm's "set" or "reset", not "permanently reset"), so a
+/// program that sets one and asks gets a consistent answer, but the screen and the
+/// keyboard behave the same either way. See `docs/CONFORMANCE.md` for why each is not
+/// acted on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecordedMode {
+    /// KAM (ANSI 2): keyboard locked.
+    Kam,
+    /// SRM (ANSI 12): no local echo (set at power-on, as in xterm).
+    Srm,
+    /// DECSCLM (?4): smooth scroll.
+    SmoothScroll,
+    /// DECSCNM (?5): reverse video.
+    ReverseVideo,
+    /// DECPFF (?18): print form feed.
+    PrintFormFeed,
+    /// DECPEX (?19): print extent is the full screen.
+    PrintExtent,
+    /// ?35 (DECHEBM in esctest; xterm's font-shifting keys, set at power-on).
+    FontShift,
+    /// DECNRCM (?42): national replacement character sets.
+    National,
+    /// DECBKM (?67): the backarrow key sends BS.
+    BackarrowBs,
+}
+
+impl RecordedMode {
+    /// The recorded ANSI mode numbered `mode`, if any.
+    pub fn ansi(mode: u16) -> Option<RecordedMode> {
+        Some(match mode {
+            2 => RecordedMode::Kam,
+            12 => RecordedMode::Srm,
+            _ => return None,
+        })
+    }
+
+    /// The recorded DEC private mode numbered `mode`, if any.
+    pub fn private(mode: u16) -> Option<RecordedMode> {
+        Some(match mode {
+            4 => RecordedMode::SmoothScroll,
+            5 => RecordedMode::ReverseVideo,
+            18 => RecordedMode::PrintFormFeed,
+            19 => RecordedMode::PrintExtent,
+            35 => RecordedMode::FontShift,
+            42 => RecordedMode::National,
+            67 => RecordedMode::BackarrowBs,
+            _ => return None,
+        })
+    }
+
+    fn bit(self) -> u16 {
+        1 << self as u16
+    }
+}
+
+/// The set of [`RecordedMode`]s that are on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct RecordedModes(u16);
+
+impl Default for RecordedModes {
+    /// xterm 379's power-on state: SRM and font shifting set, the rest reset.
+    fn default() -> Self {
+        RecordedModes(RecordedMode::Srm.bit() | RecordedMode::FontShift.bit())
+    }
+}
+
+impl RecordedModes {
+    pub fn get(self, mode: RecordedMode) -> bool {
+        self.0 & mode.bit() != 0
+    }
+
+    pub fn set(&mut self, mode: RecordedMode, on: bool) {
+        if on {
+            self.0 |= mode.bit();
+        } else {
+            self.0 &= !mode.bit();
+        }
+    }
+}
+
 /// Mode state. Names say what is on when true.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Modes {
@@ -71,6 +152,9 @@ pub struct Modes {
     /// with 8-bit C1 controls (CSI 0x9B, SS3 0x8F, ...), as xterm sends them.
     #[serde(default)]
     pub eight_bit_controls: bool,
+    /// Modes recorded for DECRQM but not acted on.
+    #[serde(default)]
+    pub recorded: RecordedModes,
 }
 
 impl Default for Modes {
@@ -94,6 +178,7 @@ impl Default for Modes {
             grapheme_clusters: false,
             keyboard_flags: 0,
             eight_bit_controls: false,
+            recorded: RecordedModes::default(),
         }
     }
 }
@@ -109,21 +194,23 @@ pub enum ModeReport {
 }
 
 /// ANSI modes xterm 379 answers DECRQM for that tern cannot switch, always off: GATM,
-/// KAM, CRM, SRTM, VEM, HEM, PUM and 13..19 (FEAM .. TSM). xterm itself reports KAM and
-/// CRM as switchable; tern refuses to lock the keyboard or show controls.
-const ANSI_PERMANENTLY_RESET: &[u16] = &[1, 2, 3, 5, 7, 10, 11, 13, 14, 15, 16, 17, 18, 19];
+/// CRM, SRTM, VEM, HEM, PUM and 13..19 (FEAM .. TSM). xterm itself reports CRM as
+/// switchable; tern refuses to show controls. (KAM and SRM are [`RecordedMode`]s.)
+const ANSI_PERMANENTLY_RESET: &[u16] = &[1, 3, 5, 7, 10, 11, 13, 14, 15, 16, 17, 18, 19];
 
 /// DEC private modes xterm 379 answers that tern does not implement, so they are always
-/// off: smooth scroll (4), reverse video (5), auto-repeat (8), xterm's blink resources (13), printer modes
-/// (18, 19), scrollbar (30), font shifting (35), Tektronix (38), more(1) fix (41), NRCS
-/// (42), margin bell (44), logging (46), backarrow sends BS (67), sixel (80, 1070, 8452),
-/// highlight mouse (1001), scroll-to-bottom resources (1010, 1011), pixel mouse (1016),
-/// xterm's meta, alt and keyboard-emulation resources (1034..1044, 1050..1061) and the
-/// readline/paste extensions (2001..2003, 2005, 2006).
+/// off: auto-repeat (8), xterm's blink resources (13), scrollbar (30), Tektronix (38),
+/// margin bell (44), logging (46), horizontal cursor coupling (60,
+/// which xterm does not know; esctest expects it permanently reset), sixel (80, 1070,
+/// 8452), highlight mouse (1001), scroll-to-bottom resources (1010, 1011), pixel mouse
+/// (1016), xterm's meta, alt and keyboard-emulation resources (1034..1044,
+/// 1050..1061) and the readline/paste extensions (2001..2003, 2005, 2006). (Smooth
+/// scroll, reverse video, the printer modes, font shifting, NRCS and backarrow are
+/// [`RecordedMode`]s.)
 const PRIVATE_PERMANENTLY_RESET: &[u16] = &[
-    4, 5, 8, 13, 18, 19, 30, 35, 38, 41, 42, 44, 46, 67, 80, 1001, 1010, 1011, 1016, 1034, 1035,
-    1036, 1037, 1039, 1040, 1041, 1042, 1043, 1044, 1050, 1051, 1052, 1053, 1060, 1061, 1070, 2001,
-    2002, 2003, 2005, 2006, 8452,
+    8, 13, 30, 38, 44, 46, 60, 80, 1001, 1010, 1011, 1016, 1034, 1035, 1036, 1037, 1039, 1040,
+    1041, 1042, 1043, 1044, 1050, 1051, 1052, 1053, 1060, 1061, 1070, 2001, 2002, 2003, 2005, 2006,
+    8452,
 ];
 
 /// DEC private modes that are always on in tern: ANSI (not VT52) mode (2), xterm's
@@ -144,11 +231,12 @@ impl ModeReport {
 impl Modes {
     /// The state of ANSI mode `mode` for DECRQM (`CSI Ps $ p`).
     pub fn report_ansi(&self, mode: u16) -> ModeReport {
+        if let Some(recorded) = RecordedMode::ansi(mode) {
+            return ModeReport::of(self.recorded.get(recorded));
+        }
         match mode {
             4 => ModeReport::of(self.insert),
             20 => ModeReport::of(self.newline),
-            // SRM set: no local echo, ever.
-            12 => ModeReport::PermanentlySet,
             m if ANSI_PERMANENTLY_RESET.contains(&m) => ModeReport::PermanentlyReset,
             _ => ModeReport::NotRecognized,
         }
@@ -156,6 +244,9 @@ impl Modes {
 
     /// The state of DEC private mode `mode` for DECRQM (`CSI ? Ps $ p`).
     pub fn report_private(&self, mode: u16) -> ModeReport {
+        if let Some(recorded) = RecordedMode::private(mode) {
+            return ModeReport::of(self.recorded.get(recorded));
+        }
         match mode {
             1 => ModeReport::of(self.app_cursor_keys),
             6 => ModeReport::of(self.origin),

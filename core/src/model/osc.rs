@@ -240,7 +240,7 @@ fn set_cwd(st: &mut State, uri: &str) {
     if path.len() > super::state::MAX_URI_BYTES || host.len() > 255 {
         return;
     }
-    if !is_local_host(host) {
+    if st.config.far_side || !is_local_host(host) {
         st.remote_cwd = Some((host.to_owned(), path));
         return;
     }
@@ -268,25 +268,7 @@ fn cap_command(text: &str) -> String {
 pub const MAX_COMMAND_BYTES: usize = 1024;
 
 fn percent_decode(input: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(input.len());
-    let mut i = 0;
-    while i < input.len() {
-        if input[i] == b'%'
-            && i + 2 < input.len()
-            && let (Some(h), Some(l)) = (hex(input[i + 1]), hex(input[i + 2]))
-        {
-            out.push(h * 16 + l);
-            i += 3;
-            continue;
-        }
-        out.push(input[i]);
-        i += 1;
-    }
-    out
-}
-
-fn hex(b: u8) -> Option<u8> {
-    (b as char).to_digit(16).map(|d| d as u8)
+    percent_encoding::percent_decode(input).collect()
 }
 
 /// OSC 8 ; params ; uri — an empty uri ends the link.

@@ -24,9 +24,10 @@ impl Rgb {
 
     /// Parses a colour as xterm's `XParseColor` does: `rgb:r/g/b` (1-4 hex digits per
     /// channel, scaled to 16 bits), `#rgb`, `#rrggbb`, `#rrrgggbbb`, `#rrrrggggbbbb`
-    /// (the digits are the high bits), `rgbi:r/g/b` (intensities 0 to 1, taken as
-    /// linear) and X11 colour names (`red`, `alice blue`). tern keeps the high 8 bits
-    /// of each channel, as xterm on a 24-bit display does.
+    /// (the digits are the high bits), the Xcms device-independent forms (`RGBi:`,
+    /// `CIEXYZ:`, `CIEuvY:`, `CIExyY:`, `CIELab:`, `CIELuv:`, `TekHVC:`, see
+    /// [`super::colorspec`]) and X11 colour names (`red`, `alice blue`). tern keeps the
+    /// high 8 bits of each channel, as xterm on a 24-bit display does.
     pub fn parse(spec: &str) -> Option<Rgb> {
         if let Some(rest) = spec.strip_prefix("rgb:") {
             let channel = |p: &str| -> Option<u8> {
@@ -39,12 +40,8 @@ impl Rgb {
             };
             return Rgb::three(rest, channel);
         }
-        if let Some(rest) = spec.strip_prefix("rgbi:") {
-            let channel = |p: &str| -> Option<u8> {
-                let v: f64 = p.parse().ok()?;
-                (0.0..=1.0).contains(&v).then(|| (v * 255.0).round() as u8)
-            };
-            return Rgb::three(rest, channel);
+        if let Some(rgb) = super::colorspec::parse(spec) {
+            return Some(rgb);
         }
         let Some(hex) = spec.strip_prefix('#') else {
             return super::colornames::lookup(spec).map(|(r, g, b)| Rgb::new(r, g, b));
@@ -306,7 +303,11 @@ mod tests {
             Rgb::parse("rgb:1234/5678/9abc"),
             Some(Rgb::new(0x12, 0x56, 0x9a))
         );
-        assert_eq!(Rgb::parse("rgbi:0/1/0.5"), Some(Rgb::new(0, 255, 128)));
+        assert_eq!(Rgb::parse("rgbi:0/1/0.5"), Some(Rgb::new(0, 255, 0xbc)));
+        assert_eq!(
+            Rgb::parse("CIELab:50/0/0"),
+            Some(Rgb::new(0x77, 0x77, 0x77))
+        );
         assert_eq!(Rgb::parse("rgbi:0/2/0"), None);
         assert_eq!(Rgb::parse("Alice Blue"), Some(Rgb::new(240, 248, 255)));
         assert_eq!(Rgb::parse("#ggg"), None);

@@ -6,10 +6,10 @@ use vte::{Params, Perform};
 use super::TermEvent;
 use super::cell::{Color, Flags, Underline};
 use super::charset::Charset;
-use super::modes::{ModeReport, MouseEncoding, MouseTracking};
+use super::modes::RecordedMode;
 use super::osc;
 use super::reports::{self, DcsKind, DcsRequest};
-use super::state::{CursorShape, State};
+use super::state::{CursorShape, Protection, State};
 
 /// Version reported by DA2 and XTVERSION.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -234,16 +234,13 @@ impl Perform for Performer<'_> {
             }
             ([b'?', b'$'], 'p') => {
                 let mode = param0(params, 0);
-                let report = match mode {
-                    3 => ModeReport::of(st.columns_132),
-                    40 => ModeReport::of(st.allow_column_switch),
-                    45 => ModeReport::of(st.reverse_wrap),
-                    69 => ModeReport::of(st.lr_margin_mode),
-                    _ => st.modes.report_private(mode),
-                };
+                let report = st.private_mode_report(mode);
                 let reply = format!("\x1b[?{mode};{}$y", report as u8);
                 st.reply(reply.as_bytes());
             }
+            // XTSAVE / XTRESTORE: save and restore DEC private modes.
+            ([b'?'], 's') => st.save_private_modes(&values(params)),
+            ([b'?'], 'r') => st.restore_private_modes(&values(params)),
             ([b'!'], 'p') => st.soft_reset(),
             ([b'"'], 'p') => {
                 // DECSCL: 61..=64 select the level, up to the VT420 tern is (xterm
@@ -257,8 +254,15 @@ impl Perform for Performer<'_> {
                         level > 61 && matches!(params.iter().nth(1), None | Some([0 | 2, ..]));
                 }
             }
+            // DECSCA: 1 protects, 0 and 2 do not, anything else changes nothing but
+            // still chooses DEC protection (xterm).
             ([b'"'], 'q') => {
-                st.pen.protected = param0(params, 0) == 1;
+                st.protection = Protection::Dec;
+                match param0(params, 0) {
+                    0 | 2 => st.pen.protected = false,
+                    1 => st.pen.protected = true,
+                    _ => {}
+                }
                 st.pen_changed();
             }
             ([b'\''], '}') => st.insert_columns(n(0)),
@@ -283,13 +287,17 @@ impl Perform for Performer<'_> {
                 st.change_rect_attrs(rect_params(&v, 0), v.get(4..).unwrap_or(&[]), true);
             }
             ([b'$'], '|') => st.set_columns_per_page(param0(params, 0)),
-            ([b'*'], 'x') => st.rect_extent_exact = param0(params, 0) == 2,
+            ([b'*'], '|') => st.set_lines_per_screen(param0(params, 0)),
+            ([b'*'], 'x') => st.attr_change_extent = param0(params, 0),
             ([b'*'], 'y') => {
                 // DECRQCRA: Pi ; Pg ; rectangle. Like xterm, the rectangle starts at the
                 // third parameter only when there are more than two.
                 let v = values(params);
                 let from = if v.len() > 2 { 2 } else { 0 };
                 let checksum = if st.config.rect_checksum_reports {
+                    if let Some(rect) = st.rect_from(rect_params(&v, from)) {
+                        st.charge_cells(rect.area_cells());
+                    }
                     st.rect_checksum(rect_params(&v, from))
                 } else {
                     0
@@ -315,6 +323,16 @@ impl Perform for Performer<'_> {
             ([], b'H') => st.set_tab_stop(),
             ([], b'M') => st.reverse_index(),
             ([], b'Z') => st.reply(DA1_REPLY),
+            // SPA / EPA: start and end an ISO protected area.
+            ([], b'V') => {
+                st.protection = Protection::Iso;
+                st.pen.protected = true;
+                st.pen_changed();
+            }
+            ([], b'W') => {
+                st.pen.protected = false;
+                st.pen_changed();
+            }
             ([], b'6') => st.back_index(),
             ([], b'9') => st.forward_index(),
             ([], b'7') => st.save_cursor(),
@@ -368,7 +386,12 @@ fn version_number() -> u32 {
 
 fn set_ansi_modes(st: &mut State, params: &Params, on: bool) {
     for p in params.iter() {
-        match p.first().copied().unwrap_or(0) {
+        let mode = p.first().copied().unwrap_or(0);
+        if let Some(recorded) = RecordedMode::ansi(mode) {
+            st.modes.recorded.set(recorded, on);
+            continue;
+        }
+        match mode {
             4 => st.modes.insert = on,
             20 => st.modes.newline = on,
             _ => {}
@@ -378,66 +401,7 @@ fn set_ansi_modes(st: &mut State, params: &Params, on: bool) {
 
 fn set_private_modes(st: &mut State, params: &Params, on: bool) {
     for p in params.iter() {
-        let mode = p.first().copied().unwrap_or(0);
-        let m = &mut st.modes;
-        let mouse = |t: MouseTracking| if on { t } else { MouseTracking::Off };
-        let encoding = |e: MouseEncoding| if on { e } else { MouseEncoding::Default };
-        match mode {
-            1 => m.app_cursor_keys = on,
-            3 => st.set_column_mode(on),
-            40 => st.allow_column_switch = on,
-            45 => st.reverse_wrap = on,
-            6 => {
-                m.origin = on;
-                st.goto(0, 0);
-            }
-            7 => m.autowrap = on,
-            9 => m.mouse = mouse(MouseTracking::X10),
-            12 => m.cursor_blink = on,
-            25 => m.show_cursor = on,
-            66 => m.app_keypad = on,
-            69 => st.set_lr_margin_mode(on),
-            1000 => m.mouse = mouse(MouseTracking::Normal),
-            1002 => m.mouse = mouse(MouseTracking::ButtonMotion),
-            1003 => m.mouse = mouse(MouseTracking::AnyMotion),
-            1004 => m.focus_events = on,
-            1005 => m.mouse_encoding = encoding(MouseEncoding::Utf8),
-            1006 => m.mouse_encoding = encoding(MouseEncoding::Sgr),
-            1015 => m.mouse_encoding = encoding(MouseEncoding::Urxvt),
-            1007 => m.alternate_scroll = on,
-            2004 => m.bracketed_paste = on,
-            2026 => m.synchronized_output = on,
-            2027 => m.grapheme_clusters = on,
-            47 => {
-                if on {
-                    st.enter_alt_screen(false, false)
-                } else {
-                    st.leave_alt_screen(false, false)
-                }
-            }
-            1047 => {
-                if on {
-                    st.enter_alt_screen(false, false)
-                } else {
-                    st.leave_alt_screen(false, true)
-                }
-            }
-            1048 => {
-                if on {
-                    st.save_cursor()
-                } else {
-                    st.restore_cursor()
-                }
-            }
-            1049 => {
-                if on {
-                    st.enter_alt_screen(true, true)
-                } else {
-                    st.leave_alt_screen(true, false)
-                }
-            }
-            _ => {}
-        }
+        st.set_private_mode(p.first().copied().unwrap_or(0), on);
     }
 }
 

@@ -19,6 +19,13 @@ pub struct Rect {
     pub right: usize,
 }
 
+impl Rect {
+    /// The cells in the rectangle.
+    pub fn area_cells(&self) -> usize {
+        (self.bottom - self.top) * (self.right - self.left)
+    }
+}
+
 /// What xterm 379's default (`csDEC`) DECRQCRA checksum adds for a cell, measured on
 /// xterm itself: the character's low 8 bits plus BOLD 0x80, BLINK 0x40, INVERSE 0x20 and
 /// (single) UNDERLINE 0x10. Protection, invisibility, colours and the other SGR
@@ -58,6 +65,12 @@ pub fn checksum_value(cell: &Cell, first: bool) -> u32 {
 }
 
 impl State {
+    /// Counts `cells` of work that grows with the pane's area toward the pane's slice
+    /// (see [`State::work_cells`]).
+    pub(super) fn charge_cells(&mut self, cells: usize) {
+        self.work_cells = self.work_cells.saturating_add(cells as u64);
+    }
+
     /// Reads `Pt;Pl;Pb;Pr` (0 or missing: 1, 1, last row, last column).
     pub(super) fn rect_from(&self, p: [u16; 4]) -> Option<Rect> {
         let (row_off, col_off, max_row, max_col) = if self.modes.origin {
@@ -112,6 +125,7 @@ impl State {
         let Some(rect) = self.rect_from(p) else {
             return;
         };
+        self.charge_cells(rect.area_cells());
         let cell = self.pen.template().with_ch(self.charsets.map(c));
         let extra = self.pen.extra();
         for row in rect.top..rect.bottom {
@@ -128,6 +142,7 @@ impl State {
         let Some(rect) = self.rect_from(p) else {
             return;
         };
+        self.charge_cells(rect.area_cells());
         // xterm counts DECERA's blanks in DECRQCRA as written spaces.
         let blank = self.erase_cell().with_drawn(true);
         for row in rect.top..rect.bottom {
@@ -136,18 +151,22 @@ impl State {
         }
     }
 
-    /// DECSERA: turns the unprotected characters of the rectangle into spaces, keeping
-    /// their attributes (xterm's `ScrnWipeRectangle`).
+    /// DECSERA: turns the characters of the rectangle into spaces, keeping their
+    /// attributes, and keeping DECSCA-protected characters while DEC protection is
+    /// chosen (xterm's `ScrnWipeRectangle`).
     pub fn selective_erase_rect(&mut self, p: [u16; 4]) {
         let Some(rect) = self.rect_from(p) else {
             return;
         };
+        self.charge_cells(rect.area_cells());
+        // Only DECSCA's protection counts here; SPA's does not (xterm).
+        let keep_protected = self.protection == super::state::Protection::Dec;
         for row in rect.top..rect.bottom {
             self.unsplit_wide(row, rect.left, rect.right);
             let r = self.row_mut(row);
             for col in rect.left..rect.right {
                 let mut cell = r.cells[col];
-                if cell.is_protected() {
+                if keep_protected && cell.is_protected() {
                     continue;
                 }
                 if cell.flags().contains(Flags::EXTRA) {
@@ -171,6 +190,8 @@ impl State {
         };
         let rows = (rect.bottom - rect.top).min(dst.bottom - dst.top);
         let cols = (rect.right - rect.left).min(dst.right - dst.left);
+        // The source rows are cloned whole, then `cols` cells of each copied.
+        self.charge_cells(rows * (self.cols + cols));
         // Read everything first: the two rectangles may overlap.
         let copied: Vec<_> = (0..rows)
             .map(|i| self.grid().row(rect.top + i).clone())
@@ -190,7 +211,7 @@ impl State {
     fn attr_extent(&self, rect: Rect) -> Vec<(usize, usize, usize)> {
         (rect.top..rect.bottom)
             .map(|row| {
-                if self.rect_extent_exact {
+                if self.attr_change_extent == 2 {
                     (row, rect.left, rect.right)
                 } else {
                     let left = if row == rect.top {
@@ -221,7 +242,10 @@ impl State {
         } else {
             attrs.to_vec()
         };
-        for (row, left, right) in self.attr_extent(rect) {
+        let extent = self.attr_extent(rect);
+        let cells: usize = extent.iter().map(|&(_, l, r)| r.saturating_sub(l)).sum();
+        self.charge_cells(cells.saturating_mul(attrs.len()));
+        for (row, left, right) in extent {
             let r = self.row_mut(row);
             for cell in &mut r.cells[left.min(right)..right] {
                 for &a in &attrs {
@@ -277,6 +301,7 @@ impl State {
     fn shift_box_columns(&mut self, col: usize, n: usize, right: bool) {
         let blank = self.erase_cell();
         let end = self.margin_right;
+        self.charge_cells((self.scroll_bottom - self.scroll_top) * end.saturating_sub(col));
         for row in self.scroll_top..self.scroll_bottom {
             let r = self.row_mut(row);
             if right {
@@ -315,18 +340,22 @@ impl State {
         }
     }
 
-    /// Erases the unprotected cells of `start..end` on `row`.
+    /// Erases the unprotected cells of `start..end` on `row` (all of them while no
+    /// protection is chosen: after DECSTR or RIS, xterm's DECSED/DECSEL erase
+    /// everything, protected bits or not).
     fn selective_erase_cells(&mut self, row: usize, start: usize, end: usize) {
+        self.charge_cells(end.saturating_sub(start));
         let blank = self.erase_cell();
+        let keep_protected = self.protection != super::state::Protection::Off;
         let r = self.row_mut(row);
         for col in start..end.min(r.cells.len()) {
-            if !r.cells[col].is_protected() {
+            if !(keep_protected && r.cells[col].is_protected()) {
                 r.fill(col, col + 1, blank);
             }
         }
     }
 
-    /// DECSEL: EL that keeps DECSCA-protected characters.
+    /// DECSEL: EL that keeps protected characters (DECSCA's, and SPA's as in xterm).
     pub fn selective_erase_line(&mut self, mode: u16) {
         self.cursor.pending_wrap = false;
         let (row, col, cols) = (self.cursor.row, self.cursor.col, self.cols);
@@ -339,7 +368,7 @@ impl State {
         self.selective_erase_cells(row, start, end);
     }
 
-    /// DECSED: ED that keeps DECSCA-protected characters.
+    /// DECSED: ED that keeps protected characters (DECSCA's, and SPA's as in xterm).
     pub fn selective_erase_display(&mut self, mode: u16) {
         self.cursor.pending_wrap = false;
         let (row, rows, cols) = (self.cursor.row, self.rows, self.cols);

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 
 use super::TermSize;
 use super::cell::{Color, Flags, Underline};
-use super::state::{CursorShape, Pen, State};
+use super::state::{CursorShape, Pen, Protection, State};
 
 /// Longest DCS request body kept; a longer one is answered as invalid.
 pub const MAX_DCS_BYTES: usize = 256;
@@ -82,12 +82,29 @@ pub fn finish_dcs(st: &mut State, request: DcsRequest) {
 }
 
 /// The DECRPSS body (setting and its final characters) for a DECRQSS request, or
-/// `None` when tern does not report that setting.
+/// `None` when tern does not report that setting. The settings and formats are xterm
+/// 379's (`misc.c`, `do_dcs`), with two deliberate differences: DECSLPP reports the
+/// page's lines (xterm reports one less above 24), and DECSASD/DECSSDT always report
+/// the main display and no status line, which tern does not have.
 fn decrqss_setting(st: &State, request: &[u8]) -> Option<String> {
     Some(match request {
         b"m" => format!("{}m", sgr_report(&st.pen)),
         b"r" => format!("{};{}r", st.scroll_top + 1, st.scroll_bottom),
+        // DECSLRM is a VT420 setting.
+        b"s" if st.conformance_level < 64 => return None,
         b"s" => format!("{};{}s", st.margin_left + 1, st.margin_right),
+        // DECSLPP: lines per page (never under 24, as xterm says); DECSNLS: lines
+        // per screen.
+        b"t" => format!("{}t", st.rows.max(super::geometry::MIN_PAGE_LINES)),
+        b"*|" => format!("{}*|", st.rows),
+        // DECSCPP: columns per page, 80 or 132.
+        b"$|" => format!("{}$|", if st.columns_132 { 132 } else { 80 }),
+        // DECSASD (active display: 0 the main one) and DECSSDT (status line type: 0
+        // none).
+        b"$}" => "0$}".to_string(),
+        b"$~" => "0$~".to_string(),
+        // DECSACE: the parameter as given.
+        b"*x" => format!("{}*x", st.attr_change_extent),
         b" q" => {
             let base = match st.cursor_shape {
                 CursorShape::Block => 1,
@@ -101,7 +118,11 @@ fn decrqss_setting(st: &State, request: &[u8]) -> Option<String> {
             };
             format!("{style} q")
         }
-        b"\"q" => format!("{}\"q", u8::from(st.pen.protected)),
+        // DECSCA: 1 only for DEC protection (SPA's ISO protection reports 0).
+        b"\"q" => format!(
+            "{}\"q",
+            u8::from(st.protection == Protection::Dec && st.pen.protected)
+        ),
         b"\"p" => format!(
             "{};{}\"p",
             st.conformance_level,

@@ -5,7 +5,7 @@
 use super::cell::{BOUND, Cell, Color, Flags, Underline, write_ascii};
 use super::charset::{Charset, Charsets};
 use super::grid::{CellExtra, Grid, Row};
-use super::modes::Modes;
+use super::modes::{Modes, RecordedMode};
 use super::palette::Palette;
 use super::scrollback::Scrollback;
 use super::width::char_width;
@@ -51,6 +51,18 @@ impl Pen {
             underline_color: self.underline_color,
         })
     }
+}
+
+/// xterm's protected-mode state: which kind of protection the cells written with a
+/// protected pen have. DECSCA chooses `Dec` (only DECSED, DECSEL and DECSERA keep
+/// them), SPA chooses `Iso` (ED, EL and ECH keep them too, and so do DECSED and
+/// DECSEL, as in xterm). DECSTR and RIS go back to `Off`, where no erase keeps them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Protection {
+    #[default]
+    Off,
+    Dec,
+    Iso,
 }
 
 /// Cursor position (0-based, screen-relative) and the wrap-pending state.
@@ -143,7 +155,7 @@ impl Damage {
 
 /// Caps that keep memory bounded under any input.
 pub const MAX_TITLE_CHARS: usize = 1024;
-pub const MAX_HYPERLINKS: usize = 4096;
+pub use super::links::MAX_HYPERLINKS;
 pub const MAX_URI_BYTES: usize = 2048;
 /// Longest OSC 8 `id=` kept; a longer id is dropped (the link stays, ungrouped).
 pub const MAX_LINK_ID_BYTES: usize = 256;
@@ -182,13 +194,23 @@ pub struct State {
     pub(super) margin_right: usize,
     /// DECSCL conformance level (61..=65; tern starts at 64, a VT420).
     pub(super) conformance_level: u16,
-    /// DECSACE: DECCARA/DECRARA act on the exact rectangle (else on the stream of
-    /// characters from the start position to the end position).
-    pub(super) rect_extent_exact: bool,
+    /// DECSACE's parameter as a program gave it (DECRQSS reports it back): 2 makes
+    /// DECCARA/DECRARA act on the exact rectangle, anything else on the stream of
+    /// characters from the start position to the end position.
+    pub(super) attr_change_extent: u16,
+    /// Which protection the last DECSCA or SPA chose; it decides which erases keep
+    /// protected cells (see [`Protection`]).
+    pub(super) protection: Protection,
     /// ?45: BS and CUB wrap back to the line above.
     pub(super) reverse_wrap: bool,
     /// ?40: DECCOLM may switch between 80 and 132 columns.
     pub(super) allow_column_switch: bool,
+    /// ?41, xterm's "more(1) fix" (its `curses` resource): a tab in the wrap-pending
+    /// state wraps first.
+    pub(super) tab_wraps_pending: bool,
+    /// XTSAVE's slots: DEC private modes and whether each was set (one entry per mode,
+    /// so bounded by the modes tern reports).
+    pub(super) saved_private_modes: Vec<(u16, bool)>,
     /// ?3 as DECRQM reports it: the last DECCOLM or DECSCPP asked for 132 columns.
     pub(super) columns_132: bool,
     /// One cell's size in pixels (`width, height`), told by the app (XTWINOPS 14/16).
@@ -207,7 +229,7 @@ pub struct State {
     /// XTWINOPS 22/23 entries; `None` for one that saved only the icon label.
     pub(super) title_stack: Vec<Option<String>>,
     pub(super) cwd: Option<String>,
-    pub(super) hyperlinks: Vec<Hyperlink>,
+    pub(super) hyperlinks: super::links::LinkTable,
     pub(super) cursor_shape: CursorShape,
     pub(super) last_printed: Option<char>,
     pub(super) replies: Vec<u8>,
@@ -227,6 +249,10 @@ pub struct State {
     /// Where the running command's output began (OSC 133 C, until the next A): an
     /// absolute line.
     pub(super) output_start: Option<u64>,
+    /// Cells touched by operations whose cost grows with the pane's area (rectangle
+    /// operations, DECIC/DECDC, DECSED, REP, DECALN), cumulative: the model thread
+    /// counts it against a pane's slice ([`super::Terminal::advance_bounded`]).
+    pub(super) work_cells: u64,
 }
 
 fn default_tabs(cols: usize) -> Vec<bool> {
@@ -261,9 +287,12 @@ impl State {
             margin_left: 0,
             margin_right: cols,
             conformance_level: 64,
-            rect_extent_exact: false,
+            attr_change_extent: 0,
+            protection: Protection::Off,
             reverse_wrap: false,
             allow_column_switch: false,
+            tab_wraps_pending: false,
+            saved_private_modes: Vec::new(),
             columns_132: false,
             cell_pixels: (8, 16),
             resize_request: None,
@@ -275,9 +304,10 @@ impl State {
             title_hex: false,
             title_stack: Vec::new(),
             cwd: None,
-            hyperlinks: Vec::new(),
+            hyperlinks: super::links::LinkTable::default(),
             cursor_shape: config.cursor_shape,
             last_printed: None,
+            work_cells: 0,
             replies: Vec::new(),
             events: Vec::new(),
             damage: Damage::new(rows),
@@ -626,6 +656,7 @@ impl State {
     /// REP: repeat the last printed character.
     pub fn repeat_last(&mut self, count: usize) {
         if let Some(c) = self.last_printed {
+            self.charge_cells(count.min(u16::MAX as usize));
             for _ in 0..count.min(u16::MAX as usize) {
                 self.print(c);
             }
@@ -687,9 +718,16 @@ impl State {
         self.cursor_back(1);
     }
 
-    /// HT: to the next tab stop (or the last column), `count` times.
+    /// HT: to the next tab stop (or the last column), `count` times. With ?41 and
+    /// autowrap on, a pending wrap is carried out first (index, column 0), as xterm's
+    /// `TabNext` does for each step.
     pub fn tab_forward(&mut self, count: usize) {
         let edge = self.right_edge();
+        if self.tab_wraps_pending && self.cursor.pending_wrap && self.modes.autowrap {
+            self.index();
+            self.cursor.col = 0;
+            self.cursor.pending_wrap = false;
+        }
         for _ in 0..count {
             if self.cursor.col + 1 >= edge {
                 break;
@@ -702,9 +740,14 @@ impl State {
         }
     }
 
-    /// CBT: to the previous tab stop (or column 0), `count` times.
+    /// CBT: to the previous tab stop (or column 0), `count` times. Like xterm it
+    /// ignores the margins, except that in origin mode it stops at the left margin.
     pub fn tab_backward(&mut self, count: usize) {
-        let edge = self.left_edge();
+        let edge = if self.modes.origin {
+            self.margin_left
+        } else {
+            0
+        };
         for _ in 0..count {
             if self.cursor.col <= edge {
                 break;
@@ -1051,7 +1094,23 @@ impl State {
         let (row, col) = (self.cursor.row, self.cursor.col);
         let blank = self.erase_cell().with_drawn(true);
         let end = col.saturating_add(n.max(1));
-        self.row_mut(row).fill(col, end, blank);
+        self.erase_span(row, col, end, blank);
+    }
+
+    /// Fills `start..end` of `row` with `blank` for ED, EL and ECH: under ISO
+    /// protection (SPA) protected cells are kept, as in xterm.
+    fn erase_span(&mut self, row: usize, start: usize, end: usize, blank: Cell) {
+        let keep_protected = self.protection == Protection::Iso;
+        let r = self.row_mut(row);
+        if !keep_protected {
+            r.fill(start, end, blank);
+            return;
+        }
+        for col in start..end.min(r.cells.len()) {
+            if !r.cells[col].is_protected() {
+                r.fill(col, col + 1, blank);
+            }
+        }
     }
 
     /// EL: 0 right of the cursor, 1 left of it, 2 the whole line. Cancels a pending
@@ -1066,10 +1125,9 @@ impl State {
             2 => (0, cols),
             _ => return,
         };
-        let r = self.row_mut(row);
-        r.fill(start, end, blank);
+        self.erase_span(row, start, end, blank);
         if end == cols {
-            r.wrapped = false;
+            self.row_mut(row).wrapped = false;
         }
     }
 
@@ -1083,18 +1141,18 @@ impl State {
             0 => {
                 self.erase_in_line(0);
                 for r in row + 1..rows {
-                    self.reset_row(r, blank);
+                    self.erase_row(r, blank);
                 }
             }
             1 => {
                 for r in 0..row {
-                    self.reset_row(r, blank);
+                    self.erase_row(r, blank);
                 }
                 self.erase_in_line(1);
             }
             2 => {
                 for r in 0..rows {
-                    self.reset_row(r, blank);
+                    self.erase_row(r, blank);
                 }
             }
             3 => {
@@ -1105,6 +1163,7 @@ impl State {
         }
     }
 
+    /// Blanks a whole row, protected cells included.
     fn reset_row(&mut self, row: usize, blank: Cell) {
         let cols = self.cols;
         let r = self.row_mut(row);
@@ -1112,9 +1171,27 @@ impl State {
         r.wrapped = false;
     }
 
+    /// Blanks a whole row for ED (see [`State::erase_span`]).
+    fn erase_row(&mut self, row: usize, blank: Cell) {
+        let cols = self.cols;
+        self.erase_span(row, 0, cols, blank);
+        self.row_mut(row).wrapped = false;
+    }
+
+    /// Blanks the whole screen, protected cells included (DECCOLM, as xterm's
+    /// `ClearScreen`).
+    pub(super) fn clear_screen(&mut self) {
+        self.cursor.pending_wrap = false;
+        let blank = self.erase_cell();
+        for r in 0..self.rows {
+            self.reset_row(r, blank);
+        }
+    }
+
     /// DECALN: fill the screen with 'E', reset margins, home the cursor.
     pub fn screen_alignment(&mut self) {
         let cols = self.cols;
+        self.charge_cells(cols * self.rows);
         for r in 0..self.rows {
             let row = self.row_mut(r);
             row.fill(0, cols, Cell::BLANK.with_ch('E').with_drawn(true));
@@ -1198,12 +1275,27 @@ impl State {
 
     // ---- resets ----
 
-    /// DECSTR: soft reset, xterm's list: cursor shown, replace mode, absolute origin,
-    /// autowrap on, normal cursor keys and keypad, full margins (top/bottom and
-    /// left/right) and DECLRMM off, default pen (SGR and DECSCA), default charsets, the
-    /// active screen's saved cursor back to home. The screen, the cursor position, tab
-    /// stops and the other modes are kept.
+    /// DECSTR: soft reset, xterm's list: cursor shown with the configured shape and
+    /// blink, replace mode, absolute origin, autowrap on, reverse wraparound off,
+    /// keyboard unlocked, normal cursor keys and keypad, full margins (top/bottom and
+    /// left/right) and DECLRMM off, default pen (SGR and DECSCA) and no protection
+    /// mode, default charsets, the ANSI colours (OSC 4), the active screen's saved
+    /// cursor back to home. The screen, the cursor position, tab stops, the special
+    /// and dynamic colours and the other modes are kept.
     pub fn soft_reset(&mut self) {
+        self.reverse_wrap = false;
+        self.protection = Protection::Off;
+        self.cursor_shape = self.config.cursor_shape;
+        self.modes.cursor_blink = self.config.cursor_blink;
+        self.modes.recorded.set(RecordedMode::Kam, false);
+        // xterm's ReallyReset resets the ANSI colours (OSC 4) on DECSTR too; the
+        // special and dynamic colours (OSC 5, 10-19) are kept.
+        let palette_before = self.palette.clone();
+        self.palette.reset_all_indexed();
+        if self.palette != palette_before {
+            self.palette_generation += 1;
+            self.damage.mark_all();
+        }
         self.modes.insert = false;
         self.modes.origin = false;
         self.modes.autowrap = true;
@@ -1228,7 +1320,8 @@ impl State {
         self.cursor.pending_wrap = false;
     }
 
-    /// RIS: everything back to power-on, scrollback included.
+    /// RIS: everything back to power-on, scrollback included, except the special and
+    /// dynamic colours (OSC 5, 10-19), which xterm keeps.
     pub fn full_reset(&mut self) {
         let size = TermSize {
             cols: self.cols,
@@ -1240,20 +1333,31 @@ impl State {
         let replies = std::mem::take(&mut self.replies);
         let cell_pixels = self.cell_pixels;
         let resize_request = self.resize_request.take();
+        // xterm: RIS goes back to 80 columns when 132 were selected while ?40 allowed
+        // switching.
+        let back_to_80 = self.allow_column_switch && self.columns_132;
         // Hyperlink ids and absolute line numbers must never be reused: rows the UI
         // still holds (and marks, search results) refer to them. So the link table
         // survives, and the scrollback is cleared in place (its drop count goes on).
         let hyperlinks = std::mem::take(&mut self.hyperlinks);
+        // As in xterm 379, RIS resets the ANSI colours (OSC 4) but keeps the special
+        // and dynamic colours a program set (OSC 5, 10-19).
+        let mut palette = self.palette.clone();
+        palette.reset_all_indexed();
         let mut scrollback = std::mem::replace(&mut self.scrollback, Scrollback::new(0, 0));
         let had_history = !scrollback.is_empty();
         scrollback.clear();
         *self = State::new(size, config);
+        self.palette = palette;
         self.hyperlinks = hyperlinks;
         self.scrollback = scrollback;
         // What the app told the model, and a request the app has not read yet, outlive
         // the reset.
         self.cell_pixels = cell_pixels;
         self.resize_request = resize_request;
+        if back_to_80 && self.cols != super::geometry::NORMAL_COLUMNS {
+            self.program_resize(TermSize::new(super::geometry::NORMAL_COLUMNS, self.rows));
+        }
         // A reset palette is a change too.
         self.palette_generation = generation + 1;
         // Answers to queries that came before the reset still go out.
@@ -1309,27 +1413,50 @@ impl State {
         }
     }
 
-    /// Interns an OSC 8 hyperlink, returning its id; `None` when over the cap.
+    /// Interns an OSC 8 hyperlink, returning its id; `None` when the table is full
+    /// of links cells still use.
     pub fn intern_hyperlink(&mut self, id: Option<&str>, uri: &str) -> Option<u32> {
         if uri.len() > MAX_URI_BYTES {
             return None;
         }
         let id = id.filter(|id| id.len() <= MAX_LINK_ID_BYTES);
-        if let Some(i) = self
-            .hyperlinks
-            .iter()
-            .rposition(|h| h.uri == uri && h.id.as_deref() == id && id.is_some())
-        {
-            return Some(i as u32);
+        if let Some(found) = self.hyperlinks.find(id, uri) {
+            return Some(found);
         }
-        if self.hyperlinks.len() >= MAX_HYPERLINKS {
+        if !self.hyperlinks.has_room() && !self.collect_links() {
             return None;
         }
-        self.hyperlinks.push(Hyperlink {
+        Some(self.hyperlinks.insert(Hyperlink {
             id: id.map(str::to_owned),
             uri: uri.to_owned(),
-        });
-        Some((self.hyperlinks.len() - 1) as u32)
+        }))
+    }
+
+    /// Drops the links nothing refers to (both screens, the scrollback, the pen, the
+    /// saved cursors); returns whether a new one has room. The scan counts as work
+    /// ([`State::work_cells`]).
+    fn collect_links(&mut self) -> bool {
+        if !self.hyperlinks.collection_due() {
+            return false;
+        }
+        let mut used = std::collections::HashSet::new();
+        let pens = [&self.pen, &self.saved_primary.pen, &self.saved_alt.pen];
+        used.extend(pens.iter().filter_map(|p| p.hyperlink));
+        let mut note = |row: &super::grid::Row| {
+            used.extend(row.extras().iter().filter_map(|(_, e)| e.hyperlink));
+        };
+        let mut rows = 0;
+        for row in self.primary.iter().chain(self.alt.iter()) {
+            note(row);
+            rows += 1;
+        }
+        for row in self.scrollback.iter() {
+            note(&row);
+            rows += 1;
+        }
+        self.charge_cells(rows * self.cols);
+        self.hyperlinks.retain(&used);
+        self.hyperlinks.has_room()
     }
 
     // ---- resize ----

@@ -85,6 +85,9 @@ pub struct PtyStats {
     pub read_ahead_spells: AtomicU64,
     /// The reading thread reads this pane now.
     pub reading_ahead: std::sync::atomic::AtomicBool,
+    /// The most area work (cells, `Terminal::work_cells`) one parse call did: at most
+    /// `SLICE_WORK_CELLS` plus one sequence's for a slice.
+    pub slice_work_cells_max: AtomicU64,
 }
 
 /// One rare transition, for the breadcrumb ring.

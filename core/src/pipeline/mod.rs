@@ -351,6 +351,15 @@ pub struct Pipeline {
     history_pages: AtomicU64,
 }
 
+/// Where a pane's program runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PaneOrigin {
+    /// A local child on a pty of ours.
+    Local,
+    /// Bytes tern writes itself (a remote tmux pane, [`Pipeline::attach`]).
+    Attached { answers_queries: bool },
+}
+
 impl Pipeline {
     pub fn start(config: PipelineConfig, waker: Waker) -> std::io::Result<Pipeline> {
         let epoch = Instant::now();
@@ -435,7 +444,7 @@ impl Pipeline {
             Some(pid) => format!("spawned pid {pid}"),
             None => "spawned".to_owned(),
         };
-        self.register(pane, spawned, size, true, what);
+        self.register(pane, spawned, size, PaneOrigin::Local, what);
         Ok(pane)
     }
 
@@ -451,7 +460,10 @@ impl Pipeline {
         let pane = PaneId(self.next_id.fetch_add(1, Ordering::Relaxed));
         let size = spec.size.unwrap_or(self.config.default_size);
         let (spawned, slave) = attach::open_attached(size, spec.child)?;
-        self.register(pane, spawned, size, spec.answers_queries, spec.label);
+        let origin = PaneOrigin::Attached {
+            answers_queries: spec.answers_queries,
+        };
+        self.register(pane, spawned, size, origin, spec.label);
         Ok(Attached { pane, slave })
     }
 
@@ -463,9 +475,13 @@ impl Pipeline {
         pane: PaneId,
         spawned: session::Spawned,
         size: TermSize,
-        answers_queries: bool,
+        origin: PaneOrigin,
         what: String,
     ) {
+        let answers_queries = match origin {
+            PaneOrigin::Local => true,
+            PaneOrigin::Attached { answers_queries } => answers_queries,
+        };
         let fd: Arc<OwnedFd> = Arc::new(spawned.fd);
         let model_tx = self.model_tx.clone();
         let writer = Arc::new(PtyWriter::new(
@@ -479,6 +495,11 @@ impl Pipeline {
             .lock()
             .map(|n| n.clone())
             .unwrap_or_else(|_| (self.config.term.clone(), self.config.window_bytes));
+        // An attached pane's program runs on another machine: its OSC 7 stays remote.
+        let term = TermConfig {
+            far_side: matches!(origin, PaneOrigin::Attached { .. }),
+            ..term
+        };
         let credit = Arc::new(Credit::new(window_bytes));
         let stats = Arc::new(PtyStats::default());
         let slot = Arc::new(Slot::default());

@@ -41,6 +41,16 @@ pub const SLICE_TIME: std::time::Duration = std::time::Duration::from_millis(2);
 /// The piece a slice checks its time after.
 pub const SLICE_PIECE_BYTES: usize = 2048;
 
+/// Most cells one slice may touch with operations whose cost grows with the pane's
+/// area (a DECFRA over the whole screen, DECCRA, DECIC, REP…; see
+/// [`Terminal::work_cells`]): the slice ends after the sequence that reaches it, so a
+/// pane that asks for much work in few bytes yields to the others between two
+/// sequences. One sequence is at most one screen ([`TermSize::MAX_COLS`] x
+/// [`TermSize::MAX_ROWS`] for a local pane, less for a remote one).
+///
+/// [`Terminal::work_cells`]: crate::model::Terminal::work_cells
+pub const SLICE_WORK_CELLS: u64 = 64 * 1024;
+
 /// Most bytes a visible pane parses past its last frame while its pty still has input
 /// (the frame waits for the read that finds the pty empty; see [`PaneEntry::frame_can_wait`]).
 pub const FRAME_WAITS_BYTES: u64 = 16 * 1024;
@@ -1084,8 +1094,17 @@ impl ModelThread {
         let mut left = budget;
         let timed = budget != usize::MAX;
         let started = Instant::now();
+        let work_start = p.core.term.work_cells();
+        let until_work_cells = if timed {
+            work_start.saturating_add(SLICE_WORK_CELLS)
+        } else {
+            u64::MAX
+        };
         while left > 0 {
             if timed && left != budget && started.elapsed() >= SLICE_TIME {
+                break;
+            }
+            if p.core.term.work_cells() >= until_work_cells {
                 break;
             }
             let Some(chunk) = p.queue.front_mut() else {
@@ -1097,9 +1116,11 @@ impl ModelThread {
                 left
             };
             let end = chunk.data.len().min(chunk.offset.saturating_add(piece));
-            let parsed = p.core.parse(&chunk.data[chunk.offset..end]);
-            left -= end - chunk.offset;
-            chunk.offset = end;
+            let parsed = p
+                .core
+                .parse_bounded(&chunk.data[chunk.offset..end], until_work_cells);
+            left -= parsed.consumed;
+            chunk.offset += parsed.consumed;
             let read_at = chunk.read_at;
             if chunk.offset == chunk.data.len()
                 && let Some(done) = p.queue.pop_front()
@@ -1137,6 +1158,10 @@ impl ModelThread {
                 p.question_due |= p.question_look() != p.question_looked;
             }
         }
+        p.stats.slice_work_cells_max.fetch_max(
+            p.core.term.work_cells().saturating_sub(work_start),
+            Ordering::Relaxed,
+        );
         p.stats
             .heap_bytes
             .store(p.core.term.heap_bytes() as u64, Ordering::Relaxed);

@@ -9,6 +9,9 @@ use super::delivery::{self, Delivery};
 /// What one parse step produced.
 #[derive(Debug, Default)]
 pub struct Parsed {
+    /// Bytes of the input consumed (all of it, unless the parse stopped for work:
+    /// [`PaneCore::parse_bounded`]).
+    pub consumed: usize,
     pub replies: Vec<u8>,
     pub events: Vec<TermEvent>,
 }
@@ -49,9 +52,17 @@ impl PaneCore {
 
     /// Parses bytes, hidden or not; returns replies for the pty and facts for the UI.
     pub fn parse(&mut self, bytes: &[u8]) -> Parsed {
-        self.term.advance(bytes);
-        self.seq += bytes.len() as u64;
+        self.parse_bounded(bytes, u64::MAX)
+    }
+
+    /// Parses `bytes`, stopping after the control sequence at which the terminal's area
+    /// work reaches `until_work_cells` ([`Terminal::advance_bounded`]); `consumed`
+    /// says how far it got.
+    pub fn parse_bounded(&mut self, bytes: &[u8], until_work_cells: u64) -> Parsed {
+        let consumed = self.term.advance_bounded(bytes, until_work_cells);
+        self.seq += consumed as u64;
         Parsed {
+            consumed,
             replies: if self.term.has_replies() {
                 self.term.take_replies()
             } else {

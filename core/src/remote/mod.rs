@@ -293,6 +293,34 @@ pub fn default_client_socket() -> PathBuf {
         .unwrap_or_else(session_socket_path)
 }
 
+/// The uid of the process at the other end (`SO_PEERCRED`, set by the kernel at
+/// `connect` or `listen` time, so the peer cannot forge it).
+pub(crate) fn peer_uid(stream: &std::os::unix::net::UnixStream) -> std::io::Result<u32> {
+    use std::os::fd::AsRawFd;
+    let mut cred = libc::ucred {
+        pid: 0,
+        uid: 0,
+        gid: 0,
+    };
+    let mut len = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
+    // SAFETY: the descriptor is the open socket `stream` borrows for this call; `cred`
+    // and `len` are valid for writes and `len` holds `cred`'s size, so the kernel
+    // writes at most that many bytes into it.
+    let rc = unsafe {
+        libc::getsockopt(
+            stream.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_PEERCRED,
+            (&mut cred as *mut libc::ucred).cast(),
+            &mut len,
+        )
+    };
+    if rc != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(cred.uid)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

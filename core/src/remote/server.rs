@@ -7,13 +7,13 @@
 //! its own thread, and at most [`MAX_CONNECTIONS`] are served at once (the rest are
 //! told to retry).
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, mpsc};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::{MAX_REQUEST_BYTES, Request, Response, parse_request};
 
@@ -198,38 +198,73 @@ fn accept_loop(
     }
 }
 
+/// Reads one request line before `deadline`: a deadline for the whole request, not
+/// per `read()`, so a client that sends a byte now and then cannot hold a slot longer
+/// than [`READ_TIMEOUT`]. The error is the response that says why.
+fn read_request_line(mut stream: &UnixStream, deadline: Instant) -> Result<String, Response> {
+    let late = || {
+        Response::error(format!(
+            "no request line within {} s",
+            READ_TIMEOUT.as_secs()
+        ))
+    };
+    let mut line = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(late());
+        }
+        let _ = stream.set_read_timeout(Some(left));
+        let n = match stream.read(&mut buf) {
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                return Err(late());
+            }
+            Err(e) => return Err(Response::error(format!("cannot read the request: {e}"))),
+        };
+        if n == 0 {
+            if line.is_empty() {
+                return Err(Response::error("no request was sent"));
+            }
+            break;
+        }
+        let got = &buf[..n];
+        if let Some(end) = got.iter().position(|&b| b == b'\n') {
+            line.extend_from_slice(&got[..=end]);
+            break;
+        }
+        line.extend_from_slice(got);
+        if line.len() > MAX_REQUEST_BYTES {
+            break;
+        }
+    }
+    if line.len() > MAX_REQUEST_BYTES {
+        return Err(Response::error(format!(
+            "the request is longer than {MAX_REQUEST_BYTES} bytes"
+        )));
+    }
+    String::from_utf8(line).map_err(|_| Response::error("cannot read the request: it is not UTF-8"))
+}
+
 /// Reads, checks and forwards one request; the response to write back.
 fn serve(stream: &UnixStream, calls: &mpsc::Sender<RemoteCall>, wake: &dyn Fn()) -> Response {
-    match peer_uid(stream) {
+    match super::peer_uid(stream) {
         Ok(uid) if uid == rustix::process::getuid().as_raw() => {}
         Ok(uid) => return Response::error(format!("uid {uid} may not control this tern")),
         Err(e) => return Response::error(format!("cannot check the caller: {e}")),
     }
-    let _ = stream.set_read_timeout(Some(READ_TIMEOUT));
     let _ = stream.set_write_timeout(Some(READ_TIMEOUT));
-    let mut line = String::new();
-    let mut reader = BufReader::new(stream.take(MAX_REQUEST_BYTES as u64 + 1));
-    match reader.read_line(&mut line) {
-        Ok(_) if line.len() > MAX_REQUEST_BYTES => {
-            return Response::error(format!(
-                "the request is longer than {MAX_REQUEST_BYTES} bytes"
-            ));
-        }
-        Ok(0) => return Response::error("no request was sent"),
-        Ok(_) => {}
-        Err(e)
-            if matches!(
-                e.kind(),
-                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-            ) =>
-        {
-            return Response::error(format!(
-                "no request line within {} s",
-                READ_TIMEOUT.as_secs()
-            ));
-        }
-        Err(e) => return Response::error(format!("cannot read the request: {e}")),
-    }
+    let line = match read_request_line(stream, Instant::now() + READ_TIMEOUT) {
+        Ok(line) => line,
+        Err(response) => return response,
+    };
     let request = match parse_request(&line) {
         Ok(r) => r,
         Err(e) => return Response::error(e),
@@ -241,32 +276,4 @@ fn serve(stream: &UnixStream, calls: &mpsc::Sender<RemoteCall>, wake: &dyn Fn())
     wake();
     rx.recv_timeout(ANSWER_TIMEOUT)
         .unwrap_or_else(|_| Response::error("tern did not answer in time"))
-}
-
-/// The uid of the process at the other end (`SO_PEERCRED`, set by the kernel at
-/// connect time, so the peer cannot forge it).
-fn peer_uid(stream: &UnixStream) -> std::io::Result<u32> {
-    use std::os::fd::AsRawFd;
-    let mut cred = libc::ucred {
-        pid: 0,
-        uid: 0,
-        gid: 0,
-    };
-    let mut len = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
-    // SAFETY: the descriptor is the open socket `stream` borrows for this call; `cred`
-    // and `len` are valid for writes and `len` holds `cred`'s size, so the kernel
-    // writes at most that many bytes into it.
-    let rc = unsafe {
-        libc::getsockopt(
-            stream.as_raw_fd(),
-            libc::SOL_SOCKET,
-            libc::SO_PEERCRED,
-            (&mut cred as *mut libc::ucred).cast(),
-            &mut len,
-        )
-    };
-    if rc != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok(cred.uid)
 }

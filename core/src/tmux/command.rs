@@ -126,6 +126,13 @@ impl fmt::Display for CommandError {
 
 impl std::error::Error for CommandError {}
 
+/// `text` as a literal in an argument tmux expands as a format (`new-session -c`
+/// and `-s`, `new-window -c`): every `#` doubled, so a folder named `#(cmd)` or
+/// `#{host}` is that folder, not a command tmux runs or a value it fills in.
+pub fn format_literal(text: &str) -> String {
+    text.replace('#', "##")
+}
+
 /// Single-quotes `arg` for tmux's command parser.
 pub fn quote(arg: &str) -> Result<String, CommandError> {
     if arg.chars().any(char::is_control) {
@@ -180,8 +187,8 @@ impl Command {
             Command::NewWindow { cwd } => {
                 let mut line = String::from("new-window");
                 if let Some(cwd) = cwd {
-                    // `-c` is expanded as a format: a literal `#` is `##`.
-                    let _ = write!(line, " -c {}", quote(&cwd.replace('#', "##"))?);
+                    // `-c` is expanded as a format.
+                    let _ = write!(line, " -c {}", quote(&format_literal(cwd))?);
                 }
                 line.push_str(" -P -F '#{window_id} #{pane_id}'");
                 line

@@ -85,6 +85,12 @@ pub enum SessionError {
         pane: PaneId,
         bytes: usize,
     },
+    /// Output for `panes` panes not known yet found the held output at
+    /// [`MAX_HELD_BYTES`](super::session::MAX_HELD_BYTES); their `bytes` were dropped.
+    HeldOutputOverCap {
+        panes: usize,
+        bytes: usize,
+    },
     /// A reply to a command this client did not send.
     UnexpectedReply {
         number: u64,
@@ -110,6 +116,12 @@ impl fmt::Display for SessionError {
                     "output of pane {pane} arrived before its window; {bytes} bytes dropped"
                 )
             }
+            SessionError::HeldOutputOverCap { panes, bytes } => write!(
+                f,
+                "output for {panes} panes tmux had not listed yet went past the {} MiB held \
+                 for such panes; {bytes} bytes dropped",
+                super::session::MAX_HELD_BYTES >> 20
+            ),
             SessionError::UnexpectedReply { number } => {
                 write!(f, "reply {number} to no command sent")
             }

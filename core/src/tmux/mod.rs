@@ -57,7 +57,10 @@ pub use layout::{CellContent, Layout, LayoutCell, LayoutError};
 pub use parser::{Message, Notification, Parser, ProtocolError, ReplyBlock};
 pub use session::{ControlSession, PaneSink, PaneState, SessionConfig, WindowState};
 pub use target::{RemoteTarget, SshOptions, TargetError, Transport, session_name};
-pub use worker::repaint_bytes;
+pub use worker::{
+    DETACH_GRACE, DETACH_LONGEST, MAX_REMOTE_PANE_COLS, MAX_REMOTE_PANE_ROWS, MAX_REMOTE_PANES,
+    repaint_bytes,
+};
 
 /// A tmux pane id (`%3` is `PaneId(3)`): unique in the server, never reused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

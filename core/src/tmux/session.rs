@@ -135,7 +135,12 @@ pub struct ControlSession {
     windows: BTreeMap<WindowId, WindowState>,
     panes: BTreeMap<PaneId, PaneEntry>,
     held: BTreeMap<PaneId, Held>,
+    /// What `held` costs against [`MAX_HELD_BYTES`]: every entry's bytes plus
+    /// [`HELD_ENTRY_BYTES`], counted when the entry is made.
     held_bytes: usize,
+    /// Output for new panes that found no room to be held: (panes, bytes), reported
+    /// once when the held output is released.
+    held_refused: (usize, usize),
     syncs_in_flight: usize,
     session: Option<(SessionId, String)>,
     active_window: Option<WindowId>,
@@ -163,6 +168,7 @@ impl ControlSession {
             panes: BTreeMap::new(),
             held: BTreeMap::new(),
             held_bytes: 0,
+            held_refused: (0, 0),
             syncs_in_flight: 0,
             session: None,
             active_window: None,
@@ -299,6 +305,12 @@ impl ControlSession {
         self.exit.as_ref().map(Option::as_deref)
     }
 
+    /// Output held for panes not known yet: the panes, and the bytes counted against
+    /// [`MAX_HELD_BYTES`] (each pane's entry included).
+    pub fn held_output(&self) -> (usize, usize) {
+        (self.held.len(), self.held_bytes)
+    }
+
     /// Commands sent whose replies have not come (the session's own included).
     pub fn commands_in_flight(&self) -> usize {
         self.pending.len()
@@ -377,14 +389,31 @@ impl ControlSession {
             entry.sink.output(data);
             return;
         }
-        let new_entry = !self.held.contains_key(&pane);
-        let cost = data.len() + if new_entry { HELD_ENTRY_BYTES } else { 0 };
-        let held = self.held.entry(pane).or_default();
-        if self.held_bytes + cost > MAX_HELD_BYTES {
-            held.dropped += data.len();
-        } else {
-            held.bytes.extend_from_slice(data);
-            self.held_bytes += cost;
+        match self.held.get_mut(&pane) {
+            Some(held) if self.held_bytes + data.len() > MAX_HELD_BYTES => {
+                held.dropped += data.len();
+            }
+            Some(held) => {
+                held.bytes.extend_from_slice(data);
+                self.held_bytes += data.len();
+            }
+            // A pane not seen yet costs its entry too, counted when it is made; with no
+            // room for that, nothing is made (a host naming a new pane on every line
+            // would otherwise grow the map without bound).
+            None if self.held_bytes + HELD_ENTRY_BYTES + data.len() > MAX_HELD_BYTES => {
+                self.held_refused.0 += 1;
+                self.held_refused.1 += data.len();
+            }
+            None => {
+                self.held.insert(
+                    pane,
+                    Held {
+                        bytes: data.to_vec(),
+                        dropped: 0,
+                    },
+                );
+                self.held_bytes += HELD_ENTRY_BYTES + data.len();
+            }
         }
         self.request_sync(events);
     }
@@ -631,7 +660,9 @@ impl ControlSession {
             }
             let mut sink = (self.sinks)(pane);
             if let Some(held) = self.held.remove(&pane) {
-                self.held_bytes -= held.bytes.len() + HELD_ENTRY_BYTES;
+                self.held_bytes = self
+                    .held_bytes
+                    .saturating_sub(held.bytes.len() + HELD_ENTRY_BYTES);
                 if !held.bytes.is_empty() {
                     sink.output(&held.bytes);
                 }
@@ -666,5 +697,12 @@ impl ControlSession {
             }));
         }
         self.held_bytes = 0;
+        let (panes, bytes) = std::mem::take(&mut self.held_refused);
+        if panes > 0 {
+            events.push(Event::Error(SessionError::HeldOutputOverCap {
+                panes,
+                bytes,
+            }));
+        }
     }
 }

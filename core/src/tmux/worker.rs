@@ -31,8 +31,13 @@ use crate::pipeline::{AttachSpec, PaneId, Pipeline, StandIn, Waker};
 const OUT_HIGH_BYTES: usize = 1 << 20;
 /// Most bytes read from a slave at once (keystrokes, paste).
 const KEYS_READ_BYTES: usize = 4096;
-/// How long a detached client has to end before its process is killed.
-const DETACH_GRACE: Duration = Duration::from_secs(5);
+/// How long a detached client has to end before its process is killed, and again
+/// for it to be gone after the kill.
+pub const DETACH_GRACE: Duration = Duration::from_millis(1500);
+/// The longest a detach takes: the grace, the kill, the grace again. The app's close
+/// deadline after SIGTERM (5 s) must hold it, or a remote whose ssh does not exit
+/// turns a clean close into "window did not close in time", exit 143.
+pub const DETACH_LONGEST: Duration = Duration::from_millis(2 * 1500);
 /// Most bytes read from tmux's stream at once.
 const STDOUT_READ_BYTES: usize = 64 * 1024;
 /// Longest stderr line kept.
@@ -44,6 +49,15 @@ const STDERR: u64 = 2;
 const STDIN: u64 = 3;
 /// Slaves are `PANE_BASE + tmux pane id`.
 const PANE_BASE: u64 = 16;
+
+/// Most tmux panes one remote session shows (each is a pty pair and a model); panes
+/// past it are not shown, and the user is told once.
+pub const MAX_REMOTE_PANES: usize = 64;
+/// Most columns and rows a remote pane's model has, whatever size tmux gives it (a
+/// 4K screen in a small font is about 550x150): a host cannot make tern hold twenty
+/// 2000x1000 screens, and one rectangle operation touches at most this many cells.
+pub const MAX_REMOTE_PANE_COLS: usize = 640;
+pub const MAX_REMOTE_PANE_ROWS: usize = 240;
 
 /// What the sink of a pane and the loop share: the slave and the flow state.
 pub(super) struct PaneIo {
@@ -165,6 +179,11 @@ struct Live {
     reported: BTreeMap<WindowId, Layout>,
     /// Windows reported with [`RemoteEvent::WindowAdded`].
     announced: BTreeSet<WindowId>,
+    /// Panes over [`MAX_REMOTE_PANE_COLS`] x [`MAX_REMOTE_PANE_ROWS`] the user was told
+    /// about.
+    oversize_told: BTreeSet<TmuxPane>,
+    /// Panes not shown for [`MAX_REMOTE_PANES`].
+    refused_panes: usize,
     connected: bool,
     detaching: Option<Instant>,
     exit: Option<Option<String>>,
@@ -253,10 +272,16 @@ impl Worker {
 
     fn start(&self) -> Result<Live, DisconnectReason> {
         let spec = &self.parts.spec;
-        let mut args = vec!["-C", "new-session", "-A", "-s", spec.session_name.as_str()];
-        let dir = spec.start_dir.as_deref().or_else(|| spec.transport.path());
-        if let Some(dir) = dir {
-            args.extend(["-c", dir]);
+        // tmux expands `-s` and `-c` of new-session as formats: `#` is doubled in both.
+        let name = super::command::format_literal(&spec.session_name);
+        let dir = spec
+            .start_dir
+            .as_deref()
+            .or_else(|| spec.transport.path())
+            .map(super::command::format_literal);
+        let mut args = vec!["-C", "new-session", "-A", "-s", name.as_str()];
+        if let Some(dir) = &dir {
+            args.extend(["-c", dir.as_str()]);
         }
         let mut child = spec
             .transport
@@ -335,6 +360,8 @@ impl Worker {
             purposes: HashMap::new(),
             reported: BTreeMap::new(),
             announced: BTreeSet::new(),
+            oversize_told: BTreeSet::new(),
+            refused_panes: 0,
             connected: false,
             detaching: None,
             exit: None,
@@ -836,11 +863,25 @@ impl Worker {
         else {
             return;
         };
+        if live.remotes.len() >= MAX_REMOTE_PANES {
+            live.refused_panes += 1;
+            let what = format!(
+                "remote {}: pane {remote} not shown: a remote session shows at most \
+                 {MAX_REMOTE_PANES} panes ({} refused)",
+                self.parts.spec.session_name, live.refused_panes
+            );
+            self.crumb(what.clone());
+            if live.refused_panes == 1 {
+                self.emit(RemoteEvent::Problem(what));
+            }
+            return;
+        }
         let size = live
             .session
             .window(window)
             .and_then(|w| w.layout.as_ref())
-            .and_then(|l| pane_size(&l.root, remote));
+            .and_then(|l| pane_size(&l.root, remote))
+            .map(|size| self.capped_size(live, remote, size));
         let kill = self.parts.commands_tx.clone();
         let stand_in = StandIn::new(move || {
             kill.send(RemoteCommand::KillPane(remote));
@@ -894,6 +935,25 @@ impl Worker {
         self.repaint(live, remote);
     }
 
+    /// `size` within [`MAX_REMOTE_PANE_COLS`] x [`MAX_REMOTE_PANE_ROWS`]; the first
+    /// time a pane is over, the user is told.
+    fn capped_size(&self, live: &mut Live, remote: TmuxPane, size: TermSize) -> TermSize {
+        let capped = TermSize::new(
+            size.cols.min(MAX_REMOTE_PANE_COLS),
+            size.rows.min(MAX_REMOTE_PANE_ROWS),
+        );
+        if capped != size && live.oversize_told.insert(remote) {
+            let what = format!(
+                "remote {}: pane {remote} is {}x{} in tmux; shown as {}x{} (the most for \
+                 a remote pane), what lies past that is cut",
+                self.parts.spec.session_name, size.cols, size.rows, capped.cols, capped.rows
+            );
+            self.crumb(what.clone());
+            self.emit(RemoteEvent::Problem(what));
+        }
+        capped
+    }
+
     /// Announces each window once its index is known (`list-windows` answered), then
     /// reports each window whose layout is new or changed, and sizes its panes' models
     /// to their cells.
@@ -922,6 +982,7 @@ impl Worker {
                     continue;
                 };
                 if let Some(size) = pane_size(&layout.root, remote) {
+                    let size = self.capped_size(live, remote, size);
                     self.parts.pipeline.resize(pane, size);
                 }
                 panes.push((remote, pane));

@@ -48,6 +48,9 @@ impl TernApp {
         problems.extend(errors);
         // What `tern config check` also says (a missing font family is reported where the
         // fonts are installed).
+        if let Err(e) = new.theme.scheme() {
+            problems.push(format!("theme.name: {e}"));
+        }
         if let Some(program) = &new.shell.program
             && !tern_core::resume::installed(program, std::env::var_os("PATH").as_deref())
         {

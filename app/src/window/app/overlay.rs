@@ -43,6 +43,15 @@ impl TernApp {
                     .unwrap_or_default(),
                 value: c.command,
             })
+            .chain(
+                tern_core::config::themes::built_in_names()
+                    .enumerate()
+                    .map(|(i, name)| Entry {
+                        text: format!("Theme: {name}"),
+                        hint: theme_hint(name),
+                        value: Command::Theme(i as u8),
+                    }),
+            )
             .collect();
         self.overlay = Some(Overlay::Palette(Picker::new("Command palette", entries)));
     }
@@ -106,5 +115,20 @@ impl TernApp {
         };
         self.overlay = keep;
         action.into_iter().collect()
+    }
+}
+
+/// A theme's look in words for its palette entry: dark or light, and its background.
+fn theme_hint(name: &str) -> String {
+    match tern_core::config::themes::find(name, None) {
+        Ok(s) => format!(
+            "{} #{:02x}{:02x}{:02x}",
+            if s.is_dark() { "dark" } else { "light" },
+            s.background.r,
+            s.background.g,
+            s.background.b
+        ),
+        Err(_) if name == "Light" => "light".into(),
+        Err(_) => "dark".into(),
     }
 }

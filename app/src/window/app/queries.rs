@@ -201,7 +201,7 @@ impl TernApp {
 
     /// Every pane of every worktree: "worktree · title · cwd · last command".
     pub fn switcher_entries(&self) -> Vec<Entry<PaneId>> {
-        let home = std::env::var_os("HOME").map(PathBuf::from);
+        let home = dirs::home_dir();
         let mut out = Vec::new();
         for g in &self.ws.groups {
             for tab in &g.tabs {

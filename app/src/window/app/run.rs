@@ -178,6 +178,25 @@ impl TernApp {
                 }
             }
             Command::Diagnostics => self.diagnostics.toggle(),
+            Command::Theme(n) => {
+                let Some(name) = tern_core::config::themes::built_in_names().nth(n as usize) else {
+                    return;
+                };
+                let name = match name {
+                    "Dark" => tern_core::config::ThemeName::DARK,
+                    "Light" => tern_core::config::ThemeName::LIGHT,
+                    other => tern_core::config::ThemeName::Named(other.to_owned()),
+                };
+                let old = self.settings.config.clone();
+                self.settings.config.theme.name = name;
+                self.apply_config(ctx, Some(&old));
+                self.status = Some(format!(
+                    "theme: {} (set theme.name in the config to keep it)",
+                    tern_core::config::themes::built_in_names()
+                        .nth(n as usize)
+                        .unwrap_or_default()
+                ));
+            }
             Command::PreviousPrompt | Command::NextPrompt => {
                 let forward = command == Command::NextPrompt;
                 let found = self

@@ -18,9 +18,7 @@ impl TernApp {
                     let dir = if p.cwd.is_dir() {
                         p.cwd.clone()
                     } else {
-                        std::env::var_os("HOME")
-                            .map(PathBuf::from)
-                            .unwrap_or_else(|| "/".into())
+                        dirs::home_dir().unwrap_or_else(|| "/".into())
                     };
                     let pane = match &p.command {
                         Some(command) => self.restore_command(&dir, command)?,

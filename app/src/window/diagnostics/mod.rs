@@ -135,7 +135,10 @@ impl Diagnostics {
         pipeline: &Pipeline,
         labels: &dyn Fn(PaneId) -> PaneLabel,
     ) -> DiagnosticsReport {
-        collect(pipeline, labels, &self.environment, &self.frame_times)
+        let mut environment = self.environment.clone();
+        environment.missing_glyph_chars =
+            crate::system_fonts::SystemFonts::open().map_or(0, |f| f.missing_chars());
+        collect(pipeline, labels, &environment, &self.frame_times)
     }
 
     /// Draws the panel as a window if it is open (the command table's Ctrl+Shift+G

@@ -565,9 +565,7 @@ pub fn default_worktree_path(root: &Path, branch: &str) -> PathBuf {
 pub fn expand_path(text: &str) -> PathBuf {
     match text.strip_prefix("~") {
         Some(rest) => {
-            let home = std::env::var_os("HOME")
-                .map(PathBuf::from)
-                .unwrap_or_default();
+            let home = dirs::home_dir().unwrap_or_default();
             home.join(rest.trim_start_matches('/'))
         }
         None => PathBuf::from(text),

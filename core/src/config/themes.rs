@@ -1,0 +1,405 @@
+//! Colour schemes by name: tern's own Dark and Light, a built-in set of the schemes
+//! people ask for by name (their colours as the schemes' authors publish them, in
+//! Ghostty's theme format under `assets/themes/`), and theme files the user keeps in
+//! `<config folder>/themes/`: Alacritty's TOML (`NAME.toml`), kitty's `NAME.conf` or a
+//! Ghostty theme (`NAME`, no extension). Names match without regard to case, spaces,
+//! dashes or underscores (`catppuccin-mocha` is "Catppuccin Mocha").
+
+use std::path::{Path, PathBuf};
+
+use super::Rgb;
+use crate::model::palette::DynamicDefaults;
+
+/// A scheme's colours.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Scheme {
+    pub foreground: Rgb,
+    pub background: Rgb,
+    pub cursor: Option<Rgb>,
+    pub selection: Option<Rgb>,
+    /// ANSI colours 0-15.
+    pub ansi: [Rgb; 16],
+}
+
+impl Scheme {
+    pub fn palette_defaults(&self) -> DynamicDefaults {
+        let model = |c: Rgb| crate::model::Rgb::new(c.r, c.g, c.b);
+        DynamicDefaults {
+            foreground: model(self.foreground),
+            background: model(self.background),
+            cursor: model(self.cursor.unwrap_or(self.foreground)),
+            ansi: self.ansi.map(model),
+        }
+    }
+
+    /// Whether the background is dark (the window's chrome follows it).
+    pub fn is_dark(&self) -> bool {
+        let b = self.background;
+        // Relative luminance, roughly (sRGB weights without the curve).
+        (0.2126 * b.r as f32 + 0.7152 * b.g as f32 + 0.0722 * b.b as f32) < 128.0
+    }
+}
+
+/// The built-in schemes: (file stem, display name, Ghostty-format text).
+const BUILT_IN: &[(&str, &str, &str)] = &[
+    (
+        "catppuccin-latte",
+        "Catppuccin Latte",
+        include_str!("../../assets/themes/catppuccin-latte"),
+    ),
+    (
+        "catppuccin-frappe",
+        "Catppuccin Frappé",
+        include_str!("../../assets/themes/catppuccin-frappe"),
+    ),
+    (
+        "catppuccin-macchiato",
+        "Catppuccin Macchiato",
+        include_str!("../../assets/themes/catppuccin-macchiato"),
+    ),
+    (
+        "catppuccin-mocha",
+        "Catppuccin Mocha",
+        include_str!("../../assets/themes/catppuccin-mocha"),
+    ),
+    (
+        "dracula",
+        "Dracula",
+        include_str!("../../assets/themes/dracula"),
+    ),
+    (
+        "everforest-dark",
+        "Everforest Dark",
+        include_str!("../../assets/themes/everforest-dark"),
+    ),
+    (
+        "gruvbox-dark",
+        "Gruvbox Dark",
+        include_str!("../../assets/themes/gruvbox-dark"),
+    ),
+    (
+        "gruvbox-light",
+        "Gruvbox Light",
+        include_str!("../../assets/themes/gruvbox-light"),
+    ),
+    (
+        "kanagawa",
+        "Kanagawa",
+        include_str!("../../assets/themes/kanagawa"),
+    ),
+    ("nord", "Nord", include_str!("../../assets/themes/nord")),
+    (
+        "one-dark",
+        "One Dark",
+        include_str!("../../assets/themes/one-dark"),
+    ),
+    (
+        "rose-pine",
+        "Rosé Pine",
+        include_str!("../../assets/themes/rose-pine"),
+    ),
+    (
+        "solarized-dark",
+        "Solarized Dark",
+        include_str!("../../assets/themes/solarized-dark"),
+    ),
+    (
+        "solarized-light",
+        "Solarized Light",
+        include_str!("../../assets/themes/solarized-light"),
+    ),
+    (
+        "tokyo-night",
+        "Tokyo Night",
+        include_str!("../../assets/themes/tokyo-night"),
+    ),
+];
+
+/// The names of the built-in schemes, for the palette and the docs.
+pub fn built_in_names() -> impl Iterator<Item = &'static str> {
+    ["Dark", "Light"]
+        .into_iter()
+        .chain(BUILT_IN.iter().map(|(_, name, _)| *name))
+}
+
+/// A name as compared: lower case, letters and digits only, accents dropped from the
+/// few the built-in names have.
+fn key(name: &str) -> String {
+    name.chars()
+        .map(|c| match c {
+            'é' | 'É' => 'e',
+            other => other,
+        })
+        .filter(char::is_ascii_alphanumeric)
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
+}
+
+/// The scheme called `name`: a built-in one, else a file in `themes_dir`. An error
+/// names what was looked for.
+pub fn find(name: &str, themes_dir: Option<&Path>) -> Result<Scheme, String> {
+    let wanted = key(name);
+    if let Some((_, _, text)) = BUILT_IN
+        .iter()
+        .find(|(stem, display, _)| key(stem) == wanted || key(display) == wanted)
+    {
+        return parse_ghostty(text).map_err(|e| format!("built-in theme {name}: {e}"));
+    }
+    let Some(dir) = themes_dir else {
+        return Err(unknown(name, None));
+    };
+    let entries = std::fs::read_dir(dir).map_err(|_| unknown(name, Some(dir)))?;
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let stem = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if key(&stem) != wanted {
+            continue;
+        }
+        return read_theme_file(&path);
+    }
+    Err(unknown(name, Some(dir)))
+}
+
+fn unknown(name: &str, dir: Option<&Path>) -> String {
+    let names: Vec<&str> = built_in_names().collect();
+    match dir {
+        Some(d) => format!(
+            "no theme {name:?}: not built in ({}) and no file for it in {}",
+            names.join(", "),
+            d.display()
+        ),
+        None => format!("no theme {name:?} (built in: {})", names.join(", ")),
+    }
+}
+
+/// The user's theme folder: `<config folder>/themes`.
+pub fn user_themes_dir() -> Option<PathBuf> {
+    super::Config::default_path().and_then(|p| p.parent().map(|d| d.join("themes")))
+}
+
+/// A theme file by its format: `.toml` Alacritty, `.conf` kitty, else Ghostty.
+pub fn read_theme_file(path: &Path) -> Result<Scheme, String> {
+    let text =
+        std::fs::read_to_string(path).map_err(|e| format!("theme {}: {e}", path.display()))?;
+    let parsed = match path.extension().and_then(|e| e.to_str()) {
+        Some("toml") => parse_alacritty(&text),
+        Some("conf") => parse_kitty(&text),
+        _ => parse_ghostty(&text),
+    };
+    parsed.map_err(|e| format!("theme {}: {e}", path.display()))
+}
+
+/// `#rrggbb` or `0xrrggbb` (Alacritty writes both).
+fn colour(text: &str) -> Result<Rgb, String> {
+    let t = text.trim().trim_matches(|c| c == '\'' || c == '"');
+    let hex = t
+        .strip_prefix('#')
+        .or_else(|| t.strip_prefix("0x"))
+        .unwrap_or(t);
+    format!("#{hex}").parse()
+}
+
+/// What a scheme file set, before the missing parts are checked.
+#[derive(Default)]
+struct Partial {
+    foreground: Option<Rgb>,
+    background: Option<Rgb>,
+    cursor: Option<Rgb>,
+    selection: Option<Rgb>,
+    ansi: [Option<Rgb>; 16],
+}
+
+impl Partial {
+    fn finish(self) -> Result<Scheme, String> {
+        let missing = |what: &str| format!("no {what} colour");
+        let mut ansi = [Rgb { r: 0, g: 0, b: 0 }; 16];
+        for (i, c) in self.ansi.iter().enumerate() {
+            ansi[i] = c.ok_or_else(|| missing(&format!("palette {i}")))?;
+        }
+        Ok(Scheme {
+            foreground: self.foreground.ok_or_else(|| missing("foreground"))?,
+            background: self.background.ok_or_else(|| missing("background"))?,
+            cursor: self.cursor,
+            selection: self.selection,
+            ansi,
+        })
+    }
+}
+
+/// Ghostty: `palette = N=#rrggbb`, `background = #rrggbb`, `foreground`,
+/// `cursor-color`, `selection-background`; `#` starts a comment line.
+pub fn parse_ghostty(text: &str) -> Result<Scheme, String> {
+    let mut p = Partial::default();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let Some((k, v)) = line.split_once('=') else {
+            return Err(format!("line {}: expected KEY = VALUE", n + 1));
+        };
+        let at = |e: String| format!("line {}: {e}", n + 1);
+        match k.trim() {
+            "palette" => {
+                let (i, c) = v
+                    .split_once('=')
+                    .ok_or_else(|| at("expected palette = N=#rrggbb".into()))?;
+                let i: usize = i
+                    .trim()
+                    .parse()
+                    .map_err(|_| at(format!("not a palette index: {i}")))?;
+                if let Some(slot) = p.ansi.get_mut(i) {
+                    *slot = Some(colour(c).map_err(at)?);
+                }
+            }
+            "background" => p.background = Some(colour(v).map_err(at)?),
+            "foreground" => p.foreground = Some(colour(v).map_err(at)?),
+            "cursor-color" => p.cursor = Some(colour(v).map_err(at)?),
+            "selection-background" => p.selection = Some(colour(v).map_err(at)?),
+            _ => {}
+        }
+    }
+    p.finish()
+}
+
+/// kitty: `colorN #rrggbb`, `foreground`, `background`, `cursor`,
+/// `selection_background`.
+pub fn parse_kitty(text: &str) -> Result<Scheme, String> {
+    let mut p = Partial::default();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let mut words = line.split_whitespace();
+        let (Some(k), Some(v)) = (words.next(), words.next()) else {
+            continue;
+        };
+        let at = |e: String| format!("line {}: {e}", n + 1);
+        let slot = match k {
+            "foreground" => &mut p.foreground,
+            "background" => &mut p.background,
+            "cursor" => &mut p.cursor,
+            "selection_background" => &mut p.selection,
+            _ => match k
+                .strip_prefix("color")
+                .and_then(|i| i.parse::<usize>().ok())
+            {
+                Some(i) if i < 16 => &mut p.ansi[i],
+                _ => continue,
+            },
+        };
+        // kitty writes `none` for "the cell's own colour".
+        if v != "none" {
+            *slot = Some(colour(v).map_err(at)?);
+        }
+    }
+    p.finish()
+}
+
+/// Alacritty's TOML: `[colors.primary]` foreground and background,
+/// `[colors.normal]` / `[colors.bright]` by colour name, `[colors.cursor] cursor`,
+/// `[colors.selection] background`.
+pub fn parse_alacritty(text: &str) -> Result<Scheme, String> {
+    let doc: toml::Table = text.parse().map_err(|e: toml::de::Error| e.to_string())?;
+    let colors = doc
+        .get("colors")
+        .and_then(|c| c.as_table())
+        .ok_or("no [colors] table")?;
+    let get = |table: &str, key: &str| -> Result<Option<Rgb>, String> {
+        match colors.get(table).and_then(|t| t.get(key)) {
+            Some(v) => {
+                let s = v
+                    .as_str()
+                    .ok_or_else(|| format!("colors.{table}.{key} is not a string"))?;
+                colour(s)
+                    .map(Some)
+                    .map_err(|e| format!("colors.{table}.{key}: {e}"))
+            }
+            None => Ok(None),
+        }
+    };
+    let mut p = Partial {
+        foreground: get("primary", "foreground")?,
+        background: get("primary", "background")?,
+        cursor: get("cursor", "cursor")?,
+        selection: get("selection", "background")?,
+        ..Partial::default()
+    };
+    let names = [
+        "black", "red", "green", "yellow", "blue", "magenta", "cyan", "white",
+    ];
+    for (i, name) in names.iter().enumerate() {
+        p.ansi[i] = get("normal", name)?;
+        p.ansi[i + 8] = get("bright", name)?;
+    }
+    p.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rgb(s: &str) -> Rgb {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn every_built_in_scheme_parses_and_is_found_by_its_names() {
+        for (stem, name, _) in BUILT_IN {
+            let by_stem = find(stem, None).unwrap();
+            assert_eq!(find(name, None).unwrap(), by_stem, "{name}");
+        }
+        let mocha = find("catppuccin mocha", None).unwrap();
+        assert_eq!(mocha.background, rgb("#1e1e2e"));
+        assert_eq!(mocha.ansi[1], rgb("#f38ba8"));
+        assert!(mocha.is_dark());
+        assert!(!find("Solarized Light", None).unwrap().is_dark());
+        assert_eq!(find("Rose Pine", None), find("rosé-pine", None));
+        let err = find("Nonexistent", None).unwrap_err();
+        assert!(err.contains("Catppuccin Mocha"), "{err}");
+    }
+
+    /// The same scheme in the three formats people bring gives the same colours.
+    #[test]
+    fn alacritty_kitty_and_ghostty_files_read_alike() {
+        let ghostty = find("catppuccin-mocha", None).unwrap();
+        let mut kitty = String::from(
+            "# Catppuccin Mocha\nforeground #cdd6f4\nbackground #1e1e2e\ncursor #f5e0dc\nselection_background #f5e0dc\nselection_foreground none\n",
+        );
+        let mut alacritty = String::from(
+            "[colors.primary]\nforeground = '#cdd6f4'\nbackground = '0x1e1e2e'\n[colors.cursor]\ncursor = '#f5e0dc'\n[colors.selection]\nbackground = '#f5e0dc'\n",
+        );
+        let names = [
+            "black", "red", "green", "yellow", "blue", "magenta", "cyan", "white",
+        ];
+        let hex = |c: Rgb| format!("#{:02x}{:02x}{:02x}", c.r, c.g, c.b);
+        for (i, c) in ghostty.ansi.iter().enumerate() {
+            kitty.push_str(&format!("color{i} {}\n", hex(*c)));
+        }
+        for (table, offset) in [("normal", 0), ("bright", 8)] {
+            alacritty.push_str(&format!("[colors.{table}]\n"));
+            for (i, name) in names.iter().enumerate() {
+                alacritty.push_str(&format!("{name} = '{}'\n", hex(ghostty.ansi[i + offset])));
+            }
+        }
+        assert_eq!(parse_kitty(&kitty).unwrap(), ghostty);
+        assert_eq!(parse_alacritty(&alacritty).unwrap(), ghostty);
+        // A file in the user's folder, by its name.
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("My Theme.conf"), &kitty).unwrap();
+        assert_eq!(find("my-theme", Some(dir.path())).unwrap(), ghostty);
+    }
+
+    #[test]
+    fn a_broken_theme_file_says_where() {
+        let err = parse_ghostty("background = #1e1e2e\npalette = 3=#zz0000\n").unwrap_err();
+        assert!(err.starts_with("line 2:"), "{err}");
+        let err = parse_kitty("foreground #ffffff\nbackground #000000\n").unwrap_err();
+        assert!(err.contains("palette 0"), "{err}");
+        assert!(parse_alacritty("colors = 3").is_err());
+    }
+}
