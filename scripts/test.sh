@@ -50,4 +50,6 @@ else
   fi
 fi
 
+# A test that needs tmux or sshd fails when it is missing (TERN_SKIP_MISSING_TOOLS=1
+# skips those tests instead, and says so).
 cargo test --workspace --locked

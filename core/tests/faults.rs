@@ -105,17 +105,12 @@ fn closing_a_pane_whose_program_ignores_sighup_still_ends_it_without_blocking() 
         .trim()
         .parse()
         .expect("pid");
-    let started = Instant::now();
     p.close(pane);
-    assert!(
-        started.elapsed() < Duration::from_millis(200),
-        "close blocked for {:?}",
-        started.elapsed()
-    );
-    std::thread::sleep(CLOSE_GRACE / 2);
+    // Close does not wait: the shell ignores SIGHUP, so only the kill at the end of
+    // the grace period ends it, and it still runs when close returns.
     assert!(
         !is_gone(shell),
-        "SIGHUP alone should not have ended it (trap '')"
+        "close returned after the shell ended: it waited for the grace period"
     );
     let within = CLOSE_GRACE + Duration::from_secs(5);
     assert!(wait_gone(shell, within), "the shell outlived close");

@@ -410,8 +410,6 @@ fn sixteen_flooding_hidden_panes_lose_nothing_and_the_visible_pane_still_echoes(
     let mut exited = 0;
     let deadline = Instant::now() + Duration::from_secs(120);
     let mut heap_samples = Vec::new();
-    let rss_before = rss_bytes();
-    let mut rss_max = rss_before;
     while exited < floods.len() {
         assert!(Instant::now() < deadline, "floods did not finish");
         if echoes < 5 {
@@ -428,7 +426,6 @@ fn sixteen_flooding_hidden_panes_lose_nothing_and_the_visible_pane_still_echoes(
             }
         }
         heap_samples.push(p.report().iter().map(|r| r.in_flight).sum::<u64>());
-        rss_max = rss_max.max(rss_bytes());
         std::thread::sleep(Duration::from_millis(5));
     }
     assert_eq!(echoes, 5, "the visible pane echoed while 16 panes flooded");
@@ -450,6 +447,11 @@ fn sixteen_flooding_hidden_panes_lose_nothing_and_the_visible_pane_still_echoes(
             "pane {pane:?} lost or gained bytes"
         );
         assert_eq!(
+            credit.parsed_total(),
+            credit.read_total(),
+            "pane {pane:?}: credited != read"
+        );
+        assert_eq!(
             p.dump_screen(pane).expect("dump"),
             expected,
             "pane {pane:?} screen"
@@ -462,17 +464,6 @@ fn sixteen_flooding_hidden_panes_lose_nothing_and_the_visible_pane_still_echoes(
             0
         );
     }
-}
-
-/// Resident set size of this process (Linux `/proc/self/statm`).
-fn rss_bytes() -> u64 {
-    let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
-    let pages: u64 = statm
-        .split_whitespace()
-        .nth(1)
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0);
-    pages * 4096
 }
 
 #[test]

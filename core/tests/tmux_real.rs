@@ -1,8 +1,9 @@
 //! The control-mode client against a real tmux: a `tmux -C` child on a socket of its
 //! own (in a temp dir), its stdin and stdout as the transport, exactly as `ssh` will be.
 //!
-//! Skipped, with the reason printed, only when tmux is not installed (CI installs it:
-//! `scripts/test.sh`). Deadlines only fail a test; nothing waits on a timer to move on.
+//! Without tmux each test fails with the command that installs it (CI installs it:
+//! `scripts/test.sh`); `TERN_SKIP_MISSING_TOOLS=1` skips them instead, printed.
+//! Deadlines only fail a test; nothing waits on a timer to move on.
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -12,11 +13,14 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, sync_channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use tern_core::tmux::command::local_version;
 use tern_core::tmux::{
     CellContent, Command, ControlSession, Event, FlowAction, PaneId, Response, SessionConfig,
-    SplitDirection, VersionError,
+    SplitDirection,
 };
+
+#[path = "remote_support/tools.rs"]
+mod tools;
+use tools::tmux_available;
 
 const DEADLINE: Duration = Duration::from_secs(30);
 
@@ -27,17 +31,6 @@ $| = 1;
 print "ready ";
 while (sysread(STDIN, my $c, 1)) { printf "%02x ", ord $c }
 "#;
-
-fn tmux_available() -> bool {
-    match local_version("tmux".as_ref()) {
-        Ok(_) => true,
-        Err(e @ VersionError::Missing { .. }) => {
-            eprintln!("skipped: {e}");
-            false
-        }
-        Err(e) => panic!("{e}"),
-    }
-}
 
 type Outputs = Arc<Mutex<BTreeMap<PaneId, Vec<u8>>>>;
 

@@ -1,8 +1,8 @@
 //! Remote panes through the real pipeline: a [`Connection`] to a real tmux (a local
 //! `tmux -C` on a socket of the test's own), each tmux pane shown by a pipeline pane.
 //!
-//! Skipped, with the reason printed, only when tmux is not installed (CI installs it:
-//! `scripts/test.sh`).
+//! Without tmux each test fails with the command that installs it (CI installs it:
+//! `scripts/test.sh`); `TERN_SKIP_MISSING_TOOLS=1` skips them instead, printed.
 
 mod remote_support;
 

@@ -3,8 +3,9 @@
 //! `ssh -F <test config> ternremote` exactly as tern runs it, and tmux on a socket of
 //! the test's own behind it.
 //!
-//! Skipped, with the reason printed, only when sshd, ssh, ssh-keygen or tmux are not
-//! installed (CI installs them: `scripts/test.sh`).
+//! Without sshd, ssh, ssh-keygen or tmux each test fails with the command that
+//! installs them (CI installs them: `scripts/test.sh`); `TERN_SKIP_MISSING_TOOLS=1`
+//! skips them instead, printed.
 
 mod remote_support;
 
@@ -13,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command as Process, Stdio};
 use std::time::{Duration, Instant};
 
+use remote_support::tools::required;
 use remote_support::*;
 use tern_core::tmux::{
     ConnectSpec, DisconnectReason, PaneId as TmuxPane, RemoteTarget, SshOptions, Transport,
@@ -29,15 +31,11 @@ fn found(program: &str) -> bool {
 }
 
 fn available() -> bool {
-    for program in [SSHD, "ssh", "ssh-keygen"] {
-        if !found(program) {
-            eprintln!(
-                "skipped: {program} is not installed (Debian: openssh-server openssh-client)"
-            );
-            return false;
-        }
-    }
-    tmux_available()
+    let missing = [SSHD, "ssh", "ssh-keygen"]
+        .into_iter()
+        .find(|p| !found(p))
+        .map(|p| format!("{p} is not installed"));
+    required(missing, "openssh-server openssh-client") && tmux_available()
 }
 
 fn keygen(path: &Path) {

@@ -524,8 +524,23 @@ mod tests {
             flood += taken.chunks.iter().map(|c| c.data.len()).sum::<usize>();
         }
         assert_eq!(flood, 100_000);
-        // The thread reads the whole flood in one loop and hits EAGAIN right after.
-        std::thread::sleep(Duration::from_millis(100));
+        // The thread reads the whole flood in one loop and hits EAGAIN right after
+        // (`is_paused`). No clock: a pane handed over next is read in a later pass, so
+        // once it is read, the pass that met the EAGAIN is over and a pane given back
+        // would say so.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !pane.is_paused() {
+            assert!(Instant::now() < deadline, "the flood never drained");
+            std::thread::yield_now();
+        }
+        let (fd, mut marker_writer) = big_pipe();
+        marker_writer.write_all(b"marker").expect("write");
+        let marker_credit = Arc::new(Credit::new(1 << 20));
+        reader.hand_over(AheadPane::new(PaneId(7), fd, marker_credit.clone()));
+        while marker_credit.read_total() < 6 {
+            assert!(Instant::now() < deadline, "the marker pane was never read");
+            std::thread::yield_now();
+        }
         assert!(
             !pane.take().back,
             "drained after a big burst: still read ahead"
@@ -550,11 +565,25 @@ mod tests {
 
         // Taken back by the model thread: nothing more is read ahead.
         let (fd, mut writer) = big_pipe();
-        let other = AheadPane::new(PaneId(5), fd, Arc::new(Credit::new(1 << 20)));
+        let other_credit = Arc::new(Credit::new(1 << 20));
+        let other = AheadPane::new(PaneId(5), fd, other_credit.clone());
         reader.hand_over(other.clone());
         other.stop();
         writer.write_all(&[b'y'; 5000]).expect("write");
-        std::thread::sleep(Duration::from_millis(100));
+        // No clock: a third pane handed over after the write is read by a pass of the
+        // thread that also finds the stopped one's bytes; once that pass has read the
+        // third, the stopped one was passed over.
+        let (fd, mut third_writer) = big_pipe();
+        third_writer.write_all(&[b'z'; 5000]).expect("write");
+        let third_credit = Arc::new(Credit::new(1 << 20));
+        let third = AheadPane::new(PaneId(6), fd, third_credit.clone());
+        reader.hand_over(third.clone());
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while third_credit.read_total() < 5000 {
+            assert!(Instant::now() < deadline, "the third pane was never read");
+            std::thread::yield_now();
+        }
+        assert_eq!(other_credit.read_total(), 0, "stopped: not read here");
         let taken = other.take();
         assert!(
             taken.back && taken.chunks.is_empty(),

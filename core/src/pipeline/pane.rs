@@ -72,15 +72,11 @@ impl PaneCore {
         }
     }
 
-    /// Shows or hides the pane. Revealing schedules a snapshot; hiding drops any
-    /// outstanding delivery (the caller clears the slot).
+    /// Shows or hides the pane. The caller clears the slot, so whatever delivery waited
+    /// there is gone: revealing schedules a snapshot, also for a pane that was visible
+    /// already (a frame alone would miss the dropped one's rows); hiding drops it.
     pub fn set_visible(&mut self, visible: bool) {
-        if visible && !self.visible {
-            self.snapshot_due = true;
-        }
-        if !visible {
-            self.snapshot_due = false;
-        }
+        self.snapshot_due = visible;
         self.outstanding = false;
         self.visible = visible;
     }
@@ -188,6 +184,11 @@ mod tests {
 
         /// Reveal = snapshot + later frames equals an always-visible view, whatever the
         /// hide/reveal boundaries and however output races the UI taking deliveries.
+        /// The model asks for a delivery after every step and a new one replaces what
+        /// waits in the slot (as `Slot::put` does), so this is also invariant 5's
+        /// "a new frame replaces an unconsumed one only by merging": catches
+        /// `next_delivery` building a frame while one is outstanding (the
+        /// `self.outstanding` check removed; seen: rows missing from the view).
         #[test]
         fn revealed_view_equals_the_reference(ops in proptest::collection::vec(op(), 1..80)) {
             let size = TermSize::new(20, 6);
@@ -210,9 +211,8 @@ mod tests {
                         view = None;
                     }
                     Op::Reveal => {
-                        if !pane.is_visible() {
-                            slot = None;
-                        }
+                        // `Pipeline::set_visible` clears the slot, visible before or not.
+                        slot = None;
                         pane.set_visible(true);
                     }
                     Op::UiTakes => {
@@ -227,11 +227,13 @@ mod tests {
                         reference.resize(TermSize::new(c, r));
                     }
                 }
-                if slot.is_none() {
-                    slot = pane.next_delivery();
-                    if !pane.is_visible() && slot.is_some() {
+                // The model asks for a delivery after every step and puts it in the
+                // slot as `Slot::put` does: a new one replaces what waits there.
+                if let Some(d) = pane.next_delivery() {
+                    if !pane.is_visible() {
                         hidden_frames += 1;
                     }
+                    slot = Some(d);
                 }
             }
             prop_assert_eq!(hidden_frames, 0, "a hidden pane got a delivery");
@@ -254,6 +256,125 @@ mod tests {
             // Bytes that changed nothing visible (a query) make no delivery: the view may
             // trail the parser, never lead it.
             prop_assert!(view.seq <= pane.seq);
+        }
+    }
+
+    /// What happened to the pane, in order: the reference is replayed from it up to
+    /// a delivery's seq.
+    enum Logged {
+        Bytes(Vec<u8>),
+        Resize(TermSize),
+    }
+
+    /// An always-visible reference terminal replayed from the log up to a byte count,
+    /// never past a log entry the pane had not seen when the delivery was built.
+    struct Replay {
+        term: Terminal,
+        entry: usize,
+        offset: usize,
+        bytes: u64,
+    }
+
+    impl Replay {
+        /// Advances to exactly `seq` bytes; `None` if the log up to `built` has fewer.
+        fn to(
+            &mut self,
+            log: &[Logged],
+            built: usize,
+            seq: u64,
+        ) -> Option<crate::model::ScreenDump> {
+            while self.entry < built {
+                match &log[self.entry] {
+                    Logged::Resize(size) => self.term.resize(*size),
+                    Logged::Bytes(b) => {
+                        let want = usize::try_from(seq.checked_sub(self.bytes)?).ok()?;
+                        let take = want.min(b.len() - self.offset);
+                        self.term.advance(&b[self.offset..self.offset + take]);
+                        self.offset += take;
+                        self.bytes += take as u64;
+                        if self.offset < b.len() {
+                            break;
+                        }
+                    }
+                }
+                self.entry += 1;
+                self.offset = 0;
+            }
+            (self.bytes == seq).then(|| self.term.dump())
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            rng_seed: proptest::test_runner::RngSeed::Fixed(0x5eed),
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        })]
+
+        /// Invariant 4, on every byte: output reaches the pane cut at any byte (in the
+        /// middle of an escape sequence or a UTF-8 character, not only between pieces),
+        /// and every delivery the UI applies leaves a view equal to an always-visible
+        /// reference replayed to exactly the delivery's seq (the bytes it claims to
+        /// cover, no more, no less).
+        /// Catches: a snapshot labelled one byte early (`self.seq - 1` in
+        /// `next_delivery`; seen: the view showed "w", the reference at its seq
+        /// nothing), which `revealed_view_equals_the_reference` passes.
+        #[test]
+        fn every_delivery_equals_the_reference_at_its_seq(
+            ops in proptest::collection::vec((op(), any::<usize>()), 1..80)
+        ) {
+            let size = TermSize::new(20, 6);
+            let mut pane = PaneCore::new(size, TermConfig::default());
+            pane.set_visible(true);
+            let mut log: Vec<Logged> = Vec::new();
+            let mut replay = Replay {
+                term: Terminal::new(size, TermConfig::default()),
+                entry: 0,
+                offset: 0,
+                bytes: 0,
+            };
+            let mut view: Option<PaneView> = None;
+            // The delivery the UI has not taken, with the log length when it was built.
+            let mut slot: Option<(Delivery, usize)> = None;
+            let mut pending: Vec<u8> = Vec::new();
+            for (op, cut) in ops {
+                match op {
+                    Op::Output(bytes) => {
+                        pending.extend_from_slice(&bytes);
+                        let cut = cut % (pending.len() + 1);
+                        let now: Vec<u8> = pending.drain(..cut).collect();
+                        pane.parse(&now);
+                        log.push(Logged::Bytes(now));
+                    }
+                    Op::Hide => {
+                        pane.set_visible(false);
+                        slot = None;
+                        view = None;
+                    }
+                    Op::Reveal => {
+                        // `Pipeline::set_visible` clears the slot, visible before or not.
+                        slot = None;
+                        pane.set_visible(true);
+                    }
+                    Op::UiTakes => {
+                        if let Some((d, built)) = slot.take() {
+                            let seq = d.seq();
+                            PaneView::apply_delivery(&mut view, d);
+                            pane.on_taken();
+                            let reference = replay.to(&log, built, seq);
+                            prop_assert!(reference.is_some(), "seq {} is not a byte count the pane had parsed", seq);
+                            prop_assert_eq!(view.as_ref().map(PaneView::dump), reference, "view at seq {}", seq);
+                        }
+                    }
+                    Op::Resize(c, r) => {
+                        pane.resize(TermSize::new(c, r));
+                        log.push(Logged::Resize(TermSize::new(c, r)));
+                    }
+                }
+                if let Some(d) = pane.next_delivery() {
+                    slot = Some((d, log.len()));
+                }
+            }
         }
     }
 

@@ -12,11 +12,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tern_core::pipeline::{PaneEvent, PaneId, Pipeline, PipelineConfig};
-use tern_core::tmux::command::local_version;
 use tern_core::tmux::{
     ConnectSpec, Connection, DisconnectReason, PaneId as TmuxPane, RemoteEvent, Transport,
-    VersionError,
 };
+
+pub mod tools;
+pub use tools::tmux_available;
 
 pub const DEADLINE: Duration = Duration::from_secs(30);
 
@@ -43,17 +44,6 @@ while (select(my $r = $rin, undef, undef, 2.0)) {
 printf "\r\ngot %s.\r\n", join(" ", map { sprintf "%02x", ord } split //, $got);
 sleep 1000;
 "#;
-
-pub fn tmux_available() -> bool {
-    match local_version("tmux".as_ref()) {
-        Ok(_) => true,
-        Err(e @ VersionError::Missing { .. }) => {
-            eprintln!("skipped: {e}");
-            false
-        }
-        Err(e) => panic!("{e}"),
-    }
-}
 
 /// A tmux server of the test's own.
 pub struct Server {
