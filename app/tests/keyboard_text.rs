@@ -325,3 +325,61 @@ fn opening_a_hint_for_a_missing_path_says_so_and_copies_it() {
         "{note:?}"
     );
 }
+
+/// Shift+label on a `path:line` that exists opens the configured editor at that line in
+/// a new tab (`EDITOR +LINE PATH`; a stand-in records its arguments). Catches the
+/// platform opener used instead (the file, not the line), seen failing so.
+#[test]
+fn a_path_line_hint_opens_the_editor_at_its_line_in_a_new_tab() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir_all(dir.path().join("src")).expect("mkdir");
+    std::fs::write(dir.path().join("src/main.rs"), "fn main() {}\n").expect("file");
+    let record = dir.path().join("editor-args.txt");
+    let editor = dir.path().join("editor.sh");
+    std::fs::write(
+        &editor,
+        format!(
+            "#!/bin/sh\necho \"$@\" > '{}'\nexec sleep 60\n",
+            record.display()
+        ),
+    )
+    .expect("editor");
+    std::fs::set_permissions(&editor, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("chmod");
+    let config = dir.path().join("config.ron");
+    std::fs::write(&config, format!("(editor: Some(\"{}\"))", editor.display())).expect("config");
+    let mut launch = Launch::new(
+        SpawnSpec::command(
+            "sh",
+            &["-c", "printf 'error at src/main.rs:12 here\\n'; exec cat"],
+        )
+        .cwd(dir.path())
+        .size(TermSize::new(80, 24)),
+    );
+    launch.config = tern::window::settings::ConfigSource::File(config);
+    let mut h = common::app_harness(launch, egui::vec2(800.0, 480.0));
+    step_until(&mut h, "output", |rows| {
+        rows.iter().any(|r| r.starts_with("error at"))
+    });
+    wait_sized(&mut h);
+    show_hints(&mut h);
+    assert_eq!(
+        hint_labels(&h),
+        [("a".to_string(), "src/main.rs:12".to_string())]
+    );
+    keys(&mut h, "A");
+    let want = format!("+12 {}\n", dir.path().join("src/main.rs").display());
+    let opened = common::step_until_or(&mut h, Duration::from_secs(20), |_| {
+        std::fs::read_to_string(&record).is_ok_and(|t| t == want)
+    });
+    assert!(
+        opened,
+        "the editor got {:?}, not {want:?}",
+        std::fs::read_to_string(&record)
+    );
+    let tabs = h
+        .state()
+        .as_ref()
+        .and_then(|a| a.workspace().active_group().map(|g| g.tabs.len()));
+    assert_eq!(tabs, Some(2), "the editor runs in a new tab");
+}

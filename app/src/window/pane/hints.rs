@@ -134,7 +134,10 @@ impl PaneUi {
     fn edit_at_line(&mut self, text: &str) -> Result<(), String> {
         let mut parts = text.split(':');
         let path = parts.next().unwrap_or(text);
-        let line = parts.next().and_then(|l| l.parse::<u64>().ok()).unwrap_or(1);
+        let line = parts
+            .next()
+            .and_then(|l| l.parse::<u64>().ok())
+            .unwrap_or(1);
         let cwd = self
             .cwd_reported
             .as_deref()
