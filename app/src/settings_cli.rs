@@ -48,18 +48,8 @@ impl SettingsArgs {
 /// (`TernApp::apply_config`).
 pub fn deeper_problems(config: &Config) -> Vec<String> {
     let mut problems = Vec::new();
-    let overrides: Vec<(String, Vec<String>)> = config
-        .key_bindings
-        .iter()
-        .map(|(action, binding)| {
-            let chords = binding.chords().iter().map(ToString::to_string).collect();
-            (action.clone(), chords)
-        })
-        .collect();
-    let (_, errors) = crate::window::commands::KeyMap::with_overrides(
-        overrides.iter().map(|(a, c)| (a.as_str(), c.as_slice())),
-    );
-    problems.extend(errors.into_iter().map(|e| format!("key_bindings: {e}")));
+    let (_, errors) = crate::window::commands::KeyMap::from_config(config);
+    problems.extend(errors);
     let (_, errors) = crate::window::agents::send_text_chords(&config.send_text);
     problems.extend(errors);
     let (_, errors) = tern_core::text::hints::HintPatterns::new(&config.hint_patterns);

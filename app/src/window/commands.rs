@@ -286,6 +286,26 @@ impl KeyMap {
         (map, errors)
     }
 
+    /// The key map of the config's `key_bindings`, and its problems as the window and
+    /// `tern config check` both say them.
+    pub fn from_config(config: &tern_core::config::Config) -> (KeyMap, Vec<String>) {
+        let overrides: Vec<(String, Vec<String>)> = config
+            .key_bindings
+            .iter()
+            .map(|(action, binding)| {
+                let chords = binding.chords().iter().map(ToString::to_string).collect();
+                (action.clone(), chords)
+            })
+            .collect();
+        let (map, errors) =
+            KeyMap::with_overrides(overrides.iter().map(|(a, c)| (a.as_str(), c.as_slice())));
+        let errors = errors
+            .into_iter()
+            .map(|e| format!("key_bindings: {e}"))
+            .collect();
+        (map, errors)
+    }
+
     pub fn command_for(&self, key: Key, m: Modifiers) -> Option<Command> {
         self.bindings
             .iter()

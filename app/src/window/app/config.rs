@@ -29,18 +29,9 @@ impl TernApp {
             self.pipeline.set_theme(theme);
         }
         self.theme = crate::window::theme::Theme::from_config(&new.theme);
-        let overrides: Vec<(String, Vec<String>)> = new
-            .key_bindings
-            .iter()
-            .map(|(action, binding)| {
-                let chords = binding.chords().iter().map(ToString::to_string).collect();
-                (action.clone(), chords)
-            })
-            .collect();
-        let (keymap, errors) =
-            KeyMap::with_overrides(overrides.iter().map(|(a, c)| (a.as_str(), c.as_slice())));
+        let (keymap, errors) = KeyMap::from_config(&new);
         self.keymap = keymap;
-        problems.extend(errors.into_iter().map(|e| format!("key_bindings: {e}")));
+        problems.extend(errors);
         self.pipeline
             .set_new_pane_settings(new.term_config(), new.flow_control_window_bytes);
         let (send_text, errors) = crate::window::agents::send_text_chords(&new.send_text);
