@@ -860,10 +860,11 @@ fn a_redraw_written_at_once_is_framed_whole() {
         }
     }
     // A redraw can still be cut where the program's write was preempted between the
-    // pty's 2 KiB pieces (a third of them with two busy loops on two cores); without
-    // the rule every redraw is.
+    // pty's 2 KiB pieces (a third of them with two busy loops on two cores, 11 of 20
+    // once with two fuzzers running); without the rule every redraw is. The bound sits
+    // between the two, so load alone does not fail it and the break still does.
     assert!(
-        half_done.len() <= BURSTS / 2,
+        half_done.len() <= BURSTS * 3 / 4,
         "redraws shown half done: {half_done:?}"
     );
     p.close(pane);
