@@ -20,11 +20,7 @@ fn harness(program: &str, args: &[&str]) -> Harness<'static, Slot> {
 }
 
 fn screen(h: &Harness<'_, Slot>) -> Vec<String> {
-    h.state()
-        .as_ref()
-        .and_then(|a| a.view())
-        .map(|v| v.dump().rows)
-        .unwrap_or_default()
+    common::screen_rows(h)
 }
 
 /// The rows the window shows (history lines when scrolled up).
@@ -40,23 +36,6 @@ fn step_until(h: &mut Harness<'_, Slot>, what: &str, done: impl Fn(&[String]) ->
         return;
     }
     panic!("{what}: screen was {:#?}", screen(h));
-}
-
-/// Waits until the model has the pane's size (a resize later would re-wrap lines).
-fn wait_sized(h: &mut Harness<'_, Slot>) {
-    let sized = |h: &Harness<'_, Slot>| {
-        let app = h.state().as_ref().expect("app");
-        let grid = app
-            .pane()
-            .and_then(|p| app.pane_ui(p))
-            .and_then(|p| p.grid());
-        grid.is_some() && app.view().map(|v| v.size) == grid
-    };
-    assert!(
-        common::step_until_or(h, Duration::from_secs(10), sized),
-        "the model never took the pane's size"
-    );
-    h.step();
 }
 
 fn in_copy_mode(h: &Harness<'_, Slot>) -> bool {
@@ -120,7 +99,7 @@ fn copy_mode_selects_a_word_by_keys_and_y_copies_it() {
     step_until(&mut h, "output", |rows| {
         rows.iter().any(|r| r == "gamma three")
     });
-    wait_sized(&mut h);
+    common::wait_sized(&mut h);
     enter_copy_mode(&mut h);
     assert_eq!(keys(&mut h, "kwve"), Vec::<String>::new());
     assert_eq!(keys(&mut h, "y"), ["three"]);
@@ -144,7 +123,7 @@ fn copy_mode_selects_a_block_in_the_scrollback() {
     step_until(&mut h, "output", |rows| {
         rows.iter().any(|r| r == "line 100")
     });
-    wait_sized(&mut h);
+    common::wait_sized(&mut h);
     enter_copy_mode(&mut h);
     keys(&mut h, "ggw");
     assert_eq!(
@@ -171,7 +150,7 @@ fn copy_mode_selects_a_block_in_the_scrollback() {
 fn escape_leaves_copy_mode() {
     let mut h = harness("cat", &[]);
     step_until(&mut h, "the view appears", |_| true);
-    wait_sized(&mut h);
+    common::wait_sized(&mut h);
     enter_copy_mode(&mut h);
     keys(&mut h, "v");
     h.key_press(Key::Escape);
@@ -220,7 +199,7 @@ fn hints_label_matches_and_a_typed_label_copies_or_types_it() {
     step_until(&mut h, "output", |rows| {
         rows.iter().any(|r| r.starts_with("see https"))
     });
-    wait_sized(&mut h);
+    common::wait_sized(&mut h);
     show_hints(&mut h);
     assert_eq!(
         hint_labels(&h),
@@ -266,7 +245,7 @@ fn copy_mode_search_moves_the_cursor_and_n_goes_on() {
     step_until(&mut h, "output", |rows| {
         rows.iter().any(|r| r == "line 100")
     });
-    wait_sized(&mut h);
+    common::wait_sized(&mut h);
     enter_copy_mode(&mut h);
     let start = copy_cursor_line(&h).expect("in copy mode");
     keys(&mut h, "/");
@@ -308,7 +287,7 @@ fn opening_a_hint_for_a_missing_path_says_so_and_copies_it() {
     step_until(&mut h, "output", |rows| {
         rows.iter().any(|r| r.starts_with("see ./no"))
     });
-    wait_sized(&mut h);
+    common::wait_sized(&mut h);
     show_hints(&mut h);
     assert_eq!(
         hint_labels(&h),
@@ -361,7 +340,7 @@ fn a_path_line_hint_opens_the_editor_at_its_line_in_a_new_tab() {
     step_until(&mut h, "output", |rows| {
         rows.iter().any(|r| r.starts_with("error at"))
     });
-    wait_sized(&mut h);
+    common::wait_sized(&mut h);
     show_hints(&mut h);
     assert_eq!(
         hint_labels(&h),

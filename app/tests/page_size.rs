@@ -29,11 +29,7 @@ fn script(request: &str) -> String {
 }
 
 fn screen(h: &Harness<'_, Slot>) -> Vec<String> {
-    h.state()
-        .as_ref()
-        .and_then(|a| a.view())
-        .map(|v| v.dump().rows)
-        .unwrap_or_default()
+    common::screen_rows(h)
 }
 
 /// The focused pane's grid (the size the model and the pty were given).

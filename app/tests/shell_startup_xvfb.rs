@@ -72,19 +72,23 @@ fn home_for(shell: &str, dir: &Path) -> PathBuf {
     home
 }
 
-fn the_users_shell_reads_its_files_and_sends_marks(shell: &str) {
-    let program = shell_path(shell);
-    let display = start_xvfb();
-    let (dir, runtime) = scratch(&format!("startup-{shell}"));
-    let home = home_for(shell, &dir);
-    let (_tern, _trace) = start_tern_with(
-        &display,
-        &dir,
-        &runtime,
+/// A plain start of the binary with the user's HOME and login shell, as a desktop
+/// starts it; returns tern and its session socket, once it listens.
+fn start_as_a_user(
+    display: &Display,
+    dir: &Path,
+    runtime: &Path,
+    home: &Path,
+    shell: &Path,
+) -> (Killed, PathBuf) {
+    let (tern, _trace) = start_tern_with(
+        display,
+        dir,
+        runtime,
         &[],
         &[
             ("HOME", home.to_str().expect("utf-8")),
-            ("SHELL", program.to_str().expect("utf-8")),
+            ("SHELL", shell.to_str().expect("utf-8")),
             (
                 "XDG_CONFIG_HOME",
                 home.join(".config").to_str().expect("utf-8"),
@@ -93,7 +97,16 @@ fn the_users_shell_reads_its_files_and_sends_marks(shell: &str) {
         ],
     );
     let socket = runtime.join("tern").join("session.sock");
-    wait_for("no session socket", &dir, || socket.exists().then_some(()));
+    wait_for("no session socket", dir, || socket.exists().then_some(()));
+    (tern, socket)
+}
+
+fn the_users_shell_reads_its_files_and_sends_marks(shell: &str) {
+    let program = shell_path(shell);
+    let display = start_xvfb();
+    let (dir, runtime) = scratch(&format!("startup-{shell}"));
+    let home = home_for(shell, &dir);
+    let (_tern, socket) = start_as_a_user(&display, &dir, &runtime, &home, &program);
     let list: serde_json::Value = serde_json::from_str(&msg(&socket, &["list"])).expect("JSON");
     let pane = list[0]["id"].as_u64().expect("one pane");
     // Once the first prompt has come (the marks are in), run what the user would.
@@ -185,18 +198,7 @@ fn waiting_follows_the_marks_through_tern_msg() {
         "printf 'Do you want to proceed? [y/N] '; read a; echo \"got $a\"; sleep 2; echo finished\n",
     )
     .expect("agent");
-    let (_tern, _trace) = start_tern_with(
-        &display,
-        &dir,
-        &runtime,
-        &[],
-        &[
-            ("HOME", home.to_str().expect("utf-8")),
-            ("SHELL", program.to_str().expect("utf-8")),
-        ],
-    );
-    let socket = runtime.join("tern").join("session.sock");
-    wait_for("no session socket", &dir, || socket.exists().then_some(()));
+    let (_tern, socket) = start_as_a_user(&display, &dir, &runtime, &home, &program);
     let pane = activity(&socket)["id"].as_u64().expect("a pane");
     let id = pane.to_string();
     msg(

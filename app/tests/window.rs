@@ -32,31 +32,7 @@ fn screen_rows(h: &mut Harness<'static, Slot>) -> Vec<String> {
 }
 
 fn screen(h: &Harness<'_, Slot>) -> Vec<String> {
-    h.state()
-        .as_ref()
-        .and_then(|a| a.view())
-        .map(|v| v.dump().rows)
-        .unwrap_or_default()
-}
-
-/// Steps until the model has the pane's size. The pty starts at 80x24 and takes the
-/// pane's size a few frames later (under load, after the program's first output): that
-/// resize redraws every row and re-wraps the lines (a selection made before it is
-/// cleared, its lines renumbered).
-fn wait_sized(h: &mut Harness<'_, Slot>) {
-    let sized = |h: &Harness<'_, Slot>| {
-        let app = h.state().as_ref().expect("app");
-        let grid = app
-            .pane()
-            .and_then(|p| app.pane_ui(p))
-            .and_then(|p| p.grid());
-        grid.is_some() && app.view().map(|v| v.size) == grid
-    };
-    assert!(
-        common::step_until_or(h, Duration::from_secs(10), sized),
-        "the model never took the pane's size"
-    );
-    h.step();
+    common::screen_rows(h)
 }
 
 /// Steps frames (with real time passing for the pty) until `done` holds.
@@ -214,7 +190,7 @@ fn dragging_selects_cells_and_ctrl_shift_c_copies_them() {
     step_until(&mut h, "output", |rows| {
         rows.iter().any(|r| r == "alpha beta gamma")
     });
-    wait_sized(&mut h);
+    common::wait_sized(&mut h);
     drag_select(&mut h, (6.0, 0.0), (9.0, 0.0));
     h.step();
     assert_eq!(selected(&h), Some("beta".to_string()));
@@ -305,7 +281,7 @@ fn a_wrapped_url_with_parentheses_is_found_whole() {
                   printf 'https://en.wikipedia.org/wiki/Rust_(programming_language).\\n'; exec cat";
     let mut h = harness("sh", &["-c", script]);
     step_until(&mut h, "the view appears", |_| true);
-    wait_sized(&mut h);
+    common::wait_sized(&mut h);
     h.key_press(Key::Enter);
     step_until(&mut h, "wrapped url", |rows| {
         rows.iter().any(|r| r.contains("language)."))
@@ -409,7 +385,7 @@ fn a_selection_follows_its_text_as_output_scrolls_and_clears_when_the_text_chang
     step_until(&mut h, "output", |rows| {
         rows.iter().any(|r| r == "alpha beta gamma")
     });
-    wait_sized(&mut h);
+    common::wait_sized(&mut h);
     drag_select(&mut h, (6.0, 0.0), (9.0, 0.0));
     h.step();
     h.step();
@@ -504,7 +480,7 @@ fn a_selection_in_the_scrollback_goes_when_a_new_width_rewraps_the_lines() {
     step_until(&mut h, "output", |rows| {
         rows.iter().any(|r| r.starts_with("row39"))
     });
-    wait_sized(&mut h);
+    common::wait_sized(&mut h);
     // Scroll up to the top and select "beta" on the short line.
     for _ in 0..40 {
         h.event(wheel(3.0));
@@ -535,7 +511,7 @@ fn only_changed_rows_are_rebuilt_between_frames() {
     );
     step_until(&mut h, "the numbers", |rows| rows.iter().any(|r| r == "20"));
     // That resize redraws every row, so the count starts after it.
-    wait_sized(&mut h);
+    common::wait_sized(&mut h);
     // The first frame with everything drawn rebuilds every row; later frames only the
     // changed ones.
     let rows = screen(&h).len();

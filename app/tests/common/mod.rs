@@ -28,6 +28,35 @@ pub fn step_until_or<'a, S>(
     false
 }
 
+/// The focused pane's screen rows, as the model's view has them.
+pub fn screen_rows(h: &Harness<'_, Slot>) -> Vec<String> {
+    h.state()
+        .as_ref()
+        .and_then(|a| a.view())
+        .map(|v| v.dump().rows)
+        .unwrap_or_default()
+}
+
+/// Steps until the model has the pane's size. The pty starts at 80x24 and takes the
+/// pane's size a few frames later (under load, after the program's first output): that
+/// resize redraws every row and re-wraps the lines (a selection made before it is
+/// cleared, its lines renumbered).
+pub fn wait_sized(h: &mut Harness<'_, Slot>) {
+    let sized = |h: &Harness<'_, Slot>| {
+        let app = h.state().as_ref().expect("app");
+        let grid = app
+            .pane()
+            .and_then(|p| app.pane_ui(p))
+            .and_then(|p| p.grid());
+        grid.is_some() && app.view().map(|v| v.size) == grid
+    };
+    assert!(
+        step_until_or(h, std::time::Duration::from_secs(10), sized),
+        "the model never took the pane's size"
+    );
+    h.step();
+}
+
 /// The app in a headless egui_kittest harness of `size` points.
 pub fn app_harness(launch: Launch, size: egui::Vec2) -> Harness<'static, Slot> {
     Harness::builder()
