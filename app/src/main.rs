@@ -112,11 +112,7 @@ fn run_window(cli: Cli) -> ExitCode {
         Some(Err(code)) => return code,
     };
     let session = (plain && config.session.restore)
-        .then(|| {
-            std::env::var_os("TERN_SESSION")
-                .map(PathBuf::from)
-                .or_else(tern_core::session::SessionStore::default_path)
-        })
+        .then(tern::desktop::session_path)
         .flatten();
     let desktop = Desktop {
         overrides: cli.settings.overrides,
@@ -305,12 +301,44 @@ fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             };
+            // No program and nothing to write at its end: serve the workspace. With
+            // --dump-screen or --diagnostics-report the configured shell is the one
+            // program, as with `-- CMD`.
+            if cli.program.is_empty()
+                && cli.exec.is_empty()
+                && cli.dump_screen.is_none()
+                && cli.diagnostics_report.is_none()
+            {
+                let session = config
+                    .session
+                    .restore
+                    .then(tern::desktop::session_path)
+                    .flatten();
+                let args = headless::serve::ServeArgs {
+                    size: TermSize::new(cli.cols.max(2), cli.rows.max(1)),
+                    cwd: cli.working_directory,
+                    config,
+                    hold: cli.hold,
+                    session,
+                };
+                return match headless::serve::serve(args) {
+                    Ok(code) => ExitCode::from(code.clamp(0, 255) as u8),
+                    Err(e) => {
+                        eprintln!("tern: {e}");
+                        ExitCode::from(1)
+                    }
+                };
+            }
             let args = headless::HeadlessArgs {
                 size: TermSize::new(cli.cols.max(2), cli.rows.max(1)),
                 cwd: cli.working_directory,
                 dump_screen: cli.dump_screen,
                 diagnostics_report: cli.diagnostics_report,
-                command: cli.program,
+                command: if cli.exec.is_empty() {
+                    cli.program
+                } else {
+                    cli.exec
+                },
                 config,
             };
             match headless::run(args) {

@@ -143,8 +143,8 @@ fn running_sleep(h: &mut Harness<'_, Slot>) {
     step_until(h, "sleep runs", |h| {
         let p = app(h).pane().expect("focused");
         app(h)
-            .pane_ui(p)
-            .is_some_and(|u| u.command.as_deref() == Some("sleep"))
+            .pane_record(p)
+            .is_some_and(|u| u.foreground.as_deref() == Some("sleep"))
     });
 }
 
@@ -174,8 +174,8 @@ fn closing_a_tab_with_a_running_program_asks_first() {
     step_until(&mut h, "its shell is at the prompt", |h| {
         let p = app(h).pane().expect("focused");
         app(h)
-            .pane_ui(p)
-            .is_some_and(|u| u.looked_up && u.command.is_none())
+            .pane_record(p)
+            .is_some_and(|u| u.looked_up && u.foreground.is_none())
     });
     h.key_press_modifiers(close_tab, Key::W);
     step_until(&mut h, "closed at once", |h| panes(h) == 1);
@@ -220,7 +220,7 @@ fn closing_the_window_over_idle_shells_does_not_ask() {
     let mut h = harness(launch("exec sh", Desktop::default()));
     step_until(&mut h, "the shell is looked up", |h| {
         let p = app(h).pane().expect("focused");
-        app(h).pane_ui(p).is_some_and(|u| u.looked_up)
+        app(h).pane_record(p).is_some_and(|u| u.looked_up)
     });
     request_window_close(&mut h);
     assert!(!sent(&h, &ViewportCommand::CancelClose));

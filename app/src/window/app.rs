@@ -12,11 +12,11 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use tern_core::model::{Palette, TermSize};
 use tern_core::pipeline::{PaneId, Pipeline, PipelineConfig, SpawnSpec, Waker};
-use tern_core::workspace::Workspace;
+use tern_core::workspace::WorkspaceCore;
 
 use super::action::Action;
 use super::agents::Agents;
@@ -53,8 +53,6 @@ use overlay::Overlay;
 
 /// How far one keyboard resize moves a pane edge (share of the split).
 const RESIZE_STEP: f32 = 0.05;
-/// How often the running program of each pane is looked up (for titles).
-const PROCESS_REFRESH: Duration = Duration::from_secs(1);
 
 /// What the app was asked to start.
 #[derive(Clone, Debug, Default)]
@@ -137,7 +135,10 @@ fn start_pipeline(
 
 pub struct TernApp {
     pipeline: Arc<Pipeline>,
-    ws: Workspace<PaneId>,
+    /// The workspace, its panes' facts and its rules (GUI-free); every change to it
+    /// goes through `exec` (`run.rs`).
+    core: WorkspaceCore,
+    /// What the window keeps per pane to draw it (views, badges, selection…).
     panes: HashMap<PaneId, PaneUi>,
     keymap: KeyMap,
     launch: Launch,
@@ -151,7 +152,6 @@ pub struct TernApp {
     /// A message for the user (spawn errors, refused actions).
     status: Option<String>,
     window_title: String,
-    processes_at: Instant,
     /// The diagnostics panel (Ctrl+Shift+G) and the frame time histogram.
     diagnostics: Diagnostics,
     settings: Settings,
@@ -232,9 +232,12 @@ impl TernApp {
             let ctx = ctx.clone();
             move || ctx.request_repaint()
         });
+        let mut core = WorkspaceCore::new(pipeline.clone(), settings.config.clone());
+        core.set_hold(launch.desktop.hold);
+        core.set_child_env(launch.desktop.child_env());
         let mut app = TernApp {
             pipeline,
-            ws: Workspace::default(),
+            core,
             panes: HashMap::new(),
             keymap: KeyMap::default(),
             launch,
@@ -245,7 +248,6 @@ impl TernApp {
             focused_last: None,
             status: None,
             window_title: String::new(),
-            processes_at: Instant::now(),
             diagnostics: Diagnostics::new(
                 &font_description(&settings.config),
                 settings.path.clone(),
@@ -276,8 +278,9 @@ impl TernApp {
         app.apply_config(ctx, None);
         if let Some(path) = app.launch.session.clone() {
             app.restore_session(path);
-            if !app.ws.groups.is_empty() {
+            if !app.core.ws.groups.is_empty() {
                 let repos: Vec<PathBuf> = app
+                    .core
                     .ws
                     .groups
                     .iter()
@@ -286,7 +289,7 @@ impl TernApp {
                 for repo in repos {
                     app.sidebar.add_repository(ctx, repo, true);
                 }
-                app.sidebar_open = app.ws.groups.len() > 1;
+                app.sidebar_open = app.core.ws.groups.len() > 1;
                 return app;
             }
         }
@@ -297,28 +300,26 @@ impl TernApp {
             .clone()
             .or_else(|| std::env::current_dir().ok())
             .unwrap_or_else(|| PathBuf::from("/"));
-        let group = app.ws.add_group(dir_name(&dir), dir.clone(), None);
         // If the folder is in a repository, its worktrees show in the sidebar.
-        app.sidebar.add_repository(ctx, dir, true);
+        app.sidebar.add_repository(ctx, dir.clone(), true);
         let spec = app.launch.spec.clone();
+        let group = app.core.ws.add_group(dir_name(&dir), dir, None);
         let pane = match first {
             Some(Ok(pane)) => {
-                let ui = PaneUi::new(pane, app.pipeline.clone());
-                app.panes.insert(pane, ui);
+                app.core
+                    .adopt(pane, spec.command.as_ref().map(command_line));
                 Some(pane)
             }
             Some(Err(e)) => {
                 app.status = Some(format!("cannot start a shell: {e}"));
                 None
             }
-            None => app.spawn(&spec),
+            None => app.core.spawn(spec).map_err(|e| app.status = Some(e)).ok(),
         };
         if let Some(pane) = pane {
-            app.ws.add_tab(group, pane);
-            if spec.command.is_some() {
-                app.note_command_pane(pane);
-            }
+            app.core.ws.add_tab(group, pane);
         }
+        app.take_effects();
         app
     }
 
@@ -344,7 +345,7 @@ impl TernApp {
         self.poll_config(ctx);
         self.route_events(ctx);
         self.poll_remotes(ctx);
-        self.refresh_processes();
+        self.core.refresh_processes();
         self.desktop_frame(ctx);
         self.poll_saving();
         let sidebar_news = self.sidebar.poll(ctx, self.sidebar_open);
@@ -383,7 +384,7 @@ impl TernApp {
                 self.run(&ctx, command);
             }
             if let Some(text) = super::agents::take_send_text(&ctx, &self.send_text)
-                && let Some(pane) = self.ws.focused_pane()
+                && let Some(pane) = self.core.ws.focused_pane()
             {
                 self.pipeline.write(pane, text.as_bytes());
             }
@@ -416,6 +417,7 @@ impl TernApp {
         let title = match &self.launch.title {
             Some(t) => t.clone(),
             None => self
+                .core
                 .ws
                 .focused_pane()
                 .map(|p| self.pane_title(p))
@@ -492,9 +494,9 @@ impl TernApp {
     /// What the tab bar shows, or `None` when it is hidden (one tab in one folder: the
     /// window is all terminal, like kitty).
     fn tab_strip(&self) -> Option<TabStrip> {
-        let group = self.ws.active;
-        let g = self.ws.groups.get(group)?;
-        if g.tabs.len() <= 1 && self.ws.groups.len() <= 1 && !self.sidebar_open {
+        let group = self.core.ws.active;
+        let g = self.core.ws.groups.get(group)?;
+        if g.tabs.len() <= 1 && self.core.ws.groups.len() <= 1 && !self.sidebar_open {
             return None;
         }
         let tabs = g
@@ -503,7 +505,7 @@ impl TernApp {
             .map(|t| TabEntry {
                 id: t.id,
                 title: self.tab_title(t),
-                badges: self.ws.tab_badges(t, |p| self.pane_badges(p)),
+                badges: self.core.ws.tab_badges(t, |p| self.pane_badges(p)),
                 attention: self.agents.attention(t.layout.panes()),
             })
             .collect();
@@ -545,11 +547,13 @@ impl eframe::App for TernApp {
     }
 }
 
-/// The last part of a path, for names ("/home/me/src/tern" → "tern").
-pub fn dir_name(dir: &Path) -> String {
-    dir.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| dir.display().to_string())
+pub use tern_core::workspace::dir_name;
+
+/// `(program, args)` as one command line.
+fn command_line((program, args): &(String, Vec<String>)) -> Vec<String> {
+    std::iter::once(program.clone())
+        .chain(args.iter().cloned())
+        .collect()
 }
 
 /// `~/src/x` for paths under the home directory.

@@ -78,6 +78,16 @@ pub enum Request {
     Close { pane: u64 },
     /// Every pane. Replies [`Reply::Panes`].
     List,
+    /// A pane's text: its screen, the last `lines` lines (reaching into history when
+    /// more than a screen), or with `scrollback` its whole history and screen. Replies
+    /// [`Reply::Text`].
+    GetText {
+        pane: u64,
+        #[serde(default)]
+        lines: Option<usize>,
+        #[serde(default)]
+        scrollback: bool,
+    },
 }
 
 /// What a request is answered with when it worked.
@@ -86,6 +96,7 @@ pub enum Request {
 pub enum Reply {
     Pane { pane: u64 },
     Panes(Vec<PaneInfo>),
+    Text { text: String },
     Done {},
 }
 

@@ -13,6 +13,8 @@ impl TernApp {
         old: Option<&tern_core::config::Config>,
     ) {
         let new = self.settings.config.clone();
+        // New panes and the exit policy follow the new settings.
+        self.core.set_config(new.clone());
         let mut problems: Vec<String> = Vec::new();
         if old.is_none_or(|o| o.font.family != new.font.family)
             && let Err(e) =

@@ -13,8 +13,8 @@ use tern_core::tmux::{
 };
 
 use super::TernApp;
-use crate::window::pane::PaneUi;
 use crate::window::remote::{self, LinkState, RemoteGroup, RemoteWindow};
+use tern_core::workspace::Source;
 
 /// The client's size before the window has drawn its pane area.
 const FIRST_SIZE: (u16, u16) = (80, 24);
@@ -35,16 +35,19 @@ impl TernApp {
         };
         let key = std::path::PathBuf::from(remote::group_name(&target));
         if let Some(i) = self.remotes.iter().position(|r| r.key == key) {
-            if let Some(g) = self.ws.groups.iter().position(|g| g.path == key) {
-                self.ws.active = g;
+            if let Some(g) = self.core.ws.groups.iter().position(|g| g.path == key) {
+                self.core.ws.active = g;
             }
             if self.remotes[i].conn.is_none() {
                 self.connect_remote(i);
             }
             return Ok(());
         }
-        let group = self.ws.add_group(remote::group_name(&target), key, None);
-        self.ws.active = group;
+        let group = self
+            .core
+            .ws
+            .add_group(remote::group_name(&target), key, None);
+        self.core.ws.active = group;
         self.remotes
             .push(RemoteGroup::new(text.trim().to_owned(), target));
         self.connect_remote(self.remotes.len() - 1);
@@ -63,7 +66,7 @@ impl TernApp {
         drop(r.conn.take());
         for pane in r.panes.keys().copied().collect::<Vec<_>>() {
             if self.panes.contains_key(&pane) {
-                self.close_pane(pane);
+                self.close_pane(Source::Chrome, pane);
             }
         }
         self.remove_group_at(key);
@@ -95,7 +98,7 @@ impl TernApp {
 
     /// The remote group of workspace group `group`, if it is one.
     pub(super) fn remote_of_group(&self, group: usize) -> Option<usize> {
-        let key = &self.ws.groups.get(group)?.path;
+        let key = &self.core.ws.groups.get(group)?.path;
         self.remotes.iter().position(|r| &r.key == key)
     }
 
@@ -114,11 +117,6 @@ impl TernApp {
             "tmux pane %{} on {}",
             tmux.0, self.remotes[group].target_text
         ))
-    }
-
-    /// Whether `pane` shows a tmux pane.
-    pub(super) fn is_remote_pane(&self, pane: PaneId) -> bool {
-        self.remote_pane(pane).is_some()
     }
 
     /// The note of a remote group that is not connected (for the sidebar and its tab
@@ -152,7 +150,7 @@ impl TernApp {
 
     /// The remote targets, for the session.
     pub(super) fn saved_remotes(&self) -> Vec<tern_core::session::SavedRemote> {
-        let active = self.ws.active_group().map(|g| g.path.clone());
+        let active = self.core.ws.active_group().map(|g| g.path.clone());
         self.remotes
             .iter()
             .map(|r| tern_core::session::SavedRemote {
@@ -165,7 +163,7 @@ impl TernApp {
     /// A new tab in a remote group is a new tmux window (its tab comes with its
     /// layout). False when the active group is not remote.
     pub(super) fn remote_new_tab(&mut self) -> bool {
-        let Some(i) = self.remote_of_group(self.ws.active) else {
+        let Some(i) = self.remote_of_group(self.core.ws.active) else {
             return false;
         };
         if let Some(conn) = &self.remotes[i].conn {
@@ -192,12 +190,8 @@ impl TernApp {
     /// focus and size sent to tmux.
     pub(super) fn poll_remotes(&mut self, ctx: &egui::Context) {
         // A remote pane's end (its tmux pane went, or the connection did) is tmux's
-        // news, handled below; it never closes the window.
-        let exits = std::mem::take(&mut self.desk.exits);
-        self.desk.exits = exits
-            .into_iter()
-            .filter(|(p, _)| !self.is_remote_pane(*p))
-            .collect();
+        // news, handled below; it never closes the window (the core registered it as
+        // remote: no exit policy).
         let now = Instant::now();
         for i in 0..self.remotes.len() {
             let events = self.remotes[i]
@@ -224,6 +218,7 @@ impl TernApp {
 
     fn remote_event(&mut self, i: usize, event: RemoteEvent) {
         let Some(group) = self
+            .core
             .ws
             .groups
             .iter()
@@ -253,7 +248,10 @@ impl TernApp {
                 if let Some(w) = self.remotes[i].windows.get_mut(&window) {
                     w.name = name.clone();
                     if let Some(tab) = w.tab
-                        && let Some(t) = self.ws.groups[group].tabs.iter_mut().find(|t| t.id == tab)
+                        && let Some(t) = self.core.ws.groups[group]
+                            .tabs
+                            .iter_mut()
+                            .find(|t| t.id == tab)
                     {
                         t.custom_title = Some(name);
                     }
@@ -263,7 +261,7 @@ impl TernApp {
                 if let Some(w) = self.remotes[i].windows.remove(&window)
                     && let Some(tab) = w.tab
                 {
-                    let panes: Vec<PaneId> = self.ws.groups[group]
+                    let panes: Vec<PaneId> = self.core.ws.groups[group]
                         .tabs
                         .iter()
                         .filter(|t| t.id == tab)
@@ -286,15 +284,12 @@ impl TernApp {
                 window,
             } => {
                 self.remotes[i].panes.insert(pane, (remote, window));
-                self.panes
-                    .entry(pane)
-                    .or_insert_with(|| PaneUi::new(pane, self.pipeline.clone()))
-                    .remote = true;
+                self.adopt_remote_pane(pane);
             }
             RemoteEvent::PaneGone { pane, .. } => self.forget_remote_pane(i, pane),
             RemoteEvent::ActiveWindow(window) => {
                 let tab = self.remotes[i].windows.get(&window).and_then(|w| w.tab);
-                let g = &mut self.ws.groups[group];
+                let g = &mut self.core.ws.groups[group];
                 match g.tabs.iter().position(|t| Some(t.id) == tab) {
                     Some(ti) => {
                         g.active_tab = ti;
@@ -318,11 +313,11 @@ impl TernApp {
                     r.selected = Some((window, remote));
                 }
                 let at = pane
-                    .and_then(|p| self.ws.locate(p))
+                    .and_then(|p| self.core.ws.locate(p))
                     .filter(|at| at.group == group);
                 match (pane, at) {
                     (Some(pane), Some(at)) => {
-                        if let Some(tab) = self.ws.tab_mut(at) {
+                        if let Some(tab) = self.core.ws.tab_mut(at) {
                             tab.focused = pane;
                         }
                         self.remotes[i].pending_pane = None;
@@ -375,10 +370,7 @@ impl TernApp {
     ) {
         for (remote, pane) in &panes {
             self.remotes[i].panes.insert(*pane, (*remote, window));
-            self.panes
-                .entry(*pane)
-                .or_insert_with(|| PaneUi::new(*pane, self.pipeline.clone()))
-                .remote = true;
+            self.adopt_remote_pane(*pane);
         }
         let map: HashMap<TmuxPane, PaneId> = panes.iter().copied().collect();
         let Some(tree) = remote::split_tree(root, &map) else {
@@ -396,7 +388,7 @@ impl TernApp {
         }
         let name = w.name.clone();
         let existing = w.tab;
-        let g = &mut self.ws.groups[group];
+        let g = &mut self.core.ws.groups[group];
         let tab_at = existing.and_then(|id| g.tabs.iter().position(|t| t.id == id));
         if tab_at.is_some()
             && let Some(conn) = &self.remotes[i].conn
@@ -425,8 +417,8 @@ impl TernApp {
             }
             None => {
                 let first = tree.panes()[0];
-                let id = self.ws.push_tab(group, tree, first);
-                if let Some(t) = self.ws.groups[group]
+                let id = self.core.ws.push_tab(group, tree, first);
+                if let Some(t) = self.core.ws.groups[group]
                     .tabs
                     .iter_mut()
                     .find(|t| Some(t.id) == id)
@@ -457,7 +449,7 @@ impl TernApp {
     ) {
         let r = &mut self.remotes[i];
         let tab = r.windows.get(&window).and_then(|w| w.tab);
-        let g = &mut self.ws.groups[group];
+        let g = &mut self.core.ws.groups[group];
         let Some(ti) = g.tabs.iter().position(|t| Some(t.id) == tab) else {
             return;
         };
@@ -480,7 +472,7 @@ impl TernApp {
             .values()
             .filter_map(|w| Some((w.tab?, w.index.unwrap_or(u32::MAX))))
             .collect();
-        let g = &mut self.ws.groups[group];
+        let g = &mut self.core.ws.groups[group];
         let active = g.tabs.get(g.active_tab).map(|t| t.id);
         g.tabs
             .sort_by_key(|t| order.get(&t.id).copied().unwrap_or(u32::MAX));
@@ -491,11 +483,20 @@ impl TernApp {
             .unwrap_or(0);
     }
 
+    /// A pane showing a tmux pane: registered with the core as remote, drawn here.
+    fn adopt_remote_pane(&mut self, pane: PaneId) {
+        self.core.adopt_remote(pane);
+        self.take_effects();
+        if let Some(ui) = self.panes.get_mut(&pane) {
+            ui.remote = true;
+        }
+    }
+
     /// Drops a remote pane from the window (tmux closed it, or the connection ended).
     fn forget_remote_pane(&mut self, i: usize, pane: PaneId) {
         self.remotes[i].panes.remove(&pane);
         if self.panes.contains_key(&pane) {
-            self.close_pane(pane);
+            self.close_pane(Source::Tmux, pane);
         }
     }
 
@@ -517,7 +518,7 @@ impl TernApp {
                 });
                 r.sent_size = Some(size);
             }
-            let Some(g) = self.ws.groups.iter().find(|g| g.path == r.key) else {
+            let Some(g) = self.core.ws.groups.iter().find(|g| g.path == r.key) else {
                 continue;
             };
             if following {

@@ -2,56 +2,33 @@
 
 use std::path::PathBuf;
 
-use tern_core::pipeline::PaneId;
-use tern_core::workspace::Workspace;
-
 use super::TernApp;
 use crate::window::settings::SessionFile;
 
 impl TernApp {
-    /// Restores the saved session (a corrupt file is kept aside and reported).
+    /// Restores the saved session (a corrupt file is kept aside and reported): the
+    /// core restarts the panes; remote worktrees reconnect here.
     pub(super) fn restore_session(&mut self, path: PathBuf) {
         let mut file = SessionFile::new(path);
         match file.load() {
             tern_core::session::LoadOutcome::Restored(state) => {
-                let ws = Workspace::from_session(&state, |p| {
-                    let dir = if p.cwd.is_dir() {
-                        p.cwd.clone()
-                    } else {
-                        dirs::home_dir().unwrap_or_else(|| "/".into())
-                    };
-                    let pane = match &p.command {
-                        Some(command) => self.restore_command(&dir, command)?,
-                        None => self.spawn_shell(&dir)?,
-                    };
-                    if let (Some(screen), true) = (
-                        &p.last_screen,
-                        self.settings.config.session.restore_last_screen,
-                    ) {
-                        // The old screen, as history above the new prompt.
-                        let mut text = String::new();
-                        for line in screen {
-                            text.push_str(line);
-                            text.push_str("\r\n");
-                        }
-                        self.pipeline.feed(pane, text.as_bytes());
-                    }
-                    Some(pane)
-                });
-                self.ws = ws;
-                let active_before = self.ws.active;
+                self.core.spawn_size = None;
+                self.core
+                    .restore(&state, self.settings.config.session.restore_last_screen);
+                self.take_effects();
+                let active_before = self.core.ws.active;
                 let mut front = None;
                 for saved in &state.remotes {
                     match self.add_remote(&saved.target) {
-                        Ok(()) if saved.active => front = Some(self.ws.active),
+                        Ok(()) if saved.active => front = Some(self.core.ws.active),
                         Ok(()) => {}
                         Err(e) => self.status = Some(format!("a saved remote worktree: {e}")),
                     }
                 }
                 // A remote group added last takes the front only if it had it.
                 match front {
-                    Some(group) => self.ws.active = group,
-                    None => self.ws.active = active_before,
+                    Some(group) => self.core.ws.active = group,
+                    None => self.core.ws.active = active_before,
                 }
             }
             tern_core::session::LoadOutcome::Corrupt { kept_aside, error } => {
@@ -70,63 +47,16 @@ impl TernApp {
         self.session = Some(file);
     }
 
-    /// A pane that ran `command` before the restart: a known agent resumed in `dir`,
-    /// else a shell with a dim line saying what ran there.
-    fn restore_command(&mut self, dir: &std::path::Path, command: &[String]) -> Option<PaneId> {
-        use tern_core::resume::{Restore, installed, plan};
-        let path = std::env::var_os("PATH");
-        let rules = self.settings.config.session.resume.clone();
-        match plan(command, &rules, |p| installed(p, path.as_deref())) {
-            Restore::Resume(again) => {
-                let pane = self.spawn_command(dir, &again[0], &again[1..])?;
-                // Remembered as first run, so the next restart resumes it again.
-                if let Some(ui) = self.panes.get_mut(&pane) {
-                    ui.launched = Some(command.to_vec());
-                }
-                self.pipeline
-                    .breadcrumb(Some(pane), format!("resumed: {}", again.join(" ")));
-                Some(pane)
-            }
-            Restore::Shell { note } => {
-                let pane = self.spawn_shell(dir)?;
-                self.pipeline.breadcrumb(Some(pane), note.clone());
-                // The note holds a command line from the session file: shown, never
-                // obeyed (its control characters are replaced).
-                let line = format!(
-                    "\x1b[2m[tern] {}\x1b[0m\r\n",
-                    tern_core::resume::printable(&note)
-                );
-                self.pipeline.feed(pane, line.as_bytes());
-                Some(pane)
-            }
-        }
-    }
-
     /// What a restart would need, from what the window has now.
     pub fn session_state(&self) -> tern_core::session::SessionState {
         self.session_state_with(self.settings.config.session.restore_last_screen)
     }
 
-    /// The session as the window's own state has it; with `screens`, each pane's last
-    /// screen too (a round trip to the model thread per pane, so only when a save is
-    /// due).
-    fn session_state_with(&self, keep_screen: bool) -> tern_core::session::SessionState {
-        let mut state = self.ws.to_session(|p| tern_core::session::SavedPane {
-            cwd: self
-                .panes
-                .get(&p)
-                .and_then(|u| u.cwd.clone())
-                .or_else(|| {
-                    self.ws
-                        .locate(p)
-                        .map(|at| self.ws.groups[at.group].path.clone())
-                })
-                .unwrap_or_default(),
-            last_screen: keep_screen
-                .then(|| self.pipeline.dump_screen(p).map(|d| d.rows))
-                .flatten(),
-            command: self.panes.get(&p).and_then(|u| u.launched.clone()),
-        });
+    /// The core's session with the remote groups saved as their targets; with
+    /// `screens`, each pane's last screen too (a round trip to the model thread per
+    /// pane, so only when a save is due).
+    fn session_state_with(&self, screens: bool) -> tern_core::session::SessionState {
+        let mut state = self.core.session_state(screens);
         // Remote groups are saved as their targets (tmux keeps their windows).
         let remote_keys: Vec<&std::path::Path> =
             self.remotes.iter().map(|r| r.key.as_path()).collect();
