@@ -158,6 +158,8 @@ pub struct TernApp {
     session: Option<SessionFile>,
     /// The session without last screens as last saved (a change makes a save due).
     session_layout: Option<tern_core::session::SessionState>,
+    /// A save waiting for its panes' last screens (`session.rs`).
+    saving_screens: Option<session::ScreensAsked>,
     pub sidebar: Sidebar,
     /// A save in progress (dialog and write on their own thread).
     saving: Option<std::sync::mpsc::Receiver<Result<PathBuf, String>>>,
@@ -255,6 +257,7 @@ impl TernApp {
             settings,
             session: None,
             session_layout: None,
+            saving_screens: None,
             sidebar: Sidebar::default(),
             saving: None,
             font_size: DEFAULT_FONT_SIZE,

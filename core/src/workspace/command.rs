@@ -8,6 +8,7 @@
 
 use std::path::PathBuf;
 
+use super::tree::{Location, TabId};
 use crate::layout::{Axis, Direction};
 use crate::pipeline::PaneId;
 use crate::remote::SplitDirection;
@@ -49,6 +50,23 @@ pub enum Command {
     SelectTab(usize),
     /// Moves the active tab one place left (`-1`) or right (`1`).
     MoveTab(isize),
+    /// Moves a tab of `group` from one place to another (a drag on the tab bar).
+    MoveTabTo {
+        group: usize,
+        from: usize,
+        to: usize,
+    },
+    /// Names a tab (`None`: it shows its pane's title again).
+    RenameTab {
+        tab: TabId,
+        name: Option<String>,
+    },
+    /// Sets the share of the split at `path` in the tab at `at` (a divider dragged).
+    SetRatio {
+        at: Location,
+        path: Vec<bool>,
+        ratio: f32,
+    },
     /// Focus moves to the pane beside the focused one.
     FocusDirection(Direction),
     /// Moves the focused pane's edge by a share of the split.
@@ -81,7 +99,9 @@ impl Command {
             Command::CloseTab => "close-tab",
             Command::CycleTab(_) => "cycle-tab",
             Command::SelectTab(_) => "select-tab",
-            Command::MoveTab(_) => "move-tab",
+            Command::MoveTab(_) | Command::MoveTabTo { .. } => "move-tab",
+            Command::RenameTab { .. } => "rename-tab",
+            Command::SetRatio { .. } => "set-ratio",
             Command::FocusDirection(_) => "focus-direction",
             Command::Resize(..) => "resize",
             Command::ToggleZoom => "toggle-zoom",

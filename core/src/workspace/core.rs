@@ -230,6 +230,28 @@ impl WorkspaceCore {
                     "the tab cannot move there".into()
                 })
             }
+            Command::MoveTabTo { group, from, to } => {
+                done_if(self.ws.move_tab(group, from, to), || {
+                    "the tab cannot move there".into()
+                })
+            }
+            Command::RenameTab { tab, name } => {
+                let t = self
+                    .ws
+                    .groups
+                    .iter_mut()
+                    .flat_map(|g| g.tabs.iter_mut())
+                    .find(|t| t.id == tab)
+                    .ok_or("no such tab")?;
+                t.custom_title = name;
+                Ok(Outcome::Done)
+            }
+            Command::SetRatio { at, path, ratio } => {
+                let tab = self.ws.tab_mut(at).ok_or("no such tab")?;
+                done_if(tab.layout.set_ratio(&path, ratio), || {
+                    "no split there".into()
+                })
+            }
             Command::FocusDirection(d) => {
                 self.ws.focus_direction(d);
                 Ok(Outcome::Done)

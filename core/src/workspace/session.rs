@@ -72,8 +72,21 @@ impl WorkspaceCore {
     }
 
     /// What a restart needs. With `screens`, each pane's last screen too: a round trip
-    /// to the model thread per pane, so only when a save is due.
+    /// to the model thread per pane, waited for (a face that must not wait asks with
+    /// `Pipeline::request_dump` and passes the answers to [`Self::session_state_with`]).
     pub fn session_state(&self, screens: bool) -> SessionState {
+        self.session_state_with(|p| {
+            screens
+                .then(|| self.pipeline().dump_screen(p).map(|d| d.rows))
+                .flatten()
+        })
+    }
+
+    /// What a restart needs, each pane's last screen as `screen` has it.
+    pub fn session_state_with(
+        &self,
+        screen: impl Fn(PaneId) -> Option<Vec<String>>,
+    ) -> SessionState {
         self.ws.to_session(|p| SavedPane {
             cwd: self
                 .pane_cwd(p)
@@ -83,9 +96,7 @@ impl WorkspaceCore {
                         .map(|at| self.ws.groups[at.group].path.clone())
                 })
                 .unwrap_or_default(),
-            last_screen: screens
-                .then(|| self.pipeline().dump_screen(p).map(|d| d.rows))
-                .flatten(),
+            last_screen: screen(p),
             command: self.record(p).and_then(|r| r.launched.clone()),
         })
     }

@@ -35,7 +35,7 @@ impl TernApp {
                     let _ = self.exec(Source::Chrome, WsCommand::SelectTab(i));
                 }
                 Action::MoveTab { group, from, to } => {
-                    self.core.ws.move_tab(group, from, to);
+                    let _ = self.exec(Source::Chrome, WsCommand::MoveTabTo { group, from, to });
                 }
                 Action::CloseTab(id) => {
                     let group = self.core.ws.active;
@@ -46,26 +46,15 @@ impl TernApp {
                         .get(group)
                         .and_then(|g| g.tabs.iter().position(|t| t.id == id))
                     {
-                        self.core.ws.select_tab(ti);
+                        let _ = self.exec(Source::Chrome, WsCommand::SelectTab(ti));
                         self.run(ctx, Command::CloseTab);
                     }
                 }
                 Action::SetRatio { at, path, ratio } => {
-                    if let Some(tab) = self.core.ws.tab_mut(at) {
-                        tab.layout.set_ratio(&path, ratio);
-                    }
+                    let _ = self.exec(Source::Chrome, WsCommand::SetRatio { at, path, ratio });
                 }
                 Action::RenameTab { tab, name } => {
-                    if let Some(t) = self
-                        .core
-                        .ws
-                        .groups
-                        .iter_mut()
-                        .flat_map(|g| g.tabs.iter_mut())
-                        .find(|t| t.id == tab)
-                    {
-                        t.custom_title = name;
-                    }
+                    let _ = self.exec(Source::Chrome, WsCommand::RenameTab { tab, name });
                 }
                 Action::CopyText(text) => ctx.copy_text(text),
                 Action::AnswerClipboardRead(pane) => self.answer_clipboard_read(pane),

@@ -100,8 +100,14 @@ impl TernApp {
         for crumb in crumbs {
             self.pipeline.breadcrumb(None, crumb);
         }
-        if let Some(pane) = clicked.last() {
-            self.core.ws.focus_pane(*pane);
+        if let Some(pane) = clicked.last()
+            && self
+                .exec(
+                    tern_core::workspace::Source::Notification,
+                    tern_core::workspace::Command::Focus(*pane),
+                )
+                .is_ok()
+        {
             ctx.send_viewport_cmd(egui::ViewportCommand::Focus);
         }
         self.agents.refresh(ctx, &self.pipeline);

@@ -242,7 +242,11 @@ impl TernApp {
         self.agents.refresh_now(&self.pipeline);
         let panes: Vec<PaneId> = self.panes.keys().copied().collect();
         let pane = self.agents.longest_waiting(panes)?;
-        self.core.ws.focus_pane(pane);
+        self.exec(
+            tern_core::workspace::Source::Key,
+            tern_core::workspace::Command::Focus(pane),
+        )
+        .ok()?;
         Some(pane)
     }
 

@@ -1,6 +1,10 @@
 //! The session: restored at start, saved when it changes and on exit.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
+
+use tern_core::model::ScreenDump;
+use tern_core::pipeline::{Answer, PaneId, Pending};
 
 use super::TernApp;
 use crate::window::settings::SessionFile;
@@ -47,16 +51,24 @@ impl TernApp {
         self.session = Some(file);
     }
 
-    /// What a restart would need, from what the window has now.
+    /// What a restart would need, from what the window has now (the last screens
+    /// waited for: for the exit, when the window is going anyway).
     pub fn session_state(&self) -> tern_core::session::SessionState {
-        self.session_state_with(self.settings.config.session.restore_last_screen)
+        let screens = self.settings.config.session.restore_last_screen;
+        self.session_state_with(|p| {
+            screens
+                .then(|| self.pipeline.dump_screen(p).map(|d| d.rows))
+                .flatten()
+        })
     }
 
-    /// The core's session with the remote groups saved as their targets; with
-    /// `screens`, each pane's last screen too (a round trip to the model thread per
-    /// pane, so only when a save is due).
-    fn session_state_with(&self, screens: bool) -> tern_core::session::SessionState {
-        let mut state = self.core.session_state(screens);
+    /// The core's session with the remote groups saved as their targets, each pane's
+    /// last screen as `screen` has it.
+    fn session_state_with(
+        &self,
+        screen: impl Fn(PaneId) -> Option<Vec<String>>,
+    ) -> tern_core::session::SessionState {
+        let mut state = self.core.session_state_with(screen);
         // Remote groups are saved as their targets (tmux keeps their windows).
         let remote_keys: Vec<&std::path::Path> =
             self.remotes.iter().map(|r| r.key.as_path()).collect();
@@ -74,24 +86,65 @@ impl TernApp {
         state
     }
 
-    /// Saves the session when its layout, folders or tabs changed. The last screens
-    /// (`restore_last_screen`) are dumped only then, not every frame.
+    /// Saves the session when its layout, folders or tabs changed. With
+    /// `restore_last_screen` each pane's screen is asked for then (not every frame),
+    /// without waiting: the save is written once every answer is in.
     pub(super) fn save_session_if_due(&mut self) {
         if self.session.is_none() {
             return;
         }
-        let layout = self.session_state_with(false);
-        if self.session_layout.as_ref() == Some(&layout) {
+        let layout = self.session_state_with(|_| None);
+        if self.session_layout.as_ref() != Some(&layout) {
+            if self.settings.config.session.restore_last_screen {
+                let asked = self
+                    .core
+                    .ws
+                    .all_panes()
+                    .into_iter()
+                    .map(|p| (p, self.pipeline.request_dump(p)))
+                    .collect();
+                // A newer layout replaces a save still waiting for its screens.
+                self.saving_screens = Some(ScreensAsked {
+                    asked,
+                    answers: HashMap::new(),
+                });
+            } else if let Some(file) = self.session.as_mut() {
+                file.save_if_changed(layout.clone());
+            }
+            self.session_layout = Some(layout);
+        }
+        self.save_when_screens_are_in();
+    }
+
+    /// Writes the save waiting for its panes' screens once the model thread answered
+    /// them all (its answers wake the window).
+    fn save_when_screens_are_in(&mut self) {
+        let Some(mut waiting) = self.saving_screens.take() else {
+            return;
+        };
+        waiting
+            .asked
+            .retain(|(pane, pending)| match pending.poll() {
+                Answer::Ready(dump) => {
+                    waiting.answers.insert(*pane, dump.rows);
+                    false
+                }
+                Answer::Waiting => true,
+                Answer::Gone => false,
+            });
+        if !waiting.asked.is_empty() {
+            self.saving_screens = Some(waiting);
             return;
         }
-        let state = if self.settings.config.session.restore_last_screen {
-            self.session_state()
-        } else {
-            layout.clone()
-        };
-        self.session_layout = Some(layout);
+        let state = self.session_state_with(|p| waiting.answers.get(&p).cloned());
         if let Some(file) = self.session.as_mut() {
             file.save_if_changed(state);
         }
     }
+}
+
+/// A session save asked each pane's screen and waits for the answers.
+pub(super) struct ScreensAsked {
+    asked: Vec<(PaneId, Pending<ScreenDump>)>,
+    answers: HashMap<PaneId, Vec<String>>,
 }
