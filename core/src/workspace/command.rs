@@ -11,7 +11,6 @@ use std::path::PathBuf;
 use super::tree::{Location, TabId};
 use crate::layout::{Axis, Direction};
 use crate::pipeline::PaneId;
-use crate::remote::SplitDirection;
 
 /// One change to the workspace.
 #[derive(Clone, Debug, PartialEq)]
@@ -109,15 +108,6 @@ impl Command {
             Command::CycleGroup(_) => "cycle-group",
             Command::OpenGroup { .. } => "open-group",
             Command::RemoveGroup(_) => "remove-group",
-        }
-    }
-}
-
-impl From<SplitDirection> for Axis {
-    fn from(d: SplitDirection) -> Axis {
-        match d {
-            SplitDirection::Right => Axis::Horizontal,
-            SplitDirection::Down => Axis::Vertical,
         }
     }
 }

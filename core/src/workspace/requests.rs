@@ -10,7 +10,7 @@ use super::command::Command;
 use super::core::WorkspaceCore;
 use crate::pipeline::activity::ActivityState;
 use crate::pipeline::{PaneId, Pipeline};
-use crate::remote::{Activity, PaneInfo, ProgressInfo, Reply, Request};
+use crate::remote::{PaneInfo, ProgressInfo, Reply, Request};
 
 /// What a request asks of the face.
 pub enum Routed {
@@ -108,15 +108,14 @@ impl WorkspaceCore {
                     // Read now, not from a frame's table: a script asks between frames.
                     let report = self.pipeline().activity(pane);
                     let activity = if r.exit.is_some() {
-                        Activity::Exited
+                        ActivityState::Exited
                     } else {
                         match report.as_ref().map(|r| r.state) {
-                            Some(ActivityState::Waiting) => Activity::Waiting,
-                            Some(ActivityState::Running) => Activity::Running,
-                            Some(ActivityState::Done) => Activity::Done,
-                            // What the pane shows: a program in front of the shell runs.
-                            _ if r.foreground.is_some() || r.explicit => Activity::Running,
-                            _ => Activity::Idle,
+                            // The tracker knows; where it says idle (or nothing), what
+                            // the pane shows: a program in front of the shell runs.
+                            Some(state) if state != ActivityState::Idle => state,
+                            _ if r.foreground.is_some() || r.explicit => ActivityState::Running,
+                            _ => ActivityState::Idle,
                         }
                     };
                     let report = report.as_ref();

@@ -30,12 +30,8 @@ impl TernApp {
                 return Ok(Outcome::Done);
             }
             WsCommand::Split { pane, axis, .. } => {
-                let direction = match axis {
-                    Axis::Horizontal => tern_core::tmux::SplitDirection::Right,
-                    Axis::Vertical => tern_core::tmux::SplitDirection::Down,
-                };
                 if let Some(p) = pane.or(self.core.ws.focused_pane())
-                    && self.remote_split(p, direction)
+                    && self.remote_split(p, (*axis).into())
                 {
                     return Ok(Outcome::Done);
                 }
