@@ -1,10 +1,28 @@
 //! The X server's colour characterization that Xlib falls back to when the screen
 //! has none (no `XDCCC_LINEAR_RGB_*` properties on the root window, as under Xvfb and
-//! most X servers): "Tektronix 19\" (Sony) CRT", libX11 `src/xcms/LRGB.c`
-//! (Copyright 1990 1991 Tektronix, Inc., reproduced with its permission notice's
-//! terms). The matrices turn CIE XYZ into linear RGB intensities and back; the
-//! intensity tables map each channel's intensity to the 16-bit device value, which
-//! Xlib then rounds to the visual's 8 bits per channel.
+//! most X servers): "Tektronix 19\" (Sony) CRT", from libX11 `src/xcms/LRGB.c`. The
+//! matrices turn CIE XYZ into linear RGB intensities and back; the intensity tables
+//! map each channel's intensity to the 16-bit device value, which Xlib then rounds to
+//! the visual's 8 bits per channel.
+//!
+//! The data (and the algorithms this module and its parent follow) come with this
+//! notice, which its terms ask to reproduce:
+//!
+//! > Code and supporting documentation (c) Copyright 1990 1991 Tektronix, Inc.
+//! > All Rights Reserved. This file is a component of an X Window System-specific
+//! > implementation of Xcms based on the TekColor Color Management System.
+//! > Permission is hereby granted to use, copy, modify, sell, and otherwise distribute
+//! > this software and its documentation for any purpose and without fee, provided
+//! > that this copyright, permission, and disclaimer notice is reproduced in all
+//! > copies of this software and in supporting documentation. TekColor is a trademark
+//! > of Tektronix, Inc. Tektronix makes no representation about the suitability of
+//! > this software for any purpose. It is provided "as is" and with all faults.
+//! > TEKTRONIX DISCLAIMS ALL WARRANTIES APPLICABLE TO THIS SOFTWARE, INCLUDING THE
+//! > IMPLIED WARRANTIES OF MERCHANTABILITY AND FITNESS FOR A PARTICULAR PURPOSE. IN NO
+//! > EVENT SHALL TEKTRONIX BE LIABLE FOR ANY SPECIAL, INDIRECT OR CONSEQUENTIAL
+//! > DAMAGES OR ANY DAMAGES WHATSOEVER RESULTING FROM LOSS OF USE, DATA, OR PROFITS,
+//! > WHETHER IN AN ACTION OF CONTRACT, NEGLIGENCE, OR OTHER TORTIOUS ACTION, ARISING
+//! > OUT OF OR IN CONNECTION WITH THE USE OR THE PERFORMANCE OF THIS SOFTWARE.
 
 /// CIE XYZ to RGB intensity.
 pub(super) const XYZ_TO_RGB: [[f64; 3]; 3] = [
