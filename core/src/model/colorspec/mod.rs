@@ -265,14 +265,7 @@ impl Screen {
         if v == 0.0 || v == 100.0 {
             return Some([wu, wv, if v == 100.0 { 1.0 } else { 0.0 }]);
         }
-        let mut hue = h + self.theta_offset;
-        while hue < 0.0 {
-            hue += 360.0;
-        }
-        while hue >= 360.0 {
-            hue -= 360.0;
-        }
-        let hue = radians(hue);
+        let hue = radians(turn_into_circle(h + self.theta_offset));
         let u = cosine(hue) * c / (v * CHROMA_SCALE);
         let dv = sine(hue) * c / (v * CHROMA_SCALE);
         Some([u + wu, dv + wv, lightness_to_y(v)])
@@ -392,7 +385,7 @@ impl Screen {
 
 /// `XcmsTekHVC_ValidSpec`: value 0..=100 and chroma not negative (within the slack,
 /// then pulled inside), hue brought into 0..360.
-fn valid_hvc([mut h, mut v, mut c]: Hvc) -> Option<Hvc> {
+fn valid_hvc([h, mut v, mut c]: Hvc) -> Option<Hvc> {
     if !(-SLACK..=100.0 + SLACK).contains(&v) || c < -SLACK {
         return None;
     }
@@ -404,13 +397,26 @@ fn valid_hvc([mut h, mut v, mut c]: Hvc) -> Option<Hvc> {
     if c < 0.0 {
         c = -SLACK;
     }
+    Some([turn_into_circle(h), v, c])
+}
+
+/// A hue brought into 0..360 by whole turns, one at a time as Xlib does (the last bits
+/// can differ from a remainder); a hue more than 16 turns out (where Xlib would loop
+/// for as long as the number is large, forever at 1e300) by the remainder.
+fn turn_into_circle(mut h: f64) -> f64 {
+    if !h.is_finite() {
+        return h;
+    }
+    if h.abs() > 16.0 * 360.0 {
+        return h.rem_euclid(360.0);
+    }
     while h < 0.0 {
         h += 360.0;
     }
     while h >= 360.0 {
         h -= 360.0;
     }
-    Some([h, v, c])
+    h
 }
 
 /// `_XcmsTekHVC_CheckModify`: the same corrections without a range check, the hue
@@ -495,6 +501,27 @@ mod tests {
             count += 1;
         }
         assert_eq!(count, 280);
+    }
+
+    /// Catches a hostile number hanging the model thread (invariant 9): Xlib brings a
+    /// hue into 0..360 one turn at a time, which never ends for 1e300; infinities and
+    /// huge coordinates must not loop either.
+    #[test]
+    fn extreme_numbers_end_quickly() {
+        for spec in [
+            "TekHVC:1e300/50/50",
+            "TekHVC:-1e300/50/50",
+            "TekHVC:7200.5/50/50",
+            "TekHVC:0/50/1e300",
+            "CIELab:50/1e300/-1e300",
+            "CIELuv:50/1e300/1e300",
+            "CIEuvY:1e300/-1e300/0.5",
+            "CIEXYZ:1e300/0.5/-1e300",
+            "CIExyY:1/0/1",
+        ] {
+            let _ = parse(spec);
+        }
+        assert_eq!(hex("TekHVC:-360/50/0"), hex("TekHVC:0/50/0"));
     }
 
     #[test]
