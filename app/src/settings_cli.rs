@@ -55,9 +55,9 @@ pub fn deeper_problems(config: &Config) -> Vec<String> {
     let (_, errors) = tern_core::text::hints::HintPatterns::new(&config.hint_patterns);
     problems.extend(errors.into_iter().map(|e| format!("hint_patterns: {e}")));
     if let Some(family) = &config.font.family {
-        let found = match crate::system_fonts::SystemFonts::open() {
+        let found = match crate::window::glyphs::system_fonts::SystemFonts::open() {
             Ok(fc) => fc.family(family).is_some(),
-            Err(_) => crate::window::fonts::find_family(family).is_some(),
+            Err(_) => crate::window::glyphs::fonts::find_family(family).is_some(),
         };
         if !found {
             problems.push(format!(

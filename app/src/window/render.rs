@@ -5,8 +5,7 @@
 use egui::{Align2, Color32, FontId, Mesh, Painter, Pos2, Rect, Stroke, Vec2, pos2, vec2};
 use tern_core::model::{Cell, Cursor, CursorShape, Flags, Palette, Row, Underline};
 
-use super::emoji;
-use super::glyphs::{self, GlyphCache};
+use super::glyphs::{self, GlyphCache, emoji};
 use super::theme::{self, Theme};
 
 /// Cell geometry for one font.
@@ -263,8 +262,8 @@ fn add_row(
         } else if c != ' ' && lk.fg != lk.bg {
             let mut fill = |r: Rect, color: Color32| mesh.add_colored_rect(r, color);
             if !draw_box(&mut fill, rect, c, lk.fg, px) {
-                if crate::symbols::draws(c) {
-                    // Drawn by tern (see `crate::symbols`): one cell, at its corner.
+                if glyphs::symbols::draws(c) {
+                    // Drawn by tern (see `glyphs::symbols`): one cell, at its corner.
                     if let Some(q) = glyphs.glyph(ctx, c, face) {
                         let at = Rect::from_min_size(rect.min, q.size);
                         mesh.add_rect_with_uv(at, q.uv, lk.fg);

@@ -16,7 +16,7 @@ impl TernApp {
         let mut problems: Vec<String> = Vec::new();
         if old.is_none_or(|o| o.font.family != new.font.family)
             && let Err(e) =
-                crate::window::fonts::install_fonts_with(ctx, new.font.family.as_deref())
+                crate::window::glyphs::fonts::install_fonts_with(ctx, new.font.family.as_deref())
         {
             problems.push(e);
         }

@@ -7,6 +7,16 @@
 //!
 //! Colour glyphs (emoji, see `emoji`) come from the same atlas with their own colours;
 //! their quads say so and are drawn untinted.
+//!
+//! The glyph stack lives in this folder: the fonts installed into egui (`fonts`,
+//! `families`), the system's fonts through fontconfig (`system_fonts`), colour emoji
+//! (`emoji`) and the symbols tern draws itself (`symbols`).
+
+pub mod emoji;
+pub mod families;
+pub mod fonts;
+pub mod symbols;
+pub mod system_fonts;
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -16,7 +26,7 @@ use egui::{
     RasterizedGlyph, Rect, Vec2, pos2,
 };
 
-use crate::symbols::{self, CellPx};
+use symbols::CellPx;
 
 /// Cell sizes in pixels by font size in pixels (1/16 px steps), told by the renderer
 /// ([`GlyphCache::set_cell`]) before it asks for a glyph, for the symbol rasterizer.
@@ -26,7 +36,7 @@ fn size_key(font_size_px: f32) -> u32 {
     (font_size_px * 16.0).round() as u32
 }
 
-/// The rasterizer for the symbols tern draws itself (`crate::symbols`): asked before
+/// The rasterizer for the symbols tern draws itself (`symbols`): asked before
 /// any font (and cached by egui per character and size), it answers only for those
 /// symbols in the terminal's monospace families, with a bitmap exactly one cell big.
 pub fn symbol_rasterizer() -> GlyphRasterizer {
@@ -66,9 +76,9 @@ fn is_terminal_family(family: &egui::FontFamily) -> bool {
     match family {
         egui::FontFamily::Monospace => true,
         egui::FontFamily::Name(n) => [
-            super::families::BOLD_FAMILY,
-            super::families::ITALIC_FAMILY,
-            super::families::BOLD_ITALIC_FAMILY,
+            families::BOLD_FAMILY,
+            families::ITALIC_FAMILY,
+            families::BOLD_ITALIC_FAMILY,
         ]
         .contains(&n.as_ref()),
         _ => false,
@@ -205,15 +215,15 @@ impl GlyphCache {
             Face {
                 bold: true,
                 italic: false,
-            } => Some(super::families::BOLD_FAMILY),
+            } => Some(families::BOLD_FAMILY),
             Face {
                 bold: false,
                 italic: true,
-            } => Some(super::families::ITALIC_FAMILY),
+            } => Some(families::ITALIC_FAMILY),
             Face {
                 bold: true,
                 italic: true,
-            } => Some(super::families::BOLD_ITALIC_FAMILY),
+            } => Some(families::BOLD_ITALIC_FAMILY),
         };
         if let Some(f) = family {
             font.family = egui::FontFamily::Name(f.into());
@@ -253,7 +263,7 @@ impl GlyphCache {
             return *q;
         }
         let size = self.font.as_ref()?.size;
-        let family = egui::FontFamily::Name(super::emoji::EMOJI_FAMILY.into());
+        let family = egui::FontFamily::Name(emoji::EMOJI_FAMILY.into());
         let quad = ctx.fonts_mut(|f| {
             if !f.families().contains(&family) {
                 return None;
@@ -303,8 +313,8 @@ pub fn add(
 
 #[cfg(test)]
 mod tests {
+    use super::emoji::tests::{in_frame, whole_pixels};
     use super::*;
-    use crate::window::emoji::tests::{in_frame, whole_pixels};
 
     /// Glyphs are drawn at the cell's top-left (a whole pixel) plus their offset: the
     /// offset and size must be whole pixels too, or the glyph is resampled (blurred).

@@ -1,6 +1,6 @@
 //! Fonts: the bundled DejaVu Sans Mono faces, a configured family and per-character
-//! fallback from the system's fonts (through fontconfig, `crate::system_fonts`), the
-//! symbols tern draws itself (`crate::symbols`), and whether an input method is
+//! fallback from the system's fonts (through fontconfig, `super::system_fonts`), the
+//! symbols tern draws itself (`super::symbols`), and whether an input method is
 //! configured.
 
 use std::path::PathBuf;
@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use egui::{FontData, FontDefinitions, FontFamily};
 
-use crate::system_fonts::SystemFonts;
+use super::system_fonts::SystemFonts;
 
 pub const DEFAULT_FONT_SIZE: f32 = 15.0;
 const FONT_NAME: &str = "tern-mono";
@@ -33,22 +33,22 @@ const FACES: [(&str, Option<&str>, &[u8]); 4] = [
     (
         FONT_NAME,
         None,
-        include_bytes!("../../assets/fonts/DejaVuSansMono.ttf"),
+        include_bytes!("../../../assets/fonts/DejaVuSansMono.ttf"),
     ),
     (
         BOLD_FONT_NAME,
         Some(BOLD_FAMILY),
-        include_bytes!("../../assets/fonts/DejaVuSansMono-Bold.ttf"),
+        include_bytes!("../../../assets/fonts/DejaVuSansMono-Bold.ttf"),
     ),
     (
         "tern-mono-italic",
         Some(ITALIC_FAMILY),
-        include_bytes!("../../assets/fonts/DejaVuSansMono-Oblique.ttf"),
+        include_bytes!("../../../assets/fonts/DejaVuSansMono-Oblique.ttf"),
     ),
     (
         "tern-mono-bold-italic",
         Some(BOLD_ITALIC_FAMILY),
-        include_bytes!("../../assets/fonts/DejaVuSansMono-BoldOblique.ttf"),
+        include_bytes!("../../../assets/fonts/DejaVuSansMono-BoldOblique.ttf"),
     ),
 ];
 
@@ -160,7 +160,7 @@ pub fn install_fonts_with(ctx: &egui::Context, family: Option<&str>) -> Result<(
         }
     }
     // Symbols tern draws itself (Braille, Powerline, legacy computing, some box drawing).
-    ctx.add_glyph_rasterizer(super::glyphs::symbol_rasterizer());
+    ctx.add_glyph_rasterizer(super::symbol_rasterizer());
     let user: Option<[Option<FontData>; 4]> = family.and_then(|f| {
         let found = match &system {
             Ok(fc) => fc
