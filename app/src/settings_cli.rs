@@ -65,6 +65,21 @@ pub fn deeper_problems(config: &Config) -> Vec<String> {
             ));
         }
     }
+    let faces = [
+        ("bold", &config.font.bold),
+        ("italic", &config.font.italic),
+        ("bold_italic", &config.font.bold_italic),
+    ];
+    if faces.iter().any(|(_, name)| name.is_some()) {
+        let system = crate::window::glyphs::system_fonts::SystemFonts::open();
+        for (key, name) in faces {
+            if let Some(name) = name
+                && let Err(e) = crate::window::glyphs::fonts::named_face(&system, key, name)
+            {
+                problems.push(e);
+            }
+        }
+    }
     if let Err(e) = config.theme.scheme() {
         problems.push(format!("theme.name: {e}"));
     }

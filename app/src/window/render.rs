@@ -182,6 +182,7 @@ fn add_row(
     palette: &Palette,
     default_bg: Color32,
     selection: (Color32, &dyn Fn(usize) -> bool),
+    cursor_col: Option<usize>,
 ) {
     let cw = m.cell.x;
     let cells = &row.cells;
@@ -217,6 +218,10 @@ fn add_row(
         }
         mesh.add_colored_rect(cell_rect(start, (col - start) as f32), sel_color);
     }
+    // Runs of punctuation shaped for ligatures; their cells are skipped below.
+    let in_run = shaped_runs(mesh, glyphs, ctx, &cell_rect, row, cursor_col, &|i| {
+        look(&cells[i], palette, default_bg)
+    });
     // Glyphs and decorations.
     let px = Pixels(ctx.pixels_per_point());
     let thickness = px.thickness(m.cell.y / 16.0);
@@ -239,10 +244,7 @@ fn add_row(
             None
         };
         let marks: &[char] = combining.map_or(&[], |e| &e.combining);
-        let face = glyphs::Face {
-            bold: flags.contains(Flags::BOLD),
-            italic: flags.contains(Flags::ITALIC),
-        };
+        let face = face_of(flags);
         let colour_emoji = if lk.fg != lk.bg && emoji::wants_colour(c, marks) {
             // The whole cluster, so that a sequence the font joins is one glyph.
             let mut cluster = String::from(c);
@@ -259,7 +261,7 @@ fn add_row(
             for q in glyphs.cluster(ctx, &text) {
                 glyphs::add(mesh, rect.min, &q, 0.0, 0.0, lk.fg);
             }
-        } else if c != ' ' && lk.fg != lk.bg {
+        } else if c != ' ' && lk.fg != lk.bg && !in_run.get(i).is_some_and(|&r| r) {
             let mut fill = |r: Rect, color: Color32| mesh.add_colored_rect(r, color);
             if !draw_box(&mut fill, rect, c, lk.fg, px) {
                 if glyphs::symbols::draws(c) {
@@ -340,6 +342,61 @@ fn add_row(
     }
 }
 
+fn face_of(flags: Flags) -> glyphs::Face {
+    glyphs::Face {
+        bold: flags.contains(Flags::BOLD),
+        italic: flags.contains(Flags::ITALIC),
+    }
+}
+
+/// Draws the row's runs of punctuation that shape into something else than their
+/// characters (ligatures, see `glyphs::shaping`); returns which cells they drew (empty
+/// when none: shaping off, or nothing to shape).
+fn shaped_runs(
+    mesh: &mut Mesh,
+    glyphs: &mut GlyphCache,
+    ctx: &egui::Context,
+    cell_rect: &dyn Fn(usize, f32) -> Rect,
+    row: &Row,
+    cursor_col: Option<usize>,
+    look_of: &dyn Fn(usize) -> Look,
+) -> Vec<bool> {
+    let mut drawn = Vec::new();
+    if !glyphs.shaping_on() {
+        return drawn;
+    }
+    let cells = &row.cells;
+    let key = |i: usize| {
+        let cell = &cells[i];
+        let flags = cell.flags();
+        if !glyphs::shaping::can_ligate(cell.ch())
+            || [Flags::WIDE, Flags::WIDE_SPACER, Flags::EXTRA]
+                .iter()
+                .any(|&f| flags.contains(f))
+        {
+            return None;
+        }
+        let lk = look_of(i);
+        (lk.fg != lk.bg).then_some((face_of(flags), lk.fg))
+    };
+    let mut text = String::new();
+    for run in glyphs::shaping::runs(cells.len(), cursor_col, key) {
+        text.clear();
+        text.extend(cells[run.clone()].iter().map(|c| c.ch()));
+        let (face, fg) = (face_of(cells[run.start].flags()), look_of(run.start).fg);
+        let Some(shaped) = glyphs.run(ctx, &text, face) else {
+            continue;
+        };
+        for g in shaped.iter() {
+            let at = cell_rect(run.start + g.cell, 1.0).min + vec2(g.dx, 0.0);
+            glyphs::add(mesh, at, &g.quad, 0.0, 0.0, fg);
+        }
+        drawn.resize(cells.len(), false);
+        drawn[run].fill(true);
+    }
+    drawn
+}
+
 /// What to draw: rows top to bottom, the cursor (when the live screen is shown) and
 /// which cells are selected (`selected(row, col)`).
 pub struct Scene<'a> {
@@ -387,6 +444,8 @@ struct CachedRow {
     row: Row,
     /// Selected column ranges of the row when it was built.
     selected: Vec<(usize, usize)>,
+    /// The cursor's column when it was in the row and split a shaped run there.
+    cursor_col: Option<usize>,
     mesh: Mesh,
 }
 
@@ -458,11 +517,18 @@ pub fn paint(
     mesh.reserve_vertices(cells * 8);
     mesh.reserve_triangles(cells * 4);
     mesh.add_colored_rect(rect, default_bg);
+    // With ligatures on, the cursor's cell is drawn apart from a run it is in: its row
+    // is built for where the cursor is.
+    let cursor_at = scene
+        .cursor
+        .filter(|_| glyphs.shaping_on())
+        .map(|(c, _)| (c.row, c.col));
     for (r, row) in scene.rows.iter().enumerate() {
         let selected = selected_ranges(scene, r, row.cells.len());
-        let fresh = cache.rows[r]
-            .as_ref()
-            .is_some_and(|c| c.row == **row && c.selected == selected);
+        let cursor_col = cursor_at.filter(|&(cr, _)| cr == r).map(|(_, c)| c);
+        let fresh = cache.rows[r].as_ref().is_some_and(|c| {
+            c.row == **row && c.selected == selected && c.cursor_col == cursor_col
+        });
         if !fresh {
             let mut row_mesh = Mesh::with_texture(egui::TextureId::default());
             let is_selected = |c: usize| selected.iter().any(|&(a, b)| a <= c && c < b);
@@ -477,12 +543,14 @@ pub fn paint(
                 palette,
                 default_bg,
                 (theme.selection, &is_selected),
+                cursor_col,
             );
             cache.rebuilt += 1;
             cache.rebuilt_total += 1;
             cache.rows[r] = Some(CachedRow {
                 row: (*row).clone(),
                 selected,
+                cursor_col,
                 mesh: row_mesh,
             });
         }
@@ -556,3 +624,7 @@ pub fn paint(
         }
     }
 }
+
+#[cfg(test)]
+#[path = "render_tests.rs"]
+mod tests;
