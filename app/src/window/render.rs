@@ -13,19 +13,54 @@ use super::theme::{self, Theme};
 pub struct Metrics {
     pub font: FontId,
     pub cell: Vec2,
+    /// Where text sits in its cell: half of what `font.line_height` and
+    /// `font.cell_width` add to (or take from) the font's own cell, in whole pixels.
+    pub inset: Vec2,
+}
+
+/// The cell's height and width multipliers in force (`font.line_height`,
+/// `font.cell_width`), kept in the context's memory for every [`Metrics::new`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CellScale {
+    pub height: f32,
+    pub width: f32,
+}
+
+impl CellScale {
+    fn id() -> egui::Id {
+        egui::Id::unique("tern::cell_scale")
+    }
+
+    /// Makes `self` the scale of every cell measured in `ctx` from now on.
+    pub fn set(self, ctx: &egui::Context) {
+        ctx.data_mut(|d| d.insert_temp(CellScale::id(), self));
+    }
+
+    fn get(ctx: &egui::Context) -> CellScale {
+        ctx.data(|d| d.get_temp(CellScale::id()))
+            .unwrap_or(CellScale {
+                height: 1.0,
+                width: 1.0,
+            })
+    }
 }
 
 impl Metrics {
-    /// The monospace font at `font_size` points and its cell, snapped to whole pixels
-    /// (so cell edges, and box drawing, land on pixel boundaries).
+    /// The monospace font at `font_size` points and its cell (scaled by the
+    /// [`CellScale`] in force), snapped to whole pixels (so cell edges, and box
+    /// drawing, land on pixel boundaries).
     pub fn new(ctx: &egui::Context, font_size: f32) -> Metrics {
         let font = FontId::new(font_size, egui::FontFamily::Monospace);
         let (w, h) = ctx.fonts_mut(|f| (f.glyph_width(&font, 'M'), f.row_height(&font)));
         let ppp = ctx.pixels_per_point();
         let snap = |v: f32| (v * ppp).round().max(1.0) / ppp;
+        let scale = CellScale::get(ctx);
+        let cell = egui::vec2(snap(w * scale.width), snap(h * scale.height));
+        let half = |extra: f32| (extra / 2.0 * ppp).round() / ppp;
         Metrics {
             font,
-            cell: egui::vec2(snap(w), snap(h)),
+            cell,
+            inset: egui::vec2(half(cell.x - snap(w)), half(cell.y - snap(h))),
         }
     }
 }
@@ -219,7 +254,8 @@ fn add_row(
         mesh.add_colored_rect(cell_rect(start, (col - start) as f32), sel_color);
     }
     // Runs of punctuation shaped for ligatures; their cells are skipped below.
-    let in_run = shaped_runs(mesh, glyphs, ctx, &cell_rect, row, cursor_col, &|i| {
+    let text_at = |i: usize| cell_rect(i, 1.0).min + m.inset;
+    let in_run = shaped_runs(mesh, glyphs, ctx, &text_at, row, cursor_col, &|i| {
         look(&cells[i], palette, default_bg)
     });
     // Glyphs and decorations.
@@ -259,7 +295,7 @@ fn add_row(
             let mut text = c.to_string();
             text.extend(extra.combining.iter());
             for q in glyphs.cluster(ctx, &text) {
-                glyphs::add(mesh, rect.min, &q, 0.0, 0.0, lk.fg);
+                glyphs::add(mesh, rect.min + m.inset, &q, 0.0, 0.0, lk.fg);
             }
         } else if c != ' ' && lk.fg != lk.bg && !in_run.get(i).is_some_and(|&r| r) {
             let mut fill = |r: Rect, color: Color32| mesh.add_colored_rect(r, color);
@@ -276,12 +312,12 @@ fn add_row(
                         let at = emoji::fit(rect, q.size, px.0);
                         mesh.add_rect_with_uv(at, q.uv, Color32::WHITE);
                     } else {
-                        glyphs::add(mesh, rect.min, &q, 0.0, 0.0, lk.fg);
+                        glyphs::add(mesh, rect.min + m.inset, &q, 0.0, 0.0, lk.fg);
                     }
                 }
             }
         }
-        let baseline = px.snap(rect.bottom() - (m.cell.y * 0.12).max(1.0));
+        let baseline = px.snap(rect.bottom() - m.inset.y - (m.cell.y * 0.12).max(1.0));
         let line = |mesh: &mut Mesh, y: f32| {
             mesh.add_colored_rect(
                 Rect::from_min_max(pos2(rect.left(), y), pos2(rect.right(), y + thickness)),
@@ -356,7 +392,7 @@ fn shaped_runs(
     mesh: &mut Mesh,
     glyphs: &mut GlyphCache,
     ctx: &egui::Context,
-    cell_rect: &dyn Fn(usize, f32) -> Rect,
+    text_at: &dyn Fn(usize) -> Pos2,
     row: &Row,
     cursor_col: Option<usize>,
     look_of: &dyn Fn(usize) -> Look,
@@ -388,7 +424,7 @@ fn shaped_runs(
             continue;
         };
         for g in shaped.iter() {
-            let at = cell_rect(run.start + g.cell, 1.0).min + vec2(g.dx, 0.0);
+            let at = text_at(run.start + g.cell) + vec2(g.dx, 0.0);
             glyphs::add(mesh, at, &g.quad, 0.0, 0.0, fg);
         }
         drawn.resize(cells.len(), false);
@@ -596,7 +632,7 @@ pub fn paint(
                         let ch = cellv.ch();
                         if ch != ' ' {
                             painter.text(
-                                cell.center_top(),
+                                cell.center_top() + vec2(0.0, m.inset.y),
                                 Align2::CENTER_TOP,
                                 ch.to_string(),
                                 m.font.clone(),

@@ -6,20 +6,30 @@ use tern_core::model::{CursorShape, TermConfig, TermSize, Terminal};
 use tern_core::pipeline::delivery::{self, PaneView};
 
 use crate::window::glyphs::GlyphCache;
-use crate::window::render::{self, Metrics, RowCache, Scene};
+use crate::window::render::{self, CellScale, Metrics, RowCache, Scene};
 use crate::window::theme::Theme;
 
 /// The pane's text mesh for `text` on one row in Fira Code with `ligatures`, with a
 /// block cursor at column `cursor` (two passes: the first loads the fonts).
 fn text_mesh(text: &str, ligatures: bool, cursor: Option<usize>) -> Vec<Vertex> {
-    let ctx = egui::Context::default();
     let config = FontConfig {
         family: Some("Fira Code".into()),
         ligatures,
         ..FontConfig::default()
     };
-    crate::window::glyphs::fonts::install_fonts_with(&ctx, &config)
+    pane_mesh(text, &config, cursor).0
+}
+
+/// The pane's mesh for `text` with the font settings `config`, and its metrics.
+fn pane_mesh(text: &str, config: &FontConfig, cursor: Option<usize>) -> (Vec<Vertex>, Metrics) {
+    let ctx = egui::Context::default();
+    crate::window::glyphs::fonts::install_fonts_with(&ctx, config)
         .expect("Fira Code: install fonts-firacode (scripts/test.sh does)");
+    CellScale {
+        height: config.line_height.get(),
+        width: config.cell_width.get(),
+    }
+    .set(&ctx);
     let mut t = Terminal::new(TermSize::new(20, 2), TermConfig::default());
     t.advance(text.as_bytes());
     let view = PaneView::from_snapshot(delivery::snapshot(&t, 0));
@@ -27,9 +37,11 @@ fn text_mesh(text: &str, ligatures: bool, cursor: Option<usize>) -> Vec<Vertex> 
     let (mut glyphs, mut cache) = (GlyphCache::default(), RowCache::default());
     let theme = Theme::default();
     let mut mesh = Vec::new();
+    let mut measured = None;
     for _ in 0..2 {
         let mut out = ctx.run_ui(egui::RawInput::default(), |ui| {
             let metrics = Metrics::new(ui.ctx(), 15.0);
+            measured = Some(metrics.clone());
             let mut c = view.cursor;
             c.row = 0;
             let none = |_: usize, _: usize| false;
@@ -62,7 +74,7 @@ fn text_mesh(text: &str, ligatures: bool, cursor: Option<usize>) -> Vec<Vertex> 
             })
             .expect("the pane's mesh");
     }
-    mesh
+    (mesh, measured.expect("a pass ran"))
 }
 
 /// The textured (glyph) quads' positions and texture corners, in drawing order.
@@ -88,4 +100,35 @@ fn a_ligature_is_drawn_and_the_cursor_splits_it() {
     // Elsewhere on the row, the cursor leaves the ligature alone.
     let away = glyph_quads(&text_mesh("a->b", true, Some(6)));
     assert_eq!(away, joined);
+}
+
+/// Catches `font.line_height` / `font.cell_width` not applied to the cell, or the text
+/// left at the top-left of the bigger cell: the cell grows by the multipliers (whole
+/// pixels) and every glyph moves by half of what was added.
+#[test]
+fn line_height_and_cell_width_scale_the_cell_and_centre_its_text() {
+    let plain = FontConfig::default();
+    let tall = FontConfig {
+        line_height: 1.5.try_into().expect("a scale"),
+        cell_width: 1.25.try_into().expect("a scale"),
+        ..FontConfig::default()
+    };
+    let (mesh1, m1) = pane_mesh("a=b", &plain, None);
+    let (mesh2, m2) = pane_mesh("a=b", &tall, None);
+    assert_eq!(m1.inset, egui::Vec2::ZERO);
+    assert_eq!(m2.cell.y, (m1.cell.y * 1.5).round());
+    assert_eq!(m2.cell.x, (m1.cell.x * 1.25).round());
+    let inset = egui::vec2(
+        ((m2.cell.x - m1.cell.x) / 2.0).round(),
+        ((m2.cell.y - m1.cell.y) / 2.0).round(),
+    );
+    assert_eq!(m2.inset, inset);
+    let (q1, q2) = (glyph_quads(&mesh1), glyph_quads(&mesh2));
+    assert_eq!(q1.len(), 3);
+    assert_eq!(q2.len(), 3);
+    for (i, (a, b)) in q1.iter().zip(&q2).enumerate() {
+        // Cell i moved by i cells' growth, and the glyph by the inset within it.
+        let moved = egui::vec2(i as f32 * (m2.cell.x - m1.cell.x), 0.0) + inset;
+        assert_eq!(b[0].0, a[0].0 + moved, "glyph {i}");
+    }
 }

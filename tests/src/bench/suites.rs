@@ -820,6 +820,7 @@ pub fn frame(opts: &Opts) -> Result<Value, String> {
     let metrics = ctx.fonts_mut(|f| Metrics {
         font: font.clone(),
         cell: egui::vec2(f.glyph_width(&font, 'M'), f.row_height(&font)),
+        inset: egui::Vec2::ZERO,
     });
     let cases = [
         FrameCase {

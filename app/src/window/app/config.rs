@@ -19,6 +19,11 @@ impl TernApp {
         {
             problems.push(e);
         }
+        crate::window::render::CellScale {
+            height: new.font.line_height.get(),
+            width: new.font.cell_width.get(),
+        }
+        .set(ctx);
         if old.is_none_or(|o| o.font.size != new.font.size) {
             self.set_font_size(new.font.size);
         }
