@@ -114,6 +114,9 @@ pub struct RunGlyph {
 /// A shaped run: `None` when shaping changes nothing (drawn cell by cell).
 pub type ShapedRun = Option<Arc<[RunGlyph]>>;
 
+/// Shaped runs kept per face; past this the cache starts over.
+const MAX_RUNS: usize = 8192;
+
 /// Where a glyph sits relative to its cell's top-left, and its texture rectangle.
 #[derive(Clone, Copy, Debug)]
 pub struct GlyphQuad {
@@ -285,6 +288,10 @@ impl GlyphCache {
             return r.clone();
         }
         let run = self.shape_run(ctx, text, i);
+        // Random punctuation makes new runs without end: keep the cache bounded.
+        if self.runs[i].len() >= MAX_RUNS {
+            self.runs[i].clear();
+        }
         self.runs[i].insert(text.to_owned(), run.clone());
         self.refresh_ratio(ctx);
         run

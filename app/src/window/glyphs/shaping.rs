@@ -78,10 +78,30 @@ pub struct Shaped {
     pub x_em: f32,
 }
 
+/// Every pair of ASCII punctuation characters side by side: a face whose shaping of
+/// this changes nothing has no ligature of punctuation worth a frame's time (a ligature
+/// of three or more characters of which no two join is not looked for).
+fn probe() -> &'static str {
+    static PROBE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    PROBE.get_or_init(|| {
+        let punct: Vec<char> = (b'!'..=b'~')
+            .map(char::from)
+            .filter(|c| can_ligate(*c))
+            .collect();
+        punct
+            .iter()
+            .flat_map(|&a| punct.iter().flat_map(move |&b| [a, b]))
+            .collect()
+    })
+}
+
 /// The faces and features in force; installed with the fonts, shared by the glyph
 /// cache (which shapes) and the rasterizer (which draws the shaped glyphs).
 pub struct Shaping {
     faces: [Option<ShapeFace>; 4],
+    /// Per face: whether shaping may change anything (DejaVu Sans Mono: no, so a frame
+    /// in it costs no shaping at all).
+    may_ligate: [bool; 4],
     features: Vec<Feature>,
     enabled: bool,
 }
@@ -90,12 +110,17 @@ impl Shaping {
     /// `features` as HarfBuzz writes them (`"ss01"`, `"-calt"`); a malformed one is
     /// left out (the config has checked them).
     pub fn new(faces: [Option<ShapeFace>; 4], features: &[String], enabled: bool) -> Shaping {
-        let features = features.iter().filter_map(|f| f.parse().ok()).collect();
-        Shaping {
+        let features: Vec<Feature> = features.iter().filter_map(|f| f.parse().ok()).collect();
+        let mut shaping = Shaping {
             faces,
+            may_ligate: [false; 4],
             features,
             enabled,
+        };
+        if enabled {
+            shaping.may_ligate = std::array::from_fn(|i| shaping.shape_any(probe(), i).is_some());
         }
+        shaping
     }
 
     /// No shaping at all (ligatures off, or in tests).
@@ -103,17 +128,24 @@ impl Shaping {
         Shaping::new([None, None, None, None], &[], false)
     }
 
+    /// Whether any run may shape into something else: ligatures on and a face in which
+    /// some pair of punctuation characters shapes into other glyphs.
     pub fn enabled(&self) -> bool {
-        self.enabled
+        self.enabled && self.may_ligate.contains(&true)
     }
 
     /// Shapes `text` (one character a cell) in face `face` (0 regular .. 3 bold
     /// italic). `None` when shaping is off, the face is unknown, or shaping changes
     /// nothing: every character its own glyph from the character map, unmoved.
     pub fn shape(&self, text: &str, face: usize) -> Option<Vec<Shaped>> {
-        if !self.enabled {
+        if !self.enabled || !*self.may_ligate.get(face)? {
             return None;
         }
+        self.shape_any(text, face)
+    }
+
+    /// [`Self::shape`] whatever the switches say.
+    fn shape_any(&self, text: &str, face: usize) -> Option<Vec<Shaped>> {
         let f = self.faces.get(face)?.as_ref()?;
         let font = f.font_ref()?;
         let upem = font
@@ -374,7 +406,10 @@ mod tests {
         let dejavu = FontData::from_static(include_bytes!(
             "../../../../assets/fonts/DejaVuSansMono.ttf"
         ));
-        assert!(shaping(dejavu, &[], true).shape("->", 0).is_none());
+        let dejavu = shaping(dejavu, &[], true);
+        assert!(dejavu.shape("->", 0).is_none());
+        assert!(!dejavu.enabled(), "nothing in DejaVu Sans Mono ligates");
+        assert!(fira.enabled());
     }
 
     /// Catches runs that cross the cursor, a colour or face change, or take one cell.
