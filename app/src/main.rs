@@ -122,11 +122,17 @@ fn run_window(cli: Cli) -> ExitCode {
     };
     // DejaVu Sans Mono: advance 0.602 em, line height about 1.17 em. (With one tab there
     // is no tab bar.)
+    // `font.cell_width` / `font.line_height` scale the cell, which is then rounded to
+    // whole pixels (rounded up here, so that the rows and columns asked for fit).
     let size = config.font.size;
     let pad = 2.0 * config.padding.max(0.0);
+    let cell = |em: f32, scale: f32| {
+        let v = size * em * scale;
+        if scale == 1.0 { v } else { v.max(v.round()) }
+    };
     let inner = egui::vec2(
-        (cols as f32 * size * 0.602).ceil() + 2.0 + pad,
-        (rows as f32 * size * 1.17).ceil() + 2.0 + pad,
+        (cols as f32 * cell(0.602, config.font.cell_width.get())).ceil() + 2.0 + pad,
+        (rows as f32 * cell(1.17, config.font.line_height.get())).ceil() + 2.0 + pad,
     );
     let class = cli.class.unwrap_or_else(|| "tern".to_owned());
     if class != "tern" {

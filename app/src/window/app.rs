@@ -32,7 +32,7 @@ use super::theme::Theme;
 use super::trace::Trace;
 
 pub use super::chrome::DIVIDER;
-pub use super::fonts::{
+pub use super::glyphs::fonts::{
     BOLD_FAMILY, BOLD_ITALIC_FAMILY, DEFAULT_FONT_SIZE, ITALIC_FAMILY, ime_configured,
     install_fonts,
 };
