@@ -228,8 +228,9 @@ fn a_multi_line_paste_without_bracketed_paste_asks_first() {
     h.step();
     h.step();
     assert_eq!(h.state().as_ref().map(|a| a.paste_pending()), Some(true));
-    std::thread::sleep(Duration::from_millis(200));
-    h.step();
+    // A marker written to the pty after the paste: once its echo is drawn, a paste
+    // sent before the answer would have been drawn before it.
+    write_marker(&mut h, "marker one");
     assert!(
         !screen(&h).iter().any(|r| r == "first line"),
         "nothing is sent before the answer"
@@ -248,9 +249,20 @@ fn a_multi_line_paste_without_bracketed_paste_asks_first() {
     h.get_by_label("Cancel").click();
     h.step();
     h.step();
-    std::thread::sleep(Duration::from_millis(200));
-    h.step();
+    write_marker(&mut h, "marker two");
     assert!(!screen(&h).iter().any(|r| r == "third"));
+}
+
+/// Writes `text` and a newline to the focused pane's pty (`cat` there) and steps until
+/// both its echo and cat's copy are drawn: whatever the window wrote to the pty before
+/// is on the screen by then.
+fn write_marker(h: &mut Harness<'static, Slot>, text: &str) {
+    let app = h.state().as_ref().expect("app");
+    let pane = app.pane().expect("a focused pane");
+    app.pipeline().write(pane, format!("{text}\n").as_bytes());
+    step_until(h, text, |rows| {
+        rows.iter().filter(|r| r.as_str() == text).count() == 2
+    });
 }
 
 #[test]
