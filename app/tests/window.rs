@@ -6,16 +6,27 @@ use std::time::{Duration, Instant};
 use egui::{Event, Key, Modifiers};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
-use tern::window::app::Launch;
-use tern_core::model::TermSize;
-use tern_core::pipeline::SpawnSpec;
 
 mod common;
 use common::Slot;
 
+/// `tern --hold -e PROGRAM ARGS` (80x24, no config file) through the binary's start-up;
+/// held, so a test can read the last screen after the program exits.
 fn harness(program: &str, args: &[&str]) -> Harness<'static, Slot> {
-    let launch = Launch::new(SpawnSpec::command(program, args).size(TermSize::new(80, 24)));
-    common::app_harness(launch, egui::vec2(800.0, 480.0))
+    let config = std::env::temp_dir().join("tern-window-tests-no-config.ron");
+    let mut all = vec![
+        "--config",
+        config.to_str().expect("utf-8"),
+        "--hold",
+        "--cols",
+        "80",
+        "--rows",
+        "24",
+        "-e",
+        program,
+    ];
+    all.extend_from_slice(args);
+    common::app_harness_from_args(&all, egui::vec2(800.0, 480.0))
 }
 
 /// The focused pane's selected text, if any.
