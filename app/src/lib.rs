@@ -7,4 +7,5 @@ pub mod headless;
 pub mod msg;
 pub mod settings_cli;
 pub mod signals;
+pub mod startup;
 pub mod window;

@@ -10,8 +10,8 @@ use tern_core::model::{TermConfig, TermSize, Terminal};
 use tern_core::remote::{self, Reply, Request, server::BindError};
 
 use tern::cli::{Cli, Command};
-use tern::desktop::{Desktop, LateWaker, Remote};
-use tern::window::settings::ConfigSource;
+use tern::desktop::{LateWaker, Remote};
+use tern::startup::WindowStart;
 use tern::{headless, msg, settings_cli, window};
 
 /// The icon set on the window (the desktop file names the same icon, `tern`).
@@ -72,54 +72,25 @@ fn open_remote(plain: bool, waker: &LateWaker) -> Result<Option<Remote>, ExitCod
 }
 
 fn run_window(cli: Cli) -> ExitCode {
-    let command: Vec<String> = if cli.exec.is_empty() {
-        cli.program
-    } else {
-        cli.exec
-    };
-    let mut spec = tern_core::pipeline::SpawnSpec {
-        command: command
-            .split_first()
-            .map(|(p, rest)| (p.clone(), rest.to_vec())),
-        cwd: cli.working_directory,
-        ..Default::default()
-    };
-    let (cols, rows) = (cli.cols.max(2), cli.rows.max(1));
-    spec.size = Some(TermSize::new(cols, rows));
-    let effective = cli.settings.load();
-    for problem in &effective.problems {
+    let start = WindowStart::from_cli(cli);
+    for problem in &start.problems {
         eprintln!("tern: {problem}");
     }
-    let config = effective.config;
-    let config_source = match cli.settings.config {
-        Some(path) => ConfigSource::File(path),
-        None => ConfigSource::Platform,
-    };
-    if config.shell_integration {
-        spec.shell_integration = tern_core::shell_integration::default_dir();
-    }
-    // A plain start restores (and keeps saving) the last session; `-e` or a folder on
-    // the command line asks for one pane, and leaves the saved session alone.
-    let plain = spec.command.is_none() && spec.cwd.is_none();
     let waker = LateWaker::default();
     // `remote_control: false`: no socket, so no TERN_SOCKET for the panes.
-    let remote = match config
+    let remote = match start
+        .config
         .remote_control
-        .then(|| open_remote(plain && config.session.restore, &waker))
+        .then(|| open_remote(start.owns_session(), &waker))
     {
         None => None,
         Some(Ok(r)) => r,
         Some(Err(code)) => return code,
     };
-    let session = (plain && config.session.restore)
-        .then(tern::desktop::session_path)
-        .flatten();
-    let desktop = Desktop {
-        overrides: cli.settings.overrides,
-        hold: cli.hold,
-        remote: remote.map(std::sync::Arc::new),
-        ..Desktop::default()
-    };
+    let launch = start.launch(remote);
+    let desktop = launch.desktop.clone();
+    let config = &start.config;
+    let (cols, rows) = (start.cols, start.rows);
     // DejaVu Sans Mono: advance 0.602 em, line height about 1.17 em. (With one tab there
     // is no tab bar.)
     // `font.cell_width` / `font.line_height` scale the cell, which is then rounded to
@@ -134,7 +105,7 @@ fn run_window(cli: Cli) -> ExitCode {
         (cols as f32 * cell(0.602, config.font.cell_width.get())).ceil() + 2.0 + pad,
         (rows as f32 * cell(1.17, config.font.line_height.get())).ceil() + 2.0 + pad,
     );
-    let class = cli.class.unwrap_or_else(|| "tern".to_owned());
+    let class = start.class.clone();
     if class != "tern" {
         // winit names the X11 WM_CLASS instance from RESOURCE_NAME (egui passes the
         // app id to Wayland only).
@@ -145,7 +116,7 @@ fn run_window(cli: Cli) -> ExitCode {
     }
     let mut viewport = egui::ViewportBuilder::default()
         .with_inner_size(inner)
-        .with_title(cli.title.clone().unwrap_or_else(|| "tern".to_owned()))
+        .with_title(start.title.clone().unwrap_or_else(|| "tern".to_owned()))
         .with_app_id(class.clone());
     match eframe::icon_data::from_png_bytes(ICON_PNG) {
         Ok(icon) => viewport = viewport.with_icon(icon),
@@ -156,13 +127,6 @@ fn run_window(cli: Cli) -> ExitCode {
         // Ctrl+C and Ctrl+V belong to the program in the terminal; tern's are Ctrl+Shift+C/V.
         clipboard_shortcuts: false,
         ..Default::default()
-    };
-    let launch = window::app::Launch {
-        spec,
-        config: config_source,
-        session,
-        title: cli.title,
-        desktop: desktop.clone(),
     };
     tern::signals::save_session_on_panic();
     // The shell starts now, while eframe creates the window and the GPU device.

@@ -325,6 +325,9 @@ pub struct PipelineConfig {
     /// Bytes a pty's reads bring with no `EAGAIN` between before a second thread reads
     /// it ahead of the parser (`ahead.rs`; [`ahead::AHEAD_AFTER_BYTES`] by default).
     pub read_ahead_after_bytes: u64,
+    /// The longest the model thread polls for input after a reply before it sleeps
+    /// (`reply_poll.rs`; [`reply_poll::ReplyPoll::MAX`] by default, 0 never polls).
+    pub reply_poll_max: std::time::Duration,
 }
 
 impl Default for PipelineConfig {
@@ -335,6 +338,7 @@ impl Default for PipelineConfig {
             term: TermConfig::default(),
             default_size: TermSize::new(80, 24),
             total_scrollback_bytes: 512 * 1024 * 1024,
+            reply_poll_max: reply_poll::ReplyPoll::MAX,
         }
     }
 }
@@ -407,7 +411,8 @@ impl Pipeline {
             model_diag.clone(),
             epoch,
         )
-        .with_scrollback_budget(config.total_scrollback_bytes);
+        .with_scrollback_budget(config.total_scrollback_bytes)
+        .with_reply_poll_max(config.reply_poll_max);
         // `TERN_NO_READ_AHEAD=1` reads floods on the model thread too (for measuring).
         if std::env::var_os("TERN_NO_READ_AHEAD").is_none_or(|v| v == "0") {
             thread = thread.with_read_ahead(model_tx.clone(), config.read_ahead_after_bytes);

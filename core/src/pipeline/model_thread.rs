@@ -626,6 +626,12 @@ impl ModelThread {
         }
     }
 
+    /// The longest poll after a reply ([`ReplyPoll::MAX`] by default).
+    pub(super) fn with_reply_poll_max(mut self, max: std::time::Duration) -> Self {
+        self.reply_poll = ReplyPoll::with_max(max);
+        self
+    }
+
     /// After a reply, polls the ptys and messages instead of sleeping, until input
     /// comes ([`Poller::poll_until`]) or the window ends (`None`: the caller sleeps),
     /// and counts it. See [`ReplyPoll`].
