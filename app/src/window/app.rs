@@ -45,7 +45,6 @@ mod overlay;
 mod page;
 mod panes;
 mod queries;
-mod remote;
 mod run;
 mod session;
 
@@ -186,12 +185,6 @@ pub struct TernApp {
     last_frame_cpu: Option<f32>,
     /// The focused pane's search progress last frame, while one runs (for the trace).
     searching_last: Option<(u64, u64)>,
-    /// Remote worktrees (tmux over ssh), each a group of the workspace.
-    remotes: Vec<super::remote::RemoteGroup>,
-    /// The pane area in cells as last drawn (a remote client's size).
-    area_cells: Option<(u16, u16)>,
-    /// Wakes the window (for connections started later).
-    repaint: Waker,
 }
 
 impl TernApp {
@@ -237,6 +230,7 @@ impl TernApp {
         let mut core = WorkspaceCore::new(pipeline.clone(), settings.config.clone());
         core.set_hold(launch.desktop.hold);
         core.set_child_env(launch.desktop.child_env());
+        core.set_waker(repaint);
         let mut app = TernApp {
             pipeline,
             core,
@@ -274,9 +268,6 @@ impl TernApp {
             send_text: Vec::new(),
             last_frame_cpu: None,
             searching_last: None,
-            remotes: Vec::new(),
-            area_cells: None,
-            repaint,
         };
         app.apply_config(ctx, None);
         if let Some(path) = app.launch.session.clone() {
@@ -347,7 +338,10 @@ impl TernApp {
     pub fn logic(&mut self, ctx: &egui::Context) {
         self.poll_config(ctx);
         self.route_events(ctx);
-        self.poll_remotes(ctx);
+        if let Some(at) = self.core.poll_remotes() {
+            ctx.request_repaint_after(at.saturating_duration_since(Instant::now()));
+        }
+        self.take_effects();
         self.core.refresh_processes();
         self.desktop_frame(ctx);
         self.poll_saving();
@@ -534,7 +528,7 @@ impl eframe::App for TernApp {
             }
         }
         // Remote worktrees detach: their programs run on in tmux.
-        self.remotes.clear();
+        self.core.detach_remotes();
     }
 
     fn logic(&mut self, ctx: &egui::Context, _frame: &mut eframe::Frame) {

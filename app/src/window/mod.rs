@@ -21,7 +21,6 @@ pub mod links;
 pub mod palette;
 pub mod pane;
 pub mod primary;
-pub mod remote;
 pub mod render;
 pub mod search;
 pub mod settings;

@@ -13,7 +13,7 @@ use super::tree::Workspace;
 use crate::config::{Config, ExitBehavior};
 use crate::model::TermEvent;
 use crate::model::TermSize;
-use crate::pipeline::{ExitInfo, PaneEvent, PaneId, Pipeline, SpawnSpec};
+use crate::pipeline::{ExitInfo, PaneEvent, PaneId, Pipeline, SpawnSpec, Waker};
 
 /// How many applied commands the journal keeps.
 const JOURNAL_LEN: usize = 256;
@@ -50,9 +50,9 @@ pub struct PaneRecord {
 /// The workspace, its panes, and the rules that change them.
 pub struct WorkspaceCore {
     pub ws: Workspace<PaneId>,
-    pipeline: Arc<Pipeline>,
+    pub(super) pipeline: Arc<Pipeline>,
     panes: HashMap<PaneId, PaneRecord>,
-    config: Config,
+    pub(super) config: Config,
     /// Environment every program gets on top of the config's (`TERN_SOCKET`).
     env: Vec<(String, String)>,
     /// `--hold`: every pane is held, whatever the config says.
@@ -60,8 +60,14 @@ pub struct WorkspaceCore {
     /// The size a new pane starts at (the face's focused pane; `None`: the pipeline's).
     pub spawn_size: Option<TermSize>,
     journal: VecDeque<Applied>,
-    effects: Vec<Effect>,
+    pub(super) effects: Vec<Effect>,
     processes_at: Option<Instant>,
+    /// Remote worktrees (tmux over ssh), each a group of the workspace (`remote/`).
+    pub(super) remotes: Vec<super::remote::RemoteGroup>,
+    /// The face's pane area in cells (a remote client's size).
+    pub(super) area_cells: Option<(u16, u16)>,
+    /// Wakes the face (remote connections' events).
+    pub(super) waker: Waker,
 }
 
 impl WorkspaceCore {
@@ -77,7 +83,15 @@ impl WorkspaceCore {
             journal: VecDeque::new(),
             effects: Vec::new(),
             processes_at: None,
+            remotes: Vec::new(),
+            area_cells: None,
+            waker: Arc::new(|| {}),
         }
+    }
+
+    /// What wakes the face when a remote connection has news.
+    pub fn set_waker(&mut self, waker: Waker) {
+        self.waker = waker;
     }
 
     /// Environment for every program started from now on.
@@ -153,6 +167,31 @@ impl WorkspaceCore {
     }
 
     fn run(&mut self, command: Command) -> Result<Outcome, String> {
+        // A tab, a split or a group in a remote worktree is tmux's to make (the pane
+        // comes with its layout).
+        match &command {
+            Command::NewTab {
+                group: None,
+                cwd: None,
+                ..
+            } if self.remote_new_tab() => return Ok(Outcome::Done),
+            Command::Split { pane, axis, .. } => {
+                if let Some(p) = pane.or(self.ws.focused_pane())
+                    && self.remote_split(p, (*axis).into())
+                {
+                    return Ok(Outcome::Done);
+                }
+            }
+            Command::OpenGroup { path, .. } => {
+                if let Some(g) = self.ws.groups.iter().position(|g| &g.path == path)
+                    && self.remote_of_group(g).is_some()
+                {
+                    self.ws.active = g;
+                    return Ok(Outcome::Done);
+                }
+            }
+            _ => {}
+        }
         match command {
             Command::NewTab {
                 group,

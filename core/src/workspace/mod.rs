@@ -6,6 +6,7 @@
 
 mod command;
 mod core;
+pub mod remote;
 pub mod requests;
 mod session;
 mod tree;

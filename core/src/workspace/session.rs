@@ -38,6 +38,20 @@ impl WorkspaceCore {
             Some(pane)
         });
         self.ws = tree;
+        // Remote worktrees connect again; one added last takes the front only if it
+        // had it.
+        let active_before = self.ws.active;
+        let mut front = None;
+        for saved in &state.remotes {
+            match self.add_remote(&saved.target) {
+                Ok(()) if saved.active => front = Some(self.ws.active),
+                Ok(()) => {}
+                Err(e) => self.effects.push(super::Effect::Status(format!(
+                    "a saved remote worktree: {e}"
+                ))),
+            }
+        }
+        self.ws.active = front.unwrap_or(active_before);
     }
 
     /// A pane that ran `command` before the restart: a known agent resumed in `dir`,
@@ -82,12 +96,13 @@ impl WorkspaceCore {
         })
     }
 
-    /// What a restart needs, each pane's last screen as `screen` has it.
+    /// What a restart needs, each pane's last screen as `screen` has it; remote
+    /// groups are saved as their targets (tmux keeps their windows).
     pub fn session_state_with(
         &self,
         screen: impl Fn(PaneId) -> Option<Vec<String>>,
     ) -> SessionState {
-        self.ws.to_session(|p| SavedPane {
+        let mut state = self.ws.to_session(|p| SavedPane {
             cwd: self
                 .pane_cwd(p)
                 .or_else(|| {
@@ -98,6 +113,19 @@ impl WorkspaceCore {
                 .unwrap_or_default(),
             last_screen: screen(p),
             command: self.record(p).and_then(|r| r.launched.clone()),
-        })
+        });
+        let remote_keys: Vec<&Path> = self.remotes.iter().map(|r| r.key.as_path()).collect();
+        let front = state
+            .active_worktree
+            .and_then(|i| state.worktrees.get(i))
+            .map(|w| w.path.clone());
+        state
+            .worktrees
+            .retain(|w| !remote_keys.contains(&w.path.as_path()));
+        state.active_worktree = front
+            .and_then(|p| state.worktrees.iter().position(|w| w.path == p))
+            .or((!state.worktrees.is_empty()).then_some(0));
+        state.remotes = self.saved_remotes();
+        state
     }
 }

@@ -85,7 +85,7 @@ impl TernApp {
             panes
                 .iter()
                 .filter(|p| self.core.record(**p).is_some_and(|r| r.exit.is_none()))
-                .filter_map(|p| self.remote_program(*p)),
+                .filter_map(|p| self.core.remote_program(*p)),
         );
         if programs.is_empty() || !self.settings.config.confirm_on_close {
             let _ = self.exec(Source::Key, WsCommand::CloseTab);

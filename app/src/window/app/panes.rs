@@ -68,7 +68,7 @@ impl TernApp {
     pub(super) fn request_close(&mut self, pane: PaneId) {
         let info = self.pipeline.process_info(pane);
         let exited = self.panes.get(&pane).is_some_and(|p| p.exited.is_some());
-        if let Some(program) = self.remote_program(pane)
+        if let Some(program) = self.core.remote_program(pane)
             && !exited
             && self.settings.config.confirm_on_close
         {
@@ -139,7 +139,7 @@ impl TernApp {
                 .rect_filled(full, 0.0, rgb(self.palette.background()));
         }
         let metrics = Metrics::new(ui.ctx(), self.font_size);
-        self.area_cells = Some((
+        self.core.set_area_cells((
             (area.width() / metrics.cell.x).floor().clamp(2.0, 1000.0) as u16,
             (area.height() / metrics.cell.y).floor().clamp(1.0, 1000.0) as u16,
         ));
@@ -147,6 +147,7 @@ impl TernApp {
             let painter = ui.painter_at(area);
             painter.rect_filled(area, 0.0, rgb(self.palette.background()));
             let msg = self
+                .core
                 .remote_note(self.core.ws.active)
                 .or_else(|| self.status.clone())
                 .unwrap_or_else(|| "No tabs here: Ctrl+Shift+T opens one.".into());

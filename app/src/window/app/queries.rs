@@ -265,6 +265,7 @@ impl TernApp {
                 tabs: g.tabs.len(),
                 active: gi == self.core.ws.active,
                 remote: self
+                    .core
                     .remote_of_group(gi)
                     .map(|_| self.remote_note(gi).unwrap_or_default()),
                 attention: self
@@ -272,5 +273,39 @@ impl TernApp {
                     .attention(g.tabs.iter().flat_map(|t| t.layout.panes())),
             })
             .collect()
+    }
+
+    /// Adds the remote worktree `text` names (`ssh://host/path`, `host:path`) as a
+    /// group and connects it (the sidebar's "Add repository" with such text).
+    pub fn add_remote(&mut self, text: &str) -> Result<(), String> {
+        let added = self.core.add_remote(text);
+        self.take_effects();
+        added
+    }
+
+    /// Detaches from the remote worktree keyed `key` and drops its group.
+    pub fn forget_remote(&mut self, key: &std::path::Path) {
+        self.core.forget_remote(key);
+        self.take_effects();
+    }
+
+    /// The note of a remote group that is not connected.
+    pub fn remote_note(&self, group: usize) -> Option<String> {
+        self.core.remote_note(group)
+    }
+
+    /// Each connected remote pane's flow counters.
+    pub fn remote_pane_stats(&self) -> Vec<tern_core::tmux::RemotePaneStats> {
+        self.core.remote_pane_stats()
+    }
+
+    /// What each remote connection went past lately.
+    pub fn remote_problems(&self) -> Vec<String> {
+        self.core.remote_problems()
+    }
+
+    /// The pane area in cells as last drawn: what a remote client is sized to.
+    pub fn area_cells(&self) -> Option<(u16, u16)> {
+        self.core.area_cells()
     }
 }

@@ -11,33 +11,8 @@ use crate::window::pane::PaneUi;
 
 impl TernApp {
     /// Applies one change to the workspace — from a key, the palette, the chrome or a
-    /// `tern msg` request alike — and carries out what it asks of the window. A tab
-    /// or a split in a remote worktree is tmux's to make (its layout brings the pane).
+    /// `tern msg` request alike — and carries out what it asks of the window.
     pub fn exec(&mut self, source: Source, command: WsCommand) -> Result<Outcome, String> {
-        if let WsCommand::OpenGroup { path, .. } = &command
-            && let Some(g) = self.core.ws.groups.iter().position(|g| &g.path == path)
-            && self.remote_of_group(g).is_some()
-        {
-            self.core.ws.active = g;
-            return Ok(Outcome::Done);
-        }
-        match &command {
-            WsCommand::NewTab {
-                group: None,
-                cwd: None,
-                ..
-            } if self.remote_new_tab() => {
-                return Ok(Outcome::Done);
-            }
-            WsCommand::Split { pane, axis, .. } => {
-                if let Some(p) = pane.or(self.core.ws.focused_pane())
-                    && self.remote_split(p, (*axis).into())
-                {
-                    return Ok(Outcome::Done);
-                }
-            }
-            _ => {}
-        }
         self.core.spawn_size = self.focused_ui().and_then(PaneUi::grid);
         let result = self.core.apply(source, command);
         self.take_effects();
@@ -50,9 +25,11 @@ impl TernApp {
         for effect in self.core.take_effects() {
             match effect {
                 Effect::Opened(pane) => {
+                    let remote = self.core.record(pane).is_some_and(|r| r.remote);
                     self.panes
                         .entry(pane)
-                        .or_insert_with(|| PaneUi::new(pane, self.pipeline.clone()));
+                        .or_insert_with(|| PaneUi::new(pane, self.pipeline.clone()))
+                        .remote = remote;
                 }
                 Effect::Closed(pane) => {
                     self.panes.remove(&pane);

@@ -17,23 +17,10 @@ impl TernApp {
         match file.load() {
             tern_core::session::LoadOutcome::Restored(state) => {
                 self.core.spawn_size = None;
+                // The core restarts the panes and reconnects remote worktrees.
                 self.core
                     .restore(&state, self.settings.config.session.restore_last_screen);
                 self.take_effects();
-                let active_before = self.core.ws.active;
-                let mut front = None;
-                for saved in &state.remotes {
-                    match self.add_remote(&saved.target) {
-                        Ok(()) if saved.active => front = Some(self.core.ws.active),
-                        Ok(()) => {}
-                        Err(e) => self.status = Some(format!("a saved remote worktree: {e}")),
-                    }
-                }
-                // A remote group added last takes the front only if it had it.
-                match front {
-                    Some(group) => self.core.ws.active = group,
-                    None => self.core.ws.active = active_before,
-                }
             }
             tern_core::session::LoadOutcome::Corrupt { kept_aside, error } => {
                 self.status = Some(format!(
@@ -62,28 +49,12 @@ impl TernApp {
         })
     }
 
-    /// The core's session with the remote groups saved as their targets, each pane's
-    /// last screen as `screen` has it.
+    /// The core's session, each pane's last screen as `screen` has it.
     fn session_state_with(
         &self,
         screen: impl Fn(PaneId) -> Option<Vec<String>>,
     ) -> tern_core::session::SessionState {
-        let mut state = self.core.session_state_with(screen);
-        // Remote groups are saved as their targets (tmux keeps their windows).
-        let remote_keys: Vec<&std::path::Path> =
-            self.remotes.iter().map(|r| r.key.as_path()).collect();
-        let front = state
-            .active_worktree
-            .and_then(|i| state.worktrees.get(i))
-            .map(|w| w.path.clone());
-        state
-            .worktrees
-            .retain(|w| !remote_keys.contains(&w.path.as_path()));
-        state.active_worktree = front
-            .and_then(|p| state.worktrees.iter().position(|w| w.path == p))
-            .or((!state.worktrees.is_empty()).then_some(0));
-        state.remotes = self.saved_remotes();
-        state
+        self.core.session_state_with(screen)
     }
 
     /// Saves the session when its layout, folders or tabs changed. With

@@ -1,25 +1,33 @@
-//! Remote worktrees in the workspace: each is a group whose tabs are the windows of a
-//! tmux session reached through ssh (`tern_core::tmux::Connection`). tmux's events
-//! make and change the tabs and their split trees; tern's focus, new tabs, splits and
-//! size go back to tmux as commands. Dropping the connection detaches: the programs
-//! run on, and a restored session attaches again.
+//! Remote worktrees in the workspace core: each is a group whose tabs are the windows
+//! of a tmux session reached through ssh (`crate::tmux::Connection`). tmux's events
+//! make and change the tabs and their split trees (panes come and go as commands from
+//! [`Source::Tmux`]); tern's focus, new tabs, splits and size go back to tmux as
+//! commands. Dropping the connection detaches: the programs run on, and a restored
+//! session attaches again. `group.rs` holds one group's state and the pure mapping of a
+//! tmux layout to a split tree.
+
+mod group;
+
+pub use group::{
+    LinkState, RemoteGroup, RemoteWindow, group_name, parse_target, retries, split_tree,
+};
 
 use std::collections::HashMap;
 use std::time::Instant;
 
-use tern_core::pipeline::PaneId;
-use tern_core::tmux::{
+use crate::pipeline::PaneId;
+use crate::tmux::{
     Connection, PaneId as TmuxPane, RemoteCommand, RemoteEvent, SplitDirection, WindowId,
 };
 
-use super::TernApp;
-use crate::window::remote::{self, LinkState, RemoteGroup, RemoteWindow};
-use tern_core::workspace::Source;
+use super::command::{Command, Effect, Source};
+use super::core::WorkspaceCore;
+use group as remote;
 
 /// The client's size before the window has drawn its pane area.
 const FIRST_SIZE: (u16, u16) = (80, 24);
 
-impl TernApp {
+impl WorkspaceCore {
     /// Adds the remote worktree `text` names (`ssh://host/path`, `host:path`) as a
     /// group and connects it; one already open is shown (and reconnected now if it is
     /// down). What the sidebar's "Add repository" field does with such text.
@@ -35,19 +43,16 @@ impl TernApp {
         };
         let key = std::path::PathBuf::from(remote::group_name(&target));
         if let Some(i) = self.remotes.iter().position(|r| r.key == key) {
-            if let Some(g) = self.core.ws.groups.iter().position(|g| g.path == key) {
-                self.core.ws.active = g;
+            if let Some(g) = self.ws.groups.iter().position(|g| g.path == key) {
+                self.ws.active = g;
             }
             if self.remotes[i].conn.is_none() {
                 self.connect_remote(i);
             }
             return Ok(());
         }
-        let group = self
-            .core
-            .ws
-            .add_group(remote::group_name(&target), key, None);
-        self.core.ws.active = group;
+        let group = self.ws.add_group(remote::group_name(&target), key, None);
+        self.ws.active = group;
         self.remotes
             .push(RemoteGroup::new(text.trim().to_owned(), target));
         self.connect_remote(self.remotes.len() - 1);
@@ -65,23 +70,21 @@ impl TernApp {
         // `kill-pane` through when they are closed below.
         drop(r.conn.take());
         for pane in r.panes.keys().copied().collect::<Vec<_>>() {
-            if self.panes.contains_key(&pane) {
-                self.close_pane(Source::Chrome, pane);
-            }
+            let _ = self.apply(Source::Chrome, Command::Close(pane));
         }
-        self.remove_group_at(key);
+        let _ = self.apply(Source::Chrome, Command::RemoveGroup(key.to_path_buf()));
     }
 
     fn connect_remote(&mut self, i: usize) {
         let size = self.area_cells.unwrap_or(FIRST_SIZE);
         let r = &mut self.remotes[i];
-        let spec = r.spec(&self.settings.config.remote, size);
+        let spec = r.spec(&self.config.remote, size);
         r.windows.clear();
         r.panes.clear();
         r.selected = None;
         r.sent_size = None;
         r.connect_size = size;
-        match Connection::start(spec, self.pipeline.clone(), self.repaint.clone()) {
+        match Connection::start(spec, self.pipeline.clone(), self.waker.clone()) {
             Ok(conn) => {
                 r.conn = Some(conn);
                 r.state = LinkState::Connecting;
@@ -97,8 +100,8 @@ impl TernApp {
     }
 
     /// The remote group of workspace group `group`, if it is one.
-    pub(super) fn remote_of_group(&self, group: usize) -> Option<usize> {
-        let key = &self.core.ws.groups.get(group)?.path;
+    pub fn remote_of_group(&self, group: usize) -> Option<usize> {
+        let key = &self.ws.groups.get(group)?.path;
         self.remotes.iter().position(|r| &r.key == key)
     }
 
@@ -111,7 +114,7 @@ impl TernApp {
     }
 
     /// What a close question names for a remote pane: its tmux pane and host.
-    pub(super) fn remote_program(&self, pane: PaneId) -> Option<String> {
+    pub fn remote_program(&self, pane: PaneId) -> Option<String> {
         let (group, tmux) = self.remote_pane(pane)?;
         Some(format!(
             "tmux pane %{} on {}",
@@ -126,8 +129,14 @@ impl TernApp {
             .and_then(|i| self.remotes[i].note())
     }
 
+    /// Detaches every remote worktree (the face is closing): their programs run on in
+    /// tmux.
+    pub fn detach_remotes(&mut self) {
+        self.remotes.clear();
+    }
+
     /// Each connected remote pane's flow counters (kept bytes, pauses, drops).
-    pub fn remote_pane_stats(&self) -> Vec<tern_core::tmux::RemotePaneStats> {
+    pub fn remote_pane_stats(&self) -> Vec<crate::tmux::RemotePaneStats> {
         self.remotes
             .iter()
             .filter_map(|r| r.conn.as_ref())
@@ -148,12 +157,17 @@ impl TernApp {
         self.area_cells
     }
 
+    /// The face's pane area in cells (sent to each connected tmux when it changes).
+    pub fn set_area_cells(&mut self, cells: (u16, u16)) {
+        self.area_cells = Some(cells);
+    }
+
     /// The remote targets, for the session.
-    pub(super) fn saved_remotes(&self) -> Vec<tern_core::session::SavedRemote> {
-        let active = self.core.ws.active_group().map(|g| g.path.clone());
+    pub fn saved_remotes(&self) -> Vec<crate::session::SavedRemote> {
+        let active = self.ws.active_group().map(|g| g.path.clone());
         self.remotes
             .iter()
-            .map(|r| tern_core::session::SavedRemote {
+            .map(|r| crate::session::SavedRemote {
                 target: r.target_text.clone(),
                 active: active.as_ref() == Some(&r.key),
             })
@@ -163,7 +177,7 @@ impl TernApp {
     /// A new tab in a remote group is a new tmux window (its tab comes with its
     /// layout). False when the active group is not remote.
     pub(super) fn remote_new_tab(&mut self) -> bool {
-        let Some(i) = self.remote_of_group(self.core.ws.active) else {
+        let Some(i) = self.remote_of_group(self.ws.active) else {
             return false;
         };
         if let Some(conn) = &self.remotes[i].conn {
@@ -187,12 +201,14 @@ impl TernApp {
     }
 
     /// Once per wake-up: each connection's events, the reconnections due, tern's
-    /// focus and size sent to tmux.
-    pub(super) fn poll_remotes(&mut self, ctx: &egui::Context) {
+    /// focus and size sent to tmux. Returns when the next reconnection is due (the
+    /// face wakes then: a backoff, the one timer here).
+    pub fn poll_remotes(&mut self) -> Option<Instant> {
         // A remote pane's end (its tmux pane went, or the connection did) is tmux's
         // news, handled below; it never closes the window (the core registered it as
         // remote: no exit policy).
         let now = Instant::now();
+        let mut next: Option<Instant> = None;
         for i in 0..self.remotes.len() {
             let events = self.remotes[i]
                 .conn
@@ -209,16 +225,16 @@ impl TernApp {
                 if at <= now {
                     self.connect_remote(i);
                 } else {
-                    ctx.request_repaint_after(at - now);
+                    next = Some(next.map_or(at, |n| n.min(at)));
                 }
             }
         }
         self.sync_remotes();
+        next
     }
 
     fn remote_event(&mut self, i: usize, event: RemoteEvent) {
         let Some(group) = self
-            .core
             .ws
             .groups
             .iter()
@@ -248,10 +264,7 @@ impl TernApp {
                 if let Some(w) = self.remotes[i].windows.get_mut(&window) {
                     w.name = name.clone();
                     if let Some(tab) = w.tab
-                        && let Some(t) = self.core.ws.groups[group]
-                            .tabs
-                            .iter_mut()
-                            .find(|t| t.id == tab)
+                        && let Some(t) = self.ws.groups[group].tabs.iter_mut().find(|t| t.id == tab)
                     {
                         t.custom_title = Some(name);
                     }
@@ -261,7 +274,7 @@ impl TernApp {
                 if let Some(w) = self.remotes[i].windows.remove(&window)
                     && let Some(tab) = w.tab
                 {
-                    let panes: Vec<PaneId> = self.core.ws.groups[group]
+                    let panes: Vec<PaneId> = self.ws.groups[group]
                         .tabs
                         .iter()
                         .filter(|t| t.id == tab)
@@ -289,7 +302,7 @@ impl TernApp {
             RemoteEvent::PaneGone { pane, .. } => self.forget_remote_pane(i, pane),
             RemoteEvent::ActiveWindow(window) => {
                 let tab = self.remotes[i].windows.get(&window).and_then(|w| w.tab);
-                let g = &mut self.core.ws.groups[group];
+                let g = &mut self.ws.groups[group];
                 match g.tabs.iter().position(|t| Some(t.id) == tab) {
                     Some(ti) => {
                         g.active_tab = ti;
@@ -313,11 +326,11 @@ impl TernApp {
                     r.selected = Some((window, remote));
                 }
                 let at = pane
-                    .and_then(|p| self.core.ws.locate(p))
+                    .and_then(|p| self.ws.locate(p))
                     .filter(|at| at.group == group);
                 match (pane, at) {
                     (Some(pane), Some(at)) => {
-                        if let Some(tab) = self.core.ws.tab_mut(at) {
+                        if let Some(tab) = self.ws.tab_mut(at) {
                             tab.focused = pane;
                         }
                         self.remotes[i].pending_pane = None;
@@ -336,7 +349,8 @@ impl TernApp {
             RemoteEvent::CommandFailed { command, message } => {
                 // A pane closed in tern may be gone in tmux already.
                 if !command.starts_with("kill-pane") {
-                    self.status = Some(format!("tmux: {command}: {message}"));
+                    self.effects
+                        .push(Effect::Status(format!("tmux: {command}: {message}")));
                 }
             }
             RemoteEvent::Disconnected(reason) => {
@@ -365,7 +379,7 @@ impl TernApp {
         group: usize,
         window: WindowId,
         index: Option<u32>,
-        root: &tern_core::tmux::LayoutCell,
+        root: &crate::tmux::LayoutCell,
         panes: Vec<(TmuxPane, PaneId)>,
     ) {
         for (remote, pane) in &panes {
@@ -388,7 +402,7 @@ impl TernApp {
         }
         let name = w.name.clone();
         let existing = w.tab;
-        let g = &mut self.core.ws.groups[group];
+        let g = &mut self.ws.groups[group];
         let tab_at = existing.and_then(|id| g.tabs.iter().position(|t| t.id == id));
         if tab_at.is_some()
             && let Some(conn) = &self.remotes[i].conn
@@ -417,8 +431,8 @@ impl TernApp {
             }
             None => {
                 let first = tree.panes()[0];
-                let id = self.core.ws.push_tab(group, tree, first);
-                if let Some(t) = self.core.ws.groups[group]
+                let id = self.ws.push_tab(group, tree, first);
+                if let Some(t) = self.ws.groups[group]
                     .tabs
                     .iter_mut()
                     .find(|t| Some(t.id) == id)
@@ -449,7 +463,7 @@ impl TernApp {
     ) {
         let r = &mut self.remotes[i];
         let tab = r.windows.get(&window).and_then(|w| w.tab);
-        let g = &mut self.core.ws.groups[group];
+        let g = &mut self.ws.groups[group];
         let Some(ti) = g.tabs.iter().position(|t| Some(t.id) == tab) else {
             return;
         };
@@ -467,12 +481,12 @@ impl TernApp {
 
     /// A remote group's tabs in tmux's window order; the active tab stays active.
     fn sort_remote_tabs(&mut self, i: usize, group: usize) {
-        let order: HashMap<tern_core::workspace::TabId, u32> = self.remotes[i]
+        let order: HashMap<crate::workspace::TabId, u32> = self.remotes[i]
             .windows
             .values()
             .filter_map(|w| Some((w.tab?, w.index.unwrap_or(u32::MAX))))
             .collect();
-        let g = &mut self.core.ws.groups[group];
+        let g = &mut self.ws.groups[group];
         let active = g.tabs.get(g.active_tab).map(|t| t.id);
         g.tabs
             .sort_by_key(|t| order.get(&t.id).copied().unwrap_or(u32::MAX));
@@ -483,20 +497,16 @@ impl TernApp {
             .unwrap_or(0);
     }
 
-    /// A pane showing a tmux pane: registered with the core as remote, drawn here.
+    /// A pane showing a tmux pane: registered as remote (its end is tmux's news).
     fn adopt_remote_pane(&mut self, pane: PaneId) {
-        self.core.adopt_remote(pane);
-        self.take_effects();
-        if let Some(ui) = self.panes.get_mut(&pane) {
-            ui.remote = true;
-        }
+        self.adopt_remote(pane);
     }
 
-    /// Drops a remote pane from the window (tmux closed it, or the connection ended).
+    /// Drops a remote pane (tmux closed it, or the connection ended).
     fn forget_remote_pane(&mut self, i: usize, pane: PaneId) {
         self.remotes[i].panes.remove(&pane);
-        if self.panes.contains_key(&pane) {
-            self.close_pane(Source::Tmux, pane);
+        if self.record(pane).is_some() {
+            let _ = self.apply(Source::Tmux, Command::Close(pane));
         }
     }
 
@@ -518,7 +528,7 @@ impl TernApp {
                 });
                 r.sent_size = Some(size);
             }
-            let Some(g) = self.core.ws.groups.iter().find(|g| g.path == r.key) else {
+            let Some(g) = self.ws.groups.iter().find(|g| g.path == r.key) else {
                 continue;
             };
             if following {
