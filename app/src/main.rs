@@ -6,11 +6,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
+use tern_core::ipc::{self, Reply, Request, server::BindError};
 use tern_core::model::{TermConfig, TermSize, Terminal};
-use tern_core::remote::{self, Reply, Request, server::BindError};
 
 use tern::cli::{Cli, Command};
-use tern::desktop::{LateWaker, Remote};
+use tern::desktop::{Ipc, LateWaker};
 use tern::startup::WindowStart;
 use tern::{headless, msg, settings_cli, window};
 
@@ -30,13 +30,13 @@ fn replay(file: &PathBuf, size: TermSize, attrs: bool) -> Result<String, String>
 /// Opens this start's `tern msg` socket. A plain start owns the session and listens
 /// on the session socket; when a live tern already does, it is asked for a new tab
 /// and this start ends (`Err` with the status to exit with).
-fn open_remote(plain: bool, waker: &LateWaker) -> Result<Option<Remote>, ExitCode> {
+fn open_ipc(plain: bool, waker: &LateWaker) -> Result<Option<Ipc>, ExitCode> {
     let path = if plain {
-        remote::session_socket_path()
+        ipc::session_socket_path()
     } else {
-        remote::process_socket_path(std::process::id())
+        ipc::process_socket_path(std::process::id())
     };
-    match Remote::bind(&path, waker.clone()) {
+    match Ipc::bind(&path, waker.clone()) {
         Ok(r) => Ok(Some(r)),
         Err(BindError::InUse(path)) if plain => {
             let cwd = std::env::current_dir().ok();
@@ -45,14 +45,14 @@ fn open_remote(plain: bool, waker: &LateWaker) -> Result<Option<Remote>, ExitCod
                 title: None,
                 command: Vec::new(),
             };
-            match remote::client::send(&path, request) {
+            match ipc::client::send(&path, request) {
                 Ok(Reply::Pane { pane }) => {
                     eprintln!(
                         "tern: opened a tab (pane {pane}) in the running tern ({})",
                         path.display()
                     );
                     // Show it: the running window comes to the front on its tab.
-                    if let Err(e) = remote::client::send(&path, Request::Focus { pane }) {
+                    if let Err(e) = ipc::client::send(&path, Request::Focus { pane }) {
                         eprintln!("tern: the running tern did not show its new tab: {e}");
                     }
                     Err(ExitCode::SUCCESS)
@@ -78,16 +78,16 @@ fn run_window(cli: Cli) -> ExitCode {
     }
     let waker = LateWaker::default();
     // `remote_control: false`: no socket, so no TERN_SOCKET for the panes.
-    let remote = match start
+    let ipc = match start
         .config
         .remote_control
-        .then(|| open_remote(start.owns_session(), &waker))
+        .then(|| open_ipc(start.owns_session(), &waker))
     {
         None => None,
         Some(Ok(r)) => r,
         Some(Err(code)) => return code,
     };
-    let launch = start.launch(remote);
+    let launch = start.launch(ipc);
     let desktop = launch.desktop.clone();
     let config = &start.config;
     let (cols, rows) = (start.cols, start.rows);

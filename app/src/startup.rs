@@ -12,7 +12,7 @@ use tern_core::model::TermSize;
 use tern_core::pipeline::SpawnSpec;
 
 use crate::cli::Cli;
-use crate::desktop::{Desktop, Remote};
+use crate::desktop::{Desktop, Ipc};
 use crate::window::app::Launch;
 use crate::window::settings::ConfigSource;
 
@@ -94,7 +94,7 @@ impl WindowStart {
     }
 
     /// The window's launch, with the `tern msg` socket when one was opened.
-    pub fn launch(&self, remote: Option<Remote>) -> Launch {
+    pub fn launch(&self, ipc: Option<Ipc>) -> Launch {
         Launch {
             spec: self.spec.clone(),
             config: self.config_source.clone(),
@@ -103,7 +103,7 @@ impl WindowStart {
             desktop: Desktop {
                 overrides: self.overrides.clone(),
                 hold: self.hold,
-                remote: remote.map(std::sync::Arc::new),
+                ipc: ipc.map(std::sync::Arc::new),
                 ..Desktop::default()
             },
         }

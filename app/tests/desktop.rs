@@ -11,9 +11,9 @@ use egui::{Key, Modifiers, ViewportCommand, ViewportEvent, ViewportId};
 use egui_kittest::Harness;
 use tern::desktop::Desktop;
 use tern::window::app::{Launch, TernApp};
+use tern_core::ipc::{Activity, Reply, Request};
 use tern_core::model::TermSize;
 use tern_core::pipeline::SpawnSpec;
-use tern_core::remote::{Activity, Reply, Request};
 
 mod common;
 use common::Slot;
@@ -234,7 +234,7 @@ fn msg_requests_open_list_type_focus_and_close_panes() {
     let mut h = harness(launch("exec sh", Desktop::default()));
     step_until(&mut h, "the shell's view", |h| app(h).view().is_some());
     let first = app(&h).pane().expect("focused").0;
-    let reply = app_mut(&mut h).remote_request(Request::NewTab {
+    let reply = app_mut(&mut h).msg_request(Request::NewTab {
         cwd: Some(folder.clone()),
         title: Some("agent".into()),
         command: vec!["cat".into()],
@@ -253,7 +253,7 @@ fn msg_requests_open_list_type_focus_and_close_panes() {
         "agent"
     );
     // send-text reaches the program: cat echoes it back.
-    let sent_text = app_mut(&mut h).remote_request(Request::SendText {
+    let sent_text = app_mut(&mut h).msg_request(Request::SendText {
         pane,
         text: "over the socket\n".into(),
     });
@@ -270,21 +270,21 @@ fn msg_requests_open_list_type_focus_and_close_panes() {
     });
     // Focus moves back; close removes the pane; unknown ids are errors.
     assert_eq!(
-        app_mut(&mut h).remote_request(Request::Focus { pane: first }),
+        app_mut(&mut h).msg_request(Request::Focus { pane: first }),
         Ok(Reply::Done {})
     );
     assert_eq!(app(&h).pane().map(|p| p.0), Some(first));
     assert_eq!(
-        app_mut(&mut h).remote_request(Request::Close { pane }),
+        app_mut(&mut h).msg_request(Request::Close { pane }),
         Ok(Reply::Done {})
     );
     h.step();
     assert!(app(&h).pane_infos().iter().all(|i| i.id != pane));
     assert_eq!(
-        app_mut(&mut h).remote_request(Request::Focus { pane: 999 }),
+        app_mut(&mut h).msg_request(Request::Focus { pane: 999 }),
         Err("no pane 999".into())
     );
-    let bad_dir = app_mut(&mut h).remote_request(Request::NewTab {
+    let bad_dir = app_mut(&mut h).msg_request(Request::NewTab {
         cwd: Some(folder.join("missing")),
         title: None,
         command: Vec::new(),
@@ -323,10 +323,10 @@ fn keys_and_msg_requests_reach_the_same_command_code() {
     use tern_core::workspace::Source;
     let dir = tempfile::tempdir().expect("temp dir");
     let waker = tern::desktop::LateWaker::default();
-    let remote = tern::desktop::Remote::bind(&dir.path().join("tern.sock"), waker).expect("bind");
+    let remote = tern::desktop::Ipc::bind(&dir.path().join("tern.sock"), waker).expect("bind");
     let socket = remote.path().to_owned();
     let desktop = Desktop {
-        remote: Some(std::sync::Arc::new(remote)),
+        ipc: Some(std::sync::Arc::new(remote)),
         ..Desktop::default()
     };
     let mut h = harness(launch("exec sh", desktop));
@@ -349,7 +349,7 @@ fn keys_and_msg_requests_reach_the_same_command_code() {
 
     // The same two through the socket, answered by the window's loop.
     let client = std::thread::spawn(move || {
-        let tab = tern_core::remote::client::send(
+        let tab = tern_core::ipc::client::send(
             &socket,
             Request::NewTab {
                 cwd: None,
@@ -357,11 +357,11 @@ fn keys_and_msg_requests_reach_the_same_command_code() {
                 command: Vec::new(),
             },
         );
-        let split = tern_core::remote::client::send(
+        let split = tern_core::ipc::client::send(
             &socket,
             Request::Split {
                 pane: None,
-                direction: tern_core::remote::SplitDirection::Down,
+                direction: tern_core::ipc::SplitDirection::Down,
                 cwd: None,
                 command: Vec::new(),
             },

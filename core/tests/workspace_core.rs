@@ -216,7 +216,7 @@ fn hold_keeps_the_pane_with_its_status() {
     let listed = core.list(|_| None);
     let info = listed.iter().find(|p| p.id == quick.0).expect("listed");
     assert_eq!(info.exit_status, Some(5));
-    assert_eq!(info.activity, tern_core::remote::Activity::Exited);
+    assert_eq!(info.activity, tern_core::ipc::Activity::Exited);
 }
 
 #[test]

@@ -12,15 +12,15 @@ use std::path::PathBuf;
 use std::sync::{Arc, Condvar, Mutex};
 
 use tern_core::config::Config;
+use tern_core::ipc::server::{BindError, IpcCall};
+use tern_core::ipc::{Response, SOCKET_ENV};
 use tern_core::model::TermSize;
 use tern_core::pipeline::{Pipeline, PipelineConfig};
-use tern_core::remote::server::{BindError, RemoteCall};
-use tern_core::remote::{Response, SOCKET_ENV};
 use tern_core::session::LoadOutcome;
 use tern_core::workspace::requests::{self, Routed};
 use tern_core::workspace::{Command, Effect, Source, WorkspaceCore, dir_name};
 
-use crate::desktop::{LateWaker, Remote};
+use crate::desktop::{Ipc, LateWaker};
 use crate::window::settings::SessionFile;
 
 pub struct ServeArgs {
@@ -179,16 +179,16 @@ pub fn serve(args: ServeArgs) -> Result<i32, String> {
 
 /// The session's socket when this serve owns the session, else one of its own. A
 /// live tern already serving the session is an error: two would save over each other.
-fn bind(owns_session: bool, wake: &Arc<Wake>) -> Result<Remote, String> {
+fn bind(owns_session: bool, wake: &Arc<Wake>) -> Result<Ipc, String> {
     let path = if owns_session {
-        tern_core::remote::session_socket_path()
+        tern_core::ipc::session_socket_path()
     } else {
-        tern_core::remote::process_socket_path(std::process::id())
+        tern_core::ipc::process_socket_path(std::process::id())
     };
     let waker = LateWaker::default();
     let w = wake.clone();
     waker.set(move || w.notify());
-    Remote::bind(&path, waker).map_err(|e| match e {
+    Ipc::bind(&path, waker).map_err(|e| match e {
         BindError::InUse(p) => format!(
             "a tern already serves the session on {} (tern msg talks to it)",
             p.display()
@@ -198,7 +198,7 @@ fn bind(owns_session: bool, wake: &Arc<Wake>) -> Result<Remote, String> {
 }
 
 /// Answers one `tern msg` request: changes through the core, text on its own thread.
-fn answer(core: &mut WorkspaceCore, call: RemoteCall) {
+fn answer(core: &mut WorkspaceCore, call: IpcCall) {
     let routed = match requests::route(core, call.request.clone()) {
         Ok(r) => r,
         Err(e) => return call.answer(Response::error(e)),
@@ -212,7 +212,7 @@ fn answer(core: &mut WorkspaceCore, call: RemoteCall) {
             call.answer(response);
         }
         Routed::List => {
-            call.answer(Response::ok(tern_core::remote::Reply::Panes(
+            call.answer(Response::ok(tern_core::ipc::Reply::Panes(
                 core.list(|_| None),
             )));
         }

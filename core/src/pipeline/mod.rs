@@ -472,7 +472,7 @@ impl Pipeline {
         let pane = PaneId(self.next_id.fetch_add(1, Ordering::Relaxed));
         let mut spec = spec.clone();
         spec.env
-            .push((crate::remote::PANE_ENV.to_owned(), pane.0.to_string()));
+            .push((crate::ipc::PANE_ENV.to_owned(), pane.0.to_string()));
         let spawned = session::spawn(&spec, self.config.default_size)?;
         let size = spec.size.unwrap_or(self.config.default_size);
         let what = match spawned.pid {

@@ -8,9 +8,9 @@ use std::sync::Arc;
 
 use super::command::Command;
 use super::core::WorkspaceCore;
+use crate::ipc::{PaneInfo, ProgressInfo, Reply, Request};
 use crate::pipeline::activity::ActivityState;
 use crate::pipeline::{PaneId, Pipeline};
-use crate::remote::{PaneInfo, ProgressInfo, Reply, Request};
 
 /// What a request asks of the face.
 pub enum Routed {

@@ -3,9 +3,9 @@
 //! UI thread, between frames), and asking before a tab or the window closes over
 //! running programs (the window's close request is cancelled until answered).
 
+use tern_core::ipc::server::IpcCall;
+use tern_core::ipc::{PaneInfo, Reply, Request, Response};
 use tern_core::pipeline::PaneId;
-use tern_core::remote::server::RemoteCall;
-use tern_core::remote::{PaneInfo, Reply, Request, Response};
 use tern_core::workspace::requests::{self, Routed};
 use tern_core::workspace::{Command as WsCommand, Source};
 
@@ -41,9 +41,9 @@ impl TernApp {
     /// window's close request.
     pub(crate) fn desktop_frame(&mut self, ctx: &egui::Context) {
         self.apply_exits(ctx);
-        if let Some(remote) = self.launch.desktop.remote.clone() {
+        if let Some(remote) = self.launch.desktop.ipc.clone() {
             for call in remote.take_calls() {
-                self.remote_call(ctx, call);
+                self.msg_call(ctx, call);
             }
         }
         self.window_close_request(ctx);
@@ -148,7 +148,7 @@ impl TernApp {
 
     /// Carries out one `tern msg` request: a change goes through [`Self::exec`] as a
     /// key's does; a pane's text is read on a thread of its own.
-    fn remote_call(&mut self, ctx: &egui::Context, call: RemoteCall) {
+    fn msg_call(&mut self, ctx: &egui::Context, call: IpcCall) {
         let focus = matches!(call.request, Request::Focus { .. });
         match requests::route(&self.core, call.request.clone()) {
             Err(e) => call.answer(Response::error(e)),
@@ -166,7 +166,7 @@ impl TernApp {
                 }
             }
             Ok(routed) => {
-                let reply = self.remote_apply(routed);
+                let reply = self.msg_apply(routed);
                 if focus && reply.is_ok() {
                     // "Show a pane" raises the window too (a second plain start asks
                     // for its new tab this way); where the window manager refuses
@@ -186,7 +186,7 @@ impl TernApp {
     }
 
     /// A routed `tern msg` request that changes the workspace or lists it.
-    fn remote_apply(&mut self, routed: Routed) -> Result<Reply, String> {
+    fn msg_apply(&mut self, routed: Routed) -> Result<Reply, String> {
         match routed {
             Routed::Command(command) => {
                 self.exec(Source::Msg, command).map(requests::outcome_reply)
@@ -201,10 +201,10 @@ impl TernApp {
 
     /// Carries out one `tern msg` request on this thread (tests; a text request reads
     /// the pane here).
-    pub fn remote_request(&mut self, request: Request) -> Result<Reply, String> {
+    pub fn msg_request(&mut self, request: Request) -> Result<Reply, String> {
         match requests::route(&self.core, request)? {
             Routed::Text(job) => job.run(),
-            routed => self.remote_apply(routed),
+            routed => self.msg_apply(routed),
         }
     }
 

@@ -1,6 +1,6 @@
 //! The socket server: a thread that accepts connections in a 0700 folder, checks each
 //! peer's uid, reads one request line (with a deadline) and hands it to the app as a
-//! [`RemoteCall`]. The app answers on the call's reply channel from its own loop; the
+//! [`IpcCall`]. The app answers on the call's reply channel from its own loop; the
 //! connection's thread waits for that answer (with a deadline), writes it and closes.
 //!
 //! Nothing here blocks the app: a client that connects and never writes times out on
@@ -26,12 +26,12 @@ pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// A request for the app, and where its answer goes.
 #[derive(Debug)]
-pub struct RemoteCall {
+pub struct IpcCall {
     pub request: Request,
     pub reply: mpsc::Sender<Response>,
 }
 
-impl RemoteCall {
+impl IpcCall {
     /// Answers the client (a client that has gone is no error).
     pub fn answer(self, response: Response) {
         let _ = self.reply.send(response);
@@ -66,22 +66,22 @@ impl std::fmt::Display for BindError {
 impl std::error::Error for BindError {}
 
 /// A listening socket; dropping it stops the thread and removes the socket file.
-pub struct RemoteServer {
+pub struct IpcServer {
     path: PathBuf,
     stop: Arc<AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
-impl RemoteServer {
+impl IpcServer {
     /// Binds `path` (its folder made 0700 if missing; refused if owned by someone else
     /// or open to others). A socket file left by a tern that died is replaced; one a
     /// live tern answers on is [`BindError::InUse`]. Each call is sent on `calls`, then
     /// `wake` runs (the app's repaint request).
     pub fn bind(
         path: &Path,
-        calls: mpsc::Sender<RemoteCall>,
+        calls: mpsc::Sender<IpcCall>,
         wake: Arc<dyn Fn() + Send + Sync>,
-    ) -> Result<RemoteServer, BindError> {
+    ) -> Result<IpcServer, BindError> {
         if let Some(dir) = path.parent() {
             private_dir(dir)?;
         }
@@ -102,11 +102,11 @@ impl RemoteServer {
         let thread = {
             let stop = stop.clone();
             std::thread::Builder::new()
-                .name("tern-remote".into())
+                .name("tern-ipc".into())
                 .spawn(move || accept_loop(listener, calls, wake, stop))
                 .map_err(io)?
         };
-        Ok(RemoteServer {
+        Ok(IpcServer {
             path: path.to_owned(),
             stop,
             thread: Some(thread),
@@ -118,7 +118,7 @@ impl RemoteServer {
     }
 }
 
-impl Drop for RemoteServer {
+impl Drop for IpcServer {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
         // Wake the blocking accept so the thread sees the flag.
@@ -165,7 +165,7 @@ fn private_dir(dir: &Path) -> Result<(), BindError> {
 
 fn accept_loop(
     listener: UnixListener,
-    calls: mpsc::Sender<RemoteCall>,
+    calls: mpsc::Sender<IpcCall>,
     wake: Arc<dyn Fn() + Send + Sync>,
     stop: Arc<AtomicBool>,
 ) {
@@ -186,7 +186,7 @@ fn accept_loop(
         active.fetch_add(1, Ordering::SeqCst);
         let (calls, wake, done) = (calls.clone(), wake.clone(), active.clone());
         let spawned = std::thread::Builder::new()
-            .name("tern-remote-conn".into())
+            .name("tern-ipc-conn".into())
             .spawn(move || {
                 let response = serve(&stream, &calls, &*wake);
                 let _ = stream.write_all(response.to_line().as_bytes());
@@ -254,7 +254,7 @@ fn read_request_line(mut stream: &UnixStream, deadline: Instant) -> Result<Strin
 }
 
 /// Reads, checks and forwards one request; the response to write back.
-fn serve(stream: &UnixStream, calls: &mpsc::Sender<RemoteCall>, wake: &dyn Fn()) -> Response {
+fn serve(stream: &UnixStream, calls: &mpsc::Sender<IpcCall>, wake: &dyn Fn()) -> Response {
     match super::peer_uid(stream) {
         Ok(uid) if uid == rustix::process::getuid().as_raw() => {}
         Ok(uid) => return Response::error(format!("uid {uid} may not control this tern")),
@@ -270,7 +270,7 @@ fn serve(stream: &UnixStream, calls: &mpsc::Sender<RemoteCall>, wake: &dyn Fn())
         Err(e) => return Response::error(e),
     };
     let (tx, rx) = mpsc::channel();
-    if calls.send(RemoteCall { request, reply: tx }).is_err() {
+    if calls.send(IpcCall { request, reply: tx }).is_err() {
         return Response::error("tern is shutting down");
     }
     wake();

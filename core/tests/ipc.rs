@@ -9,18 +9,18 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
-use tern_core::remote::server::{BindError, READ_TIMEOUT, RemoteCall, RemoteServer};
-use tern_core::remote::{Reply, Request, Response, client};
+use tern_core::ipc::server::{BindError, IpcCall, IpcServer, READ_TIMEOUT};
+use tern_core::ipc::{Reply, Request, Response, client};
 
 /// A server on `dir/tern/test.sock` whose "app" answers on its own thread: `list`
 /// with no panes, `focus` of pane 1 done, anything else "no pane".
 struct Fixture {
-    server: Option<RemoteServer>,
+    server: Option<IpcServer>,
     path: PathBuf,
     _dir: tempfile::TempDir,
 }
 
-fn app_thread(calls: mpsc::Receiver<RemoteCall>) {
+fn app_thread(calls: mpsc::Receiver<IpcCall>) {
     std::thread::spawn(move || {
         while let Ok(call) = calls.recv() {
             let response = match &call.request {
@@ -42,7 +42,7 @@ fn fixture() -> Fixture {
     let path = dir.path().join("tern").join("test.sock");
     let (tx, rx) = mpsc::channel();
     app_thread(rx);
-    let server = RemoteServer::bind(&path, tx, Arc::new(|| {})).expect("binds");
+    let server = IpcServer::bind(&path, tx, Arc::new(|| {})).expect("binds");
     Fixture {
         server: Some(server),
         path,
@@ -101,7 +101,7 @@ fn an_open_folder_of_ours_is_made_private() {
     std::fs::create_dir(&folder).unwrap();
     std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o777)).unwrap();
     let (tx, _rx) = mpsc::channel();
-    let _server = RemoteServer::bind(&folder.join("s.sock"), tx, Arc::new(|| {})).expect("binds");
+    let _server = IpcServer::bind(&folder.join("s.sock"), tx, Arc::new(|| {})).expect("binds");
     let mode = std::fs::metadata(&folder).unwrap().permissions().mode();
     assert_eq!(mode & 0o777, 0o700);
 }
@@ -116,7 +116,7 @@ fn a_folder_owned_by_someone_else_is_refused() {
     std::fs::create_dir(&folder).unwrap();
     std::os::unix::fs::chown(&folder, Some(65534), Some(65534)).unwrap();
     let (tx, _rx) = mpsc::channel();
-    match RemoteServer::bind(&folder.join("s.sock"), tx, Arc::new(|| {})) {
+    match IpcServer::bind(&folder.join("s.sock"), tx, Arc::new(|| {})) {
         Err(BindError::UnsafeDir { reason, .. }) => assert!(reason.contains("65534"), "{reason}"),
         Err(e) => panic!("{e}"),
         Ok(_) => panic!("bound in a folder another user owns"),
@@ -129,7 +129,7 @@ fn a_stale_socket_is_replaced_and_a_live_one_is_not() {
     // A live server: a second bind is told it is in use.
     let (tx, _rx) = mpsc::channel();
     assert!(matches!(
-        RemoteServer::bind(&f.path, tx.clone(), Arc::new(|| {})),
+        IpcServer::bind(&f.path, tx.clone(), Arc::new(|| {})),
         Err(BindError::InUse(_))
     ));
     // A socket file nobody listens on (a tern that was killed).
@@ -139,8 +139,7 @@ fn a_stale_socket_is_replaced_and_a_live_one_is_not() {
     assert!(f.path.exists(), "the stale file is there");
     let (tx2, rx2) = mpsc::channel();
     app_thread(rx2);
-    let server =
-        RemoteServer::bind(&f.path, tx2, Arc::new(|| {})).expect("replaces the stale file");
+    let server = IpcServer::bind(&f.path, tx2, Arc::new(|| {})).expect("replaces the stale file");
     assert_eq!(
         client::send(&f.path, Request::List),
         Ok(Reply::Panes(Vec::new()))
