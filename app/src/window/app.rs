@@ -348,6 +348,15 @@ impl TernApp {
         let sidebar_news = self.sidebar.poll(ctx, self.sidebar_open);
         self.sidebar_actions(sidebar_news);
         self.adopt_groups();
+        // A page size refused between frames goes to the pty now.
+        self.apply_pane_output();
+    }
+
+    /// Carries out what each pane's input asked (see `PaneUi::apply_output`).
+    fn apply_pane_output(&mut self) {
+        for p in self.panes.values_mut() {
+            p.apply_output();
+        }
     }
 
     /// Draws the window; the panels' actions are applied after they are drawn.
@@ -408,6 +417,8 @@ impl TernApp {
         egui::CentralPanel::default()
             .frame(egui::Frame::NONE)
             .show(ui, |ui| actions.extend(self.panes_ui(ui)));
+        // What the panes' input asked while they were drawn: typed bytes, new sizes.
+        self.apply_pane_output();
         self.apply(&ctx, actions);
         // Panes closed or revealed by this frame's clicks are parked / shown next frame.
         self.sync_visibility();

@@ -104,10 +104,8 @@ impl PaneUi {
             }
             HintAction::Type => {
                 let bracketed = self.view.as_ref().is_some_and(|v| v.modes.bracketed_paste);
-                self.pipeline.write(
-                    self.id,
-                    &tern_core::input::encode_paste(&hint.text, bracketed),
-                );
+                self.out
+                    .extend_from_slice(&tern_core::input::encode_paste(&hint.text, bracketed));
             }
             HintAction::Open => {
                 let result = match hint.kind {

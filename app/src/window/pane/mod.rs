@@ -85,6 +85,11 @@ pub struct PaneUi {
     fits: Option<TermSize>,
     page_hold: Option<PageHold>,
     pub exited: Option<String>,
+    /// What the pane's input asked while it was drawn — bytes typed, pasted or reported
+    /// (mouse), a new size — carried out by the app once the frame's drawing is done
+    /// ([`PaneUi::apply_output`]): the view changes nothing while it is drawn.
+    out: Vec<u8>,
+    out_resize: Option<TermSize>,
     /// The pane's folder as the workspace core knows it (set before each frame), for
     /// paths in hints and links.
     pub cwd: Option<std::path::PathBuf>,
@@ -145,6 +150,8 @@ impl PaneUi {
             fits: None,
             page_hold: None,
             exited: None,
+            out: Vec::new(),
+            out_resize: None,
             cwd: None,
             edit_request: None,
             editor: None,
@@ -168,6 +175,18 @@ impl PaneUi {
             revealed_at: None,
             snapshot_built_at: None,
             remote: false,
+        }
+    }
+
+    /// Carries out what the pane's input asked while it was drawn: the new size, then
+    /// the bytes typed (in the order typed).
+    pub fn apply_output(&mut self) {
+        if let Some(size) = self.out_resize.take() {
+            self.pipeline.resize(self.id, size);
+        }
+        if !self.out.is_empty() {
+            let bytes = std::mem::take(&mut self.out);
+            self.pipeline.write(self.id, &bytes);
         }
     }
 
@@ -211,7 +230,7 @@ impl PaneUi {
         self.page_hold = None;
         if let Some(size) = self.fits.or(self.grid) {
             self.grid = Some(size);
-            self.pipeline.resize(self.id, size);
+            self.out_resize = Some(size);
         }
     }
 
@@ -476,7 +495,7 @@ impl PaneUi {
         }
         if self.page_hold.is_none() && self.grid != Some(size) && !self.remote {
             self.grid = Some(size);
-            self.pipeline.resize(self.id, size);
+            self.out_resize = Some(size);
         }
         let painter = ui.painter_at(rect);
         self.paint_terminal(&ctx, &painter, rect, cx, focused);
