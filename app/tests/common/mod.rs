@@ -2,6 +2,7 @@
 #![allow(dead_code)] // each test file uses some of them
 
 pub mod sshd;
+pub mod user;
 pub mod x11;
 
 use std::path::{Path, PathBuf};
