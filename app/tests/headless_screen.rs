@@ -173,3 +173,70 @@ fn a_full_reset_clears_the_screen_and_homes_the_cursor() {
 fn combining_marks_join_the_character_before() {
     assert_eq!(screen(5, 1, "e\\314\\201x"), ["e\u{301}x"]);
 }
+
+#[test]
+fn next_and_previous_line_go_to_the_first_column() {
+    assert_eq!(screen(5, 3, "abc\\033[2Ex\\033[1Fy"), ["abc", "y", "x"]);
+}
+
+#[test]
+fn back_tab_moves_to_the_previous_stop() {
+    assert_eq!(
+        screen(30, 1, "\\033[20G\\033[Zx"),
+        [format!("{}x", " ".repeat(16))]
+    );
+}
+
+#[test]
+fn a_wide_character_at_the_last_column_wraps_whole() {
+    assert_eq!(screen(5, 2, "abcd日"), ["abcd", "日"]);
+}
+
+#[test]
+fn origin_mode_addresses_the_scroll_region() {
+    assert_eq!(
+        screen(5, 4, "\\033[2;3r\\033[?6h\\033[1;1Hx"),
+        ["", "x", "", ""]
+    );
+}
+
+#[test]
+fn deleting_a_line_in_a_scroll_region_leaves_the_lines_below_it() {
+    assert_eq!(
+        screen(5, 4, "1\\r\\n2\\r\\n3\\r\\n4\\033[1;3r\\033[1H\\033[M"),
+        ["2", "3", "", "4"]
+    );
+}
+
+#[test]
+fn erase_in_display_above_clears_up_to_the_cursor() {
+    assert_eq!(
+        screen(3, 3, "aaa\\r\\nbbb\\r\\nccc\\033[2;2H\\033[1J"),
+        ["", "  b", "ccc"]
+    );
+}
+
+#[test]
+fn a_hyperlink_shows_its_text_only() {
+    assert_eq!(
+        screen(
+            20,
+            1,
+            "\\033]8;;http://example.com/\\033\\\\link\\033]8;;\\033\\\\ after"
+        ),
+        ["link after"]
+    );
+}
+
+#[test]
+fn a_title_sequence_leaves_nothing_on_the_screen() {
+    assert_eq!(screen(10, 1, "\\033]2;my title\\007text"), ["text"]);
+}
+
+#[test]
+fn unknown_sequences_and_strings_are_dropped_whole() {
+    assert_eq!(
+        screen(10, 1, "a\\033[999zb\\033Pjunk\\033\\\\c\\033_apc\\033\\\\d"),
+        ["abcd"]
+    );
+}

@@ -81,6 +81,7 @@ impl Start {
     pub fn again(mut self, mut before: Tern) -> Start {
         self.reuse = Some(before.dir.clone());
         self.display = before.display.take();
+        before.keep_dir = true;
         self
     }
 
@@ -167,6 +168,7 @@ impl Start {
             runtime,
             socket: PathBuf::new(),
             display,
+            keep_dir: false,
         };
         if self.wait_for_socket {
             tern.socket = tern.wait_for("tern msg socket", |t| t.find_socket());
@@ -187,6 +189,26 @@ pub struct Tern {
     /// Its `tern msg` socket (the session's for a plain start, its own otherwise).
     pub socket: PathBuf,
     pub display: Option<Display>,
+    /// Kept for a next start ([`Start::again`]); else removed when this is dropped.
+    keep_dir: bool,
+}
+
+impl Drop for Tern {
+    fn drop(&mut self) {
+        // tern first (SIGTERM, as `Killed` does), then its scratch folder.
+        let _ = Command::new("kill")
+            .arg(self.child.0.id().to_string())
+            .status();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline && matches!(self.child.0.try_wait(), Ok(None)) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.0.kill();
+        let _ = self.child.0.wait();
+        if !self.keep_dir {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
 }
 
 impl Tern {
