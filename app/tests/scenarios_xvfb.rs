@@ -7,11 +7,10 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Command, ExitStatus};
+use std::process::{Child, Command, ExitStatus};
 use std::time::{Duration, Instant};
 
 use common::user::{Start, Tern};
-use common::x11::Killed;
 
 /// A pane's field from `tern msg list`.
 fn field(t: &Tern, pane: u64, name: &str) -> serde_json::Value {
@@ -225,10 +224,10 @@ fn a_program_in_a_tab_sees_a_terminal_its_pane_and_the_socket() {
 }
 
 /// Waits (60 s at most) for a child process (`tern msg wait`) to exit.
-fn wait_child(child: &mut Killed, what: &str) -> ExitStatus {
+fn wait_child(child: &mut Child, what: &str) -> ExitStatus {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
-        if let Ok(Some(status)) = child.0.try_wait() {
+        if let Ok(Some(status)) = child.try_wait() {
             return status;
         }
         assert!(
@@ -239,17 +238,17 @@ fn wait_child(child: &mut Killed, what: &str) -> ExitStatus {
     }
 }
 
-fn msg_wait(t: &Tern, args: &[&str]) -> Killed {
-    Killed(
-        Command::new(env!("CARGO_BIN_EXE_tern"))
-            .arg("msg")
-            .arg("--socket")
-            .arg(&t.socket)
-            .arg("wait")
-            .args(args)
-            .spawn()
-            .expect("tern msg wait runs"),
-    )
+/// `tern msg wait ARGS`, started (it ends by itself: its state, its timeout, or tern
+/// gone).
+fn msg_wait(t: &Tern, args: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_tern"))
+        .arg("msg")
+        .arg("--socket")
+        .arg(&t.socket)
+        .arg("wait")
+        .args(args)
+        .spawn()
+        .expect("tern msg wait runs")
 }
 
 /// `tern msg wait --for exit` returns 0 once the pane's program ends (held by
@@ -264,10 +263,7 @@ fn msg_wait_returns_when_the_program_exits() {
     // Still waiting while the program waits for its line: a list answered after the
     // wait was asked shows the program running.
     assert_eq!(field(&t, pane, "exit_status"), serde_json::Value::Null);
-    assert!(
-        matches!(waiter.0.try_wait(), Ok(None)),
-        "wait returned early"
-    );
+    assert!(matches!(waiter.try_wait(), Ok(None)), "wait returned early");
     t.msg(&["send-text", "--pane", &pane.to_string(), "\n"]);
     let status = wait_child(&mut waiter, "tern msg wait --for exit");
     assert!(status.success(), "{status}");

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use super::x11::{Display, Killed, start_xvfb};
+use super::x11::{Display, start_xvfb};
 
 /// Which face of tern a scenario drives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -162,7 +162,7 @@ impl Start {
             .spawn()
             .expect("start tern");
         let mut tern = Tern {
-            child: Killed(child),
+            child,
             dir,
             home,
             runtime,
@@ -181,7 +181,7 @@ static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0)
 
 /// A running tern.
 pub struct Tern {
-    pub child: Killed,
+    child: std::process::Child,
     /// The scratch folder: `home/`, `xdg/`, `tern.stderr`, `trace.jsonl`.
     pub dir: PathBuf,
     pub home: PathBuf,
@@ -195,16 +195,20 @@ pub struct Tern {
 
 impl Drop for Tern {
     fn drop(&mut self) {
-        // tern first (SIGTERM, as `Killed` does), then its scratch folder.
-        let _ = Command::new("kill")
-            .arg(self.child.0.id().to_string())
-            .status();
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while Instant::now() < deadline && matches!(self.child.0.try_wait(), Ok(None)) {
-            std::thread::sleep(Duration::from_millis(20));
+        // tern first (SIGTERM, so it saves and removes its socket; a kill after 5 s),
+        // only while it is not reaped (a reaped pid may be another process's now),
+        // then its scratch folder.
+        if matches!(self.child.try_wait(), Ok(None)) {
+            let _ = Command::new("kill")
+                .arg(self.child.id().to_string())
+                .status();
+            let deadline = Instant::now() + Duration::from_secs(5);
+            while Instant::now() < deadline && matches!(self.child.try_wait(), Ok(None)) {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            let _ = self.child.kill();
+            let _ = self.child.wait();
         }
-        let _ = self.child.0.kill();
-        let _ = self.child.0.wait();
         if !self.keep_dir {
             let _ = std::fs::remove_dir_all(&self.dir);
         }
@@ -279,7 +283,7 @@ impl Tern {
             if let Some(v) = done(self) {
                 return v;
             }
-            if let Ok(Some(status)) = self.child.0.try_wait() {
+            if let Ok(Some(status)) = self.child.try_wait() {
                 panic!("{what}: tern exited ({status}); it said {}", self.stderr());
             }
             assert!(
@@ -295,7 +299,7 @@ impl Tern {
     pub fn wait_exit(&mut self, what: &str) -> ExitStatus {
         let deadline = Instant::now() + Duration::from_secs(60);
         loop {
-            if let Ok(Some(status)) = self.child.0.try_wait() {
+            if let Ok(Some(status)) = self.child.try_wait() {
                 return status;
             }
             assert!(
@@ -309,13 +313,13 @@ impl Tern {
 
     /// Whether tern still runs.
     pub fn running(&mut self) -> bool {
-        matches!(self.child.0.try_wait(), Ok(None))
+        matches!(self.child.try_wait(), Ok(None))
     }
 
     /// Sends SIGTERM to tern.
     pub fn sigterm(&self) {
         let ok = Command::new("kill")
-            .args(["-TERM", &self.child.0.id().to_string()])
+            .args(["-TERM", &self.child.id().to_string()])
             .status()
             .expect("kill runs");
         assert!(ok.success());
