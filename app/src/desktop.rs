@@ -9,6 +9,14 @@ use std::sync::{Arc, Mutex, OnceLock, mpsc};
 use tern_core::config::{Config, ExitBehavior};
 use tern_core::remote::server::{BindError, RemoteCall, RemoteServer};
 
+/// The session file a plain start restores and saves: `$TERN_SESSION`, else the
+/// platform's state folder.
+pub fn session_path() -> Option<PathBuf> {
+    std::env::var_os("TERN_SESSION")
+        .map(PathBuf::from)
+        .or_else(tern_core::session::SessionStore::default_path)
+}
+
 /// Wakes the window when a request arrives; bound to the egui context once it exists.
 #[derive(Clone, Default)]
 pub struct LateWaker(Arc<OnceLock<Box<dyn Fn() + Send + Sync>>>);

@@ -8,6 +8,4 @@ pub mod msg;
 pub mod settings_cli;
 pub mod signals;
 pub mod startup;
-pub mod symbols;
-pub mod system_fonts;
 pub mod window;

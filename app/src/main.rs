@@ -93,11 +93,17 @@ fn run_window(cli: Cli) -> ExitCode {
     let (cols, rows) = (start.cols, start.rows);
     // DejaVu Sans Mono: advance 0.602 em, line height about 1.17 em. (With one tab there
     // is no tab bar.)
+    // `font.cell_width` / `font.line_height` scale the cell, which is then rounded to
+    // whole pixels (rounded up here, so that the rows and columns asked for fit).
     let size = config.font.size;
     let pad = 2.0 * config.padding.max(0.0);
+    let cell = |em: f32, scale: f32| {
+        let v = size * em * scale;
+        if scale == 1.0 { v } else { v.max(v.round()) }
+    };
     let inner = egui::vec2(
-        (cols as f32 * size * 0.602).ceil() + 2.0 + pad,
-        (rows as f32 * size * 1.17).ceil() + 2.0 + pad,
+        (cols as f32 * cell(0.602, config.font.cell_width.get())).ceil() + 2.0 + pad,
+        (rows as f32 * cell(1.17, config.font.line_height.get())).ceil() + 2.0 + pad,
     );
     let class = start.class.clone();
     if class != "tern" {
@@ -265,12 +271,44 @@ fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             };
+            // No program and nothing to write at its end: serve the workspace. With
+            // --dump-screen or --diagnostics-report the configured shell is the one
+            // program, as with `-- CMD`.
+            if cli.program.is_empty()
+                && cli.exec.is_empty()
+                && cli.dump_screen.is_none()
+                && cli.diagnostics_report.is_none()
+            {
+                let session = config
+                    .session
+                    .restore
+                    .then(tern::desktop::session_path)
+                    .flatten();
+                let args = headless::serve::ServeArgs {
+                    size: TermSize::new(cli.cols.max(2), cli.rows.max(1)),
+                    cwd: cli.working_directory,
+                    config,
+                    hold: cli.hold,
+                    session,
+                };
+                return match headless::serve::serve(args) {
+                    Ok(code) => ExitCode::from(code.clamp(0, 255) as u8),
+                    Err(e) => {
+                        eprintln!("tern: {e}");
+                        ExitCode::from(1)
+                    }
+                };
+            }
             let args = headless::HeadlessArgs {
                 size: TermSize::new(cli.cols.max(2), cli.rows.max(1)),
                 cwd: cli.working_directory,
                 dump_screen: cli.dump_screen,
                 diagnostics_report: cli.diagnostics_report,
-                command: cli.program,
+                command: if cli.exec.is_empty() {
+                    cli.program
+                } else {
+                    cli.exec
+                },
                 config,
             };
             match headless::run(args) {

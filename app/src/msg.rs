@@ -43,6 +43,18 @@ pub fn request(action: MsgAction) -> Result<Request, String> {
         },
         MsgAction::Focus { pane } => Request::Focus { pane },
         MsgAction::Close { pane } => Request::Close { pane },
+        MsgAction::GetText {
+            pane,
+            lines,
+            scrollback,
+        } => Request::GetText {
+            pane: match pane {
+                Some(p) => p,
+                None => own_pane()?,
+            },
+            lines,
+            scrollback,
+        },
         MsgAction::List | MsgAction::Wait { .. } => Request::List,
     })
 }
@@ -70,6 +82,7 @@ pub fn render(reply: &Reply) -> String {
             text.push('\n');
             text
         }
+        Reply::Text { text } => text.clone(),
         Reply::Done {} => String::new(),
     }
 }

@@ -55,14 +55,29 @@ pub fn deeper_problems(config: &Config) -> Vec<String> {
     let (_, errors) = tern_core::text::hints::HintPatterns::new(&config.hint_patterns);
     problems.extend(errors.into_iter().map(|e| format!("hint_patterns: {e}")));
     if let Some(family) = &config.font.family {
-        let found = match crate::system_fonts::SystemFonts::open() {
+        let found = match crate::window::glyphs::system_fonts::SystemFonts::open() {
             Ok(fc) => fc.family(family).is_some(),
-            Err(_) => crate::window::fonts::find_family(family).is_some(),
+            Err(_) => crate::window::glyphs::fonts::find_family(family).is_some(),
         };
         if !found {
             problems.push(format!(
                 "font.family: no font family {family:?} on this system (DejaVu Sans Mono is used)"
             ));
+        }
+    }
+    let faces = [
+        ("bold", &config.font.bold),
+        ("italic", &config.font.italic),
+        ("bold_italic", &config.font.bold_italic),
+    ];
+    if faces.iter().any(|(_, name)| name.is_some()) {
+        let system = crate::window::glyphs::system_fonts::SystemFonts::open();
+        for (key, name) in faces {
+            if let Some(name) = name
+                && let Err(e) = crate::window::glyphs::fonts::named_face(&system, key, name)
+            {
+                problems.push(e);
+            }
         }
     }
     if let Err(e) = config.theme.scheme() {

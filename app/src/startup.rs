@@ -70,11 +70,7 @@ impl WindowStart {
         // on the command line asks for one pane, and leaves the saved session alone.
         let plain = spec.command.is_none() && spec.cwd.is_none();
         let session = (plain && config.session.restore)
-            .then(|| {
-                std::env::var_os("TERN_SESSION")
-                    .map(PathBuf::from)
-                    .or_else(tern_core::session::SessionStore::default_path)
-            })
+            .then(crate::desktop::session_path)
             .flatten();
         WindowStart {
             spec,

@@ -143,7 +143,11 @@ fn parsed_behind(p: &Pipeline, pane: PaneId) -> u64 {
 /// waited for the model to get through its work would find it done.
 /// Catches: the blocking `Pipeline::search` in place of `start_search` (the model
 /// first parses the pane's whole backlog; seen: "start_search returned after the
-/// model thread finished its backlog").
+/// model thread finished its backlog"); a dump that waits (`dump_screen`'s
+/// `recv_timeout` in `request_dump`: the model parses the pane's backlog before it
+/// dumps; seen: "request_dump returned after…"). History pages are asked for the same
+/// way (`request_history`), but a page needs no parse first, so a waiting one would
+/// return early here too: the window's use of them is `viewport.rs`'s.
 #[test]
 fn invariant_5_ui_calls_return_while_the_model_thread_is_busy() {
     let p = Pipeline::start(PipelineConfig::default(), Arc::new(|| {})).expect("pipeline");
@@ -193,6 +197,16 @@ fn invariant_5_ui_calls_return_while_the_model_thread_is_busy() {
         still_busy("report");
         p.breadcrumb(Some(ui), "frame");
         still_busy("breadcrumb");
+        // History pages for the view and the last screens for a session save: asked
+        // for, never waited for (their answers wake the window).
+        let page = p.request_history(busy, 0, 48);
+        still_busy("request_history");
+        let _ = page.poll();
+        still_busy("history poll");
+        let dump = p.request_dump(busy);
+        still_busy("request_dump");
+        let _ = dump.poll();
+        still_busy("dump poll");
     }
 }
 

@@ -1,6 +1,7 @@
 //! Helpers shared by the window's test files.
 #![allow(dead_code)] // each test file uses some of them
 
+pub mod headless;
 pub mod sshd;
 pub mod user;
 pub mod x11;

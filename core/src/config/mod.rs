@@ -11,6 +11,7 @@
 
 mod agents;
 mod chord;
+mod font;
 mod overrides;
 pub mod themes;
 mod watch;
@@ -27,6 +28,7 @@ use crate::pipeline::{PipelineConfig, SpawnSpec};
 
 pub use agents::{NotifyConfig, NotifyWhen, SendText};
 pub use chord::{ChordError, KeyBinding, KeyChord};
+pub use font::{CellScale, FontConfig, FontFeature};
 pub use overrides::OverrideError;
 pub use watch::{ConfigEvent, ConfigWatcher};
 
@@ -115,24 +117,6 @@ impl Default for Config {
             remote: RemoteConfig::default(),
             hint_patterns: Vec::new(),
             editor: None,
-        }
-    }
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct FontConfig {
-    /// A system font family; `None`: the bundled DejaVu Sans Mono.
-    pub family: Option<String>,
-    /// Points.
-    pub size: f32,
-}
-
-impl Default for FontConfig {
-    fn default() -> Self {
-        FontConfig {
-            family: None,
-            size: 15.0,
         }
     }
 }

@@ -802,11 +802,14 @@ impl ModelThread {
                 }
                 self.deliver_unless_more(pane, true);
             }
-            ModelMsg::Query { pane, reply } => {
+            ModelMsg::Query { pane, reply, wake } => {
                 self.read_pane_now(pane);
                 if let Some(p) = self.panes.get_mut(&pane) {
                     Self::drain_queue(p, u64::MAX, &self.buffers, &self.events, self.epoch, pane);
                     let _ = reply.send(p.core.term.dump());
+                }
+                if wake {
+                    (self.waker)();
                 }
             }
             ModelMsg::History {
@@ -814,6 +817,7 @@ impl ModelThread {
                 first,
                 count,
                 reply,
+                wake,
             } => {
                 if let Some(p) = self.panes.get(&pane) {
                     let sb = p.core.term.scrollback();
@@ -832,6 +836,9 @@ impl ModelThread {
                         dropped,
                         seq: p.core.seq,
                     });
+                }
+                if wake {
+                    (self.waker)();
                 }
             }
             ModelMsg::Search {

@@ -35,15 +35,7 @@ pub const PANE_ENV: &str = "TERN_PANE_ID";
 /// The longest request line a server reads (a `send-text` paste included).
 pub const MAX_REQUEST_BYTES: usize = 1 << 20;
 
-/// Which way a split goes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum SplitDirection {
-    /// Side by side (a vertical divider).
-    Right,
-    /// One above the other (a horizontal divider).
-    Down,
-}
+pub use crate::layout::SplitDirection;
 
 /// What a client asks for.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -78,6 +70,16 @@ pub enum Request {
     Close { pane: u64 },
     /// Every pane. Replies [`Reply::Panes`].
     List,
+    /// A pane's text: its screen, the last `lines` lines (reaching into history when
+    /// more than a screen), or with `scrollback` its whole history and screen. Replies
+    /// [`Reply::Text`].
+    GetText {
+        pane: u64,
+        #[serde(default)]
+        lines: Option<usize>,
+        #[serde(default)]
+        scrollback: bool,
+    },
 }
 
 /// What a request is answered with when it worked.
@@ -86,24 +88,13 @@ pub enum Request {
 pub enum Reply {
     Pane { pane: u64 },
     Panes(Vec<PaneInfo>),
+    Text { text: String },
     Done {},
 }
 
-/// What a pane is doing, as far as tern can tell.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Activity {
-    /// A program other than the shell runs in the foreground.
-    Running,
-    /// The program asked for input or attention (agents; see the activity states).
-    Waiting,
-    /// A command finished and its output was not seen yet.
-    Done,
-    /// The shell waits at its prompt.
-    Idle,
-    /// The pane's program exited (the pane is held open).
-    Exited,
-}
+/// What a pane is doing, as `list` reports it: the activity tracker's state, or
+/// `exited` for a held pane.
+pub use crate::pipeline::activity::ActivityState as Activity;
 
 /// One pane in a `list` reply. Times are Unix milliseconds.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -13,13 +13,19 @@ impl TernApp {
         old: Option<&tern_core::config::Config>,
     ) {
         let new = self.settings.config.clone();
+        // New panes and the exit policy follow the new settings.
+        self.core.set_config(new.clone());
         let mut problems: Vec<String> = Vec::new();
-        if old.is_none_or(|o| o.font.family != new.font.family)
-            && let Err(e) =
-                crate::window::fonts::install_fonts_with(ctx, new.font.family.as_deref())
+        if old.is_none_or(|o| !same_faces(&o.font, &new.font))
+            && let Err(e) = crate::window::glyphs::fonts::install_fonts_with(ctx, &new.font)
         {
             problems.push(e);
         }
+        crate::window::render::CellScale {
+            height: new.font.line_height.get(),
+            width: new.font.cell_width.get(),
+        }
+        .set(ctx);
         if old.is_none_or(|o| o.font.size != new.font.size) {
             self.set_font_size(new.font.size);
         }
@@ -79,4 +85,14 @@ impl TernApp {
             }
         }
     }
+}
+
+/// Whether two font settings install the same fonts (size and cell scales aside).
+fn same_faces(a: &tern_core::config::FontConfig, b: &tern_core::config::FontConfig) -> bool {
+    a.family == b.family
+        && a.bold == b.bold
+        && a.italic == b.italic
+        && a.bold_italic == b.bold_italic
+        && a.ligatures == b.ligatures
+        && a.features == b.features
 }

@@ -85,19 +85,9 @@ pub struct PaneUi {
     fits: Option<TermSize>,
     page_hold: Option<PageHold>,
     pub exited: Option<String>,
-    /// OSC 0/2 title ("" when the program cleared it).
-    pub title: String,
-    /// OSC 7 working directory (decoded by the model), when the shell reports it.
-    pub cwd_reported: Option<String>,
-    /// The shell's working directory, from the process table (refreshed now and then).
+    /// The pane's folder as the workspace core knows it (set before each frame), for
+    /// paths in hints and links.
     pub cwd: Option<std::path::PathBuf>,
-    /// The process table has been read for this pane at least once.
-    pub looked_up: bool,
-    /// The running (or last run) program other than the shell, from the process table.
-    pub command: Option<String>,
-    pub last_command: Option<String>,
-    /// The program and arguments the pane was opened to run, when not the shell.
-    pub launched: Option<Vec<String>>,
     /// A hint asked for the editor at a line: (folder, command) for a new tab.
     edit_request: Option<(std::path::PathBuf, Vec<String>)>,
     /// The config's editor (set every frame).
@@ -155,13 +145,7 @@ impl PaneUi {
             fits: None,
             page_hold: None,
             exited: None,
-            title: String::new(),
-            cwd_reported: None,
             cwd: None,
-            looked_up: false,
-            command: None,
-            last_command: None,
-            launched: None,
             edit_request: None,
             editor: None,
             marks: Default::default(),

@@ -1,14 +1,16 @@
 //! Fonts: the bundled DejaVu Sans Mono faces, a configured family and per-character
-//! fallback from the system's fonts (through fontconfig, `crate::system_fonts`), the
-//! symbols tern draws itself (`crate::symbols`), and whether an input method is
+//! fallback from the system's fonts (through fontconfig, `super::system_fonts`), the
+//! symbols tern draws itself (`super::symbols`), and whether an input method is
 //! configured.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use egui::{FontData, FontDefinitions, FontFamily};
+use tern_core::config::FontConfig;
 
-use crate::system_fonts::SystemFonts;
+use super::shaping::{self, SHAPED_FAMILIES, ShapeFace, Shaping};
+use super::system_fonts::SystemFonts;
 
 pub const DEFAULT_FONT_SIZE: f32 = 15.0;
 const FONT_NAME: &str = "tern-mono";
@@ -33,29 +35,29 @@ const FACES: [(&str, Option<&str>, &[u8]); 4] = [
     (
         FONT_NAME,
         None,
-        include_bytes!("../../assets/fonts/DejaVuSansMono.ttf"),
+        include_bytes!("../../../assets/fonts/DejaVuSansMono.ttf"),
     ),
     (
         BOLD_FONT_NAME,
         Some(BOLD_FAMILY),
-        include_bytes!("../../assets/fonts/DejaVuSansMono-Bold.ttf"),
+        include_bytes!("../../../assets/fonts/DejaVuSansMono-Bold.ttf"),
     ),
     (
         "tern-mono-italic",
         Some(ITALIC_FAMILY),
-        include_bytes!("../../assets/fonts/DejaVuSansMono-Oblique.ttf"),
+        include_bytes!("../../../assets/fonts/DejaVuSansMono-Oblique.ttf"),
     ),
     (
         "tern-mono-bold-italic",
         Some(BOLD_ITALIC_FAMILY),
-        include_bytes!("../../assets/fonts/DejaVuSansMono-BoldOblique.ttf"),
+        include_bytes!("../../../assets/fonts/DejaVuSansMono-BoldOblique.ttf"),
     ),
 ];
 
 /// Installs the bundled monospace faces first, then system fallbacks for wide scripts,
 /// then egui's own fonts.
 pub fn install_fonts(ctx: &egui::Context) {
-    let _ = install_fonts_with(ctx, None);
+    let _ = install_fonts_with(ctx, &FontConfig::default());
 }
 
 /// Folders searched for a configured font family.
@@ -139,14 +141,44 @@ pub fn find_family(family: &str) -> Option<[Option<PathBuf>; 4]> {
     ])
 }
 
-/// Like [`install_fonts`] with a configured family first (the bundled faces stay as
+/// A face named in `font.bold`, `font.italic` or `font.bold_italic`: a font file's path,
+/// else a family (its regular face). An error says why it was not used.
+pub fn named_face(
+    system: &Result<Arc<SystemFonts>, String>,
+    key: &str,
+    name: &str,
+) -> Result<FontData, String> {
+    let path = std::path::Path::new(name);
+    if path.is_absolute() || name.starts_with('~') {
+        let path = match name.strip_prefix("~/") {
+            Some(rest) => dirs::home_dir().unwrap_or_default().join(rest),
+            None => path.to_owned(),
+        };
+        return std::fs::read(&path)
+            .map(FontData::from_owned)
+            .map_err(|e| format!("font.{key}: {}: {e}", path.display()));
+    }
+    let found = match system {
+        Ok(fc) => fc.family(name).and_then(|f| fc.load(&f.faces[0])),
+        Err(_) => find_family(name)
+            .and_then(|[regular, ..]| regular)
+            .and_then(|p| std::fs::read(p).ok())
+            .map(FontData::from_owned),
+    };
+    found.ok_or_else(|| format!("font.{key}: no font family {name:?} on this system"))
+}
+
+/// Like [`install_fonts`] with the configured family first (the bundled faces stay as
 /// fallbacks). Families come from fontconfig by name or alias (`DejaVu Sans Mono`,
 /// `monospace`, a face in a `.ttc`), and characters no installed face has are looked up
 /// in the system's fonts by coverage ([`SystemFonts`]). Without fontconfig the family
-/// is looked for by file name and the wide-script fallbacks are a fixed list. An error
-/// says why the family was not used.
-pub fn install_fonts_with(ctx: &egui::Context, family: Option<&str>) -> Result<(), String> {
-    let mut error = None;
+/// is looked for by file name and the wide-script fallbacks are a fixed list. Faces
+/// named for bold and italic text replace the family's own; the first face of each
+/// style is the one runs of punctuation are shaped with (`shaping`), with the
+/// configured features. An error says why a family or face was not used.
+pub fn install_fonts_with(ctx: &egui::Context, config: &FontConfig) -> Result<(), String> {
+    let family = config.family.as_deref();
+    let mut errors = Vec::new();
     let system = SystemFonts::open();
     match &system {
         Ok(fc) => {
@@ -159,8 +191,6 @@ pub fn install_fonts_with(ctx: &egui::Context, family: Option<&str>) -> Result<(
             ctx.set_font_providers(Vec::new());
         }
     }
-    // Symbols tern draws itself (Braille, Powerline, legacy computing, some box drawing).
-    ctx.add_glyph_rasterizer(super::glyphs::symbol_rasterizer());
     let user: Option<[Option<FontData>; 4]> = family.and_then(|f| {
         let found = match &system {
             Ok(fc) => fc
@@ -179,13 +209,51 @@ pub fn install_fonts_with(ctx: &egui::Context, family: Option<&str>) -> Result<(
             } else {
                 "the font folders"
             };
-            error = Some(format!(
+            errors.push(format!(
                 "font family {f:?} not found by {how}; using DejaVu Sans Mono"
             ));
             return None;
         }
         found
     });
+    // Each style's face: a named one, else the family's own (its regular face for a
+    // style it lacks), else the bundled one.
+    let named = [
+        None,
+        config.bold.as_deref(),
+        config.italic.as_deref(),
+        config.bold_italic.as_deref(),
+    ];
+    let keys = ["family", "bold", "italic", "bold_italic"];
+    let mut chosen: [Option<FontData>; 4] = Default::default();
+    for (i, slot) in chosen.iter_mut().enumerate() {
+        if let Some(name) = named[i] {
+            match named_face(&system, keys[i], name) {
+                Ok(data) => *slot = Some(data),
+                Err(e) => errors.push(e),
+            }
+        }
+        if slot.is_none() {
+            *slot = user
+                .as_ref()
+                .and_then(|faces| faces[i].clone().or_else(|| faces[0].clone()));
+        }
+    }
+    let shape_faces = std::array::from_fn(|i| {
+        let data = chosen[i]
+            .clone()
+            .unwrap_or_else(|| FontData::from_static(FACES[i].2));
+        ShapeFace::new(data)
+    });
+    let features: Vec<String> = config.features.iter().map(ToString::to_string).collect();
+    let shaping = Arc::new(Shaping::new(shape_faces, &features, config.ligatures));
+    // Symbols tern draws itself (Braille, Powerline, legacy computing, some box drawing),
+    // and the glyphs of shaped runs (ligatures).
+    ctx.set_glyph_rasterizers(vec![
+        super::symbol_rasterizer(),
+        shaping::shaped_rasterizer(shaping.clone()),
+    ]);
+    shaping::set(ctx, shaping);
     let mut fonts = FontDefinitions::default();
     let egui_fallbacks = fonts
         .families
@@ -236,13 +304,10 @@ pub fn install_fonts_with(ctx: &egui::Context, family: Option<&str>) -> Result<(
         // a configured family comes first (its regular face stands in for a missing
         // bold or italic).
         let mut chain = Vec::new();
-        if let Some(faces) = &user {
-            let face = faces[i].clone().or_else(|| faces[0].clone());
-            if let Some(data) = face {
-                let user_name = format!("user-{name}");
-                fonts.font_data.insert(user_name.clone(), Arc::new(data));
-                chain.push(user_name);
-            }
+        if let Some(data) = chosen[i].clone() {
+            let user_name = format!("user-{name}");
+            fonts.font_data.insert(user_name.clone(), Arc::new(data));
+            chain.push(user_name);
         }
         chain.push(name.to_owned());
         if name != FONT_NAME {
@@ -258,6 +323,11 @@ pub fn install_fonts_with(ctx: &egui::Context, family: Option<&str>) -> Result<(
             None => FontFamily::Monospace,
             Some(f) => FontFamily::Name(f.into()),
         };
+        // The shaped glyphs' family has the face's metrics (its glyphs are drawn by
+        // `shaping::shaped_rasterizer`).
+        fonts
+            .families
+            .insert(FontFamily::Name(SHAPED_FAMILIES[i].into()), chain.clone());
         fonts.families.insert(family, chain);
     }
     // The UI's proportional text falls back to the bundled face for symbols egui's
@@ -271,9 +341,10 @@ pub fn install_fonts_with(ctx: &egui::Context, family: Option<&str>) -> Result<(
         chain.insert(at, FONT_NAME.to_owned());
     }
     ctx.set_fonts(fonts);
-    match error {
-        Some(e) => Err(e),
-        None => Ok(()),
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors.join("; "))
     }
 }
 
@@ -301,10 +372,14 @@ mod tests {
     #[test]
     fn families_load_by_name_alias_and_from_a_collection_and_a_missing_one_says_so() {
         let ctx = egui::Context::default();
+        let with = |family: &str| FontConfig {
+            family: Some(family.to_owned()),
+            ..FontConfig::default()
+        };
         for family in ["DejaVu Sans Mono", "monospace", "WenQuanYi Micro Hei Mono"] {
-            assert_eq!(install_fonts_with(&ctx, Some(family)), Ok(()), "{family}");
+            assert_eq!(install_fonts_with(&ctx, &with(family)), Ok(()), "{family}");
         }
-        let err = install_fonts_with(&ctx, Some("No Such Family Tern 14"))
+        let err = install_fonts_with(&ctx, &with("No Such Family Tern 14"))
             .expect_err("a family that does not exist");
         assert!(
             err.contains("\"No Such Family Tern 14\" not found")

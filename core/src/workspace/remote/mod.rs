@@ -1,25 +1,33 @@
-//! Remote worktrees in the workspace: each is a group whose tabs are the windows of a
-//! tmux session reached through ssh (`tern_core::tmux::Connection`). tmux's events
-//! make and change the tabs and their split trees; tern's focus, new tabs, splits and
-//! size go back to tmux as commands. Dropping the connection detaches: the programs
-//! run on, and a restored session attaches again.
+//! Remote worktrees in the workspace core: each is a group whose tabs are the windows
+//! of a tmux session reached through ssh (`crate::tmux::Connection`). tmux's events
+//! make and change the tabs and their split trees (panes come and go as commands from
+//! [`Source::Tmux`]); tern's focus, new tabs, splits and size go back to tmux as
+//! commands. Dropping the connection detaches: the programs run on, and a restored
+//! session attaches again. `group.rs` holds one group's state and the pure mapping of a
+//! tmux layout to a split tree.
+
+mod group;
+
+pub use group::{
+    LinkState, RemoteGroup, RemoteWindow, group_name, parse_target, retries, split_tree,
+};
 
 use std::collections::HashMap;
 use std::time::Instant;
 
-use tern_core::pipeline::PaneId;
-use tern_core::tmux::{
+use crate::pipeline::PaneId;
+use crate::tmux::{
     Connection, PaneId as TmuxPane, RemoteCommand, RemoteEvent, SplitDirection, WindowId,
 };
 
-use super::TernApp;
-use crate::window::pane::PaneUi;
-use crate::window::remote::{self, LinkState, RemoteGroup, RemoteWindow};
+use super::command::{Command, Effect, Source};
+use super::core::WorkspaceCore;
+use group as remote;
 
 /// The client's size before the window has drawn its pane area.
 const FIRST_SIZE: (u16, u16) = (80, 24);
 
-impl TernApp {
+impl WorkspaceCore {
     /// Adds the remote worktree `text` names (`ssh://host/path`, `host:path`) as a
     /// group and connects it; one already open is shown (and reconnected now if it is
     /// down). What the sidebar's "Add repository" field does with such text.
@@ -62,23 +70,21 @@ impl TernApp {
         // `kill-pane` through when they are closed below.
         drop(r.conn.take());
         for pane in r.panes.keys().copied().collect::<Vec<_>>() {
-            if self.panes.contains_key(&pane) {
-                self.close_pane(pane);
-            }
+            let _ = self.apply(Source::Chrome, Command::Close(pane));
         }
-        self.remove_group_at(key);
+        let _ = self.apply(Source::Chrome, Command::RemoveGroup(key.to_path_buf()));
     }
 
     fn connect_remote(&mut self, i: usize) {
         let size = self.area_cells.unwrap_or(FIRST_SIZE);
         let r = &mut self.remotes[i];
-        let spec = r.spec(&self.settings.config.remote, size);
+        let spec = r.spec(&self.config.remote, size);
         r.windows.clear();
         r.panes.clear();
         r.selected = None;
         r.sent_size = None;
         r.connect_size = size;
-        match Connection::start(spec, self.pipeline.clone(), self.repaint.clone()) {
+        match Connection::start(spec, self.pipeline.clone(), self.waker.clone()) {
             Ok(conn) => {
                 r.conn = Some(conn);
                 r.state = LinkState::Connecting;
@@ -94,7 +100,7 @@ impl TernApp {
     }
 
     /// The remote group of workspace group `group`, if it is one.
-    pub(super) fn remote_of_group(&self, group: usize) -> Option<usize> {
+    pub fn remote_of_group(&self, group: usize) -> Option<usize> {
         let key = &self.ws.groups.get(group)?.path;
         self.remotes.iter().position(|r| &r.key == key)
     }
@@ -108,17 +114,12 @@ impl TernApp {
     }
 
     /// What a close question names for a remote pane: its tmux pane and host.
-    pub(super) fn remote_program(&self, pane: PaneId) -> Option<String> {
+    pub fn remote_program(&self, pane: PaneId) -> Option<String> {
         let (group, tmux) = self.remote_pane(pane)?;
         Some(format!(
             "tmux pane %{} on {}",
             tmux.0, self.remotes[group].target_text
         ))
-    }
-
-    /// Whether `pane` shows a tmux pane.
-    pub(super) fn is_remote_pane(&self, pane: PaneId) -> bool {
-        self.remote_pane(pane).is_some()
     }
 
     /// The note of a remote group that is not connected (for the sidebar and its tab
@@ -128,8 +129,14 @@ impl TernApp {
             .and_then(|i| self.remotes[i].note())
     }
 
+    /// Detaches every remote worktree (the face is closing): their programs run on in
+    /// tmux.
+    pub fn detach_remotes(&mut self) {
+        self.remotes.clear();
+    }
+
     /// Each connected remote pane's flow counters (kept bytes, pauses, drops).
-    pub fn remote_pane_stats(&self) -> Vec<tern_core::tmux::RemotePaneStats> {
+    pub fn remote_pane_stats(&self) -> Vec<crate::tmux::RemotePaneStats> {
         self.remotes
             .iter()
             .filter_map(|r| r.conn.as_ref())
@@ -150,12 +157,17 @@ impl TernApp {
         self.area_cells
     }
 
+    /// The face's pane area in cells (sent to each connected tmux when it changes).
+    pub fn set_area_cells(&mut self, cells: (u16, u16)) {
+        self.area_cells = Some(cells);
+    }
+
     /// The remote targets, for the session.
-    pub(super) fn saved_remotes(&self) -> Vec<tern_core::session::SavedRemote> {
+    pub fn saved_remotes(&self) -> Vec<crate::session::SavedRemote> {
         let active = self.ws.active_group().map(|g| g.path.clone());
         self.remotes
             .iter()
-            .map(|r| tern_core::session::SavedRemote {
+            .map(|r| crate::session::SavedRemote {
                 target: r.target_text.clone(),
                 active: active.as_ref() == Some(&r.key),
             })
@@ -189,16 +201,14 @@ impl TernApp {
     }
 
     /// Once per wake-up: each connection's events, the reconnections due, tern's
-    /// focus and size sent to tmux.
-    pub(super) fn poll_remotes(&mut self, ctx: &egui::Context) {
+    /// focus and size sent to tmux. Returns when the next reconnection is due (the
+    /// face wakes then: a backoff, the one timer here).
+    pub fn poll_remotes(&mut self) -> Option<Instant> {
         // A remote pane's end (its tmux pane went, or the connection did) is tmux's
-        // news, handled below; it never closes the window.
-        let exits = std::mem::take(&mut self.desk.exits);
-        self.desk.exits = exits
-            .into_iter()
-            .filter(|(p, _)| !self.is_remote_pane(*p))
-            .collect();
+        // news, handled below; it never closes the window (the core registered it as
+        // remote: no exit policy).
         let now = Instant::now();
+        let mut next: Option<Instant> = None;
         for i in 0..self.remotes.len() {
             let events = self.remotes[i]
                 .conn
@@ -215,11 +225,12 @@ impl TernApp {
                 if at <= now {
                     self.connect_remote(i);
                 } else {
-                    ctx.request_repaint_after(at - now);
+                    next = Some(next.map_or(at, |n| n.min(at)));
                 }
             }
         }
         self.sync_remotes();
+        next
     }
 
     fn remote_event(&mut self, i: usize, event: RemoteEvent) {
@@ -286,10 +297,7 @@ impl TernApp {
                 window,
             } => {
                 self.remotes[i].panes.insert(pane, (remote, window));
-                self.panes
-                    .entry(pane)
-                    .or_insert_with(|| PaneUi::new(pane, self.pipeline.clone()))
-                    .remote = true;
+                self.adopt_remote_pane(pane);
             }
             RemoteEvent::PaneGone { pane, .. } => self.forget_remote_pane(i, pane),
             RemoteEvent::ActiveWindow(window) => {
@@ -341,7 +349,8 @@ impl TernApp {
             RemoteEvent::CommandFailed { command, message } => {
                 // A pane closed in tern may be gone in tmux already.
                 if !command.starts_with("kill-pane") {
-                    self.status = Some(format!("tmux: {command}: {message}"));
+                    self.effects
+                        .push(Effect::Status(format!("tmux: {command}: {message}")));
                 }
             }
             RemoteEvent::Disconnected(reason) => {
@@ -370,15 +379,12 @@ impl TernApp {
         group: usize,
         window: WindowId,
         index: Option<u32>,
-        root: &tern_core::tmux::LayoutCell,
+        root: &crate::tmux::LayoutCell,
         panes: Vec<(TmuxPane, PaneId)>,
     ) {
         for (remote, pane) in &panes {
             self.remotes[i].panes.insert(*pane, (*remote, window));
-            self.panes
-                .entry(*pane)
-                .or_insert_with(|| PaneUi::new(*pane, self.pipeline.clone()))
-                .remote = true;
+            self.adopt_remote_pane(*pane);
         }
         let map: HashMap<TmuxPane, PaneId> = panes.iter().copied().collect();
         let Some(tree) = remote::split_tree(root, &map) else {
@@ -475,7 +481,7 @@ impl TernApp {
 
     /// A remote group's tabs in tmux's window order; the active tab stays active.
     fn sort_remote_tabs(&mut self, i: usize, group: usize) {
-        let order: HashMap<tern_core::workspace::TabId, u32> = self.remotes[i]
+        let order: HashMap<crate::workspace::TabId, u32> = self.remotes[i]
             .windows
             .values()
             .filter_map(|w| Some((w.tab?, w.index.unwrap_or(u32::MAX))))
@@ -491,11 +497,16 @@ impl TernApp {
             .unwrap_or(0);
     }
 
-    /// Drops a remote pane from the window (tmux closed it, or the connection ended).
+    /// A pane showing a tmux pane: registered as remote (its end is tmux's news).
+    fn adopt_remote_pane(&mut self, pane: PaneId) {
+        self.adopt_remote(pane);
+    }
+
+    /// Drops a remote pane (tmux closed it, or the connection ended).
     fn forget_remote_pane(&mut self, i: usize, pane: PaneId) {
         self.remotes[i].panes.remove(&pane);
-        if self.panes.contains_key(&pane) {
-            self.close_pane(pane);
+        if self.record(pane).is_some() {
+            let _ = self.apply(Source::Tmux, Command::Close(pane));
         }
     }
 

@@ -7,16 +7,29 @@
 //!
 //! Colour glyphs (emoji, see `emoji`) come from the same atlas with their own colours;
 //! their quads say so and are drawn untinted.
+//!
+//! The glyph stack lives in this folder: the fonts installed into egui (`fonts`,
+//! `families`), the system's fonts through fontconfig (`system_fonts`), colour emoji
+//! (`emoji`), the symbols tern draws itself (`symbols`) and shaping for ligatures
+//! (`shaping`).
+
+pub mod emoji;
+pub mod families;
+pub mod fonts;
+pub mod shaping;
+pub mod symbols;
+pub mod system_fonts;
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use egui::{
     Color32, FontId, FontPriority, GlyphBitmap, GlyphRasterizer, GlyphRasterizerRequest, Pos2,
     RasterizedGlyph, Rect, Vec2, pos2,
 };
 
-use crate::symbols::{self, CellPx};
+use shaping::{SHAPED_FAMILIES, Shaping};
+use symbols::CellPx;
 
 /// Cell sizes in pixels by font size in pixels (1/16 px steps), told by the renderer
 /// ([`GlyphCache::set_cell`]) before it asks for a glyph, for the symbol rasterizer.
@@ -26,7 +39,7 @@ fn size_key(font_size_px: f32) -> u32 {
     (font_size_px * 16.0).round() as u32
 }
 
-/// The rasterizer for the symbols tern draws itself (`crate::symbols`): asked before
+/// The rasterizer for the symbols tern draws itself (`symbols`): asked before
 /// any font (and cached by egui per character and size), it answers only for those
 /// symbols in the terminal's monospace families, with a bitmap exactly one cell big.
 pub fn symbol_rasterizer() -> GlyphRasterizer {
@@ -66,9 +79,9 @@ fn is_terminal_family(family: &egui::FontFamily) -> bool {
     match family {
         egui::FontFamily::Monospace => true,
         egui::FontFamily::Name(n) => [
-            super::families::BOLD_FAMILY,
-            super::families::ITALIC_FAMILY,
-            super::families::BOLD_ITALIC_FAMILY,
+            families::BOLD_FAMILY,
+            families::ITALIC_FAMILY,
+            families::BOLD_ITALIC_FAMILY,
         ]
         .contains(&n.as_ref()),
         _ => false,
@@ -81,6 +94,28 @@ pub struct Face {
     pub bold: bool,
     pub italic: bool,
 }
+
+impl Face {
+    /// 0 regular, 1 bold, 2 italic, 3 bold italic (the order of the fonts' faces).
+    pub fn index(self) -> usize {
+        self.bold as usize + 2 * self.italic as usize
+    }
+}
+
+/// One glyph of a shaped run, ready to draw: the run's cell it belongs to, where it
+/// sits from that cell's left edge (points) and its quad.
+#[derive(Clone, Copy, Debug)]
+pub struct RunGlyph {
+    pub cell: usize,
+    pub dx: f32,
+    pub quad: GlyphQuad,
+}
+
+/// A shaped run: `None` when shaping changes nothing (drawn cell by cell).
+pub type ShapedRun = Option<Arc<[RunGlyph]>>;
+
+/// Shaped runs kept per face; past this the cache starts over.
+const MAX_RUNS: usize = 8192;
 
 /// Where a glyph sits relative to its cell's top-left, and its texture rectangle.
 #[derive(Clone, Copy, Debug)]
@@ -101,6 +136,10 @@ pub struct GlyphCache {
     combined: HashMap<String, Vec<GlyphQuad>>,
     /// Colour emoji by cluster, for narrow `[0]` and wide `[1]` cells.
     emoji: [HashMap<String, Option<GlyphQuad>>; 2],
+    /// Shaped runs by face and text (see `shaping`).
+    runs: [HashMap<String, ShapedRun>; 4],
+    /// The shaping in force when the runs were shaped.
+    shaping: Option<Arc<Shaping>>,
     pixels_per_point: f32,
     fill_ratio: f32,
     atlas_size: [usize; 2],
@@ -143,14 +182,22 @@ impl GlyphCache {
     pub fn begin_frame(&mut self, ctx: &egui::Context, font: &FontId) {
         let (ratio, size) = ctx.fonts(|f| (f.font_atlas_fill_ratio(), f.font_image_size()));
         let ppp = ctx.pixels_per_point();
+        let shaping = shaping::get(ctx);
+        let same_shaping = match (&self.shaping, &shaping) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (a, b) => a.is_none() && b.is_none(),
+        };
         if self.font.as_ref() != Some(font)
             || ratio < self.fill_ratio
             || size != self.atlas_size
             || ppp != self.pixels_per_point
+            || !same_shaping
         {
             self.glyphs.clear();
             self.combined.clear();
             self.emoji.iter_mut().for_each(HashMap::clear);
+            self.runs.iter_mut().for_each(HashMap::clear);
+            self.shaping = shaping;
             self.pixels_per_point = ppp;
             self.font = Some(font.clone());
             self.generation += 1;
@@ -205,15 +252,15 @@ impl GlyphCache {
             Face {
                 bold: true,
                 italic: false,
-            } => Some(super::families::BOLD_FAMILY),
+            } => Some(families::BOLD_FAMILY),
             Face {
                 bold: false,
                 italic: true,
-            } => Some(super::families::ITALIC_FAMILY),
+            } => Some(families::ITALIC_FAMILY),
             Face {
                 bold: true,
                 italic: true,
-            } => Some(super::families::BOLD_ITALIC_FAMILY),
+            } => Some(families::BOLD_ITALIC_FAMILY),
         };
         if let Some(f) = family {
             font.family = egui::FontFamily::Name(f.into());
@@ -225,6 +272,50 @@ impl GlyphCache {
         self.glyphs.insert((c, face), quad);
         self.refresh_ratio(ctx);
         quad
+    }
+
+    /// Whether runs of punctuation are shaped (ligatures on, fonts installed).
+    pub fn shaping_on(&self) -> bool {
+        self.shaping.as_ref().is_some_and(|s| s.enabled())
+    }
+
+    /// The run `text` (one ASCII character a cell, see [`shaping::can_ligate`]) in
+    /// `face`, shaped with the configured features; `None` when shaping changes nothing
+    /// or is off: the cells are drawn one by one.
+    pub fn run(&mut self, ctx: &egui::Context, text: &str, face: Face) -> ShapedRun {
+        let i = face.index();
+        if let Some(r) = self.runs[i].get(text) {
+            return r.clone();
+        }
+        let run = self.shape_run(ctx, text, i);
+        // Random punctuation makes new runs without end: keep the cache bounded.
+        if self.runs[i].len() >= MAX_RUNS {
+            self.runs[i].clear();
+        }
+        self.runs[i].insert(text.to_owned(), run.clone());
+        self.refresh_ratio(ctx);
+        run
+    }
+
+    fn shape_run(&mut self, ctx: &egui::Context, text: &str, face: usize) -> ShapedRun {
+        let shaped = self.shaping.as_ref()?.shape(text, face)?;
+        let size = self.font.as_ref()?.size;
+        let font = FontId::new(size, egui::FontFamily::Name(SHAPED_FAMILIES[face].into()));
+        let mut glyphs = Vec::with_capacity(shaped.len());
+        ctx.fonts_mut(|f| {
+            for s in shaped {
+                let c = shaping::glyph_char(s.glyph)?;
+                if let Some(quad) = quads_of(f, &c.to_string(), &font).into_iter().next() {
+                    glyphs.push(RunGlyph {
+                        cell: s.cell,
+                        dx: s.x_em * size,
+                        quad,
+                    });
+                }
+            }
+            Some(())
+        })?;
+        Some(glyphs.into())
     }
 
     /// Quads for a base character with combining marks.
@@ -253,7 +344,7 @@ impl GlyphCache {
             return *q;
         }
         let size = self.font.as_ref()?.size;
-        let family = egui::FontFamily::Name(super::emoji::EMOJI_FAMILY.into());
+        let family = egui::FontFamily::Name(emoji::EMOJI_FAMILY.into());
         let quad = ctx.fonts_mut(|f| {
             if !f.families().contains(&family) {
                 return None;
@@ -303,8 +394,8 @@ pub fn add(
 
 #[cfg(test)]
 mod tests {
+    use super::emoji::tests::{in_frame, whole_pixels};
     use super::*;
-    use crate::window::emoji::tests::{in_frame, whole_pixels};
 
     /// Glyphs are drawn at the cell's top-left (a whole pixel) plus their offset: the
     /// offset and size must be whole pixels too, or the glyph is resampled (blurred).

@@ -1,20 +1,20 @@
 //! Remote worktrees: a tmux session on another machine (or here) shown as a worktree
 //! group whose tabs are tmux's windows. This module holds one group's connection state
-//! and the pure mapping from tmux's layouts to tern's split trees; the coordinator
-//! (`app/remote.rs`) applies the events to the workspace.
+//! and the pure mapping from tmux's layouts to tern's split trees; `mod.rs` applies
+//! the events to the workspace.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::time::Instant;
 
-use tern_core::config::RemoteConfig;
-use tern_core::layout::{Axis, Layout, MIN_RATIO};
-use tern_core::pipeline::PaneId;
-use tern_core::tmux::{
+use crate::config::RemoteConfig;
+use crate::layout::{Axis, Layout, MIN_RATIO};
+use crate::pipeline::PaneId;
+use crate::tmux::{
     Backoff, CellContent, ConnectSpec, Connection, DisconnectReason, LayoutCell,
     PaneId as TmuxPane, RemoteTarget, SshOptions, Transport, WindowId, session_name,
 };
-use tern_core::workspace::TabId;
+use crate::workspace::TabId;
 
 /// Text typed in "Add repository" that names a remote worktree rather than a local
 /// folder: `ssh://…`, or `[user@]host:path` (a local path starts with `/`, `~` or `.`).
@@ -210,13 +210,13 @@ fn chain(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tern_core::tmux::Layout as TmuxLayout;
+    use crate::tmux::Layout as TmuxLayout;
 
     #[test]
     fn three_panes_side_by_side_become_nested_splits_with_their_shares() {
         // 80 columns: 20 | 39 | 19 (tmux's borders between).
         let body = "80x24,0,0{20x24,0,0,1,39x24,21,0,2,19x24,61,0,3}";
-        let sum = tern_core::tmux::layout::checksum(body.as_bytes());
+        let sum = crate::tmux::layout::checksum(body.as_bytes());
         let layout = TmuxLayout::parse(&format!("{sum:04x},{body}")).expect("layout");
         let panes: HashMap<TmuxPane, PaneId> = (1..=3)
             .map(|i| (TmuxPane(i), PaneId(i as u64 + 10)))

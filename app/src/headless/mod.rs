@@ -8,6 +8,8 @@
 //! flow-control window, the theme's colours and cursor (for programs that query them),
 //! the environment, and the shell when no command is given.
 
+pub mod serve;
+
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -43,11 +43,11 @@ pub fn find_font() -> Option<(PathBuf, Vec<u8>)> {
     match std::env::var_os("TERN_EMOJI_FONT") {
         Some(p) if p == "none" => None,
         Some(p) => read(Path::new(&p)),
-        None => match crate::system_fonts::SystemFonts::open() {
+        None => match super::system_fonts::SystemFonts::open() {
             Ok(fc) => {
                 let face = fc.family("emoji")?.faces[0].clone();
                 let data = fc.load(&face)?;
-                crate::system_fonts::has_colour_glyphs(&data)
+                super::system_fonts::has_colour_glyphs(&data)
                     .then(|| (face.path, (*data.font).as_ref().to_vec()))
             }
             Err(_) => CANDIDATES.iter().find_map(|p| read(Path::new(p))),
@@ -140,7 +140,9 @@ pub(crate) mod tests {
         let (path, bytes) = find_font().expect("a colour emoji font through fontconfig");
         assert!(path.ends_with("NotoColorEmoji.ttf"), "{}", path.display());
         let data = egui::FontData::from_owned(bytes);
-        assert!(crate::system_fonts::has_colour_glyphs(&data));
+        assert!(crate::window::glyphs::system_fonts::has_colour_glyphs(
+            &data
+        ));
     }
 
     #[test]
@@ -166,7 +168,7 @@ pub(crate) mod tests {
         mut f: impl FnMut(&egui::Context, Vec2) -> T,
     ) -> T {
         let ctx = egui::Context::default();
-        crate::window::fonts::install_fonts(&ctx);
+        crate::window::glyphs::fonts::install_fonts(&ctx);
         let mut out = None;
         for _ in 0..2 {
             // The first pass loads the fonts; the second one measures.
@@ -177,7 +179,7 @@ pub(crate) mod tests {
                 .native_pixels_per_point = Some(pixels_per_point);
             let mut output = ctx.run_ui(raw, |ui| {
                 let ctx = ui.ctx();
-                let font = egui::FontId::monospace(crate::window::fonts::DEFAULT_FONT_SIZE);
+                let font = egui::FontId::monospace(crate::window::glyphs::fonts::DEFAULT_FONT_SIZE);
                 let (w, h) = ctx.fonts_mut(|f| (f.glyph_width(&font, 'M'), f.row_height(&font)));
                 let snap = |v: f32| (v * pixels_per_point).round().max(1.0) / pixels_per_point;
                 out = Some(f(ctx, Vec2::new(snap(w), snap(h))));
@@ -200,7 +202,7 @@ pub(crate) mod tests {
         ] {
             let (cell, quad, part) = in_frame(1.0, |ctx, cell| {
                 let mut glyphs = crate::window::glyphs::GlyphCache::default();
-                let font = egui::FontId::monospace(crate::window::fonts::DEFAULT_FONT_SIZE);
+                let font = egui::FontId::monospace(crate::window::glyphs::fonts::DEFAULT_FONT_SIZE);
                 glyphs.begin_frame(ctx, &font);
                 let two = Vec2::new(2.0 * cell.x, cell.y);
                 let first = cluster.chars().next().map(String::from).unwrap_or_default();
@@ -235,7 +237,7 @@ pub(crate) mod tests {
         for ppp in [1.0, 1.5, 2.0] {
             let (cell, quad, atlas) = in_frame(ppp, |ctx, cell| {
                 let mut glyphs = crate::window::glyphs::GlyphCache::default();
-                let font = egui::FontId::monospace(crate::window::fonts::DEFAULT_FONT_SIZE);
+                let font = egui::FontId::monospace(crate::window::glyphs::fonts::DEFAULT_FONT_SIZE);
                 glyphs.begin_frame(ctx, &font);
                 let quad = glyphs.emoji(ctx, "😀", Vec2::new(2.0 * cell.x, cell.y));
                 (cell, quad, ctx.fonts(|f| f.image()))

@@ -1,7 +1,7 @@
-//! The workspace around the panes, without a window: worktree groups, each owning its
-//! tabs, each tab a split [`Layout`] of panes with one focused. The window draws this
-//! and turns keys into calls here; which panes are visible (the rest are parked) is
-//! decided here too, so it is tested without a GUI.
+//! The workspace tree: worktree groups, each owning its tabs, each tab a split
+//! [`Layout`] of panes with one focused, and which panes are visible (the rest are
+//! parked). Plain data with its rules; [`super::WorkspaceCore`] owns one and changes it
+//! only through commands.
 
 use std::path::PathBuf;
 
