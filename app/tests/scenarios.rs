@@ -1,8 +1,9 @@
 //! What a user does first, through the real binary: start tern with a fresh HOME, open
 //! tabs and splits, move the focus and close panes with `tern msg`, let programs end,
-//! stop tern and start it again, get a bad config reported. The window face under
-//! Xvfb (`common::user`; a test can name `Face::Headless` once that face serves
-//! `tern msg`). Needs xvfb (`scripts/test.sh` installs it).
+//! stop tern and start it again, get a bad config reported. Each scenario runs on
+//! both faces (`common::user::Face`): the window under Xvfb (`…_in_the_window`, needs
+//! xvfb: `scripts/test.sh` installs it) and `tern --headless` serving the same
+//! workspace with no display (`…_headless`). A few are the window's alone.
 
 mod common;
 
@@ -10,7 +11,7 @@ use std::path::Path;
 use std::process::{Child, Command, ExitStatus};
 use std::time::{Duration, Instant};
 
-use common::user::{Start, Tern};
+use common::user::{Face, Start, Tern};
 
 /// A pane's field from `tern msg list`.
 fn field(t: &Tern, pane: u64, name: &str) -> serde_json::Value {
@@ -44,9 +45,8 @@ fn path_str(p: &Path) -> &str {
 /// A plain start with an empty HOME: one shell, in HOME, focused, with its pid; the
 /// session is saved under `$XDG_STATE_HOME/tern/`. Catches a first start that needs a
 /// config file or a state folder to exist.
-#[test]
-fn a_fresh_home_starts_one_shell_in_home_and_saves_the_session() {
-    let mut t = Start::window("fresh-home").run();
+fn a_fresh_home_starts_one_shell_in_home_and_saves_the_session(face: Face) {
+    let mut t = Start::new(face, "fresh-home").run();
     let panes = t.panes();
     assert_eq!(panes.len(), 1, "{panes:?}");
     let home = t.home.canonicalize().expect("canonical");
@@ -62,9 +62,8 @@ fn a_fresh_home_starts_one_shell_in_home_and_saves_the_session() {
 
 /// `tern msg new-tab --cwd D --title T -- CMD`: a second tab, its program running in
 /// D, with the asked title, focused.
-#[test]
-fn a_tab_opened_by_msg_runs_its_program_in_its_folder_with_its_title() {
-    let mut t = Start::window("new-tab").run();
+fn a_tab_opened_by_msg_runs_its_program_in_its_folder_with_its_title(face: Face) {
+    let mut t = Start::new(face, "new-tab").run();
     let work = dir_in(&t, "work");
     let pane: u64 = t
         .msg(&[
@@ -91,9 +90,8 @@ fn a_tab_opened_by_msg_runs_its_program_in_its_folder_with_its_title() {
 
 /// `tern msg split` right and down: each new pane is in the split pane's tab, starts
 /// in the folder asked for, and gets the focus.
-#[test]
-fn splits_by_msg_stay_in_the_tab_and_take_the_focus() {
-    let mut t = Start::window("split").run();
+fn splits_by_msg_stay_in_the_tab_and_take_the_focus(face: Face) {
+    let mut t = Start::new(face, "split").run();
     let first = ids(&t)[0];
     let right: u64 = t
         .msg(&["split", "--direction", "right"])
@@ -127,9 +125,8 @@ fn splits_by_msg_stay_in_the_tab_and_take_the_focus() {
 
 /// `tern msg focus` moves the focus between tabs and splits; one pane has it at a
 /// time.
-#[test]
-fn focus_by_msg_moves_the_focus_to_the_pane() {
-    let t = Start::window("focus").run();
+fn focus_by_msg_moves_the_focus_to_the_pane(face: Face) {
+    let t = Start::new(face, "focus").run();
     let first = ids(&t)[0];
     let tab = t.new_tab("exec sleep 60");
     assert_eq!(focused(&t), [tab]);
@@ -141,9 +138,8 @@ fn focus_by_msg_moves_the_focus_to_the_pane() {
 
 /// `tern msg close` ends the pane's program and removes the pane; the focus goes to a
 /// pane that is left.
-#[test]
-fn close_by_msg_ends_the_program_and_removes_the_pane() {
-    let mut t = Start::window("close").run();
+fn close_by_msg_ends_the_program_and_removes_the_pane(face: Face) {
+    let mut t = Start::new(face, "close").run();
     let first = ids(&t)[0];
     let tab = t.new_tab("exec sleep 60");
     let pid = t.wait_for("the tab's pid", |t| field(t, tab, "pid").as_u64());
@@ -157,9 +153,8 @@ fn close_by_msg_ends_the_program_and_removes_the_pane() {
 
 /// Closing the last pane by `tern msg` leaves the window (its sidebar keeps the
 /// worktree group, as Ctrl+Shift+W does), and a new tab can be opened in it.
-#[test]
-fn closing_the_last_pane_by_msg_leaves_a_window_that_takes_a_new_tab() {
-    let mut t = Start::window("close-last").run();
+fn closing_the_last_pane_by_msg_leaves_a_window_that_takes_a_new_tab(face: Face) {
+    let mut t = Start::new(face, "close-last").run();
     let only = ids(&t)[0];
     t.msg(&["close", "--pane", &only.to_string()]);
     assert!(ids(&t).is_empty());
@@ -170,9 +165,8 @@ fn closing_the_last_pane_by_msg_leaves_a_window_that_takes_a_new_tab() {
 }
 
 /// A pane that does not exist is an error naming it, for each action that takes one.
-#[test]
-fn msg_actions_on_a_pane_that_does_not_exist_name_it() {
-    let t = Start::window("no-pane").run();
+fn msg_actions_on_a_pane_that_does_not_exist_name_it(face: Face) {
+    let t = Start::new(face, "no-pane").run();
     for args in [
         &["focus", "--pane", "4242"][..],
         &["close", "--pane", "4242"],
@@ -189,10 +183,9 @@ fn msg_actions_on_a_pane_that_does_not_exist_name_it() {
 /// A program in a pane drives tern through `TERN_SOCKET`, as an agent does: the tab
 /// it opens runs, and `send-text` with no `--pane` types into its own pane
 /// (`TERN_PANE_ID`).
-#[test]
-fn a_program_in_a_pane_drives_tern_through_its_socket() {
+fn a_program_in_a_pane_drives_tern_through_its_socket(face: Face) {
     let bin = env!("CARGO_BIN_EXE_tern");
-    let mut t = Start::window("inside").env("BIN_UNDER_TEST", bin).run();
+    let mut t = Start::new(face, "inside").env("BIN_UNDER_TEST", bin).run();
     let out = t.home.join("typed.txt");
     let script = format!(
         "\"$BIN_UNDER_TEST\" msg new-tab -- sh -c 'echo opened > opened.txt; exec sleep 60'; \
@@ -208,9 +201,8 @@ fn a_program_in_a_pane_drives_tern_through_its_socket() {
 
 /// What a program in a tab finds: a 256-colour truecolour terminal, its pane id and
 /// tern's socket.
-#[test]
-fn a_program_in_a_tab_sees_a_terminal_its_pane_and_the_socket() {
-    let mut t = Start::window("env").run();
+fn a_program_in_a_tab_sees_a_terminal_its_pane_and_the_socket(face: Face) {
+    let mut t = Start::new(face, "env").run();
     let out = t.home.join("env.txt");
     let pane = t.new_tab(&format!(
         "echo \"$TERM $COLORTERM $TERN_PANE_ID $TERN_SOCKET\" > '{}'; exec sleep 60",
@@ -253,12 +245,9 @@ fn msg_wait(t: &Tern, args: &[&str]) -> Child {
 
 /// `tern msg wait --for exit` returns 0 once the pane's program ends (held by
 /// `--hold`), not before, and `tern msg list` then shows its status.
-#[test]
-fn msg_wait_returns_when_the_program_exits() {
-    let mut t = Start::window("wait-exit")
-        .args(&["--hold", "-e", "sh", "-c", "read line; exit 3"])
-        .run();
-    let pane = ids(&t)[0];
+fn msg_wait_returns_when_the_program_exits(face: Face) {
+    let mut t = Start::new(face, "wait-exit").args(&["--hold"]).run();
+    let pane = t.new_tab("read line; exit 3");
     let mut waiter = msg_wait(&t, &["--pane", &pane.to_string(), "--for", "exit"]);
     // Still waiting while the program waits for its line: a list answered after the
     // wait was asked shows the program running.
@@ -268,13 +257,12 @@ fn msg_wait_returns_when_the_program_exits() {
     let status = wait_child(&mut waiter, "tern msg wait --for exit");
     assert!(status.success(), "{status}");
     assert_eq!(field(&t, pane, "exit_status"), 3);
-    assert!(t.running(), "--hold keeps the window");
+    assert!(t.running(), "--hold keeps tern and the pane");
 }
 
 /// `tern msg wait --timeout` gives up with status 2 when the state does not come.
-#[test]
-fn msg_wait_gives_up_with_status_2_after_its_timeout() {
-    let t = Start::window("wait-timeout").run();
+fn msg_wait_gives_up_with_status_2_after_its_timeout(face: Face) {
+    let t = Start::new(face, "wait-timeout").run();
     let pane = ids(&t)[0];
     let mut waiter = msg_wait(
         &t,
@@ -293,9 +281,8 @@ fn msg_wait_gives_up_with_status_2_after_its_timeout() {
 
 /// Without `--hold`, a pane whose program ends closes; with other panes left, tern
 /// runs on.
-#[test]
-fn a_tab_whose_program_ends_closes_and_tern_runs_on() {
-    let mut t = Start::window("tab-ends").run();
+fn a_tab_whose_program_ends_closes_and_tern_runs_on(face: Face) {
+    let mut t = Start::new(face, "tab-ends").run();
     let first = ids(&t)[0];
     let tab = t.new_tab("read line; exit 0");
     t.msg(&["send-text", "--pane", &tab.to_string(), "\n"]);
@@ -306,22 +293,23 @@ fn a_tab_whose_program_ends_closes_and_tern_runs_on() {
 }
 
 /// `exit_behavior: Hold` from `-o` keeps a pane whose program failed, like `--hold`.
-#[test]
-fn exit_behavior_hold_from_an_override_keeps_the_pane() {
-    let mut t = Start::window("hold-config")
-        .args(&["-o", "exit_behavior=Hold", "-e", "sh", "-c", "exit 7"])
+fn exit_behavior_hold_from_an_override_keeps_the_pane(face: Face) {
+    let mut t = Start::new(face, "hold-config")
+        .args(&["-o", "exit_behavior=Hold"])
         .run();
-    let pane = ids(&t)[0];
+    let pane = t.new_tab("exit 7");
     t.wait_for("the exit shown", |t| {
         (field(t, pane, "exit_status") == 7).then_some(())
     });
     assert_eq!(field(&t, pane, "activity"), "exited");
+    assert_eq!(t.panes().len(), 2, "the held pane stays beside the shell");
     assert!(t.running());
 }
 
-/// The shell of a plain start ends (`exit 5`): the window closes and tern exits.
+/// The shell of a plain start ends (`exit 5`): the window closes and tern exits with
+/// its status.
 #[test]
-fn the_shell_of_a_plain_start_exits_and_tern_with_it() {
+fn the_shell_of_a_plain_start_exits_and_the_window_with_it() {
     let mut t = Start::window("shell-exit").run();
     let pane = ids(&t)[0];
     t.msg(&["send-text", "--pane", &pane.to_string(), "exit 5\n"]);
@@ -329,11 +317,26 @@ fn the_shell_of_a_plain_start_exits_and_tern_with_it() {
     assert_eq!(status.code(), Some(5), "{status}");
 }
 
+/// Headless, the workspace is served until SIGTERM: its last shell ending leaves it
+/// listening with no pane, and a new tab runs in it; SIGTERM then ends it cleanly.
+#[test]
+fn the_headless_workspace_outlives_its_last_shell() {
+    let mut t = Start::new(Face::Headless, "headless-outlives").run();
+    let pane = ids(&t)[0];
+    t.msg(&["send-text", "--pane", &pane.to_string(), "exit 5\n"]);
+    t.wait_for("the shell's pane gone", |t| ids(t).is_empty().then_some(()));
+    let out = t.home.join("again.txt");
+    t.new_tab(&format!("echo again > '{}'; exec sleep 60", out.display()));
+    assert_eq!(t.wait_file(&out).trim(), "again");
+    t.sigterm();
+    let status = t.wait_exit("tern --headless after SIGTERM");
+    assert!(status.success(), "{status}");
+}
+
 /// SIGTERM saves the session; the next start in the same HOME brings back the tabs,
 /// the split and each pane's folder.
-#[test]
-fn tabs_splits_and_folders_come_back_after_sigterm() {
-    let mut t = Start::window("restore").run();
+fn tabs_splits_and_folders_come_back_after_sigterm(face: Face) {
+    let mut t = Start::new(face, "restore").run();
     let a = dir_in(&t, "a");
     let b = dir_in(&t, "b");
     t.msg(&["new-tab", "--cwd", path_str(&a)]);
@@ -347,7 +350,7 @@ fn tabs_splits_and_folders_come_back_after_sigterm() {
     t.sigterm();
     let status = t.wait_exit("tern after SIGTERM");
     assert!(status.success(), "{status}");
-    let t2 = Start::window("restore").again(t).run();
+    let t2 = Start::new(face, "restore").again(t).run();
     let mut after: Vec<(serde_json::Value, serde_json::Value)> = t2
         .panes()
         .iter()
@@ -360,9 +363,8 @@ fn tabs_splits_and_folders_come_back_after_sigterm() {
 
 /// A config file that does not parse is reported with its line and column, and the
 /// window runs on the defaults.
-#[test]
-fn a_config_that_does_not_parse_is_reported_and_the_window_runs() {
-    let t = Start::window("bad-config")
+fn a_config_that_does_not_parse_is_reported_and_the_window_runs(face: Face) {
+    let t = Start::new(face, "bad-config")
         .home_file(
             ".config/tern/config.ron",
             "(font: (size: 12.5),\n  colour: 3)",
@@ -374,9 +376,8 @@ fn a_config_that_does_not_parse_is_reported_and_the_window_runs() {
 }
 
 /// A bad `-o` is named and the rest of the settings apply.
-#[test]
-fn a_bad_override_is_named_and_the_window_runs() {
-    let mut t = Start::window("bad-override")
+fn a_bad_override_is_named_and_the_window_runs(face: Face) {
+    let mut t = Start::new(face, "bad-override")
         .args(&["-o", "font.sise=3", "-o", "env.GREETING=hi"])
         .run();
     assert!(t.stderr().contains("font.sise"), "{}", t.stderr());
@@ -390,9 +391,8 @@ fn a_bad_override_is_named_and_the_window_runs() {
 
 /// The config in `$XDG_CONFIG_HOME/tern/config.ron` is read: its environment reaches
 /// the programs.
-#[test]
-fn the_config_in_the_config_home_is_read() {
-    let mut t = Start::window("config-home")
+fn the_config_in_the_config_home_is_read(face: Face) {
+    let mut t = Start::new(face, "config-home")
         .home_file(
             ".config/tern/config.ron",
             "(env: {\"FROM_CONFIG\": \"yes\"})",
@@ -461,4 +461,39 @@ fn title_and_class_reach_the_x11_window() {
         by_class,
         "the titled window is the classed one"
     );
+}
+
+/// A scenario as two tests: in the window, and headless.
+macro_rules! on_both_faces {
+    ($($scenario:ident: $window:ident, $headless:ident;)*) => {$(
+        #[test]
+        fn $window() {
+            $scenario(Face::Window);
+        }
+
+        #[test]
+        fn $headless() {
+            $scenario(Face::Headless);
+        }
+    )*};
+}
+
+on_both_faces! {
+    a_fresh_home_starts_one_shell_in_home_and_saves_the_session: a_fresh_home_starts_one_shell_in_home_and_saves_the_session_in_the_window, a_fresh_home_starts_one_shell_in_home_and_saves_the_session_headless;
+    a_tab_opened_by_msg_runs_its_program_in_its_folder_with_its_title: a_tab_opened_by_msg_runs_its_program_in_its_folder_with_its_title_in_the_window, a_tab_opened_by_msg_runs_its_program_in_its_folder_with_its_title_headless;
+    splits_by_msg_stay_in_the_tab_and_take_the_focus: splits_by_msg_stay_in_the_tab_and_take_the_focus_in_the_window, splits_by_msg_stay_in_the_tab_and_take_the_focus_headless;
+    focus_by_msg_moves_the_focus_to_the_pane: focus_by_msg_moves_the_focus_to_the_pane_in_the_window, focus_by_msg_moves_the_focus_to_the_pane_headless;
+    close_by_msg_ends_the_program_and_removes_the_pane: close_by_msg_ends_the_program_and_removes_the_pane_in_the_window, close_by_msg_ends_the_program_and_removes_the_pane_headless;
+    closing_the_last_pane_by_msg_leaves_a_window_that_takes_a_new_tab: closing_the_last_pane_by_msg_leaves_a_window_that_takes_a_new_tab_in_the_window, closing_the_last_pane_by_msg_leaves_a_window_that_takes_a_new_tab_headless;
+    msg_actions_on_a_pane_that_does_not_exist_name_it: msg_actions_on_a_pane_that_does_not_exist_name_it_in_the_window, msg_actions_on_a_pane_that_does_not_exist_name_it_headless;
+    a_program_in_a_pane_drives_tern_through_its_socket: a_program_in_a_pane_drives_tern_through_its_socket_in_the_window, a_program_in_a_pane_drives_tern_through_its_socket_headless;
+    a_program_in_a_tab_sees_a_terminal_its_pane_and_the_socket: a_program_in_a_tab_sees_a_terminal_its_pane_and_the_socket_in_the_window, a_program_in_a_tab_sees_a_terminal_its_pane_and_the_socket_headless;
+    msg_wait_returns_when_the_program_exits: msg_wait_returns_when_the_program_exits_in_the_window, msg_wait_returns_when_the_program_exits_headless;
+    msg_wait_gives_up_with_status_2_after_its_timeout: msg_wait_gives_up_with_status_2_after_its_timeout_in_the_window, msg_wait_gives_up_with_status_2_after_its_timeout_headless;
+    a_tab_whose_program_ends_closes_and_tern_runs_on: a_tab_whose_program_ends_closes_and_tern_runs_on_in_the_window, a_tab_whose_program_ends_closes_and_tern_runs_on_headless;
+    exit_behavior_hold_from_an_override_keeps_the_pane: exit_behavior_hold_from_an_override_keeps_the_pane_in_the_window, exit_behavior_hold_from_an_override_keeps_the_pane_headless;
+    tabs_splits_and_folders_come_back_after_sigterm: tabs_splits_and_folders_come_back_after_sigterm_in_the_window, tabs_splits_and_folders_come_back_after_sigterm_headless;
+    a_config_that_does_not_parse_is_reported_and_the_window_runs: a_config_that_does_not_parse_is_reported_and_the_window_runs_in_the_window, a_config_that_does_not_parse_is_reported_and_the_window_runs_headless;
+    a_bad_override_is_named_and_the_window_runs: a_bad_override_is_named_and_the_window_runs_in_the_window, a_bad_override_is_named_and_the_window_runs_headless;
+    the_config_in_the_config_home_is_read: the_config_in_the_config_home_is_read_in_the_window, the_config_in_the_config_home_is_read_headless;
 }
