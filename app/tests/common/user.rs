@@ -1,9 +1,10 @@
 //! The real binary started the way a user starts it, for scenario tests: a fresh HOME
 //! (its config and state folders inside it, so the user's own files are never read),
 //! its own XDG runtime dir (so its `tern msg` socket is its own), `SHELL=/bin/sh`, and a
-//! face: the window under Xvfb today; `Face::Headless` (the same workspace with no
-//! window, served over `tern msg`) once `tern --headless` with no program lands, so a
-//! test written against [`Tern`] can say which face it drives.
+//! face: the window under Xvfb, or `tern --headless` with no program (the same
+//! workspace with no window, served over `tern msg`), so one scenario written against
+//! [`Tern`] runs on either (`app/tests/scenarios.rs`). `common::headless::Served` is
+//! the headless face's own helper, with `get-text`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Output, Stdio};
