@@ -175,7 +175,15 @@ fn the_wheel_scrolls_through_history_paged_from_the_model() {
     h.event(egui::Event::PointerMoved(egui::pos2(100.0, 100.0)));
     h.event(wheel(10.0)); // 30 lines up
     h.step();
-    let shown = screen_rows(&mut h);
+    // The history page comes from the model thread: under load, a frame or more later.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut shown = screen_rows(&mut h);
+    while !shown.first().is_some_and(|r| r.starts_with("line")) {
+        assert!(Instant::now() < deadline, "no history page came: {shown:?}");
+        std::thread::sleep(Duration::from_millis(10));
+        h.step();
+        shown = screen_rows(&mut h);
+    }
     assert_eq!(h.state().as_ref().map(|a| a.scroll_offset()), Some(30));
     let first: usize = shown[0]
         .trim_start_matches("line")

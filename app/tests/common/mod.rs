@@ -3,6 +3,7 @@
 
 pub mod headless;
 pub mod sshd;
+pub mod user;
 pub mod x11;
 
 use std::path::{Path, PathBuf};
