@@ -190,6 +190,14 @@ impl PaneUi {
         }
     }
 
+    /// Whether every history line the view shows has come from the model (it is asked
+    /// for without waiting; tests wait for this).
+    pub fn history_in_view(&self) -> bool {
+        self.view
+            .as_ref()
+            .is_none_or(|v| self.viewport.history_in(v))
+    }
+
     pub fn view(&self) -> Option<&PaneView> {
         self.view.as_ref()
     }
