@@ -14,18 +14,15 @@ const MAX_LINES: usize = 600;
 /// Files still over [`MAX_LINES`]: not yet split (issue 31 item 5 is under way).
 /// The list only shrinks.
 const KNOWN_LONG: &[&str] = &[
-    "model/scrollback.rs",
+    "model/scrollback/mod.rs",
     "model/state.rs",
     "model/mod.rs",
-    "model/cell.rs",
     "config/mod.rs",
     "pipeline/mod.rs",
     "pipeline/model_thread.rs",
     "workspace/tree.rs",
-    "desktop_notify.rs",
     "tmux/worker.rs",
     "tmux/session.rs",
-    "diagnostics.rs",
 ];
 
 /// Module cycles still standing, as the search reports them: not yet broken (issue 31
