@@ -20,7 +20,6 @@ const KNOWN_LONG: &[&str] = &[
     "config/mod.rs",
     "pipeline/mod.rs",
     "pipeline/model_thread.rs",
-    "workspace/tree.rs",
     "tmux/worker.rs",
     "tmux/session.rs",
 ];
