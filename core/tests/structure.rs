@@ -17,7 +17,6 @@ const KNOWN_LONG: &[&str] = &[
     "model/scrollback/mod.rs",
     "model/state.rs",
     "model/mod.rs",
-    "config/mod.rs",
     "pipeline/mod.rs",
     "pipeline/model_thread.rs",
     "tmux/worker.rs",
