@@ -44,7 +44,6 @@ const KNOWN_CYCLES: &[&str] = &[
     "model: state -> reflow -> state",
     "pipeline: ahead -> model_thread -> ahead",
     "tmux: connection -> worker -> connection",
-    "tmux: parser -> notification -> parser",
     "workspace: core -> remote -> core",
 ];
 
