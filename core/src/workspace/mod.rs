@@ -8,6 +8,7 @@ mod command;
 mod core;
 pub mod remote;
 pub mod requests;
+mod saved;
 mod session;
 mod tree;
 
