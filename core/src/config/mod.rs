@@ -154,6 +154,11 @@ impl ThemeName {
 #[serde(default, deny_unknown_fields)]
 pub struct ThemeConfig {
     pub name: ThemeName,
+    /// The theme while the desktop prefers light colours (the XDG desktop portal's
+    /// `color-scheme`); `None`: `name` whatever the desktop prefers.
+    pub light: Option<ThemeName>,
+    /// The theme while the desktop prefers dark colours, as `light`.
+    pub dark: Option<ThemeName>,
     pub foreground: Option<Rgb>,
     pub background: Option<Rgb>,
     pub cursor: Option<Rgb>,
@@ -173,6 +178,8 @@ pub struct ThemeConfig {
 impl PartialEq for ThemeConfig {
     fn eq(&self, other: &Self) -> bool {
         self.name == other.name
+            && self.light == other.light
+            && self.dark == other.dark
             && self.foreground == other.foreground
             && self.background == other.background
             && self.cursor == other.cursor
@@ -497,7 +504,7 @@ impl Config {
         config.theme.themes_dir = path.as_ref().parent().map(|d| d.join("themes"));
         // A theme name that names nothing is an error of the file, where it is written
         // (the window keeps the last good settings).
-        if let (ThemeName::Named(name), Err(e)) = (&config.theme.name, config.theme.scheme()) {
+        if let Some((_, name, e)) = config.theme.unknown_names().into_iter().next() {
             let at = text
                 .find(&format!("\"{name}\""))
                 .or_else(|| text.find(name.as_str()));
