@@ -209,9 +209,12 @@ impl GlyphCache {
             self.shaping = shaping;
             self.shaping_seen = Some(pass);
         } else if self.shaping_seen.is_some_and(|seen| seen < pass) {
-            // Its fonts are in now: rows drawn without it are built again.
+            // Its fonts are in now: rows drawn without it are built again (if it
+            // shapes anything).
             self.shaping_seen = None;
-            self.generation += 1;
+            if self.shaping_on() {
+                self.generation += 1;
+            }
         }
         self.fill_ratio = ratio;
         self.atlas_size = size;
