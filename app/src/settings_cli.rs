@@ -80,8 +80,8 @@ pub fn deeper_problems(config: &Config) -> Vec<String> {
             }
         }
     }
-    if let Err(e) = config.theme.scheme() {
-        problems.push(format!("theme.name: {e}"));
+    for (key, _, e) in config.theme.unknown_names() {
+        problems.push(format!("{key}: {e}"));
     }
     if let Some(program) = &config.shell.program
         && !tern_core::resume::installed(program, std::env::var_os("PATH").as_deref())

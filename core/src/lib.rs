@@ -13,6 +13,7 @@
 
 pub mod atomic_file;
 pub mod config;
+pub mod desktop_appearance;
 pub mod desktop_notify;
 pub mod diagnostics;
 pub mod escapes;

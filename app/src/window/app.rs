@@ -164,6 +164,10 @@ pub struct TernApp {
     saving: Option<std::sync::mpsc::Receiver<Result<PathBuf, String>>>,
     font_size: f32,
     theme: Theme,
+    /// The desktop's light/dark preference, followed while `theme.light` or
+    /// `theme.dark` is set (`config.rs`).
+    appearance: Option<tern_core::desktop_appearance::AppearanceWatcher>,
+    desktop_scheme: tern_core::desktop_appearance::ColorScheme,
     /// Colours before a pane's first delivery.
     palette: Palette,
     glyphs: GlyphCache,
@@ -256,6 +260,8 @@ impl TernApp {
             saving: None,
             font_size: DEFAULT_FONT_SIZE,
             theme: Theme::default(),
+            appearance: None,
+            desktop_scheme: tern_core::desktop_appearance::ColorScheme::NoPreference,
             palette: Palette::default(),
             glyphs: GlyphCache::default(),
             trace,

@@ -310,7 +310,7 @@ impl Config {
         config.theme.themes_dir = path.as_ref().parent().map(|d| d.join("themes"));
         // A theme name that names nothing is an error of the file, where it is written
         // (the window keeps the last good settings).
-        if let (ThemeName::Named(name), Err(e)) = (&config.theme.name, config.theme.scheme()) {
+        if let Some((_, name, e)) = config.theme.unknown_names().into_iter().next() {
             let at = text
                 .find(&format!("\"{name}\""))
                 .or_else(|| text.find(name.as_str()));

@@ -43,6 +43,11 @@ impl ThemeName {
 #[serde(default, deny_unknown_fields)]
 pub struct ThemeConfig {
     pub name: ThemeName,
+    /// The theme while the desktop prefers light colours (the XDG desktop portal's
+    /// `color-scheme`); `None`: `name` whatever the desktop prefers.
+    pub light: Option<ThemeName>,
+    /// The theme while the desktop prefers dark colours, as `light`.
+    pub dark: Option<ThemeName>,
     pub foreground: Option<Rgb>,
     pub background: Option<Rgb>,
     pub cursor: Option<Rgb>,
@@ -62,6 +67,8 @@ pub struct ThemeConfig {
 impl PartialEq for ThemeConfig {
     fn eq(&self, other: &Self) -> bool {
         self.name == other.name
+            && self.light == other.light
+            && self.dark == other.dark
             && self.foreground == other.foreground
             && self.background == other.background
             && self.cursor == other.cursor

@@ -1,5 +1,7 @@
 //! The settings in force: applied at start and again whenever the config file changes.
 
+use tern_core::desktop_appearance::{Appearance, AppearanceWatcher};
+
 use super::TernApp;
 use crate::window::commands::KeyMap;
 use crate::window::settings::ConfigChange;
@@ -29,12 +31,15 @@ impl TernApp {
         if old.is_none_or(|o| o.font.size != new.font.size) {
             self.set_font_size(new.font.size);
         }
-        let theme = new.theme.palette_defaults();
-        self.palette = tern_core::model::Palette::new(theme);
-        if old.is_some_and(|o| o.theme != new.theme) {
-            self.pipeline.set_theme(theme);
+        // Following the desktop's light/dark preference starts with the first config
+        // that asks for it (`theme.light` / `theme.dark`): no bus otherwise.
+        if (new.theme.light.is_some() || new.theme.dark.is_some()) && self.appearance.is_none() {
+            let wake = ctx.clone();
+            self.appearance = Some(AppearanceWatcher::start(None, move || {
+                wake.request_repaint()
+            }));
         }
-        self.theme = crate::window::theme::Theme::from_config(&new.theme);
+        self.apply_theme(old.is_some_and(|o| o.theme != new.theme));
         let (keymap, errors) = KeyMap::from_config(&new);
         self.keymap = keymap;
         problems.extend(errors);
@@ -45,8 +50,8 @@ impl TernApp {
         problems.extend(errors);
         // What `tern config check` also says (a missing font family is reported where the
         // fonts are installed).
-        if let Err(e) = new.theme.scheme() {
-            problems.push(format!("theme.name: {e}"));
+        for (key, _, e) in new.theme.unknown_names() {
+            problems.push(format!("{key}: {e}"));
         }
         if let Some(program) = &new.shell.program
             && !tern_core::resume::installed(program, std::env::var_os("PATH").as_deref())
@@ -63,8 +68,45 @@ impl TernApp {
         }
     }
 
+    /// The theme in force: `theme.name`, or `theme.light` / `theme.dark` for the
+    /// desktop's preference; `to_panes`: the panes take its colours too.
+    fn apply_theme(&mut self, to_panes: bool) {
+        let chosen = self.settings.config.theme.for_scheme(self.desktop_scheme);
+        let defaults = chosen.palette_defaults();
+        self.palette = tern_core::model::Palette::new(defaults);
+        if to_panes {
+            self.pipeline.set_theme(defaults);
+        }
+        self.theme = crate::window::theme::Theme::from_config(&chosen);
+    }
+
+    /// Follows a change of the desktop's light/dark preference.
+    fn poll_appearance(&mut self) {
+        let Some(watcher) = &self.appearance else {
+            return;
+        };
+        for report in watcher.reports() {
+            match report {
+                Appearance::Scheme(s) if s != self.desktop_scheme => {
+                    let before = self.settings.config.theme.for_scheme(self.desktop_scheme);
+                    self.desktop_scheme = s;
+                    let after = self.settings.config.theme.for_scheme(s);
+                    self.pipeline
+                        .breadcrumb(None, format!("desktop colour scheme: {s:?}"));
+                    self.apply_theme(before != after);
+                }
+                Appearance::Scheme(_) => {}
+                Appearance::Unavailable(why) => {
+                    self.pipeline
+                        .breadcrumb(None, format!("desktop colour scheme unknown: {why}"));
+                }
+            }
+        }
+    }
+
     /// Reloads the config when its file changed.
     pub(super) fn poll_config(&mut self, ctx: &egui::Context) {
+        self.poll_appearance();
         let mut in_force = self.settings.config.clone();
         while let Some(change) = self.settings.poll() {
             match change {

@@ -225,6 +225,7 @@ impl TernApp {
                                 self.pane_title(pane)
                             ),
                             hint: format!("{cwd} {last}").trim().to_owned(),
+                            swatches: Vec::new(),
                             value: pane,
                         },
                     ));

@@ -140,6 +140,9 @@ pub struct GlyphCache {
     runs: [HashMap<String, ShapedRun>; 4],
     /// The shaping in force when the runs were shaped.
     shaping: Option<Arc<Shaping>>,
+    /// Runs are shaped from the pass after the shaping was installed (its fonts and
+    /// rasterizer only take effect then): the pass it was seen in, until then.
+    shaping_seen: Option<u64>,
     pixels_per_point: f32,
     fill_ratio: f32,
     atlas_size: [usize; 2],
@@ -197,10 +200,21 @@ impl GlyphCache {
             self.combined.clear();
             self.emoji.iter_mut().for_each(HashMap::clear);
             self.runs.iter_mut().for_each(HashMap::clear);
-            self.shaping = shaping;
             self.pixels_per_point = ppp;
             self.font = Some(font.clone());
             self.generation += 1;
+        }
+        let pass = ctx.cumulative_pass_nr();
+        if !same_shaping {
+            self.shaping = shaping;
+            self.shaping_seen = Some(pass);
+        } else if self.shaping_seen.is_some_and(|seen| seen < pass) {
+            // Its fonts are in now: rows drawn without it are built again (if it
+            // shapes anything).
+            self.shaping_seen = None;
+            if self.shaping_on() {
+                self.generation += 1;
+            }
         }
         self.fill_ratio = ratio;
         self.atlas_size = size;
@@ -276,7 +290,7 @@ impl GlyphCache {
 
     /// Whether runs of punctuation are shaped (ligatures on, fonts installed).
     pub fn shaping_on(&self) -> bool {
-        self.shaping.as_ref().is_some_and(|s| s.enabled())
+        self.shaping_seen.is_none() && self.shaping.as_ref().is_some_and(|s| s.enabled())
     }
 
     /// The run `text` (one ASCII character a cell, see [`shaping::can_ligate`]) in

@@ -19,7 +19,7 @@ use egui::{
     Color32, FontData, FontPriority, GlyphBitmap, GlyphRasterizer, GlyphRasterizerRequest,
     RasterizedGlyph, Vec2,
 };
-use harfrust::{Feature, ShaperData, UnicodeBuffer};
+use harfrust::{Direction, Feature, ShapePlan, ShaperData, UnicodeBuffer, script};
 use skrifa::MetadataProvider;
 use vello_cpu::kurbo;
 
@@ -52,16 +52,23 @@ pub fn glyph_char(id: u32) -> Option<char> {
 pub struct ShapeFace {
     font: FontData,
     data: ShaperData,
+    upem: f32,
 }
 
 impl ShapeFace {
     /// `None` when the bytes are not a font.
     pub fn new(font: FontData) -> Option<ShapeFace> {
-        let data = {
+        let (data, upem) = {
             let r = skrifa::FontRef::from_index(font.font.as_ref().as_ref(), font.index).ok()?;
-            ShaperData::new(&r)
+            let upem = r
+                .metrics(
+                    skrifa::instance::Size::unscaled(),
+                    skrifa::instance::LocationRef::default(),
+                )
+                .units_per_em as f32;
+            (ShaperData::new(&r), upem)
         };
-        Some(ShapeFace { font, data })
+        Some(ShapeFace { font, data, upem })
     }
 
     fn font_ref(&self) -> Option<skrifa::FontRef<'_>> {
@@ -78,30 +85,35 @@ pub struct Shaped {
     pub x_em: f32,
 }
 
-/// Every pair of ASCII punctuation characters side by side: a face whose shaping of
-/// this changes nothing has no ligature of punctuation worth a frame's time (a ligature
-/// of three or more characters of which no two join is not looked for).
-fn probe() -> &'static str {
-    static PROBE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    PROBE.get_or_init(|| {
-        let punct: Vec<char> = (b'!'..=b'~')
-            .map(char::from)
-            .filter(|c| can_ligate(*c))
-            .collect();
-        punct
-            .iter()
-            .flat_map(|&a| punct.iter().flat_map(move |&b| [a, b]))
-            .collect()
-    })
+/// The ASCII punctuation characters, '!' to '~', index `c - '!'` (94 slots, the
+/// letters and digits among them never set).
+const PAIR_SIDE: usize = 94;
+
+fn pair_index(a: char, b: char) -> Option<usize> {
+    let i = |c: char| {
+        (c as usize)
+            .checked_sub('!' as usize)
+            .filter(|&i| i < PAIR_SIDE)
+    };
+    Some(i(a)? * PAIR_SIDE + i(b)?)
+}
+
+thread_local! {
+    /// The shaping buffer, reused (a run is shaped on the UI thread).
+    static BUFFER: std::cell::RefCell<Option<UnicodeBuffer>> = const { std::cell::RefCell::new(None) };
 }
 
 /// The faces and features in force; installed with the fonts, shared by the glyph
 /// cache (which shapes) and the rasterizer (which draws the shaped glyphs).
 pub struct Shaping {
     faces: [Option<ShapeFace>; 4],
-    /// Per face: whether shaping may change anything (DejaVu Sans Mono: no, so a frame
-    /// in it costs no shaping at all).
-    may_ligate: [bool; 4],
+    /// Per face, the shaping plan for the features (made once: making it is most of
+    /// what shaping a short run costs).
+    plans: [Option<ShapePlan>; 4],
+    /// Per face, the pairs of punctuation characters that shape into other glyphs
+    /// ([`pair_index`]): a run with none of them is not shaped. Empty when none does
+    /// (DejaVu Sans Mono), so a frame in such a face costs no shaping at all.
+    pairs: [Vec<bool>; 4],
     features: Vec<Feature>,
     enabled: bool,
 }
@@ -111,14 +123,45 @@ impl Shaping {
     /// left out (the config has checked them).
     pub fn new(faces: [Option<ShapeFace>; 4], features: &[String], enabled: bool) -> Shaping {
         let features: Vec<Feature> = features.iter().filter_map(|f| f.parse().ok()).collect();
+        let plans = std::array::from_fn(|i| {
+            let f = faces[i].as_ref()?;
+            let font = f.font_ref()?;
+            let shaper = f.data.shaper(&font).build();
+            Some(ShapePlan::new(
+                &shaper,
+                Direction::LeftToRight,
+                Some(script::LATIN),
+                None,
+                &features,
+            ))
+        });
         let mut shaping = Shaping {
             faces,
-            may_ligate: [false; 4],
+            plans,
+            pairs: Default::default(),
             features,
             enabled,
         };
         if enabled {
-            shaping.may_ligate = std::array::from_fn(|i| shaping.shape_any(probe(), i).is_some());
+            let punct: Vec<char> = ('!'..='~').filter(|c| can_ligate(*c)).collect();
+            shaping.pairs = std::array::from_fn(|face| {
+                let mut pairs = vec![false; PAIR_SIDE * PAIR_SIDE];
+                let mut any = false;
+                let mut text = String::new();
+                for &a in &punct {
+                    for &b in &punct {
+                        text.clear();
+                        text.extend([a, b]);
+                        if let (Some(i), Some(_)) =
+                            (pair_index(a, b), shaping.shape_any(&text, face))
+                        {
+                            pairs[i] = true;
+                            any = true;
+                        }
+                    }
+                }
+                if any { pairs } else { Vec::new() }
+            });
         }
         shaping
     }
@@ -131,14 +174,27 @@ impl Shaping {
     /// Whether any run may shape into something else: ligatures on and a face in which
     /// some pair of punctuation characters shapes into other glyphs.
     pub fn enabled(&self) -> bool {
-        self.enabled && self.may_ligate.contains(&true)
+        self.enabled && self.pairs.iter().any(|p| !p.is_empty())
     }
 
     /// Shapes `text` (one character a cell) in face `face` (0 regular .. 3 bold
-    /// italic). `None` when shaping is off, the face is unknown, or shaping changes
-    /// nothing: every character its own glyph from the character map, unmoved.
+    /// italic). `None` when shaping is off, the face is unknown, no two characters side
+    /// by side are a pair that shapes (a ligature of three or more characters of which
+    /// no two join is not looked for), or shaping changes nothing: every character its
+    /// own glyph from the character map, unmoved.
     pub fn shape(&self, text: &str, face: usize) -> Option<Vec<Shaped>> {
-        if !self.enabled || !*self.may_ligate.get(face)? {
+        let pairs = self.pairs.get(face)?;
+        if !self.enabled || pairs.is_empty() {
+            return None;
+        }
+        let mut chars = text.chars();
+        let mut prev = chars.next()?;
+        let joins = chars.any(|c| {
+            let hit = pair_index(prev, c).is_some_and(|i| pairs[i]);
+            prev = c;
+            hit
+        });
+        if !joins {
             return None;
         }
         self.shape_any(text, face)
@@ -148,18 +204,17 @@ impl Shaping {
     fn shape_any(&self, text: &str, face: usize) -> Option<Vec<Shaped>> {
         let f = self.faces.get(face)?.as_ref()?;
         let font = f.font_ref()?;
-        let upem = font
-            .metrics(
-                skrifa::instance::Size::unscaled(),
-                skrifa::instance::LocationRef::default(),
-            )
-            .units_per_em as f32;
+        let upem = f.upem;
         let charmap = font.charmap();
         let shaper = f.data.shaper(&font).build();
-        let mut buffer = UnicodeBuffer::new();
+        let mut buffer = BUFFER.with(|b| b.borrow_mut().take()).unwrap_or_default();
         buffer.push_str(text);
-        buffer.guess_segment_properties();
-        let options = harfrust::ShapeOptions::new().features(&self.features);
+        // The plan's properties: punctuation alone would guess no script.
+        buffer.set_direction(Direction::LeftToRight);
+        buffer.set_script(script::LATIN);
+        let options = harfrust::ShapeOptions::new()
+            .features(&self.features)
+            .plan(self.plans.get(face)?.as_ref());
         let out = shaper.shape(buffer, options);
         let (infos, positions) = (out.glyph_infos(), out.glyph_positions());
         let nominal = infos.len() == text.chars().count()
@@ -173,6 +228,7 @@ impl Shaping {
                         && p.y_offset == 0
                 });
         if nominal {
+            BUFFER.with(|b| *b.borrow_mut() = Some(out.clear()));
             return None;
         }
         // Each glyph at its cluster's cell, after the glyphs before it in that cluster.
@@ -192,6 +248,7 @@ impl Shaping {
             });
             in_cluster += p.x_advance;
         }
+        BUFFER.with(|b| *b.borrow_mut() = Some(out.clear()));
         Some(shaped)
     }
 
@@ -388,7 +445,7 @@ mod tests {
     #[test]
     fn fira_code_ligatures_shape_and_features_change_them() {
         let fira = shaping(fira_code(), &[], true);
-        for text in ["->", "!=", "===", "</>"] {
+        for text in ["->", "!=", "===", "</>", "<!--", "-->"] {
             let run = fira
                 .shape(text, 0)
                 .unwrap_or_else(|| panic!("{text}: no ligature"));
