@@ -153,6 +153,13 @@ fn run_window(cli: Cli) -> ExitCode {
         viewport,
         // Ctrl+C and Ctrl+V belong to the program in the terminal; tern's are Ctrl+Shift+C/V.
         clipboard_shortcuts: false,
+        // No dithering: a terminal draws flat colours and glyphs, and the noise is
+        // computed for every pixel of every frame (measurable on software renderers).
+        dithering: false,
+        wgpu_options: eframe::egui_wgpu::WgpuConfiguration {
+            surface: tern::present::surface_config(config.present_mode),
+            ..Default::default()
+        },
         ..Default::default()
     };
     let launch = window::app::Launch {
