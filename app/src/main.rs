@@ -190,7 +190,10 @@ fn run_window(cli: Cli) -> ExitCode {
         Box::new(move |cc| {
             let ctx = cc.egui_ctx.clone();
             let wake = ctx.clone();
-            waker.set(move || wake.request_repaint());
+            waker.set(move || {
+                window::trace::note_wake();
+                wake.request_repaint();
+            });
             let watched = tern::signals::on_termination(move || {
                 ctx.send_viewport_cmd(egui::ViewportCommand::Close);
                 ctx.request_repaint();

@@ -139,6 +139,8 @@ pub struct PaneUi {
     pub revealed_at: Option<Instant>,
     /// When the model thread built the last snapshot this pane took.
     snapshot_built_at: Option<Instant>,
+    /// The last delivered frame's pty read and build times (the key trace).
+    delivered_at: Option<(Option<Instant>, Instant)>,
     /// A tmux pane: its size is tmux's layout cell (the core sets it), never the
     /// rectangle's.
     pub remote: bool,
@@ -183,6 +185,7 @@ impl PaneUi {
             rows: RowCache::default(),
             revealed_at: None,
             snapshot_built_at: None,
+            delivered_at: None,
             remote: false,
         }
     }
@@ -311,6 +314,7 @@ impl PaneUi {
         if seq > 0 {
             trace.first_output(read_at, built_at);
         }
+        self.delivered_at = Some((read_at, built_at));
         PaneView::apply_delivery(&mut self.view, d);
     }
 
