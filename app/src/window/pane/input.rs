@@ -60,6 +60,7 @@ impl PaneUi {
         self.last_key_at = Instant::now();
         self.pipeline.write(pane, bytes);
         self.pending_keys.push((seq, Instant::now()));
+        self.key_this_frame = true;
         self.viewport.to_bottom();
     }
 
