@@ -26,7 +26,7 @@ pid=
 trap 'kill $xvfb 2>/dev/null; [ -n "$pid" ] && kill $pid 2>/dev/null; rm -rf "$work"' EXIT
 export DISPLAY=:$n
 until xdotool getmouselocation >/dev/null 2>&1; do sleep 0.05; done
-printf '{}\n' > "$work/config.ron"  # built-in settings, whatever the user has
+printf '()\n' > "$work/config.ron"  # built-in settings, whatever the user has
 cd "$work" # a folder that is not a git repository (no sidebar to refresh)
 
 # CPU seconds (user + system, all threads) of process $1 so far.

@@ -5,6 +5,7 @@ pub mod cli;
 pub mod desktop;
 pub mod headless;
 pub mod msg;
+pub mod present;
 pub mod settings_cli;
 pub mod signals;
 pub mod startup;

@@ -126,6 +126,13 @@ fn run_window(cli: Cli) -> ExitCode {
         viewport,
         // Ctrl+C and Ctrl+V belong to the program in the terminal; tern's are Ctrl+Shift+C/V.
         clipboard_shortcuts: false,
+        // No dithering: a terminal draws flat colours and glyphs, and the noise is
+        // computed for every pixel of every frame (measurable on software renderers).
+        dithering: false,
+        wgpu_options: eframe::egui_wgpu::WgpuConfiguration {
+            surface: tern::present::surface_config(config.present_mode),
+            ..Default::default()
+        },
         ..Default::default()
     };
     tern::signals::save_session_on_panic();
@@ -149,7 +156,10 @@ fn run_window(cli: Cli) -> ExitCode {
         Box::new(move |cc| {
             let ctx = cc.egui_ctx.clone();
             let wake = ctx.clone();
-            waker.set(move || wake.request_repaint());
+            waker.set(move || {
+                window::trace::note_wake();
+                wake.request_repaint();
+            });
             let watched = tern::signals::on_termination(move || {
                 ctx.send_viewport_cmd(egui::ViewportCommand::Close);
                 ctx.request_repaint();

@@ -17,11 +17,6 @@ use tern_core::workspace::Badges;
 
 use super::theme::Theme;
 
-/// How often the activity table is read while something may change with time alone
-/// (running turns idle, a silent question turns waiting). Display only: the state
-/// itself is derived at read time, no timer changes it.
-pub const ACTIVITY_REFRESH: Duration = Duration::from_millis(500);
-
 /// The activity as a mark before the badges.
 pub fn activity_marks(b: Badges) -> Vec<(&'static str, Color32)> {
     match b.activity {
@@ -93,6 +88,12 @@ pub fn short_age(ms: u64) -> String {
     }
 }
 
+/// When the first of `reports` may change with time alone (ms from when they were
+/// read), if any can.
+pub fn next_change_ms<'a>(reports: impl IntoIterator<Item = &'a ActivityReport>) -> Option<u64> {
+    reports.into_iter().filter_map(|r| r.changes_in_ms).min()
+}
+
 /// A notification's text for the desktop: "title: body", or whichever is set.
 fn notification_text(n: &Notification) -> String {
     match (n.title.is_empty(), n.body.is_empty()) {
@@ -139,15 +140,13 @@ impl Agents {
     }
 
     /// Reads every pane's activity (each frame; cheap: a lock per pane) and asks for
-    /// a repaint while a state can still change with time alone.
+    /// a repaint at the moment a state changes with time alone (output going quiet):
+    /// no timer repaints an idle window. (The switcher's "45s" ages are read when it
+    /// opens; nothing on screen counts seconds.)
     pub fn refresh(&mut self, ctx: &egui::Context, pipeline: &Pipeline) {
         self.activity = pipeline.activities().into_iter().collect();
-        let may_change = self.activity.values().any(|r| {
-            matches!(r.state, ActivityState::Running)
-                || (r.state == ActivityState::Idle && r.since_ms < 60_000)
-        });
-        if may_change {
-            ctx.request_repaint_after(ACTIVITY_REFRESH);
+        if let Some(ms) = next_change_ms(self.activity.values()) {
+            ctx.request_repaint_after(Duration::from_millis(ms));
         }
     }
 

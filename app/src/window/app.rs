@@ -368,6 +368,7 @@ impl TernApp {
     /// Draws the window; the panels' actions are applied after they are drawn.
     fn draw(&mut self, ui: &mut egui::Ui) {
         let frame_started = Instant::now();
+        self.trace.frame_started = Some(frame_started);
         let ctx = ui.ctx().clone();
         if let Some(focused) = ctx.input(|i| {
             i.events.iter().rev().find_map(|e| match e {

@@ -4,9 +4,27 @@
 use std::fs::File;
 use std::io::Write;
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
 static START: OnceLock<Instant> = OnceLock::new();
+/// Whether `TERN_TRACE` is set (the wake stamp below is kept only then).
+static TRACING: AtomicBool = AtomicBool::new(false);
+/// When the pipeline last woke the UI (µs since process start).
+static WOKEN_US: AtomicU64 = AtomicU64::new(0);
+
+/// The pipeline's waker calls this before asking for a repaint: the key trace's "UI
+/// woken" step. One clock read and a store, only while tracing.
+pub fn note_wake() {
+    if TRACING.load(Ordering::Relaxed) {
+        WOKEN_US.store(since_start_us(Instant::now()), Ordering::Relaxed);
+    }
+}
+
+/// When the UI was last woken by the pipeline (µs since process start; 0: never).
+pub fn woken_us() -> u64 {
+    WOKEN_US.load(Ordering::Relaxed)
+}
 
 /// Call first thing in `main`.
 pub fn mark_process_start() {
@@ -23,6 +41,8 @@ pub struct Trace {
     /// The startup marks below are written once per window.
     first_frame_traced: bool,
     first_output_traced: bool,
+    /// When the frame being drawn started (for the key trace).
+    pub frame_started: Option<Instant>,
 }
 
 impl Trace {
@@ -34,13 +54,24 @@ impl Trace {
                 .open(p)
                 .ok()
         });
+        TRACING.store(file.is_some(), Ordering::Relaxed);
         let mut t = Trace {
             file,
             first_frame_traced: false,
             first_output_traced: false,
+            frame_started: None,
         };
         if let Some(start) = START.get() {
-            t.event_at("process_start", *start, "");
+            // The start on CLOCK_MONOTONIC, so a script can put its own clock
+            // readings (a key sent, the pixels changed) on the trace's time line.
+            let now = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
+            let now_us = now.tv_sec as i128 * 1_000_000 + now.tv_nsec as i128 / 1_000;
+            let start_us = now_us - start.elapsed().as_micros() as i128;
+            t.event_at(
+                "process_start",
+                *start,
+                &format!("\"monotonic_us\":{start_us}"),
+            );
         }
         t
     }

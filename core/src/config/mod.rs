@@ -77,6 +77,8 @@ pub struct Config {
     pub session: SessionConfig,
     /// What happens to a pane when its program exits.
     pub exit_behavior: ExitBehavior,
+    /// How the window hands its frames to the screen. Read at start.
+    pub present_mode: PresentMode,
     /// Inject tern's OSC 133 / OSC 7 integration into bash, zsh and fish.
     pub shell_integration: bool,
     pub notify: NotifyConfig,
@@ -112,6 +114,7 @@ impl Default for Config {
             remote_control: true,
             session: SessionConfig::default(),
             exit_behavior: ExitBehavior::default(),
+            present_mode: PresentMode::default(),
             shell_integration: true,
             notify: NotifyConfig::default(),
             send_text: Vec::new(),
@@ -236,6 +239,19 @@ pub enum ExitBehavior {
     Hold,
     /// Closes after a status of 0; stays after a failure or a signal.
     HoldOnFailure,
+}
+
+/// How the window presents its frames. Either way at most one frame waits ahead of the
+/// screen, so a key's echo is never queued behind frames built before it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PresentMode {
+    /// The lowest latency the surface offers: Immediate, else Mailbox, else FIFO (a
+    /// frame may tear where Immediate is used).
+    #[default]
+    LowLatency,
+    /// Wait for the vertical blank (FIFO; relaxed FIFO where offered): no tearing, up
+    /// to one refresh more latency.
+    Vsync,
 }
 
 impl ExitBehavior {

@@ -113,6 +113,11 @@ pub struct ActivityReport {
     pub last_command: Option<LastCommand>,
     /// Why it waits, in words: the notification's text or the question's line.
     pub wait_text: Option<String>,
+    /// When the state may next change with time alone (output going quiet, after
+    /// [`QUIET_MS`]), from the moment read; `None`: only a new fact changes it. A
+    /// window repaints then, not on a timer.
+    #[serde(skip)]
+    pub changes_in_ms: Option<u64>,
 }
 
 /// A command a shell ran, from its OSC 133 marks. Times are Unix milliseconds.
@@ -302,6 +307,14 @@ impl Facts {
             last_notification: self.last_notification.clone(),
             last_command: self.last_command.clone(),
             wait_text: None,
+            // The only rules that read the clock compare the time since the last
+            // output with `quiet` ("running", and the question asked once output
+            // stopped): the state can change with time alone only when that passes.
+            changes_in_ms: self
+                .last_output
+                .map(ms)
+                .filter(|&since| since < QUIET_MS)
+                .map(|since| QUIET_MS - since),
         };
         let mut set = |state, at: Instant, reason| {
             report.state = state;

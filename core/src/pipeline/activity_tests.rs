@@ -256,3 +256,64 @@ fn the_screen_scan_reads_only_the_running_commands_output() {
         Some("Continue? [y/N]")
     );
 }
+
+/// What a window reading the report at `read` would show until it is woken: the state
+/// must hold until `changes_in_ms` (the window sleeps till then), and with `None` it
+/// must hold for good. Catches a state that changes with time alone while the report
+/// says nothing will (the idle window would show a stale mark: no timer repaints it),
+/// and a wake-up promised but not needed once the pane is quiet.
+#[test]
+fn the_state_holds_until_the_time_the_report_names() {
+    type Setup = fn(&ActivityCell, Instant);
+    let scenarios: [(&str, Setup); 6] = [
+        ("output", |c, t| c.on_output(t, &[])),
+        ("question", |c, t| {
+            c.on_output(t, &[]);
+            question(c, t, "Do you want to proceed? (y/n)");
+        }),
+        ("prompt", |c, t| {
+            c.on_output(t, &[mark(ShellMark::PromptStart)]);
+        }),
+        ("command", |c, t| {
+            c.on_output(t, &[mark(ShellMark::PromptStart)]);
+            c.on_output(ms(t, 10), &[mark(ShellMark::CommandExecuted)]);
+        }),
+        ("bell", |c, t| c.on_output(t, &[TermEvent::Bell])),
+        ("typed", |c, t| {
+            c.on_output(t, &[]);
+            c.on_input(ms(t, 20));
+        }),
+    ];
+    for (name, setup) in scenarios {
+        let (c, t) = (ActivityCell::default(), t0());
+        setup(&c, t);
+        for read_ms in [0, 30, 700, QUIET_MS - 1, QUIET_MS, QUIET_MS + 1, 5_000] {
+            let read = ms(t, read_ms);
+            let r = c.report(read);
+            let holds_ms = r.changes_in_ms.unwrap_or(3_600_000);
+            let far = [60_000, 600_000, holds_ms - 1].into_iter();
+            for d in (0..holds_ms.min(10_000))
+                .step_by(7)
+                .chain(far.filter(|&d| d < holds_ms))
+            {
+                assert_eq!(
+                    c.report(ms(read, d)).state,
+                    r.state,
+                    "{name}: read at {read_ms} ms said {:?}, changed after {d} ms",
+                    r.changes_in_ms
+                );
+            }
+        }
+        let quiet = c.report(ms(t, QUIET_MS + 10));
+        assert_eq!(
+            quiet.changes_in_ms, None,
+            "{name}: quiet output wakes nothing"
+        );
+    }
+    // Output going quiet is a change the window is woken for, at that moment.
+    let (c, t) = (ActivityCell::default(), t0());
+    c.on_output(t, &[]);
+    let r = c.report(ms(t, 200));
+    assert_eq!(r.changes_in_ms, Some(QUIET_MS - 200));
+    assert_ne!(c.report(ms(t, QUIET_MS)).state, r.state);
+}

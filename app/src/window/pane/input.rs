@@ -59,6 +59,7 @@ impl PaneUi {
         self.last_key_at = Instant::now();
         self.out.extend_from_slice(bytes);
         self.pending_keys.push((seq, Instant::now()));
+        self.key_this_frame = true;
         self.viewport.to_bottom();
     }
 

@@ -9,7 +9,7 @@ use super::{PaneCx, PaneUi};
 use crate::window::render::{self, Metrics, Scene};
 use crate::window::search::SearchAction;
 use crate::window::theme::Theme;
-use crate::window::trace::{Trace, since_start_us};
+use crate::window::trace::{Trace, since_start_us, woken_us};
 use crate::window::viewport::cell_chars;
 
 /// DECSCUSR / ?12 blinking: on for 530 ms, off for 530 ms, restarting on each key.
@@ -227,9 +227,21 @@ impl PaneUi {
             .pending_keys
             .drain(..)
             .partition(|(before, _)| seq > *before);
+        // The steps after the key was written: the echo read from the pty and its
+        // delivery built (the last delivery this frame took), the UI woken, this frame
+        // started (-1: not known). The frame's painting is in the next `frame` event.
+        let us = |at: Option<Instant>| at.map_or(-1, |t| since_start_us(t) as i64);
+        let (read, built) = self.delivered_at.unwrap_or((None, now));
+        let steps = format!(
+            "\"echo_read_us\":{},\"echo_built_us\":{},\"woken_us\":{},\"frame_started_us\":{}",
+            us(read),
+            us(Some(built)),
+            woken_us(),
+            us(trace.frame_started)
+        );
         for (_, received) in shown {
             let extra = format!(
-                "\"received_us\":{},\"latency_us\":{}",
+                "\"received_us\":{},\"latency_us\":{},{steps}",
                 since_start_us(received),
                 now.duration_since(received).as_micros()
             );
