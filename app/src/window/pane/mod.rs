@@ -93,9 +93,11 @@ pub struct PaneUi {
     fits: Option<TermSize>,
     page_hold: Option<PageHold>,
     pub exited: Option<String>,
-    /// What the pane's input asked while it was drawn — bytes typed, pasted or reported
-    /// (mouse), a new size — carried out by the app once the frame's drawing is done
-    /// ([`PaneUi::apply_output`]): the view changes nothing while it is drawn.
+    /// What the pane's input asked — bytes typed, pasted or reported (mouse), a new
+    /// size — queued and carried out at one point ([`PaneUi::apply_output`]): typed
+    /// input right after the pane's input is read and before it is painted (so the
+    /// frame that wrote a key can show its echo), the rest by the app once the panes
+    /// are drawn.
     out: Vec<u8>,
     out_resize: Option<TermSize>,
     /// The pane's folder as the workspace core knows it (set before each frame), for
@@ -529,6 +531,9 @@ impl PaneUi {
             self.copy_input(&ctx, cx.primary);
         } else {
             self.handle_input(&ctx, rect, m, &response, cx.primary);
+            // The keys go to the program before this pane is painted, so the frame
+            // that wrote a key can show its echo.
+            self.apply_output();
             self.take_echo(cx.trace);
         }
         let cols = ((rect.width() / m.cell.x).floor() as usize).max(2);
