@@ -10,6 +10,7 @@ pub mod action;
 pub mod agents;
 pub mod app;
 pub mod badges;
+pub mod boxes;
 pub mod chrome;
 pub mod commands;
 pub mod diagnostics;
