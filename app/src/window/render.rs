@@ -360,6 +360,19 @@ pub struct Style<'a> {
     pub palette: &'a Palette,
     pub theme: &'a Theme,
     pub focused: bool,
+    /// The colour the window was cleared to this frame, if known.
+    pub window_clear: Option<Color32>,
+}
+
+/// The pane's background rectangle, unless the window was cleared to that colour
+/// already: a rectangle the size of the pane costs a software renderer a fill of every
+/// pixel each frame, as much as the text on a sparse screen.
+pub fn background_rect(
+    rect: Rect,
+    background: Color32,
+    window_clear: Option<Color32>,
+) -> Option<Rect> {
+    (window_clear != Some(background)).then_some(rect)
 }
 
 /// Each row's mesh as last built, reused while the row, its selected cells, the
@@ -458,7 +471,9 @@ pub fn paint(
     let cells: usize = scene.rows.iter().map(|r| r.cells.len()).sum();
     mesh.reserve_vertices(cells * 8);
     mesh.reserve_triangles(cells * 4);
-    mesh.add_colored_rect(rect, default_bg);
+    if let Some(r) = background_rect(rect, default_bg, style.window_clear) {
+        mesh.add_colored_rect(r, default_bg);
+    }
     for (r, row) in scene.rows.iter().enumerate() {
         let selected = selected_ranges(scene, r, row.cells.len());
         let fresh = cache.rows[r]
@@ -555,5 +570,24 @@ pub fn paint(
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Catches the pane's full-size background drawn over a window eframe already
+    /// cleared to that colour (a whole-window fill each frame on a software renderer),
+    /// and one left out where the window is another colour (a program's OSC 11
+    /// background) or its clear is not known (the kittest harness).
+    #[test]
+    fn the_background_rectangle_only_where_the_window_is_another_colour() {
+        let rect = Rect::from_min_size(pos2(0.0, 0.0), vec2(720.0, 408.0));
+        let bg = Color32::from_rgb(24, 24, 24);
+        assert_eq!(background_rect(rect, bg, Some(bg)), None);
+        let osc11 = Color32::from_rgb(0, 0, 80);
+        assert_eq!(background_rect(rect, osc11, Some(bg)), Some(rect));
+        assert_eq!(background_rect(rect, bg, None), Some(rect));
     }
 }
