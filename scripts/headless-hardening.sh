@@ -7,7 +7,7 @@
 #      input: the replies pile up until tern stops reading the program (backpressure),
 #      which then blocks in write(). After HOLD seconds (default 5) blocked, another
 #      process drains the pty's input: every reply must arrive (count = queries x 16
-#      bytes, each `ESC [?64;1;6;22;28c`) and the program's last line must reach the
+#      bytes, each `ESC [?65;1;6;22;28c`) and the program's last line must reach the
 #      screen. tern's peak RSS over
 #      the whole run, and its RSS while the program was blocked.
 #

@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 # display (Xvfb), Mesa's software Vulkan and GL for wgpu, the X/Wayland client
 # libraries winit loads at run time, xdotool to type into the window and ImageMagick to
 # read its pixels, a colour emoji font (the emoji tests need one), and fontconfig with
-# the fonts the glyph tests find through it (Symbola, Nanum, a .ttc collection), and
+# the fonts the glyph tests find through it (Symbola, Nanum, a .ttc collection, Fira
+# Code for the ligature tests), and
 # desktop-file-validate for the packaging test, and tmux for the control-mode client's
 # tests against a real tmux (core/tests/tmux_real.rs), and openssh-server with
 # openssh-client for the remote panes' end-to-end test through a real sshd on
@@ -19,7 +20,7 @@ cd "$(dirname "$0")/.."
 PACKAGES=(xvfb xauth mesa-vulkan-drivers libvulkan1 libegl1 libegl-mesa0 libgl1-mesa-dri
   libgbm1 libxkbcommon-x11-0 libxcursor1 libxi6 libxrandr2 libx11-xcb1 libwayland-client0
   xdotool imagemagick git fonts-noto-color-emoji fontconfig fonts-dejavu-core fonts-symbola
-  fonts-nanum fonts-wqy-microhei desktop-file-utils
+  fonts-nanum fonts-wqy-microhei fonts-firacode desktop-file-utils
   bash zsh fish dbus tmux openssh-server openssh-client openbox xclip)
 # The programs those packages bring, for systems without dpkg (Fedora, Arch, macOS):
 # what is missing is named, and the tests run with what is there (those that need a

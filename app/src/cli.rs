@@ -17,7 +17,9 @@ use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
-    /// Run CMD through the whole pipeline with no window; exit with its status.
+    /// No window. With `-- CMD` (or --dump-screen): run CMD (or the shell) through
+    /// the whole pipeline and exit with its status. Without: serve the workspace
+    /// (tabs, splits, session) over `tern msg` until SIGTERM.
     #[arg(long)]
     pub headless: bool,
     #[arg(long, default_value_t = 80)]
@@ -161,6 +163,16 @@ pub enum MsgAction {
     /// title, cwd, pid, command, last_command, activity, activity_since, wait_reason,
     /// notification, progress, exit_status, focused.
     List,
+    /// Print a pane's text (default: $TERN_PANE_ID): its screen, its last N lines
+    /// (reaching into history), or with --scrollback all its history and screen.
+    GetText {
+        #[arg(long, value_name = "ID")]
+        pane: Option<u64>,
+        #[arg(long, value_name = "N")]
+        lines: Option<usize>,
+        #[arg(long)]
+        scrollback: bool,
+    },
     /// Wait until a pane is waiting, idle, done (a command finished) or its program
     /// exited; exit status 0 then, 2 when TIMEOUT seconds pass first.
     Wait {

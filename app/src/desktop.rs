@@ -7,7 +7,15 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, mpsc};
 
 use tern_core::config::{Config, ExitBehavior};
-use tern_core::remote::server::{BindError, RemoteCall, RemoteServer};
+use tern_core::ipc::server::{BindError, IpcCall, IpcServer};
+
+/// The session file a plain start restores and saves: `$TERN_SESSION`, else the
+/// platform's state folder.
+pub fn session_path() -> Option<PathBuf> {
+    std::env::var_os("TERN_SESSION")
+        .map(PathBuf::from)
+        .or_else(tern_core::session::SessionStore::default_path)
+}
 
 /// Wakes the window when a request arrives; bound to the egui context once it exists.
 #[derive(Clone, Default)]
@@ -26,17 +34,17 @@ impl LateWaker {
 }
 
 /// A listening `tern msg` socket and the requests it received.
-pub struct Remote {
-    server: RemoteServer,
-    calls: Mutex<mpsc::Receiver<RemoteCall>>,
+pub struct Ipc {
+    server: IpcServer,
+    calls: Mutex<mpsc::Receiver<IpcCall>>,
 }
 
-impl Remote {
-    /// Listens on `path` (see [`RemoteServer::bind`]); requests wake `waker`.
-    pub fn bind(path: &Path, waker: LateWaker) -> Result<Remote, BindError> {
+impl Ipc {
+    /// Listens on `path` (see [`IpcServer::bind`]); requests wake `waker`.
+    pub fn bind(path: &Path, waker: LateWaker) -> Result<Ipc, BindError> {
         let (tx, rx) = mpsc::channel();
-        let server = RemoteServer::bind(path, tx, Arc::new(move || waker.wake()))?;
-        Ok(Remote {
+        let server = IpcServer::bind(path, tx, Arc::new(move || waker.wake()))?;
+        Ok(Ipc {
             server,
             calls: Mutex::new(rx),
         })
@@ -47,7 +55,7 @@ impl Remote {
     }
 
     /// The requests waiting for an answer (never blocks).
-    pub fn take_calls(&self) -> Vec<RemoteCall> {
+    pub fn take_calls(&self) -> Vec<IpcCall> {
         match self.calls.lock() {
             Ok(rx) => rx.try_iter().collect(),
             Err(_) => Vec::new(),
@@ -63,7 +71,7 @@ pub struct Desktop {
     /// `--hold`: every pane is held whatever the config says.
     pub hold: bool,
     /// The remote-control socket, when it could be opened.
-    pub remote: Option<Arc<Remote>>,
+    pub ipc: Option<Arc<Ipc>>,
     /// `tern -e CMD`: the status of the last pane's program, for the process to exit
     /// with when that pane closed the window.
     pub exit_status: Arc<Mutex<Option<i32>>>,
@@ -82,7 +90,7 @@ impl std::fmt::Debug for Desktop {
 impl Desktop {
     /// The socket children are told about (`TERN_SOCKET`).
     pub fn socket(&self) -> Option<PathBuf> {
-        self.remote.as_ref().map(|r| r.path().to_owned())
+        self.ipc.as_ref().map(|r| r.path().to_owned())
     }
 
     /// The environment every program tern starts gets on top of the config's.
@@ -90,7 +98,7 @@ impl Desktop {
         self.socket()
             .map(|s| {
                 vec![(
-                    tern_core::remote::SOCKET_ENV.to_owned(),
+                    tern_core::ipc::SOCKET_ENV.to_owned(),
                     s.display().to_string(),
                 )]
             })

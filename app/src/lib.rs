@@ -8,6 +8,5 @@ pub mod msg;
 pub mod present;
 pub mod settings_cli;
 pub mod signals;
-pub mod symbols;
-pub mod system_fonts;
+pub mod startup;
 pub mod window;

@@ -6,12 +6,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
+use tern_core::ipc::{self, Reply, Request, server::BindError};
 use tern_core::model::{TermConfig, TermSize, Terminal};
-use tern_core::remote::{self, Reply, Request, server::BindError};
 
 use tern::cli::{Cli, Command};
-use tern::desktop::{Desktop, LateWaker, Remote};
-use tern::window::settings::ConfigSource;
+use tern::desktop::{Ipc, LateWaker};
+use tern::startup::WindowStart;
 use tern::{headless, msg, settings_cli, window};
 
 /// The icon set on the window (the desktop file names the same icon, `tern`).
@@ -30,13 +30,13 @@ fn replay(file: &PathBuf, size: TermSize, attrs: bool) -> Result<String, String>
 /// Opens this start's `tern msg` socket. A plain start owns the session and listens
 /// on the session socket; when a live tern already does, it is asked for a new tab
 /// and this start ends (`Err` with the status to exit with).
-fn open_remote(plain: bool, waker: &LateWaker) -> Result<Option<Remote>, ExitCode> {
+fn open_ipc(plain: bool, waker: &LateWaker) -> Result<Option<Ipc>, ExitCode> {
     let path = if plain {
-        remote::session_socket_path()
+        ipc::session_socket_path()
     } else {
-        remote::process_socket_path(std::process::id())
+        ipc::process_socket_path(std::process::id())
     };
-    match Remote::bind(&path, waker.clone()) {
+    match Ipc::bind(&path, waker.clone()) {
         Ok(r) => Ok(Some(r)),
         Err(BindError::InUse(path)) if plain => {
             let cwd = std::env::current_dir().ok();
@@ -45,14 +45,14 @@ fn open_remote(plain: bool, waker: &LateWaker) -> Result<Option<Remote>, ExitCod
                 title: None,
                 command: Vec::new(),
             };
-            match remote::client::send(&path, request) {
+            match ipc::client::send(&path, request) {
                 Ok(Reply::Pane { pane }) => {
                     eprintln!(
                         "tern: opened a tab (pane {pane}) in the running tern ({})",
                         path.display()
                     );
                     // Show it: the running window comes to the front on its tab.
-                    if let Err(e) = remote::client::send(&path, Request::Focus { pane }) {
+                    if let Err(e) = ipc::client::send(&path, Request::Focus { pane }) {
                         eprintln!("tern: the running tern did not show its new tab: {e}");
                     }
                     Err(ExitCode::SUCCESS)
@@ -72,67 +72,40 @@ fn open_remote(plain: bool, waker: &LateWaker) -> Result<Option<Remote>, ExitCod
 }
 
 fn run_window(cli: Cli) -> ExitCode {
-    let command: Vec<String> = if cli.exec.is_empty() {
-        cli.program
-    } else {
-        cli.exec
-    };
-    let mut spec = tern_core::pipeline::SpawnSpec {
-        command: command
-            .split_first()
-            .map(|(p, rest)| (p.clone(), rest.to_vec())),
-        cwd: cli.working_directory,
-        ..Default::default()
-    };
-    let (cols, rows) = (cli.cols.max(2), cli.rows.max(1));
-    spec.size = Some(TermSize::new(cols, rows));
-    let effective = cli.settings.load();
-    for problem in &effective.problems {
+    let start = WindowStart::from_cli(cli);
+    for problem in &start.problems {
         eprintln!("tern: {problem}");
     }
-    let config = effective.config;
-    let config_source = match cli.settings.config {
-        Some(path) => ConfigSource::File(path),
-        None => ConfigSource::Platform,
-    };
-    if config.shell_integration {
-        spec.shell_integration = tern_core::shell_integration::default_dir();
-    }
-    // A plain start restores (and keeps saving) the last session; `-e` or a folder on
-    // the command line asks for one pane, and leaves the saved session alone.
-    let plain = spec.command.is_none() && spec.cwd.is_none();
     let waker = LateWaker::default();
     // `remote_control: false`: no socket, so no TERN_SOCKET for the panes.
-    let remote = match config
+    let ipc = match start
+        .config
         .remote_control
-        .then(|| open_remote(plain && config.session.restore, &waker))
+        .then(|| open_ipc(start.owns_session(), &waker))
     {
         None => None,
         Some(Ok(r)) => r,
         Some(Err(code)) => return code,
     };
-    let session = (plain && config.session.restore)
-        .then(|| {
-            std::env::var_os("TERN_SESSION")
-                .map(PathBuf::from)
-                .or_else(tern_core::session::SessionStore::default_path)
-        })
-        .flatten();
-    let desktop = Desktop {
-        overrides: cli.settings.overrides,
-        hold: cli.hold,
-        remote: remote.map(std::sync::Arc::new),
-        ..Desktop::default()
-    };
+    let launch = start.launch(ipc);
+    let desktop = launch.desktop.clone();
+    let config = &start.config;
+    let (cols, rows) = (start.cols, start.rows);
     // DejaVu Sans Mono: advance 0.602 em, line height about 1.17 em. (With one tab there
     // is no tab bar.)
+    // `font.cell_width` / `font.line_height` scale the cell, which is then rounded to
+    // whole pixels (rounded up here, so that the rows and columns asked for fit).
     let size = config.font.size;
     let pad = 2.0 * config.padding.max(0.0);
+    let cell = |em: f32, scale: f32| {
+        let v = size * em * scale;
+        if scale == 1.0 { v } else { v.max(v.round()) }
+    };
     let inner = egui::vec2(
-        (cols as f32 * size * 0.602).ceil() + 2.0 + pad,
-        (rows as f32 * size * 1.17).ceil() + 2.0 + pad,
+        (cols as f32 * cell(0.602, config.font.cell_width.get())).ceil() + 2.0 + pad,
+        (rows as f32 * cell(1.17, config.font.line_height.get())).ceil() + 2.0 + pad,
     );
-    let class = cli.class.unwrap_or_else(|| "tern".to_owned());
+    let class = start.class.clone();
     if class != "tern" {
         // winit names the X11 WM_CLASS instance from RESOURCE_NAME (egui passes the
         // app id to Wayland only).
@@ -143,7 +116,7 @@ fn run_window(cli: Cli) -> ExitCode {
     }
     let mut viewport = egui::ViewportBuilder::default()
         .with_inner_size(inner)
-        .with_title(cli.title.clone().unwrap_or_else(|| "tern".to_owned()))
+        .with_title(start.title.clone().unwrap_or_else(|| "tern".to_owned()))
         .with_app_id(class.clone());
     match eframe::icon_data::from_png_bytes(ICON_PNG) {
         Ok(icon) => viewport = viewport.with_icon(icon),
@@ -161,13 +134,6 @@ fn run_window(cli: Cli) -> ExitCode {
             ..Default::default()
         },
         ..Default::default()
-    };
-    let launch = window::app::Launch {
-        spec,
-        config: config_source,
-        session,
-        title: cli.title,
-        desktop: desktop.clone(),
     };
     tern::signals::save_session_on_panic();
     // The shell starts now, while eframe creates the window and the GPU device.
@@ -315,12 +281,44 @@ fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             };
+            // No program and nothing to write at its end: serve the workspace. With
+            // --dump-screen or --diagnostics-report the configured shell is the one
+            // program, as with `-- CMD`.
+            if cli.program.is_empty()
+                && cli.exec.is_empty()
+                && cli.dump_screen.is_none()
+                && cli.diagnostics_report.is_none()
+            {
+                let session = config
+                    .session
+                    .restore
+                    .then(tern::desktop::session_path)
+                    .flatten();
+                let args = headless::serve::ServeArgs {
+                    size: TermSize::new(cli.cols.max(2), cli.rows.max(1)),
+                    cwd: cli.working_directory,
+                    config,
+                    hold: cli.hold,
+                    session,
+                };
+                return match headless::serve::serve(args) {
+                    Ok(code) => ExitCode::from(code.clamp(0, 255) as u8),
+                    Err(e) => {
+                        eprintln!("tern: {e}");
+                        ExitCode::from(1)
+                    }
+                };
+            }
             let args = headless::HeadlessArgs {
                 size: TermSize::new(cli.cols.max(2), cli.rows.max(1)),
                 cwd: cli.working_directory,
                 dump_screen: cli.dump_screen,
                 diagnostics_report: cli.diagnostics_report,
-                command: cli.program,
+                command: if cli.exec.is_empty() {
+                    cli.program
+                } else {
+                    cli.exec
+                },
                 config,
             };
             match headless::run(args) {

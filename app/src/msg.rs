@@ -1,10 +1,10 @@
 //! `tern msg ACTION`: one request to a running tern over its socket
-//! (`tern_core::remote`), the reply printed for scripts: a pane id, a JSON array, or
+//! (`tern_core::ipc`), the reply printed for scripts: a pane id, a JSON array, or
 //! nothing; errors on stderr with exit status 1.
 
 use std::path::PathBuf;
 
-use tern_core::remote::{self, Activity, PaneInfo, Reply, Request, SplitDirection};
+use tern_core::ipc::{self, Activity, PaneInfo, Reply, Request, SplitDirection};
 
 use crate::cli::{MsgAction, MsgArgs, SplitWay, WaitFor};
 
@@ -43,17 +43,29 @@ pub fn request(action: MsgAction) -> Result<Request, String> {
         },
         MsgAction::Focus { pane } => Request::Focus { pane },
         MsgAction::Close { pane } => Request::Close { pane },
+        MsgAction::GetText {
+            pane,
+            lines,
+            scrollback,
+        } => Request::GetText {
+            pane: match pane {
+                Some(p) => p,
+                None => own_pane()?,
+            },
+            lines,
+            scrollback,
+        },
         MsgAction::List | MsgAction::Wait { .. } => Request::List,
     })
 }
 
 /// The pane this program runs in, from `$TERN_PANE_ID`.
 fn own_pane() -> Result<u64, String> {
-    let id = std::env::var(remote::PANE_ENV)
-        .map_err(|_| format!("give --pane ID (${} is not set)", remote::PANE_ENV))?;
+    let id = std::env::var(ipc::PANE_ENV)
+        .map_err(|_| format!("give --pane ID (${} is not set)", ipc::PANE_ENV))?;
     id.trim()
         .parse()
-        .map_err(|_| format!("${} is not a pane id: {id:?}", remote::PANE_ENV))
+        .map_err(|_| format!("${} is not a pane id: {id:?}", ipc::PANE_ENV))
 }
 
 /// A folder as the running tern should read it: relative to where `tern msg` runs.
@@ -70,6 +82,7 @@ pub fn render(reply: &Reply) -> String {
             text.push('\n');
             text
         }
+        Reply::Text { text } => text.clone(),
         Reply::Done {} => String::new(),
     }
 }
@@ -109,7 +122,7 @@ pub fn reached(panes: &[PaneInfo], pane: u64, state: WaitFor) -> Result<bool, St
 
 /// Runs `tern msg`: the text to print, or the error.
 pub fn run(args: MsgArgs) -> Result<String, MsgError> {
-    let socket = args.socket.unwrap_or_else(remote::default_client_socket);
+    let socket = args.socket.unwrap_or_else(ipc::default_client_socket);
     if let MsgAction::Wait {
         pane,
         state,
@@ -123,7 +136,7 @@ pub fn run(args: MsgArgs) -> Result<String, MsgError> {
         let deadline = timeout
             .map(|s| std::time::Instant::now() + std::time::Duration::from_secs_f64(s.max(0.0)));
         loop {
-            let Reply::Panes(panes) = remote::client::send(&socket, Request::List)? else {
+            let Reply::Panes(panes) = ipc::client::send(&socket, Request::List)? else {
                 return Err("the reply to list is not a pane list".to_owned().into());
             };
             if reached(&panes, pane, state)? {
@@ -139,5 +152,5 @@ pub fn run(args: MsgArgs) -> Result<String, MsgError> {
         }
     }
     let request = request(args.action)?;
-    Ok(remote::client::send(&socket, request).map(|r| render(&r))?)
+    Ok(ipc::client::send(&socket, request).map(|r| render(&r))?)
 }

@@ -55,9 +55,9 @@ pub fn deeper_problems(config: &Config) -> Vec<String> {
     let (_, errors) = tern_core::text::hints::HintPatterns::new(&config.hint_patterns);
     problems.extend(errors.into_iter().map(|e| format!("hint_patterns: {e}")));
     if let Some(family) = &config.font.family {
-        let found = match crate::system_fonts::SystemFonts::open() {
+        let found = match crate::window::glyphs::system_fonts::SystemFonts::open() {
             Ok(fc) => fc.family(family).is_some(),
-            Err(_) => crate::window::fonts::find_family(family).is_some(),
+            Err(_) => crate::window::glyphs::fonts::find_family(family).is_some(),
         };
         if !found {
             problems.push(format!(
@@ -65,8 +65,23 @@ pub fn deeper_problems(config: &Config) -> Vec<String> {
             ));
         }
     }
-    if let Err(e) = config.theme.scheme() {
-        problems.push(format!("theme.name: {e}"));
+    let faces = [
+        ("bold", &config.font.bold),
+        ("italic", &config.font.italic),
+        ("bold_italic", &config.font.bold_italic),
+    ];
+    if faces.iter().any(|(_, name)| name.is_some()) {
+        let system = crate::window::glyphs::system_fonts::SystemFonts::open();
+        for (key, name) in faces {
+            if let Some(name) = name
+                && let Err(e) = crate::window::glyphs::fonts::named_face(&system, key, name)
+            {
+                problems.push(e);
+            }
+        }
+    }
+    for (key, _, e) in config.theme.unknown_names() {
+        problems.push(format!("{key}: {e}"));
     }
     if let Some(program) = &config.shell.program
         && !tern_core::resume::installed(program, std::env::var_os("PATH").as_deref())

@@ -137,7 +137,7 @@ fn config_check_names_each_problem_and_fails() {
     // error with its line and column.
     std::fs::write(
         &config,
-        "(font: (family: Some(\"No Such Font Tern\")),\n shell: (program: Some(\"/no/such/shell\")),\n key_bindings: {\"new_tabb\": \"ctrl+shift+t\"})",
+        "(font: (family: Some(\"No Such Font Tern\"), bold: \"No Such Bold Tern\", italic: \"/no/such/italic.ttf\"),\n shell: (program: Some(\"/no/such/shell\")),\n key_bindings: {\"new_tabb\": \"ctrl+shift+t\"})",
     )
     .unwrap();
     let deep = tern(&["config", "check"], &config);
@@ -146,6 +146,8 @@ fn config_check_names_each_problem_and_fails() {
     for want in [
         "unknown command `new_tabb`",
         "No Such Font Tern",
+        "font.bold: no font family \"No Such Bold Tern\"",
+        "font.italic: /no/such/italic.ttf",
         "/no/such/shell",
     ] {
         assert!(err.contains(want), "{want}: {err}");
@@ -167,6 +169,20 @@ fn config_check_names_each_problem_and_fails() {
         err.contains("config.ron:2:"),
         "the file's line is named: {err}"
     );
+    // A font feature or cell scale that cannot work, at its line.
+    for (file, want) in [
+        (
+            "(font: (\n  features: [\"ss01\", \"ligatures\"]))",
+            "font feature \"ligatures\"",
+        ),
+        ("(font: (\n  line_height: 0.0))", "not a cell scale"),
+    ] {
+        std::fs::write(&config, file).unwrap();
+        let bad = tern(&["config", "check"], &config);
+        assert_eq!(bad.status.code(), Some(1));
+        let err = text(&bad.stderr);
+        assert!(err.contains("config.ron:2:") && err.contains(want), "{err}");
+    }
 }
 
 /// A hint pattern that does not compile is named by `tern config check` (the window

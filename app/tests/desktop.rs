@@ -11,9 +11,9 @@ use egui::{Key, Modifiers, ViewportCommand, ViewportEvent, ViewportId};
 use egui_kittest::Harness;
 use tern::desktop::Desktop;
 use tern::window::app::{Launch, TernApp};
+use tern_core::ipc::{Activity, Reply, Request};
 use tern_core::model::TermSize;
 use tern_core::pipeline::SpawnSpec;
-use tern_core::remote::{Activity, Reply, Request};
 
 mod common;
 use common::Slot;
@@ -143,8 +143,8 @@ fn running_sleep(h: &mut Harness<'_, Slot>) {
     step_until(h, "sleep runs", |h| {
         let p = app(h).pane().expect("focused");
         app(h)
-            .pane_ui(p)
-            .is_some_and(|u| u.command.as_deref() == Some("sleep"))
+            .pane_record(p)
+            .is_some_and(|u| u.foreground.as_deref() == Some("sleep"))
     });
 }
 
@@ -174,8 +174,8 @@ fn closing_a_tab_with_a_running_program_asks_first() {
     step_until(&mut h, "its shell is at the prompt", |h| {
         let p = app(h).pane().expect("focused");
         app(h)
-            .pane_ui(p)
-            .is_some_and(|u| u.looked_up && u.command.is_none())
+            .pane_record(p)
+            .is_some_and(|u| u.looked_up && u.foreground.is_none())
     });
     h.key_press_modifiers(close_tab, Key::W);
     step_until(&mut h, "closed at once", |h| panes(h) == 1);
@@ -220,7 +220,7 @@ fn closing_the_window_over_idle_shells_does_not_ask() {
     let mut h = harness(launch("exec sh", Desktop::default()));
     step_until(&mut h, "the shell is looked up", |h| {
         let p = app(h).pane().expect("focused");
-        app(h).pane_ui(p).is_some_and(|u| u.looked_up)
+        app(h).pane_record(p).is_some_and(|u| u.looked_up)
     });
     request_window_close(&mut h);
     assert!(!sent(&h, &ViewportCommand::CancelClose));
@@ -234,7 +234,7 @@ fn msg_requests_open_list_type_focus_and_close_panes() {
     let mut h = harness(launch("exec sh", Desktop::default()));
     step_until(&mut h, "the shell's view", |h| app(h).view().is_some());
     let first = app(&h).pane().expect("focused").0;
-    let reply = app_mut(&mut h).remote_request(Request::NewTab {
+    let reply = app_mut(&mut h).msg_request(Request::NewTab {
         cwd: Some(folder.clone()),
         title: Some("agent".into()),
         command: vec!["cat".into()],
@@ -253,7 +253,7 @@ fn msg_requests_open_list_type_focus_and_close_panes() {
         "agent"
     );
     // send-text reaches the program: cat echoes it back.
-    let sent_text = app_mut(&mut h).remote_request(Request::SendText {
+    let sent_text = app_mut(&mut h).msg_request(Request::SendText {
         pane,
         text: "over the socket\n".into(),
     });
@@ -270,21 +270,21 @@ fn msg_requests_open_list_type_focus_and_close_panes() {
     });
     // Focus moves back; close removes the pane; unknown ids are errors.
     assert_eq!(
-        app_mut(&mut h).remote_request(Request::Focus { pane: first }),
+        app_mut(&mut h).msg_request(Request::Focus { pane: first }),
         Ok(Reply::Done {})
     );
     assert_eq!(app(&h).pane().map(|p| p.0), Some(first));
     assert_eq!(
-        app_mut(&mut h).remote_request(Request::Close { pane }),
+        app_mut(&mut h).msg_request(Request::Close { pane }),
         Ok(Reply::Done {})
     );
     h.step();
     assert!(app(&h).pane_infos().iter().all(|i| i.id != pane));
     assert_eq!(
-        app_mut(&mut h).remote_request(Request::Focus { pane: 999 }),
+        app_mut(&mut h).msg_request(Request::Focus { pane: 999 }),
         Err("no pane 999".into())
     );
-    let bad_dir = app_mut(&mut h).remote_request(Request::NewTab {
+    let bad_dir = app_mut(&mut h).msg_request(Request::NewTab {
         cwd: Some(folder.join("missing")),
         title: None,
         command: Vec::new(),
@@ -311,4 +311,71 @@ fn ctrl_0_goes_back_to_the_configured_size() {
         20.0,
         "back to the configured 20, not 15"
     );
+}
+
+/// Keys and `tern msg` reach the workspace through the same code: the core's
+/// `apply`, whose journal records every change with who asked. A key handler or a
+/// socket request that changed the workspace beside it (as `tern msg` once did, with
+/// its own new-tab and split) leaves no entry and fails here; so does a request that
+/// never reaches the window's loop (the socket is the real one).
+#[test]
+fn keys_and_msg_requests_reach_the_same_command_code() {
+    use tern_core::workspace::Source;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let waker = tern::desktop::LateWaker::default();
+    let remote = tern::desktop::Ipc::bind(&dir.path().join("tern.sock"), waker).expect("bind");
+    let socket = remote.path().to_owned();
+    let desktop = Desktop {
+        ipc: Some(std::sync::Arc::new(remote)),
+        ..Desktop::default()
+    };
+    let mut h = harness(launch("exec sh", desktop));
+    step_until(&mut h, "the shell's view", |h| app(h).view().is_some());
+    let journal = |h: &Harness<'_, Slot>| -> Vec<(Source, &'static str)> {
+        app(h)
+            .core()
+            .journal()
+            .filter(|a| a.result.is_ok())
+            .map(|a| (a.source, a.command))
+            .collect()
+    };
+    h.key_press_modifiers(CTRL_SHIFT, Key::T);
+    step_until(&mut h, "a second tab", |h| panes(h) == 2);
+    h.key_press_modifiers(CTRL_SHIFT, Key::D);
+    step_until(&mut h, "a split", |h| panes(h) == 3);
+    let by_keys = journal(&h);
+    assert!(by_keys.contains(&(Source::Key, "new-tab")), "{by_keys:?}");
+    assert!(by_keys.contains(&(Source::Key, "split")), "{by_keys:?}");
+
+    // The same two through the socket, answered by the window's loop.
+    let client = std::thread::spawn(move || {
+        let tab = tern_core::ipc::client::send(
+            &socket,
+            Request::NewTab {
+                cwd: None,
+                title: None,
+                command: Vec::new(),
+            },
+        );
+        let split = tern_core::ipc::client::send(
+            &socket,
+            Request::Split {
+                pane: None,
+                direction: tern_core::ipc::SplitDirection::Down,
+                cwd: None,
+                command: Vec::new(),
+            },
+        );
+        (tab, split)
+    });
+    step_until(&mut h, "two more panes by tern msg", |h| panes(h) == 5);
+    while !client.is_finished() {
+        h.step();
+    }
+    let (tab, split) = client.join().expect("client thread");
+    assert!(matches!(tab, Ok(Reply::Pane { .. })), "{tab:?}");
+    assert!(matches!(split, Ok(Reply::Pane { .. })), "{split:?}");
+    let all = journal(&h);
+    assert!(all.contains(&(Source::Msg, "new-tab")), "{all:?}");
+    assert!(all.contains(&(Source::Msg, "split")), "{all:?}");
 }

@@ -36,12 +36,17 @@ fn wait_file(path: &Path, what: &str, dir: &Path) -> String {
     }
 }
 
+/// `tern -e` ends with its program and passes its status on; `--hold` keeps the window
+/// after the program ended: `tern msg list` still answers, and shows the exit status.
+/// Catches `--hold` ignored (tern exits, the wait for the answer fails) and the status
+/// lost. How soon the window goes after the exit is printed, not asserted (speed
+/// belongs in benchmarks).
 #[test]
-fn tern_e_closes_within_a_second_of_the_exit_with_its_status_and_hold_keeps_it() {
+fn tern_e_exits_with_its_programs_status_and_hold_keeps_the_window() {
     let display = start_xvfb();
     let (dir, runtime) = scratch("exit");
     let stamp = dir.join("exited-at");
-    let script = format!("sleep 1; date +%s%N > {}; exit 3", stamp.display());
+    let script = format!("date +%s%N > {}; exit 3", stamp.display());
     let (mut tern, _trace) = start_tern(&display, &dir, &runtime, &["-e", "sh", "-c", &script]);
     let deadline = Instant::now() + Duration::from_secs(60);
     let status = loop {
@@ -61,24 +66,50 @@ fn tern_e_closes_within_a_second_of_the_exit_with_its_status_and_hold_keeps_it()
         .trim()
         .parse()
         .expect("a time stamp");
-    let after_ms = (gone_ns.saturating_sub(exited_ns)) / 1_000_000;
-    assert!(
-        after_ms < 1000,
-        "the window went {after_ms} ms after the exit"
+    eprintln!(
+        "the window went {} ms after the exit",
+        gone_ns.saturating_sub(exited_ns) / 1_000_000
     );
 
     // --hold: the window stays after the command ended.
     let (dir, runtime) = scratch("hold");
-    let stamp = dir.join("exited-at");
-    let script = format!("date +%s%N > {}; exit 3", stamp.display());
     let (mut tern, _trace) = start_tern(
         &display,
         &dir,
         &runtime,
-        &["--hold", "-e", "sh", "-c", &script],
+        &["--hold", "-e", "sh", "-c", "exit 3"],
     );
-    wait_file(&stamp, "the held command ran", &dir);
-    std::thread::sleep(Duration::from_secs(2));
+    let socket = runtime
+        .join("tern")
+        .join(format!("tern-{}.sock", tern.0.id()));
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let pane = loop {
+        if let Some(status) = tern.0.try_wait().expect("waits") {
+            panic!("--hold did not keep the window: tern exited with {status}");
+        }
+        let listed = Command::new(env!("CARGO_BIN_EXE_tern"))
+            .arg("msg")
+            .arg("--socket")
+            .arg(&socket)
+            .arg("list")
+            .output()
+            .expect("tern msg runs");
+        let list: serde_json::Value =
+            serde_json::from_slice(&listed.stdout).unwrap_or(serde_json::Value::Null);
+        if let Some(pane) = list
+            .as_array()
+            .and_then(|panes| panes.iter().find(|p| p["exit_status"] == 3))
+        {
+            break pane.clone();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the held pane never showed its exit: {list}; tern said {:?}",
+            std::fs::read_to_string(dir.join("tern.stderr"))
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(pane["activity"], "exited", "{pane}");
     assert!(
         tern.0.try_wait().expect("waits").is_none(),
         "--hold keeps the window"

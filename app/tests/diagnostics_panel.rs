@@ -65,11 +65,20 @@ fn ctrl_shift_g_opens_the_panel_and_a_flooding_hidden_panes_row_moves() {
     }
     assert_eq!(cell(&h, &format!("pane {} state", flood.0)), 0, "parked");
     let (read1, parsed1) = (cell(&h, &read_label), cell(&h, &parsed_label));
-    std::thread::sleep(Duration::from_millis(200));
-    h.step();
-    let (read2, parsed2) = (cell(&h, &read_label), cell(&h, &parsed_label));
-    assert!(read2 > read1, "read {read1} → {read2}");
-    assert!(parsed2 > parsed1, "parsed {parsed1} → {parsed2}");
+    // The row moves: both counts grow past what the first frame showed.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        h.step();
+        let (read2, parsed2) = (cell(&h, &read_label), cell(&h, &parsed_label));
+        if read2 > read1 && parsed2 > parsed1 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the row did not move: read {read1} → {read2}, parsed {parsed1} → {parsed2}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
     assert_eq!(
         cell(&h, &format!("pane {} frames built / taken", flood.0)),
         0,

@@ -6,16 +6,27 @@ use std::time::{Duration, Instant};
 use egui::{Event, Key, Modifiers};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
-use tern::window::app::Launch;
-use tern_core::model::TermSize;
-use tern_core::pipeline::SpawnSpec;
 
 mod common;
 use common::Slot;
 
+/// `tern --hold -e PROGRAM ARGS` (80x24, no config file) through the binary's start-up;
+/// held, so a test can read the last screen after the program exits.
 fn harness(program: &str, args: &[&str]) -> Harness<'static, Slot> {
-    let launch = Launch::new(SpawnSpec::command(program, args).size(TermSize::new(80, 24)));
-    common::app_harness(launch, egui::vec2(800.0, 480.0))
+    let config = std::env::temp_dir().join("tern-window-tests-no-config.ron");
+    let mut all = vec![
+        "--config",
+        config.to_str().expect("utf-8"),
+        "--hold",
+        "--cols",
+        "80",
+        "--rows",
+        "24",
+        "-e",
+        program,
+    ];
+    all.extend_from_slice(args);
+    common::app_harness_from_args(&all, egui::vec2(800.0, 480.0))
 }
 
 /// The focused pane's selected text, if any.
@@ -164,7 +175,15 @@ fn the_wheel_scrolls_through_history_paged_from_the_model() {
     h.event(egui::Event::PointerMoved(egui::pos2(100.0, 100.0)));
     h.event(wheel(10.0)); // 30 lines up
     h.step();
-    let shown = screen_rows(&mut h);
+    // The history page comes from the model thread: under load, a frame or more later.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut shown = screen_rows(&mut h);
+    while !shown.first().is_some_and(|r| r.starts_with("line")) {
+        assert!(Instant::now() < deadline, "no history page came: {shown:?}");
+        std::thread::sleep(Duration::from_millis(10));
+        h.step();
+        shown = screen_rows(&mut h);
+    }
     assert_eq!(h.state().as_ref().map(|a| a.scroll_offset()), Some(30));
     let first: usize = shown[0]
         .trim_start_matches("line")
@@ -228,8 +247,9 @@ fn a_multi_line_paste_without_bracketed_paste_asks_first() {
     h.step();
     h.step();
     assert_eq!(h.state().as_ref().map(|a| a.paste_pending()), Some(true));
-    std::thread::sleep(Duration::from_millis(200));
-    h.step();
+    // A marker written to the pty after the paste: once its echo is drawn, a paste
+    // sent before the answer would have been drawn before it.
+    write_marker(&mut h, "marker one");
     assert!(
         !screen(&h).iter().any(|r| r == "first line"),
         "nothing is sent before the answer"
@@ -248,9 +268,20 @@ fn a_multi_line_paste_without_bracketed_paste_asks_first() {
     h.get_by_label("Cancel").click();
     h.step();
     h.step();
-    std::thread::sleep(Duration::from_millis(200));
-    h.step();
+    write_marker(&mut h, "marker two");
     assert!(!screen(&h).iter().any(|r| r == "third"));
+}
+
+/// Writes `text` and a newline to the focused pane's pty (`cat` there) and steps until
+/// both its echo and cat's copy are drawn: whatever the window wrote to the pty before
+/// is on the screen by then.
+fn write_marker(h: &mut Harness<'static, Slot>, text: &str) {
+    let app = h.state().as_ref().expect("app");
+    let pane = app.pane().expect("a focused pane");
+    app.pipeline().write(pane, format!("{text}\n").as_bytes());
+    step_until(h, text, |rows| {
+        rows.iter().filter(|r| r.as_str() == text).count() == 2
+    });
 }
 
 #[test]

@@ -487,8 +487,8 @@ fn closing_a_pane_with_a_running_program_asks_first() {
     // The process table is read once a second.
     step_until(&mut h, "sleep runs in the pane", |h| {
         app(h)
-            .pane_ui(focused(h))
-            .is_some_and(|p| p.command.as_deref() == Some("sleep"))
+            .pane_record(focused(h))
+            .is_some_and(|p| p.foreground.as_deref() == Some("sleep"))
     });
     h.key_press_modifiers(CTRL_SHIFT, Key::W);
     h.step();
@@ -507,8 +507,8 @@ fn closing_a_pane_with_a_running_program_asks_first() {
     step_until(&mut h, "split again", |h| terminals(h) == 2);
     step_until(&mut h, "the new shell is at its prompt", |h| {
         app(h)
-            .pane_ui(focused(h))
-            .is_some_and(|p| p.command.is_none())
+            .pane_record(focused(h))
+            .is_some_and(|p| p.foreground.is_none())
     });
     h.key_press_modifiers(CTRL_SHIFT, Key::W);
     step_until(&mut h, "closed at once", |h| terminals(h) == 1);
@@ -523,7 +523,9 @@ fn saved_scrollback_has_every_line_oldest_first() {
         screen(h).lines().any(|l| l.trim() == "5000")
     });
     let pane = focused(&h);
-    let text = app(&h).scrollback_text(pane).expect("text");
+    let text = tern_core::workspace::requests::TextJob::new(app(&h).pipeline().clone(), pane, true)
+        .text()
+        .expect("text");
     // The first number may share its line with a prompt printed after the typed
     // command's echo ("# 1"): take each line's last word, leaving the command out.
     let numbers: Vec<u32> = text

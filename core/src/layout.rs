@@ -14,6 +14,36 @@
 
 use serde::{Deserialize, Serialize};
 
+/// Where a split puts the new pane: the one split direction (keys, `tern msg` —
+/// written `right`/`down` — and tmux's `split-window -h`/`-v`). [`Axis`] is how a
+/// split node arranges its children.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SplitDirection {
+    /// Side by side (a vertical divider).
+    Right,
+    /// One above the other (a horizontal divider).
+    Down,
+}
+
+impl From<SplitDirection> for Axis {
+    fn from(d: SplitDirection) -> Axis {
+        match d {
+            SplitDirection::Right => Axis::Horizontal,
+            SplitDirection::Down => Axis::Vertical,
+        }
+    }
+}
+
+impl From<Axis> for SplitDirection {
+    fn from(a: Axis) -> SplitDirection {
+        match a {
+            Axis::Horizontal => SplitDirection::Right,
+            Axis::Vertical => SplitDirection::Down,
+        }
+    }
+}
+
 /// How a split arranges its two children.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Axis {

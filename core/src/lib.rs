@@ -13,16 +13,17 @@
 
 pub mod atomic_file;
 pub mod config;
+pub mod desktop_appearance;
 pub mod desktop_notify;
 pub mod diagnostics;
 pub mod escapes;
 pub mod fixtures;
 pub mod helper;
 pub mod input;
+pub mod ipc;
 pub mod layout;
 pub mod model;
 pub mod pipeline;
-pub mod remote;
 pub mod resume;
 pub mod security;
 pub mod session;

@@ -140,7 +140,7 @@ fn decrqss_reports_supported_settings() {
     t.feed("\x1b[1\"q\x1bP$q\"q\x1b\\");
     assert_eq!(t.replies(), "\x1bP1$r1\"q\x1b\\");
     t.feed("\x1bP$q\"p\x1b\\");
-    assert_eq!(t.replies(), "\x1bP1$r64;1\"p\x1b\\");
+    assert_eq!(t.replies(), "\x1bP1$r65;1\"p\x1b\\");
 }
 
 #[test]
@@ -187,13 +187,13 @@ fn decrqm_covers_every_implemented_mode() {
 fn device_attributes_and_version() {
     let mut t = TestTerm::new(10, 2);
     t.feed("\x1b[c\x1b[0c\x1bZ");
-    assert_eq!(t.replies(), "\x1b[?64;1;6;22;28c".repeat(3));
+    assert_eq!(t.replies(), "\x1b[?65;1;6;22;28c".repeat(3));
     t.feed("\x1b[=c");
     assert_eq!(t.replies(), "\x1bP!|00000000\x1b\\");
     t.feed("\x1b[>c\x1b[>q");
     let r = t.replies();
     assert!(
-        r.starts_with("\x1b[>1;") && r.contains("\x1bP>|tern "),
+        r.starts_with("\x1b[>64;379;0c") && r.contains("\x1bP>|tern "),
         "{r:?}"
     );
 }
@@ -283,7 +283,7 @@ fn ris_resets_margins_and_level_but_keeps_what_the_app_told() {
     t.feed("\x1b[?69h\x1b[3;6s\x1b[62;1\"p\x1bc\x1bP$q\"p\x1b\\\x1b[16t");
     assert_eq!(t.term.lr_margins(), 0..10);
     assert!(!t.term.lr_margin_mode());
-    assert_eq!(t.replies(), "\x1bP1$r64;1\"p\x1b\\\x1b[6;18;9t");
+    assert_eq!(t.replies(), "\x1bP1$r65;1\"p\x1b\\\x1b[6;18;9t");
 }
 
 #[test]

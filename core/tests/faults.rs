@@ -192,9 +192,21 @@ fn writes_resizes_and_deliveries_after_the_pty_fails_are_harmless() {
     }
     p.write(pane, &vec![b'x'; 1 << 20]);
     let _ = p.take(pane);
-    std::thread::sleep(Duration::from_millis(100));
-    for e in p.poll_events() {
-        assert!(!matches!(e, PaneEvent::Exited { .. }), "one exit only");
+    // A second pane spawned after all that: by its exit, the pool and the model thread
+    // have handled every write and resize sent before it, and a second exit of the
+    // first pane would have been reported first.
+    let marker = p.spawn(&sh("exit 0")).expect("spawn");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut marker_exited = false;
+    while !marker_exited {
+        for e in p.poll_events() {
+            if let PaneEvent::Exited { pane: exited, .. } = e {
+                assert_ne!(exited, pane, "one exit only");
+                marker_exited |= exited == marker;
+            }
+        }
+        assert!(Instant::now() < deadline, "the marker pane never exited");
+        std::thread::sleep(Duration::from_millis(10));
     }
     assert!(errors.is_empty(), "EIO at exit is not an error: {errors:?}");
     wait_screen(&p, pane, "done");

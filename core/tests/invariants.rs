@@ -143,7 +143,11 @@ fn parsed_behind(p: &Pipeline, pane: PaneId) -> u64 {
 /// waited for the model to get through its work would find it done.
 /// Catches: the blocking `Pipeline::search` in place of `start_search` (the model
 /// first parses the pane's whole backlog; seen: "start_search returned after the
-/// model thread finished its backlog").
+/// model thread finished its backlog"); a dump that waits (`dump_screen`'s
+/// `recv_timeout` in `request_dump`: the model parses the pane's backlog before it
+/// dumps; seen: "request_dump returned after…"). History pages are asked for the same
+/// way (`request_history`), but a page needs no parse first, so a waiting one would
+/// return early here too: the window's use of them is `viewport.rs`'s.
 #[test]
 fn invariant_5_ui_calls_return_while_the_model_thread_is_busy() {
     let p = Pipeline::start(PipelineConfig::default(), Arc::new(|| {})).expect("pipeline");
@@ -193,6 +197,16 @@ fn invariant_5_ui_calls_return_while_the_model_thread_is_busy() {
         still_busy("report");
         p.breadcrumb(Some(ui), "frame");
         still_busy("breadcrumb");
+        // History pages for the view and the last screens for a session save: asked
+        // for, never waited for (their answers wake the window).
+        let page = p.request_history(busy, 0, 48);
+        still_busy("request_history");
+        let _ = page.poll();
+        still_busy("history poll");
+        let dump = p.request_dump(busy);
+        still_busy("request_dump");
+        let _ = dump.poll();
+        still_busy("dump poll");
     }
 }
 
@@ -393,4 +407,132 @@ fn invariant_7_the_model_thread_runs_a_round_only_for_data() {
         "{rounds} model rounds for {QUERIES} queries: the thread wakes without data"
     );
     p.close(idle);
+}
+
+/// Invariant 2: a hidden pane receives nothing and loses nothing. A pane that is never
+/// shown prints a title, a cwd, a bell, a notification and a finished command's mark,
+/// 20,000 lines, then asks for the cursor position and records the answer. With the
+/// pane still hidden: every fact arrived, the program got the answer an always-visible
+/// terminal gives (row 24 after the flood), the model parsed every byte read, and not
+/// one frame or snapshot was built. Revealed: the screen holds the last lines and the
+/// snapshot covers every byte read. Catches: facts sent only for visible panes (no
+/// title, no bell …), deliveries built while hidden (`PaneCore::next_delivery` not
+/// looking at visibility: frames built) and replies held back while hidden (the
+/// program never gets its answer).
+#[test]
+fn invariant_2_a_hidden_pane_gets_no_frames_and_loses_no_byte_fact_or_reply() {
+    use tern_core::model::{ShellMark, TermEvent};
+    use tern_core::pipeline::PaneEvent;
+    let dir = tempfile::tempdir().expect("dir");
+    let answer = dir.path().join("answer");
+    let script = format!(
+        "stty -echo -icanon; \
+         printf '\\033]2;hidden title\\007\\033]7;file://localhost/tmp/hidden\\007\\007'; \
+         printf '\\033]9;hidden news\\007\\033]133;D;3\\007'; seq 1 20000; \
+         printf '\\033[6n'; dd bs=1 count=7 of='{}' 2>/dev/null; printf 'end'; exec sleep 600",
+        answer.display()
+    );
+    let p = Pipeline::start(PipelineConfig::default(), Arc::new(|| {})).expect("pipeline");
+    let pane = p
+        .spawn(&SpawnSpec::command("sh", &["-c", &script]).size(TermSize::new(80, 24)))
+        .expect("spawn");
+    let credit = p.credit(pane).expect("credit");
+    let mut facts = Vec::new();
+    wait_until(
+        "the program's answer and its last output",
+        || {
+            facts.extend(p.poll_events().into_iter().filter_map(|e| match e {
+                PaneEvent::Fact { pane: from, event } if from == pane => Some(event),
+                _ => None,
+            }));
+            std::fs::metadata(&answer).is_ok_and(|m| m.len() == 7)
+                && p.dump_screen(pane)
+                    .is_some_and(|d| d.rows.iter().any(|r| r.trim_end() == "end"))
+                && credit.parsed_total() == credit.read_total()
+        },
+        || {
+            format!(
+                "answer {:?}, read {} parsed {}",
+                std::fs::read(&answer),
+                credit.read_total(),
+                credit.parsed_total()
+            )
+        },
+    );
+    facts.extend(p.poll_events().into_iter().filter_map(|e| match e {
+        PaneEvent::Fact { pane: from, event } if from == pane => Some(event),
+        _ => None,
+    }));
+    let has = |want: &dyn Fn(&TermEvent) -> bool, what: &str| {
+        assert!(
+            facts.iter().any(want),
+            "no {what} from the hidden pane: {facts:?}"
+        );
+    };
+    has(&|e| *e == TermEvent::Title("hidden title".into()), "title");
+    has(
+        &|e| matches!(e, TermEvent::Cwd(c) if c.ends_with("/tmp/hidden")),
+        "cwd",
+    );
+    has(&|e| *e == TermEvent::Bell, "bell");
+    has(
+        &|e| matches!(e, TermEvent::Notification(n) if n.body == "hidden news"),
+        "notification",
+    );
+    has(
+        &|e| {
+            matches!(
+                e,
+                TermEvent::Shell {
+                    mark: ShellMark::CommandFinished { exit_code: Some(3) },
+                    ..
+                }
+            )
+        },
+        "finished command",
+    );
+    assert_eq!(
+        std::fs::read(&answer).expect("the answer"),
+        b"\x1b[24;1R",
+        "the hidden pane's query is answered from its own state"
+    );
+    let stats = p.stats(pane).expect("stats");
+    assert_eq!(
+        stats.frames_built.load(Ordering::Relaxed),
+        0,
+        "no frames while hidden"
+    );
+    assert_eq!(
+        stats.snapshots_built.load(Ordering::Relaxed),
+        0,
+        "no snapshots while hidden"
+    );
+    assert!(p.take(pane).is_none(), "nothing to take while hidden");
+    // Revealed: one snapshot of everything read.
+    p.set_visible(pane, true);
+    let mut snapshot = None;
+    wait_until(
+        "a snapshot on reveal",
+        || {
+            if let Some(Delivery::Snapshot(s)) = p.take(pane) {
+                snapshot = Some(s);
+            }
+            snapshot.is_some()
+        },
+        || format!("pane {pane:?}"),
+    );
+    let s = snapshot.expect("the wait returned with one");
+    assert_eq!(
+        s.seq,
+        credit.read_total(),
+        "the snapshot covers every byte read"
+    );
+    let rows: Vec<String> = s
+        .rows
+        .iter()
+        .map(|r| r.text().trim_end().to_owned())
+        .collect();
+    let last = rows.iter().rposition(|r| !r.is_empty()).expect("text");
+    assert_eq!(rows[last - 2..=last], ["19999", "20000", "end"], "{rows:?}");
+    p.close(pane);
 }

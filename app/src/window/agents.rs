@@ -23,7 +23,7 @@ pub fn activity_marks(b: Badges) -> Vec<(&'static str, Color32)> {
         Some(ActivityState::Waiting) => vec![("◆", Color32::from_rgb(250, 170, 40))],
         Some(ActivityState::Running) => vec![("▶", Color32::from_rgb(90, 170, 250))],
         Some(ActivityState::Done) => vec![("■", Color32::from_rgb(150, 150, 150))],
-        Some(ActivityState::Idle) | None => Vec::new(),
+        Some(ActivityState::Idle | ActivityState::Exited) | None => Vec::new(),
     }
 }
 

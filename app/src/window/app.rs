@@ -12,11 +12,11 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use tern_core::model::{Palette, TermSize};
 use tern_core::pipeline::{PaneId, Pipeline, PipelineConfig, SpawnSpec, Waker};
-use tern_core::workspace::Workspace;
+use tern_core::workspace::WorkspaceCore;
 
 use super::action::Action;
 use super::agents::Agents;
@@ -32,7 +32,7 @@ use super::theme::Theme;
 use super::trace::Trace;
 
 pub use super::chrome::DIVIDER;
-pub use super::fonts::{
+pub use super::glyphs::fonts::{
     BOLD_FAMILY, BOLD_ITALIC_FAMILY, DEFAULT_FONT_SIZE, ITALIC_FAMILY, ime_configured,
     install_fonts,
 };
@@ -45,7 +45,6 @@ mod overlay;
 mod page;
 mod panes;
 mod queries;
-mod remote;
 mod run;
 mod session;
 
@@ -53,8 +52,6 @@ use overlay::Overlay;
 
 /// How far one keyboard resize moves a pane edge (share of the split).
 const RESIZE_STEP: f32 = 0.05;
-/// How often the running program of each pane is looked up (for titles).
-const PROCESS_REFRESH: Duration = Duration::from_secs(1);
 
 /// What the app was asked to start.
 #[derive(Clone, Debug, Default)]
@@ -137,7 +134,10 @@ fn start_pipeline(
 
 pub struct TernApp {
     pipeline: Arc<Pipeline>,
-    ws: Workspace<PaneId>,
+    /// The workspace, its panes' facts and its rules (GUI-free); every change to it
+    /// goes through `exec` (`run.rs`).
+    core: WorkspaceCore,
+    /// What the window keeps per pane to draw it (views, badges, selection…).
     panes: HashMap<PaneId, PaneUi>,
     keymap: KeyMap,
     launch: Launch,
@@ -151,18 +151,23 @@ pub struct TernApp {
     /// A message for the user (spawn errors, refused actions).
     status: Option<String>,
     window_title: String,
-    processes_at: Instant,
     /// The diagnostics panel (Ctrl+Shift+G) and the frame time histogram.
     diagnostics: Diagnostics,
     settings: Settings,
     session: Option<SessionFile>,
     /// The session without last screens as last saved (a change makes a save due).
     session_layout: Option<tern_core::session::SessionState>,
+    /// A save waiting for its panes' last screens (`session.rs`).
+    saving_screens: Option<session::ScreensAsked>,
     pub sidebar: Sidebar,
     /// A save in progress (dialog and write on their own thread).
     saving: Option<std::sync::mpsc::Receiver<Result<PathBuf, String>>>,
     font_size: f32,
     theme: Theme,
+    /// The desktop's light/dark preference, followed while `theme.light` or
+    /// `theme.dark` is set (`config.rs`).
+    appearance: Option<tern_core::desktop_appearance::AppearanceWatcher>,
+    desktop_scheme: tern_core::desktop_appearance::ColorScheme,
     /// Colours before a pane's first delivery.
     palette: Palette,
     glyphs: GlyphCache,
@@ -184,12 +189,6 @@ pub struct TernApp {
     last_frame_cpu: Option<f32>,
     /// The focused pane's search progress last frame, while one runs (for the trace).
     searching_last: Option<(u64, u64)>,
-    /// Remote worktrees (tmux over ssh), each a group of the workspace.
-    remotes: Vec<super::remote::RemoteGroup>,
-    /// The pane area in cells as last drawn (a remote client's size).
-    area_cells: Option<(u16, u16)>,
-    /// Wakes the window (for connections started later).
-    repaint: Waker,
     /// The colour eframe clears the window to this frame (`None` outside eframe, as
     /// in the kittest harness): panes on it draw no background rectangle.
     window_clear: Option<egui::Color32>,
@@ -235,9 +234,13 @@ impl TernApp {
             let ctx = ctx.clone();
             move || ctx.request_repaint()
         });
+        let mut core = WorkspaceCore::new(pipeline.clone(), settings.config.clone());
+        core.set_hold(launch.desktop.hold);
+        core.set_child_env(launch.desktop.child_env());
+        core.set_waker(repaint);
         let mut app = TernApp {
             pipeline,
-            ws: Workspace::default(),
+            core,
             panes: HashMap::new(),
             keymap: KeyMap::default(),
             launch,
@@ -248,7 +251,6 @@ impl TernApp {
             focused_last: None,
             status: None,
             window_title: String::new(),
-            processes_at: Instant::now(),
             diagnostics: Diagnostics::new(
                 &font_description(&settings.config),
                 settings.path.clone(),
@@ -256,10 +258,13 @@ impl TernApp {
             settings,
             session: None,
             session_layout: None,
+            saving_screens: None,
             sidebar: Sidebar::default(),
             saving: None,
             font_size: DEFAULT_FONT_SIZE,
             theme: Theme::default(),
+            appearance: None,
+            desktop_scheme: tern_core::desktop_appearance::ColorScheme::NoPreference,
             palette: Palette::default(),
             glyphs: GlyphCache::default(),
             trace,
@@ -272,16 +277,14 @@ impl TernApp {
             send_text: Vec::new(),
             last_frame_cpu: None,
             searching_last: None,
-            remotes: Vec::new(),
-            area_cells: None,
-            repaint,
             window_clear: None,
         };
         app.apply_config(ctx, None);
         if let Some(path) = app.launch.session.clone() {
             app.restore_session(path);
-            if !app.ws.groups.is_empty() {
+            if !app.core.ws.groups.is_empty() {
                 let repos: Vec<PathBuf> = app
+                    .core
                     .ws
                     .groups
                     .iter()
@@ -290,7 +293,7 @@ impl TernApp {
                 for repo in repos {
                     app.sidebar.add_repository(ctx, repo, true);
                 }
-                app.sidebar_open = app.ws.groups.len() > 1;
+                app.sidebar_open = app.core.ws.groups.len() > 1;
                 return app;
             }
         }
@@ -301,28 +304,26 @@ impl TernApp {
             .clone()
             .or_else(|| std::env::current_dir().ok())
             .unwrap_or_else(|| PathBuf::from("/"));
-        let group = app.ws.add_group(dir_name(&dir), dir.clone(), None);
         // If the folder is in a repository, its worktrees show in the sidebar.
-        app.sidebar.add_repository(ctx, dir, true);
+        app.sidebar.add_repository(ctx, dir.clone(), true);
         let spec = app.launch.spec.clone();
+        let group = app.core.ws.add_group(dir_name(&dir), dir, None);
         let pane = match first {
             Some(Ok(pane)) => {
-                let ui = PaneUi::new(pane, app.pipeline.clone());
-                app.panes.insert(pane, ui);
+                app.core
+                    .adopt(pane, spec.command.as_ref().map(command_line));
                 Some(pane)
             }
             Some(Err(e)) => {
                 app.status = Some(format!("cannot start a shell: {e}"));
                 None
             }
-            None => app.spawn(&spec),
+            None => app.core.spawn(spec).map_err(|e| app.status = Some(e)).ok(),
         };
         if let Some(pane) = pane {
-            app.ws.add_tab(group, pane);
-            if spec.command.is_some() {
-                app.note_command_pane(pane);
-            }
+            app.core.ws.add_tab(group, pane);
         }
+        app.take_effects();
         app
     }
 
@@ -347,13 +348,25 @@ impl TernApp {
     pub fn logic(&mut self, ctx: &egui::Context) {
         self.poll_config(ctx);
         self.route_events(ctx);
-        self.poll_remotes(ctx);
-        self.refresh_processes();
+        if let Some(at) = self.core.poll_remotes() {
+            ctx.request_repaint_after(at.saturating_duration_since(Instant::now()));
+        }
+        self.take_effects();
+        self.core.refresh_processes();
         self.desktop_frame(ctx);
         self.poll_saving();
         let sidebar_news = self.sidebar.poll(ctx, self.sidebar_open);
         self.sidebar_actions(sidebar_news);
         self.adopt_groups();
+        // A page size refused between frames goes to the pty now.
+        self.apply_pane_output();
+    }
+
+    /// Carries out what each pane's input asked (see `PaneUi::apply_output`).
+    fn apply_pane_output(&mut self) {
+        for p in self.panes.values_mut() {
+            p.apply_output();
+        }
     }
 
     /// Draws the window; the panels' actions are applied after they are drawn.
@@ -388,7 +401,7 @@ impl TernApp {
                 self.run(&ctx, command);
             }
             if let Some(text) = super::agents::take_send_text(&ctx, &self.send_text)
-                && let Some(pane) = self.ws.focused_pane()
+                && let Some(pane) = self.core.ws.focused_pane()
             {
                 self.pipeline.write(pane, text.as_bytes());
             }
@@ -415,12 +428,15 @@ impl TernApp {
         egui::CentralPanel::default()
             .frame(egui::Frame::NONE)
             .show(ui, |ui| actions.extend(self.panes_ui(ui)));
+        // What the panes' input asked while they were drawn: typed bytes, new sizes.
+        self.apply_pane_output();
         self.apply(&ctx, actions);
         // Panes closed or revealed by this frame's clicks are parked / shown next frame.
         self.sync_visibility();
         let title = match &self.launch.title {
             Some(t) => t.clone(),
             None => self
+                .core
                 .ws
                 .focused_pane()
                 .map(|p| self.pane_title(p))
@@ -497,9 +513,9 @@ impl TernApp {
     /// What the tab bar shows, or `None` when it is hidden (one tab in one folder: the
     /// window is all terminal, like kitty).
     fn tab_strip(&self) -> Option<TabStrip> {
-        let group = self.ws.active;
-        let g = self.ws.groups.get(group)?;
-        if g.tabs.len() <= 1 && self.ws.groups.len() <= 1 && !self.sidebar_open {
+        let group = self.core.ws.active;
+        let g = self.core.ws.groups.get(group)?;
+        if g.tabs.len() <= 1 && self.core.ws.groups.len() <= 1 && !self.sidebar_open {
             return None;
         }
         let tabs = g
@@ -508,7 +524,7 @@ impl TernApp {
             .map(|t| TabEntry {
                 id: t.id,
                 title: self.tab_title(t),
-                badges: self.ws.tab_badges(t, |p| self.pane_badges(p)),
+                badges: self.core.ws.tab_badges(t, |p| self.pane_badges(p)),
                 attention: self.agents.attention(t.layout.panes()),
             })
             .collect();
@@ -534,7 +550,7 @@ impl eframe::App for TernApp {
             }
         }
         // Remote worktrees detach: their programs run on in tmux.
-        self.remotes.clear();
+        self.core.detach_remotes();
     }
 
     /// The terminal's background, so a pane on it needs no full-size rectangle (a
@@ -559,11 +575,13 @@ impl eframe::App for TernApp {
     }
 }
 
-/// The last part of a path, for names ("/home/me/src/tern" → "tern").
-pub fn dir_name(dir: &Path) -> String {
-    dir.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| dir.display().to_string())
+pub use tern_core::workspace::dir_name;
+
+/// `(program, args)` as one command line.
+fn command_line((program, args): &(String, Vec<String>)) -> Vec<String> {
+    std::iter::once(program.clone())
+        .chain(args.iter().cloned())
+        .collect()
 }
 
 /// `~/src/x` for paths under the home directory.

@@ -4,12 +4,41 @@
 
 use tern_core::workspace::fuzzy_rank;
 
-/// One entry: what is matched and shown, and a hint on the right (a key, a path).
+/// One entry: what is matched and shown, a hint on the right (a key, a path) and
+/// colour swatches before it (a theme's background and ANSI colours 1-6; usually none).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Entry<T> {
     pub text: String,
     pub hint: String,
+    pub swatches: Vec<egui::Color32>,
     pub value: T,
+}
+
+/// Draws `colours` as small squares side by side, the first (a background) with a
+/// frame so a dark one shows on a dark popup.
+fn swatches(ui: &mut egui::Ui, colours: &[egui::Color32]) {
+    if colours.is_empty() {
+        return;
+    }
+    let side = ui.text_style_height(&egui::TextStyle::Body) * 0.8;
+    let (rect, _) = ui.allocate_exact_size(
+        egui::vec2(side * colours.len() as f32, side),
+        egui::Sense::hover(),
+    );
+    let painter = ui.painter();
+    for (i, c) in colours.iter().enumerate() {
+        let r = egui::Rect::from_min_size(
+            rect.min + egui::vec2(side * i as f32, 0.0),
+            egui::vec2(side, side),
+        );
+        painter.rect_filled(r, 0.0, *c);
+    }
+    painter.rect_stroke(
+        rect,
+        0.0,
+        ui.visuals().widgets.noninteractive.bg_stroke,
+        egui::StrokeKind::Outside,
+    );
 }
 
 /// What the picker did this frame.
@@ -100,22 +129,30 @@ impl<T: Clone> Picker<T> {
                     let response = ui.add(field);
                     response.request_focus();
                     let selected = self.selected;
-                    let rows: Vec<(String, String, T)> = self
+                    let rows: Vec<(String, String, Vec<egui::Color32>, T)> = self
                         .matches()
                         .into_iter()
                         .take(12)
-                        .map(|e| (e.text.clone(), e.hint.clone(), e.value.clone()))
+                        .map(|e| {
+                            (
+                                e.text.clone(),
+                                e.hint.clone(),
+                                e.swatches.clone(),
+                                e.value.clone(),
+                            )
+                        })
                         .collect();
                     if rows.is_empty() {
                         ui.weak("no match");
                     }
-                    for (i, (text, hint, value)) in rows.into_iter().enumerate() {
+                    for (i, (text, hint, colours, value)) in rows.into_iter().enumerate() {
                         let row = ui.horizontal(|ui| {
                             let r = ui.selectable_label(i == selected, text);
                             ui.with_layout(
                                 egui::Layout::right_to_left(egui::Align::Center),
                                 |ui| {
                                     ui.weak(hint);
+                                    swatches(ui, &colours);
                                 },
                             );
                             r

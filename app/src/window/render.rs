@@ -5,8 +5,7 @@
 use egui::{Align2, Color32, FontId, Mesh, Painter, Pos2, Rect, Stroke, Vec2, pos2, vec2};
 use tern_core::model::{Cell, Cursor, CursorShape, Flags, Palette, Row, Underline};
 
-use super::emoji;
-use super::glyphs::{self, GlyphCache};
+use super::glyphs::{self, GlyphCache, emoji};
 use super::theme::{self, Theme};
 
 /// Cell geometry for one font.
@@ -14,19 +13,54 @@ use super::theme::{self, Theme};
 pub struct Metrics {
     pub font: FontId,
     pub cell: Vec2,
+    /// Where text sits in its cell: half of what `font.line_height` and
+    /// `font.cell_width` add to (or take from) the font's own cell, in whole pixels.
+    pub inset: Vec2,
+}
+
+/// The cell's height and width multipliers in force (`font.line_height`,
+/// `font.cell_width`), kept in the context's memory for every [`Metrics::new`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CellScale {
+    pub height: f32,
+    pub width: f32,
+}
+
+impl CellScale {
+    fn id() -> egui::Id {
+        egui::Id::unique("tern::cell_scale")
+    }
+
+    /// Makes `self` the scale of every cell measured in `ctx` from now on.
+    pub fn set(self, ctx: &egui::Context) {
+        ctx.data_mut(|d| d.insert_temp(CellScale::id(), self));
+    }
+
+    fn get(ctx: &egui::Context) -> CellScale {
+        ctx.data(|d| d.get_temp(CellScale::id()))
+            .unwrap_or(CellScale {
+                height: 1.0,
+                width: 1.0,
+            })
+    }
 }
 
 impl Metrics {
-    /// The monospace font at `font_size` points and its cell, snapped to whole pixels
-    /// (so cell edges, and box drawing, land on pixel boundaries).
+    /// The monospace font at `font_size` points and its cell (scaled by the
+    /// [`CellScale`] in force), snapped to whole pixels (so cell edges, and box
+    /// drawing, land on pixel boundaries).
     pub fn new(ctx: &egui::Context, font_size: f32) -> Metrics {
         let font = FontId::new(font_size, egui::FontFamily::Monospace);
         let (w, h) = ctx.fonts_mut(|f| (f.glyph_width(&font, 'M'), f.row_height(&font)));
         let ppp = ctx.pixels_per_point();
         let snap = |v: f32| (v * ppp).round().max(1.0) / ppp;
+        let scale = CellScale::get(ctx);
+        let cell = egui::vec2(snap(w * scale.width), snap(h * scale.height));
+        let half = |extra: f32| (extra / 2.0 * ppp).round() / ppp;
         Metrics {
             font,
-            cell: egui::vec2(snap(w), snap(h)),
+            cell,
+            inset: egui::vec2(half(cell.x - snap(w)), half(cell.y - snap(h))),
         }
     }
 }
@@ -183,6 +217,7 @@ fn add_row(
     palette: &Palette,
     default_bg: Color32,
     selection: (Color32, &dyn Fn(usize) -> bool),
+    cursor_col: Option<usize>,
 ) {
     let cw = m.cell.x;
     let cells = &row.cells;
@@ -218,6 +253,11 @@ fn add_row(
         }
         mesh.add_colored_rect(cell_rect(start, (col - start) as f32), sel_color);
     }
+    // Runs of punctuation shaped for ligatures; their cells are skipped below.
+    let text_at = |i: usize| cell_rect(i, 1.0).min + m.inset;
+    let in_run = shaped_runs(mesh, glyphs, ctx, &text_at, row, cursor_col, &|i| {
+        look(&cells[i], palette, default_bg)
+    });
     // Glyphs and decorations.
     let px = Pixels(ctx.pixels_per_point());
     let thickness = px.thickness(m.cell.y / 16.0);
@@ -240,10 +280,7 @@ fn add_row(
             None
         };
         let marks: &[char] = combining.map_or(&[], |e| &e.combining);
-        let face = glyphs::Face {
-            bold: flags.contains(Flags::BOLD),
-            italic: flags.contains(Flags::ITALIC),
-        };
+        let face = face_of(flags);
         let colour_emoji = if lk.fg != lk.bg && emoji::wants_colour(c, marks) {
             // The whole cluster, so that a sequence the font joins is one glyph.
             let mut cluster = String::from(c);
@@ -258,13 +295,13 @@ fn add_row(
             let mut text = c.to_string();
             text.extend(extra.combining.iter());
             for q in glyphs.cluster(ctx, &text) {
-                glyphs::add(mesh, rect.min, &q, 0.0, 0.0, lk.fg);
+                glyphs::add(mesh, rect.min + m.inset, &q, 0.0, 0.0, lk.fg);
             }
-        } else if c != ' ' && lk.fg != lk.bg {
+        } else if c != ' ' && lk.fg != lk.bg && !in_run.get(i).is_some_and(|&r| r) {
             let mut fill = |r: Rect, color: Color32| mesh.add_colored_rect(r, color);
             if !draw_box(&mut fill, rect, c, lk.fg, px) {
-                if crate::symbols::draws(c) {
-                    // Drawn by tern (see `crate::symbols`): one cell, at its corner.
+                if glyphs::symbols::draws(c) {
+                    // Drawn by tern (see `glyphs::symbols`): one cell, at its corner.
                     if let Some(q) = glyphs.glyph(ctx, c, face) {
                         let at = Rect::from_min_size(rect.min, q.size);
                         mesh.add_rect_with_uv(at, q.uv, lk.fg);
@@ -275,12 +312,12 @@ fn add_row(
                         let at = emoji::fit(rect, q.size, px.0);
                         mesh.add_rect_with_uv(at, q.uv, Color32::WHITE);
                     } else {
-                        glyphs::add(mesh, rect.min, &q, 0.0, 0.0, lk.fg);
+                        glyphs::add(mesh, rect.min + m.inset, &q, 0.0, 0.0, lk.fg);
                     }
                 }
             }
         }
-        let baseline = px.snap(rect.bottom() - (m.cell.y * 0.12).max(1.0));
+        let baseline = px.snap(rect.bottom() - m.inset.y - (m.cell.y * 0.12).max(1.0));
         let line = |mesh: &mut Mesh, y: f32| {
             mesh.add_colored_rect(
                 Rect::from_min_max(pos2(rect.left(), y), pos2(rect.right(), y + thickness)),
@@ -339,6 +376,61 @@ fn add_row(
             line(mesh, px.snap(rect.center().y));
         }
     }
+}
+
+fn face_of(flags: Flags) -> glyphs::Face {
+    glyphs::Face {
+        bold: flags.contains(Flags::BOLD),
+        italic: flags.contains(Flags::ITALIC),
+    }
+}
+
+/// Draws the row's runs of punctuation that shape into something else than their
+/// characters (ligatures, see `glyphs::shaping`); returns which cells they drew (empty
+/// when none: shaping off, or nothing to shape).
+fn shaped_runs(
+    mesh: &mut Mesh,
+    glyphs: &mut GlyphCache,
+    ctx: &egui::Context,
+    text_at: &dyn Fn(usize) -> Pos2,
+    row: &Row,
+    cursor_col: Option<usize>,
+    look_of: &dyn Fn(usize) -> Look,
+) -> Vec<bool> {
+    let mut drawn = Vec::new();
+    if !glyphs.shaping_on() {
+        return drawn;
+    }
+    let cells = &row.cells;
+    let key = |i: usize| {
+        let cell = &cells[i];
+        let flags = cell.flags();
+        if !glyphs::shaping::can_ligate(cell.ch())
+            || [Flags::WIDE, Flags::WIDE_SPACER, Flags::EXTRA]
+                .iter()
+                .any(|&f| flags.contains(f))
+        {
+            return None;
+        }
+        let lk = look_of(i);
+        (lk.fg != lk.bg).then_some((face_of(flags), lk.fg))
+    };
+    let mut text = String::new();
+    for run in glyphs::shaping::runs(cells.len(), cursor_col, key) {
+        text.clear();
+        text.extend(cells[run.clone()].iter().map(|c| c.ch()));
+        let (face, fg) = (face_of(cells[run.start].flags()), look_of(run.start).fg);
+        let Some(shaped) = glyphs.run(ctx, &text, face) else {
+            continue;
+        };
+        for g in shaped.iter() {
+            let at = text_at(run.start + g.cell) + vec2(g.dx, 0.0);
+            glyphs::add(mesh, at, &g.quad, 0.0, 0.0, fg);
+        }
+        drawn.resize(cells.len(), false);
+        drawn[run].fill(true);
+    }
+    drawn
 }
 
 /// What to draw: rows top to bottom, the cursor (when the live screen is shown) and
@@ -401,6 +493,8 @@ struct CachedRow {
     row: Row,
     /// Selected column ranges of the row when it was built.
     selected: Vec<(usize, usize)>,
+    /// The cursor's column when it was in the row and split a shaped run there.
+    cursor_col: Option<usize>,
     mesh: Mesh,
 }
 
@@ -474,11 +568,18 @@ pub fn paint(
     if let Some(r) = background_rect(rect, default_bg, style.window_clear) {
         mesh.add_colored_rect(r, default_bg);
     }
+    // With ligatures on, the cursor's cell is drawn apart from a run it is in: its row
+    // is built for where the cursor is.
+    let cursor_at = scene
+        .cursor
+        .filter(|_| glyphs.shaping_on())
+        .map(|(c, _)| (c.row, c.col));
     for (r, row) in scene.rows.iter().enumerate() {
         let selected = selected_ranges(scene, r, row.cells.len());
-        let fresh = cache.rows[r]
-            .as_ref()
-            .is_some_and(|c| c.row == **row && c.selected == selected);
+        let cursor_col = cursor_at.filter(|&(cr, _)| cr == r).map(|(_, c)| c);
+        let fresh = cache.rows[r].as_ref().is_some_and(|c| {
+            c.row == **row && c.selected == selected && c.cursor_col == cursor_col
+        });
         if !fresh {
             let mut row_mesh = Mesh::with_texture(egui::TextureId::default());
             let is_selected = |c: usize| selected.iter().any(|&(a, b)| a <= c && c < b);
@@ -493,12 +594,14 @@ pub fn paint(
                 palette,
                 default_bg,
                 (theme.selection, &is_selected),
+                cursor_col,
             );
             cache.rebuilt += 1;
             cache.rebuilt_total += 1;
             cache.rows[r] = Some(CachedRow {
                 row: (*row).clone(),
                 selected,
+                cursor_col,
                 mesh: row_mesh,
             });
         }
@@ -544,7 +647,7 @@ pub fn paint(
                         let ch = cellv.ch();
                         if ch != ' ' {
                             painter.text(
-                                cell.center_top(),
+                                cell.center_top() + vec2(0.0, m.inset.y),
                                 Align2::CENTER_TOP,
                                 ch.to_string(),
                                 m.font.clone(),
@@ -574,20 +677,5 @@ pub fn paint(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Catches the pane's full-size background drawn over a window eframe already
-    /// cleared to that colour (a whole-window fill each frame on a software renderer),
-    /// and one left out where the window is another colour (a program's OSC 11
-    /// background) or its clear is not known (the kittest harness).
-    #[test]
-    fn the_background_rectangle_only_where_the_window_is_another_colour() {
-        let rect = Rect::from_min_size(pos2(0.0, 0.0), vec2(720.0, 408.0));
-        let bg = Color32::from_rgb(24, 24, 24);
-        assert_eq!(background_rect(rect, bg, Some(bg)), None);
-        let osc11 = Color32::from_rgb(0, 0, 80);
-        assert_eq!(background_rect(rect, osc11, Some(bg)), Some(rect));
-        assert_eq!(background_rect(rect, bg, None), Some(rect));
-    }
-}
+#[path = "render_tests.rs"]
+mod tests;

@@ -1,14 +1,16 @@
 //! What part of a pane's history the window shows, and the selection.
 //!
 //! `offset` counts lines scrolled up from the live screen (0 = live). Lines above the
-//! screen are paged from the model on demand (`Pipeline::history`), only the ones in
-//! view. Selection points are absolute lines, counted from the first line the pane ever
+//! screen are paged from the model on demand without waiting for it
+//! (`Pipeline::request_history`): the lines in view and a screen's worth on each side,
+//! so scrolling rarely reaches lines not in yet (those draw blank for the frame or two
+//! until the page comes; its arrival wakes the window). Selection points are absolute lines, counted from the first line the pane ever
 //! had: `dropped + i` for scrollback line `i`, then the screen's rows, so a selection
 //! stays on its text while output scrolls it.
 
 use tern_core::model::Row;
 use tern_core::pipeline::delivery::PaneView;
-use tern_core::pipeline::{PaneId, Pipeline};
+use tern_core::pipeline::{Answer, HistoryPage, PaneId, Pending, Pipeline};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Point {
@@ -57,9 +59,16 @@ pub struct Viewport {
     /// Absolute index of the first screen line when last seen (to keep scrolled
     /// content still).
     last_total: u64,
-    /// History lines in view, oldest first, and what they were fetched for.
+    /// History lines around the view, oldest first, from absolute line `cache_first`,
+    /// paged at width `cache_cols` (a reflow renumbers lines: the cache goes).
     cache: Vec<Row>,
-    cache_key: Option<(u64, usize)>,
+    cache_first: u64,
+    cache_cols: usize,
+    /// The lines asked for last (first, count), and the page on its way.
+    asked: Option<(u64, usize)>,
+    pending: Option<Pending<HistoryPage>>,
+    /// Drawn for a history line not in yet, or dropped off the scrollback.
+    blank: Row,
     pub selection: Option<Selection>,
     /// `seq` the selection was made at: new output clears it.
     selection_seq: u64,
@@ -126,50 +135,83 @@ impl Viewport {
         self.fraction = 0.0;
     }
 
-    /// Pages in the history lines the view needs (only those in view).
-    pub fn refresh(&mut self, pipeline: &Pipeline, pane: PaneId, view: &PaneView) {
+    /// The history lines the view needs: the absolute first line and how many.
+    fn needed(&self, view: &PaneView) -> Option<(u64, usize)> {
         let extra = usize::from(self.extra_row(view));
         let top = self.offset + extra;
         let from_history = top.min(view.rows.len() + extra);
         if from_history == 0 {
-            return;
+            return None;
         }
         // Absolute line of the top row: the model may have scrolled on since this
-        // snapshot, so the page is asked for by line, not by distance from the newest.
+        // snapshot, so lines are asked for by line, not by distance from the newest.
         let first = (view.scrollback_dropped + view.scrollback_lines).saturating_sub(top as u64);
-        let key = (first, from_history);
-        if self.cache_key != Some(key) {
-            self.cache = pipeline
-                .history(pane, first, from_history)
-                .map(|p| {
-                    // Lines dropped since the snapshot draw blank, keeping rows in place.
-                    let gone = ((p.first - first) as usize).min(from_history);
-                    if gone == 0 {
-                        return p.rows;
-                    }
-                    let cols = view.rows.first().map_or(0, |r| r.cells.len());
-                    let blank = Row::blank(cols, tern_core::model::Color::Default);
-                    let mut rows = vec![blank; gone];
-                    rows.extend(p.rows);
-                    rows
-                })
-                .unwrap_or_default();
-            self.cache_key = Some(key);
+        Some((first, from_history))
+    }
+
+    /// Takes a page that arrived, and asks for the lines around the view when it
+    /// needs some that are not in (never waits for the model).
+    pub fn refresh(&mut self, pipeline: &Pipeline, pane: PaneId, view: &PaneView) {
+        let cols = view.size.cols;
+        if cols != self.cache_cols {
+            self.cache.clear();
+            self.asked = None;
+            self.pending = None;
+            self.cache_cols = cols;
+            self.blank = Row::blank(cols, tern_core::model::Color::Default);
+        }
+        if let Some(pending) = &self.pending {
+            match pending.poll() {
+                Answer::Ready(page) => {
+                    self.cache_first = page.first;
+                    self.cache = page.rows;
+                    self.pending = None;
+                }
+                Answer::Waiting => {}
+                Answer::Gone => self.pending = None,
+            }
+        }
+        let Some((first, count)) = self.needed(view) else {
+            return;
+        };
+        let covered = self
+            .asked
+            .is_some_and(|(a, n)| first >= a && first + count as u64 <= a + n as u64);
+        if !covered {
+            // A screen's worth on each side, so the next steps of a scroll are in.
+            let from = first.saturating_sub(count as u64);
+            let n = (first - from) as usize + 2 * count;
+            self.pending = Some(pipeline.request_history(pane, from, n));
+            self.asked = Some((from, n));
         }
     }
 
-    /// The rows to draw, top to bottom (call [`Viewport::refresh`] first).
+    /// The rows to draw, top to bottom (call [`Viewport::refresh`] first): history
+    /// lines not in yet, or dropped since the snapshot, are blank.
     pub fn rows<'a>(&'a self, view: &'a PaneView) -> Vec<&'a Row> {
+        let Some((first, from_history)) = self.needed(view) else {
+            return view.rows.iter().collect();
+        };
         let extra = usize::from(self.extra_row(view));
         let rows = view.rows.len() + extra;
-        let from_history = (self.offset + extra).min(rows);
-        if from_history == 0 {
-            return view.rows.iter().collect();
-        }
-        let mut out: Vec<&Row> = self.cache.iter().take(from_history).collect();
+        let mut out: Vec<&Row> = (first..first + from_history as u64)
+            .map(|line| {
+                line.checked_sub(self.cache_first)
+                    .and_then(|i| self.cache.get(usize::try_from(i).ok()?))
+                    .unwrap_or(&self.blank)
+            })
+            .collect();
         let rest = rows - out.len();
         out.extend(view.rows.iter().take(rest));
         out
+    }
+
+    /// Whether every history line in view is in (tests wait for it).
+    pub fn history_in(&self, view: &PaneView) -> bool {
+        self.needed(view).is_none_or(|(first, n)| {
+            first >= self.cache_first
+                && first + n as u64 <= self.cache_first + self.cache.len() as u64
+        })
     }
 
     /// The absolute line (counted from the first line ever, so it stays with its

@@ -1,7 +1,9 @@
 //! Helpers shared by the window's test files.
 #![allow(dead_code)] // each test file uses some of them
 
+pub mod headless;
 pub mod sshd;
+pub mod user;
 pub mod x11;
 
 use std::path::{Path, PathBuf};
@@ -70,6 +72,19 @@ pub fn app_harness(launch: Launch, size: egui::Vec2) -> Harness<'static, Slot> {
             },
             None,
         )
+}
+
+/// The app in a harness of `size` points, started from the command line `args` (after
+/// `tern`) through the binary's own start-up ([`tern::startup::WindowStart`]): settings,
+/// shell integration, session and exit behaviour as `main` sets them. No `tern msg`
+/// socket (the harness has no second process to answer).
+pub fn app_harness_from_args(args: &[&str], size: egui::Vec2) -> Harness<'static, Slot> {
+    use clap::Parser as _;
+    let cli = tern::cli::Cli::try_parse_from(std::iter::once("tern").chain(args.iter().copied()))
+        .unwrap_or_else(|e| panic!("tern {args:?}: {e}"));
+    let start = tern::startup::WindowStart::from_cli(cli);
+    assert!(start.problems.is_empty(), "{:?}", start.problems);
+    app_harness(start.launch(None), size)
 }
 
 /// A git repository `proj` in `dir` with one commit on `main`.

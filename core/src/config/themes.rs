@@ -339,6 +339,54 @@ pub fn parse_alacritty(text: &str) -> Result<Scheme, String> {
     p.finish()
 }
 
+/// Which theme the settings use for the desktop's light/dark preference, and the
+/// names they give that name nothing.
+impl super::ThemeConfig {
+    /// The settings with the theme for the desktop's preference `scheme` as `name`
+    /// (`light` or `dark` when set; otherwise unchanged).
+    pub fn for_scheme(&self, scheme: crate::desktop_appearance::ColorScheme) -> super::ThemeConfig {
+        use crate::desktop_appearance::ColorScheme;
+        let chosen = match scheme {
+            ColorScheme::Light => self.light.as_ref(),
+            ColorScheme::Dark => self.dark.as_ref(),
+            ColorScheme::NoPreference => None,
+        };
+        let mut theme = self.clone();
+        if let Some(name) = chosen {
+            theme.name = name.clone();
+        }
+        theme
+    }
+
+    /// Every theme name these settings may use: `name`, `light`, `dark`.
+    pub fn names(&self) -> impl Iterator<Item = (&'static str, &super::ThemeName)> {
+        [
+            ("theme.name", Some(&self.name)),
+            ("theme.light", self.light.as_ref()),
+            ("theme.dark", self.dark.as_ref()),
+        ]
+        .into_iter()
+        .filter_map(|(key, name)| Some((key, name?)))
+    }
+
+    /// Each named theme that names nothing, with the key it is under.
+    pub fn unknown_names(&self) -> Vec<(&'static str, String, String)> {
+        self.names()
+            .filter_map(|(key, name)| {
+                let super::ThemeName::Named(n) = name else {
+                    return None;
+                };
+                let probe = super::ThemeConfig {
+                    name: name.clone(),
+                    themes_dir: self.themes_dir.clone(),
+                    ..super::ThemeConfig::default()
+                };
+                probe.scheme().err().map(|e| (key, n.clone(), e))
+            })
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -401,5 +449,42 @@ mod tests {
         let err = parse_kitty("foreground #ffffff\nbackground #000000\n").unwrap_err();
         assert!(err.contains("palette 0"), "{err}");
         assert!(parse_alacritty("colors = 3").is_err());
+    }
+
+    /// Catches `theme.light` / `theme.dark` ignored, used without a preference, or a
+    /// misspelt one accepted: the desktop's preference picks the theme, and a name
+    /// that names nothing is an error at its line.
+    #[test]
+    fn light_and_dark_follow_the_desktop_and_bad_names_are_errors() {
+        use crate::config::{Config, ThemeName};
+        use crate::desktop_appearance::ColorScheme;
+        let c = Config::parse(
+            "(theme: (name: Dark, light: \"Catppuccin Latte\", dark: \"Tokyo Night\"))",
+            "c.ron",
+        )
+        .expect("parses");
+        let named = |s: ColorScheme| c.theme.for_scheme(s).name;
+        assert_eq!(
+            named(ColorScheme::Light),
+            ThemeName::Named("Catppuccin Latte".into())
+        );
+        assert_eq!(
+            named(ColorScheme::Dark),
+            ThemeName::Named("Tokyo Night".into())
+        );
+        assert_eq!(named(ColorScheme::NoPreference), ThemeName::DARK);
+        let only_dark =
+            Config::parse("(theme: (name: Light, dark: Dark))", "c.ron").expect("parses");
+        assert_eq!(
+            only_dark.theme.for_scheme(ColorScheme::Light).name,
+            ThemeName::LIGHT
+        );
+        assert_eq!(
+            only_dark.theme.for_scheme(ColorScheme::Dark).name,
+            ThemeName::DARK
+        );
+        let e = Config::parse("(theme: (\n  light: \"Catpuccin Late\"))", "/tmp/c.ron")
+            .expect_err("no such theme");
+        assert!(e.to_string().starts_with("/tmp/c.ron:2:"), "{e}");
     }
 }

@@ -37,13 +37,18 @@ impl State {
         }
         self.columns_132 = wide;
         let cols = if wide { WIDE_COLUMNS } else { NORMAL_COLUMNS };
-        // Clear first, with the cursor on the last row: the reflow of a resize then keeps
-        // the screen blank instead of pulling history into it (which the clear would
-        // then lose).
-        self.clear_screen();
-        self.cursor.row = self.rows - 1;
-        self.program_resize(TermSize::new(cols, self.rows));
-        self.clear_screen();
+        if self.no_clear_on_column_switch {
+            // DECNCSM: the screen is kept (and reflowed like any resize).
+            self.program_resize(TermSize::new(cols, self.rows));
+        } else {
+            // Clear first, with the cursor on the last row: the reflow of a resize then
+            // keeps the screen blank instead of pulling history into it (which the clear
+            // would then lose).
+            self.clear_screen();
+            self.cursor.row = self.rows - 1;
+            self.program_resize(TermSize::new(cols, self.rows));
+            self.clear_screen();
+        }
         self.modes.origin = false;
         self.set_lr_margin_mode(self.lr_margin_mode);
         self.scroll_top = 0;

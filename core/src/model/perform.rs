@@ -9,7 +9,7 @@ use super::charset::Charset;
 use super::modes::RecordedMode;
 use super::osc;
 use super::reports::{self, DcsKind, DcsRequest};
-use super::state::{CursorShape, Protection, State};
+use super::state::{CursorShape, MAX_CONFORMANCE_LEVEL, Protection, State};
 
 /// Version reported by DA2 and XTVERSION.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -44,10 +44,15 @@ fn param(params: &Params, i: usize, default: u16) -> u16 {
     }
 }
 
-/// DA1: a VT420 (64) with 132 columns (1), selective erase (6), ANSI colour (22) and
-/// rectangular editing (28): only what tern has. Like xterm it stays the same whatever
-/// level DECSCL selects.
-pub const DA1_REPLY: &[u8] = b"\x1b[?64;1;6;22;28c";
+/// DA1: a level-5 terminal (65, a VT520 as xterm with `decTerminalID: 520`) with 132
+/// columns (1), selective erase (6), ANSI colour (22) and rectangular editing (28):
+/// only what tern has. Like xterm it stays the same whatever level DECSCL selects.
+pub const DA1_REPLY: &[u8] = b"\x1b[?65;1;6;22;28c";
+
+/// DA2: a VT520 (64), as xterm with `decTerminalID: 520`; its firmware version is the
+/// xterm patch level whose behaviour tern reproduces (programs such as vim read it to
+/// learn which xterm features to use). tern's own version is XTVERSION's.
+pub const DA2_REPLY: &[u8] = b"\x1b[>64;379;0c";
 
 /// Every parameter's first value (missing read as 0).
 fn values(params: &Params) -> Vec<u16> {
@@ -144,6 +149,12 @@ impl Perform for Performer<'_> {
         let st = &mut *self.st;
         let n = |i| param(params, i, 1) as usize;
         match (intermediates, action) {
+            // xterm's conformance levels: `CSI ... $` (DECRQM, the rectangle operations,
+            // DECSCPP) is a VT320 (level 3) family, `CSI ... *` (DECRQCRA, DECSACE,
+            // DECSNLS) and DECIC/DECDC VT420 (level 4) ones; below those levels they
+            // are ignored. Only sequences with these intermediates reach the guards.
+            ([b'$'] | [b'?', b'$'], _) if !st.at_level(3) => {}
+            ([b'*'], _) | ([b'\''], '}' | '~') if !st.at_level(4) => {}
             ([], '@') => st.insert_blanks(n(0)),
             ([], 'A') => st.move_up(n(0)),
             ([], 'B') | ([], 'e') => st.move_down(n(0)),
@@ -177,12 +188,11 @@ impl Perform for Performer<'_> {
                 st.last_printed = None;
             }
             ([], 'c') if param0(params, 0) == 0 => st.reply(DA1_REPLY),
-            // DA3: the unit id, zeros as xterm sends.
-            ([b'='], 'c') if param0(params, 0) == 0 => st.reply(b"\x1bP!|00000000\x1b\\"),
-            ([b'>'], 'c') if param0(params, 0) == 0 => {
-                let reply = format!("\x1b[>1;{};0c", version_number());
-                st.reply(reply.as_bytes());
+            // DA3: the unit id, zeros as xterm sends (a VT420 request).
+            ([b'='], 'c') if param0(params, 0) == 0 && st.at_level(4) => {
+                st.reply(b"\x1bP!|00000000\x1b\\")
             }
+            ([b'>'], 'c') if param0(params, 0) == 0 => st.reply(DA2_REPLY),
             ([], 'd') => st.goto_row(n(0) - 1),
             ([], 'g') => st.clear_tab_stops(param0(params, 0)),
             ([], 'h') => set_ansi_modes(st, params, true),
@@ -243,11 +253,11 @@ impl Perform for Performer<'_> {
             ([b'?'], 'r') => st.restore_private_modes(&values(params)),
             ([b'!'], 'p') => st.soft_reset(),
             ([b'"'], 'p') => {
-                // DECSCL: 61..=64 select the level, up to the VT420 tern is (xterm
+                // DECSCL: 61..=65 select the level, up to the VT520 tern is (xterm
                 // ignores a level above its own), and soft-reset; the second parameter
                 // picks 8-bit (0, 2) or 7-bit (1) controls from level 62 up.
                 let level = param0(params, 0);
-                if (61..=64).contains(&level) {
+                if (61..=MAX_CONFORMANCE_LEVEL).contains(&level) {
                     st.soft_reset();
                     st.conformance_level = level;
                     st.modes.eight_bit_controls =
@@ -333,8 +343,9 @@ impl Perform for Performer<'_> {
                 st.pen.protected = false;
                 st.pen_changed();
             }
-            ([], b'6') => st.back_index(),
-            ([], b'9') => st.forward_index(),
+            // DECBI / DECFI are VT420 controls.
+            ([], b'6') if st.at_level(4) => st.back_index(),
+            ([], b'9') if st.at_level(4) => st.forward_index(),
             ([], b'7') => st.save_cursor(),
             ([], b'8') => st.restore_cursor(),
             ([], b'c') => st.full_reset(),
@@ -372,16 +383,6 @@ pub(super) fn execute(st: &mut State, byte: u8) {
         // UTF-8 mode: vte hands over raw bytes of invalid UTF-8 here too.
         _ => {}
     }
-}
-
-fn version_number() -> u32 {
-    let mut parts = VERSION.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
-    let (major, minor, patch) = (
-        parts.next().unwrap_or(0),
-        parts.next().unwrap_or(0),
-        parts.next().unwrap_or(0),
-    );
-    major * 10_000 + minor * 100 + patch
 }
 
 fn set_ansi_modes(st: &mut State, params: &Params, on: bool) {

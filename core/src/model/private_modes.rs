@@ -12,7 +12,11 @@ impl State {
             40 => ModeReport::of(self.allow_column_switch),
             41 => ModeReport::of(self.tab_wraps_pending),
             45 => ModeReport::of(self.reverse_wrap),
+            // DECLRMM and DECNCSM are unknown below their levels (xterm answers 0).
+            69 if !self.at_level(4) => ModeReport::NotRecognized,
             69 => ModeReport::of(self.lr_margin_mode),
+            95 if !self.at_level(5) => ModeReport::NotRecognized,
+            95 => ModeReport::of(self.no_clear_on_column_switch),
             _ => self.modes.report_private(mode),
         }
     }
@@ -23,6 +27,7 @@ impl State {
             self.modes.recorded.set(recorded, on);
             return;
         }
+        let (vt420, vt510) = (self.at_level(4), self.at_level(5));
         let m = &mut self.modes;
         let mouse = |t: MouseTracking| if on { t } else { MouseTracking::Off };
         let encoding = |e: MouseEncoding| if on { e } else { MouseEncoding::Default };
@@ -41,7 +46,9 @@ impl State {
             12 => m.cursor_blink = on,
             25 => m.show_cursor = on,
             66 => m.app_keypad = on,
-            69 => self.set_lr_margin_mode(on),
+            // DECLRMM is a VT420 mode, DECNCSM a VT510 one (xterm ignores them below).
+            69 if vt420 => self.set_lr_margin_mode(on),
+            95 if vt510 => self.no_clear_on_column_switch = on,
             1000 => m.mouse = mouse(MouseTracking::Normal),
             1002 => m.mouse = mouse(MouseTracking::ButtonMotion),
             1003 => m.mouse = mouse(MouseTracking::AnyMotion),

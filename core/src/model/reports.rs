@@ -253,29 +253,38 @@ fn xtgettcap(st: &mut State, body: &[u8]) {
 /// (?75) and no multi-session (?85). Anything else gets no answer.
 pub fn device_status(st: &mut State, params: &[u16], private: bool) {
     let request = params.first().copied().unwrap_or(0);
-    let reply = match (request, private) {
-        (5, false) => "\x1b[0n".to_string(),
-        (5, true) => "\x1b[?0n".to_string(),
-        (6, _) => {
+    // The DEC requests belong to VT levels, as in xterm (with `decTerminalID: 520`):
+    // below its level a request is not answered.
+    let level = |vt: u16| private && st.at_level(vt);
+    let reply = match request {
+        5 if private => "\x1b[?0n".to_string(),
+        5 => "\x1b[0n".to_string(),
+        6 => {
             let (row, col) = (st.origin_row() + 1, st.origin_col() + 1);
-            if private {
+            if level(3) {
+                // DECXCPR carries the page from the VT330 on.
                 format!("\x1b[?{row};{col};1R")
+            } else if private {
+                format!("\x1b[?{row};{col}R")
             } else {
                 format!("\x1b[{row};{col}R")
             }
         }
-        (15, true) => "\x1b[?13n".to_string(),
-        (25, true) => "\x1b[?20n".to_string(),
-        (26, true) => "\x1b[?27;1;0;0n".to_string(),
-        (53 | 55, true) => "\x1b[?53n".to_string(),
-        (56, true) => "\x1b[?57;0n".to_string(),
-        (62, true) => "\x1b[0000*{".to_string(),
-        (63, true) => {
+        15 if level(2) => "\x1b[?13n".to_string(),
+        25 if level(2) => "\x1b[?20n".to_string(),
+        // Keyboard: North American; ready from the VT320, an LK201 from the VT420.
+        26 if level(4) => "\x1b[?27;1;0;0n".to_string(),
+        26 if level(3) => "\x1b[?27;1;0n".to_string(),
+        26 if level(2) => "\x1b[?27;1n".to_string(),
+        53 | 55 if level(3) => "\x1b[?53n".to_string(),
+        56 if level(3) => "\x1b[?57;0n".to_string(),
+        62 if level(4) => "\x1b[0000*{".to_string(),
+        63 if level(4) => {
             let id = params.get(1).copied().unwrap_or(0);
             format!("\x1bP{id}!~0000\x1b\\")
         }
-        (75, true) => "\x1b[?70n".to_string(),
-        (85, true) => "\x1b[?83n".to_string(),
+        75 if level(4) => "\x1b[?70n".to_string(),
+        85 if level(4) => "\x1b[?83n".to_string(),
         _ => return,
     };
     st.reply(reply.as_bytes());

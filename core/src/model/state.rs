@@ -161,6 +161,9 @@ pub const MAX_URI_BYTES: usize = 2048;
 pub const MAX_LINK_ID_BYTES: usize = 256;
 pub const MAX_TITLE_STACK: usize = 16;
 
+/// The highest DECSCL level (65: level 5, a VT520), the one tern starts at.
+pub const MAX_CONFORMANCE_LEVEL: u16 = 65;
+
 /// A hyperlink from OSC 8.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Hyperlink {
@@ -192,8 +195,11 @@ pub struct State {
     pub(super) margin_left: usize,
     /// Right margin, exclusive (else `cols`).
     pub(super) margin_right: usize,
-    /// DECSCL conformance level (61..=65; tern starts at 64, a VT420).
+    /// DECSCL conformance level (61..=65; tern starts at 65, a VT520, as xterm with
+    /// `decTerminalID: 520`). RIS goes back to it.
     pub(super) conformance_level: u16,
+    /// DECNCSM (?95, a level-5 mode): DECCOLM keeps the screen instead of clearing it.
+    pub(super) no_clear_on_column_switch: bool,
     /// DECSACE's parameter as a program gave it (DECRQSS reports it back): 2 makes
     /// DECCARA/DECRARA act on the exact rectangle, anything else on the stream of
     /// characters from the start position to the end position.
@@ -260,6 +266,13 @@ fn default_tabs(cols: usize) -> Vec<bool> {
 }
 
 impl State {
+    /// Whether the DECSCL level is at least VT level `level` (1..=5): xterm's
+    /// `vtXX_level >= level`.
+    #[inline]
+    pub(super) fn at_level(&self, level: u16) -> bool {
+        self.conformance_level >= 60 + level
+    }
+
     pub fn new(size: TermSize, config: TermConfig) -> State {
         let cols = size.cols.max(2);
         let rows = size.rows.max(1);
@@ -286,7 +299,8 @@ impl State {
             lr_margin_mode: false,
             margin_left: 0,
             margin_right: cols,
-            conformance_level: 64,
+            conformance_level: MAX_CONFORMANCE_LEVEL,
+            no_clear_on_column_switch: false,
             attr_change_extent: 0,
             protection: Protection::Off,
             reverse_wrap: false,

@@ -54,8 +54,12 @@ pub const QUESTION_ROWS: usize = 12;
 /// Rows of the alternate screen, from the bottom, that the question rule reads.
 pub const ALT_SCREEN_ROWS: usize = 64;
 
-/// A pane's state, most urgent first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+/// A pane's state, most urgent first: the one activity type (the tracker's, the
+/// window's marks, and `tern msg list`'s `activity`, where it is written kebab-case).
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
 pub enum ActivityState {
     /// It asked for the user.
     Waiting,
@@ -66,6 +70,9 @@ pub enum ActivityState {
     Done,
     /// At a prompt, or quiet.
     Idle,
+    /// The pane's program exited and the pane is held open (the workspace core says
+    /// so from its registry; the tracker never does).
+    Exited,
 }
 
 impl ActivityState {
@@ -75,6 +82,7 @@ impl ActivityState {
             ActivityState::Running => "running",
             ActivityState::Done => "done",
             ActivityState::Idle => "idle",
+            ActivityState::Exited => "exited",
         }
     }
 }

@@ -180,6 +180,8 @@ pub enum ModelMsg {
         first: u64,
         count: usize,
         reply: Sender<HistoryPage>,
+        /// Wake the UI when the page is sent (an asynchronous request).
+        wake: bool,
     },
     /// Searches scrollback and screen, a slice per model-thread round.
     Search {
@@ -191,8 +193,36 @@ pub enum ModelMsg {
     Query {
         pane: PaneId,
         reply: Sender<ScreenDump>,
+        /// Wake the UI when the dump is sent (an asynchronous request).
+        wake: bool,
     },
     Shutdown,
+}
+
+/// An answer the model thread will send: [`Pending::take`] never blocks.
+#[derive(Debug)]
+pub struct Pending<T> {
+    rx: mpsc::Receiver<T>,
+}
+
+/// Where a [`Pending`] answer is.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Answer<T> {
+    Ready(T),
+    Waiting,
+    /// No answer will come (the pane or the model thread is gone).
+    Gone,
+}
+
+impl<T> Pending<T> {
+    /// The answer, once it is there.
+    pub fn poll(&self) -> Answer<T> {
+        match self.rx.try_recv() {
+            Ok(t) => Answer::Ready(t),
+            Err(mpsc::TryRecvError::Empty) => Answer::Waiting,
+            Err(mpsc::TryRecvError::Disconnected) => Answer::Gone,
+        }
+    }
 }
 
 /// A page of older scrollback, fetched on demand (scrolling, search).
@@ -295,6 +325,9 @@ pub struct PipelineConfig {
     /// Bytes a pty's reads bring with no `EAGAIN` between before a second thread reads
     /// it ahead of the parser (`ahead.rs`; [`ahead::AHEAD_AFTER_BYTES`] by default).
     pub read_ahead_after_bytes: u64,
+    /// The longest the model thread polls for input after a reply before it sleeps
+    /// (`reply_poll.rs`; [`reply_poll::ReplyPoll::MAX`] by default, 0 never polls).
+    pub reply_poll_max: std::time::Duration,
 }
 
 impl Default for PipelineConfig {
@@ -305,6 +338,7 @@ impl Default for PipelineConfig {
             term: TermConfig::default(),
             default_size: TermSize::new(80, 24),
             total_scrollback_bytes: 512 * 1024 * 1024,
+            reply_poll_max: reply_poll::ReplyPoll::MAX,
         }
     }
 }
@@ -377,7 +411,8 @@ impl Pipeline {
             model_diag.clone(),
             epoch,
         )
-        .with_scrollback_budget(config.total_scrollback_bytes);
+        .with_scrollback_budget(config.total_scrollback_bytes)
+        .with_reply_poll_max(config.reply_poll_max);
         // `TERN_NO_READ_AHEAD=1` reads floods on the model thread too (for measuring).
         if std::env::var_os("TERN_NO_READ_AHEAD").is_none_or(|v| v == "0") {
             thread = thread.with_read_ahead(model_tx.clone(), config.read_ahead_after_bytes);
@@ -437,7 +472,7 @@ impl Pipeline {
         let pane = PaneId(self.next_id.fetch_add(1, Ordering::Relaxed));
         let mut spec = spec.clone();
         spec.env
-            .push((crate::remote::PANE_ENV.to_owned(), pane.0.to_string()));
+            .push((crate::ipc::PANE_ENV.to_owned(), pane.0.to_string()));
         let spawned = session::spawn(&spec, self.config.default_size)?;
         let size = spec.size.unwrap_or(self.config.default_size);
         let what = match spawned.pid {
@@ -689,9 +724,40 @@ impl Pipeline {
     pub fn dump_screen(&self, pane: PaneId) -> Option<ScreenDump> {
         let (tx, rx) = mpsc::channel();
         self.model_tx
-            .send(ModelMsg::Query { pane, reply: tx })
+            .send(ModelMsg::Query {
+                pane,
+                reply: tx,
+                wake: false,
+            })
             .ok()?;
         rx.recv_timeout(Duration::from_secs(10)).ok()
+    }
+
+    /// [`Pipeline::dump_screen`] without waiting: the dump arrives in the returned
+    /// [`Pending`] and the waker runs when it does. For the window, which never waits
+    /// on the model thread (invariant 5).
+    pub fn request_dump(&self, pane: PaneId) -> Pending<ScreenDump> {
+        let (tx, rx) = mpsc::channel();
+        let _ = self.model_tx.send(ModelMsg::Query {
+            pane,
+            reply: tx,
+            wake: true,
+        });
+        Pending { rx }
+    }
+
+    /// [`Pipeline::history`] without waiting (see [`Pipeline::request_dump`]).
+    pub fn request_history(&self, pane: PaneId, first: u64, count: usize) -> Pending<HistoryPage> {
+        self.history_pages.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = mpsc::channel();
+        let _ = self.model_tx.send(ModelMsg::History {
+            pane,
+            first,
+            count,
+            reply: tx,
+            wake: true,
+        });
+        Pending { rx }
     }
 
     /// Pages older scrollback: up to `count` lines from absolute line `first` (see
@@ -706,6 +772,7 @@ impl Pipeline {
                 first,
                 count,
                 reply: tx,
+                wake: false,
             })
             .ok()?;
         rx.recv_timeout(Duration::from_secs(10)).ok()

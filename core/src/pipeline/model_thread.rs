@@ -626,6 +626,12 @@ impl ModelThread {
         }
     }
 
+    /// The longest poll after a reply ([`ReplyPoll::MAX`] by default).
+    pub(super) fn with_reply_poll_max(mut self, max: std::time::Duration) -> Self {
+        self.reply_poll = ReplyPoll::with_max(max);
+        self
+    }
+
     /// After a reply, polls the ptys and messages instead of sleeping, until input
     /// comes ([`Poller::poll_until`]) or the window ends (`None`: the caller sleeps),
     /// and counts it. See [`ReplyPoll`].
@@ -796,11 +802,14 @@ impl ModelThread {
                 }
                 self.deliver_unless_more(pane, true);
             }
-            ModelMsg::Query { pane, reply } => {
+            ModelMsg::Query { pane, reply, wake } => {
                 self.read_pane_now(pane);
                 if let Some(p) = self.panes.get_mut(&pane) {
                     Self::drain_queue(p, u64::MAX, &self.buffers, &self.events, self.epoch, pane);
                     let _ = reply.send(p.core.term.dump());
+                }
+                if wake {
+                    (self.waker)();
                 }
             }
             ModelMsg::History {
@@ -808,6 +817,7 @@ impl ModelThread {
                 first,
                 count,
                 reply,
+                wake,
             } => {
                 if let Some(p) = self.panes.get(&pane) {
                     let sb = p.core.term.scrollback();
@@ -826,6 +836,9 @@ impl ModelThread {
                         dropped,
                         seq: p.core.seq,
                     });
+                }
+                if wake {
+                    (self.waker)();
                 }
             }
             ModelMsg::Search {

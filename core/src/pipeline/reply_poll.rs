@@ -29,7 +29,7 @@
 use std::time::{Duration, Instant};
 
 /// When the model thread polls instead of sleeping, and how the window adapts.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct ReplyPoll {
     /// How long after a reply the thread polls (0: it sleeps at once).
     window: Duration,
@@ -37,6 +37,14 @@ pub struct ReplyPoll {
     replied_at: Option<Instant>,
     /// Polling ends here (the last reply plus the window then).
     until: Option<Instant>,
+    /// The longest window ([`ReplyPoll::MAX`] unless configured).
+    max: Duration,
+}
+
+impl Default for ReplyPoll {
+    fn default() -> Self {
+        ReplyPoll::with_max(Self::MAX)
+    }
 }
 
 impl ReplyPoll {
@@ -45,6 +53,17 @@ impl ReplyPoll {
     pub const MAX: Duration = Duration::from_millis(1);
     /// The window the first doubling starts from; a halving under it ends polling.
     pub const START: Duration = Duration::from_micros(100);
+
+    /// A poll whose window grows up to `max` (and a wake-up within `max` of a reply
+    /// counts as an answer to it). `max` under [`ReplyPoll::START`] never polls.
+    pub fn with_max(max: Duration) -> Self {
+        ReplyPoll {
+            window: Duration::ZERO,
+            replied_at: None,
+            until: None,
+            max,
+        }
+    }
 
     /// The current window.
     pub fn window(&self) -> Duration {
@@ -80,8 +99,11 @@ impl ReplyPoll {
         let Some(replied_at) = self.replied_at.take() else {
             return;
         };
-        if now.saturating_duration_since(replied_at) <= Self::MAX {
-            self.window = (self.window * 2).clamp(Self::START, Self::MAX);
+        if self.max < Self::START {
+            return;
+        }
+        if now.saturating_duration_since(replied_at) <= self.max {
+            self.window = (self.window * 2).clamp(Self::START, self.max);
         } else {
             self.window /= 2;
             if self.window < Self::START {

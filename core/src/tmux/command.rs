@@ -33,14 +33,8 @@ pub enum FlowAction {
     Continue,
 }
 
-/// Where `split-window` puts the new pane.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SplitDirection {
-    /// Beside (`-h`: a left-right split).
-    Right,
-    /// Below (`-v`: a top-bottom split).
-    Down,
-}
+/// Where `split-window` puts the new pane (`Right`: `-h`, `Down`: `-v`).
+pub use crate::layout::SplitDirection;
 
 /// A command for tmux.
 #[derive(Clone, Debug, PartialEq, Eq)]

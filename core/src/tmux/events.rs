@@ -7,6 +7,9 @@ use super::command::{CommandError, PaneInfo, WindowInfo};
 use super::parser::{Notification, ProtocolError};
 use super::{PaneId, SessionId, WindowId};
 
+/// Most bytes of output held for panes not known yet (all such panes together).
+pub const MAX_HELD_BYTES: usize = 4 << 20;
+
 /// Names a command sent with [`ControlSession::send`](super::ControlSession::send), to match its [`Event::Reply`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct CommandId(pub u64);
@@ -79,14 +82,14 @@ pub enum SessionError {
         pane: PaneId,
         bytes: usize,
     },
-    /// Output held for a pane not known yet went past [`MAX_HELD_BYTES`](super::session::MAX_HELD_BYTES); `bytes`
+    /// Output held for a pane not known yet went past [`MAX_HELD_BYTES`]; `bytes`
     /// of it were dropped.
     HeldOutputDropped {
         pane: PaneId,
         bytes: usize,
     },
     /// Output for `panes` panes not known yet found the held output at
-    /// [`MAX_HELD_BYTES`](super::session::MAX_HELD_BYTES); their `bytes` were dropped.
+    /// [`MAX_HELD_BYTES`]; their `bytes` were dropped.
     HeldOutputOverCap {
         panes: usize,
         bytes: usize,
@@ -120,7 +123,7 @@ impl fmt::Display for SessionError {
                 f,
                 "output for {panes} panes tmux had not listed yet went past the {} MiB held \
                  for such panes; {bytes} bytes dropped",
-                super::session::MAX_HELD_BYTES >> 20
+                MAX_HELD_BYTES >> 20
             ),
             SessionError::UnexpectedReply { number } => {
                 write!(f, "reply {number} to no command sent")

@@ -39,6 +39,7 @@ pub mod flow;
 pub mod layout;
 pub mod notification;
 pub mod parser;
+mod protocol_error;
 pub mod session;
 pub mod target;
 mod worker;

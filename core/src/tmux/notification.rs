@@ -1,7 +1,7 @@
 //! Notification lines: what they mean and how their arguments parse.
 
 use super::layout::Layout;
-use super::parser::ProtocolError;
+use super::protocol_error::ProtocolError;
 use super::{PaneId, SessionId, WindowId};
 
 /// A notification line (never inside a reply, except `%pause`/`%continue`).

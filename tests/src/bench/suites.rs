@@ -806,6 +806,15 @@ pub fn frame(opts: &Opts) -> Result<Value, String> {
     let starts: Vec<usize> = memchr::memmem::find_iter(&dense, b"\x1b[?2026h").collect();
     let ctx = egui::Context::default();
     tern::window::app::install_fonts(&ctx);
+    // TERN_BENCH_FONT="Fira Code": the same frames in a ligature font (runs of
+    // punctuation shaped, see app/src/window/glyphs/shaping.rs).
+    if let Ok(family) = std::env::var("TERN_BENCH_FONT") {
+        let config = tern_core::config::FontConfig {
+            family: Some(family),
+            ..Default::default()
+        };
+        tern::window::glyphs::fonts::install_fonts_with(&ctx, &config)?;
+    }
     let theme = tern::window::theme::Theme::default();
     let font = egui::FontId::new(15.0, egui::FontFamily::Monospace);
     let input = || egui::RawInput {
@@ -820,6 +829,7 @@ pub fn frame(opts: &Opts) -> Result<Value, String> {
     let metrics = ctx.fonts_mut(|f| Metrics {
         font: font.clone(),
         cell: egui::vec2(f.glyph_width(&font, 'M'), f.row_height(&font)),
+        inset: egui::Vec2::ZERO,
     });
     let cases = [
         FrameCase {

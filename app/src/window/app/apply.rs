@@ -1,5 +1,7 @@
 //! Applying what the panels asked for, after the frame that drew them.
 
+use tern_core::workspace::{Command as WsCommand, Source};
+
 use super::TernApp;
 use crate::window::action::Action;
 use crate::window::commands::Command;
@@ -16,53 +18,47 @@ impl TernApp {
             match action {
                 Action::Run(command) => self.run(ctx, command),
                 Action::FocusPane(pane) => {
-                    self.ws.focus_pane(pane);
+                    let _ = self.exec(Source::Chrome, WsCommand::Focus(pane));
                 }
                 Action::RunInNewTab { cwd, command } => {
-                    let group = self.ws.active;
-                    if let Some((program, args)) = command.split_first()
-                        && let Some(pane) = self.spawn_command(&cwd, program, args)
-                    {
-                        self.ws.add_tab(group, pane);
-                    }
+                    let _ = self.exec(
+                        Source::Chrome,
+                        WsCommand::NewTab {
+                            group: Some(self.core.ws.active),
+                            cwd: Some(cwd),
+                            title: None,
+                            program: command,
+                        },
+                    );
                 }
                 Action::SelectTab(i) => {
-                    self.ws.select_tab(i);
+                    let _ = self.exec(Source::Chrome, WsCommand::SelectTab(i));
                 }
                 Action::MoveTab { group, from, to } => {
-                    self.ws.move_tab(group, from, to);
+                    let _ = self.exec(Source::Chrome, WsCommand::MoveTabTo { group, from, to });
                 }
                 Action::CloseTab(id) => {
-                    let group = self.ws.active;
+                    let group = self.core.ws.active;
                     if let Some(ti) = self
+                        .core
                         .ws
                         .groups
                         .get(group)
                         .and_then(|g| g.tabs.iter().position(|t| t.id == id))
                     {
-                        self.ws.select_tab(ti);
+                        let _ = self.exec(Source::Chrome, WsCommand::SelectTab(ti));
                         self.run(ctx, Command::CloseTab);
                     }
                 }
                 Action::SetRatio { at, path, ratio } => {
-                    if let Some(tab) = self.ws.tab_mut(at) {
-                        tab.layout.set_ratio(&path, ratio);
-                    }
+                    let _ = self.exec(Source::Chrome, WsCommand::SetRatio { at, path, ratio });
                 }
                 Action::RenameTab { tab, name } => {
-                    if let Some(t) = self
-                        .ws
-                        .groups
-                        .iter_mut()
-                        .flat_map(|g| g.tabs.iter_mut())
-                        .find(|t| t.id == tab)
-                    {
-                        t.custom_title = name;
-                    }
+                    let _ = self.exec(Source::Chrome, WsCommand::RenameTab { tab, name });
                 }
                 Action::CopyText(text) => ctx.copy_text(text),
                 Action::AnswerClipboardRead(pane) => self.answer_clipboard_read(pane),
-                Action::ClosePane(pane) => self.close_pane(pane),
+                Action::ClosePane(pane) => self.close_pane(Source::Chrome, pane),
                 Action::Sidebar(a) => self.sidebar_actions(vec![a]),
             }
         }
@@ -87,7 +83,7 @@ impl TernApp {
                 SidebarAction::Identified { path, repo, .. } => {
                     // The repository's own folder; linked worktrees are matched when
                     // their list arrives (`adopt_groups`).
-                    if let Some(g) = self.ws.groups.iter_mut().find(|g| g.path == path)
+                    if let Some(g) = self.core.ws.groups.iter_mut().find(|g| g.path == path)
                         && path == repo
                     {
                         g.repo = Some(repo);
@@ -115,7 +111,7 @@ impl TernApp {
     /// Groups opened in a folder that turns out to be a listed worktree belong to its
     /// repository (so Ctrl+Shift+N knows where to add one).
     pub(super) fn adopt_groups(&mut self) {
-        for g in self.ws.groups.iter_mut().filter(|g| g.repo.is_none()) {
+        for g in self.core.ws.groups.iter_mut().filter(|g| g.repo.is_none()) {
             if let Some(r) = self
                 .sidebar
                 .repos

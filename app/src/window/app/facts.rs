@@ -1,14 +1,12 @@
 //! The pipeline's facts (titles, directories, bells, notifications, exits, clipboard
 //! requests) routed to their panes; hidden panes collect badges.
 
-use std::time::Instant;
-
 use tern_core::model::{ShellMark, TermEvent};
 use tern_core::pipeline::{PaneEvent, PaneId};
 
+use super::TernApp;
 use super::overlay::Overlay;
 use super::page::PageSize;
-use super::{PROCESS_REFRESH, TernApp};
 
 impl TernApp {
     /// Routes the pipeline's facts to their panes; hidden panes collect badges.
@@ -17,6 +15,8 @@ impl TernApp {
         let mut notes = Vec::new();
         let mut page_sizes = Vec::new();
         for event in self.pipeline.poll_events() {
+            // The core keeps titles and folders and applies the exit policy.
+            self.core.on_event(&event);
             let pane = match &event {
                 PaneEvent::Fact { pane, .. }
                 | PaneEvent::Exited { pane, .. }
@@ -31,8 +31,6 @@ impl TernApp {
             };
             match event {
                 PaneEvent::Fact { event, .. } => match event {
-                    TermEvent::Title(t) => p.title = t,
-                    TermEvent::Cwd(c) => p.cwd_reported = Some(c),
                     TermEvent::Bell => {
                         p.badges.bell |= hidden;
                         notes.push((pane, None, hidden));
@@ -58,7 +56,6 @@ impl TernApp {
                     if hidden {
                         p.badges.finished = Some(exit.code == 0);
                     }
-                    self.desk.exits.push((pane, exit.clone()));
                 }
                 PaneEvent::Error { message, .. } => p.exited = Some(format!("[error: {message}]")),
                 PaneEvent::UnseenOutput { .. } => p.badges.unseen_output |= hidden,
@@ -68,6 +65,7 @@ impl TernApp {
                 }
             }
         }
+        self.take_effects();
         for (pane, size, how) in page_sizes {
             self.follow_page_size(ctx, pane, size, how);
         }
@@ -102,8 +100,14 @@ impl TernApp {
         for crumb in crumbs {
             self.pipeline.breadcrumb(None, crumb);
         }
-        if let Some(pane) = clicked.last() {
-            self.ws.focus_pane(*pane);
+        if let Some(pane) = clicked.last()
+            && self
+                .exec(
+                    tern_core::workspace::Source::Notification,
+                    tern_core::workspace::Command::Focus(*pane),
+                )
+                .is_ok()
+        {
             ctx.send_viewport_cmd(egui::ViewportCommand::Focus);
         }
         self.agents.refresh(ctx, &self.pipeline);
@@ -164,33 +168,6 @@ impl TernApp {
             .unwrap_or_default();
         let reply = format!("\x1b]52;c;{}\x07", encode_base64(text.as_bytes()));
         self.pipeline.write(pane, reply.as_bytes());
-    }
-
-    /// Looks up what each pane runs (for titles, the switcher and close confirmation),
-    /// at most once per [`PROCESS_REFRESH`], on a frame something else caused: no timer
-    /// repaints an idle window for it.
-    pub(super) fn refresh_processes(&mut self) {
-        let new_pane = self.panes.values().any(|p| !p.looked_up);
-        if self.processes_at.elapsed() < PROCESS_REFRESH && !new_pane {
-            return;
-        }
-        self.processes_at = Instant::now();
-        for (id, p) in self.panes.iter_mut() {
-            p.looked_up = true;
-            let Some(info) = self.pipeline.process_info(*id) else {
-                continue;
-            };
-            p.command = info
-                .runs_other_program()
-                .then(|| info.foreground_name.clone())
-                .flatten();
-            if info.cwd.is_some() {
-                p.cwd = info.cwd.clone();
-            }
-            if p.command.is_some() {
-                p.last_command = p.command.clone();
-            }
-        }
     }
 }
 

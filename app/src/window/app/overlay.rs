@@ -41,6 +41,7 @@ impl TernApp {
                     .chord_of(c.command)
                     .map(|k| k.label())
                     .unwrap_or_default(),
+                swatches: Vec::new(),
                 value: c.command,
             })
             .chain(
@@ -49,6 +50,7 @@ impl TernApp {
                     .map(|(i, name)| Entry {
                         text: format!("Theme: {name}"),
                         hint: theme_hint(name),
+                        swatches: theme_swatches(name),
                         value: Command::Theme(i as u8),
                     }),
             )
@@ -119,6 +121,26 @@ impl TernApp {
 }
 
 /// A theme's look in words for its palette entry: dark or light, and its background.
+/// A theme's colours for its palette entry: background, then ANSI red, green, yellow,
+/// blue, magenta, cyan and the foreground.
+pub(crate) fn theme_swatches(name: &str) -> Vec<egui::Color32> {
+    let theme = tern_core::config::ThemeConfig {
+        name: match name {
+            "Dark" => tern_core::config::ThemeName::DARK,
+            "Light" => tern_core::config::ThemeName::LIGHT,
+            other => tern_core::config::ThemeName::Named(other.to_owned()),
+        },
+        ..Default::default()
+    };
+    let d = theme.palette_defaults();
+    let rgb = |c: tern_core::model::Rgb| egui::Color32::from_rgb(c.r, c.g, c.b);
+    std::iter::once(d.background)
+        .chain(d.ansi[1..7].iter().copied())
+        .chain(std::iter::once(d.foreground))
+        .map(rgb)
+        .collect()
+}
+
 fn theme_hint(name: &str) -> String {
     match tern_core::config::themes::find(name, None) {
         Ok(s) => format!(
@@ -130,5 +152,22 @@ fn theme_hint(name: &str) -> String {
         ),
         Err(_) if name == "Light" => "light".into(),
         Err(_) => "dark".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Catches a palette entry without the theme's colours, or with another theme's:
+    /// Dracula's row shows its background #282a36, red #ff5555 and foreground.
+    #[test]
+    fn theme_entries_carry_their_colours() {
+        let dracula = theme_swatches("Dracula");
+        assert_eq!(dracula.len(), 8);
+        assert_eq!(dracula[0], egui::Color32::from_rgb(0x28, 0x2a, 0x36));
+        assert_eq!(dracula[1], egui::Color32::from_rgb(0xff, 0x55, 0x55));
+        assert_eq!(dracula[7], egui::Color32::from_rgb(0xf8, 0xf8, 0xf2));
+        assert_ne!(theme_swatches("Light")[0], theme_swatches("Dark")[0]);
     }
 }

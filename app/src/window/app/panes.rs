@@ -6,53 +6,21 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use tern_core::layout::Rect;
-use tern_core::pipeline::{PaneId, SpawnSpec};
-use tern_core::workspace::{Badges, Closed};
+use tern_core::pipeline::PaneId;
+use tern_core::workspace::{Badges, Command as WsCommand, Source};
 
 use super::TernApp;
 use super::overlay::Overlay;
 use crate::window::action::Action;
 use crate::window::chrome::{self, DIVIDER};
-use crate::window::pane::{PaneCx, PaneUi};
+use crate::window::pane::PaneCx;
 use crate::window::render::Metrics;
 use crate::window::theme::rgb;
 
 impl TernApp {
-    /// Starts a pane (hidden until it is shown).
-    pub(super) fn spawn(&mut self, spec: &SpawnSpec) -> Option<PaneId> {
-        let mut spec = spec.clone();
-        spec.env.extend(self.launch.desktop.child_env());
-        match self.pipeline.spawn(&spec) {
-            Ok(id) => {
-                let mut ui = PaneUi::new(id, self.pipeline.clone());
-                // A program other than the configured shell: remembered for the session.
-                if spec.command != self.settings.config.spawn_spec(None).command {
-                    ui.launched = spec.command.as_ref().map(|(program, args)| {
-                        std::iter::once(program.clone())
-                            .chain(args.iter().cloned())
-                            .collect()
-                    });
-                }
-                self.panes.insert(id, ui);
-                Some(id)
-            }
-            Err(e) => {
-                self.status = Some(format!("cannot start a shell: {e}"));
-                None
-            }
-        }
-    }
-
-    /// A new shell in `dir` (the configured shell, not the `-e` program).
-    pub(super) fn spawn_shell(&mut self, dir: &Path) -> Option<PaneId> {
-        let mut spec = self.settings.config.spawn_spec(Some(dir.to_path_buf()));
-        spec.size = self.focused_ui().and_then(PaneUi::grid);
-        self.spawn(&spec)
-    }
-
     /// Parks panes that left the screen and reveals the ones that came on it.
     pub(super) fn sync_visibility(&mut self) {
-        let now: HashSet<PaneId> = self.ws.visible_panes().into_iter().collect();
+        let now: HashSet<PaneId> = self.core.ws.visible_panes().into_iter().collect();
         for gone in self.shown.difference(&now) {
             self.pipeline.set_visible(*gone, false);
             if let Some(p) = self.panes.get_mut(gone) {
@@ -67,7 +35,7 @@ impl TernApp {
             }
         }
         self.shown = now;
-        let focused = self.ws.focused_pane();
+        let focused = self.core.ws.focused_pane();
         if focused != self.focused_last {
             self.pipeline.set_focus(focused);
             self.focused_last = focused;
@@ -100,7 +68,7 @@ impl TernApp {
     pub(super) fn request_close(&mut self, pane: PaneId) {
         let info = self.pipeline.process_info(pane);
         let exited = self.panes.get(&pane).is_some_and(|p| p.exited.is_some());
-        if let Some(program) = self.remote_program(pane)
+        if let Some(program) = self.core.remote_program(pane)
             && !exited
             && self.settings.config.confirm_on_close
         {
@@ -114,33 +82,18 @@ impl TernApp {
                 let program = i.foreground_name.unwrap_or_else(|| "a program".into());
                 self.overlay = Some(Overlay::ConfirmClose { pane, program });
             }
-            _ => self.close_pane(pane),
+            _ => self.close_pane(Source::Key, pane),
         }
     }
 
-    pub(super) fn close_pane(&mut self, pane: PaneId) {
-        if let Closed::Tab = self.ws.close_pane(pane) {
-            // A worktree group with no tabs stays in the sidebar.
-        }
-        self.pipeline.close(pane);
-        self.panes.remove(&pane);
-        self.shown.remove(&pane);
-        self.agents.forget(pane);
+    /// Closes a pane without asking (the core closes it; `take_effects` drops its view).
+    pub(super) fn close_pane(&mut self, source: Source, pane: PaneId) {
+        let _ = self.exec(source, WsCommand::Close(pane));
     }
 
     /// Closes every pane of the worktree group at `path` and removes the group.
     pub(super) fn remove_group_at(&mut self, path: &Path) {
-        if let Some(gi) = self.ws.groups.iter().position(|g| g.path == path) {
-            let panes: Vec<PaneId> = self.ws.groups[gi]
-                .tabs
-                .iter()
-                .flat_map(|t| t.layout.panes())
-                .collect();
-            for p in panes {
-                self.close_pane(p);
-            }
-            self.ws.remove_group(gi);
-        }
+        let _ = self.exec(Source::Chrome, WsCommand::RemoveGroup(path.to_path_buf()));
     }
 
     /// Starts a tab in a new worktree group at `dir` (used by the sidebar).
@@ -153,36 +106,20 @@ impl TernApp {
     pub fn open_group_with(
         &mut self,
         name: String,
-        dir: PathBuf,
+        path: PathBuf,
         repo: Option<PathBuf>,
         start: Option<Vec<String>>,
     ) -> usize {
-        let group = self.ws.add_group(name, dir.clone(), repo);
-        if self.ws.groups[group].tabs.is_empty() && self.remote_of_group(group).is_none() {
-            let pane = match start.as_deref() {
-                Some([program, args @ ..]) => self.spawn_command(&dir, program, args),
-                _ => self.spawn_shell(&dir),
-            };
-            if let Some(pane) = pane {
-                self.ws.add_tab(group, pane);
-            }
-        }
-        self.ws.active = group;
-        group
-    }
-
-    /// `program args` in a new pane in `dir` (its command line is kept for the session:
-    /// a known agent is resumed after a restart).
-    pub(super) fn spawn_command(
-        &mut self,
-        dir: &Path,
-        program: &str,
-        args: &[String],
-    ) -> Option<PaneId> {
-        let mut spec = self.settings.config.spawn_spec(Some(dir.to_path_buf()));
-        spec.command = Some((program.to_owned(), args.to_vec()));
-        spec.size = self.focused_ui().and_then(PaneUi::grid);
-        self.spawn(&spec)
+        let _ = self.exec(
+            Source::Chrome,
+            WsCommand::OpenGroup {
+                name,
+                path,
+                repo,
+                start,
+            },
+        );
+        self.core.ws.active
     }
 
     /// The panes of the active tab, each in its rectangle, and the dividers to drag.
@@ -202,15 +139,16 @@ impl TernApp {
                 .rect_filled(full, 0.0, rgb(self.palette.background()));
         }
         let metrics = Metrics::new(ui.ctx(), self.font_size);
-        self.area_cells = Some((
+        self.core.set_area_cells((
             (area.width() / metrics.cell.x).floor().clamp(2.0, 1000.0) as u16,
             (area.height() / metrics.cell.y).floor().clamp(1.0, 1000.0) as u16,
         ));
-        let Some(tab) = self.ws.active_tab().cloned() else {
+        let Some(tab) = self.core.ws.active_tab().cloned() else {
             let painter = ui.painter_at(area);
             painter.rect_filled(area, 0.0, rgb(self.palette.background()));
             let msg = self
-                .remote_note(self.ws.active)
+                .core
+                .remote_note(self.core.ws.active)
                 .or_else(|| self.status.clone())
                 .unwrap_or_else(|| "No tabs here: Ctrl+Shift+T opens one.".into());
             painter.text(
@@ -248,6 +186,7 @@ impl TernApp {
             let Some(p) = self.panes.get_mut(&pane) else {
                 continue;
             };
+            p.cwd = self.core.pane_cwd(pane);
             let keyboard = pane == tab.focused && !overlay_open;
             let response = p.frame(ui, rect, &mut cx, keyboard);
             if response.clicked {
@@ -266,7 +205,7 @@ impl TernApp {
             }
         }
         if !tab.zoomed {
-            actions.extend(chrome::dividers(ui, &self.ws, area_c, &self.theme));
+            actions.extend(chrome::dividers(ui, &self.core.ws, area_c, &self.theme));
         }
         actions
     }

@@ -10,7 +10,7 @@ use tern_core::pipeline::{PaneId, Pipeline};
 use tern_core::workspace::{Badges, Workspace};
 
 use super::overlay::Overlay;
-use super::{TernApp, dir_name, tilde};
+use super::{TernApp, tilde};
 use crate::window::palette::Entry;
 use crate::window::pane::PaneUi;
 use crate::window::render::Metrics;
@@ -31,10 +31,10 @@ impl TernApp {
 
     /// Where a pane sits, for the diagnostics table: worktree / tab / pane title.
     pub fn pane_label(&self, pane: PaneId) -> tern_core::diagnostics::PaneLabel {
-        let Some(at) = self.ws.locate(pane) else {
+        let Some(at) = self.core.ws.locate(pane) else {
             return tern_core::diagnostics::PaneLabel::unplaced(pane);
         };
-        let group = &self.ws.groups[at.group];
+        let group = &self.core.ws.groups[at.group];
         let tab = &group.tabs[at.tab];
         tern_core::diagnostics::PaneLabel {
             worktree: group.name.clone(),
@@ -45,12 +45,12 @@ impl TernApp {
     }
 
     pub fn workspace(&self) -> &Workspace<PaneId> {
-        &self.ws
+        &self.core.ws
     }
 
     /// The focused pane.
     pub fn pane(&self) -> Option<PaneId> {
-        self.ws.focused_pane()
+        self.core.ws.focused_pane()
     }
 
     pub fn pane_ui(&self, pane: PaneId) -> Option<&PaneUi> {
@@ -58,11 +58,11 @@ impl TernApp {
     }
 
     pub(super) fn focused_ui(&self) -> Option<&PaneUi> {
-        self.panes.get(&self.ws.focused_pane()?)
+        self.panes.get(&self.core.ws.focused_pane()?)
     }
 
     pub(super) fn focused_ui_mut(&mut self) -> Option<&mut PaneUi> {
-        let id = self.ws.focused_pane()?;
+        let id = self.core.ws.focused_pane()?;
         self.panes.get_mut(&id)
     }
 
@@ -149,40 +149,29 @@ impl TernApp {
 
     /// A tab's title: the name the user gave it, else its focused pane's.
     pub fn tab_title(&self, tab: &tern_core::workspace::Tab<PaneId>) -> String {
-        if let Some(t) = &tab.custom_title {
-            return t.clone();
-        }
-        self.pane_title(tab.focused)
+        self.core.tab_title(tab)
     }
 
     /// A pane's title: the program's (OSC 0/2), else the running program, else the
     /// directory.
     pub fn pane_title(&self, pane: PaneId) -> String {
-        let Some(p) = self.panes.get(&pane) else {
-            return "—".into();
-        };
-        if !p.title.is_empty() {
-            return p.title.clone();
-        }
-        if let Some(c) = &p.command {
-            return c.clone();
-        }
-        match self.pane_cwd(pane) {
-            Some(dir) => dir_name(&dir),
-            None => "shell".into(),
-        }
+        self.core.pane_title(pane)
     }
 
     /// The pane's working directory: OSC 7 when the shell reports it, else the
     /// shell's own (from the process table).
     pub fn pane_cwd(&self, pane: PaneId) -> Option<PathBuf> {
-        let p = self.panes.get(&pane)?;
-        // OSC 7 as the model decoded it (a plain path).
-        if let Some(c) = &p.cwd_reported {
-            return Some(PathBuf::from(c));
-        }
-        // Looked up once a second (`refresh_processes`), not per frame.
-        p.cwd.clone()
+        self.core.pane_cwd(pane)
+    }
+
+    /// What the core knows of a pane (its program, folder, exit).
+    pub fn pane_record(&self, pane: PaneId) -> Option<&tern_core::workspace::PaneRecord> {
+        self.core.record(pane)
+    }
+
+    /// The workspace core (its journal of applied commands, for tests).
+    pub fn core(&self) -> &tern_core::workspace::WorkspaceCore {
+        &self.core
     }
 
     /// The pane's badges and its live activity (state, progress).
@@ -203,7 +192,7 @@ impl TernApp {
     pub fn switcher_entries(&self) -> Vec<Entry<PaneId>> {
         let home = dirs::home_dir();
         let mut out = Vec::new();
-        for g in &self.ws.groups {
+        for g in &self.core.ws.groups {
             for tab in &g.tabs {
                 for pane in tab.layout.panes() {
                     let cwd = self
@@ -211,9 +200,9 @@ impl TernApp {
                         .map(|d| tilde(&d, home.as_deref()))
                         .unwrap_or_default();
                     let last = self
-                        .panes
-                        .get(&pane)
-                        .and_then(|p| p.last_command.clone())
+                        .core
+                        .record(pane)
+                        .and_then(|r| r.last_foreground.clone())
                         .unwrap_or_default();
                     let state = self.agents.state(pane);
                     let activity = crate::window::agents::activity_suffix(self.pane_badges(pane));
@@ -236,6 +225,7 @@ impl TernApp {
                                 self.pane_title(pane)
                             ),
                             hint: format!("{cwd} {last}").trim().to_owned(),
+                            swatches: Vec::new(),
                             value: pane,
                         },
                     ));
@@ -253,13 +243,18 @@ impl TernApp {
         self.agents.refresh_now(&self.pipeline);
         let panes: Vec<PaneId> = self.panes.keys().copied().collect();
         let pane = self.agents.longest_waiting(panes)?;
-        self.ws.focus_pane(pane);
+        self.exec(
+            tern_core::workspace::Source::Key,
+            tern_core::workspace::Command::Focus(pane),
+        )
+        .ok()?;
         Some(pane)
     }
 
     /// What the sidebar shows of the open groups.
     pub(crate) fn group_infos(&self) -> Vec<crate::window::sidebar::GroupInfo> {
-        self.ws
+        self.core
+            .ws
             .groups
             .iter()
             .enumerate()
@@ -267,10 +262,11 @@ impl TernApp {
                 name: g.name.clone(),
                 path: g.path.clone(),
                 repo: g.repo.clone(),
-                badges: self.ws.group_badges(gi, |p| self.pane_badges(p)),
+                badges: self.core.ws.group_badges(gi, |p| self.pane_badges(p)),
                 tabs: g.tabs.len(),
-                active: gi == self.ws.active,
+                active: gi == self.core.ws.active,
                 remote: self
+                    .core
                     .remote_of_group(gi)
                     .map(|_| self.remote_note(gi).unwrap_or_default()),
                 attention: self
@@ -278,5 +274,39 @@ impl TernApp {
                     .attention(g.tabs.iter().flat_map(|t| t.layout.panes())),
             })
             .collect()
+    }
+
+    /// Adds the remote worktree `text` names (`ssh://host/path`, `host:path`) as a
+    /// group and connects it (the sidebar's "Add repository" with such text).
+    pub fn add_remote(&mut self, text: &str) -> Result<(), String> {
+        let added = self.core.add_remote(text);
+        self.take_effects();
+        added
+    }
+
+    /// Detaches from the remote worktree keyed `key` and drops its group.
+    pub fn forget_remote(&mut self, key: &std::path::Path) {
+        self.core.forget_remote(key);
+        self.take_effects();
+    }
+
+    /// The note of a remote group that is not connected.
+    pub fn remote_note(&self, group: usize) -> Option<String> {
+        self.core.remote_note(group)
+    }
+
+    /// Each connected remote pane's flow counters.
+    pub fn remote_pane_stats(&self) -> Vec<tern_core::tmux::RemotePaneStats> {
+        self.core.remote_pane_stats()
+    }
+
+    /// What each remote connection went past lately.
+    pub fn remote_problems(&self) -> Vec<String> {
+        self.core.remote_problems()
+    }
+
+    /// The pane area in cells as last drawn: what a remote client is sized to.
+    pub fn area_cells(&self) -> Option<(u16, u16)> {
+        self.core.area_cells()
     }
 }

@@ -1,9 +1,8 @@
 //! Commands carried out: the key map's, the palette's and the chrome's.
 
-use std::path::PathBuf;
-
 use tern_core::layout::{Axis, Direction};
-use tern_core::pipeline::PaneId;
+use tern_core::workspace::requests::TextJob;
+use tern_core::workspace::{Command as WsCommand, Effect, Outcome, Source};
 
 use super::overlay::Overlay;
 use super::{RESIZE_STEP, TernApp};
@@ -11,109 +10,110 @@ use crate::window::commands::Command;
 use crate::window::pane::PaneUi;
 
 impl TernApp {
+    /// Applies one change to the workspace — from a key, the palette, the chrome or a
+    /// `tern msg` request alike — and carries out what it asks of the window.
+    pub fn exec(&mut self, source: Source, command: WsCommand) -> Result<Outcome, String> {
+        self.core.spawn_size = self.focused_ui().and_then(PaneUi::grid);
+        let result = self.core.apply(source, command);
+        self.take_effects();
+        result
+    }
+
+    /// What the core asks of the window after a change: views for new panes, nothing
+    /// kept for closed ones, a message, the window closing with its last pane.
+    pub(super) fn take_effects(&mut self) {
+        for effect in self.core.take_effects() {
+            match effect {
+                Effect::Opened(pane) => {
+                    let remote = self.core.record(pane).is_some_and(|r| r.remote);
+                    self.panes
+                        .entry(pane)
+                        .or_insert_with(|| PaneUi::new(pane, self.pipeline.clone()))
+                        .remote = remote;
+                }
+                Effect::Closed(pane) => {
+                    self.panes.remove(&pane);
+                    self.shown.remove(&pane);
+                    self.agents.forget(pane);
+                }
+                Effect::Status(message) => self.status = Some(message),
+                Effect::LastExited { code } => self.desk.last_exited = Some(code),
+            }
+        }
+    }
+
     /// Carries out one command.
     pub fn run(&mut self, ctx: &egui::Context, command: Command) {
-        let focused = self.ws.focused_pane();
-        match command {
-            Command::NewTab if self.remote_new_tab() => {}
-            Command::NewTab => {
-                let group = self.ws.active;
-                let dir = self
-                    .ws
-                    .active_group()
-                    .map(|g| g.path.clone())
-                    .unwrap_or_else(|| PathBuf::from("/"));
-                if let Some(pane) = self.spawn_shell(&dir) {
-                    self.ws.add_tab(group, pane);
-                }
-            }
+        let focused = self.core.ws.focused_pane();
+        let ws = |c| Some(c);
+        let change = match command {
+            Command::NewTab => ws(WsCommand::NewTab {
+                group: None,
+                cwd: None,
+                title: None,
+                program: Vec::new(),
+            }),
             Command::ClosePane => {
                 if let Some(pane) = focused {
                     self.request_close(pane);
                 }
+                None
             }
-            Command::CloseTab => self.request_close_tab(),
-            Command::NextTab => self.ws.cycle_tab(1),
-            Command::PreviousTab => self.ws.cycle_tab(-1),
-            Command::Tab(n) => {
-                self.ws.select_tab(n as usize);
+            Command::CloseTab => {
+                self.request_close_tab();
+                None
             }
-            Command::MoveTabLeft | Command::MoveTabRight => {
-                if let Some(g) = self.ws.active_group() {
-                    let from = g.active_tab;
-                    let to = if command == Command::MoveTabLeft {
-                        from.checked_sub(1)
-                    } else {
-                        Some(from + 1)
-                    };
-                    if let Some(to) = to {
-                        self.ws.move_tab(self.ws.active, from, to);
-                    }
-                }
-            }
+            Command::NextTab => ws(WsCommand::CycleTab(1)),
+            Command::PreviousTab => ws(WsCommand::CycleTab(-1)),
+            Command::Tab(n) => ws(WsCommand::SelectTab(n as usize)),
+            Command::MoveTabLeft => ws(WsCommand::MoveTab(-1)),
+            Command::MoveTabRight => ws(WsCommand::MoveTab(1)),
             Command::RenameTab => {
-                if let Some(tab) = self.ws.active_tab() {
+                if let Some(tab) = self.core.ws.active_tab() {
                     let text = self.tab_title(tab);
                     self.overlay = Some(Overlay::Rename { tab: tab.id, text });
                 }
+                None
             }
-            Command::SplitRight | Command::SplitDown
-                if focused.is_some_and(|p| {
-                    let direction = if command == Command::SplitRight {
-                        tern_core::tmux::SplitDirection::Right
-                    } else {
-                        tern_core::tmux::SplitDirection::Down
-                    };
-                    self.remote_split(p, direction)
-                }) => {}
-            Command::SplitRight | Command::SplitDown => {
-                let dir = focused
-                    .and_then(|p| self.pane_cwd(p))
-                    .or_else(|| self.ws.active_group().map(|g| g.path.clone()))
-                    .unwrap_or_else(|| PathBuf::from("/"));
-                if let Some(pane) = self.spawn_shell(&dir) {
-                    let axis = if command == Command::SplitRight {
-                        Axis::Horizontal
-                    } else {
-                        Axis::Vertical
-                    };
-                    if !self.ws.split_focused(axis, pane) {
-                        self.close_pane(pane);
-                    }
-                }
+            Command::SplitRight | Command::SplitDown => ws(WsCommand::Split {
+                pane: None,
+                axis: if command == Command::SplitRight {
+                    Axis::Horizontal
+                } else {
+                    Axis::Vertical
+                },
+                cwd: None,
+                program: Vec::new(),
+            }),
+            Command::FocusLeft => ws(WsCommand::FocusDirection(Direction::Left)),
+            Command::FocusRight => ws(WsCommand::FocusDirection(Direction::Right)),
+            Command::FocusUp => ws(WsCommand::FocusDirection(Direction::Up)),
+            Command::FocusDown => ws(WsCommand::FocusDirection(Direction::Down)),
+            Command::ResizeLeft => ws(WsCommand::Resize(Direction::Left, RESIZE_STEP)),
+            Command::ResizeRight => ws(WsCommand::Resize(Direction::Right, RESIZE_STEP)),
+            Command::ResizeUp => ws(WsCommand::Resize(Direction::Up, RESIZE_STEP)),
+            Command::ResizeDown => ws(WsCommand::Resize(Direction::Down, RESIZE_STEP)),
+            Command::ZoomPane => ws(WsCommand::ToggleZoom),
+            Command::Equalize => ws(WsCommand::Equalize),
+            Command::NextWorktree => ws(WsCommand::CycleGroup(1)),
+            Command::PreviousWorktree => ws(WsCommand::CycleGroup(-1)),
+            other => {
+                self.run_window_command(ctx, other);
+                None
             }
-            Command::FocusLeft => {
-                self.ws.focus_direction(Direction::Left);
-            }
-            Command::FocusRight => {
-                self.ws.focus_direction(Direction::Right);
-            }
-            Command::FocusUp => {
-                self.ws.focus_direction(Direction::Up);
-            }
-            Command::FocusDown => {
-                self.ws.focus_direction(Direction::Down);
-            }
-            Command::ResizeLeft => {
-                self.ws.resize_focused(Direction::Left, RESIZE_STEP);
-            }
-            Command::ResizeRight => {
-                self.ws.resize_focused(Direction::Right, RESIZE_STEP);
-            }
-            Command::ResizeUp => {
-                self.ws.resize_focused(Direction::Up, RESIZE_STEP);
-            }
-            Command::ResizeDown => {
-                self.ws.resize_focused(Direction::Down, RESIZE_STEP);
-            }
-            Command::ZoomPane => self.ws.toggle_zoom(),
-            Command::Equalize => self.ws.equalize(),
-            Command::NextWorktree => {
-                self.ws.cycle_group(1);
-            }
-            Command::PreviousWorktree => {
-                self.ws.cycle_group(-1);
-            }
+        };
+        if let Some(change) = change {
+            // A refusal (the tab is first already, a folder that is gone) is shown on
+            // the status line by `take_effects`.
+            let _ = self.exec(Source::Key, change);
+        }
+    }
+
+    /// The commands that change only the window (pickers, scrolling, fonts, the
+    /// clipboard), not the workspace.
+    fn run_window_command(&mut self, ctx: &egui::Context, command: Command) {
+        let focused = self.core.ws.focused_pane();
+        match command {
             Command::QuickSwitcher => self.open_switcher(),
             Command::CommandPalette => self.open_palette(),
             Command::ToggleSidebar => self.sidebar_open = !self.sidebar_open,
@@ -121,17 +121,20 @@ impl TernApp {
                 self.sidebar_open = true;
                 self.status = Some("type a repository's path in the sidebar, or Browse…".into());
             }
-            Command::NewWorktree => match self.ws.active_group().and_then(|g| g.repo.clone()) {
-                Some(root) => {
-                    self.sidebar_open = true;
-                    self.sidebar.start_new_worktree(root);
+            Command::NewWorktree => {
+                match self.core.ws.active_group().and_then(|g| g.repo.clone()) {
+                    Some(root) => {
+                        self.sidebar_open = true;
+                        self.sidebar.start_new_worktree(root);
+                    }
+                    None => {
+                        self.status = Some(
+                            "this tab's folder is not a git repository: add one in the sidebar"
+                                .into(),
+                        )
+                    }
                 }
-                None => {
-                    self.status = Some(
-                        "this tab's folder is not a git repository: add one in the sidebar".into(),
-                    )
-                }
-            },
+            }
             Command::Copy => {
                 if let Some(text) = self.selection_text() {
                     ctx.copy_text(text);
@@ -169,12 +172,15 @@ impl TernApp {
             Command::FontReset => self.font_size = self.settings.config.font.size,
             Command::SaveScrollback => {
                 if let Some(pane) = focused {
-                    match self.scrollback_text(pane) {
-                        Ok(text) => {
-                            self.save_text(text, &format!("tern-scrollback-{}.txt", pane.0))
-                        }
-                        Err(e) => self.status = Some(format!("cannot save the scrollback: {e}")),
-                    }
+                    // Read on the save's own thread: the window never waits on the model.
+                    let job = TextJob::new(self.pipeline.clone(), pane, true);
+                    self.save_text(
+                        move || {
+                            job.text()
+                                .map_err(|e| format!("cannot save the scrollback: {e}"))
+                        },
+                        &format!("tern-scrollback-{}.txt", pane.0),
+                    );
                 }
             }
             Command::Diagnostics => self.diagnostics.toggle(),
@@ -229,10 +235,13 @@ impl TernApp {
                 }
             }
             Command::NextWaitingPane => {
-                if self.next_waiting_pane().is_none() {
+                let found = self.next_waiting_pane();
+                if found.is_none() {
                     self.status = Some("no pane is waiting".into());
                 }
             }
+            // The workspace's own commands went to `exec` (see `run`).
+            _ => {}
         }
     }
 
@@ -241,41 +250,14 @@ impl TernApp {
         self.run(ctx, command);
     }
 
-    /// The pane's whole history and screen as text, oldest line first.
-    pub fn scrollback_text(&self, pane: PaneId) -> Result<String, String> {
-        let view = self
-            .panes
-            .get(&pane)
-            .and_then(PaneUi::view)
-            .ok_or("the pane is not shown")?;
-        // Pages by absolute line, up to the line just above this snapshot's screen.
-        let end = view.scrollback_dropped + view.scrollback_lines;
-        let mut out = String::new();
-        const PAGE: usize = 4096;
-        let mut next = view.scrollback_dropped;
-        while next < end {
-            let count = PAGE.min((end - next) as usize);
-            let page = self
-                .pipeline
-                .history(pane, next, count)
-                .ok_or("the pane is gone")?;
-            for row in &page.rows {
-                out.push_str(row.text().trim_end());
-                out.push('\n');
-            }
-            // The page starts later when lines dropped meanwhile: they are gone.
-            next += count as u64;
-        }
-        for row in &view.rows {
-            out.push_str(row.text().trim_end());
-            out.push('\n');
-        }
-        Ok(out)
-    }
-
-    /// Saves `text` where the user says (rfd's save dialog on its own thread), or in
-    /// tern's state folder when no dialog can be shown; the status line says where.
-    pub(super) fn save_text(&mut self, text: String, name: &str) {
+    /// Saves the text `text` makes where the user says (rfd's save dialog and the
+    /// text itself on their own thread), or in tern's state folder when no dialog can
+    /// be shown; the status line says where.
+    pub(super) fn save_text(
+        &mut self,
+        text: impl FnOnce() -> Result<String, String> + Send + 'static,
+        name: &str,
+    ) {
         let (tx, rx) = std::sync::mpsc::channel();
         let name = name.to_owned();
         let fallback = tern_core::diagnostics::default_report_dir().join(&name);
@@ -290,9 +272,11 @@ impl TernApp {
                 };
                 let result = match path {
                     None => Err("not saved (cancelled)".to_owned()),
-                    Some(p) => tern_core::diagnostics::write_atomic(&p, &text)
-                        .map(|()| p.clone())
-                        .map_err(|e| format!("cannot write {}: {e}", p.display())),
+                    Some(p) => text().and_then(|text| {
+                        tern_core::diagnostics::write_atomic(&p, &text)
+                            .map(|()| p.clone())
+                            .map_err(|e| format!("cannot write {}: {e}", p.display()))
+                    }),
                 };
                 let _ = tx.send(result);
             });

@@ -1,58 +1,26 @@
 //! The session: restored at start, saved when it changes and on exit.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 
-use tern_core::pipeline::PaneId;
-use tern_core::workspace::Workspace;
+use tern_core::model::ScreenDump;
+use tern_core::pipeline::{Answer, PaneId, Pending};
 
 use super::TernApp;
 use crate::window::settings::SessionFile;
 
 impl TernApp {
-    /// Restores the saved session (a corrupt file is kept aside and reported).
+    /// Restores the saved session (a corrupt file is kept aside and reported): the
+    /// core restarts the panes; remote worktrees reconnect here.
     pub(super) fn restore_session(&mut self, path: PathBuf) {
         let mut file = SessionFile::new(path);
         match file.load() {
             tern_core::session::LoadOutcome::Restored(state) => {
-                let ws = Workspace::from_session(&state, |p| {
-                    let dir = if p.cwd.is_dir() {
-                        p.cwd.clone()
-                    } else {
-                        dirs::home_dir().unwrap_or_else(|| "/".into())
-                    };
-                    let pane = match &p.command {
-                        Some(command) => self.restore_command(&dir, command)?,
-                        None => self.spawn_shell(&dir)?,
-                    };
-                    if let (Some(screen), true) = (
-                        &p.last_screen,
-                        self.settings.config.session.restore_last_screen,
-                    ) {
-                        // The old screen, as history above the new prompt.
-                        let mut text = String::new();
-                        for line in screen {
-                            text.push_str(line);
-                            text.push_str("\r\n");
-                        }
-                        self.pipeline.feed(pane, text.as_bytes());
-                    }
-                    Some(pane)
-                });
-                self.ws = ws;
-                let active_before = self.ws.active;
-                let mut front = None;
-                for saved in &state.remotes {
-                    match self.add_remote(&saved.target) {
-                        Ok(()) if saved.active => front = Some(self.ws.active),
-                        Ok(()) => {}
-                        Err(e) => self.status = Some(format!("a saved remote worktree: {e}")),
-                    }
-                }
-                // A remote group added last takes the front only if it had it.
-                match front {
-                    Some(group) => self.ws.active = group,
-                    None => self.ws.active = active_before,
-                }
+                self.core.spawn_size = None;
+                // The core restarts the panes and reconnects remote worktrees.
+                self.core
+                    .restore(&state, self.settings.config.session.restore_last_screen);
+                self.take_effects();
             }
             tern_core::session::LoadOutcome::Corrupt { kept_aside, error } => {
                 self.status = Some(format!(
@@ -70,98 +38,84 @@ impl TernApp {
         self.session = Some(file);
     }
 
-    /// A pane that ran `command` before the restart: a known agent resumed in `dir`,
-    /// else a shell with a dim line saying what ran there.
-    fn restore_command(&mut self, dir: &std::path::Path, command: &[String]) -> Option<PaneId> {
-        use tern_core::resume::{Restore, installed, plan};
-        let path = std::env::var_os("PATH");
-        let rules = self.settings.config.session.resume.clone();
-        match plan(command, &rules, |p| installed(p, path.as_deref())) {
-            Restore::Resume(again) => {
-                let pane = self.spawn_command(dir, &again[0], &again[1..])?;
-                // Remembered as first run, so the next restart resumes it again.
-                if let Some(ui) = self.panes.get_mut(&pane) {
-                    ui.launched = Some(command.to_vec());
-                }
-                self.pipeline
-                    .breadcrumb(Some(pane), format!("resumed: {}", again.join(" ")));
-                Some(pane)
-            }
-            Restore::Shell { note } => {
-                let pane = self.spawn_shell(dir)?;
-                self.pipeline.breadcrumb(Some(pane), note.clone());
-                // The note holds a command line from the session file: shown, never
-                // obeyed (its control characters are replaced).
-                let line = format!(
-                    "\x1b[2m[tern] {}\x1b[0m\r\n",
-                    tern_core::resume::printable(&note)
-                );
-                self.pipeline.feed(pane, line.as_bytes());
-                Some(pane)
-            }
-        }
-    }
-
-    /// What a restart would need, from what the window has now.
+    /// What a restart would need, from what the window has now (the last screens
+    /// waited for: for the exit, when the window is going anyway).
     pub fn session_state(&self) -> tern_core::session::SessionState {
-        self.session_state_with(self.settings.config.session.restore_last_screen)
-    }
-
-    /// The session as the window's own state has it; with `screens`, each pane's last
-    /// screen too (a round trip to the model thread per pane, so only when a save is
-    /// due).
-    fn session_state_with(&self, keep_screen: bool) -> tern_core::session::SessionState {
-        let mut state = self.ws.to_session(|p| tern_core::session::SavedPane {
-            cwd: self
-                .panes
-                .get(&p)
-                .and_then(|u| u.cwd.clone())
-                .or_else(|| {
-                    self.ws
-                        .locate(p)
-                        .map(|at| self.ws.groups[at.group].path.clone())
-                })
-                .unwrap_or_default(),
-            last_screen: keep_screen
+        let screens = self.settings.config.session.restore_last_screen;
+        self.session_state_with(|p| {
+            screens
                 .then(|| self.pipeline.dump_screen(p).map(|d| d.rows))
-                .flatten(),
-            command: self.panes.get(&p).and_then(|u| u.launched.clone()),
-        });
-        // Remote groups are saved as their targets (tmux keeps their windows).
-        let remote_keys: Vec<&std::path::Path> =
-            self.remotes.iter().map(|r| r.key.as_path()).collect();
-        let front = state
-            .active_worktree
-            .and_then(|i| state.worktrees.get(i))
-            .map(|w| w.path.clone());
-        state
-            .worktrees
-            .retain(|w| !remote_keys.contains(&w.path.as_path()));
-        state.active_worktree = front
-            .and_then(|p| state.worktrees.iter().position(|w| w.path == p))
-            .or((!state.worktrees.is_empty()).then_some(0));
-        state.remotes = self.saved_remotes();
-        state
+                .flatten()
+        })
     }
 
-    /// Saves the session when its layout, folders or tabs changed. The last screens
-    /// (`restore_last_screen`) are dumped only then, not every frame.
+    /// The core's session, each pane's last screen as `screen` has it.
+    fn session_state_with(
+        &self,
+        screen: impl Fn(PaneId) -> Option<Vec<String>>,
+    ) -> tern_core::session::SessionState {
+        self.core.session_state_with(screen)
+    }
+
+    /// Saves the session when its layout, folders or tabs changed. With
+    /// `restore_last_screen` each pane's screen is asked for then (not every frame),
+    /// without waiting: the save is written once every answer is in.
     pub(super) fn save_session_if_due(&mut self) {
         if self.session.is_none() {
             return;
         }
-        let layout = self.session_state_with(false);
-        if self.session_layout.as_ref() == Some(&layout) {
+        let layout = self.session_state_with(|_| None);
+        if self.session_layout.as_ref() != Some(&layout) {
+            if self.settings.config.session.restore_last_screen {
+                let asked = self
+                    .core
+                    .ws
+                    .all_panes()
+                    .into_iter()
+                    .map(|p| (p, self.pipeline.request_dump(p)))
+                    .collect();
+                // A newer layout replaces a save still waiting for its screens.
+                self.saving_screens = Some(ScreensAsked {
+                    asked,
+                    answers: HashMap::new(),
+                });
+            } else if let Some(file) = self.session.as_mut() {
+                file.save_if_changed(layout.clone());
+            }
+            self.session_layout = Some(layout);
+        }
+        self.save_when_screens_are_in();
+    }
+
+    /// Writes the save waiting for its panes' screens once the model thread answered
+    /// them all (its answers wake the window).
+    fn save_when_screens_are_in(&mut self) {
+        let Some(mut waiting) = self.saving_screens.take() else {
+            return;
+        };
+        waiting
+            .asked
+            .retain(|(pane, pending)| match pending.poll() {
+                Answer::Ready(dump) => {
+                    waiting.answers.insert(*pane, dump.rows);
+                    false
+                }
+                Answer::Waiting => true,
+                Answer::Gone => false,
+            });
+        if !waiting.asked.is_empty() {
+            self.saving_screens = Some(waiting);
             return;
         }
-        let state = if self.settings.config.session.restore_last_screen {
-            self.session_state()
-        } else {
-            layout.clone()
-        };
-        self.session_layout = Some(layout);
+        let state = self.session_state_with(|p| waiting.answers.get(&p).cloned());
         if let Some(file) = self.session.as_mut() {
             file.save_if_changed(state);
         }
     }
+}
+
+/// A session save asked each pane's screen and waits for the answers.
+pub(super) struct ScreensAsked {
+    asked: Vec<(PaneId, Pending<ScreenDump>)>,
+    answers: HashMap<PaneId, Vec<String>>,
 }

@@ -136,8 +136,8 @@ impl Diagnostics {
         labels: &dyn Fn(PaneId) -> PaneLabel,
     ) -> DiagnosticsReport {
         let mut environment = self.environment.clone();
-        environment.missing_glyph_chars =
-            crate::system_fonts::SystemFonts::open().map_or(0, |f| f.missing_chars());
+        environment.missing_glyph_chars = crate::window::glyphs::system_fonts::SystemFonts::open()
+            .map_or(0, |f| f.missing_chars());
         collect(pipeline, labels, &environment, &self.frame_times)
     }
 

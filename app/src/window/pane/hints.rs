@@ -104,10 +104,8 @@ impl PaneUi {
             }
             HintAction::Type => {
                 let bracketed = self.view.as_ref().is_some_and(|v| v.modes.bracketed_paste);
-                self.pipeline.write(
-                    self.id,
-                    &tern_core::input::encode_paste(&hint.text, bracketed),
-                );
+                self.out
+                    .extend_from_slice(&tern_core::input::encode_paste(&hint.text, bracketed));
             }
             HintAction::Open => {
                 let result = match hint.kind {
@@ -138,11 +136,7 @@ impl PaneUi {
             .next()
             .and_then(|l| l.parse::<u64>().ok())
             .unwrap_or(1);
-        let cwd = self
-            .cwd_reported
-            .as_deref()
-            .map(PathBuf::from)
-            .or(self.cwd.clone());
+        let cwd = self.cwd.clone();
         let full = resolve(path, cwd.as_deref());
         if !full.exists() {
             return Err(format!("{} does not exist", full.display()));
@@ -177,13 +171,7 @@ impl PaneUi {
     /// against the pane's folder; one that does not exist is an error at once.
     fn open_path(&self, text: &str) -> Result<(), String> {
         let path = text.split(':').next().unwrap_or(text);
-        let full = resolve(
-            path,
-            self.cwd_reported
-                .as_deref()
-                .map(Path::new)
-                .or(self.cwd.as_deref()),
-        );
+        let full = resolve(path, self.cwd.as_deref());
         if !full.exists() {
             return Err(format!("{} does not exist", full.display()));
         }

@@ -8,7 +8,6 @@ use tern_core::input::{
     mouse_report,
 };
 use tern_core::model::MouseTracking;
-use tern_core::pipeline::PaneId;
 
 use super::PaneUi;
 use crate::window::input;
@@ -52,13 +51,13 @@ impl PaneUi {
             // Alt+character is sent here (ESC prefix); the text event that may follow
             // it must not be typed as well.
             self.swallow_text = modifiers.alt && !modifiers.ctrl;
-            self.write_key_bytes(self.id, &bytes, seq);
+            self.write_key_bytes(&bytes, seq);
         }
     }
 
-    pub(super) fn write_key_bytes(&mut self, pane: PaneId, bytes: &[u8], seq: u64) {
+    pub(super) fn write_key_bytes(&mut self, bytes: &[u8], seq: u64) {
         self.last_key_at = Instant::now();
-        self.pipeline.write(pane, bytes);
+        self.out.extend_from_slice(bytes);
         self.pending_keys.push((seq, Instant::now()));
         self.key_this_frame = true;
         self.viewport.to_bottom();
@@ -94,7 +93,7 @@ impl PaneUi {
                     );
                     if let Some(bytes) = out.bytes {
                         self.swallow_text = out.swallow_text;
-                        self.write_key_bytes(pane, &bytes, seq);
+                        self.write_key_bytes(&bytes, seq);
                     }
                 }
                 egui::Event::Key {
@@ -108,11 +107,11 @@ impl PaneUi {
                     if std::mem::take(&mut self.swallow_text) {
                         continue;
                     }
-                    self.write_key_bytes(pane, text.as_bytes(), seq)
+                    self.write_key_bytes(text.as_bytes(), seq)
                 }
                 // Composed text from an input method (the preedit is the IME's to show).
                 egui::Event::Ime(egui::ImeEvent::Commit(text)) => {
-                    self.write_key_bytes(pane, text.as_bytes(), seq)
+                    self.write_key_bytes(text.as_bytes(), seq)
                 }
                 egui::Event::Paste(text) => self.paste(text),
                 egui::Event::WindowFocused(focused) if modes.focus_events => {
@@ -160,7 +159,7 @@ impl PaneUi {
                             modes.mouse_encoding,
                             modes.eight_bit_controls,
                         ) {
-                            self.pipeline.write(pane, &bytes);
+                            self.out.extend_from_slice(&bytes);
                         }
                     } else if pressed && b == MouseButton::Left && modifiers.ctrl {
                         if let Some((_, uri)) = self.link_at_cell(row, col)
@@ -212,7 +211,7 @@ impl PaneUi {
                                 modes.eight_bit_controls,
                             )
                         {
-                            self.pipeline.write(pane, &bytes);
+                            self.out.extend_from_slice(&bytes);
                         }
                     } else if self.dragging == Some(MouseButton::Left)
                         && let Some(v) = &self.view
@@ -263,7 +262,7 @@ impl PaneUi {
                                 modes.mouse_encoding,
                                 modes.eight_bit_controls,
                             ) {
-                                self.pipeline.write(pane, &bytes);
+                                self.out.extend_from_slice(&bytes);
                             }
                         }
                     } else if modes.alt_screen && modes.alternate_scroll {
@@ -272,7 +271,7 @@ impl PaneUi {
                             if let Some(bytes) =
                                 encode_key(k, tern_core::input::Mods::NONE, key_modes)
                             {
-                                self.pipeline.write(pane, &bytes);
+                                self.out.extend_from_slice(&bytes);
                             }
                         }
                     } else if !modes.alt_screen
@@ -348,8 +347,7 @@ impl PaneUi {
         if let Some(go) = decision {
             self.pending_paste = None;
             if go {
-                let pane = self.id;
-                self.pipeline.write(pane, &encode_paste(&text, false));
+                self.out.extend_from_slice(&encode_paste(&text, false));
                 self.viewport.to_bottom();
             }
         }

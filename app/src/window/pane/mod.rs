@@ -95,19 +95,16 @@ pub struct PaneUi {
     fits: Option<TermSize>,
     page_hold: Option<PageHold>,
     pub exited: Option<String>,
-    /// OSC 0/2 title ("" when the program cleared it).
-    pub title: String,
-    /// OSC 7 working directory (decoded by the model), when the shell reports it.
-    pub cwd_reported: Option<String>,
-    /// The shell's working directory, from the process table (refreshed now and then).
+    /// What the pane's input asked — bytes typed, pasted or reported (mouse), a new
+    /// size — queued and carried out at one point ([`PaneUi::apply_output`]): typed
+    /// input right after the pane's input is read and before it is painted (so the
+    /// frame that wrote a key can show its echo), the rest by the app once the panes
+    /// are drawn.
+    out: Vec<u8>,
+    out_resize: Option<TermSize>,
+    /// The pane's folder as the workspace core knows it (set before each frame), for
+    /// paths in hints and links.
     pub cwd: Option<std::path::PathBuf>,
-    /// The process table has been read for this pane at least once.
-    pub looked_up: bool,
-    /// The running (or last run) program other than the shell, from the process table.
-    pub command: Option<String>,
-    pub last_command: Option<String>,
-    /// The program and arguments the pane was opened to run, when not the shell.
-    pub launched: Option<Vec<String>>,
     /// A hint asked for the editor at a line: (folder, command) for a new tab.
     edit_request: Option<(std::path::PathBuf, Vec<String>)>,
     /// The config's editor (set every frame).
@@ -173,13 +170,9 @@ impl PaneUi {
             fits: None,
             page_hold: None,
             exited: None,
-            title: String::new(),
-            cwd_reported: None,
+            out: Vec::new(),
+            out_resize: None,
             cwd: None,
-            looked_up: false,
-            command: None,
-            last_command: None,
-            launched: None,
             edit_request: None,
             editor: None,
             marks: Default::default(),
@@ -206,6 +199,26 @@ impl PaneUi {
             key_this_frame: false,
             remote: false,
         }
+    }
+
+    /// Carries out what the pane's input asked while it was drawn: the new size, then
+    /// the bytes typed (in the order typed).
+    pub fn apply_output(&mut self) {
+        if let Some(size) = self.out_resize.take() {
+            self.pipeline.resize(self.id, size);
+        }
+        if !self.out.is_empty() {
+            let bytes = std::mem::take(&mut self.out);
+            self.pipeline.write(self.id, &bytes);
+        }
+    }
+
+    /// Whether every history line the view shows has come from the model (it is asked
+    /// for without waiting; tests wait for this).
+    pub fn history_in_view(&self) -> bool {
+        self.view
+            .as_ref()
+            .is_none_or(|v| self.viewport.history_in(v))
     }
 
     pub fn view(&self) -> Option<&PaneView> {
@@ -248,7 +261,7 @@ impl PaneUi {
         self.page_hold = None;
         if let Some(size) = self.fits.or(self.grid) {
             self.grid = Some(size);
-            self.pipeline.resize(self.id, size);
+            self.out_resize = Some(size);
         }
     }
 
@@ -520,6 +533,9 @@ impl PaneUi {
             self.copy_input(&ctx, cx.primary);
         } else {
             self.handle_input(&ctx, rect, m, &response, cx.primary);
+            // The keys go to the program before this pane is painted, so the frame
+            // that wrote a key can show its echo.
+            self.apply_output();
             self.take_echo(cx.trace);
         }
         let cols = ((rect.width() / m.cell.x).floor() as usize).max(2);
@@ -534,7 +550,7 @@ impl PaneUi {
         }
         if self.page_hold.is_none() && self.grid != Some(size) && !self.remote {
             self.grid = Some(size);
-            self.pipeline.resize(self.id, size);
+            self.out_resize = Some(size);
         }
         let painter = ui.painter_at(rect);
         self.paint_terminal(&ctx, &painter, rect, cx, focused);

@@ -165,7 +165,7 @@ impl PaneUi {
         let Some(v) = &self.view else {
             return;
         };
-        if !crate::window::fonts::ime_configured() {
+        if !crate::window::glyphs::fonts::ime_configured() {
             return;
         }
         let cursor_rect = egui::Rect::from_min_size(

@@ -478,7 +478,7 @@ impl Sidebar {
                 let enter = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
                 if ui.button("Add").clicked() || enter {
                     let text = self.add_path.trim().to_owned();
-                    if super::remote::parse_target(&text).is_some() {
+                    if tern_core::workspace::remote::parse_target(&text).is_some() {
                         // The group's row shows how connecting goes from here on.
                         actions.push(SidebarAction::AddRemote { target: text });
                         self.add_path.clear();

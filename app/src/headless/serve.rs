@@ -1,0 +1,233 @@
+//! `tern --headless` with no program: the workspace with no window. The same
+//! [`WorkspaceCore`] the window draws — groups, tabs, splits, exit policy, session
+//! restore and save — served over the `tern msg` socket until SIGTERM or SIGHUP.
+//! Agents can run on a machine with no display, and every workflow can be driven end
+//! to end through the binary (`tern msg new-tab`, `split`, `send-text`, `get-text`…).
+//!
+//! The loop sleeps until something happens: a pipeline event, a request, a signal.
+//! No timer wakes it. Panes are never shown, so the model thread keeps their screens
+//! and sends nothing (invariant 2); `get-text` reads them on a thread of its own.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Condvar, Mutex};
+
+use tern_core::config::Config;
+use tern_core::ipc::server::{BindError, IpcCall};
+use tern_core::ipc::{Response, SOCKET_ENV};
+use tern_core::model::TermSize;
+use tern_core::pipeline::{Pipeline, PipelineConfig};
+use tern_core::session::LoadOutcome;
+use tern_core::workspace::requests::{self, Routed};
+use tern_core::workspace::{Command, Effect, Source, WorkspaceCore, dir_name};
+
+use crate::desktop::{Ipc, LateWaker};
+use crate::window::settings::SessionFile;
+
+pub struct ServeArgs {
+    pub size: TermSize,
+    pub cwd: Option<PathBuf>,
+    pub config: Config,
+    /// `--hold`: panes stay after their program exits.
+    pub hold: bool,
+    /// The session file to restore from and save to (`None`: no session).
+    pub session: Option<PathBuf>,
+}
+
+/// Wakes the loop: set by the pipeline, the socket and the signal watcher.
+#[derive(Default)]
+struct Wake {
+    pending: Mutex<bool>,
+    cv: Condvar,
+}
+
+impl Wake {
+    fn notify(&self) {
+        if let Ok(mut p) = self.pending.lock() {
+            *p = true;
+            self.cv.notify_one();
+        }
+    }
+
+    /// Sleeps until a notify that came after the last wait returned.
+    fn wait(&self) {
+        let Ok(mut p) = self.pending.lock() else {
+            return;
+        };
+        while !*p {
+            p = match self.cv.wait(p) {
+                Ok(p) => p,
+                Err(_) => return,
+            };
+        }
+        *p = false;
+    }
+}
+
+/// Serves the workspace until SIGTERM/SIGHUP; returns tern's exit code.
+pub fn serve(args: ServeArgs) -> Result<i32, String> {
+    let wake = Arc::new(Wake::default());
+    let pipeline_wake = wake.clone();
+    let pipeline = Arc::new(
+        Pipeline::start(
+            PipelineConfig {
+                default_size: args.size,
+                ..args.config.pipeline_config()
+            },
+            Arc::new(move || pipeline_wake.notify()),
+        )
+        .map_err(|e| format!("cannot start: {e}"))?,
+    );
+    let remote = if args.config.remote_control {
+        Some(bind(args.session.is_some(), &wake)?)
+    } else {
+        None
+    };
+    let signal_wake = wake.clone();
+    crate::signals::on_termination(move || signal_wake.notify())
+        .map_err(|e| format!("cannot catch SIGTERM/SIGHUP: {e}"))?;
+
+    let last_screen = args.config.session.restore_last_screen;
+    let mut core = WorkspaceCore::new(pipeline.clone(), args.config);
+    core.set_hold(args.hold);
+    core.spawn_size = Some(args.size);
+    if let Some(r) = &remote {
+        core.set_child_env(vec![(
+            SOCKET_ENV.to_owned(),
+            r.path().display().to_string(),
+        )]);
+    }
+    let mut session = args.session.map(SessionFile::new);
+    if let Some(file) = session.as_mut() {
+        match file.load() {
+            LoadOutcome::Restored(state) => core.restore(&state, last_screen),
+            LoadOutcome::Corrupt { kept_aside, error } => eprintln!(
+                "tern: the saved session could not be read ({error}); it was kept as {}",
+                kept_aside.display()
+            ),
+            LoadOutcome::Unreadable { error } => {
+                // Saving would replace a file that may be fine: no session this run.
+                eprintln!("tern: the saved session was left alone: {error}");
+                session = None;
+            }
+            LoadOutcome::Fresh => {}
+        }
+    }
+    if core.ws.groups.is_empty() {
+        let dir = args
+            .cwd
+            .or_else(|| std::env::current_dir().ok())
+            .unwrap_or_else(|| PathBuf::from("/"));
+        let first = Command::OpenGroup {
+            name: dir_name(&dir),
+            path: dir,
+            repo: None,
+            start: None,
+        };
+        if let Err(e) = core.apply(Source::Start, first) {
+            eprintln!("tern: {e}");
+        }
+    }
+    match &remote {
+        Some(r) => eprintln!("tern: serving the workspace on {}", r.path().display()),
+        None => eprintln!("tern: serving the workspace (remote_control is off: no socket)"),
+    }
+    let mut saved_layout = None;
+    loop {
+        for event in pipeline.poll_events() {
+            core.on_event(&event);
+        }
+        core.refresh_processes();
+        if let Some(r) = &remote {
+            for call in r.take_calls() {
+                answer(&mut core, call);
+            }
+        }
+        for effect in core.take_effects() {
+            if let Effect::Status(message) = effect {
+                eprintln!("tern: {message}");
+            }
+        }
+        if let Some(file) = session.as_mut() {
+            // The last screens are read only when the layout changed (a round trip
+            // per pane).
+            let layout = core.session_state(false);
+            if saved_layout.as_ref() != Some(&layout) {
+                let state = if last_screen {
+                    core.session_state(true)
+                } else {
+                    layout.clone()
+                };
+                file.save_if_changed(state);
+                saved_layout = Some(layout);
+            }
+        }
+        if crate::signals::termination_requested() {
+            break;
+        }
+        wake.wait();
+    }
+    if let Some(file) = session.as_mut()
+        && let Err(e) = file.save_now(core.session_state(last_screen))
+    {
+        eprintln!(
+            "tern: cannot save the session to {}: {e}",
+            file.path().display()
+        );
+    }
+    Ok(0)
+}
+
+/// The session's socket when this serve owns the session, else one of its own. A
+/// live tern already serving the session is an error: two would save over each other.
+fn bind(owns_session: bool, wake: &Arc<Wake>) -> Result<Ipc, String> {
+    let path = if owns_session {
+        tern_core::ipc::session_socket_path()
+    } else {
+        tern_core::ipc::process_socket_path(std::process::id())
+    };
+    let waker = LateWaker::default();
+    let w = wake.clone();
+    waker.set(move || w.notify());
+    Ipc::bind(&path, waker).map_err(|e| match e {
+        BindError::InUse(p) => format!(
+            "a tern already serves the session on {} (tern msg talks to it)",
+            p.display()
+        ),
+        e => format!("cannot open the tern msg socket: {e}"),
+    })
+}
+
+/// Answers one `tern msg` request: changes through the core, text on its own thread.
+fn answer(core: &mut WorkspaceCore, call: IpcCall) {
+    let routed = match requests::route(core, call.request.clone()) {
+        Ok(r) => r,
+        Err(e) => return call.answer(Response::error(e)),
+    };
+    match routed {
+        Routed::Command(c) => {
+            let response = match core.apply(Source::Msg, c) {
+                Ok(outcome) => Response::ok(requests::outcome_reply(outcome)),
+                Err(e) => Response::error(e),
+            };
+            call.answer(response);
+        }
+        Routed::List => {
+            call.answer(Response::ok(tern_core::ipc::Reply::Panes(
+                core.list(|_| None),
+            )));
+        }
+        Routed::Text(job) => {
+            let spawned = std::thread::Builder::new()
+                .name("tern-get-text".into())
+                .spawn(move || {
+                    call.answer(match job.run() {
+                        Ok(reply) => Response::ok(reply),
+                        Err(e) => Response::error(e),
+                    })
+                });
+            if let Err(e) = spawned {
+                eprintln!("tern: cannot read a pane's text: {e}");
+            }
+        }
+    }
+}

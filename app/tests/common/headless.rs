@@ -1,0 +1,151 @@
+//! The real binary as `tern --headless` with no program: the workspace served over
+//! `tern msg`, no display needed. Each [`Served`] has its own HOME, runtime folder
+//! (so its own session socket) and session file; `msg` runs `tern msg` against it.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long a served workspace may take to open its socket or reach a state.
+pub const PATIENCE: Duration = Duration::from_secs(20);
+
+pub struct Served {
+    pub child: Child,
+    /// The scratch folder holding home/, run/ and session.ron.
+    pub dir: PathBuf,
+    pub home: PathBuf,
+    pub socket: PathBuf,
+}
+
+/// A scratch folder for one test: `<tmp>/tern-<name>-<pid>`, emptied.
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tern-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("home")).expect("scratch home");
+    dir
+}
+
+/// `tern` with the scratch folder's environment (HOME, XDG folders, session file).
+pub fn tern_in(dir: &Path) -> Command {
+    let run = dir.join("run");
+    std::fs::create_dir_all(&run).expect("runtime dir");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tern"));
+    cmd.env("HOME", dir.join("home"))
+        .env("XDG_RUNTIME_DIR", &run)
+        .env("XDG_CONFIG_HOME", dir.join("home/.config"))
+        .env("XDG_STATE_HOME", dir.join("home/.local/state"))
+        .env("TERN_SESSION", dir.join("session.ron"))
+        .env("SHELL", "/bin/sh")
+        .env_remove("TERN_SOCKET")
+        .env_remove("TERN_PANE_ID")
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .current_dir(dir.join("home"));
+    cmd
+}
+
+impl Served {
+    /// Starts `tern --headless [args]` in `dir` and waits for its socket.
+    pub fn start(dir: &Path, args: &[&str]) -> Served {
+        let child = tern_in(dir)
+            .arg("--headless")
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start tern --headless");
+        let served = Served {
+            child,
+            dir: dir.to_path_buf(),
+            home: dir.join("home"),
+            socket: dir.join("run/tern/session.sock"),
+        };
+        let started = Instant::now();
+        while !served.socket.exists() {
+            assert!(
+                started.elapsed() < PATIENCE,
+                "tern --headless did not open {} in {PATIENCE:?}",
+                served.socket.display()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        served
+    }
+
+    /// `tern msg ARGS` against this workspace.
+    pub fn msg(&self, args: &[&str]) -> Output {
+        tern_in(&self.dir)
+            .arg("msg")
+            .args(args)
+            .output()
+            .expect("run tern msg")
+    }
+
+    /// `tern msg ARGS`, which must succeed; its stdout.
+    pub fn ok(&self, args: &[&str]) -> String {
+        let out = self.msg(args);
+        assert!(
+            out.status.success(),
+            "tern msg {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Every pane, as `tern msg list` prints them.
+    pub fn list(&self) -> Vec<serde_json::Value> {
+        serde_json::from_str(&self.ok(&["list"])).expect("list is JSON")
+    }
+
+    /// Waits until `get-text ARGS` (for `pane`) satisfies `done`; its last text.
+    pub fn wait_text(&self, pane: u64, args: &[&str], done: impl Fn(&str) -> bool) -> String {
+        let id = pane.to_string();
+        let mut full = vec!["get-text", "--pane", &id];
+        full.extend_from_slice(args);
+        let started = Instant::now();
+        loop {
+            let text = self.ok(&full);
+            if done(&text) {
+                return text;
+            }
+            assert!(
+                started.elapsed() < PATIENCE,
+                "pane {pane} never showed what was waited for; it shows:\n{text}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// SIGTERM, then the exit status and stderr.
+    pub fn stop(mut self) -> (Option<i32>, String) {
+        let pid = self.child.id().to_string();
+        let sent = Command::new("kill").args(["-TERM", &pid]).status();
+        assert!(sent.is_ok_and(|s| s.success()), "kill -TERM {pid}");
+        let out = std::mem::replace(
+            &mut self.child,
+            Command::new("true").spawn().expect("placeholder"),
+        )
+        .wait_with_output()
+        .expect("wait for tern");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The numeric id in a `new-tab`/`split` reply.
+pub fn pane_id(reply: &str) -> u64 {
+    reply
+        .trim()
+        .parse()
+        .unwrap_or_else(|_| panic!("not a pane id: {reply:?}"))
+}

@@ -1,0 +1,200 @@
+//! `tern --headless` with no program, through the binary as a user starts it: the
+//! workspace served over `tern msg` with no display — tabs, splits, text typed and
+//! read back, history, closing, bad requests, SIGTERM saving the session and the next
+//! start restoring it.
+
+mod common;
+
+use common::headless::{Served, pane_id, scratch};
+
+#[test]
+fn a_headless_workspace_opens_tabs_and_reads_their_text() {
+    let dir = scratch("hw-tabs");
+    let served = Served::start(&dir, &["--cols", "80", "--rows", "24"]);
+    let panes = served.list();
+    assert_eq!(panes.len(), 1, "one shell at start: {panes:?}");
+    let first = panes[0]["id"].as_u64().expect("id");
+    assert_eq!(panes[0]["focused"], true);
+
+    // Typed text reaches the shell, and its screen reads back as text.
+    served.ok(&[
+        "send-text",
+        "--pane",
+        &first.to_string(),
+        "echo hello-$((6*7))\n",
+    ]);
+    served.wait_text(first, &[], |t| t.lines().any(|l| l.trim() == "hello-42"));
+
+    // A tab running a program: its history, and its last lines.
+    let tab = pane_id(&served.ok(&[
+        "new-tab",
+        "--title",
+        "numbers",
+        "--",
+        "sh",
+        "-c",
+        "seq 1 3000; exec sleep 600",
+    ]));
+    let all = served.wait_text(tab, &["--scrollback"], |t| t.lines().any(|l| l == "3000"));
+    let numbers: Vec<u32> = all.lines().filter_map(|l| l.parse().ok()).collect();
+    assert_eq!(
+        numbers,
+        (1..=3000).collect::<Vec<_>>(),
+        "every line, oldest first"
+    );
+    let last = served.ok(&["get-text", "--pane", &tab.to_string(), "--lines", "40"]);
+    let tail: Vec<&str> = last.lines().collect();
+    assert_eq!(tail.len(), 40, "{last}");
+    assert_eq!(
+        (tail[0], tail[39]),
+        ("2961", "3000"),
+        "the last 40 reach into history"
+    );
+
+    let panes = served.list();
+    let listed = panes
+        .iter()
+        .find(|p| p["id"] == tab)
+        .expect("the new tab is listed");
+    assert_eq!(listed["title"], "numbers");
+    assert_eq!(listed["tab"], 1);
+    assert_eq!(listed["focused"], true, "a new tab takes the focus");
+    let (code, err) = served.stop();
+    assert_eq!(code, Some(0), "{err}");
+}
+
+#[test]
+fn splits_close_and_bad_requests_change_nothing_else() {
+    let dir = scratch("hw-split");
+    let served = Served::start(&dir, &[]);
+    let first = served.list()[0]["id"].as_u64().expect("id");
+    let split =
+        pane_id(&served.ok(&["split", "--pane", &first.to_string(), "--direction", "down"]));
+    let panes = served.list();
+    assert_eq!(panes.len(), 2);
+    assert!(
+        panes.iter().all(|p| p["tab"] == 0),
+        "a split stays in its tab: {panes:?}"
+    );
+
+    // Requests naming a pane that is not there: a clear error, nothing changed.
+    for args in [
+        vec!["get-text", "--pane", "999"],
+        vec!["focus", "--pane", "999"],
+        vec!["send-text", "--pane", "999", "x"],
+        vec!["split", "--pane", "999"],
+    ] {
+        let out = served.msg(&args);
+        assert!(!out.status.success(), "{args:?} was accepted");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("no pane 999"), "{args:?}: {err}");
+    }
+    let out = served.msg(&["new-tab", "--cwd", "/nonexistent/folder"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is not a folder"));
+    assert_eq!(
+        served.list().len(),
+        2,
+        "the refused requests changed nothing"
+    );
+
+    served.ok(&["close", "--pane", &split.to_string()]);
+    let panes = served.list();
+    assert_eq!(panes.len(), 1);
+    assert_eq!(panes[0]["id"], first);
+    let out = served.msg(&["get-text", "--pane", &split.to_string()]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains(&format!("no pane {split}")));
+    let (code, err) = served.stop();
+    assert_eq!(code, Some(0), "{err}");
+}
+
+#[test]
+fn sigterm_saves_the_workspace_and_the_next_start_restores_it() {
+    let dir = scratch("hw-restore");
+    let work = dir.join("home/work");
+    std::fs::create_dir_all(&work).expect("work folder");
+    let served = Served::start(&dir, &[]);
+    let work_s = work.display().to_string();
+    served.ok(&["new-tab", "--cwd", &work_s]);
+    served.ok(&["new-tab", "--cwd", &work_s]);
+    let before = served.list();
+    assert_eq!(before.len(), 3);
+    let (code, err) = served.stop();
+    assert_eq!(code, Some(0), "{err}");
+    let session = std::fs::read_to_string(dir.join("session.ron")).expect("session saved");
+    assert!(session.contains(&work_s), "{session}");
+
+    let again = Served::start(&dir, &[]);
+    let after = again.list();
+    let folders = |panes: &[serde_json::Value]| {
+        let mut f: Vec<String> = panes
+            .iter()
+            .map(|p| p["worktree_path"].as_str().unwrap_or_default().to_owned())
+            .collect();
+        f.sort();
+        f
+    };
+    assert_eq!(
+        folders(&after),
+        folders(&before),
+        "the same worktrees and tabs"
+    );
+    let (code, err) = again.stop();
+    assert_eq!(code, Some(0), "{err}");
+}
+
+#[test]
+fn a_program_that_exits_closes_its_pane_and_hold_keeps_it() {
+    let dir = scratch("hw-exit");
+    let served = Served::start(&dir, &[]);
+    let quick = pane_id(&served.ok(&["new-tab", "--", "sh", "-c", "exit 3"]));
+    served.ok(&[
+        "wait",
+        "--pane",
+        &quick.to_string(),
+        "--for",
+        "exit",
+        "--timeout",
+        "20",
+    ]);
+    let panes = served.list();
+    assert!(panes.iter().all(|p| p["id"] != quick), "closed: {panes:?}");
+    let (code, err) = served.stop();
+    assert_eq!(code, Some(0), "{err}");
+
+    let dir = scratch("hw-hold");
+    let served = Served::start(&dir, &["--hold"]);
+    let quick = pane_id(&served.ok(&["new-tab", "--", "sh", "-c", "echo bye; exit 3"]));
+    served.ok(&[
+        "wait",
+        "--pane",
+        &quick.to_string(),
+        "--for",
+        "exit",
+        "--timeout",
+        "20",
+    ]);
+    let panes = served.list();
+    let held = panes.iter().find(|p| p["id"] == quick).expect("held");
+    assert_eq!(held["exit_status"], 3);
+    assert_eq!(held["activity"], "exited");
+    served.wait_text(quick, &[], |t| t.contains("bye"));
+    let (code, err) = served.stop();
+    assert_eq!(code, Some(0), "{err}");
+}
+
+#[test]
+fn a_second_headless_workspace_on_the_same_session_is_refused() {
+    let dir = scratch("hw-twice");
+    let served = Served::start(&dir, &[]);
+    let out = common::headless::tern_in(&dir)
+        .arg("--headless")
+        .output()
+        .expect("run a second tern");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("already serves the session"), "{err}");
+    assert_eq!(served.list().len(), 1, "the first one goes on");
+    let (code, err) = served.stop();
+    assert_eq!(code, Some(0), "{err}");
+}

@@ -1,0 +1,163 @@
+//! What can change the workspace, who asked, and what a face must do afterwards.
+//!
+//! Every change to the workspace — a key, a palette entry, a click on the chrome, a
+//! `tern msg` request, a program exiting — is a [`Command`] applied by
+//! [`super::WorkspaceCore::apply`] in one place. The core does what needs no face
+//! itself (spawning, closing, writing to a pane) and returns the rest as [`Effect`]s
+//! for the face that runs it (the window, or `tern --headless`).
+
+use std::path::PathBuf;
+
+use super::tree::{Location, TabId};
+use crate::layout::{Axis, Direction};
+use crate::pipeline::PaneId;
+
+/// One change to the workspace.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Command {
+    /// A tab in `group`, else the group that holds `cwd` (a new group for a folder no
+    /// group holds; the active group, in its folder, without one), running `program`
+    /// (empty: the configured shell), named `title` when given.
+    NewTab {
+        group: Option<usize>,
+        cwd: Option<PathBuf>,
+        title: Option<String>,
+        program: Vec<String>,
+    },
+    /// Splits `pane` (the focused one without it) along `axis`; the new pane starts in
+    /// `cwd`, else the split pane's folder.
+    Split {
+        pane: Option<PaneId>,
+        axis: Axis,
+        cwd: Option<PathBuf>,
+        program: Vec<String>,
+    },
+    /// Types `text` into the pane's program.
+    SendText {
+        pane: PaneId,
+        text: String,
+    },
+    /// Shows the pane: its group, its tab, focused.
+    Focus(PaneId),
+    /// Closes the pane, without asking (a face asks before it sends this).
+    Close(PaneId),
+    /// Closes every pane of the active tab, without asking.
+    CloseTab,
+    /// The next (`1`) or previous (`-1`) tab of the active group.
+    CycleTab(isize),
+    /// The active group's tab at this index.
+    SelectTab(usize),
+    /// Moves the active tab one place left (`-1`) or right (`1`).
+    MoveTab(isize),
+    /// Moves a tab of `group` from one place to another (a drag on the tab bar).
+    MoveTabTo {
+        group: usize,
+        from: usize,
+        to: usize,
+    },
+    /// Names a tab (`None`: it shows its pane's title again).
+    RenameTab {
+        tab: TabId,
+        name: Option<String>,
+    },
+    /// Sets the share of the split at `path` in the tab at `at` (a divider dragged).
+    SetRatio {
+        at: Location,
+        path: Vec<bool>,
+        ratio: f32,
+    },
+    /// Focus moves to the pane beside the focused one.
+    FocusDirection(Direction),
+    /// Moves the focused pane's edge by a share of the split.
+    Resize(Direction, f32),
+    ToggleZoom,
+    Equalize,
+    /// The next (`1`) or previous (`-1`) worktree group.
+    CycleGroup(isize),
+    /// A worktree group at `path` (made unless one is there), active, with a first tab
+    /// running `start` (else the shell) when it has none.
+    OpenGroup {
+        name: String,
+        path: PathBuf,
+        repo: Option<PathBuf>,
+        start: Option<Vec<String>>,
+    },
+    /// Closes every pane of the group at `path` and removes it.
+    RemoveGroup(PathBuf),
+}
+
+impl Command {
+    /// The command's name, as the journal and errors say it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Command::NewTab { .. } => "new-tab",
+            Command::Split { .. } => "split",
+            Command::SendText { .. } => "send-text",
+            Command::Focus(_) => "focus",
+            Command::Close(_) => "close",
+            Command::CloseTab => "close-tab",
+            Command::CycleTab(_) => "cycle-tab",
+            Command::SelectTab(_) => "select-tab",
+            Command::MoveTab(_) | Command::MoveTabTo { .. } => "move-tab",
+            Command::RenameTab { .. } => "rename-tab",
+            Command::SetRatio { .. } => "set-ratio",
+            Command::FocusDirection(_) => "focus-direction",
+            Command::Resize(..) => "resize",
+            Command::ToggleZoom => "toggle-zoom",
+            Command::Equalize => "equalize",
+            Command::CycleGroup(_) => "cycle-group",
+            Command::OpenGroup { .. } => "open-group",
+            Command::RemoveGroup(_) => "remove-group",
+        }
+    }
+}
+
+/// Who asked for a command (kept in the journal; the rules do not depend on it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Source {
+    /// A key binding or a palette entry.
+    Key,
+    /// A click on the tab bar, the sidebar or a divider.
+    Chrome,
+    /// A `tern msg` request.
+    Msg,
+    /// A clicked desktop notification.
+    Notification,
+    /// A pane's program exiting (the exit policy).
+    Exit,
+    /// A remote worktree's tmux telling what changed there.
+    Tmux,
+    /// Start-up and session restore.
+    Start,
+}
+
+/// What a command produced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// A pane was started (new tab, split, a group's first tab).
+    Pane(PaneId),
+    Done,
+}
+
+/// What a face does after the core changed the workspace.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Effect {
+    /// A pane was started: the face may give it a view.
+    Opened(PaneId),
+    /// A pane was closed (its program hung up): the face drops what it kept for it.
+    Closed(PaneId),
+    /// The last pane closed because its program exited: a window closes and
+    /// `tern -e` exits with `code`.
+    LastExited { code: i32 },
+    /// A message for the user (a spawn that failed, a refused command).
+    Status(String),
+}
+
+/// One command as applied, for the journal.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Applied {
+    pub source: Source,
+    pub command: &'static str,
+    /// `Err` with the message the asker got.
+    pub result: Result<(), String>,
+}

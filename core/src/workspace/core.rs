@@ -1,0 +1,596 @@
+//! [`WorkspaceCore`]: the workspace tree, the pane registry and the rules that change
+//! them, GUI-free. Both faces — the window and `tern --headless` — hold one and change
+//! the workspace only through [`WorkspaceCore::apply`]; what the core cannot do itself
+//! comes back as [`Effect`]s.
+
+use std::collections::{HashMap, VecDeque};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::command::{Applied, Command, Effect, Outcome, Source};
+use super::tree::Workspace;
+use crate::config::{Config, ExitBehavior};
+use crate::model::TermEvent;
+use crate::model::TermSize;
+use crate::pipeline::{ExitInfo, PaneEvent, PaneId, Pipeline, SpawnSpec, Waker};
+
+/// How many applied commands the journal keeps.
+const JOURNAL_LEN: usize = 256;
+/// How often the running program of each pane is looked up (for titles).
+pub const PROCESS_REFRESH: Duration = Duration::from_secs(1);
+
+/// What the core knows of one pane, whatever face shows it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PaneRecord {
+    /// The program's title (OSC 0/2); empty when it set none.
+    pub title: String,
+    /// The folder the shell reported (OSC 7), as the model decoded it.
+    pub cwd_reported: Option<String>,
+    /// The shell's folder from the process table (looked up once a second).
+    pub cwd: Option<PathBuf>,
+    /// The process table was read for it at least once.
+    pub looked_up: bool,
+    /// The program in front of the shell, when it is not the shell.
+    pub foreground: Option<String>,
+    /// The last program seen in front of the shell.
+    pub last_foreground: Option<String>,
+    /// The command line it was started with, when not the configured shell (kept for
+    /// the session: a known agent is resumed after a restart).
+    pub launched: Option<Vec<String>>,
+    /// Started with an explicit program: it runs until it exits.
+    pub explicit: bool,
+    /// How its program ended (the pane is held).
+    pub exit: Option<ExitInfo>,
+    /// It shows a program that runs elsewhere (a tmux pane on a remote host): its end
+    /// is the host's news, not this pane's exit.
+    pub remote: bool,
+}
+
+/// The workspace, its panes, and the rules that change them.
+pub struct WorkspaceCore {
+    pub ws: Workspace<PaneId>,
+    pub(super) pipeline: Arc<Pipeline>,
+    panes: HashMap<PaneId, PaneRecord>,
+    pub(super) config: Config,
+    /// Environment every program gets on top of the config's (`TERN_SOCKET`).
+    env: Vec<(String, String)>,
+    /// `--hold`: every pane is held, whatever the config says.
+    hold: bool,
+    /// The size a new pane starts at (the face's focused pane; `None`: the pipeline's).
+    pub spawn_size: Option<TermSize>,
+    journal: VecDeque<Applied>,
+    pub(super) effects: Vec<Effect>,
+    processes_at: Option<Instant>,
+    /// Remote worktrees (tmux over ssh), each a group of the workspace (`remote/`).
+    pub(super) remotes: Vec<super::remote::RemoteGroup>,
+    /// The face's pane area in cells (a remote client's size).
+    pub(super) area_cells: Option<(u16, u16)>,
+    /// Wakes the face (remote connections' events).
+    pub(super) waker: Waker,
+}
+
+impl WorkspaceCore {
+    pub fn new(pipeline: Arc<Pipeline>, config: Config) -> WorkspaceCore {
+        WorkspaceCore {
+            ws: Workspace::default(),
+            pipeline,
+            panes: HashMap::new(),
+            config,
+            env: Vec::new(),
+            hold: false,
+            spawn_size: None,
+            journal: VecDeque::new(),
+            effects: Vec::new(),
+            processes_at: None,
+            remotes: Vec::new(),
+            area_cells: None,
+            waker: Arc::new(|| {}),
+        }
+    }
+
+    /// What wakes the face when a remote connection has news.
+    pub fn set_waker(&mut self, waker: Waker) {
+        self.waker = waker;
+    }
+
+    /// Environment for every program started from now on.
+    pub fn set_child_env(&mut self, env: Vec<(String, String)>) {
+        self.env = env;
+    }
+
+    /// `--hold`: every pane stays when its program exits.
+    pub fn set_hold(&mut self, hold: bool) {
+        self.hold = hold;
+    }
+
+    /// The settings new panes and the exit policy follow (a reload).
+    pub fn set_config(&mut self, config: Config) {
+        self.config = config;
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    pub fn pipeline(&self) -> &Arc<Pipeline> {
+        &self.pipeline
+    }
+
+    pub fn exit_behavior(&self) -> ExitBehavior {
+        if self.hold {
+            ExitBehavior::Hold
+        } else {
+            self.config.exit_behavior
+        }
+    }
+
+    pub fn record(&self, pane: PaneId) -> Option<&PaneRecord> {
+        self.panes.get(&pane)
+    }
+
+    pub fn record_mut(&mut self, pane: PaneId) -> Option<&mut PaneRecord> {
+        self.panes.get_mut(&pane)
+    }
+
+    /// Panes the core knows (started and not closed).
+    pub fn panes(&self) -> impl Iterator<Item = PaneId> + '_ {
+        self.panes.keys().copied()
+    }
+
+    /// The commands applied, oldest first (the last [`JOURNAL_LEN`]).
+    pub fn journal(&self) -> impl Iterator<Item = &Applied> {
+        self.journal.iter()
+    }
+
+    /// What the face has to do since it last asked.
+    pub fn take_effects(&mut self) -> Vec<Effect> {
+        std::mem::take(&mut self.effects)
+    }
+
+    /// Applies one command: the one place the workspace changes.
+    pub fn apply(&mut self, source: Source, command: Command) -> Result<Outcome, String> {
+        let name = command.name();
+        let result = self.run(command);
+        if let Err(e) = &result {
+            self.effects.push(Effect::Status(e.clone()));
+        }
+        if self.journal.len() == JOURNAL_LEN {
+            self.journal.pop_front();
+        }
+        self.journal.push_back(Applied {
+            source,
+            command: name,
+            result: result.as_ref().map(|_| ()).map_err(Clone::clone),
+        });
+        result
+    }
+
+    fn run(&mut self, command: Command) -> Result<Outcome, String> {
+        // A tab, a split or a group in a remote worktree is tmux's to make (the pane
+        // comes with its layout).
+        match &command {
+            Command::NewTab {
+                group: None,
+                cwd: None,
+                ..
+            } if self.remote_new_tab() => return Ok(Outcome::Done),
+            Command::Split { pane, axis, .. } => {
+                if let Some(p) = pane.or(self.ws.focused_pane())
+                    && self.remote_split(p, (*axis).into())
+                {
+                    return Ok(Outcome::Done);
+                }
+            }
+            Command::OpenGroup { path, .. } => {
+                if let Some(g) = self.ws.groups.iter().position(|g| &g.path == path)
+                    && self.remote_of_group(g).is_some()
+                {
+                    self.ws.active = g;
+                    return Ok(Outcome::Done);
+                }
+            }
+            _ => {}
+        }
+        match command {
+            Command::NewTab {
+                group,
+                cwd,
+                title,
+                program,
+            } => self.new_tab(group, cwd, title, program),
+            Command::Split {
+                pane,
+                axis,
+                cwd,
+                program,
+            } => {
+                let target = match pane {
+                    Some(p) => self.known(p)?,
+                    None => self.ws.focused_pane().ok_or("there is no pane to split")?,
+                };
+                let dir = cwd
+                    .or_else(|| self.pane_cwd(target))
+                    .or_else(|| self.group_path_of(target))
+                    .unwrap_or_else(fallback_dir);
+                let new = self.spawn_in(&dir, &program)?;
+                self.ws.focus_pane(target);
+                if !self.ws.split_focused(axis, new) {
+                    self.close(new);
+                    return Err(format!("cannot split pane {}", target.0));
+                }
+                Ok(Outcome::Pane(new))
+            }
+            Command::SendText { pane, text } => {
+                let pane = self.known(pane)?;
+                self.pipeline.write(pane, text.as_bytes());
+                Ok(Outcome::Done)
+            }
+            Command::Focus(pane) => {
+                let pane = self.known(pane)?;
+                self.ws.focus_pane(pane);
+                Ok(Outcome::Done)
+            }
+            Command::Close(pane) => {
+                // Any registered pane, placed or not (a remote pane tmux has not laid
+                // out yet).
+                if !self.panes.contains_key(&pane) {
+                    return Err(format!("no pane {}", pane.0));
+                }
+                self.close(pane);
+                Ok(Outcome::Done)
+            }
+            Command::CloseTab => {
+                let panes = self
+                    .ws
+                    .active_tab()
+                    .ok_or("there is no tab")?
+                    .layout
+                    .panes();
+                for pane in panes {
+                    self.close(pane);
+                }
+                Ok(Outcome::Done)
+            }
+            Command::CycleTab(step) => {
+                self.ws.cycle_tab(step);
+                Ok(Outcome::Done)
+            }
+            Command::SelectTab(n) => {
+                done_if(self.ws.select_tab(n), || format!("there is no tab {n}"))
+            }
+            Command::MoveTab(step) => {
+                let group = self.ws.active;
+                let from = self.ws.active_group().ok_or("there is no tab")?.active_tab;
+                let to = from
+                    .checked_add_signed(step)
+                    .ok_or("the tab is first already")?;
+                done_if(self.ws.move_tab(group, from, to), || {
+                    "the tab cannot move there".into()
+                })
+            }
+            Command::MoveTabTo { group, from, to } => {
+                done_if(self.ws.move_tab(group, from, to), || {
+                    "the tab cannot move there".into()
+                })
+            }
+            Command::RenameTab { tab, name } => {
+                let t = self
+                    .ws
+                    .groups
+                    .iter_mut()
+                    .flat_map(|g| g.tabs.iter_mut())
+                    .find(|t| t.id == tab)
+                    .ok_or("no such tab")?;
+                t.custom_title = name;
+                Ok(Outcome::Done)
+            }
+            Command::SetRatio { at, path, ratio } => {
+                let tab = self.ws.tab_mut(at).ok_or("no such tab")?;
+                done_if(tab.layout.set_ratio(&path, ratio), || {
+                    "no split there".into()
+                })
+            }
+            Command::FocusDirection(d) => {
+                self.ws.focus_direction(d);
+                Ok(Outcome::Done)
+            }
+            Command::Resize(d, share) => {
+                self.ws.resize_focused(d, share);
+                Ok(Outcome::Done)
+            }
+            Command::ToggleZoom => {
+                self.ws.toggle_zoom();
+                Ok(Outcome::Done)
+            }
+            Command::Equalize => {
+                self.ws.equalize();
+                Ok(Outcome::Done)
+            }
+            Command::CycleGroup(step) => {
+                self.ws.cycle_group(step);
+                Ok(Outcome::Done)
+            }
+            Command::OpenGroup {
+                name,
+                path,
+                repo,
+                start,
+            } => {
+                let group = self.ws.add_group(name, path.clone(), repo);
+                self.ws.active = group;
+                if self.ws.groups[group].tabs.is_empty() {
+                    let pane = self.spawn_in(&path, start.as_deref().unwrap_or_default())?;
+                    self.ws.add_tab(group, pane);
+                    return Ok(Outcome::Pane(pane));
+                }
+                Ok(Outcome::Done)
+            }
+            Command::RemoveGroup(path) => {
+                let gi = self
+                    .ws
+                    .groups
+                    .iter()
+                    .position(|g| g.path == path)
+                    .ok_or_else(|| format!("no worktree at {}", path.display()))?;
+                let panes: Vec<PaneId> = self.ws.groups[gi]
+                    .tabs
+                    .iter()
+                    .flat_map(|t| t.layout.panes())
+                    .collect();
+                for p in panes {
+                    self.close(p);
+                }
+                self.ws.remove_group(gi);
+                Ok(Outcome::Done)
+            }
+        }
+    }
+
+    fn new_tab(
+        &mut self,
+        group: Option<usize>,
+        cwd: Option<PathBuf>,
+        title: Option<String>,
+        program: Vec<String>,
+    ) -> Result<Outcome, String> {
+        let group = match (group, &cwd) {
+            (Some(g), _) if g < self.ws.groups.len() => g,
+            (Some(g), _) => return Err(format!("there is no worktree group {g}")),
+            (None, Some(dir)) => self.group_for(dir),
+            (None, None) => self.ws.active,
+        };
+        let dir = cwd
+            .or_else(|| self.ws.groups.get(group).map(|g| g.path.clone()))
+            .or_else(|| std::env::current_dir().ok())
+            .unwrap_or_else(fallback_dir);
+        let pane = self.spawn_in(&dir, &program)?;
+        let group = if self.ws.groups.get(group).is_some() {
+            group
+        } else {
+            self.ws.add_group(dir_name(&dir), dir, None)
+        };
+        let tab = self.ws.add_tab(group, pane);
+        if let (Some(title), Some(tab)) = (title, tab)
+            && let Some(at) = self.ws.locate(pane)
+            && let Some(t) = self.ws.tab_mut(at)
+            && t.id == tab
+        {
+            t.custom_title = Some(title);
+        }
+        self.ws.focus_pane(pane);
+        Ok(Outcome::Pane(pane))
+    }
+
+    /// Starts `program` (empty: the configured shell) in `dir`, hidden until shown.
+    pub fn spawn_in(&mut self, dir: &Path, program: &[String]) -> Result<PaneId, String> {
+        if !dir.is_dir() {
+            return Err(format!("{} is not a folder", dir.display()));
+        }
+        let mut spec = self.config.spawn_spec(Some(dir.to_path_buf()));
+        if let Some((p, args)) = program.split_first() {
+            spec.command = Some((p.clone(), args.to_vec()));
+        }
+        spec.size = self.spawn_size;
+        self.spawn(spec)
+    }
+
+    /// Starts `spec` with the core's environment added; the pane is registered (a
+    /// program other than the configured shell is remembered for the session).
+    pub fn spawn(&mut self, mut spec: SpawnSpec) -> Result<PaneId, String> {
+        spec.env.extend(self.env.iter().cloned());
+        let shell = self.config.spawn_spec(None).command;
+        let id = self
+            .pipeline
+            .spawn(&spec)
+            .map_err(|e| format!("cannot start a shell: {e}"))?;
+        let other = spec.command.is_some() && spec.command != shell;
+        self.adopt(
+            id,
+            other.then(|| {
+                spec.command
+                    .iter()
+                    .flat_map(|(p, args)| std::iter::once(p.clone()).chain(args.iter().cloned()))
+                    .collect()
+            }),
+        );
+        Ok(id)
+    }
+
+    /// Registers a pane started elsewhere (the window's first pane, started before the
+    /// window) with the command line it runs when that is not the shell.
+    pub fn adopt(&mut self, pane: PaneId, launched: Option<Vec<String>>) {
+        let record = PaneRecord {
+            explicit: launched.is_some(),
+            launched,
+            ..PaneRecord::default()
+        };
+        self.panes.insert(pane, record);
+        self.effects.push(Effect::Opened(pane));
+    }
+
+    /// Registers a pane that shows a remote program (tmux): its program's end does not
+    /// follow the exit policy (the remote worktree closes it). A pane known already
+    /// is left as it is.
+    pub fn adopt_remote(&mut self, pane: PaneId) {
+        if self.panes.contains_key(&pane) {
+            return;
+        }
+        let record = PaneRecord {
+            remote: true,
+            ..PaneRecord::default()
+        };
+        self.panes.insert(pane, record);
+        self.effects.push(Effect::Opened(pane));
+    }
+
+    fn close(&mut self, pane: PaneId) {
+        self.ws.close_pane(pane);
+        self.pipeline.close(pane);
+        if self.panes.remove(&pane).is_some() {
+            self.effects.push(Effect::Closed(pane));
+        }
+    }
+
+    fn known(&self, pane: PaneId) -> Result<PaneId, String> {
+        if self.panes.contains_key(&pane) && self.ws.locate(pane).is_some() {
+            Ok(pane)
+        } else {
+            Err(format!("no pane {}", pane.0))
+        }
+    }
+
+    /// A pipeline event: titles and folders are kept; an exit follows the exit policy
+    /// (the pane stays held, or closes — and with the last pane, [`Effect::LastExited`]).
+    pub fn on_event(&mut self, event: &PaneEvent) {
+        match event {
+            PaneEvent::Fact { pane, event } => {
+                let Some(r) = self.panes.get_mut(pane) else {
+                    return;
+                };
+                match event {
+                    TermEvent::Title(t) => r.title = t.clone(),
+                    TermEvent::Cwd(c) => r.cwd_reported = Some(c.clone()),
+                    _ => {}
+                }
+            }
+            PaneEvent::Exited { pane, exit } => self.on_exit(*pane, exit.clone()),
+            _ => {}
+        }
+    }
+
+    fn on_exit(&mut self, pane: PaneId, exit: ExitInfo) {
+        let Some(r) = self.panes.get_mut(&pane).filter(|r| !r.remote) else {
+            return;
+        };
+        r.explicit = false;
+        r.exit = Some(exit.clone());
+        if self.exit_behavior().holds(exit.code, exit.signal.is_some()) {
+            return;
+        }
+        let last = self.ws.all_panes() == [pane];
+        let _ = self.apply(Source::Exit, Command::Close(pane));
+        if last {
+            self.effects.push(Effect::LastExited { code: exit.code });
+        }
+    }
+
+    /// Looks up what each pane runs (for titles, the switcher and close questions), at
+    /// most once per [`PROCESS_REFRESH`] unless a pane was never looked up; called on
+    /// a wake-up something else caused (no timer).
+    pub fn refresh_processes(&mut self) {
+        let new_pane = self.panes.values().any(|p| !p.looked_up);
+        if self
+            .processes_at
+            .is_some_and(|at| at.elapsed() < PROCESS_REFRESH)
+            && !new_pane
+        {
+            return;
+        }
+        self.processes_at = Some(Instant::now());
+        for (id, r) in self.panes.iter_mut() {
+            r.looked_up = true;
+            let Some(info) = self.pipeline.process_info(*id) else {
+                continue;
+            };
+            r.foreground = info
+                .runs_other_program()
+                .then(|| info.foreground_name.clone())
+                .flatten();
+            if info.cwd.is_some() {
+                r.cwd = info.cwd.clone();
+            }
+            if r.foreground.is_some() {
+                r.last_foreground = r.foreground.clone();
+            }
+        }
+    }
+
+    /// The pane's folder: OSC 7 when the shell reports it, else the shell's own.
+    pub fn pane_cwd(&self, pane: PaneId) -> Option<PathBuf> {
+        let r = self.panes.get(&pane)?;
+        if let Some(c) = &r.cwd_reported {
+            return Some(PathBuf::from(c));
+        }
+        r.cwd.clone()
+    }
+
+    /// A pane's title: the program's (OSC 0/2), else the running program, else the
+    /// folder.
+    pub fn pane_title(&self, pane: PaneId) -> String {
+        let Some(r) = self.panes.get(&pane) else {
+            return "—".into();
+        };
+        if !r.title.is_empty() {
+            return r.title.clone();
+        }
+        if let Some(c) = &r.foreground {
+            return c.clone();
+        }
+        match self.pane_cwd(pane) {
+            Some(dir) => dir_name(&dir),
+            None => "shell".into(),
+        }
+    }
+
+    /// A tab's title: the name it was given, else its focused pane's.
+    pub fn tab_title(&self, tab: &super::Tab<PaneId>) -> String {
+        match &tab.custom_title {
+            Some(t) => t.clone(),
+            None => self.pane_title(tab.focused),
+        }
+    }
+
+    fn group_path_of(&self, pane: PaneId) -> Option<PathBuf> {
+        let at = self.ws.locate(pane)?;
+        Some(self.ws.groups[at.group].path.clone())
+    }
+
+    /// The group whose folder holds `dir` (the deepest), or an index past the end when
+    /// none does (the caller makes one).
+    fn group_for(&self, dir: &Path) -> usize {
+        self.ws
+            .groups
+            .iter()
+            .enumerate()
+            .filter(|(_, g)| dir.starts_with(&g.path))
+            .max_by_key(|(_, g)| g.path.components().count())
+            .map(|(i, _)| i)
+            .unwrap_or(self.ws.groups.len())
+    }
+}
+
+fn done_if(ok: bool, err: impl FnOnce() -> String) -> Result<Outcome, String> {
+    if ok { Ok(Outcome::Done) } else { Err(err()) }
+}
+
+fn fallback_dir() -> PathBuf {
+    PathBuf::from("/")
+}
+
+/// The last part of a path, for names ("/home/me/src/tern" → "tern").
+pub fn dir_name(dir: &Path) -> String {
+    dir.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| dir.display().to_string())
+}

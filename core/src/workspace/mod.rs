@@ -1,0 +1,17 @@
+//! The workspace, GUI-free: worktree groups, their tabs and split panes ([`tree`]),
+//! the pane registry and the one place every change is applied ([`WorkspaceCore`],
+//! [`Command`]), and `tern msg` requests against it ([`requests`]). The window and
+//! `tern --headless` are two faces of it: each turns its input into commands and
+//! carries out the [`Effect`]s that come back.
+
+mod command;
+mod core;
+pub mod remote;
+pub mod requests;
+mod saved;
+mod session;
+mod tree;
+
+pub use command::{Applied, Command, Effect, Outcome, Source};
+pub use core::{PROCESS_REFRESH, PaneRecord, WorkspaceCore, dir_name};
+pub use tree::*;

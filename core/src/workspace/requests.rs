@@ -1,0 +1,236 @@
+//! `tern msg` requests against the workspace core: each request that changes the
+//! workspace becomes the same [`Command`] a key sends; `list` and `get-text` read.
+//!
+//! Reading a pane's text waits on the model thread, so it is a [`TextJob`] the face
+//! runs off its own thread (the window never waits on the model).
+
+use std::sync::Arc;
+
+use super::command::Command;
+use super::core::WorkspaceCore;
+use crate::ipc::{PaneInfo, ProgressInfo, Reply, Request};
+use crate::pipeline::activity::ActivityState;
+use crate::pipeline::{PaneId, Pipeline};
+
+/// What a request asks of the face.
+pub enum Routed {
+    /// A change: apply it (with [`Source::Msg`]) where keys are applied.
+    Command(Command),
+    /// Every pane ([`WorkspaceCore::list`]).
+    List,
+    /// A pane's text: run the job off the face's thread and answer with its result.
+    Text(TextJob),
+}
+
+/// Turns a request into what the face does with it. A request naming a pane the core
+/// does not know is refused here, before anything changes.
+pub fn route(core: &WorkspaceCore, request: Request) -> Result<Routed, String> {
+    let known = |id: u64| {
+        let pane = PaneId(id);
+        match core.record(pane) {
+            Some(_) if core.ws.locate(pane).is_some() => Ok(pane),
+            _ => Err(format!("no pane {id}")),
+        }
+    };
+    Ok(match request {
+        Request::NewTab {
+            cwd,
+            title,
+            command,
+        } => Routed::Command(Command::NewTab {
+            group: None,
+            cwd,
+            title,
+            program: command,
+        }),
+        Request::Split {
+            pane,
+            direction,
+            cwd,
+            command,
+        } => Routed::Command(Command::Split {
+            pane: pane.map(known).transpose()?,
+            axis: direction.into(),
+            cwd,
+            program: command,
+        }),
+        Request::SendText { pane, text } => Routed::Command(Command::SendText {
+            pane: known(pane)?,
+            text,
+        }),
+        Request::Focus { pane } => Routed::Command(Command::Focus(known(pane)?)),
+        Request::Close { pane } => Routed::Command(Command::Close(known(pane)?)),
+        Request::List => Routed::List,
+        Request::GetText {
+            pane,
+            lines,
+            scrollback,
+        } => Routed::Text(TextJob {
+            pipeline: core.pipeline().clone(),
+            pane: known(pane)?,
+            lines,
+            scrollback,
+        }),
+    })
+}
+
+/// The reply for an applied command: the new pane, or done.
+pub fn outcome_reply(outcome: super::Outcome) -> Reply {
+    match outcome {
+        super::Outcome::Pane(p) => Reply::Pane { pane: p.0 },
+        super::Outcome::Done => Reply::Done {},
+    }
+}
+
+/// A worktree as the face names it: its name and branch (the window's sidebar knows
+/// git; without it, the group's name stands).
+pub type WorktreeName = (String, Option<String>);
+
+impl WorkspaceCore {
+    /// Every pane for `tern msg list`. `worktree` names a group's folder when the face
+    /// knows better than the group's name.
+    pub fn list(
+        &self,
+        worktree: impl Fn(&std::path::Path) -> Option<WorktreeName>,
+    ) -> Vec<PaneInfo> {
+        let focused = self.ws.focused_pane();
+        let now_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        let mut out = Vec::new();
+        for g in &self.ws.groups {
+            let (name, branch) = worktree(&g.path).unwrap_or_else(|| (g.name.clone(), None));
+            for (ti, tab) in g.tabs.iter().enumerate() {
+                for pane in tab.layout.panes() {
+                    let Some(r) = self.record(pane) else {
+                        continue;
+                    };
+                    // Read now, not from a frame's table: a script asks between frames.
+                    let report = self.pipeline().activity(pane);
+                    let activity = if r.exit.is_some() {
+                        ActivityState::Exited
+                    } else {
+                        match report.as_ref().map(|r| r.state) {
+                            // The tracker knows; where it says idle (or nothing), what
+                            // the pane shows: a program in front of the shell runs.
+                            Some(state) if state != ActivityState::Idle => state,
+                            _ if r.foreground.is_some() || r.explicit => ActivityState::Running,
+                            _ => ActivityState::Idle,
+                        }
+                    };
+                    let report = report.as_ref();
+                    out.push(PaneInfo {
+                        id: pane.0,
+                        worktree: name.clone(),
+                        worktree_path: Some(g.path.clone()),
+                        branch: branch.clone(),
+                        tab: ti,
+                        title: self.tab_title(tab),
+                        cwd: self.pane_cwd(pane).or_else(|| Some(g.path.clone())),
+                        pid: self.pipeline().pid(pane),
+                        command: r.foreground.clone(),
+                        last_command: report.and_then(|r| r.last_command.clone()),
+                        activity,
+                        activity_since: report.map(|r| now_ms.saturating_sub(r.since_ms)),
+                        wait_reason: report.and_then(|r| r.wait_text.clone()),
+                        notification: report.and_then(|r| r.last_notification.clone()),
+                        progress: report
+                            .and_then(|r| r.progress)
+                            .map(ProgressInfo::from_progress),
+                        exit_status: r.exit.as_ref().map(|e| e.code),
+                        focused: focused == Some(pane),
+                    });
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Reading a pane's text: its screen, its last `lines` lines, or its history and
+/// screen. It waits on the model thread (a round trip per 4,096 history lines), so it
+/// runs on a thread of its own; it holds the pipeline, not the workspace.
+pub struct TextJob {
+    pipeline: Arc<Pipeline>,
+    pane: PaneId,
+    lines: Option<usize>,
+    scrollback: bool,
+}
+
+impl std::fmt::Debug for TextJob {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TextJob")
+            .field("pane", &self.pane)
+            .field("lines", &self.lines)
+            .field("scrollback", &self.scrollback)
+            .finish()
+    }
+}
+
+impl TextJob {
+    /// A job for `pane` outside a request (the window's "save scrollback").
+    pub fn new(pipeline: Arc<Pipeline>, pane: PaneId, scrollback: bool) -> TextJob {
+        TextJob {
+            pipeline,
+            pane,
+            lines: None,
+            scrollback,
+        }
+    }
+
+    pub fn run(self) -> Result<Reply, String> {
+        self.text().map(|text| Reply::Text { text })
+    }
+
+    /// The text, one line per row with trailing blanks trimmed, oldest first.
+    pub fn text(&self) -> Result<String, String> {
+        let gone = || format!("pane {} did not answer (it closed)", self.pane.0);
+        let mut rows: Vec<String> = Vec::new();
+        // History is read when asked for, or when `lines` reaches above the screen.
+        let screen = self.pipeline.dump_screen(self.pane).ok_or_else(gone)?;
+        let want_history = self.scrollback || self.lines.is_some_and(|n| n > screen.rows.len());
+        if want_history {
+            // `n` lines of history cover the screen's blank rows trimmed below.
+            rows = self.history(self.lines)?;
+        }
+        rows.extend(screen.rows.iter().map(|r| r.trim_end().to_owned()));
+        // The screen's blank rows below the last written one are not text.
+        while rows.last().is_some_and(String::is_empty) {
+            rows.pop();
+        }
+        if let Some(n) = self.lines {
+            let skip = rows.len().saturating_sub(n);
+            rows.drain(..skip);
+        }
+        let mut out = rows.join("\n");
+        out.push('\n');
+        Ok(out)
+    }
+
+    /// History lines, oldest first: all, or the newest `last`.
+    fn history(&self, last: Option<usize>) -> Result<Vec<String>, String> {
+        const PAGE: usize = 4096;
+        let gone = || format!("pane {} did not answer (it closed)", self.pane.0);
+        let probe = self.pipeline.history(self.pane, 0, 0).ok_or_else(gone)?;
+        let end = probe.dropped + probe.total as u64;
+        let mut next = match last {
+            Some(n) => end.saturating_sub(n as u64).max(probe.dropped),
+            None => probe.dropped,
+        };
+        let mut out = Vec::new();
+        while next < end {
+            let count = PAGE.min((end - next) as usize);
+            let page = self
+                .pipeline
+                .history(self.pane, next, count)
+                .ok_or_else(gone)?;
+            if page.rows.is_empty() {
+                break;
+            }
+            out.extend(page.rows.iter().map(|r| r.text().trim_end().to_owned()));
+            // Lines dropped meanwhile are gone; the page starts where the model says.
+            next = page.first + page.rows.len() as u64;
+        }
+        Ok(out)
+    }
+}

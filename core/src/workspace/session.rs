@@ -1,0 +1,131 @@
+//! Saving and restoring the workspace core: the tree with each pane's folder, the
+//! program it was started with, and (when asked) its last screen. Remote worktrees
+//! (tmux) are the window's and are added by it around these.
+
+use std::path::Path;
+
+use super::core::WorkspaceCore;
+use super::tree::Workspace;
+use crate::pipeline::PaneId;
+use crate::resume::{Restore, installed, plan};
+use crate::session::{SavedPane, SessionState};
+
+impl WorkspaceCore {
+    /// Rebuilds the saved workspace: each pane restarted in its folder (the home
+    /// folder when that is gone), a known agent resumed, any other program replaced
+    /// by a shell with a line saying what ran there, and with `last_screen` the old
+    /// screen printed above the new prompt. Replaces the tree (call it on an empty one).
+    pub fn restore(&mut self, state: &SessionState, last_screen: bool) {
+        let tree = Workspace::from_session(state, |p| {
+            let dir = if p.cwd.is_dir() {
+                p.cwd.clone()
+            } else {
+                dirs::home_dir().unwrap_or_else(|| "/".into())
+            };
+            let pane = match &p.command {
+                Some(command) => self.restore_command(&dir, command)?,
+                None => self.spawn_in(&dir, &[]).ok()?,
+            };
+            if let (Some(screen), true) = (&p.last_screen, last_screen) {
+                // The old screen, as history above the new prompt.
+                let mut text = String::new();
+                for line in screen {
+                    text.push_str(line);
+                    text.push_str("\r\n");
+                }
+                self.pipeline().feed(pane, text.as_bytes());
+            }
+            Some(pane)
+        });
+        self.ws = tree;
+        // Remote worktrees connect again; one added last takes the front only if it
+        // had it.
+        let active_before = self.ws.active;
+        let mut front = None;
+        for saved in &state.remotes {
+            match self.add_remote(&saved.target) {
+                Ok(()) if saved.active => front = Some(self.ws.active),
+                Ok(()) => {}
+                Err(e) => self.effects.push(super::Effect::Status(format!(
+                    "a saved remote worktree: {e}"
+                ))),
+            }
+        }
+        self.ws.active = front.unwrap_or(active_before);
+    }
+
+    /// A pane that ran `command` before the restart: a known agent resumed in `dir`,
+    /// else a shell with a dim line saying what ran there.
+    fn restore_command(&mut self, dir: &Path, command: &[String]) -> Option<PaneId> {
+        let path = std::env::var_os("PATH");
+        let rules = self.config().session.resume.clone();
+        match plan(command, &rules, |p| installed(p, path.as_deref())) {
+            Restore::Resume(again) => {
+                let pane = self.spawn_in(dir, &again).ok()?;
+                // Remembered as first run, so the next restart resumes it again.
+                if let Some(r) = self.record_mut(pane) {
+                    r.launched = Some(command.to_vec());
+                }
+                self.pipeline()
+                    .breadcrumb(Some(pane), format!("resumed: {}", again.join(" ")));
+                Some(pane)
+            }
+            Restore::Shell { note } => {
+                let pane = self.spawn_in(dir, &[]).ok()?;
+                self.pipeline().breadcrumb(Some(pane), note.clone());
+                // The note holds a command line from the session file: shown, never
+                // obeyed (its control characters are replaced).
+                let line = format!(
+                    "\x1b[2m[tern] {}\x1b[0m\r\n",
+                    crate::resume::printable(&note)
+                );
+                self.pipeline().feed(pane, line.as_bytes());
+                Some(pane)
+            }
+        }
+    }
+
+    /// What a restart needs. With `screens`, each pane's last screen too: a round trip
+    /// to the model thread per pane, waited for (a face that must not wait asks with
+    /// `Pipeline::request_dump` and passes the answers to [`Self::session_state_with`]).
+    pub fn session_state(&self, screens: bool) -> SessionState {
+        self.session_state_with(|p| {
+            screens
+                .then(|| self.pipeline().dump_screen(p).map(|d| d.rows))
+                .flatten()
+        })
+    }
+
+    /// What a restart needs, each pane's last screen as `screen` has it; remote
+    /// groups are saved as their targets (tmux keeps their windows).
+    pub fn session_state_with(
+        &self,
+        screen: impl Fn(PaneId) -> Option<Vec<String>>,
+    ) -> SessionState {
+        let mut state = self.ws.to_session(|p| SavedPane {
+            cwd: self
+                .pane_cwd(p)
+                .or_else(|| {
+                    self.ws
+                        .locate(p)
+                        .map(|at| self.ws.groups[at.group].path.clone())
+                })
+                .unwrap_or_default(),
+            last_screen: screen(p),
+            command: self.record(p).and_then(|r| r.launched.clone()),
+        });
+        let remote_keys: Vec<&Path> = self.remotes.iter().map(|r| r.key.as_path()).collect();
+        let front = state
+            .active_worktree
+            .and_then(|i| state.worktrees.get(i))
+            .map(|w| w.path.clone());
+        state
+            .worktrees
+            .retain(|w| !remote_keys.contains(&w.path.as_path()));
+        state.active_worktree = front
+            .and_then(|p| state.worktrees.iter().position(|w| w.path == p))
+            .or((!state.worktrees.is_empty()).then_some(0));
+        state.remotes = self.saved_remotes();
+        state
+    }
+}

@@ -1,0 +1,264 @@
+//! The workspace core without any face: scenarios a user walks through — a tab in a
+//! worktree, a split, closing, a program exiting (closed, held, the last one), a
+//! restore, the journal of who asked — driven through `WorkspaceCore::apply` with real
+//! shells, no egui.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tern_core::config::Config;
+use tern_core::layout::Axis;
+use tern_core::pipeline::{PaneId, Pipeline, PipelineConfig};
+use tern_core::workspace::{Command, Effect, Outcome, Source, WorkspaceCore};
+
+fn core() -> WorkspaceCore {
+    let pipeline = Pipeline::start(PipelineConfig::default(), Arc::new(|| {})).expect("pipeline");
+    let mut config = Config::default();
+    config.shell.program = Some("/bin/sh".into());
+    WorkspaceCore::new(Arc::new(pipeline), config)
+}
+
+fn folder(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tern-wscore-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("folder");
+    dir
+}
+
+fn open(core: &mut WorkspaceCore, path: &Path) -> PaneId {
+    let opened = core.apply(
+        Source::Chrome,
+        Command::OpenGroup {
+            name: "wt".into(),
+            path: path.to_path_buf(),
+            repo: None,
+            start: None,
+        },
+    );
+    match opened {
+        Ok(Outcome::Pane(p)) => p,
+        other => panic!("open group: {other:?}"),
+    }
+}
+
+fn pane(result: Result<Outcome, String>) -> PaneId {
+    match result {
+        Ok(Outcome::Pane(p)) => p,
+        other => panic!("expected a pane: {other:?}"),
+    }
+}
+
+/// Feeds the core the pipeline's events until `done` holds.
+fn pump(core: &mut WorkspaceCore, what: &str, done: impl Fn(&mut WorkspaceCore) -> bool) {
+    let started = Instant::now();
+    while !done(core) {
+        assert!(started.elapsed() < Duration::from_secs(20), "never: {what}");
+        if let Some(event) = core.pipeline().wait_event(Duration::from_millis(50)) {
+            core.on_event(&event);
+        }
+    }
+}
+
+fn new_tab(cwd: Option<PathBuf>, program: &[&str]) -> Command {
+    Command::NewTab {
+        group: None,
+        cwd,
+        title: None,
+        program: program.iter().map(|s| s.to_string()).collect(),
+    }
+}
+
+#[test]
+fn a_tab_joins_the_worktree_that_holds_its_folder_and_a_new_folder_gets_a_group() {
+    let mut core = core();
+    let wt = folder("join");
+    std::fs::create_dir_all(wt.join("src")).expect("src");
+    let first = open(&mut core, &wt);
+    let inside = pane(core.apply(Source::Msg, new_tab(Some(wt.join("src")), &[])));
+    assert_eq!(
+        core.ws.groups.len(),
+        1,
+        "a folder inside the worktree joins it"
+    );
+    assert_eq!(core.ws.groups[0].tabs.len(), 2);
+    assert_eq!(core.ws.focused_pane(), Some(inside));
+    let elsewhere = folder("join-other");
+    let other = pane(core.apply(Source::Key, new_tab(Some(elsewhere.clone()), &[])));
+    assert_eq!(
+        core.ws.groups.len(),
+        2,
+        "a folder no group holds gets its own"
+    );
+    assert_eq!(core.ws.groups[1].path, elsewhere);
+    assert_eq!(core.ws.locate(other).map(|l| l.group), Some(1));
+    assert!(core.ws.locate(first).is_some());
+    let opened: Vec<Effect> = core.take_effects();
+    assert_eq!(
+        opened,
+        vec![
+            Effect::Opened(first),
+            Effect::Opened(inside),
+            Effect::Opened(other)
+        ]
+    );
+}
+
+#[test]
+fn split_then_close_leaves_the_other_pane_focused() {
+    let mut core = core();
+    let first = open(&mut core, &folder("split"));
+    let second = pane(core.apply(
+        Source::Key,
+        Command::Split {
+            pane: None,
+            axis: Axis::Horizontal,
+            cwd: None,
+            program: Vec::new(),
+        },
+    ));
+    assert_eq!(core.ws.active_tab().map(|t| t.layout.len()), Some(2));
+    assert_eq!(core.ws.focused_pane(), Some(second));
+    core.take_effects();
+    core.apply(Source::Msg, Command::Close(second))
+        .expect("close");
+    assert_eq!(core.take_effects(), vec![Effect::Closed(second)]);
+    assert_eq!(core.ws.focused_pane(), Some(first));
+    assert!(core.record(second).is_none(), "the registry forgot it");
+}
+
+#[test]
+fn bad_commands_get_a_clear_error_and_change_nothing() {
+    let mut core = core();
+    let first = open(&mut core, &folder("bad"));
+    let before = core.ws.clone();
+    core.take_effects();
+    let err = core
+        .apply(Source::Msg, Command::Close(PaneId(999)))
+        .unwrap_err();
+    assert_eq!(err, "no pane 999");
+    let err = core
+        .apply(Source::Msg, Command::Focus(PaneId(999)))
+        .unwrap_err();
+    assert_eq!(err, "no pane 999");
+    let err = core
+        .apply(Source::Msg, new_tab(Some("/nonexistent/tern".into()), &[]))
+        .unwrap_err();
+    assert!(err.contains("is not a folder"), "{err}");
+    let err = core.apply(Source::Key, Command::MoveTab(-1)).unwrap_err();
+    assert!(err.contains("first"), "{err}");
+    assert_eq!(core.ws, before, "nothing changed");
+    assert!(core.record(first).is_some());
+    // Each refusal is reported to the face, once.
+    let statuses = core
+        .take_effects()
+        .into_iter()
+        .filter(|e| matches!(e, Effect::Status(_)))
+        .count();
+    assert_eq!(statuses, 4);
+}
+
+#[test]
+fn an_exiting_program_closes_its_pane_and_the_last_one_says_so() {
+    let mut core = core();
+    let first = open(&mut core, &folder("exit"));
+    let quick = pane(core.apply(Source::Msg, new_tab(None, &["sh", "-c", "exit 4"])));
+    assert!(core.record(quick).is_some_and(|r| r.explicit));
+    pump(&mut core, "the program's pane closes", |c| {
+        c.record(quick).is_none()
+    });
+    let effects = core.take_effects();
+    assert!(effects.contains(&Effect::Closed(quick)), "{effects:?}");
+    assert!(
+        !effects
+            .iter()
+            .any(|e| matches!(e, Effect::LastExited { .. })),
+        "another pane is open: {effects:?}"
+    );
+    // The last pane going with its program ends the workspace with its status.
+    core.apply(
+        Source::Msg,
+        Command::SendText {
+            pane: first,
+            text: "exit 7\n".into(),
+        },
+    )
+    .expect("typed");
+    pump(&mut core, "the shell exits", |c| c.record(first).is_none());
+    assert!(
+        core.take_effects()
+            .contains(&Effect::LastExited { code: 7 })
+    );
+    let exits: Vec<_> = core
+        .journal()
+        .filter(|a| a.source == Source::Exit)
+        .map(|a| a.command)
+        .collect();
+    assert_eq!(
+        exits,
+        ["close", "close"],
+        "the exit policy acts through commands"
+    );
+}
+
+#[test]
+fn hold_keeps_the_pane_with_its_status() {
+    let mut core = core();
+    core.set_hold(true);
+    open(&mut core, &folder("hold"));
+    let quick = pane(core.apply(Source::Msg, new_tab(None, &["sh", "-c", "exit 5"])));
+    pump(&mut core, "the program exits", |c| {
+        c.record(quick).is_some_and(|r| r.exit.is_some())
+    });
+    let r = core.record(quick).expect("held");
+    assert_eq!(r.exit.as_ref().map(|e| e.code), Some(5));
+    assert!(!r.explicit, "no longer running");
+    assert!(core.ws.locate(quick).is_some(), "still in its tab");
+    let listed = core.list(|_| None);
+    let info = listed.iter().find(|p| p.id == quick.0).expect("listed");
+    assert_eq!(info.exit_status, Some(5));
+    assert_eq!(info.activity, tern_core::ipc::Activity::Exited);
+}
+
+#[test]
+fn a_saved_workspace_comes_back_with_its_groups_tabs_and_splits() {
+    let mut core = core();
+    let a = folder("restore-a");
+    let b = folder("restore-b");
+    open(&mut core, &a);
+    core.apply(
+        Source::Key,
+        Command::Split {
+            pane: None,
+            axis: Axis::Vertical,
+            cwd: None,
+            program: Vec::new(),
+        },
+    )
+    .expect("split");
+    core.apply(Source::Msg, new_tab(Some(b.clone()), &[]))
+        .expect("tab");
+    let state = core.session_state(false);
+
+    let mut again = self::core();
+    again.restore(&state, false);
+    assert_eq!(again.ws.groups.len(), 2);
+    assert_eq!(again.ws.groups[0].path, a);
+    assert_eq!(again.ws.groups[1].path, b);
+    assert_eq!(
+        again.ws.groups[0].tabs[0].layout.len(),
+        2,
+        "the split came back"
+    );
+    assert_eq!(again.ws.active, core.ws.active);
+    for p in again.ws.all_panes() {
+        assert!(again.record(p).is_some(), "pane {p:?} is registered");
+    }
+    // A saved folder that is gone restores in the home folder, not nowhere.
+    let mut gone = state.clone();
+    if let tern_core::session::SavedLayout::Leaf(p) = &mut gone.worktrees[1].tabs[0].layout {
+        p.cwd = "/nonexistent/tern".into();
+    }
+    let mut third = self::core();
+    third.restore(&gone, false);
+    assert_eq!(third.ws.all_panes().len(), 3);
+}

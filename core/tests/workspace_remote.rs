@@ -1,0 +1,112 @@
+//! A remote worktree in the workspace core, with no window: a real tmux behind a
+//! stand-in for ssh (a script that runs the remote command line here, as sshd would
+//! on the host), and tmux itself used as a scripted peer — windows added and killed
+//! from outside come and go as tabs, a split asked of the core is tmux's, and every
+//! change reaches the workspace as a command.
+//!
+//! Without tmux the test fails with the command that installs it (CI installs it:
+//! `scripts/test.sh`); `TERN_SKIP_MISSING_TOOLS=1` skips it instead, printed.
+
+mod remote_support;
+
+use std::os::unix::fs::PermissionsExt;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use remote_support::*;
+use tern_core::config::Config;
+use tern_core::layout::Axis;
+use tern_core::workspace::{Command, Source, WorkspaceCore};
+
+/// Runs what follows `--` with sh, here: the remote side of `ssh host -- LINE`.
+const FAKE_SSH: &str = "#!/bin/sh\nwhile [ \"$#\" -gt 0 ] && [ \"$1\" != \"--\" ]; do shift; done\nshift\nexec sh -c \"$1\"\n";
+
+fn pump(core: &mut WorkspaceCore, what: &str, done: impl Fn(&WorkspaceCore) -> bool) {
+    let started = Instant::now();
+    while !done(core) {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "never: {what}; groups {:?}",
+            core.ws.groups
+        );
+        core.poll_remotes();
+        for event in core.pipeline().poll_events() {
+            core.on_event(&event);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn tabs(core: &WorkspaceCore, group: usize) -> usize {
+    core.ws.groups.get(group).map_or(0, |g| g.tabs.len())
+}
+
+#[test]
+fn a_tmux_peer_adding_and_killing_windows_makes_and_closes_tabs() {
+    if !tmux_available() {
+        return;
+    }
+    let server = Server::new();
+    let ssh = server.dir.path().join("ssh");
+    std::fs::write(&ssh, FAKE_SSH).expect("write the ssh stand-in");
+    std::fs::set_permissions(&ssh, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let work = server.dir.path().join("work");
+    std::fs::create_dir_all(&work).expect("work folder");
+
+    let mut config = Config::default();
+    config.remote.ssh = ssh.display().to_string();
+    config.remote.tmux = server.tmux_words();
+    let mut core = WorkspaceCore::new(pipeline(), config);
+    core.set_waker(Arc::new(|| {}));
+    core.add_remote(&format!("peerhost:{}", work.display()))
+        .expect("a remote target");
+    let group = core.ws.active;
+    assert!(core.remote_of_group(group).is_some());
+    pump(&mut core, "tmux's first window as a tab", |c| {
+        tabs(c, group) == 1
+    });
+    let session = tern_core::tmux::session_name(&work.display().to_string());
+
+    // The peer adds a window: a tab comes; it kills it: the tab goes.
+    server.tmux(&["new-window", "-d", "-t", &session]);
+    pump(&mut core, "the second window's tab", |c| {
+        tabs(c, group) == 2
+    });
+    let second = core.ws.groups[group].tabs[1].layout.panes()[0];
+    server.tmux(&["kill-window", "-t", &format!("{session}:1")]);
+    pump(&mut core, "the killed window's tab gone", |c| {
+        tabs(c, group) == 1
+    });
+    assert!(core.record(second).is_none(), "its pane left the registry");
+    assert!(
+        core.journal()
+            .any(|a| a.source == Source::Tmux && a.command == "close" && a.result.is_ok()),
+        "tmux's news reached the workspace as a command"
+    );
+
+    // A split asked of the core is tmux's to make: the pane comes with the layout.
+    core.apply(
+        Source::Key,
+        Command::Split {
+            pane: None,
+            axis: Axis::Horizontal,
+            cwd: None,
+            program: Vec::new(),
+        },
+    )
+    .expect("split");
+    pump(&mut core, "tmux's split in the tab", |c| {
+        c.ws.groups[group].tabs[0].layout.len() == 2
+    });
+    let panes = server.tmux(&["list-panes", "-t", &session, "-F", "#{pane_id}"]);
+    assert_eq!(panes.lines().count(), 2, "tmux has the two panes: {panes}");
+
+    // Detaching leaves the programs running in tmux; the session names the target.
+    let state = core.session_state(false);
+    assert_eq!(state.remotes.len(), 1);
+    assert!(
+        state.worktrees.is_empty(),
+        "a remote group is saved as its target"
+    );
+    core.detach_remotes();
+}
