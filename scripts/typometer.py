@@ -12,12 +12,14 @@ on all alike:
   paint  launch to the first frame that shows the program's first output (a line of
          magenta cells), the window read every 2 ms; best of RUNS;
   idle   CPU ticks in 10 s of a window whose shell sits at a prompt (tern also with
-         20 panes, tern-x20): nothing changes, so nothing should be drawn.
+         20 panes, tern-x20): nothing changes, so nothing should be drawn;
+  flood  keys as above while four hidden tabs print a file in a loop as fast as the
+         pty takes it (tern and kitty).
 
 Prints p50 / p90 / p99 in ms and each terminal's ratio to the best GPU peer
 (alacritty, kitty); `--json PATH` writes every sample. Only libX11 and libXtst (ctypes).
 
-  scripts/typometer.py [--tests keys,tab,paint,idle] [--keys 100] [--runs 3] [--cols 80
+  scripts/typometer.py [--tests keys,tab,paint,idle,flood] [--keys 100] [--runs 3] [--cols 80
                         --rows 24] [--terms tern,alacritty,kitty,xterm] [--json PATH]
                         [--tern PATH] [-o KEY=VALUE (tern option, repeatable)]
 """
@@ -396,6 +398,43 @@ def test_tab(x, term, args, env, extra, cols, rows, work):
         run.stop()
 
 
+def test_flood(x, term, args, env, extra, cols, rows, work):
+    """Keys into `cat` in the visible tab while four hidden tabs print a file in a loop
+    as fast as the pty takes it (tern and kitty)."""
+    flood = os.path.join(work, "flood.txt")
+    if not os.path.exists(flood):
+        with open(flood, "w") as f:
+            rnd = random.Random(7)
+            for _ in range(40_000):
+                f.write("".join(rnd.choice("abcdefghijklmnopqrstuvwxyz0123456789 ") for _ in range(60)) + "\n")
+    loop = f"while :; do cat {flood}; done"
+    cat = "stty raw -echo; exec cat"
+    if term.startswith("tern"):
+        tern = os.path.abspath(args.tern if term == "tern" else args.before)
+        tabs = "".join(f"{tern} msg new-tab -- sh -c '{loop}' >/dev/null; " for _ in range(4))
+        program = ["sh", "-c", f"{tabs}{tern} msg new-tab -- sh -c '{cat}' >/dev/null; exec sleep 1000"]
+    else:
+        session = os.path.join(work, "kitty-flood-session")
+        with open(session, "w") as f:
+            for i in range(4):
+                f.write(f"new_tab flood{i}\nlaunch sh -c '{loop}'\n")
+            f.write(f"new_tab cat\nlaunch sh -c '{cat}'\nfocus\n")
+        extra = dict(extra, session=session)
+        program = []
+    run = Running(x, launch_cmd(term, args, cols, rows, program, extra), env)
+    try:
+        if not run.wait_window():
+            return None, "no window"
+        time.sleep(3.0)  # the tabs open and the floods start
+        x.focus(run.win)
+        time.sleep(0.5)
+        code = x.keycode("x")
+        press_and_time(x, run, [code], 5, 0.05)
+        return press_and_time(x, run, [code], args.keys, 0.05)
+    finally:
+        run.stop()
+
+
 def test_paint(x, term, args, env, extra, cols, rows):
     line = "\\033[48;2;255;0;255m" + " " * 40 + "\\033[0m"
     program = ["sh", "-c", f"printf '{line}'; exec sleep 30"]
@@ -491,7 +530,8 @@ def main():
         x = X(env["DISPLAY"])
         os.chdir(work)
         for test in args.tests.split(","):
-            names = [t for t in terms if test != "tab" or t in ("tern", "tern-before", "kitty")]
+            names = [t for t in terms
+                     if test not in ("tab", "flood") or t in ("tern", "tern-before", "kitty")]
             if test == "idle":
                 for t in ("tern-before", "tern"):
                     if t in names:
@@ -505,6 +545,8 @@ def main():
                         got = test_keys(x, t, args, env, extra, args.cols, args.rows, breakdown)
                     elif test == "tab":
                         got = test_tab(x, t, args, env, extra, args.cols, args.rows, work)
+                    elif test == "flood":
+                        got = test_flood(x, t, args, env, extra, args.cols, args.rows, work)
                     elif test == "idle":
                         got = test_idle(x, t.removesuffix("-x20"), args, env, extra, args.cols,
                                         args.rows, 20 if t.endswith("x20") else 1)
@@ -540,7 +582,8 @@ def main():
 
 def report(test, samples, missed, args):
     what = {"keys": "key to screen", "tab": "Ctrl+Tab to screen (1,000,000-line tab <-> cat)",
-            "paint": "launch to first visible output", "idle": "idle"}[test]
+            "paint": "launch to first visible output", "idle": "idle",
+            "flood": "key to screen, four hidden tabs flooding"}[test]
     if test == "idle":
         print(f"idle: CPU ticks (1/100 s) in {args.idle_s:g} s, shells at a prompt, {args.runs} runs:")
         for t, s in samples.items():

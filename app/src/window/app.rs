@@ -189,6 +189,9 @@ pub struct TernApp {
     last_frame_cpu: Option<f32>,
     /// The focused pane's search progress last frame, while one runs (for the trace).
     searching_last: Option<(u64, u64)>,
+    /// The colour eframe clears the window to this frame (`None` outside eframe, as
+    /// in the kittest harness): panes on it draw no background rectangle.
+    window_clear: Option<egui::Color32>,
 }
 
 impl TernApp {
@@ -274,6 +277,7 @@ impl TernApp {
             send_text: Vec::new(),
             last_frame_cpu: None,
             searching_last: None,
+            window_clear: None,
         };
         app.apply_config(ctx, None);
         if let Some(path) = app.launch.session.clone() {
@@ -549,6 +553,14 @@ impl eframe::App for TernApp {
         self.core.detach_remotes();
     }
 
+    /// The terminal's background, so a pane on it needs no full-size rectangle (a
+    /// software renderer fills every pixel of one each frame).
+    fn clear_color(&self, visuals: &egui::Visuals) -> [f32; 4] {
+        self.window_clear
+            .unwrap_or(visuals.panel_fill)
+            .to_normalized_gamma_f32()
+    }
+
     fn logic(&mut self, ctx: &egui::Context, _frame: &mut eframe::Frame) {
         TernApp::logic(self, ctx);
     }
@@ -556,6 +568,7 @@ impl eframe::App for TernApp {
     fn ui(&mut self, ui: &mut egui::Ui, frame: &mut eframe::Frame) {
         self.diagnostics.note_frame(frame);
         self.last_frame_cpu = frame.info().cpu_usage;
+        self.window_clear = Some(super::theme::rgb(self.palette.background()));
         egui::CentralPanel::default()
             .frame(egui::Frame::NONE)
             .show(ui, |ui| self.draw(ui));

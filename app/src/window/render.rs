@@ -344,6 +344,19 @@ pub struct Style<'a> {
     pub palette: &'a Palette,
     pub theme: &'a Theme,
     pub focused: bool,
+    /// The colour the window was cleared to this frame, if known.
+    pub window_clear: Option<Color32>,
+}
+
+/// The pane's background rectangle, unless the window was cleared to that colour
+/// already: a rectangle the size of the pane costs a software renderer a fill of every
+/// pixel each frame, as much as the text on a sparse screen.
+pub fn background_rect(
+    rect: Rect,
+    background: Color32,
+    window_clear: Option<Color32>,
+) -> Option<Rect> {
+    (window_clear != Some(background)).then_some(rect)
 }
 
 /// Each row's mesh as last built, reused while the row, its selected cells, the
@@ -444,7 +457,9 @@ pub fn paint(
     let cells: usize = scene.rows.iter().map(|r| r.cells.len()).sum();
     mesh.reserve_vertices(cells * 8);
     mesh.reserve_triangles(cells * 4);
-    mesh.add_colored_rect(rect, default_bg);
+    if let Some(r) = background_rect(rect, default_bg, style.window_clear) {
+        mesh.add_colored_rect(r, default_bg);
+    }
     // With ligatures on, the cursor's cell is drawn apart from a run it is in: its row
     // is built for where the cursor is.
     let cursor_at = scene

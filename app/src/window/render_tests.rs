@@ -60,6 +60,7 @@ fn pane_mesh(text: &str, config: &FontConfig, cursor: Option<usize>) -> (Vec<Ver
                 palette: &view.palette,
                 theme: &theme,
                 focused: true,
+                window_clear: None,
             };
             let rect = Rect::from_min_size(Pos2::ZERO, metrics.cell * egui::vec2(20.0, 2.0));
             render::paint(ui.painter(), &mut glyphs, &mut cache, rect, &scene, &style);
@@ -131,4 +132,18 @@ fn line_height_and_cell_width_scale_the_cell_and_centre_its_text() {
         let moved = egui::vec2(i as f32 * (m2.cell.x - m1.cell.x), 0.0) + inset;
         assert_eq!(b[0].0, a[0].0 + moved, "glyph {i}");
     }
+}
+
+/// Catches the pane's full-size background drawn over a window eframe already
+/// cleared to that colour (a whole-window fill each frame on a software renderer),
+/// and one left out where the window is another colour (a program's OSC 11
+/// background) or its clear is not known (the kittest harness).
+#[test]
+fn the_background_rectangle_only_where_the_window_is_another_colour() {
+    let rect = Rect::from_min_size(Pos2::ZERO, egui::vec2(720.0, 408.0));
+    let bg = egui::Color32::from_rgb(24, 24, 24);
+    assert_eq!(render::background_rect(rect, bg, Some(bg)), None);
+    let osc11 = egui::Color32::from_rgb(0, 0, 80);
+    assert_eq!(render::background_rect(rect, osc11, Some(bg)), Some(rect));
+    assert_eq!(render::background_rect(rect, bg, None), Some(rect));
 }

@@ -898,6 +898,7 @@ pub fn frame(opts: &Opts) -> Result<Value, String> {
                     palette: &view.palette,
                     theme: &theme,
                     focused: true,
+                    window_clear: None,
                 };
                 render::paint(ui.painter(), &mut glyphs, &mut cache, rect, &scene, &style)
             });

@@ -171,6 +171,7 @@ impl TernApp {
             metrics: &metrics,
             theme: &self.theme,
             background: rgb(self.palette.background()),
+            window_clear: self.window_clear,
             glyphs: &mut self.glyphs,
             trace: &mut self.trace,
             window_focused: self.window_focused,

@@ -59,6 +59,8 @@ pub struct PaneCx<'a> {
     pub theme: &'a Theme,
     /// The background before a pane's first delivery.
     pub background: egui::Color32,
+    /// The colour the window was cleared to this frame, if known.
+    pub window_clear: Option<egui::Color32>,
     pub glyphs: &'a mut GlyphCache,
     pub trace: &'a mut Trace,
     /// The window has keyboard focus.

@@ -76,6 +76,7 @@ impl PaneUi {
             palette: &view.palette,
             theme: cx.theme,
             focused,
+            window_clear: cx.window_clear,
         };
         render::paint(
             painter,
