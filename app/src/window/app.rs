@@ -20,7 +20,7 @@ use tern_core::workspace::WorkspaceCore;
 
 use super::action::Action;
 use super::agents::Agents;
-use super::chrome::{self, TabEntry, TabStrip};
+use super::chrome;
 use super::commands::{Chord, KeyMap};
 use super::diagnostics::Diagnostics;
 use super::glyphs::GlyphCache;
@@ -508,32 +508,6 @@ impl TernApp {
             );
         }
         self.searching_last = progress;
-    }
-
-    /// What the tab bar shows, or `None` when it is hidden (one tab in one folder: the
-    /// window is all terminal, like kitty).
-    fn tab_strip(&self) -> Option<TabStrip> {
-        let group = self.core.ws.active;
-        let g = self.core.ws.groups.get(group)?;
-        if g.tabs.len() <= 1 && self.core.ws.groups.len() <= 1 && !self.sidebar_open {
-            return None;
-        }
-        let tabs = g
-            .tabs
-            .iter()
-            .map(|t| TabEntry {
-                id: t.id,
-                title: self.tab_title(t),
-                badges: self.core.ws.tab_badges(t, |p| self.pane_badges(p)),
-                attention: self.agents.attention(t.layout.panes()),
-            })
-            .collect();
-        Some(TabStrip {
-            group,
-            group_name: g.name.clone(),
-            tabs,
-            active: g.active_tab,
-        })
     }
 }
 impl eframe::App for TernApp {

@@ -309,4 +309,30 @@ impl TernApp {
     pub fn area_cells(&self) -> Option<(u16, u16)> {
         self.core.area_cells()
     }
+
+    /// What the tab bar shows, or `None` when it is hidden (one tab in one folder: the
+    /// window is all terminal, like kitty).
+    pub(super) fn tab_strip(&self) -> Option<crate::window::chrome::TabStrip> {
+        let group = self.core.ws.active;
+        let g = self.core.ws.groups.get(group)?;
+        if g.tabs.len() <= 1 && self.core.ws.groups.len() <= 1 && !self.sidebar_open {
+            return None;
+        }
+        let tabs = g
+            .tabs
+            .iter()
+            .map(|t| crate::window::chrome::TabEntry {
+                id: t.id,
+                title: self.tab_title(t),
+                badges: self.core.ws.tab_badges(t, |p| self.pane_badges(p)),
+                attention: self.agents.attention(t.layout.panes()),
+            })
+            .collect();
+        Some(crate::window::chrome::TabStrip {
+            group,
+            group_name: g.name.clone(),
+            tabs,
+            active: g.active_tab,
+        })
+    }
 }
