@@ -143,20 +143,25 @@ fn sigterm_saves_the_workspace_and_the_next_start_restores_it() {
     assert_eq!(code, Some(0), "{err}");
 }
 
-#[test]
-fn a_program_that_exits_closes_its_pane_and_hold_keeps_it() {
-    let dir = scratch("hw-exit");
-    let served = Served::start(&dir, &[]);
-    let quick = pane_id(&served.ok(&["new-tab", "--", "sh", "-c", "exit 3"]));
+/// `tern msg wait --for exit` on `pane` (20 s at most).
+fn wait_exit(served: &Served, pane: u64) {
     served.ok(&[
         "wait",
         "--pane",
-        &quick.to_string(),
+        &pane.to_string(),
         "--for",
         "exit",
         "--timeout",
         "20",
     ]);
+}
+
+#[test]
+fn a_program_that_exits_closes_its_pane_and_hold_keeps_it() {
+    let dir = scratch("hw-exit");
+    let served = Served::start(&dir, &[]);
+    let quick = pane_id(&served.ok(&["new-tab", "--", "sh", "-c", "exit 3"]));
+    wait_exit(&served, quick);
     let panes = served.list();
     assert!(panes.iter().all(|p| p["id"] != quick), "closed: {panes:?}");
     let (code, err) = served.stop();
@@ -165,15 +170,7 @@ fn a_program_that_exits_closes_its_pane_and_hold_keeps_it() {
     let dir = scratch("hw-hold");
     let served = Served::start(&dir, &["--hold"]);
     let quick = pane_id(&served.ok(&["new-tab", "--", "sh", "-c", "echo bye; exit 3"]));
-    served.ok(&[
-        "wait",
-        "--pane",
-        &quick.to_string(),
-        "--for",
-        "exit",
-        "--timeout",
-        "20",
-    ]);
+    wait_exit(&served, quick);
     let panes = served.list();
     let held = panes.iter().find(|p| p["id"] == quick).expect("held");
     assert_eq!(held["exit_status"], 3);

@@ -217,15 +217,7 @@ fn answer(core: &mut WorkspaceCore, call: IpcCall) {
             )));
         }
         Routed::Text(job) => {
-            let spawned = std::thread::Builder::new()
-                .name("tern-get-text".into())
-                .spawn(move || {
-                    call.answer(match job.run() {
-                        Ok(reply) => Response::ok(reply),
-                        Err(e) => Response::error(e),
-                    })
-                });
-            if let Err(e) = spawned {
+            if let Err(e) = job.answer_off_thread(call) {
                 eprintln!("tern: cannot read a pane's text: {e}");
             }
         }

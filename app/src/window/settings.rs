@@ -115,7 +115,9 @@ impl Settings {
 /// The session file and a thread that writes it, so saving never blocks a frame.
 pub struct SessionFile {
     store: SessionStore,
-    saver: mpsc::Sender<SessionState>,
+    /// The saving thread's queue (`None` once `save_now` closed it).
+    saver: Option<mpsc::Sender<SessionState>>,
+    thread: Option<std::thread::JoinHandle<()>>,
     last_saved: Option<SessionState>,
 }
 
@@ -124,7 +126,7 @@ impl SessionFile {
         let store = SessionStore::new(path);
         let (saver, jobs) = mpsc::channel::<SessionState>();
         let thread_store = SessionStore::new(store.path().to_path_buf());
-        let _ = std::thread::Builder::new()
+        let thread = std::thread::Builder::new()
             .name("tern-session".into())
             .spawn(move || {
                 while let Ok(mut state) = jobs.recv() {
@@ -139,10 +141,12 @@ impl SessionFile {
                         );
                     }
                 }
-            });
+            })
+            .ok();
         SessionFile {
             store,
-            saver,
+            saver: thread.is_some().then_some(saver),
+            thread,
             last_saved: None,
         }
     }
@@ -159,13 +163,26 @@ impl SessionFile {
     pub fn save_if_changed(&mut self, state: SessionState) {
         if self.last_saved.as_ref() != Some(&state) {
             crate::signals::remember_session(&self.store, &state);
-            let _ = self.saver.send(state.clone());
+            match &self.saver {
+                Some(tx) => {
+                    let _ = tx.send(state.clone());
+                }
+                None => {
+                    let _ = self.store.save(&state);
+                }
+            }
             self.last_saved = Some(state);
         }
     }
 
-    /// Saves now, on this thread (at exit).
+    /// Saves now and returns once it is written (at exit). The saving thread is
+    /// closed and waited for first, so an older state it was still writing cannot land
+    /// after this one.
     pub fn save_now(&mut self, state: SessionState) -> std::io::Result<()> {
+        drop(self.saver.take());
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
         self.store.save(&state)?;
         self.last_saved = Some(state);
         Ok(())

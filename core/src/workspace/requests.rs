@@ -182,6 +182,20 @@ impl TextJob {
         self.text().map(|text| Reply::Text { text })
     }
 
+    /// Reads the text on a thread of its own and answers `call` from there (the face
+    /// never waits on the model).
+    pub fn answer_off_thread(self, call: crate::ipc::server::IpcCall) -> std::io::Result<()> {
+        std::thread::Builder::new()
+            .name("tern-get-text".into())
+            .spawn(move || {
+                call.answer(match self.run() {
+                    Ok(reply) => crate::ipc::Response::ok(reply),
+                    Err(e) => crate::ipc::Response::error(e),
+                })
+            })
+            .map(|_| ())
+    }
+
     /// The text, one line per row with trailing blanks trimmed, oldest first.
     pub fn text(&self) -> Result<String, String> {
         let gone = || format!("pane {} did not answer (it closed)", self.pane.0);

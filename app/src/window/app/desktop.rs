@@ -153,15 +153,7 @@ impl TernApp {
         match requests::route(&self.core, call.request.clone()) {
             Err(e) => call.answer(Response::error(e)),
             Ok(Routed::Text(job)) => {
-                let spawned = std::thread::Builder::new()
-                    .name("tern-get-text".into())
-                    .spawn(move || {
-                        call.answer(match job.run() {
-                            Ok(reply) => Response::ok(reply),
-                            Err(e) => Response::error(e),
-                        })
-                    });
-                if let Err(e) = spawned {
+                if let Err(e) = job.answer_off_thread(call) {
                     self.status = Some(format!("cannot read a pane's text: {e}"));
                 }
             }
