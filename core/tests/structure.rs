@@ -3,8 +3,8 @@
 //!
 //! Catches: a new `use super::x` / `use crate::a::b` that closes a circle between two
 //! modules of one folder (say `model::state` and `model::kitty`), and a file that grows
-//! over [`MAX_LINES`]. Only shipped code counts: text after the first `#[cfg(test)]`
-//! and files that are test modules (`tests.rs`, `*_tests.rs`) are left out.
+//! over [`MAX_LINES`]. Only shipped code counts: text after the first `#[cfg(test)]`,
+//! comment lines, and files that are test modules (`tests.rs`, `*_tests.rs`) are left out.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -25,10 +25,7 @@ const KNOWN_LONG: &[&str] = &[
 /// Module cycles still standing, as the search reports them: not yet broken (issue 31
 /// item 5 is under way). The list only shrinks.
 const KNOWN_CYCLES: &[&str] = &[
-    "crate: model -> input -> model",
     "crate: pipeline -> ipc -> pipeline",
-    "model: cell -> grid -> cell",
-    "model: cell -> grid -> scrollback -> cell",
     "model: grid -> scrollback -> grid",
     "model: colorspec -> palette -> colorspec",
     "model: geometry -> state -> geometry",
@@ -43,7 +40,6 @@ const KNOWN_CYCLES: &[&str] = &[
     "model: state -> links -> state",
     "model: state -> reflow -> state",
     "pipeline: ahead -> model_thread -> ahead",
-    "tmux: connection -> worker -> connection",
     "workspace: core -> remote -> core",
 ];
 
@@ -159,10 +155,16 @@ fn dependencies() -> Graph {
             continue;
         }
         let text = std::fs::read_to_string(&f).expect("readable source");
-        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        let shipped = text.split("#[cfg(test)]").next().unwrap_or("");
+        // Comments (doc links included) name modules without depending on them.
+        let code: String = shipped
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .collect::<Vec<_>>()
+            .join("\n");
         let me = module_path(&rel);
         let mut refs = BTreeSet::new();
-        referenced(code, &me, &mut refs);
+        referenced(&code, &me, &mut refs);
         for to in refs {
             let k = me.iter().zip(&to).take_while(|(a, b)| a == b).count();
             // An edge only between two distinct children of one folder.

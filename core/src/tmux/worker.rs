@@ -14,10 +14,10 @@ use portable_pty::ExitStatus;
 use rustix::event::epoll;
 use rustix::io::Errno;
 
-use super::command::{Command, PaneCursor, check_version};
-use super::connection::{
+use super::channel::{
     CommandTx, ConnectSpec, DisconnectReason, RemoteCommand, RemoteEvent, RemotePaneStats,
 };
+use super::command::{Command, PaneCursor, check_version};
 use super::events::{CommandId, Event, Response};
 use super::flow::{FlowStep, PaneFlow};
 use super::layout::{CellContent, Layout, LayoutCell};
