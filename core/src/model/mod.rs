@@ -10,22 +10,13 @@ pub mod charset;
 mod colornames;
 mod colorspec;
 pub mod dump;
-mod geometry;
 pub mod grid;
-mod ground;
-pub mod kitty;
-pub mod links;
 pub mod marks;
 pub mod modes;
-pub mod notify;
-mod osc;
 pub mod palette;
-mod perform;
 mod prefetch;
 mod private_modes;
 mod rect;
-mod reflow;
-mod reports;
 pub mod scrollback;
 pub mod search;
 pub mod state;
@@ -41,8 +32,9 @@ pub use perform::{DA1_REPLY, VERSION};
 pub use rect::checksum_value;
 pub use scrollback::Scrollback;
 pub use state::{Cursor, CursorShape, Damage, Pen};
+pub use state::{kitty, links, notify};
 
-use state::State;
+use state::{State, ground, osc, perform};
 
 /// Screen size in cells.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

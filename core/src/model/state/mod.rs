@@ -11,7 +11,17 @@ use super::scrollback::Scrollback;
 use super::width::char_width;
 use super::{TermConfig, TermEvent, TermSize};
 
+mod geometry;
 mod grapheme;
+pub(super) mod ground;
+pub mod kitty;
+pub mod links;
+pub mod notify;
+pub(super) mod osc;
+mod osc_params;
+pub(super) mod perform;
+mod reflow;
+pub(super) mod reports;
 mod text;
 
 /// The SGR state new cells are written with.
@@ -155,7 +165,7 @@ impl Damage {
 
 /// Caps that keep memory bounded under any input.
 pub const MAX_TITLE_CHARS: usize = 1024;
-pub use super::links::MAX_HYPERLINKS;
+pub use links::MAX_HYPERLINKS;
 pub const MAX_URI_BYTES: usize = 2048;
 /// Longest OSC 8 `id=` kept; a longer id is dropped (the link stays, ungrouped).
 pub const MAX_LINK_ID_BYTES: usize = 256;
@@ -224,7 +234,7 @@ pub struct State {
     /// The last XTWINOPS 8 resize request, waiting for the app (which may ignore it).
     pub(super) resize_request: Option<TermSize>,
     /// A DCS request being received (DECRQSS, XTGETTCAP).
-    pub(super) dcs: Option<super::reports::DcsRequest>,
+    pub(super) dcs: Option<reports::DcsRequest>,
     pub(super) tabs: Vec<bool>,
     pub(super) palette: Palette,
     /// Bumped whenever a program changes the palette (frames carry it only then).
@@ -235,7 +245,7 @@ pub struct State {
     /// XTWINOPS 22/23 entries; `None` for one that saved only the icon label.
     pub(super) title_stack: Vec<Option<String>>,
     pub(super) cwd: Option<String>,
-    pub(super) hyperlinks: super::links::LinkTable,
+    pub(super) hyperlinks: links::LinkTable,
     pub(super) cursor_shape: CursorShape,
     pub(super) last_printed: Option<char>,
     pub(super) replies: Vec<u8>,
@@ -247,9 +257,9 @@ pub struct State {
     /// The last OSC 7 from another host: (host, path), a hint, never a local folder.
     pub(super) remote_cwd: Option<(String, String)>,
     /// Kitty keyboard flag stacks, one per screen (`kitty.rs`).
-    pub(super) keyboard: super::kitty::KeyboardStacks,
+    pub(super) keyboard: kitty::KeyboardStacks,
     /// An OSC 99 notification still receiving parts (`notify.rs`).
-    pub(super) notify_pending: Option<super::notify::PendingNotification>,
+    pub(super) notify_pending: Option<notify::PendingNotification>,
     /// Where the shell's input began (OSC 133 B): absolute line and column.
     pub(super) input_start: Option<(u64, usize)>,
     /// Where the running command's output began (OSC 133 C, until the next A): an
@@ -318,7 +328,7 @@ impl State {
             title_hex: false,
             title_stack: Vec::new(),
             cwd: None,
-            hyperlinks: super::links::LinkTable::default(),
+            hyperlinks: links::LinkTable::default(),
             cursor_shape: config.cursor_shape,
             last_printed: None,
             work_cells: 0,
@@ -1369,8 +1379,8 @@ impl State {
         // the reset.
         self.cell_pixels = cell_pixels;
         self.resize_request = resize_request;
-        if back_to_80 && self.cols != super::geometry::NORMAL_COLUMNS {
-            self.program_resize(TermSize::new(super::geometry::NORMAL_COLUMNS, self.rows));
+        if back_to_80 && self.cols != geometry::NORMAL_COLUMNS {
+            self.program_resize(TermSize::new(geometry::NORMAL_COLUMNS, self.rows));
         }
         // A reset palette is a change too.
         self.palette_generation = generation + 1;
@@ -1481,7 +1491,7 @@ impl State {
         if cols == self.cols && rows == self.rows {
             return;
         }
-        super::reflow::resize(self, cols, rows);
+        reflow::resize(self, cols, rows);
         self.cols = cols;
         self.rows = rows;
         self.scroll_top = 0;
