@@ -439,5 +439,4 @@ pub fn screen_asks_question(term: &crate::model::Terminal) -> Option<String> {
 }
 
 #[cfg(test)]
-#[path = "activity_tests.rs"]
 mod tests;

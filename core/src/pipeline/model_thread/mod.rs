@@ -26,7 +26,6 @@ use super::readiness::{ModelTx, Poller};
 use super::reply_poll::ReplyPoll;
 use super::{ModelMsg, PaneEvent, PaneId, Waker};
 
-#[path = "model_thread_ahead.rs"]
 mod ahead;
 
 /// Most bytes parsed for one pane before the scheduler looks at the others (and at new
