@@ -8,7 +8,6 @@
 pub mod cell;
 pub mod charset;
 mod colornames;
-mod colorspec;
 pub mod dump;
 pub mod grid;
 pub mod marks;
@@ -17,6 +16,7 @@ pub mod palette;
 mod prefetch;
 mod private_modes;
 mod rect;
+mod row;
 pub mod scrollback;
 pub mod search;
 pub mod state;
