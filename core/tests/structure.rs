@@ -26,7 +26,6 @@ const KNOWN_LONG: &[&str] = &[
 const KNOWN_CYCLES: &[&str] = &[
     "crate: pipeline -> ipc -> pipeline",
     "pipeline: ahead -> model_thread -> ahead",
-    "workspace: core -> remote -> core",
 ];
 
 fn src_dir() -> PathBuf {
