@@ -16,7 +16,6 @@ const MAX_LINES: usize = 600;
 const KNOWN_LONG: &[&str] = &[
     "model/scrollback/mod.rs",
     "model/state/mod.rs",
-    "model/mod.rs",
     "pipeline/mod.rs",
     "pipeline/model_thread/mod.rs",
 ];
