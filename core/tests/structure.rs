@@ -11,10 +11,12 @@ use std::path::{Path, PathBuf};
 
 const MAX_LINES: usize = 600;
 
-/// Files still over [`MAX_LINES`]: not yet split (issue 31 item 5 is under way).
-/// The list only shrinks.
+/// Files still over [`MAX_LINES`], not yet split (issue 31 item 5 is under way); the
+/// test fails once one is short, so the list only shrinks.
 const KNOWN_LONG: &[&str] = &[
+    // The line codec (encode and decode, ~680 lines) is the part to move out.
     "model/scrollback/mod.rs",
+    // Left for last: the latency work (branch `latency`) may change these two.
     "pipeline/mod.rs",
     "pipeline/model_thread/mod.rs",
 ];
