@@ -3,49 +3,27 @@
 //!
 //! Catches: a new `use super::x` / `use crate::a::b` that closes a circle between two
 //! modules of one folder (say `model::state` and `model::kitty`), and a file that grows
-//! over [`MAX_LINES`]. Only shipped code counts: text after the first `#[cfg(test)]`
-//! and files that are test modules (`tests.rs`, `*_tests.rs`) are left out.
+//! over [`MAX_LINES`]. Only shipped code counts: text after the first `#[cfg(test)]`,
+//! comment lines, and files that are test modules (`tests.rs`, `*_tests.rs`) are left out.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 const MAX_LINES: usize = 600;
 
-/// Files still over [`MAX_LINES`]: not yet split (issue 31 item 5 is under way).
-/// The list only shrinks.
+/// Files still over [`MAX_LINES`], not yet split (issue 31 item 5 is under way); the
+/// test fails once one is short, so the list only shrinks.
 const KNOWN_LONG: &[&str] = &[
+    // The line codec (encode and decode, ~680 lines) is the part to move out.
     "model/scrollback/mod.rs",
-    "model/state.rs",
-    "model/mod.rs",
+    // Left for last: the latency work (branch `latency`) may change these two.
     "pipeline/mod.rs",
-    "pipeline/model_thread.rs",
-    "tmux/worker.rs",
+    "pipeline/model_thread/mod.rs",
 ];
 
-/// Module cycles still standing, as the search reports them: not yet broken (issue 31
-/// item 5 is under way). The list only shrinks.
-const KNOWN_CYCLES: &[&str] = &[
-    "crate: model -> input -> model",
-    "crate: pipeline -> ipc -> pipeline",
-    "model: cell -> grid -> cell",
-    "model: cell -> grid -> scrollback -> cell",
-    "model: grid -> scrollback -> grid",
-    "model: colorspec -> palette -> colorspec",
-    "model: geometry -> state -> geometry",
-    "model: osc -> notify -> osc",
-    "model: state -> ground -> perform -> osc -> notify -> state",
-    "model: geometry -> state -> ground -> perform -> osc -> reports -> geometry",
-    "model: state -> ground -> perform -> osc -> reports -> state",
-    "model: state -> ground -> perform -> osc -> state",
-    "model: state -> ground -> perform -> state",
-    "model: state -> ground -> state",
-    "model: state -> kitty -> state",
-    "model: state -> links -> state",
-    "model: state -> reflow -> state",
-    "pipeline: ahead -> model_thread -> ahead",
-    "tmux: connection -> worker -> connection",
-    "workspace: core -> remote -> core",
-];
+/// Module cycles allowed to stand: none (all the scan found, the issue's five among
+/// them, are broken). Keep it empty.
+const KNOWN_CYCLES: &[&str] = &[];
 
 fn src_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
@@ -159,10 +137,16 @@ fn dependencies() -> Graph {
             continue;
         }
         let text = std::fs::read_to_string(&f).expect("readable source");
-        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        let shipped = text.split("#[cfg(test)]").next().unwrap_or("");
+        // Comments (doc links included) name modules without depending on them.
+        let code: String = shipped
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .collect::<Vec<_>>()
+            .join("\n");
         let me = module_path(&rel);
         let mut refs = BTreeSet::new();
-        referenced(code, &me, &mut refs);
+        referenced(&code, &me, &mut refs);
         for to in refs {
             let k = me.iter().zip(&to).take_while(|(a, b)| a == b).count();
             // An edge only between two distinct children of one folder.
@@ -266,4 +250,22 @@ fn no_core_file_is_longer_than_a_reader_holds() {
         .map(|(rel, lines)| format!("{rel} ({lines} lines)"))
         .collect();
     assert!(long.is_empty(), "files over {MAX_LINES} lines: {long:#?}");
+}
+
+/// Catches a `#[path = "..."]` module: a file that lives under one name and is a
+/// module under another (issue 31 item 5); a child module goes in the parent's folder.
+#[test]
+fn no_core_module_is_loaded_by_path() {
+    let dir = src_dir();
+    let mut files = Vec::new();
+    rust_files(&dir, &mut files);
+    let tricks: Vec<String> = files
+        .iter()
+        .filter(|f| {
+            std::fs::read_to_string(f)
+                .is_ok_and(|t| t.lines().any(|l| l.trim_start().starts_with("#[path")))
+        })
+        .map(|f| f.display().to_string())
+        .collect();
+    assert!(tricks.is_empty(), "modules loaded by #[path]: {tricks:?}");
 }

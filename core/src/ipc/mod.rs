@@ -29,8 +29,7 @@ pub const PROTOCOL_VERSION: u32 = 1;
 
 /// The environment variable naming the socket of the tern a program runs in.
 pub const SOCKET_ENV: &str = "TERN_SOCKET";
-/// The environment variable carrying the id of the pane a program runs in.
-pub const PANE_ENV: &str = "TERN_PANE_ID";
+pub use crate::pipeline::PANE_ENV;
 
 /// The longest request line a server reads (a `send-text` paste included).
 pub const MAX_REQUEST_BYTES: usize = 1 << 20;

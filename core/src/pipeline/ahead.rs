@@ -33,9 +33,9 @@ use std::time::Instant;
 use rustix::event::epoll;
 use rustix::io::Errno;
 
+use super::chunk::Chunk;
 use super::credit::Credit;
 use super::io::{BufferPool, READ_CHUNK};
-use super::model_thread::Chunk;
 use super::reader::{INTERACTIVE_BYTES, end_error, read_appending};
 use super::readiness::{ModelTx, epoll_with_bell};
 use super::{ModelMsg, PaneId};

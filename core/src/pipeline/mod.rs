@@ -11,6 +11,7 @@ pub mod activity;
 pub mod ahead;
 pub mod attach;
 pub mod budget;
+pub(crate) mod chunk;
 pub mod credit;
 pub mod delivery;
 pub mod diag;
@@ -47,6 +48,10 @@ use pane::PaneCore;
 use reader::PtyInput;
 use readiness::{ModelTx, Poller};
 pub use session::{SpawnError, SpawnSpec};
+
+/// The environment variable carrying the id of the pane a program runs in (set by
+/// [`Pipeline::spawn`]; `tern msg` reads it).
+pub const PANE_ENV: &str = "TERN_PANE_ID";
 
 /// Identifies a pane (one pty) for the life of the pipeline.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -471,8 +476,7 @@ impl Pipeline {
     pub fn spawn(&self, spec: &SpawnSpec) -> Result<PaneId, SpawnError> {
         let pane = PaneId(self.next_id.fetch_add(1, Ordering::Relaxed));
         let mut spec = spec.clone();
-        spec.env
-            .push((crate::ipc::PANE_ENV.to_owned(), pane.0.to_string()));
+        spec.env.push((PANE_ENV.to_owned(), pane.0.to_string()));
         let spawned = session::spawn(&spec, self.config.default_size)?;
         let size = spec.size.unwrap_or(self.config.default_size);
         let what = match spawned.pid {

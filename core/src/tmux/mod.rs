@@ -31,6 +31,7 @@
 //! a pty, ends lines in `\r\n`. The parser accepts both forms.
 
 pub mod backoff;
+mod channel;
 pub mod command;
 pub mod connection;
 pub mod escape;

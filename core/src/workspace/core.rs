@@ -63,7 +63,7 @@ pub struct WorkspaceCore {
     pub(super) effects: Vec<Effect>,
     processes_at: Option<Instant>,
     /// Remote worktrees (tmux over ssh), each a group of the workspace (`remote/`).
-    pub(super) remotes: Vec<super::remote::RemoteGroup>,
+    pub(super) remotes: Vec<super::remote_group::RemoteGroup>,
     /// The face's pane area in cells (a remote client's size).
     pub(super) area_cells: Option<(u16, u16)>,
     /// Wakes the face (remote connections' events).

@@ -7,6 +7,7 @@
 mod command;
 mod core;
 pub mod remote;
+mod remote_group;
 pub mod requests;
 mod saved;
 mod session;

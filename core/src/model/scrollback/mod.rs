@@ -30,7 +30,7 @@
 use std::collections::VecDeque;
 
 use super::cell::{Cell, Color, Flags};
-use super::grid::{CellExtra, Row};
+use super::row::{CellExtra, Row};
 
 #[derive(Clone, Copy, Debug)]
 struct LineEntry {

@@ -16,9 +16,9 @@
 //! them to the caller (the ground-state fast path, which hands them to vte).
 
 use super::State;
+use super::ground::printable_ascii_len;
 use crate::model::cell::{BOUND, Cell, Flags, write_ascii};
 use crate::model::grid::{Row, SpareMarks};
-use crate::model::ground::printable_ascii_len;
 use crate::model::width::width_code;
 
 /// The printable character at the start of `bytes` (ASCII `0x20..=0x7e`, or a complete,

@@ -4,11 +4,11 @@
 //! (`CSI ? 45 h`).
 //!
 //! The model resizes itself, as xterm's window does, and leaves the new size in
-//! [`super::Terminal::take_resize_request`] so that an app can make the pty (and the
+//! [`crate::model::Terminal::take_resize_request`] so that an app can make the pty (and the
 //! pane) follow.
 
-use super::TermSize;
-use super::state::State;
+use super::State;
+use crate::model::TermSize;
 
 /// Columns of DECCOLM's and DECSCPP's wide page.
 pub const WIDE_COLUMNS: usize = 132;
@@ -23,7 +23,7 @@ pub const MAX_PAGE_LINES: usize = 1000;
 
 impl State {
     /// Resizes the model for a program's request and tells the app about it.
-    pub(super) fn program_resize(&mut self, size: TermSize) {
+    pub(in crate::model) fn program_resize(&mut self, size: TermSize) {
         self.resize(size);
         self.resize_request = Some(TermSize::new(self.cols, self.rows));
     }

@@ -15,6 +15,7 @@ use std::time::Instant;
 use crate::model::{TermEvent, TermSize};
 
 use super::ahead::{AHEAD_AFTER_BYTES, AheadPane, ReadAhead};
+use super::chunk::Chunk;
 use super::credit::Credit;
 use super::delivery::Slot;
 use super::diag::{Breadcrumbs, ModelStats, PaneSample, PtyStats, Sample, SampleRing};
@@ -26,7 +27,6 @@ use super::readiness::{ModelTx, Poller};
 use super::reply_poll::ReplyPoll;
 use super::{ModelMsg, PaneEvent, PaneId, Waker};
 
-#[path = "model_thread_ahead.rs"]
 mod ahead;
 
 /// Most bytes parsed for one pane before the scheduler looks at the others (and at new
@@ -58,17 +58,6 @@ pub const FRAME_WAITS_BYTES: u64 = 16 * 1024;
 /// Scrollback lines encoded between two looks for input while this thread is otherwise
 /// idle (a few µs: a query that arrives meanwhile waits at most that long).
 const SETTLE_LINES: usize = 8;
-
-/// Bytes read from a pty and not yet parsed (by this thread or the reading thread).
-pub(crate) struct Chunk {
-    pub(crate) data: Vec<u8>,
-    /// How far the parser got.
-    pub(crate) offset: usize,
-    pub(crate) read_at: Instant,
-    /// Messages sent before the read began ([`Poller::sent`]); a resize numbered above
-    /// it may have come first, so the chunk waits for that resize.
-    pub(crate) sent_before: u64,
-}
 
 pub struct PaneEntry {
     pub core: PaneCore,

@@ -3,12 +3,10 @@
 //! make and change the tabs and their split trees (panes come and go as commands from
 //! [`Source::Tmux`]); tern's focus, new tabs, splits and size go back to tmux as
 //! commands. Dropping the connection detaches: the programs run on, and a restored
-//! session attaches again. `group.rs` holds one group's state and the pure mapping of a
-//! tmux layout to a split tree.
+//! session attaches again. `remote_group.rs` holds one group's state and the pure mapping
+//! of a tmux layout to a split tree.
 
-mod group;
-
-pub use group::{
+pub use super::remote_group::{
     LinkState, RemoteGroup, RemoteWindow, group_name, parse_target, retries, split_tree,
 };
 
@@ -22,7 +20,7 @@ use crate::tmux::{
 
 use super::command::{Command, Effect, Source};
 use super::core::WorkspaceCore;
-use group as remote;
+use super::remote_group as remote;
 
 /// The client's size before the window has drawn its pane area.
 const FIRST_SIZE: (u16, u16) = (80, 24);

@@ -1,29 +1,14 @@
 //! Operating system commands: titles, cwd, hyperlinks, colours, clipboard, shell marks
 //! and notifications.
 
+use super::State;
 use super::notify::{self, Notification, NotifySource};
-use super::palette::{Rgb, SPECIAL_COLORS};
-use super::state::State;
-use super::{ClipboardRequest, ShellMark, TermEvent};
+use super::osc_params::{joined, text};
+use crate::model::palette::{Rgb, SPECIAL_COLORS};
+use crate::model::{ClipboardRequest, ShellMark, TermEvent};
 
 /// Longest OSC string kept (bytes); longer ones are dropped whole.
 pub const MAX_OSC_BYTES: usize = 64 * 1024;
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-/// Params from `from` on, joined back with `;` (titles and URIs may contain it).
-pub(super) fn joined(params: &[&[u8]], from: usize) -> String {
-    let mut out = Vec::new();
-    for (i, p) in params.iter().enumerate().skip(from) {
-        if i > from {
-            out.push(b';');
-        }
-        out.extend_from_slice(p);
-    }
-    text(&out)
-}
 
 pub fn dispatch(st: &mut State, params: &[&[u8]], bell_terminated: bool) {
     let Some(cmd) = params.first() else { return };
@@ -237,7 +222,7 @@ fn set_cwd(st: &mut State, uri: &str) {
     };
     let bytes = percent_decode(path.as_bytes());
     let path = String::from_utf8_lossy(&bytes).into_owned();
-    if path.len() > super::state::MAX_URI_BYTES || host.len() > 255 {
+    if path.len() > super::MAX_URI_BYTES || host.len() > 255 {
         return;
     }
     if st.config.far_side || !is_local_host(host) {

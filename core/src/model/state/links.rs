@@ -4,13 +4,13 @@
 //!
 //! The table holds at most [`MAX_HYPERLINKS`] links. When it is full, the links no cell
 //! refers to (on either screen, in the scrollback, or in the pen and the saved cursors)
-//! are dropped ([`super::state::State::collect_links`]), the way kitty collects its
+//! are dropped ([`super::State::collect_links`]), the way kitty collects its
 //! pool: `ls --hyperlink` opens a link per file name, and after 4,096 of them no new
 //! link would open until restart. A collection that frees little is not tried again
 //! for [`MAX_HYPERLINKS`]` / 4` refused links, so a screen full of live links does
 //! not make every new one scan the history.
 
-use super::state::Hyperlink;
+use super::Hyperlink;
 
 /// Most links one terminal holds.
 pub const MAX_HYPERLINKS: usize = 4096;

@@ -2,10 +2,10 @@
 //! (the main and the alternate screen keep their own, as the spec asks), set with
 //! `CSI = flags ; mode u`, pushed with `CSI > flags u`, popped with `CSI < n u` and
 //! queried with `CSI ? u` (answered `CSI ? flags u`). The active screen's flags are
-//! mirrored into [`super::Modes::keyboard_flags`], which frames carry to the UI's key
+//! mirrored into [`crate::model::Modes::keyboard_flags`], which frames carry to the UI's key
 //! encoder (`crate::input::kitty`).
 
-use super::state::State;
+use super::State;
 
 /// Flag bits (the spec's "progressive enhancements").
 pub mod flags {
@@ -105,33 +105,33 @@ impl State {
 
     /// Copies the active screen's flags into the modes the UI sees; called after every
     /// change and when the screen switches.
-    pub(super) fn sync_keyboard_flags(&mut self) {
+    pub(in crate::model) fn sync_keyboard_flags(&mut self) {
         self.modes.keyboard_flags = self.keyboard_stack().current();
     }
 
-    pub(super) fn set_keyboard_flags(&mut self, value: u16, mode: u16) {
+    pub(in crate::model) fn set_keyboard_flags(&mut self, value: u16, mode: u16) {
         self.keyboard_stack().set(value, mode);
         self.sync_keyboard_flags();
     }
 
-    pub(super) fn push_keyboard_flags(&mut self, value: u16) {
+    pub(in crate::model) fn push_keyboard_flags(&mut self, value: u16) {
         self.keyboard_stack().push(value);
         self.sync_keyboard_flags();
     }
 
-    pub(super) fn pop_keyboard_flags(&mut self, count: u16) {
+    pub(in crate::model) fn pop_keyboard_flags(&mut self, count: u16) {
         self.keyboard_stack().pop(count);
         self.sync_keyboard_flags();
     }
 
     /// `CSI ? u` → `CSI ? flags u`.
-    pub(super) fn report_keyboard_flags(&mut self) {
+    pub(in crate::model) fn report_keyboard_flags(&mut self) {
         let reply = format!("\x1b[?{}u", self.modes.keyboard_flags);
         self.reply(reply.as_bytes());
     }
 
     /// Both screens back to legacy keys (the pane's program exited).
-    pub(super) fn reset_keyboard_flags(&mut self) {
+    pub(in crate::model) fn reset_keyboard_flags(&mut self) {
         self.keyboard = KeyboardStacks::default();
         self.sync_keyboard_flags();
     }

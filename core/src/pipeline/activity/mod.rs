@@ -452,5 +452,4 @@ pub fn screen_asks_question(term: &crate::model::Terminal) -> Option<String> {
 }
 
 #[cfg(test)]
-#[path = "activity_tests.rs"]
 mod tests;

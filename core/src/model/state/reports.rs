@@ -7,9 +7,9 @@
 
 use std::fmt::Write as _;
 
-use super::TermSize;
-use super::cell::{Color, Flags, Underline};
-use super::state::{CursorShape, Pen, Protection, State};
+use super::{CursorShape, Pen, Protection, State};
+use crate::model::TermSize;
+use crate::model::cell::{Color, Flags, Underline};
 
 /// Longest DCS request body kept; a longer one is answered as invalid.
 pub const MAX_DCS_BYTES: usize = 256;
@@ -207,7 +207,7 @@ const CAPABILITIES: &[(&str, &str)] = &[
     ("RGB", "8/8/8"),
 ];
 
-pub(super) fn hex_decode(hex: &[u8]) -> Option<Vec<u8>> {
+pub(in crate::model) fn hex_decode(hex: &[u8]) -> Option<Vec<u8>> {
     if hex.len() % 2 != 0 {
         return None;
     }

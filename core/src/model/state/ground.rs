@@ -17,8 +17,8 @@
 //! from ground, so the result is the same as with vte alone (the differential tests
 //! check both paths against each other on random input).
 
+use super::State;
 use super::perform;
-use super::state::State;
 
 /// Most parameters the fast path parses in one CSI; longer sequences go to vte.
 const MAX_FAST_PARAMS: usize = 16;
@@ -27,7 +27,7 @@ const MAX_FAST_DIGITS: usize = 4;
 
 /// Handles as much of `bytes` as the fast path can, starting in ground; returns how many
 /// bytes it took. The byte at the returned offset (if any) must go to vte.
-pub(super) fn advance(st: &mut State, bytes: &[u8]) -> usize {
+pub(in crate::model) fn advance(st: &mut State, bytes: &[u8]) -> usize {
     let mut i = 0;
     while let Some(&b) = bytes.get(i) {
         match b {

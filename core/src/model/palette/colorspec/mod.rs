@@ -17,7 +17,7 @@
 mod screen;
 mod xmath;
 
-use super::palette::Rgb;
+use super::Rgb;
 use xmath::{arc_tangent, cosine, cube_root, sine, square_root};
 
 /// Xlib's tolerance for colours at the gamut's edge and values at a range's end.

@@ -426,5 +426,4 @@ fn encode_text_key(
 }
 
 #[cfg(test)]
-#[path = "kitty_tests.rs"]
 mod tests;

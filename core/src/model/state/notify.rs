@@ -3,8 +3,8 @@
 //! and OSC 99 (kitty's, in parts). Text is data: control and bidi characters are
 //! stripped and every part is capped, so a program cannot forge the desktop's UI.
 
-use super::TermEvent;
-use super::state::State;
+use super::State;
+use crate::model::TermEvent;
 
 /// Most characters of a notification's title or body.
 pub const MAX_NOTIFY_CHARS: usize = 1024;
@@ -151,7 +151,7 @@ fn push_capped(to: &mut String, text: &str) {
 /// OSC 99 ; key=value:key=value ; payload.
 pub fn osc99(st: &mut State, params: &[&[u8]]) {
     let meta = params.get(1).copied().unwrap_or(b"");
-    let payload = super::osc::joined(params, 2);
+    let payload = super::osc_params::joined(params, 2);
     let mut id = None;
     let mut done = true;
     let mut part_is_title = true;

@@ -1,6 +1,8 @@
 //! The 256-colour palette, the special colours and the dynamic colours (OSC 4, 5, 10-19
 //! and their resets 104, 105, 110-119).
 
+mod colorspec;
+
 /// An RGB colour.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Rgb {
@@ -40,7 +42,7 @@ impl Rgb {
             };
             return Rgb::three(rest, channel);
         }
-        if let Some(rgb) = super::colorspec::parse(spec) {
+        if let Some(rgb) = colorspec::parse(spec) {
             return Some(rgb);
         }
         let Some(hex) = spec.strip_prefix('#') else {

@@ -3,9 +3,9 @@
 
 use std::collections::VecDeque;
 
-use super::cell::{Cell, Flags};
-use super::grid::{CellExtra, Grid, Row};
-use super::state::{Cursor, State};
+use super::{Cursor, State};
+use crate::model::cell::{Cell, Flags};
+use crate::model::grid::{CellExtra, Grid, Row};
 
 pub fn resize(st: &mut State, cols: usize, rows: usize) {
     let in_alt = st.modes.alt_screen;

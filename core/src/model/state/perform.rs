@@ -3,13 +3,13 @@
 
 use vte::{Params, Perform};
 
-use super::TermEvent;
-use super::cell::{Color, Flags, Underline};
-use super::charset::Charset;
-use super::modes::RecordedMode;
 use super::osc;
 use super::reports::{self, DcsKind, DcsRequest};
-use super::state::{CursorShape, MAX_CONFORMANCE_LEVEL, Protection, State};
+use super::{CursorShape, MAX_CONFORMANCE_LEVEL, Protection, State};
+use crate::model::TermEvent;
+use crate::model::cell::{Color, Flags, Underline};
+use crate::model::charset::Charset;
+use crate::model::modes::RecordedMode;
 
 /// Version reported by DA2 and XTVERSION.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -369,7 +369,7 @@ impl Perform for Performer<'_> {
 }
 
 /// C0 controls (from vte, and from the fast path in `ground.rs`).
-pub(super) fn execute(st: &mut State, byte: u8) {
+pub(in crate::model) fn execute(st: &mut State, byte: u8) {
     st.last_printed = None;
     match byte {
         0x07 => st.bell(),
@@ -471,7 +471,7 @@ fn sgr(st: &mut State, params: &Params) {
 }
 
 /// SGR parameters as groups (a group is a parameter and its `:` sub-parameters).
-pub(super) trait SgrGroups {
+pub(in crate::model) trait SgrGroups {
     fn count(&self) -> usize;
     fn group(&self, i: usize) -> &[u16];
 }
@@ -487,7 +487,7 @@ impl SgrGroups for [&[u16]] {
 
 /// Parameters without sub-parameters (what the fast path in `ground.rs` parses), each a
 /// group of one, with no array of groups built for them.
-pub(super) struct Singles<'a>(pub &'a [u16]);
+pub(in crate::model) struct Singles<'a>(pub &'a [u16]);
 
 impl SgrGroups for Singles<'_> {
     fn count(&self) -> usize {
@@ -499,7 +499,7 @@ impl SgrGroups for Singles<'_> {
 }
 
 /// SGR over parameter groups.
-pub(super) fn sgr_groups<G: SgrGroups + ?Sized>(st: &mut State, groups: &G) {
+pub(in crate::model) fn sgr_groups<G: SgrGroups + ?Sized>(st: &mut State, groups: &G) {
     if groups.count() == 0 {
         st.pen = Default::default();
         st.pen_changed();
