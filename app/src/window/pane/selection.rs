@@ -3,6 +3,7 @@
 
 use tern_core::model::TermSize;
 use tern_core::pipeline::delivery::PaneView;
+use tern_core::pipeline::{Answer, HistoryPage, Pending};
 
 use super::PaneUi;
 use crate::window::render::Metrics;
@@ -81,7 +82,8 @@ impl PaneUi {
     /// Lines in the scrollback never change, so only the selected lines that were on the
     /// screen are compared: against the new screen where they still are, and against
     /// the model's history (one page, at most a screen's lines) where they scrolled to.
-    /// The window never asks the model for the whole selection per frame.
+    /// That page is asked for without waiting: the selection stands until it comes
+    /// (its arrival wakes the window), then is kept or cleared.
     pub(super) fn check_selection(&mut self) {
         let (Some(sel), Some(view)) = (self.viewport.selection, self.view.as_ref()) else {
             self.selection_guard = None;
@@ -91,13 +93,19 @@ impl PaneUi {
             Some(g) if g.selection == sel && g.seq == view.seq && g.cols == view.size.cols => {
                 Some(g)
             }
-            Some(g) if g.selection == sel => {
+            Some(mut g) if g.selection == sel => {
                 let (start, _) = sel.span();
                 // A new width re-wraps lines (reflow): their numbers no longer name them.
-                let kept = start.line as u64 >= view.scrollback_dropped
-                    && g.cols == view.size.cols
-                    && self.screen_pieces_unchanged(&g, view);
-                kept.then(|| SelectionGuard::take(sel, view))
+                if (start.line as u64) < view.scrollback_dropped || g.cols != view.size.cols {
+                    None
+                } else {
+                    match self.pieces_unchanged(&mut g, view) {
+                        Some(true) => Some(SelectionGuard::take(sel, view)),
+                        Some(false) => None,
+                        // The history page is on its way: the selection stands.
+                        None => Some(g),
+                    }
+                }
             }
             // A new or changed selection: remember what it holds on the screen now.
             _ => Some(SelectionGuard::take(sel, view)),
@@ -109,15 +117,17 @@ impl PaneUi {
     }
 
     /// `count` scrollback lines from absolute line `first`, all of them still there
-    /// (`None` when some dropped off, or the pane is gone).
+    /// (`None` when some dropped off, or the pane is gone). Waits for the model: for
+    /// copying a selection (a key the user pressed), not for a frame.
     fn history_lines(&self, first: usize, count: usize) -> Option<Vec<tern_core::model::Row>> {
         let page = self.pipeline.history(self.id, first as u64, count)?;
         (page.first == first as u64).then_some(page.rows)
     }
 
     /// Whether the pieces `guard` kept still read the same in `view` (or, for lines
-    /// that scrolled off the screen since, in the model's history).
-    fn screen_pieces_unchanged(&self, guard: &SelectionGuard, view: &PaneView) -> bool {
+    /// that scrolled off the screen since, in the model's history); `None` while the
+    /// history page they need is on its way (asked for here, once).
+    fn pieces_unchanged(&self, guard: &mut SelectionGuard, view: &PaneView) -> Option<bool> {
         let screen = first_screen_line(view);
         let scrolled: Vec<usize> = guard
             .pieces
@@ -126,21 +136,34 @@ impl PaneUi {
             .filter(|line| *line < screen)
             .collect();
         let history = match (scrolled.first(), scrolled.last()) {
-            (Some(&first), Some(&last)) => match self.history_lines(first, last + 1 - first) {
-                Some(rows) => rows,
-                None => return false,
-            },
+            (Some(&first), Some(&last)) => {
+                let want = (first as u64, last + 1 - first);
+                let page = match &guard.asked {
+                    Some((asked, pending)) if *asked == want => pending.poll(),
+                    _ => {
+                        let pending = self.pipeline.request_history(self.id, want.0, want.1);
+                        guard.asked = Some((want, pending));
+                        return None;
+                    }
+                };
+                match page {
+                    Answer::Ready(page) if page.first == want.0 => page.rows,
+                    // Lines dropped off the scrollback meanwhile, or the pane is gone.
+                    Answer::Ready(_) | Answer::Gone => return Some(false),
+                    Answer::Waiting => return None,
+                }
+            }
             _ => Vec::new(),
         };
         let first_scrolled = scrolled.first().copied().unwrap_or(0);
-        guard.pieces.iter().all(|(line, piece)| {
+        Some(guard.pieces.iter().all(|(line, piece)| {
             let row = if *line >= screen {
                 view.rows.get(line - screen)
             } else {
                 history.get(line - first_scrolled)
             };
             row.is_some_and(|row| selected_piece(&guard.selection, *line, row) == *piece)
-        })
+        }))
     }
 }
 
@@ -160,6 +183,9 @@ pub struct SelectionGuard {
     cols: usize,
     /// Absolute line and selected text of each selected line that was on the screen.
     pieces: Vec<(usize, String)>,
+    /// The history lines (first, count) asked for to check the pieces that scrolled
+    /// off the screen, and the page on its way.
+    asked: Option<((u64, usize), Pending<HistoryPage>)>,
 }
 
 impl SelectionGuard {
@@ -177,6 +203,7 @@ impl SelectionGuard {
             seq: view.seq,
             cols: view.size.cols,
             pieces,
+            asked: None,
         }
     }
 }
