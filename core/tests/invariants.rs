@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use tern_core::model::TermSize;
 use tern_core::model::search::SearchQuery;
-use tern_core::pipeline::delivery::Delivery;
+use tern_core::pipeline::delivery::{Delivery, Snapshot};
 use tern_core::pipeline::{PaneId, Pipeline, PipelineConfig, SpawnSpec};
 
 /// How long a wait for an event may take before the test fails with a message (not a
@@ -30,23 +30,30 @@ fn wait_until(what: &str, mut done: impl FnMut() -> bool, state: impl Fn() -> St
     }
 }
 
-/// The bytes the model's parser has consumed for `pane`: the seq of the snapshot a
-/// reveal builds (the parser's own count, apart from the credit books).
-fn parser_seq(p: &Pipeline, pane: PaneId) -> u64 {
+/// Reveals `pane` and waits for the snapshot the reveal builds (`what` names the pane
+/// in the failure message).
+fn reveal_snapshot(p: &Pipeline, pane: PaneId, what: String) -> Box<Snapshot> {
     p.set_visible(pane, true);
-    let mut seq = None;
+    let mut snapshot = None;
     wait_until(
         "a snapshot on reveal",
         || {
             if let Some(Delivery::Snapshot(s)) = p.take(pane) {
-                seq = Some(s.seq);
+                snapshot = Some(s);
             }
-            seq.is_some()
+            snapshot.is_some()
         },
-        || format!("pane {pane:?}"),
+        || what.clone(),
     );
+    snapshot.expect("the wait returned with one")
+}
+
+/// The bytes the model's parser has consumed for `pane`: the seq of the snapshot a
+/// reveal builds (the parser's own count, apart from the credit books).
+fn parser_seq(p: &Pipeline, pane: PaneId) -> u64 {
+    let seq = reveal_snapshot(p, pane, format!("pane {pane:?}")).seq;
     p.set_visible(pane, false);
-    seq.unwrap_or(0)
+    seq
 }
 
 /// Invariant 1: at every quiescent point, for every pane, the bytes its program
@@ -227,19 +234,7 @@ fn snapshot_rows_after(lines: usize) -> (usize, usize, u64) {
         || credit.parsed_total() == history.len() as u64,
         || format!("{} of {}", credit.parsed_total(), history.len()),
     );
-    p.set_visible(pane, true);
-    let mut snapshot = None;
-    wait_until(
-        "a snapshot on reveal",
-        || {
-            if let Some(Delivery::Snapshot(s)) = p.take(pane) {
-                snapshot = Some(s);
-            }
-            snapshot.is_some()
-        },
-        || format!("{lines} lines"),
-    );
-    let s = snapshot.expect("the wait returned with one");
+    let s = reveal_snapshot(&p, pane, format!("{lines} lines"));
     // The history the snapshot leaves out is still there, paged on demand.
     let oldest = p.history(pane, s.scrollback_dropped, 1).expect("a page");
     assert_eq!(
@@ -509,19 +504,7 @@ fn invariant_2_a_hidden_pane_gets_no_frames_and_loses_no_byte_fact_or_reply() {
     );
     assert!(p.take(pane).is_none(), "nothing to take while hidden");
     // Revealed: one snapshot of everything read.
-    p.set_visible(pane, true);
-    let mut snapshot = None;
-    wait_until(
-        "a snapshot on reveal",
-        || {
-            if let Some(Delivery::Snapshot(s)) = p.take(pane) {
-                snapshot = Some(s);
-            }
-            snapshot.is_some()
-        },
-        || format!("pane {pane:?}"),
-    );
-    let s = snapshot.expect("the wait returned with one");
+    let s = reveal_snapshot(&p, pane, format!("pane {pane:?}"));
     assert_eq!(
         s.seq,
         credit.read_total(),

@@ -12,12 +12,12 @@ use std::path::PathBuf;
 use std::sync::{Arc, Condvar, Mutex};
 
 use tern_core::config::Config;
-use tern_core::ipc::server::{BindError, IpcCall};
-use tern_core::ipc::{Response, SOCKET_ENV};
+use tern_core::ipc::SOCKET_ENV;
+use tern_core::ipc::server::BindError;
 use tern_core::model::TermSize;
 use tern_core::pipeline::{Pipeline, PipelineConfig};
 use tern_core::session::LoadOutcome;
-use tern_core::workspace::requests::{self, Routed};
+use tern_core::workspace::requests;
 use tern_core::workspace::{Command, Effect, Source, WorkspaceCore, dir_name};
 
 use crate::desktop::{Ipc, LateWaker};
@@ -139,7 +139,8 @@ pub fn serve(args: ServeArgs) -> Result<i32, String> {
         core.refresh_processes();
         if let Some(r) = &remote {
             for call in r.take_calls() {
-                answer(&mut core, call);
+                // Worktrees are named by their groups (no sidebar reads git here).
+                requests::answer(&mut core, call, |_| None);
             }
         }
         for effect in core.take_effects() {
@@ -195,31 +196,4 @@ fn bind(owns_session: bool, wake: &Arc<Wake>) -> Result<Ipc, String> {
         ),
         e => format!("cannot open the tern msg socket: {e}"),
     })
-}
-
-/// Answers one `tern msg` request: changes through the core, text on its own thread.
-fn answer(core: &mut WorkspaceCore, call: IpcCall) {
-    let routed = match requests::route(core, call.request.clone()) {
-        Ok(r) => r,
-        Err(e) => return call.answer(Response::error(e)),
-    };
-    match routed {
-        Routed::Command(c) => {
-            let response = match core.apply(Source::Msg, c) {
-                Ok(outcome) => Response::ok(requests::outcome_reply(outcome)),
-                Err(e) => Response::error(e),
-            };
-            call.answer(response);
-        }
-        Routed::List => {
-            call.answer(Response::ok(tern_core::ipc::Reply::Panes(
-                core.list(|_| None),
-            )));
-        }
-        Routed::Text(job) => {
-            if let Err(e) = job.answer_off_thread(call) {
-                eprintln!("tern: cannot read a pane's text: {e}");
-            }
-        }
-    }
 }

@@ -6,9 +6,10 @@
 
 use std::sync::Arc;
 
-use super::command::Command;
+use super::command::{Command, Source};
 use super::core::WorkspaceCore;
-use crate::ipc::{PaneInfo, ProgressInfo, Reply, Request};
+use crate::ipc::server::IpcCall;
+use crate::ipc::{PaneInfo, ProgressInfo, Reply, Request, Response};
 use crate::pipeline::activity::ActivityState;
 use crate::pipeline::{PaneId, Pipeline};
 
@@ -72,6 +73,52 @@ pub fn route(core: &WorkspaceCore, request: Request) -> Result<Routed, String> {
             scrollback,
         }),
     })
+}
+
+/// Carries out one request against the core, for either face: a change through
+/// [`WorkspaceCore::apply`] from [`Source::Msg`] (as a key's), `list` with worktrees
+/// named by `worktree`, and a pane's text read here (this waits on the model thread:
+/// a face answers socket calls with [`answer`], which reads it off its thread).
+pub fn serve(
+    core: &mut WorkspaceCore,
+    request: Request,
+    worktree: impl Fn(&std::path::Path) -> Option<WorktreeName>,
+) -> Result<Reply, String> {
+    match route(core, request)? {
+        Routed::Command(c) => core.apply(Source::Msg, c).map(outcome_reply),
+        Routed::List => Ok(Reply::Panes(core.list(worktree))),
+        Routed::Text(job) => job.run(),
+    }
+}
+
+/// Answers one socket call as [`serve`] does, a pane's text on a thread of its own
+/// (the face never waits on the model). Returns the reply when one was given here
+/// (`None`: the text thread answers, or could not start — said as an
+/// [`Effect::Status`](super::Effect)), so the face can act on it (a shown pane raises
+/// the window).
+pub fn answer(
+    core: &mut WorkspaceCore,
+    call: IpcCall,
+    worktree: impl Fn(&std::path::Path) -> Option<WorktreeName>,
+) -> Option<Result<Reply, String>> {
+    let reply = match route(core, call.request.clone()) {
+        Ok(Routed::Text(job)) => {
+            let pane = job.pane;
+            if let Err(e) = job.answer_off_thread(call) {
+                let message = format!("cannot read pane {}'s text: {e}", pane.0);
+                core.effects.push(super::Effect::Status(message));
+            }
+            return None;
+        }
+        Ok(Routed::Command(c)) => core.apply(Source::Msg, c).map(outcome_reply),
+        Ok(Routed::List) => Ok(Reply::Panes(core.list(worktree))),
+        Err(e) => Err(e),
+    };
+    call.answer(match &reply {
+        Ok(r) => Response::ok(r.clone()),
+        Err(e) => Response::error(e.clone()),
+    });
+    Some(reply)
 }
 
 /// The reply for an applied command: the new pane, or done.
@@ -184,13 +231,13 @@ impl TextJob {
 
     /// Reads the text on a thread of its own and answers `call` from there (the face
     /// never waits on the model).
-    pub fn answer_off_thread(self, call: crate::ipc::server::IpcCall) -> std::io::Result<()> {
+    fn answer_off_thread(self, call: IpcCall) -> std::io::Result<()> {
         std::thread::Builder::new()
             .name("tern-get-text".into())
             .spawn(move || {
                 call.answer(match self.run() {
-                    Ok(reply) => crate::ipc::Response::ok(reply),
-                    Err(e) => crate::ipc::Response::error(e),
+                    Ok(reply) => Response::ok(reply),
+                    Err(e) => Response::error(e),
                 })
             })
             .map(|_| ())

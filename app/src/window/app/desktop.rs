@@ -4,9 +4,9 @@
 //! running programs (the window's close request is cancelled until answered).
 
 use tern_core::ipc::server::IpcCall;
-use tern_core::ipc::{PaneInfo, Reply, Request, Response};
+use tern_core::ipc::{PaneInfo, Reply, Request};
 use tern_core::pipeline::PaneId;
-use tern_core::workspace::requests::{self, Routed};
+use tern_core::workspace::requests;
 use tern_core::workspace::{Command as WsCommand, Source};
 
 use super::TernApp;
@@ -146,58 +146,46 @@ impl TernApp {
         }
     }
 
-    /// Carries out one `tern msg` request: a change goes through [`Self::exec`] as a
-    /// key's does; a pane's text is read on a thread of its own.
+    /// Carries out one `tern msg` request through the core, as headless does (a change
+    /// is applied as a key's is; a pane's text is read on a thread of its own).
     fn msg_call(&mut self, ctx: &egui::Context, call: IpcCall) {
         let focus = matches!(call.request, Request::Focus { .. });
-        match requests::route(&self.core, call.request.clone()) {
-            Err(e) => call.answer(Response::error(e)),
-            Ok(Routed::Text(job)) => {
-                if let Err(e) = job.answer_off_thread(call) {
-                    self.status = Some(format!("cannot read a pane's text: {e}"));
-                }
-            }
-            Ok(routed) => {
-                let reply = self.msg_apply(routed);
-                if focus && reply.is_ok() {
-                    // "Show a pane" raises the window too (a second plain start asks
-                    // for its new tab this way); where the window manager refuses
-                    // focus, the urgency hint asks for attention instead.
-                    ctx.send_viewport_cmd(egui::ViewportCommand::Focus);
-                    ctx.send_viewport_cmd(egui::ViewportCommand::RequestUserAttention(
-                        egui::UserAttentionType::Informational,
-                    ));
-                }
-                call.answer(match reply {
-                    Ok(reply) => Response::ok(reply),
-                    Err(e) => Response::error(e),
-                });
-            }
+        self.core.spawn_size = self
+            .focused_ui()
+            .and_then(crate::window::pane::PaneUi::grid);
+        let sidebar = &self.sidebar;
+        let reply = requests::answer(&mut self.core, call, |path| {
+            sidebar
+                .worktree_at(path)
+                .map(|w| (w.name(), w.branch.clone()))
+        });
+        self.take_effects();
+        if focus && matches!(reply, Some(Ok(_))) {
+            // "Show a pane" raises the window too (a second plain start asks for its
+            // new tab this way); where the window manager refuses focus, the urgency
+            // hint asks for attention instead.
+            ctx.send_viewport_cmd(egui::ViewportCommand::Focus);
+            ctx.send_viewport_cmd(egui::ViewportCommand::RequestUserAttention(
+                egui::UserAttentionType::Informational,
+            ));
         }
         ctx.request_repaint();
-    }
-
-    /// A routed `tern msg` request that changes the workspace or lists it.
-    fn msg_apply(&mut self, routed: Routed) -> Result<Reply, String> {
-        match routed {
-            Routed::Command(command) => {
-                self.exec(Source::Msg, command).map(requests::outcome_reply)
-            }
-            Routed::List => {
-                self.agents.refresh_now(&self.pipeline);
-                Ok(Reply::Panes(self.pane_infos()))
-            }
-            Routed::Text(_) => Err("a text request is answered off the window's thread".into()),
-        }
     }
 
     /// Carries out one `tern msg` request on this thread (tests; a text request reads
     /// the pane here).
     pub fn msg_request(&mut self, request: Request) -> Result<Reply, String> {
-        match requests::route(&self.core, request)? {
-            Routed::Text(job) => job.run(),
-            routed => self.msg_apply(routed),
-        }
+        self.core.spawn_size = self
+            .focused_ui()
+            .and_then(crate::window::pane::PaneUi::grid);
+        let sidebar = &self.sidebar;
+        let reply = requests::serve(&mut self.core, request, |path| {
+            sidebar
+                .worktree_at(path)
+                .map(|w| (w.name(), w.branch.clone()))
+        });
+        self.take_effects();
+        reply
     }
 
     /// Every pane for `tern msg list`, worktrees named as the sidebar names them.
