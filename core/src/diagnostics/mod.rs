@@ -158,7 +158,11 @@ pub struct PaneRow {
     pub bytes_parsed: u64,
     /// Read but not yet parsed: `bytes_read - bytes_parsed`.
     pub in_flight: u64,
+    /// The credit window in force now (smaller while `throttled`).
     pub window_bytes: u64,
+    /// A hidden pane given a smaller share while a person types (`pipeline::throttle`).
+    #[serde(default)]
+    pub throttled: bool,
     pub paused_now: bool,
     pub times_paused: u64,
     pub frames_built: u64,
@@ -269,6 +273,7 @@ impl DiagnosticsReport {
                     bytes_parsed: r.bytes_parsed,
                     in_flight: r.in_flight,
                     window_bytes: r.window,
+                    throttled: r.throttled,
                     paused_now: r.paused_now,
                     times_paused: r.times_paused,
                     frames_built: r.frames_built,

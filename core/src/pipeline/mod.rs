@@ -24,6 +24,7 @@ pub mod reader;
 pub mod readiness;
 pub mod reply_poll;
 pub mod session;
+pub mod throttle;
 
 use std::collections::HashMap;
 use std::os::fd::OwnedFd;
@@ -333,6 +334,9 @@ pub struct PipelineConfig {
     /// The longest the model thread polls for input after a reply before it sleeps
     /// (`reply_poll.rs`; [`reply_poll::ReplyPoll::MAX`] by default, 0 never polls).
     pub reply_poll_max: std::time::Duration,
+    /// Hidden floods get a smaller share while a person types or looks at a pane
+    /// ([`throttle`]; on by default, `TERN_NO_THROTTLE=1` turns it off for measuring).
+    pub throttle_hidden: bool,
 }
 
 impl Default for PipelineConfig {
@@ -344,6 +348,7 @@ impl Default for PipelineConfig {
             default_size: TermSize::new(80, 24),
             total_scrollback_bytes: 512 * 1024 * 1024,
             reply_poll_max: reply_poll::ReplyPoll::MAX,
+            throttle_hidden: std::env::var_os("TERN_NO_THROTTLE").is_none_or(|v| v == "0"),
         }
     }
 }
@@ -388,6 +393,9 @@ pub struct Pipeline {
     /// Pages of history asked for with [`Pipeline::history`] (each a wait for the
     /// model thread: the window's tests count them).
     history_pages: AtomicU64,
+    /// A person's last key or reveal: hidden floods are throttled for a while after it
+    /// (`throttle.rs`).
+    interaction: Arc<throttle::Interaction>,
 }
 
 /// Where a pane's program runs.
@@ -422,6 +430,10 @@ impl Pipeline {
         if std::env::var_os("TERN_NO_READ_AHEAD").is_none_or(|v| v == "0") {
             thread = thread.with_read_ahead(model_tx.clone(), config.read_ahead_after_bytes);
         }
+        let interaction = Arc::new(throttle::Interaction::new(epoch));
+        if config.throttle_hidden {
+            thread = thread.with_interaction(interaction.clone());
+        }
         let model_crumbs = crumbs.clone();
         let model = std::thread::Builder::new()
             .name("tern-model".into())
@@ -451,6 +463,7 @@ impl Pipeline {
             model_diag,
             epoch,
             history_pages: AtomicU64::new(0),
+            interaction,
         })
     }
 
@@ -621,6 +634,7 @@ impl Pipeline {
             p.activity.on_input(Instant::now());
             p.writer.clone()
         }) {
+            self.interaction.touch();
             w.write(bytes);
         }
     }
@@ -688,6 +702,9 @@ impl Pipeline {
                 p.activity.on_seen(Instant::now());
             }
         });
+        if visible {
+            self.interaction.touch();
+        }
         let _ = self.model_tx.send(ModelMsg::SetVisible { pane, visible });
     }
 
@@ -849,6 +866,17 @@ impl Pipeline {
         })
     }
 
+    /// A person typed or looked at a pane now (keys and reveals count already): hidden
+    /// floods get a smaller share for [`throttle::INTERACTION_MS`].
+    pub fn note_interaction(&self) {
+        self.interaction.touch();
+    }
+
+    /// Keys and reveals noted so far ([`Pipeline::note_interaction`]).
+    pub fn interactions(&self) -> u64 {
+        self.interaction.count()
+    }
+
     pub fn credit(&self, pane: PaneId) -> Option<Arc<Credit>> {
         self.with_pane(pane, |p| p.credit.clone())
     }
@@ -919,6 +947,8 @@ impl Pipeline {
                     bytes_parsed,
                     in_flight: bytes_read.saturating_sub(bytes_parsed),
                     window: p.credit.window_bytes(),
+                    throttled: p.credit.is_limited(),
+                    slices_rested: s.slices_rested.load(Ordering::Relaxed),
                     paused_now: p.credit.is_paused(),
                     times_paused: p.credit.times_paused(),
                     frames_built: s.frames_built.load(Ordering::Relaxed),

@@ -25,6 +25,7 @@ use super::pane::PaneCore;
 use super::reader::{INTERACTIVE_BYTES, PtyInput, ReadOutcome};
 use super::readiness::{ModelTx, Poller};
 use super::reply_poll::ReplyPoll;
+use super::throttle::{HiddenPace, Interaction};
 use super::{ModelMsg, PaneEvent, PaneId, Waker};
 
 mod ahead;
@@ -120,6 +121,12 @@ impl PaneEntry {
             && self.last_read_bytes >= INTERACTIVE_BYTES
             && self.input.wants_read(&self.credit)
             && self.core.seq.saturating_sub(self.framed_seq) < FRAME_WAITS_BYTES
+    }
+
+    /// Whether the pane floods: read ahead, or direct reads brought `after_bytes` with
+    /// no `EAGAIN` between. A query or a prompt does not.
+    fn floods(&self, after_bytes: u64) -> bool {
+        self.ahead.is_some() || self.streak_bytes >= after_bytes
     }
 
     /// What the question scan depends on: the screen's edits and the cursor's row.
@@ -257,6 +264,8 @@ pub struct ModelThread {
     read_ahead: Option<ReadAhead>,
     /// Panes the reading thread reads.
     ahead_panes: Vec<PaneId>,
+    /// Hidden floods' share while a person interacts (`throttle.rs`).
+    pace: HiddenPace,
 }
 
 /// The model thread's diagnostics: its busy time and the last minute of samples.
@@ -318,7 +327,30 @@ impl ModelThread {
             read_ahead_after: AHEAD_AFTER_BYTES,
             read_ahead: None,
             ahead_panes: Vec::new(),
+            pace: HiddenPace::new(Arc::new(Interaction::new(epoch))),
         }
+    }
+
+    /// Throttles hidden floods while `interaction` says a person types or looks at a
+    /// pane (`throttle.rs`).
+    pub fn with_interaction(mut self, interaction: Arc<Interaction>) -> ModelThread {
+        self.pace = HiddenPace::new(interaction);
+        self
+    }
+
+    /// Starts or ends the throttle of hidden floods as the interaction begins or ends
+    /// (at the start of each round).
+    fn update_throttle(&mut self, now: Instant) {
+        if self.pace.update(now) {
+            for p in self.panes.values() {
+                p.credit.set_limit(self.pace.limit_for(p.core.is_visible()));
+            }
+        }
+    }
+
+    /// Whether the pane's bytes wait now: a hidden flood while hidden floods rest.
+    fn rests(&self, p: &PaneEntry, resting: bool) -> bool {
+        resting && !p.core.is_visible() && p.floods(self.read_ahead_after)
     }
 
     /// Lets floods be read ahead by a second thread (`ahead.rs`), which tells this one
@@ -372,9 +404,10 @@ impl ModelThread {
     /// not while bytes read from it wait, see [`ModelThread::read_ptys`]; a pane paused
     /// for its writes is neither parsed nor read until they drain).
     fn has_input(&self) -> bool {
+        let resting = self.pace.resting(Instant::now());
         self.panes
             .values()
-            .any(|p| !p.queue.is_empty() && !p.writer.is_paused())
+            .any(|p| !p.queue.is_empty() && !p.writer.is_paused() && !self.rests(p, resting))
             || self.readable.iter().any(|id| {
                 self.panes
                     .get(id)
@@ -564,7 +597,10 @@ impl ModelThread {
                 let first = match self.poll_after_reply(&mut woken) {
                     Some(first) => first,
                     None => {
-                        let first = self.poller.wait(&mut woken);
+                        let first = match self.pace.wake_at() {
+                            Some(at) => self.poller.wait_until(at, &mut woken),
+                            None => self.poller.wait(&mut woken),
+                        };
                         self.reply_poll.woke(Instant::now());
                         first
                     }
@@ -593,6 +629,7 @@ impl ModelThread {
                     Err(TryRecvError::Disconnected) => return,
                 }
             }
+            self.update_throttle(Instant::now());
             self.read_ptys();
             self.schedule_round();
             // A frame built in a round that parsed nothing waits for the idle work only
@@ -725,6 +762,10 @@ impl ModelThread {
                 } else {
                     self.readable.push(pane);
                 }
+                // A pane added while a person types starts throttled (it is hidden).
+                entry
+                    .credit
+                    .set_limit(self.pace.limit_for(entry.core.is_visible()));
                 self.panes.insert(pane, *entry);
                 self.order.push(pane);
             }
@@ -769,6 +810,7 @@ impl ModelThread {
                             .push(pane.0, if visible { "reveal" } else { "park" });
                     }
                     p.core.set_visible(visible);
+                    p.credit.set_limit(self.pace.limit_for(visible));
                     p.unseen_reported = false;
                     p.slot.clear();
                 }
@@ -1000,6 +1042,13 @@ impl ModelThread {
             }
             return;
         }
+        let paced =
+            self.pace.throttling() && !p.core.is_visible() && p.floods(self.read_ahead_after);
+        let started = Instant::now();
+        if paced && self.pace.resting(started) {
+            p.stats.slices_rested.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
         let replies = p.stats.replies_sent.load(Ordering::Relaxed);
         let told = Self::parse_some(
             p,
@@ -1014,6 +1063,9 @@ impl ModelThread {
         }
         if told {
             (self.waker)();
+        }
+        if paced {
+            self.pace.ran(started, Instant::now());
         }
         self.parsed_in_round = true;
         self.deliver_unless_more(pane, false);
