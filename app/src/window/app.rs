@@ -359,13 +359,22 @@ impl TernApp {
         self.sidebar_actions(sidebar_news);
         self.adopt_groups();
         // A page size refused between frames goes to the pty now.
-        self.apply_pane_output();
+        self.apply_pane_output(ctx);
     }
 
-    /// Carries out what each pane's input asked (see `PaneUi::apply_output`).
-    fn apply_pane_output(&mut self) {
+    /// Carries out what each pane's input asked (see `PaneUi::apply_output`), and
+    /// puts what the panes copied on the clipboard and PRIMARY.
+    fn apply_pane_output(&mut self, ctx: &egui::Context) {
         for p in self.panes.values_mut() {
             p.apply_output();
+            for (text, to) in p.take_copied() {
+                if to.primary {
+                    self.primary.set(&text);
+                }
+                if to.clipboard {
+                    ctx.copy_text(text);
+                }
+            }
         }
     }
 
@@ -429,7 +438,7 @@ impl TernApp {
             .frame(egui::Frame::NONE)
             .show(ui, |ui| actions.extend(self.panes_ui(ui)));
         // What the panes' input asked while they were drawn: typed bytes, new sizes.
-        self.apply_pane_output();
+        self.apply_pane_output(&ctx);
         self.apply(&ctx, actions);
         // Panes closed or revealed by this frame's clicks are parked / shown next frame.
         self.sync_visibility();

@@ -57,6 +57,10 @@ impl TernApp {
         self.panes.get(&pane)
     }
 
+    pub fn pane_ui_mut(&mut self, pane: PaneId) -> Option<&mut PaneUi> {
+        self.panes.get_mut(&pane)
+    }
+
     pub(super) fn focused_ui(&self) -> Option<&PaneUi> {
         self.panes.get(&self.core.ws.focused_pane()?)
     }
@@ -90,10 +94,6 @@ impl TernApp {
         self.focused_ui_mut()
             .map(PaneUi::shown_rows)
             .unwrap_or_default()
-    }
-
-    pub fn selection_text(&self) -> Option<String> {
-        self.focused_ui()?.selection_text()
     }
 
     pub fn exited(&self) -> Option<&str> {

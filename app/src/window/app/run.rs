@@ -7,7 +7,7 @@ use tern_core::workspace::{Command as WsCommand, Effect, Outcome, Source};
 use super::overlay::Overlay;
 use super::{RESIZE_STEP, TernApp};
 use crate::window::commands::Command;
-use crate::window::pane::PaneUi;
+use crate::window::pane::{CopyTo, PaneUi};
 
 impl TernApp {
     /// Applies one change to the workspace — from a key, the palette, the chrome or a
@@ -136,8 +136,8 @@ impl TernApp {
                 }
             }
             Command::Copy => {
-                if let Some(text) = self.selection_text() {
-                    ctx.copy_text(text);
+                if let Some(p) = self.focused_ui_mut() {
+                    p.copy_selection(CopyTo::CLIPBOARD);
                 }
             }
             Command::Paste => ctx.send_viewport_cmd(egui::ViewportCommand::RequestPaste),
@@ -219,9 +219,9 @@ impl TernApp {
                 if !found {
                     self.status = Some(no_marks("finished command with output"));
                 } else if command == Command::CopyLastOutput
-                    && let Some(text) = self.selection_text()
+                    && let Some(p) = self.focused_ui_mut()
                 {
-                    ctx.copy_text(text);
+                    p.copy_selection(CopyTo::CLIPBOARD);
                 }
             }
             Command::CopyMode => {
