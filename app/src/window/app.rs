@@ -133,6 +133,8 @@ fn start_pipeline(
 }
 
 pub struct TernApp {
+    /// The window's egui context (effects that ask the window for something).
+    ctx: egui::Context,
     pipeline: Arc<Pipeline>,
     /// The workspace, its panes' facts and its rules (GUI-free); every change to it
     /// goes through `exec` (`run.rs`).
@@ -229,7 +231,6 @@ impl TernApp {
                 (settings, pipeline, None)
             }
         };
-        let settings_notify = settings.config.notify.clone();
         let repaint: Waker = Arc::new({
             let ctx = ctx.clone();
             move || ctx.request_repaint()
@@ -239,6 +240,7 @@ impl TernApp {
         core.set_child_env(launch.desktop.child_env());
         core.set_waker(repaint);
         let mut app = TernApp {
+            ctx: ctx.clone(),
             pipeline,
             core,
             panes: HashMap::new(),
@@ -273,7 +275,7 @@ impl TernApp {
             held_input: Vec::new(),
             pane_ids: HashSet::new(),
             primary: Primary::default(),
-            agents: Agents::new(ctx, &settings_notify),
+            agents: Agents::default(),
             send_text: Vec::new(),
             last_frame_cpu: None,
             searching_last: None,
@@ -448,7 +450,7 @@ impl TernApp {
                 .core
                 .ws
                 .focused_pane()
-                .map(|p| self.pane_title(p))
+                .map(|p| self.core.pane_title(p))
                 .unwrap_or_else(|| "tern".into()),
         };
         if title != self.window_title {
@@ -478,7 +480,7 @@ impl TernApp {
             let names: HashMap<PaneId, tern_core::diagnostics::PaneLabel> = self
                 .panes
                 .keys()
-                .map(|p| (*p, self.pane_label(*p)))
+                .map(|p| (*p, self.core.pane_label(*p)))
                 .collect();
             let labels = |p: PaneId| {
                 names

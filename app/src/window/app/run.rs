@@ -38,6 +38,16 @@ impl TernApp {
                 }
                 Effect::Status(message) => self.status = Some(message),
                 Effect::LastExited { code } => self.desk.last_exited = Some(code),
+                Effect::Attention { critical } => {
+                    let kind = if critical {
+                        egui::UserAttentionType::Critical
+                    } else {
+                        egui::UserAttentionType::Informational
+                    };
+                    self.ctx
+                        .send_viewport_cmd(egui::ViewportCommand::RequestUserAttention(kind));
+                }
+                Effect::Raise => self.ctx.send_viewport_cmd(egui::ViewportCommand::Focus),
             }
         }
     }
@@ -70,7 +80,7 @@ impl TernApp {
             Command::MoveTabRight => ws(WsCommand::MoveTab(1)),
             Command::RenameTab => {
                 if let Some(tab) = self.core.ws.active_tab() {
-                    let text = self.tab_title(tab);
+                    let text = self.core.tab_title(tab);
                     self.overlay = Some(Overlay::Rename { tab: tab.id, text });
                 }
                 None
