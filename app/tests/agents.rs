@@ -272,7 +272,21 @@ fn prompt_jumps_and_the_last_commands_output() {
     };
     h.key_press_modifiers(CTRL_SHIFT_ALT, Key::Y);
     h.step();
-    assert_eq!(app(&h).selection_text().as_deref(), Some("one\ntwo"));
+    assert_eq!(common::selected(&mut h).as_deref(), Some("one\ntwo"));
+    // Ctrl+Shift+Y copies it to the clipboard (key down only: a step runs a frame per
+    // event, and the output read is the last frame's).
+    h.event(egui::Event::Key {
+        key: Key::Y,
+        physical_key: None,
+        pressed: true,
+        repeat: false,
+        modifiers: CTRL_SHIFT,
+    });
+    h.step();
+    assert_eq!(
+        common::step_until_copied(&mut h, "copy last output"),
+        ["one\ntwo"]
+    );
     // In the palette by name.
     h.key_press_modifiers(CTRL_SHIFT, Key::P);
     h.step();

@@ -91,7 +91,9 @@ fn ctrl_shift_g_opens_the_panel_and_a_flooding_hidden_panes_row_moves() {
     assert_eq!(rows, 2, "a row per pty");
     let main = {
         let app = h.state().as_ref().expect("app");
-        app.pane_label(app.pane().expect("the main pane")).pane
+        app.core()
+            .pane_label(app.pane().expect("the main pane"))
+            .pane
     };
     assert_eq!(
         cell(&h, &format!("{main} state")),

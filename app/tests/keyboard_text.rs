@@ -58,13 +58,29 @@ fn enter_copy_mode(h: &mut Harness<'static, Slot>) {
     assert!(in_copy_mode(h), "Ctrl+Shift+Space enters copy mode");
 }
 
-/// Types `keys` into copy mode, one frame each; returns what the last frame copied.
+/// Types `keys` into copy mode, one frame each, and steps while a key waits for
+/// history lines from the model; returns what those frames copied.
 fn keys(h: &mut Harness<'static, Slot>, keys: &str) -> Vec<String> {
+    let mut copied = Vec::new();
     for c in keys.chars() {
         h.event(Event::Text(c.to_string()));
         h.step();
+        copied.extend(common::copied_now(h));
     }
-    copied(h)
+    let waits = |h: &Harness<'static, Slot>| {
+        let app = h.state().as_ref().expect("app");
+        app.pane()
+            .and_then(|p| app.pane_ui(p))
+            .is_some_and(|p| p.waits_for_history())
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while waits(h) {
+        assert!(std::time::Instant::now() < deadline, "no history page came");
+        std::thread::sleep(Duration::from_millis(5));
+        h.step();
+        copied.extend(common::copied_now(h));
+    }
+    copied
 }
 
 fn ctrl(h: &mut Harness<'static, Slot>, key: Key) {
@@ -76,18 +92,6 @@ fn ctrl(h: &mut Harness<'static, Slot>, key: Key) {
         modifiers: Modifiers::CTRL,
     });
     h.step();
-}
-
-fn copied(h: &Harness<'static, Slot>) -> Vec<String> {
-    h.output()
-        .platform_output
-        .commands
-        .iter()
-        .filter_map(|c| match c {
-            egui::OutputCommand::CopyText(t) => Some(t.clone()),
-            _ => None,
-        })
-        .collect()
 }
 
 /// k, w, v, e, y select a word on the screen and copy it; the program gets none of

@@ -63,7 +63,7 @@ fn step_until(
     if common::step_until_or(h, Duration::from_secs(30), done) {
         return;
     }
-    let note = app(h).remote_note(app(h).workspace().active);
+    let note = app(h).core().remote_note(app(h).workspace().active);
     let tmux_screen = std::process::Command::new("tmux")
         .arg("-S")
         .arg(sshd.socket())
@@ -75,8 +75,8 @@ fn step_until(
         active_group_name(h),
         tab_titles(h),
         app(h).status(),
-        app(h).remote_pane_stats(),
-        app(h).remote_problems(),
+        app(h).core().remote_pane_stats(),
+        app(h).core().remote_problems(),
         app(h).pane(),
         app(h)
             .pane()
@@ -131,7 +131,7 @@ fn tab_titles(h: &Harness<'_, Slot>) -> Vec<String> {
     app(h)
         .workspace()
         .active_group()
-        .map(|g| g.tabs.iter().map(|t| app(h).tab_title(t)).collect())
+        .map(|g| g.tabs.iter().map(|t| app(h).core().tab_title(t)).collect())
         .unwrap_or_default()
 }
 
@@ -203,12 +203,17 @@ fn the_sidebar_adds_a_remote_whose_windows_are_tabs_and_a_lost_connection_comes_
     sshd.tmux(&["kill-server"]);
     step_until(&mut h, &sshd, "the disconnection shown", |h| {
         app(h)
+            .core()
             .remote_note(app(h).workspace().active)
             .is_some_and(|n| n.contains("disconnected") && n.contains("reconnecting"))
     });
     // The next attempt starts a new session there (`new-session -A`): a tab again.
     step_until(&mut h, &sshd, "connected again", |h| {
-        app(h).remote_note(app(h).workspace().active).is_none() && tab_titles(h).len() == 1
+        app(h)
+            .core()
+            .remote_note(app(h).workspace().active)
+            .is_none()
+            && tab_titles(h).len() == 1
     });
     // Closing a pane in tern kills its tmux pane.
     h.key_press_modifiers(CTRL_SHIFT, Key::D);
@@ -265,6 +270,7 @@ fn a_remote_that_cannot_connect_shows_ssh_s_error_and_a_missing_tmux_is_not_retr
         .expect("a remote target");
     step_until(&mut h, &sshd, "ssh's error", |h| {
         app(h)
+            .core()
             .remote_note(app(h).workspace().active)
             .is_some_and(|n| {
                 n.contains("status 255") && n.contains("nosuchhost") && n.contains("reconnecting")
@@ -292,6 +298,7 @@ fn a_remote_that_cannot_connect_shows_ssh_s_error_and_a_missing_tmux_is_not_retr
         .expect("a remote target");
     step_until(&mut h, &sshd, "the version problem", |h| {
         app(h)
+            .core()
             .remote_note(app(h).workspace().active)
             .is_some_and(|n| n.contains("tmux") && n.contains("not retrying"))
     });
@@ -378,7 +385,7 @@ fn a_remote_worktree_shows_types_splits_detaches_and_comes_back() {
         .to_owned()
     };
     let area = |h: &Harness<'_, Slot>| {
-        let (cols, rows) = app(h).area_cells().expect("drawn");
+        let (cols, rows) = app(h).core().area_cells().expect("drawn");
         format!("{cols} {rows}")
     };
     assert_eq!(client(&sshd), area(&h));

@@ -166,7 +166,7 @@ fn the_quick_switcher_jumps_to_a_pane_in_another_tab_by_its_title() {
     step_until(&mut h, "its view", |h| app(h).view().is_some());
     type_line(&mut h, "printf '\\033]2;needle-in-tab-two\\007'");
     step_until(&mut h, "the title arrives", |h| {
-        app(h).pane_title(second) == "needle-in-tab-two"
+        app(h).core().pane_title(second) == "needle-in-tab-two"
     });
     h.key_press_modifiers(Modifiers::CTRL, Key::Tab);
     h.step();
@@ -487,7 +487,8 @@ fn closing_a_pane_with_a_running_program_asks_first() {
     // The process table is read once a second.
     step_until(&mut h, "sleep runs in the pane", |h| {
         app(h)
-            .pane_record(focused(h))
+            .core()
+            .record(focused(h))
             .is_some_and(|p| p.foreground.as_deref() == Some("sleep"))
     });
     h.key_press_modifiers(CTRL_SHIFT, Key::W);
@@ -507,7 +508,8 @@ fn closing_a_pane_with_a_running_program_asks_first() {
     step_until(&mut h, "split again", |h| terminals(h) == 2);
     step_until(&mut h, "the new shell is at its prompt", |h| {
         app(h)
-            .pane_record(focused(h))
+            .core()
+            .record(focused(h))
             .is_some_and(|p| p.foreground.is_none())
     });
     h.key_press_modifiers(CTRL_SHIFT, Key::W);
@@ -637,7 +639,7 @@ fn a_shell_reporting_its_folder_with_osc7_sets_the_pane_cwd() {
         "printf '\\033]7;file://localhost/tmp/with%%20space\\007'",
     );
     step_until(&mut h, "the reported folder", |h| {
-        app(h).pane_cwd(focused(h)) == Some("/tmp/with space".into())
+        app(h).core().pane_cwd(focused(h)) == Some("/tmp/with space".into())
     });
 }
 

@@ -312,12 +312,17 @@ fn invariant_7_timers_in_the_pipeline_only_log_or_wait_for_an_answer() {
             "a caller waits for the next fact",
         ),
         (
-            "mod.rs",
+            "pane_api.rs",
+            "self.events.recv_timeout(timeout)",
+            "blocking helpers for tools and tests wait for the next event",
+        ),
+        (
+            "requests.rs",
             ".recv_timeout(timeout)",
             "blocking helpers for tools and tests wait for an answer",
         ),
         (
-            "mod.rs",
+            "requests.rs",
             "rx.recv_timeout(Duration::from_secs(10)).ok()",
             "blocking helpers (dump_screen, history) wait for an answer",
         ),

@@ -53,7 +53,7 @@ fn flood_parsed_before_the_reply(backlog: &[u8]) -> (u64, u64) {
 
 /// Pane A floods plain text: 32 MiB queued at once. B's reply must come after at most
 /// a quarter of it (512 of A's 16 KiB slices; the design's answer is one or two; seen:
-/// 8 KiB). Catches: `SLICE_BYTES` set to `usize::MAX` in `model_thread.rs` (seen: all
+/// 8 KiB). Catches: `SLICE_BYTES` set to `usize::MAX` in `model_thread/mod.rs` (seen: all
 /// 33554432 bytes parsed before the reply).
 #[test]
 fn invariant_9_a_dsr_is_answered_after_a_bounded_count_of_a_text_flood() {

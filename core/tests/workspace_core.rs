@@ -262,3 +262,51 @@ fn a_saved_workspace_comes_back_with_its_groups_tabs_and_splits() {
     third.restore(&gone, false);
     assert_eq!(third.ws.all_panes().len(), 3);
 }
+
+/// A notification goes to the desktop as the person's view says: not while the window
+/// has focus and shows the pane (the default `Unfocused`), and when sent while the
+/// window is unfocused the face is asked for the user's attention. The headless face
+/// never says it sees anything. Catches routing that ignores what the face sees, or
+/// that lost the attention request when the routing moved out of the window.
+#[test]
+fn a_notification_reaches_the_desktop_only_when_its_pane_is_out_of_sight() {
+    let mut core = core();
+    let p = open(&mut core, &folder("notify"));
+    pump(&mut core, "the pane has a title", |c| c.record(p).is_some());
+    let attention = |effects: &[Effect]| {
+        effects
+            .iter()
+            .filter(|e| matches!(e, Effect::Attention { .. }))
+            .count()
+    };
+    // Seen: focused window, pane on screen. The title that follows marks the
+    // notification as routed.
+    core.set_seen(true, [p]);
+    core.pipeline()
+        .feed(p, b"\x1b]9;while you watch\x07\x1b]2;seen-1\x07");
+    pump(&mut core, "the first title", |c| {
+        c.pane_title(p) == "seen-1"
+    });
+    assert_eq!(core.notifications_sent(), 0, "seen: not sent");
+    assert_eq!(attention(&core.take_effects()), 0);
+    // Focused window, the pane in another tab: sent, no attention asked.
+    core.set_seen(true, []);
+    core.pipeline()
+        .feed(p, b"\x1b]9;Build finished\x07\x1b]2;hidden\x07");
+    pump(&mut core, "the hidden title", |c| {
+        c.pane_title(p) == "hidden"
+    });
+    assert_eq!(core.notifications_sent(), 1, "out of sight: sent");
+    assert_eq!(attention(&core.take_effects()), 0, "the window has focus");
+    // Unfocused: sent, and the face asked for attention.
+    core.set_seen(false, []);
+    core.pipeline().feed(
+        p,
+        b"\x1b]9;Agent needs your permission\x07\x1b]2;seen-2\x07",
+    );
+    pump(&mut core, "the second title", |c| {
+        c.pane_title(p) == "seen-2"
+    });
+    assert_eq!(core.notifications_sent(), 2, "unfocused: sent");
+    assert_eq!(attention(&core.take_effects()), 1, "and attention asked");
+}

@@ -133,6 +133,8 @@ fn start_pipeline(
 }
 
 pub struct TernApp {
+    /// The window's egui context (effects that ask the window for something).
+    ctx: egui::Context,
     pipeline: Arc<Pipeline>,
     /// The workspace, its panes' facts and its rules (GUI-free); every change to it
     /// goes through `exec` (`run.rs`).
@@ -229,7 +231,6 @@ impl TernApp {
                 (settings, pipeline, None)
             }
         };
-        let settings_notify = settings.config.notify.clone();
         let repaint: Waker = Arc::new({
             let ctx = ctx.clone();
             move || ctx.request_repaint()
@@ -239,6 +240,7 @@ impl TernApp {
         core.set_child_env(launch.desktop.child_env());
         core.set_waker(repaint);
         let mut app = TernApp {
+            ctx: ctx.clone(),
             pipeline,
             core,
             panes: HashMap::new(),
@@ -273,7 +275,7 @@ impl TernApp {
             held_input: Vec::new(),
             pane_ids: HashSet::new(),
             primary: Primary::default(),
-            agents: Agents::new(ctx, &settings_notify),
+            agents: Agents::default(),
             send_text: Vec::new(),
             last_frame_cpu: None,
             searching_last: None,
@@ -359,13 +361,22 @@ impl TernApp {
         self.sidebar_actions(sidebar_news);
         self.adopt_groups();
         // A page size refused between frames goes to the pty now.
-        self.apply_pane_output();
+        self.apply_pane_output(ctx);
     }
 
-    /// Carries out what each pane's input asked (see `PaneUi::apply_output`).
-    fn apply_pane_output(&mut self) {
+    /// Carries out what each pane's input asked (see `PaneUi::apply_output`), and
+    /// puts what the panes copied on the clipboard and PRIMARY.
+    fn apply_pane_output(&mut self, ctx: &egui::Context) {
         for p in self.panes.values_mut() {
             p.apply_output();
+            for (text, to) in p.take_copied() {
+                if to.primary {
+                    self.primary.set(&text);
+                }
+                if to.clipboard {
+                    ctx.copy_text(text);
+                }
+            }
         }
     }
 
@@ -429,7 +440,7 @@ impl TernApp {
             .frame(egui::Frame::NONE)
             .show(ui, |ui| actions.extend(self.panes_ui(ui)));
         // What the panes' input asked while they were drawn: typed bytes, new sizes.
-        self.apply_pane_output();
+        self.apply_pane_output(&ctx);
         self.apply(&ctx, actions);
         // Panes closed or revealed by this frame's clicks are parked / shown next frame.
         self.sync_visibility();
@@ -439,7 +450,7 @@ impl TernApp {
                 .core
                 .ws
                 .focused_pane()
-                .map(|p| self.pane_title(p))
+                .map(|p| self.core.pane_title(p))
                 .unwrap_or_else(|| "tern".into()),
         };
         if title != self.window_title {
@@ -469,7 +480,7 @@ impl TernApp {
             let names: HashMap<PaneId, tern_core::diagnostics::PaneLabel> = self
                 .panes
                 .keys()
-                .map(|p| (*p, self.pane_label(*p)))
+                .map(|p| (*p, self.core.pane_label(*p)))
                 .collect();
             let labels = |p: PaneId| {
                 names

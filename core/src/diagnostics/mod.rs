@@ -158,9 +158,8 @@ pub struct PaneRow {
     pub bytes_parsed: u64,
     /// Read but not yet parsed: `bytes_read - bytes_parsed`.
     pub in_flight: u64,
-    /// The credit window in force now (smaller while `throttled`).
     pub window_bytes: u64,
-    /// A hidden pane given a smaller share while a person types (`pipeline::throttle`).
+    /// A hidden flood's smaller share (and window) while a person types.
     #[serde(default)]
     pub throttled: bool,
     pub paused_now: bool,

@@ -151,6 +151,11 @@ pub enum Effect {
     LastExited { code: i32 },
     /// A message for the user (a spawn that failed, a refused command).
     Status(String),
+    /// A notification went to the desktop while the window was unfocused: the face
+    /// asks for the user's attention (the window's urgency hint).
+    Attention { critical: bool },
+    /// A clicked desktop notification focused its pane: the face comes to the front.
+    Raise,
 }
 
 /// One command as applied, for the journal.

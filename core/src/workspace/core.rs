@@ -3,7 +3,7 @@
 //! the workspace only through [`WorkspaceCore::apply`]; what the core cannot do itself
 //! comes back as [`Effect`]s.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -47,6 +47,24 @@ pub struct PaneRecord {
     pub remote: bool,
 }
 
+/// What the person sees, as the face last said (for notifications, `notices.rs`).
+#[derive(Debug, Default)]
+pub(super) struct Seen {
+    pub window_focused: bool,
+    pub shown: HashSet<PaneId>,
+}
+
+/// The desktop notifier (started with the first notification) and what it said.
+#[derive(Default)]
+pub(super) struct Notices {
+    pub notifier: Option<crate::desktop_notify::DesktopNotifier>,
+    /// Notifications the desktop could not take are said once (breadcrumb).
+    pub unavailable: Option<String>,
+    pub seen: Seen,
+    /// Notifications handed to the desktop notifier.
+    pub sent: u64,
+}
+
 /// The workspace, its panes, and the rules that change them.
 pub struct WorkspaceCore {
     pub ws: Workspace<PaneId>,
@@ -66,8 +84,10 @@ pub struct WorkspaceCore {
     pub(super) remotes: Vec<super::remote_group::RemoteGroup>,
     /// The face's pane area in cells (a remote client's size).
     pub(super) area_cells: Option<(u16, u16)>,
-    /// Wakes the face (remote connections' events).
+    /// Wakes the face (remote connections' events, the desktop's answers).
     pub(super) waker: Waker,
+    /// Bells and notifications to the desktop (`notices.rs`).
+    pub(super) notices: Notices,
 }
 
 impl WorkspaceCore {
@@ -86,6 +106,7 @@ impl WorkspaceCore {
             remotes: Vec::new(),
             area_cells: None,
             waker: Arc::new(|| {}),
+            notices: Default::default(),
         }
     }
 
@@ -107,6 +128,7 @@ impl WorkspaceCore {
     /// The settings new panes and the exit policy follow (a reload).
     pub fn set_config(&mut self, config: Config) {
         self.config = config;
+        self.notices_config_changed();
     }
 
     pub fn config(&self) -> &Config {
@@ -448,6 +470,7 @@ impl WorkspaceCore {
         self.ws.close_pane(pane);
         self.pipeline.close(pane);
         if self.panes.remove(&pane).is_some() {
+            self.forget_notices(pane);
             self.effects.push(Effect::Closed(pane));
         }
     }
@@ -460,7 +483,8 @@ impl WorkspaceCore {
         }
     }
 
-    /// A pipeline event: titles and folders are kept; an exit follows the exit policy
+    /// A pipeline event: titles and folders are kept; bells and notifications go to
+    /// the desktop as the config says (`notices.rs`); an exit follows the exit policy
     /// (the pane stays held, or closes — and with the last pane, [`Effect::LastExited`]).
     pub fn on_event(&mut self, event: &PaneEvent) {
         match event {
@@ -471,6 +495,8 @@ impl WorkspaceCore {
                 match event {
                     TermEvent::Title(t) => r.title = t.clone(),
                     TermEvent::Cwd(c) => r.cwd_reported = Some(c.clone()),
+                    TermEvent::Bell => self.on_notice(*pane, None),
+                    TermEvent::Notification(n) => self.on_notice(*pane, Some(n)),
                     _ => {}
                 }
             }
@@ -523,41 +549,6 @@ impl WorkspaceCore {
             if r.foreground.is_some() {
                 r.last_foreground = r.foreground.clone();
             }
-        }
-    }
-
-    /// The pane's folder: OSC 7 when the shell reports it, else the shell's own.
-    pub fn pane_cwd(&self, pane: PaneId) -> Option<PathBuf> {
-        let r = self.panes.get(&pane)?;
-        if let Some(c) = &r.cwd_reported {
-            return Some(PathBuf::from(c));
-        }
-        r.cwd.clone()
-    }
-
-    /// A pane's title: the program's (OSC 0/2), else the running program, else the
-    /// folder.
-    pub fn pane_title(&self, pane: PaneId) -> String {
-        let Some(r) = self.panes.get(&pane) else {
-            return "—".into();
-        };
-        if !r.title.is_empty() {
-            return r.title.clone();
-        }
-        if let Some(c) = &r.foreground {
-            return c.clone();
-        }
-        match self.pane_cwd(pane) {
-            Some(dir) => dir_name(&dir),
-            None => "shell".into(),
-        }
-    }
-
-    /// A tab's title: the name it was given, else its focused pane's.
-    pub fn tab_title(&self, tab: &super::Tab<PaneId>) -> String {
-        match &tab.custom_title {
-            Some(t) => t.clone(),
-            None => self.pane_title(tab.focused),
         }
     }
 

@@ -60,9 +60,6 @@ impl TernApp {
                 "shell.program: {program:?} is not an executable file or on PATH"
             ));
         }
-        if old.is_some_and(|o| o.notify != new.notify) {
-            self.agents.set_config(&new.notify);
-        }
         if !problems.is_empty() {
             self.status = Some(problems.join("; "));
         }

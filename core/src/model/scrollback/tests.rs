@@ -1,5 +1,6 @@
+use super::format::{SPACER, WIDE};
 use super::*;
-use crate::model::cell::{Flags, Underline};
+use crate::model::cell::{Cell, Flags, Underline};
 
 fn row_of(text: &str) -> Row {
     let mut cells: Vec<Cell> = text.chars().map(|c| Cell::BLANK.with_ch(c)).collect();

@@ -1,0 +1,246 @@
+//! The model thread's parsing: one bounded slice of a pane's queued bytes (by bytes,
+//! time and area work), the replies and facts it yields, and the backpressure of a pane
+//! whose replies are not read.
+
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use crate::model::TermEvent;
+use crate::pipeline::diag::Breadcrumbs;
+use crate::pipeline::facts::FactBox;
+use crate::pipeline::io::BufferPool;
+use crate::pipeline::{PaneEvent, PaneId};
+
+use super::{ModelThread, PaneEntry, SLICE_BYTES, SLICE_PIECE_BYTES, SLICE_TIME, SLICE_WORK_CELLS};
+
+impl ModelThread {
+    pub(super) fn run_slice(&mut self, pane: PaneId) {
+        let Some(p) = self.panes.get_mut(&pane) else {
+            return;
+        };
+        if p.queue.is_empty() || Self::paused_for_writes(p, &self.crumbs, pane) {
+            if p.frame_owed {
+                self.deliver_unless_more(pane, false);
+            }
+            return;
+        }
+        let paced =
+            self.pace.throttling() && !p.core.is_visible() && p.floods(self.read_ahead_after);
+        let started = Instant::now();
+        if paced && self.pace.resting(started) {
+            p.stats.slices_rested.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        let replies = p.stats.replies_sent.load(Ordering::Relaxed);
+        let told = Self::parse_some(
+            p,
+            SLICE_BYTES,
+            &self.buffers,
+            &self.events,
+            self.epoch,
+            pane,
+        );
+        if p.stats.replies_sent.load(Ordering::Relaxed) != replies {
+            self.reply_poll.replied(Instant::now());
+        }
+        if told {
+            (self.waker)();
+        }
+        if paced {
+            self.pace.ran(started, Instant::now());
+        }
+        self.parsed_in_round = true;
+        self.deliver_unless_more(pane, false);
+    }
+
+    /// Backpressure: while the pty's write queue is over its high-water mark (a program
+    /// that asks and does not read the answers), the pane is not parsed, so its credit
+    /// stops and the program blocks on output. `WriteQueueDrained` resumes it.
+    pub(super) fn paused_for_writes(p: &PaneEntry, crumbs: &Breadcrumbs, pane: PaneId) -> bool {
+        let was_paused = p.writer.is_paused();
+        let paused = p.writer.over_high_water();
+        if paused && !was_paused {
+            crumbs.push(
+                pane.0,
+                format!(
+                    "paused parsing: {} bytes wait to be written (the program does not read its input)",
+                    p.writer.queued_bytes()
+                ),
+            );
+        }
+        paused
+    }
+
+    pub(super) fn drain_queue(
+        p: &mut PaneEntry,
+        sent_before: u64,
+        buffers: &BufferPool,
+        events: &FactBox,
+        epoch: Instant,
+        pane: PaneId,
+    ) {
+        // Chunk by chunk, so that a drain up to a message stops at the first chunk read
+        // after it was sent.
+        while let Some(c) = p.queue.front().filter(|c| c.sent_before < sent_before) {
+            let left = c.data.len() - c.offset;
+            // Callers wake the UI after draining (a close or an exit follows).
+            let _ = Self::parse_some(p, left, buffers, events, epoch, pane);
+        }
+    }
+
+    /// Parses up to `budget` bytes of the pane's queue; credits, replies and facts go
+    /// out after each chunk piece. Returns whether an event was sent (the UI must wake:
+    /// a parked pane's bell or title changes no frame).
+    pub(super) fn parse_some(
+        p: &mut PaneEntry,
+        budget: usize,
+        buffers: &BufferPool,
+        events: &FactBox,
+        epoch: Instant,
+        pane: PaneId,
+    ) -> bool {
+        let mut told = false;
+        if !p.core.is_visible() && !p.unseen_reported && !p.queue.is_empty() {
+            p.unseen_reported = true;
+            told = true;
+            let _ = events.send(PaneEvent::UnseenOutput { pane });
+        }
+        let mut left = budget;
+        let timed = budget != usize::MAX;
+        let started = Instant::now();
+        let work_start = p.core.term.work_cells();
+        let until_work_cells = if timed {
+            work_start.saturating_add(SLICE_WORK_CELLS)
+        } else {
+            u64::MAX
+        };
+        while left > 0 {
+            if timed && left != budget && started.elapsed() >= SLICE_TIME {
+                break;
+            }
+            if p.core.term.work_cells() >= until_work_cells {
+                break;
+            }
+            let Some(chunk) = p.queue.front_mut() else {
+                break;
+            };
+            let piece = if timed {
+                left.min(SLICE_PIECE_BYTES)
+            } else {
+                left
+            };
+            let end = chunk.data.len().min(chunk.offset.saturating_add(piece));
+            let parsed = p
+                .core
+                .parse_bounded(&chunk.data[chunk.offset..end], until_work_cells);
+            left -= parsed.consumed;
+            chunk.offset += parsed.consumed;
+            let read_at = chunk.read_at;
+            if chunk.offset == chunk.data.len()
+                && let Some(done) = p.queue.pop_front()
+            {
+                buffers.put(done.data);
+            }
+            p.credit.on_parsed(p.core.seq);
+            let now = Instant::now();
+            p.stats.last_parse_ns.store(
+                now.saturating_duration_since(epoch).as_nanos() as u64,
+                Ordering::Relaxed,
+            );
+            // Before the replies: a program that asks CPR after DECCOLM and then reads
+            // TIOCGWINSZ sees the new size.
+            told |= p.follow_program_size(events, pane);
+            if !parsed.replies.is_empty() && p.answers_queries {
+                p.writer.write(&parsed.replies);
+                p.stats.replies_sent.fetch_add(1, Ordering::Relaxed);
+                p.stats
+                    .reply_bytes
+                    .fetch_add(parsed.replies.len() as u64, Ordering::Relaxed);
+                p.stats.reply_latency.record(read_at.elapsed());
+            }
+            let facts = coalesce(parsed.events);
+            p.activity.on_output(now, &facts);
+            for event in facts {
+                told = true;
+                let _ = events.send(PaneEvent::Fact { pane, event });
+            }
+            p.last_read_at = Some(read_at);
+            if p.queue.is_empty() {
+                // The burst ended: does the screen now ask the user something? Only if
+                // it changed (the scan, a dozen rows through a regex, came right after
+                // each answered query), and at the end of the round.
+                p.question_due |= p.question_look() != p.question_looked;
+            }
+        }
+        p.stats.slice_work_cells_max.fetch_max(
+            p.core.term.work_cells().saturating_sub(work_start),
+            Ordering::Relaxed,
+        );
+        p.stats
+            .heap_bytes
+            .store(p.core.term.heap_bytes() as u64, Ordering::Relaxed);
+        p.stats
+            .scrollback_lines
+            .store(p.core.term.scrollback().len() as u64, Ordering::Relaxed);
+        told
+    }
+}
+
+/// Collapses runs of the same kind of fact from one parse step: bells become one, and
+/// only the last title, cwd, progress and notification count (a program printing OSC 9
+/// in a loop sends one a step, and the app rate-limits what reaches the desktop).
+pub(super) fn coalesce(events: Vec<TermEvent>) -> Vec<TermEvent> {
+    if events.len() < 2 {
+        return events;
+    }
+    let mut out: Vec<TermEvent> = Vec::with_capacity(events.len());
+    let last_title = events
+        .iter()
+        .rposition(|e| matches!(e, TermEvent::Title(_)));
+    let last_cwd = events.iter().rposition(|e| matches!(e, TermEvent::Cwd(_)));
+    // Each clipboard write replaces the one before, and one read answers them all: a
+    // flood of 64 KiB requests must not pile up in the facts channel.
+    let last_write = events.iter().rposition(|e| {
+        matches!(
+            e,
+            TermEvent::Clipboard(crate::model::ClipboardRequest::Write { .. })
+        )
+    });
+    let last_read = events.iter().rposition(|e| {
+        matches!(
+            e,
+            TermEvent::Clipboard(crate::model::ClipboardRequest::Read { .. })
+        )
+    });
+    let last_progress = events
+        .iter()
+        .rposition(|e| matches!(e, TermEvent::Progress(_)));
+    let last_notification = events
+        .iter()
+        .rposition(|e| matches!(e, TermEvent::Notification(_)));
+    // A program printing OSC 133 B..C in a loop: the last command line is enough.
+    let last_command = events
+        .iter()
+        .rposition(|e| matches!(e, TermEvent::Command(_)));
+    let mut bell = false;
+    for (i, e) in events.into_iter().enumerate() {
+        match e {
+            TermEvent::Bell if bell => {}
+            TermEvent::Bell => {
+                bell = true;
+                out.push(e);
+            }
+            TermEvent::Title(_) if Some(i) != last_title => {}
+            TermEvent::Cwd(_) if Some(i) != last_cwd => {}
+            TermEvent::Clipboard(crate::model::ClipboardRequest::Write { .. })
+                if Some(i) != last_write => {}
+            TermEvent::Clipboard(crate::model::ClipboardRequest::Read { .. })
+                if Some(i) != last_read => {}
+            TermEvent::Progress(_) if Some(i) != last_progress => {}
+            TermEvent::Notification(_) if Some(i) != last_notification => {}
+            TermEvent::Command(_) if Some(i) != last_command => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
