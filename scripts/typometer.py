@@ -401,7 +401,7 @@ def test_tab(x, term, args, env, extra, cols, rows, work):
         run.stop()
 
 
-def test_flood(x, term, args, env, extra, cols, rows, work):
+def test_flood(x, term, args, env, extra, cols, rows, work, breakdown=None):
     """Keys into `cat` in the visible tab while four hidden tabs print a file in a loop
     as fast as the pty takes it (tern and kitty)."""
     # The flood: a 2.4 MB file printed in a loop, in ten parts so that a counter file
@@ -430,6 +430,11 @@ def test_flood(x, term, args, env, extra, cols, rows, work):
             f.write(f"new_tab cat\nlaunch sh -c '{cat}'\nfocus\n")
         extra = dict(extra, session=session)
         program = []
+    trace = None
+    if term == "tern" and breakdown is not None:
+        trace = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"typometer-{os.getpid()}.jsonl")
+        env = dict(env, TERN_TRACE=trace)
+    presses = []
     run = Running(x, launch_cmd(term, args, cols, rows, program, extra), env)
     try:
         if not run.wait_window():
@@ -445,7 +450,7 @@ def test_flood(x, term, args, env, extra, cols, rows, work):
                 return f.read().count("\n")
 
         n0, t0 = parts_done(), time.perf_counter()
-        got = press_and_time(x, run, [code], args.keys, 0.05)
+        got = press_and_time(x, run, [code], args.keys, 0.05, presses)
         n1, t1 = parts_done(), time.perf_counter()
         # After the typing: as long again, once tern's throttle (500 ms) has ended.
         time.sleep(0.6)
@@ -457,6 +462,10 @@ def test_flood(x, term, args, env, extra, cols, rows, work):
         return got
     finally:
         run.stop()
+        if trace:
+            for name, v in key_breakdown(trace, presses).items():
+                breakdown.setdefault(name, []).extend(v)
+            os.unlink(trace)
 
 
 def test_paint(x, term, args, env, extra, cols, rows):
@@ -574,7 +583,7 @@ def main():
                     elif test == "tab":
                         got = test_tab(x, t, args, env, extra, args.cols, args.rows, work)
                     elif test == "flood":
-                        got = test_flood(x, t, args, env, extra, args.cols, args.rows, work)
+                        got = test_flood(x, t, args, env, extra, args.cols, args.rows, work, breakdown)
                     elif test == "idle":
                         got = test_idle(x, t.removesuffix("-x20"), args, env, extra, args.cols,
                                         args.rows, 20 if t.endswith("x20") else 1)

@@ -11,9 +11,11 @@
 //!   less is read ahead of the parser, and the producer blocks on the full pty and
 //!   sleeps sooner (lossless backpressure, invariant 1);
 //! - hidden panes that flood (read ahead, or a streak of reads with no `EAGAIN`) get at
-//!   most `1 / (1 + HIDDEN_REST_FACTOR)` of the model thread: after a slice that took
-//!   `d`, hidden floods rest for `HIDDEN_REST_FACTOR * d` ([`HiddenPace`]), and the model
-//!   thread sleeps through the rest unless other input comes.
+//!   most `1 / (1 + HIDDEN_REST_FACTOR)` of the model thread: once their slices took
+//!   `d >=` [`HIDDEN_BURST`] together, hidden floods rest for `HIDDEN_REST_FACTOR * d`
+//!   ([`HiddenPace`]), and the model thread sleeps through the rest unless other input
+//!   comes. (A rest per burst, not per 16 KiB slice: each wake-up of the model thread,
+//!   which asks for a short time slice, preempts the window's painting.)
 //!
 //! Nothing is dropped or reordered: a resting pane's bytes wait in its queue and its
 //! producer waits in `write`. A hidden pane that does not flood (a query, a prompt) is
@@ -24,7 +26,7 @@
 //!
 //! ```text
 //!   key ──▶ Interaction::touch ── model thread, next round: throttling
-//!            hidden pane: window 1 MiB → 16 KiB; flood slice d, then rest 7·d
+//!            hidden pane: window 1 MiB → 16 KiB; flood slices for d ≥ 1 ms, rest 15·d
 //!   500 ms without a key ──▶ the round at the deadline lifts both
 //! ```
 //!
@@ -39,9 +41,12 @@ pub const INTERACTION_MS: u64 = 500;
 /// A hidden pane's credit window while a person interacts.
 pub const THROTTLED_WINDOW_BYTES: u64 = 16 * 1024;
 
-/// After a hidden flood's slice that took `d`, hidden floods rest `HIDDEN_REST_FACTOR *
-/// d` while a person interacts: they get at most an eighth of the model thread.
-pub const HIDDEN_REST_FACTOR: u32 = 7;
+/// After hidden floods' slices took `d`, they rest `HIDDEN_REST_FACTOR * d` while a
+/// person interacts: they get at most a sixteenth of the model thread.
+pub const HIDDEN_REST_FACTOR: u32 = 15;
+
+/// Hidden floods' slices run this long (together) before they rest.
+pub const HIDDEN_BURST: Duration = Duration::from_millis(1);
 
 /// When a person last typed into a pane or revealed one, shared by the pipeline's
 /// handle (which notes it) and the model thread (which throttles by it).
@@ -99,6 +104,8 @@ pub struct HiddenPace {
     interaction: std::sync::Arc<Interaction>,
     throttling: bool,
     rest_until: Option<Instant>,
+    /// Hidden floods' slice time since their last rest.
+    owed: Duration,
 }
 
 impl HiddenPace {
@@ -107,6 +114,7 @@ impl HiddenPace {
             interaction,
             throttling: false,
             rest_until: None,
+            owed: Duration::ZERO,
         }
     }
 
@@ -120,6 +128,7 @@ impl HiddenPace {
         self.throttling = throttling;
         if !throttling {
             self.rest_until = None;
+            self.owed = Duration::ZERO;
         }
         true
     }
@@ -139,12 +148,17 @@ impl HiddenPace {
         self.throttling && self.rest_until.is_some_and(|until| now < until)
     }
 
-    /// A hidden flood's slice ran from `started` to `ended`: the others rest for
-    /// [`HIDDEN_REST_FACTOR`] times as long (only while throttling).
+    /// A hidden flood's slice ran from `started` to `ended`. Once such slices took
+    /// [`HIDDEN_BURST`], hidden floods rest [`HIDDEN_REST_FACTOR`] times as long (only
+    /// while throttling).
     pub fn ran(&mut self, started: Instant, ended: Instant) {
-        if self.throttling {
-            let took = ended.saturating_duration_since(started);
-            self.rest_until = Some(ended + took * HIDDEN_REST_FACTOR);
+        if !self.throttling {
+            return;
+        }
+        self.owed += ended.saturating_duration_since(started);
+        if self.owed >= HIDDEN_BURST {
+            self.rest_until = Some(ended + self.owed * HIDDEN_REST_FACTOR);
+            self.owed = Duration::ZERO;
         }
     }
 
@@ -192,12 +206,15 @@ mod tests {
             None,
             "the visible pane keeps its window"
         );
-        pace.ran(now, now + Duration::from_millis(1));
-        assert!(pace.resting(now + Duration::from_millis(2)));
-        assert!(
-            !pace.resting(now + Duration::from_millis(9)),
-            "rests 7x its slice"
-        );
+        let ms = Duration::from_millis;
+        pace.ran(now, now + HIDDEN_BURST / 2);
+        assert!(!pace.resting(now + ms(1)), "half a burst: no rest yet");
+        pace.ran(now + ms(1), now + ms(1) + HIDDEN_BURST / 2);
+        let rest_from = now + ms(1) + HIDDEN_BURST / 2;
+        assert!(pace.resting(rest_from), "a whole burst: rest");
+        let rest = HIDDEN_BURST * HIDDEN_REST_FACTOR;
+        assert!(pace.resting(rest_from + rest - ms(1)));
+        assert!(!pace.resting(rest_from + rest), "rests 15x the burst");
         let end = i.ends_at().expect("an input");
         assert!(pace.wake_at().is_some_and(|w| w <= end));
         assert!(pace.update(end), "the deadline ends it");
