@@ -221,7 +221,8 @@ pub struct PipelineConfig {
     /// it ahead of the parser (`ahead.rs`; [`ahead::AHEAD_AFTER_BYTES`] by default).
     pub read_ahead_after_bytes: u64,
     /// The longest the model thread polls for input after a reply before it sleeps
-    /// (`reply_poll.rs`; [`reply_poll::ReplyPoll::MAX`] by default, 0 never polls).
+    /// (`reply_poll.rs`; [`reply_poll::ReplyPoll::MAX`] by default, 0 never polls;
+    /// `TERN_REPLY_POLL_MAX_US` sets another default, for measuring).
     pub reply_poll_max: std::time::Duration,
     /// Hidden floods get a smaller share while a person types or looks at a pane
     /// ([`throttle`]; on by default, `TERN_NO_THROTTLE=1` turns it off for measuring).
@@ -236,7 +237,10 @@ impl Default for PipelineConfig {
             term: TermConfig::default(),
             default_size: TermSize::new(80, 24),
             total_scrollback_bytes: 512 * 1024 * 1024,
-            reply_poll_max: reply_poll::ReplyPoll::MAX,
+            reply_poll_max: std::env::var("TERN_REPLY_POLL_MAX_US")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .map_or(reply_poll::ReplyPoll::MAX, std::time::Duration::from_micros),
             throttle_hidden: std::env::var_os("TERN_NO_THROTTLE").is_none_or(|v| v == "0"),
         }
     }
