@@ -190,6 +190,7 @@ def launch_cmd(term, args, cols, rows, program, extra):
         for o in args.tern_option:
             opts += ["-o", o]
         envs = ["env", *args.before_env] if term == "tern-before" and args.before_env else []
+        opts += extra.get("tern_opts", [])
         return [*envs, binary, "--config", extra["config"], *opts, "-o", "cursor.blinking=false",
                 "--cols", str(cols), "--rows", str(rows), "-e", *program]
     if term == "alacritty":
@@ -378,6 +379,8 @@ def test_keys(x, term, args, env, extra, cols, rows, breakdown=None):
 def test_tab(x, term, args, env, extra, cols, rows, work):
     big = "seq 1000000; exec cat"
     if term.startswith("tern"):
+        # Keep the million lines (the default scrollback keeps 10,000), as kitty does.
+        extra = dict(extra, tern_opts=["-o", "scrollback_lines=1100000"])
         tern = os.path.abspath(args.tern if term == "tern" else args.before)
         program = ["sh", "-c",
                    f"seq 1000000; {tern} msg new-tab -- sh -c 'stty raw -echo; exec cat' >/dev/null; exec cat"]
