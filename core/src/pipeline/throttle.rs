@@ -162,14 +162,16 @@ impl HiddenPace {
         }
     }
 
-    /// When the model thread must look again though nothing comes: the end of a rest
-    /// (hidden floods' bytes wait) or of the interaction (limits to lift).
-    pub fn wake_at(&self) -> Option<Instant> {
+    /// When the model thread, idle at `now`, must look again though nothing comes: the
+    /// end of a rest still to come (hidden floods' bytes wait) or of the interaction
+    /// (limits to lift). A rest that is over is no reason to wake: the thread would
+    /// wake at once, again and again, while it waits for the floods' next bytes.
+    pub fn wake_at(&self, now: Instant) -> Option<Instant> {
         if !self.throttling {
             return None;
         }
         let end = self.interaction.ends_at();
-        match (self.rest_until, end) {
+        match (self.rest_until.filter(|until| *until > now), end) {
             (Some(rest), Some(end)) => Some(rest.min(end)),
             (rest, end) => rest.or(end),
         }
@@ -188,7 +190,7 @@ mod tests {
         assert!(!pace.update(Instant::now()));
         assert!(!pace.throttling());
         assert_eq!(pace.limit_for(false), None);
-        assert_eq!(pace.wake_at(), None);
+        assert_eq!(pace.wake_at(Instant::now()), None);
     }
 
     /// A key starts throttling (hidden panes only); the interaction's end, which
@@ -216,7 +218,16 @@ mod tests {
         assert!(pace.resting(rest_from + rest - ms(1)));
         assert!(!pace.resting(rest_from + rest), "rests 15x the burst");
         let end = i.ends_at().expect("an input");
-        assert!(pace.wake_at().is_some_and(|w| w <= end));
+        assert_eq!(
+            pace.wake_at(rest_from),
+            Some(rest_from + rest),
+            "the rest's end"
+        );
+        assert_eq!(
+            pace.wake_at(rest_from + rest),
+            Some(end),
+            "a rest that is over wakes nothing: the interaction's end"
+        );
         assert!(pace.update(end), "the deadline ends it");
         assert!(!pace.throttling() && !pace.resting(end));
         assert_eq!(pace.limit_for(false), None);

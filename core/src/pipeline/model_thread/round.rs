@@ -25,7 +25,7 @@ impl ModelThread {
                 let first = match self.poll_after_reply(&mut woken) {
                     Some(first) => first,
                     None => {
-                        let first = match self.pace.wake_at() {
+                        let first = match self.pace.wake_at(Instant::now()) {
                             Some(at) => self.poller.wait_until(at, &mut woken),
                             None => self.poller.wait(&mut woken),
                         };
