@@ -409,6 +409,44 @@ fn ctrl_shift_f_finds_text_in_history_and_scrolls_to_it() {
     );
 }
 
+/// Ctrl+Shift+C on a selection whose line scrolled into the history (the view at the
+/// bottom holds none of it): the page is asked for between frames and the copy comes a
+/// frame or more later, with no call that waits for the model. Catches the copy that
+/// read the history with `Pipeline::history` on the key press (`model_waits` grew).
+#[test]
+fn copying_a_selection_in_the_history_does_not_wait_for_the_model() {
+    let script = "stty -echo; printf 'alpha beta gamma\\n'; read x; i=0; while [ $i -lt 40 ]; do echo more$i; i=$((i+1)); done; exec cat";
+    let mut h = harness("sh", &["-c", script]);
+    step_until(&mut h, "output", |rows| {
+        rows.iter().any(|r| r == "alpha beta gamma")
+    });
+    common::wait_sized(&mut h);
+    drag_select(&mut h, (6.0, 0.0), (9.0, 0.0));
+    h.step();
+    h.key_press(Key::Enter);
+    step_until(&mut h, "scrolled", |rows| {
+        rows.iter().any(|r| r == "more39")
+    });
+    h.step();
+    assert!(has_selection(&h), "the selection stays on its line");
+    let pipeline = h.state().as_ref().expect("app").pipeline().clone();
+    let waits = pipeline.model_waits();
+    h.event(Event::Key {
+        key: Key::C,
+        physical_key: None,
+        pressed: true,
+        repeat: false,
+        modifiers: Modifiers::CTRL | Modifiers::SHIFT,
+    });
+    h.step();
+    assert_eq!(common::step_until_copied(&mut h, "Ctrl+Shift+C"), ["beta"]);
+    assert_eq!(
+        pipeline.model_waits(),
+        waits,
+        "the copy waited for the model"
+    );
+}
+
 #[test]
 fn a_selection_follows_its_text_as_output_scrolls_and_clears_when_the_text_changes() {
     // No echo: the Enter keys must not scroll the screen themselves.

@@ -284,21 +284,29 @@ fn a_notification_reaches_the_desktop_only_when_its_pane_is_out_of_sight() {
     core.set_seen(true, [p]);
     core.pipeline()
         .feed(p, b"\x1b]9;while you watch\x07\x1b]2;seen-1\x07");
-    pump(&mut core, "the first title", |c| c.pane_title(p) == "seen-1");
+    pump(&mut core, "the first title", |c| {
+        c.pane_title(p) == "seen-1"
+    });
     assert_eq!(core.notifications_sent(), 0, "seen: not sent");
     assert_eq!(attention(&core.take_effects()), 0);
     // Focused window, the pane in another tab: sent, no attention asked.
     core.set_seen(true, []);
     core.pipeline()
         .feed(p, b"\x1b]9;Build finished\x07\x1b]2;hidden\x07");
-    pump(&mut core, "the hidden title", |c| c.pane_title(p) == "hidden");
+    pump(&mut core, "the hidden title", |c| {
+        c.pane_title(p) == "hidden"
+    });
     assert_eq!(core.notifications_sent(), 1, "out of sight: sent");
     assert_eq!(attention(&core.take_effects()), 0, "the window has focus");
     // Unfocused: sent, and the face asked for attention.
     core.set_seen(false, []);
-    core.pipeline()
-        .feed(p, b"\x1b]9;Agent needs your permission\x07\x1b]2;seen-2\x07");
-    pump(&mut core, "the second title", |c| c.pane_title(p) == "seen-2");
+    core.pipeline().feed(
+        p,
+        b"\x1b]9;Agent needs your permission\x07\x1b]2;seen-2\x07",
+    );
+    pump(&mut core, "the second title", |c| {
+        c.pane_title(p) == "seen-2"
+    });
     assert_eq!(core.notifications_sent(), 2, "unfocused: sent");
     assert_eq!(attention(&core.take_effects()), 1, "and attention asked");
 }
