@@ -310,3 +310,60 @@ fn a_notification_reaches_the_desktop_only_when_its_pane_is_out_of_sight() {
     assert_eq!(core.notifications_sent(), 2, "unfocused: sent");
     assert_eq!(attention(&core.take_effects()), 1, "and attention asked");
 }
+
+/// A session save is due when the layout changes, not on every wake-up; with
+/// `restore_last_screen` it waits (without blocking) for every pane's screen and
+/// carries it. Both faces save by this schedule. Catches a schedule that saves on
+/// every call, misses a split, or saves before the screens came.
+#[test]
+fn a_session_save_is_due_when_the_layout_changes_and_carries_the_screens() {
+    use tern_core::workspace::SaveSchedule;
+    let mut core = core();
+    let mut config = core.config().clone();
+    config.session.restore_last_screen = true;
+    core.set_config(config);
+    let p = open(&mut core, &folder("saves"));
+    core.pipeline().feed(p, b"screen-marker-1\r\n");
+    let mut saves = SaveSchedule::default();
+    let started = Instant::now();
+    let state = loop {
+        if let Some(state) = saves.due(&core) {
+            break state;
+        }
+        assert!(started.elapsed() < Duration::from_secs(20), "never due");
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let text = ron::to_string(&state).expect("ron");
+    assert!(
+        text.contains("screen-marker-1"),
+        "the screen is saved: {text}"
+    );
+    assert!(saves.due(&core).is_none(), "nothing changed: nothing due");
+    core.apply(
+        Source::Key,
+        Command::Split {
+            pane: Some(p),
+            axis: Axis::Horizontal,
+            cwd: None,
+            program: Vec::new(),
+        },
+    )
+    .expect("split");
+    let started = Instant::now();
+    let state = loop {
+        if let Some(state) = saves.due(&core) {
+            break state;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the split never due"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    assert_eq!(state.worktrees.len(), 1);
+    assert_eq!(
+        ron::to_string(&state).expect("ron").matches("cwd:").count(),
+        2,
+        "two panes"
+    );
+}

@@ -157,10 +157,8 @@ pub struct TernApp {
     diagnostics: Diagnostics,
     settings: Settings,
     session: Option<SessionFile>,
-    /// The session without last screens as last saved (a change makes a save due).
-    session_layout: Option<tern_core::session::SessionState>,
-    /// A save waiting for its panes' last screens (`session.rs`).
-    saving_screens: Option<session::ScreensAsked>,
+    /// When the session is saved next (the core's rule).
+    saves: tern_core::workspace::SaveSchedule,
     pub sidebar: Sidebar,
     /// A save in progress (dialog and write on their own thread).
     saving: Option<std::sync::mpsc::Receiver<Result<PathBuf, String>>>,
@@ -259,8 +257,7 @@ impl TernApp {
             ),
             settings,
             session: None,
-            session_layout: None,
-            saving_screens: None,
+            saves: Default::default(),
             sidebar: Sidebar::default(),
             saving: None,
             font_size: DEFAULT_FONT_SIZE,

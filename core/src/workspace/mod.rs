@@ -18,4 +18,5 @@ mod tree;
 pub use command::{Applied, Command, Effect, Outcome, Source};
 pub use core::{PROCESS_REFRESH, PaneRecord, WorkspaceCore, dir_name};
 pub use notices::should_notify;
+pub use session::SaveSchedule;
 pub use tree::*;
