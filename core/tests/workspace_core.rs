@@ -367,3 +367,28 @@ fn a_session_save_is_due_when_the_layout_changes_and_carries_the_screens() {
         "two panes"
     );
 }
+
+/// A pane started before the workspace (the window's first) is adopted into its
+/// folder's group as a tab, once: adopting it again is refused and changes nothing.
+#[test]
+fn an_early_pane_is_adopted_once() {
+    let mut core = core();
+    let dir = folder("adopt");
+    let spec = core.config().spawn_spec(Some(dir.clone()));
+    let early = core.pipeline().spawn(&spec).expect("spawn");
+    let adopt = || Command::Adopt {
+        pane: early,
+        path: dir.clone(),
+        launched: None,
+    };
+    assert_eq!(
+        core.apply(Source::Start, adopt()).map(|o| pane(Ok(o))),
+        Ok(early)
+    );
+    assert_eq!(core.ws.focused_pane(), Some(early));
+    assert!(core.record(early).is_some(), "registered");
+    let before = core.ws.all_panes();
+    let again = core.apply(Source::Start, adopt());
+    assert!(again.is_err(), "{again:?}");
+    assert_eq!(core.ws.all_panes(), before, "nothing else changed");
+}

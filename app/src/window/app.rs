@@ -306,21 +306,26 @@ impl TernApp {
         // If the folder is in a repository, its worktrees show in the sidebar.
         app.sidebar.add_repository(ctx, dir.clone(), true);
         let spec = app.launch.spec.clone();
-        let group = app.core.ws.add_group(dir_name(&dir), dir, None);
+        let launched = spec.command.as_ref().map(command_line);
         let pane = match first {
-            Some(Ok(pane)) => {
-                app.core
-                    .adopt(pane, spec.command.as_ref().map(command_line));
-                Some(pane)
-            }
+            Some(Ok(pane)) => Some(pane),
             Some(Err(e)) => {
                 app.status = Some(format!("cannot start a shell: {e}"));
                 None
             }
             None => app.core.spawn(spec).map_err(|e| app.status = Some(e)).ok(),
         };
+        // The first pane (started before the window, or just now) joins its folder's
+        // group through the core, like every change.
         if let Some(pane) = pane {
-            app.core.ws.add_tab(group, pane);
+            let adopt = tern_core::workspace::Command::Adopt {
+                pane,
+                path: dir,
+                launched,
+            };
+            if let Err(e) = app.core.apply(tern_core::workspace::Source::Start, adopt) {
+                app.status = Some(e);
+            }
         }
         app.take_effects();
         app

@@ -8,6 +8,7 @@ mod command;
 mod core;
 mod names;
 mod notices;
+mod panes;
 pub mod remote;
 mod remote_group;
 pub mod requests;
