@@ -129,7 +129,7 @@ fn copy_mode_selects_a_block_in_the_scrollback() {
         rows.iter().any(|r| r == "line 100")
     });
     common::wait_sized(&mut h);
-    let pipeline = h.state().as_ref().expect("app").pipeline().clone();
+    let pipeline = h.state().as_ref().expect("app").core().pipeline().clone();
     let waits = pipeline.model_waits();
     enter_copy_mode(&mut h);
     keys(&mut h, "ggw");
@@ -373,6 +373,6 @@ fn a_path_line_hint_opens_the_editor_at_its_line_in_a_new_tab() {
     let tabs = h
         .state()
         .as_ref()
-        .and_then(|a| a.workspace().active_group().map(|g| g.tabs.len()));
+        .and_then(|a| a.core().ws.active_group().map(|g| g.tabs.len()));
     assert_eq!(tabs, Some(2), "the editor runs in a new tab");
 }

@@ -281,7 +281,9 @@ fn a_multi_line_paste_without_bracketed_paste_asks_first() {
 fn write_marker(h: &mut Harness<'static, Slot>, text: &str) {
     let app = h.state().as_ref().expect("app");
     let pane = app.pane().expect("a focused pane");
-    app.pipeline().write(pane, format!("{text}\n").as_bytes());
+    app.core()
+        .pipeline()
+        .write(pane, format!("{text}\n").as_bytes());
     step_until(h, text, |rows| {
         rows.iter().filter(|r| r.as_str() == text).count() == 2
     });
@@ -429,7 +431,7 @@ fn copying_a_selection_in_the_history_does_not_wait_for_the_model() {
     });
     h.step();
     assert!(has_selection(&h), "the selection stays on its line");
-    let pipeline = h.state().as_ref().expect("app").pipeline().clone();
+    let pipeline = h.state().as_ref().expect("app").core().pipeline().clone();
     let waits = pipeline.model_waits();
     h.event(Event::Key {
         key: Key::C,
@@ -476,7 +478,7 @@ fn a_selection_follows_its_text_as_output_scrolls_and_clears_when_the_text_chang
     // read "later…" here and cleared the selection on the next frame).
     let (pipeline, pane) = {
         let app = h.state().as_ref().expect("app");
-        (app.pipeline().clone(), app.pane().expect("pane"))
+        (app.core().pipeline().clone(), app.pane().expect("pane"))
     };
     // Typed straight to the pty, so that no frame is taken until the test says.
     pipeline.write(pane, b"\r");

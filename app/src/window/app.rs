@@ -135,7 +135,6 @@ fn start_pipeline(
 pub struct TernApp {
     /// The window's egui context (effects that ask the window for something).
     ctx: egui::Context,
-    pipeline: Arc<Pipeline>,
     /// The workspace, its panes' facts and its rules (GUI-free); every change to it
     /// goes through `exec` (`run.rs`).
     core: WorkspaceCore,
@@ -239,7 +238,6 @@ impl TernApp {
         core.set_waker(repaint);
         let mut app = TernApp {
             ctx: ctx.clone(),
-            pipeline,
             core,
             panes: HashMap::new(),
             keymap: KeyMap::default(),
@@ -416,7 +414,7 @@ impl TernApp {
             if let Some(text) = super::agents::take_send_text(&ctx, &self.send_text)
                 && let Some(pane) = self.core.ws.focused_pane()
             {
-                self.pipeline.write(pane, text.as_bytes());
+                self.core.pipeline().write(pane, text.as_bytes());
             }
         }
         let mut actions = self.overlay_ui(&ctx);
@@ -490,7 +488,7 @@ impl TernApp {
                     .cloned()
                     .unwrap_or_else(|| tern_core::diagnostics::PaneLabel::unplaced(p))
             };
-            if let Some(jump) = self.diagnostics.show(&ctx, &self.pipeline, &labels) {
+            if let Some(jump) = self.diagnostics.show(&ctx, self.core.pipeline(), &labels) {
                 self.apply(&ctx, vec![Action::FocusPane(jump)]);
             }
         }

@@ -42,7 +42,7 @@ impl TernApp {
         let screens = self.settings.config.session.restore_last_screen;
         self.session_state_with(|p| {
             screens
-                .then(|| self.pipeline.dump_screen(p).map(|d| d.rows))
+                .then(|| self.core.pipeline().dump_screen(p).map(|d| d.rows))
                 .flatten()
         })
     }
