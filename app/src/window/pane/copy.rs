@@ -31,7 +31,7 @@ struct PaneText<'a> {
 
 impl LineText for PaneText<'_> {
     fn line(&mut self, line: u64) -> Option<Vec<char>> {
-        let screen = self.view.scrollback_dropped + self.view.scrollback_lines;
+        let screen = self.view.meta.scrollback_dropped + self.view.meta.scrollback_lines;
         if line >= screen {
             let row = self.view.rows.get(usize::try_from(line - screen).ok()?)?;
             return Some(cell_chars(row));
@@ -59,10 +59,10 @@ impl PaneUi {
         let Some(v) = &self.view else {
             return;
         };
-        let screen = v.scrollback_dropped + v.scrollback_lines;
+        let screen = v.meta.scrollback_dropped + v.meta.scrollback_lines;
         self.copy = Some(CopyMode::new(CopyPoint {
-            line: screen + v.cursor.row as u64,
-            col: v.cursor.col,
+            line: screen + v.meta.cursor.row as u64,
+            col: v.meta.cursor.col,
         }));
     }
 
@@ -81,14 +81,14 @@ impl PaneUi {
     }
 
     fn copy_bounds(&self, v: &PaneView) -> CopyBounds {
-        let screen = v.scrollback_dropped + v.scrollback_lines;
-        let offset = self.viewport.offset.min(v.scrollback_lines as usize) as u64;
+        let screen = v.meta.scrollback_dropped + v.meta.scrollback_lines;
+        let offset = self.viewport.offset.min(v.meta.scrollback_lines as usize) as u64;
         CopyBounds {
-            first_line: v.scrollback_dropped,
+            first_line: v.meta.scrollback_dropped,
             last_line: screen + (v.rows.len() as u64).saturating_sub(1),
             view_top: screen - offset,
             view_rows: v.rows.len(),
-            cols: v.size.cols,
+            cols: v.meta.size.cols,
         }
     }
 
@@ -221,7 +221,7 @@ impl PaneUi {
         };
         let b = self.copy_bounds(v);
         let line = mode.cursor().line;
-        let screen = v.scrollback_dropped + v.scrollback_lines;
+        let screen = v.meta.scrollback_dropped + v.meta.scrollback_lines;
         let bottom = b.view_top + (b.view_rows as u64).saturating_sub(1);
         let top = if line < b.view_top {
             line
@@ -230,7 +230,7 @@ impl PaneUi {
         } else {
             return;
         };
-        self.viewport.offset = screen.saturating_sub(top).min(v.scrollback_lines) as usize;
+        self.viewport.offset = screen.saturating_sub(top).min(v.meta.scrollback_lines) as usize;
         self.viewport.fraction = 0.0;
     }
 
