@@ -38,7 +38,7 @@ impl Pipeline {
         )
     }
 
-    /// The model thread's polls after replies ([`reply_poll`]), cumulative.
+    /// The model thread's polls after replies ([`reply_poll`](super::reply_poll)), cumulative.
     pub fn model_reply_polls(&self) -> diag::ReplyPolls {
         self.model_diag.stats.reply_polls()
     }
