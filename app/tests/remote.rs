@@ -90,7 +90,7 @@ fn step_until(
                 r.visible,
                 r.bytes_read,
                 r.bytes_parsed,
-                r.window,
+                r.window_bytes,
                 r.paused_now
             ))
             .collect::<Vec<_>>(),

@@ -323,7 +323,7 @@ fn a_wrapped_url_with_parentheses_is_found_whole() {
         rows.iter().any(|r| r.contains("language)."))
     });
     let app = h.state_mut().as_mut().expect("app");
-    let cols = app.view().map(|v| v.size.cols).expect("a view");
+    let cols = app.view().map(|v| v.meta.size.cols).expect("a view");
     let row = screen(&h)
         .iter()
         .position(|r| r.contains("https://"))
@@ -491,7 +491,7 @@ fn a_selection_follows_its_text_as_output_scrolls_and_clears_when_the_text_chang
         .state()
         .as_ref()
         .and_then(|a| a.view())
-        .map_or(0, |v| v.scrollback_dropped + v.scrollback_lines);
+        .map_or(0, |v| v.meta.scrollback_dropped + v.meta.scrollback_lines);
     let deadline = Instant::now() + Duration::from_secs(10);
     while newest(&pipeline) < shown + 30 && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(10));

@@ -50,7 +50,7 @@ pub fn wait_sized(h: &mut Harness<'_, Slot>) {
             .pane()
             .and_then(|p| app.pane_ui(p))
             .and_then(|p| p.grid());
-        grid.is_some() && app.view().map(|v| v.size) == grid
+        grid.is_some() && app.view().map(|v| v.meta.size) == grid
     };
     assert!(
         step_until_or(h, std::time::Duration::from_secs(10), sized),

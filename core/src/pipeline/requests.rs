@@ -11,7 +11,7 @@ use crate::model::ScreenDump;
 
 use super::{ModelMsg, PaneId, Pipeline};
 
-/// An answer the model thread will send: [`Pending::take`] never blocks.
+/// An answer the model thread will send: [`Pending::poll`] never blocks.
 #[derive(Debug)]
 pub struct Pending<T> {
     rx: mpsc::Receiver<T>,

@@ -103,7 +103,10 @@ impl PaneUi {
                 ctx.copy_text(hint.text.clone());
             }
             HintAction::Type => {
-                let bracketed = self.view.as_ref().is_some_and(|v| v.modes.bracketed_paste);
+                let bracketed = self
+                    .view
+                    .as_ref()
+                    .is_some_and(|v| v.meta.modes.bracketed_paste);
                 self.out
                     .extend_from_slice(&tern_core::input::encode_paste(&hint.text, bracketed));
             }

@@ -310,7 +310,7 @@ impl PaneUi {
                 "\"pane\":{},\"latency_us\":{},\"snapshot_built_us\":{built_us},\"scrollback_lines\":{},\"rows_rebuilt\":{}",
                 self.id.0,
                 at.elapsed().as_micros(),
-                view.scrollback_lines,
+                view.meta.scrollback_lines,
                 self.rows.rebuilt
             );
             trace.event("reveal_frame", &extra);
@@ -395,20 +395,20 @@ impl PaneUi {
         let Some(v) = &self.view else {
             return false;
         };
-        let screen = v.scrollback_dropped + v.scrollback_lines;
-        let top = screen - self.viewport.offset.min(v.scrollback_lines as usize) as u64;
+        let screen = v.meta.scrollback_dropped + v.meta.scrollback_lines;
+        let top = screen - self.viewport.offset.min(v.meta.scrollback_lines as usize) as u64;
         let target = if forward {
             self.marks.next(top)
         } else {
             // Lines that dropped off the scrollback cannot be shown.
             self.marks
                 .previous(top)
-                .filter(|l| *l >= v.scrollback_dropped)
+                .filter(|l| *l >= v.meta.scrollback_dropped)
         };
         let Some(line) = target else {
             return false;
         };
-        self.viewport.offset = screen.saturating_sub(line).min(v.scrollback_lines) as usize;
+        self.viewport.offset = screen.saturating_sub(line).min(v.meta.scrollback_lines) as usize;
         self.viewport.fraction = 0.0;
         true
     }
@@ -422,11 +422,11 @@ impl PaneUi {
         let Some((first, last)) = self.marks.last_output() else {
             return false;
         };
-        let first = first.max(v.scrollback_dropped);
+        let first = first.max(v.meta.scrollback_dropped);
         if first > last {
             return false;
         }
-        let cols = v.size.cols.saturating_sub(1);
+        let cols = v.meta.size.cols.saturating_sub(1);
         let seq = v.seq;
         self.viewport.start_selection(
             viewport_point(first, 0),
@@ -434,10 +434,10 @@ impl PaneUi {
             seq,
         );
         self.viewport.extend_selection(viewport_point(last, cols));
-        let screen = v.scrollback_dropped + v.scrollback_lines;
-        let top = screen - self.viewport.offset.min(v.scrollback_lines as usize) as u64;
+        let screen = v.meta.scrollback_dropped + v.meta.scrollback_lines;
+        let top = screen - self.viewport.offset.min(v.meta.scrollback_lines as usize) as u64;
         if first < top {
-            self.viewport.offset = (screen - first).min(v.scrollback_lines) as usize;
+            self.viewport.offset = (screen - first).min(v.meta.scrollback_lines) as usize;
             self.viewport.fraction = 0.0;
         }
         true
@@ -445,7 +445,7 @@ impl PaneUi {
 
     pub fn scroll_to_top(&mut self) {
         if let Some(v) = &self.view {
-            self.viewport.offset = v.scrollback_lines as usize;
+            self.viewport.offset = v.meta.scrollback_lines as usize;
         }
     }
 

@@ -90,13 +90,15 @@ impl PaneUi {
             return;
         };
         let guard = match self.selection_guard.take() {
-            Some(g) if g.selection == sel && g.seq == view.seq && g.cols == view.size.cols => {
+            Some(g) if g.selection == sel && g.seq == view.seq && g.cols == view.meta.size.cols => {
                 Some(g)
             }
             Some(mut g) if g.selection == sel => {
                 let (start, _) = sel.span();
                 // A new width re-wraps lines (reflow): their numbers no longer name them.
-                if (start.line as u64) < view.scrollback_dropped || g.cols != view.size.cols {
+                if (start.line as u64) < view.meta.scrollback_dropped
+                    || g.cols != view.meta.size.cols
+                {
                     None
                 } else {
                     match self.pieces_unchanged(&mut g, view) {
@@ -162,7 +164,7 @@ impl PaneUi {
 /// The absolute line of `view`'s first screen row (lines scrolled off before it are
 /// numbered from the first line the pane ever had).
 pub(super) fn first_screen_line(view: &PaneView) -> usize {
-    (view.scrollback_dropped + view.scrollback_lines) as usize
+    (view.meta.scrollback_dropped + view.meta.scrollback_lines) as usize
 }
 
 /// What a selection held on the screen when last checked.
@@ -193,7 +195,7 @@ impl SelectionGuard {
         SelectionGuard {
             selection,
             seq: view.seq,
-            cols: view.size.cols,
+            cols: view.meta.size.cols,
             pieces,
             asked: None,
         }
