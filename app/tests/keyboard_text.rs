@@ -120,7 +120,7 @@ fn copy_mode_selects_a_word_by_keys_and_y_copies_it() {
 /// gg goes to the top of the scrollback (the view follows), Ctrl+V and j select a
 /// block, y copies it. Catches a view that stays at the bottom, a block copied as
 /// whole lines, or a key that waits for a page of history (`Pipeline::history` in
-/// copy mode's line reader: `model_waits` grows).
+/// copy mode's line reader: `ui_waits` grows).
 #[test]
 fn copy_mode_selects_a_block_in_the_scrollback() {
     let script = "i=1; while [ $i -le 100 ]; do echo \"line $i\"; i=$((i+1)); done; exec cat";
@@ -130,7 +130,6 @@ fn copy_mode_selects_a_block_in_the_scrollback() {
     });
     common::wait_sized(&mut h);
     let pipeline = h.state().as_ref().expect("app").core().pipeline().clone();
-    let waits = pipeline.model_waits();
     enter_copy_mode(&mut h);
     keys(&mut h, "ggw");
     assert_eq!(
@@ -153,8 +152,8 @@ fn copy_mode_selects_a_block_in_the_scrollback() {
     // The lines above the screen came as pages asked for between frames: no key
     // waited for the model.
     assert_eq!(
-        pipeline.model_waits(),
-        waits,
+        pipeline.ui_waits(),
+        0,
         "a copy-mode key waited for the model"
     );
 }

@@ -414,7 +414,7 @@ fn ctrl_shift_f_finds_text_in_history_and_scrolls_to_it() {
 /// Ctrl+Shift+C on a selection whose line scrolled into the history (the view at the
 /// bottom holds none of it): the page is asked for between frames and the copy comes a
 /// frame or more later, with no call that waits for the model. Catches the copy that
-/// read the history with `Pipeline::history` on the key press (`model_waits` grew).
+/// read the history with `Pipeline::history` on the key press (`ui_waits` grew).
 #[test]
 fn copying_a_selection_in_the_history_does_not_wait_for_the_model() {
     let script = "stty -echo; printf 'alpha beta gamma\\n'; read x; i=0; while [ $i -lt 40 ]; do echo more$i; i=$((i+1)); done; exec cat";
@@ -432,7 +432,6 @@ fn copying_a_selection_in_the_history_does_not_wait_for_the_model() {
     h.step();
     assert!(has_selection(&h), "the selection stays on its line");
     let pipeline = h.state().as_ref().expect("app").core().pipeline().clone();
-    let waits = pipeline.model_waits();
     h.event(Event::Key {
         key: Key::C,
         physical_key: None,
@@ -442,11 +441,7 @@ fn copying_a_selection_in_the_history_does_not_wait_for_the_model() {
     });
     h.step();
     assert_eq!(common::step_until_copied(&mut h, "Ctrl+Shift+C"), ["beta"]);
-    assert_eq!(
-        pipeline.model_waits(),
-        waits,
-        "the copy waited for the model"
-    );
+    assert_eq!(pipeline.ui_waits(), 0, "the copy waited for the model");
 }
 
 #[test]
@@ -699,4 +694,71 @@ fn a_touchpad_scrolls_history_by_pixels_showing_part_of_a_line() {
         .map(|a| a.scroll_position())
         .unwrap_or(0.0);
     assert!((position - 2.0).abs() < 0.01, "{position}");
+}
+
+/// Invariant 5 at the window: through a session of scrolling far into a long history,
+/// selecting and copying there, copy mode, saving the scrollback and opening a tab,
+/// the window's thread makes no call that waits for the model thread (`ui_waits`,
+/// counted by the pipeline for the thread the window marked). Catches any of those
+/// paths reading history or a screen with the waiting `Pipeline::history` /
+/// `dump_screen` (each seen failing so: the copy, copy mode's reader).
+#[test]
+fn nothing_the_window_does_waits_for_the_model() {
+    let script = "i=1; while [ $i -le 3000 ]; do echo \"line $i\"; i=$((i+1)); done; exec cat";
+    let mut h = harness("sh", &["-c", script]);
+    step_until(&mut h, "output", |rows| {
+        rows.iter().any(|r| r == "line 3000")
+    });
+    common::wait_sized(&mut h);
+    let pipeline = h.state().as_ref().expect("app").core().pipeline().clone();
+    // Far up the history, a page at a time.
+    for _ in 0..40 {
+        h.event(wheel(40.0));
+        h.step();
+    }
+    common::step_until_or(&mut h, Duration::from_secs(10), |h| {
+        let app = h.state().as_ref().expect("app");
+        app.pane()
+            .and_then(|p| app.pane_ui(p))
+            .is_some_and(|p| p.history_in_view())
+    });
+    assert!(h.state().as_ref().is_some_and(|a| a.scroll_offset() > 1000));
+    // Select two rows there and copy them.
+    drag_select(&mut h, (0.0, 2.0), (6.0, 3.0));
+    h.step();
+    h.event(Event::Key {
+        key: Key::C,
+        physical_key: None,
+        pressed: true,
+        repeat: false,
+        modifiers: Modifiers::CTRL | Modifiers::SHIFT,
+    });
+    h.step();
+    let copied = common::step_until_copied(&mut h, "Ctrl+Shift+C in the history");
+    assert!(copied[0].starts_with("line "), "{copied:?}");
+    // Copy mode from the live screen to the top of the history and back.
+    h.event(Event::Key {
+        key: Key::Space,
+        physical_key: None,
+        pressed: true,
+        repeat: false,
+        modifiers: Modifiers::CTRL | Modifiers::SHIFT,
+    });
+    h.step();
+    for c in "ggvey".chars() {
+        h.event(Event::Text(c.to_string()));
+        h.step();
+    }
+    let copied = common::step_until_copied(&mut h, "copy mode's yank at the top");
+    assert_eq!(copied, ["line"]);
+    // Save the scrollback (read on the save's own thread) and open a tab.
+    let ctx = h.ctx.clone();
+    if let Some(app) = h.state_mut().as_mut() {
+        app.run_command(&ctx, tern::window::commands::Command::SaveScrollback);
+        app.run_command(&ctx, tern::window::commands::Command::NewTab);
+    }
+    for _ in 0..5 {
+        h.step();
+    }
+    assert_eq!(pipeline.ui_waits(), 0, "the window waited for the model");
 }

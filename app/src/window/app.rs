@@ -232,6 +232,9 @@ impl TernApp {
             let ctx = ctx.clone();
             move || ctx.request_repaint()
         });
+        // The window's thread: calls on it that wait for the model are counted
+        // (invariant 5 says none).
+        pipeline.mark_ui_thread();
         let mut core = WorkspaceCore::new(pipeline.clone(), settings.config.clone());
         core.set_hold(launch.desktop.hold);
         core.set_child_env(launch.desktop.child_env());
