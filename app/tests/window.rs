@@ -401,6 +401,13 @@ fn ctrl_shift_f_finds_text_in_history_and_scrolls_to_it() {
         .map(|r| r.matches.len());
     assert_eq!(found, Some(1));
     assert!(app.scroll_offset() > 0, "scrolled to the match");
+    // The history lines in view are asked for without waiting: a frame or more.
+    common::step_until_or(&mut h, Duration::from_secs(10), |h| {
+        let app = h.state().as_ref().expect("app");
+        app.pane()
+            .and_then(|p| app.pane_ui(p))
+            .is_some_and(|p| p.history_in_view())
+    });
     let shown = screen_rows(&mut h);
     assert!(shown.iter().any(|r| r == "needle here"), "{shown:?}");
     h.key_press(Key::Escape);
