@@ -54,7 +54,7 @@ fn step_until(h: &mut Harness<'_, Slot>, what: &str, done: impl Fn(&Harness<'_, 
 }
 
 fn panes(h: &Harness<'_, Slot>) -> usize {
-    app(h).workspace().all_panes().len()
+    app(h).core().ws.all_panes().len()
 }
 
 /// Whether the last frame asked the window to close / cancelled a close.
@@ -87,7 +87,7 @@ fn a_pane_exiting_beside_others_closes_only_itself() {
     h.key_press_modifiers(CTRL_SHIFT, Key::D);
     step_until(&mut h, "two panes", |h| panes(h) == 2);
     let second = app(&h).pane().expect("focused");
-    app(&h).pipeline().write(second, b"exit 5\n");
+    app(&h).core().pipeline().write(second, b"exit 5\n");
     step_until(&mut h, "the exited pane closed", |h| panes(h) == 1);
     assert!(!sent(&h, &ViewportCommand::Close), "the window stays");
     assert_ne!(app(&h).pane(), Some(second));
@@ -143,7 +143,8 @@ fn running_sleep(h: &mut Harness<'_, Slot>) {
     step_until(h, "sleep runs", |h| {
         let p = app(h).pane().expect("focused");
         app(h)
-            .pane_record(p)
+            .core()
+            .record(p)
             .is_some_and(|u| u.foreground.as_deref() == Some("sleep"))
     });
 }
@@ -174,7 +175,8 @@ fn closing_a_tab_with_a_running_program_asks_first() {
     step_until(&mut h, "its shell is at the prompt", |h| {
         let p = app(h).pane().expect("focused");
         app(h)
-            .pane_record(p)
+            .core()
+            .record(p)
             .is_some_and(|u| u.looked_up && u.foreground.is_none())
     });
     h.key_press_modifiers(close_tab, Key::W);
@@ -220,7 +222,7 @@ fn closing_the_window_over_idle_shells_does_not_ask() {
     let mut h = harness(launch("exec sh", Desktop::default()));
     step_until(&mut h, "the shell is looked up", |h| {
         let p = app(h).pane().expect("focused");
-        app(h).pane_record(p).is_some_and(|u| u.looked_up)
+        app(h).core().record(p).is_some_and(|u| u.looked_up)
     });
     request_window_close(&mut h);
     assert!(!sent(&h, &ViewportCommand::CancelClose));
@@ -249,7 +251,9 @@ fn msg_requests_open_list_type_focus_and_close_panes() {
     assert_eq!(info.activity, Activity::Running);
     assert!(info.focused, "the new tab is shown");
     assert_eq!(
-        app(&h).tab_title(app(&h).workspace().active_tab().unwrap()),
+        app(&h)
+            .core()
+            .tab_title(app(&h).core().ws.active_tab().unwrap()),
         "agent"
     );
     // send-text reaches the program: cat echoes it back.
@@ -339,6 +343,9 @@ fn keys_and_msg_requests_reach_the_same_command_code() {
             .map(|a| (a.source, a.command))
             .collect()
     };
+    // The first pane joined its group through the core too (it was started before
+    // the window: adopted at start-up).
+    assert_eq!(journal(&h).first(), Some(&(Source::Start, "adopt")));
     h.key_press_modifiers(CTRL_SHIFT, Key::T);
     step_until(&mut h, "a second tab", |h| panes(h) == 2);
     h.key_press_modifiers(CTRL_SHIFT, Key::D);

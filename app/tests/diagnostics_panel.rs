@@ -47,6 +47,7 @@ fn ctrl_shift_g_opens_the_panel_and_a_flooding_hidden_panes_row_moves() {
         .state()
         .as_ref()
         .expect("app")
+        .core()
         .pipeline()
         .spawn(&SpawnSpec::command("yes", &[]))
         .expect("spawn yes");
@@ -91,7 +92,9 @@ fn ctrl_shift_g_opens_the_panel_and_a_flooding_hidden_panes_row_moves() {
     assert_eq!(rows, 2, "a row per pty");
     let main = {
         let app = h.state().as_ref().expect("app");
-        app.pane_label(app.pane().expect("the main pane")).pane
+        app.core()
+            .pane_label(app.pane().expect("the main pane"))
+            .pane
     };
     assert_eq!(
         cell(&h, &format!("{main} state")),
@@ -104,6 +107,7 @@ fn ctrl_shift_g_opens_the_panel_and_a_flooding_hidden_panes_row_moves() {
         .state()
         .as_ref()
         .expect("app")
+        .core()
         .pipeline()
         .breadcrumbs()
         .into_iter()

@@ -23,7 +23,12 @@ fn a_headless_workspace_opens_tabs_and_reads_their_text() {
         &first.to_string(),
         "echo hello-$((6*7))\n",
     ]);
-    served.wait_text(first, &[], |t| t.lines().any(|l| l.trim() == "hello-42"));
+    // (Typed before the shell's first prompt, the output may follow that prompt on
+    // its line: "# hello-42".)
+    served.wait_text(first, &[], |t| {
+        t.lines()
+            .any(|l| l.trim_end().ends_with(" hello-42") || l == "hello-42")
+    });
 
     // A tab running a program: its history, and its last lines.
     let tab = pane_id(&served.ok(&[
@@ -193,5 +198,70 @@ fn a_second_headless_workspace_on_the_same_session_is_refused() {
     assert!(err.contains("already serves the session"), "{err}");
     assert_eq!(served.list().len(), 1, "the first one goes on");
     let (code, err) = served.stop();
+    assert_eq!(code, Some(0), "{err}");
+}
+
+/// The headless face sends notifications to the desktop as the window does: no pane is
+/// seen there, so OSC 9 and OSC 777 from a pane reach the session bus (`tern --headless`
+/// inside a private bus, dbus-monitor watching it), titled with worktree and tab.
+/// Catches a face that routes no notifications (the window did it; seen failing so
+/// before the core took the routing over).
+#[test]
+fn a_headless_workspace_sends_notifications_to_the_desktop() {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let dir = scratch("hw-notify");
+    let monitor = dir.join("monitor.txt");
+    let pid_file = dir.join("tern.pid");
+    let inner = format!(
+        "dbus-monitor --session \"interface='org.freedesktop.Notifications'\" > '{mon}' 2>&1 & m=$!; \
+         sleep 1; '{tern}' --headless & echo $! > '{pid}'; wait $!; kill $m",
+        mon = monitor.display(),
+        tern = env!("CARGO_BIN_EXE_tern"),
+        pid = pid_file.display(),
+    );
+    let mut cmd = Command::new("dbus-run-session");
+    common::headless::scratch_env(&mut cmd, &dir);
+    let child = cmd
+        .args(["--", "sh", "-c", &inner])
+        .env_remove("DBUS_SESSION_BUS_ADDRESS")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("dbus-run-session (apt-get install dbus)");
+    let served = Served::wrap(&dir, child);
+    let pane = pane_id(&served.ok(&[
+        "new-tab",
+        "--title",
+        "agent",
+        "--",
+        "sh",
+        "-c",
+        "printf '\\033]9;Agent needs your permission\\007'; sleep 1; \
+         printf '\\033]777;notify;Build;finished\\007'; exec sleep 600",
+    ]));
+    let started = Instant::now();
+    let text = loop {
+        let text = std::fs::read_to_string(&monitor).unwrap_or_default();
+        if text.matches("member=Notify").count() >= 2 {
+            break text;
+        }
+        assert!(
+            started.elapsed() < common::headless::PATIENCE,
+            "no Notify calls on the bus from pane {pane}: {text}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(text.contains("Agent needs your permission"), "{text}");
+    assert!(text.contains("Build: finished"), "{text}");
+    assert!(
+        text.contains("tern · home · 2 agent"),
+        "worktree and tab: {text}"
+    );
+    // SIGTERM to tern; the script then stops dbus-monitor and the bus ends with it.
+    let pid = std::fs::read_to_string(&pid_file).expect("tern's pid");
+    let _ = Command::new("kill").args(["-TERM", pid.trim()]).status();
+    let (code, err) = served.wait_out();
     assert_eq!(code, Some(0), "{err}");
 }

@@ -58,13 +58,29 @@ fn enter_copy_mode(h: &mut Harness<'static, Slot>) {
     assert!(in_copy_mode(h), "Ctrl+Shift+Space enters copy mode");
 }
 
-/// Types `keys` into copy mode, one frame each; returns what the last frame copied.
+/// Types `keys` into copy mode, one frame each, and steps while a key waits for
+/// history lines from the model; returns what those frames copied.
 fn keys(h: &mut Harness<'static, Slot>, keys: &str) -> Vec<String> {
+    let mut copied = Vec::new();
     for c in keys.chars() {
         h.event(Event::Text(c.to_string()));
         h.step();
+        copied.extend(common::copied_now(h));
     }
-    copied(h)
+    let waits = |h: &Harness<'static, Slot>| {
+        let app = h.state().as_ref().expect("app");
+        app.pane()
+            .and_then(|p| app.pane_ui(p))
+            .is_some_and(|p| p.waits_for_history())
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while waits(h) {
+        assert!(std::time::Instant::now() < deadline, "no history page came");
+        std::thread::sleep(Duration::from_millis(5));
+        h.step();
+        copied.extend(common::copied_now(h));
+    }
+    copied
 }
 
 fn ctrl(h: &mut Harness<'static, Slot>, key: Key) {
@@ -76,18 +92,6 @@ fn ctrl(h: &mut Harness<'static, Slot>, key: Key) {
         modifiers: Modifiers::CTRL,
     });
     h.step();
-}
-
-fn copied(h: &Harness<'static, Slot>) -> Vec<String> {
-    h.output()
-        .platform_output
-        .commands
-        .iter()
-        .filter_map(|c| match c {
-            egui::OutputCommand::CopyText(t) => Some(t.clone()),
-            _ => None,
-        })
-        .collect()
 }
 
 /// k, w, v, e, y select a word on the screen and copy it; the program gets none of
@@ -114,8 +118,9 @@ fn copy_mode_selects_a_word_by_keys_and_y_copies_it() {
 }
 
 /// gg goes to the top of the scrollback (the view follows), Ctrl+V and j select a
-/// block, y copies it. Catches a view that stays at the bottom, or a block copied as
-/// whole lines.
+/// block, y copies it. Catches a view that stays at the bottom, a block copied as
+/// whole lines, or a key that waits for a page of history (`Pipeline::history` in
+/// copy mode's line reader: `model_waits` grows).
 #[test]
 fn copy_mode_selects_a_block_in_the_scrollback() {
     let script = "i=1; while [ $i -le 100 ]; do echo \"line $i\"; i=$((i+1)); done; exec cat";
@@ -124,6 +129,8 @@ fn copy_mode_selects_a_block_in_the_scrollback() {
         rows.iter().any(|r| r == "line 100")
     });
     common::wait_sized(&mut h);
+    let pipeline = h.state().as_ref().expect("app").core().pipeline().clone();
+    let waits = pipeline.model_waits();
     enter_copy_mode(&mut h);
     keys(&mut h, "ggw");
     assert_eq!(
@@ -142,6 +149,13 @@ fn copy_mode_selects_a_block_in_the_scrollback() {
             .map(String::as_str),
         Some("line 100"),
         "leaving copy mode goes back to the live screen"
+    );
+    // The lines above the screen came as pages asked for between frames: no key
+    // waited for the model.
+    assert_eq!(
+        pipeline.model_waits(),
+        waits,
+        "a copy-mode key waited for the model"
     );
 }
 
@@ -359,6 +373,6 @@ fn a_path_line_hint_opens_the_editor_at_its_line_in_a_new_tab() {
     let tabs = h
         .state()
         .as_ref()
-        .and_then(|a| a.workspace().active_group().map(|g| g.tabs.len()));
+        .and_then(|a| a.core().ws.active_group().map(|g| g.tabs.len()));
     assert_eq!(tabs, Some(2), "the editor runs in a new tab");
 }

@@ -8,7 +8,7 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
 
 mod common;
-use common::Slot;
+use common::{Slot, selected};
 
 /// `tern --hold -e PROGRAM ARGS` (80x24, no config file) through the binary's start-up;
 /// held, so a test can read the last screen after the program exits.
@@ -29,9 +29,12 @@ fn harness(program: &str, args: &[&str]) -> Harness<'static, Slot> {
     common::app_harness_from_args(&all, egui::vec2(800.0, 480.0))
 }
 
-/// The focused pane's selected text, if any.
-fn selected(h: &Harness<'_, Slot>) -> Option<String> {
-    h.state().as_ref().and_then(|a| a.selection_text())
+/// Whether the focused pane has a selection.
+fn has_selection(h: &Harness<'_, Slot>) -> bool {
+    let app = h.state().as_ref().expect("app");
+    app.pane()
+        .and_then(|p| app.pane_ui(p))
+        .is_some_and(|p| p.selection().is_some())
 }
 
 /// The rows the window shows (history lines when scrolled up).
@@ -212,7 +215,7 @@ fn dragging_selects_cells_and_ctrl_shift_c_copies_them() {
     common::wait_sized(&mut h);
     drag_select(&mut h, (6.0, 0.0), (9.0, 0.0));
     h.step();
-    assert_eq!(selected(&h), Some("beta".to_string()));
+    assert_eq!(selected(&mut h), Some("beta".to_string()));
     // Key down only: the copy command is in the output of the frame that handled it.
     let ctrl_shift = Modifiers::CTRL | Modifiers::SHIFT;
     h.event(Event::Key {
@@ -278,7 +281,9 @@ fn a_multi_line_paste_without_bracketed_paste_asks_first() {
 fn write_marker(h: &mut Harness<'static, Slot>, text: &str) {
     let app = h.state().as_ref().expect("app");
     let pane = app.pane().expect("a focused pane");
-    app.pipeline().write(pane, format!("{text}\n").as_bytes());
+    app.core()
+        .pipeline()
+        .write(pane, format!("{text}\n").as_bytes());
     step_until(h, text, |rows| {
         rows.iter().filter(|r| r.as_str() == text).count() == 2
     });
@@ -406,6 +411,44 @@ fn ctrl_shift_f_finds_text_in_history_and_scrolls_to_it() {
     );
 }
 
+/// Ctrl+Shift+C on a selection whose line scrolled into the history (the view at the
+/// bottom holds none of it): the page is asked for between frames and the copy comes a
+/// frame or more later, with no call that waits for the model. Catches the copy that
+/// read the history with `Pipeline::history` on the key press (`model_waits` grew).
+#[test]
+fn copying_a_selection_in_the_history_does_not_wait_for_the_model() {
+    let script = "stty -echo; printf 'alpha beta gamma\\n'; read x; i=0; while [ $i -lt 40 ]; do echo more$i; i=$((i+1)); done; exec cat";
+    let mut h = harness("sh", &["-c", script]);
+    step_until(&mut h, "output", |rows| {
+        rows.iter().any(|r| r == "alpha beta gamma")
+    });
+    common::wait_sized(&mut h);
+    drag_select(&mut h, (6.0, 0.0), (9.0, 0.0));
+    h.step();
+    h.key_press(Key::Enter);
+    step_until(&mut h, "scrolled", |rows| {
+        rows.iter().any(|r| r == "more39")
+    });
+    h.step();
+    assert!(has_selection(&h), "the selection stays on its line");
+    let pipeline = h.state().as_ref().expect("app").core().pipeline().clone();
+    let waits = pipeline.model_waits();
+    h.event(Event::Key {
+        key: Key::C,
+        physical_key: None,
+        pressed: true,
+        repeat: false,
+        modifiers: Modifiers::CTRL | Modifiers::SHIFT,
+    });
+    h.step();
+    assert_eq!(common::step_until_copied(&mut h, "Ctrl+Shift+C"), ["beta"]);
+    assert_eq!(
+        pipeline.model_waits(),
+        waits,
+        "the copy waited for the model"
+    );
+}
+
 #[test]
 fn a_selection_follows_its_text_as_output_scrolls_and_clears_when_the_text_changes() {
     // No echo: the Enter keys must not scroll the screen themselves.
@@ -420,7 +463,7 @@ fn a_selection_follows_its_text_as_output_scrolls_and_clears_when_the_text_chang
     drag_select(&mut h, (6.0, 0.0), (9.0, 0.0));
     h.step();
     h.step();
-    assert_eq!(selected(&h), Some("beta".to_string()));
+    assert_eq!(selected(&mut h), Some("beta".to_string()));
     // 40 more lines push "alpha beta gamma" into the scrollback: the selection stays on it.
     h.key_press(Key::Enter);
     step_until(&mut h, "scrolled", |rows| {
@@ -428,15 +471,14 @@ fn a_selection_follows_its_text_as_output_scrolls_and_clears_when_the_text_chang
     });
     // The selected row is in the scrollback now: its text comes from the model's history
     // a frame or more later (the window never waits for it).
-    common::step_until_or(&mut h, Duration::from_secs(10), |h| selected(h).is_some());
-    assert_eq!(selected(&h), Some("beta".to_string()));
+    assert_eq!(selected(&mut h), Some("beta".to_string()));
     // The model runs ahead of the frame the window holds: 30 more lines are parsed
     // while no frame is taken. The selection's line is still the same line (history is
     // asked for by absolute line, not by distance from the model's newest line, which
     // read "later…" here and cleared the selection on the next frame).
     let (pipeline, pane) = {
         let app = h.state().as_ref().expect("app");
-        (app.pipeline().clone(), app.pane().expect("pane"))
+        (app.core().pipeline().clone(), app.pane().expect("pane"))
     };
     // Typed straight to the pty, so that no frame is taken until the test says.
     pipeline.write(pane, b"\r");
@@ -461,7 +503,7 @@ fn a_selection_follows_its_text_as_output_scrolls_and_clears_when_the_text_chang
         screen(&h)
     );
     assert_eq!(
-        selected(&h),
+        selected(&mut h),
         Some("beta".to_string()),
         "read from a stale frame"
     );
@@ -479,7 +521,7 @@ fn a_selection_follows_its_text_as_output_scrolls_and_clears_when_the_text_chang
         "history asked for while drawing"
     );
     assert_eq!(
-        selected(&h),
+        selected(&mut h),
         Some("beta".to_string()),
         "after the frames caught up"
     );
@@ -487,7 +529,7 @@ fn a_selection_follows_its_text_as_output_scrolls_and_clears_when_the_text_chang
     drag_select(&mut h, (0.0, 0.0), (3.0, 0.0));
     h.step();
     h.step();
-    let before = selected(&h);
+    let before = selected(&mut h);
     assert!(
         before.as_deref().is_some_and(|t| t.starts_with("late")),
         "{before:?}"
@@ -498,7 +540,7 @@ fn a_selection_follows_its_text_as_output_scrolls_and_clears_when_the_text_chang
     });
     h.step();
     h.step();
-    assert_eq!(selected(&h), None);
+    assert_eq!(selected(&mut h), None);
 }
 
 #[test]
@@ -523,11 +565,11 @@ fn a_selection_in_the_scrollback_goes_when_a_new_width_rewraps_the_lines() {
         .expect("the short line in view");
     drag_select(&mut h, (6.0, row as f32), (9.0, row as f32));
     h.step();
-    assert_eq!(selected(&h), Some("beta".to_string()));
+    assert_eq!(selected(&mut h), Some("beta".to_string()));
     // Narrower: the lines re-wrap; the selection's line numbers no longer name its text.
     h.set_size(egui::vec2(500.0, 480.0));
-    common::step_until_or(&mut h, Duration::from_secs(10), |h| selected(h).is_none());
-    assert_eq!(selected(&h), None, "the selection went with the width");
+    common::step_until_or(&mut h, Duration::from_secs(10), |h| !has_selection(h));
+    assert_eq!(selected(&mut h), None, "the selection went with the width");
 }
 
 #[test]
@@ -589,12 +631,12 @@ fn alt_drag_selects_a_block_of_columns() {
     // Columns 4..=8 of the three rows: the name column.
     drag_select_with(&mut h, (4.0, 0.0), (8.0, 2.0), Modifiers::ALT);
     h.step();
-    assert_eq!(selected(&h), Some("name\nalpha\nbeta".to_string()));
+    assert_eq!(selected(&mut h), Some("name\nalpha\nbeta".to_string()));
     // Without Alt the same drag selects running text.
     drag_select(&mut h, (4.0, 0.0), (8.0, 2.0));
     h.step();
     assert_eq!(
-        selected(&h),
+        selected(&mut h),
         Some("name   size\n01  alpha  10\n02  beta".to_string())
     );
 }

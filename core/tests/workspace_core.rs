@@ -262,3 +262,133 @@ fn a_saved_workspace_comes_back_with_its_groups_tabs_and_splits() {
     third.restore(&gone, false);
     assert_eq!(third.ws.all_panes().len(), 3);
 }
+
+/// A notification goes to the desktop as the person's view says: not while the window
+/// has focus and shows the pane (the default `Unfocused`), and when sent while the
+/// window is unfocused the face is asked for the user's attention. The headless face
+/// never says it sees anything. Catches routing that ignores what the face sees, or
+/// that lost the attention request when the routing moved out of the window.
+#[test]
+fn a_notification_reaches_the_desktop_only_when_its_pane_is_out_of_sight() {
+    let mut core = core();
+    let p = open(&mut core, &folder("notify"));
+    pump(&mut core, "the pane has a title", |c| c.record(p).is_some());
+    let attention = |effects: &[Effect]| {
+        effects
+            .iter()
+            .filter(|e| matches!(e, Effect::Attention { .. }))
+            .count()
+    };
+    // Seen: focused window, pane on screen. The title that follows marks the
+    // notification as routed.
+    core.set_seen(true, [p]);
+    core.pipeline()
+        .feed(p, b"\x1b]9;while you watch\x07\x1b]2;seen-1\x07");
+    pump(&mut core, "the first title", |c| {
+        c.pane_title(p) == "seen-1"
+    });
+    assert_eq!(core.notifications_sent(), 0, "seen: not sent");
+    assert_eq!(attention(&core.take_effects()), 0);
+    // Focused window, the pane in another tab: sent, no attention asked.
+    core.set_seen(true, []);
+    core.pipeline()
+        .feed(p, b"\x1b]9;Build finished\x07\x1b]2;hidden\x07");
+    pump(&mut core, "the hidden title", |c| {
+        c.pane_title(p) == "hidden"
+    });
+    assert_eq!(core.notifications_sent(), 1, "out of sight: sent");
+    assert_eq!(attention(&core.take_effects()), 0, "the window has focus");
+    // Unfocused: sent, and the face asked for attention.
+    core.set_seen(false, []);
+    core.pipeline().feed(
+        p,
+        b"\x1b]9;Agent needs your permission\x07\x1b]2;seen-2\x07",
+    );
+    pump(&mut core, "the second title", |c| {
+        c.pane_title(p) == "seen-2"
+    });
+    assert_eq!(core.notifications_sent(), 2, "unfocused: sent");
+    assert_eq!(attention(&core.take_effects()), 1, "and attention asked");
+}
+
+/// A session save is due when the layout changes, not on every wake-up; with
+/// `restore_last_screen` it waits (without blocking) for every pane's screen and
+/// carries it. Both faces save by this schedule. Catches a schedule that saves on
+/// every call, misses a split, or saves before the screens came.
+#[test]
+fn a_session_save_is_due_when_the_layout_changes_and_carries_the_screens() {
+    use tern_core::workspace::SaveSchedule;
+    let mut core = core();
+    let mut config = core.config().clone();
+    config.session.restore_last_screen = true;
+    core.set_config(config);
+    let p = open(&mut core, &folder("saves"));
+    core.pipeline().feed(p, b"screen-marker-1\r\n");
+    let mut saves = SaveSchedule::default();
+    let started = Instant::now();
+    let state = loop {
+        if let Some(state) = saves.due(&core) {
+            break state;
+        }
+        assert!(started.elapsed() < Duration::from_secs(20), "never due");
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let text = ron::to_string(&state).expect("ron");
+    assert!(
+        text.contains("screen-marker-1"),
+        "the screen is saved: {text}"
+    );
+    assert!(saves.due(&core).is_none(), "nothing changed: nothing due");
+    core.apply(
+        Source::Key,
+        Command::Split {
+            pane: Some(p),
+            axis: Axis::Horizontal,
+            cwd: None,
+            program: Vec::new(),
+        },
+    )
+    .expect("split");
+    let started = Instant::now();
+    let state = loop {
+        if let Some(state) = saves.due(&core) {
+            break state;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the split never due"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    assert_eq!(state.worktrees.len(), 1);
+    assert_eq!(
+        ron::to_string(&state).expect("ron").matches("cwd:").count(),
+        2,
+        "two panes"
+    );
+}
+
+/// A pane started before the workspace (the window's first) is adopted into its
+/// folder's group as a tab, once: adopting it again is refused and changes nothing.
+#[test]
+fn an_early_pane_is_adopted_once() {
+    let mut core = core();
+    let dir = folder("adopt");
+    let spec = core.config().spawn_spec(Some(dir.clone()));
+    let early = core.pipeline().spawn(&spec).expect("spawn");
+    let adopt = || Command::Adopt {
+        pane: early,
+        path: dir.clone(),
+        launched: None,
+    };
+    assert_eq!(
+        core.apply(Source::Start, adopt()).map(|o| pane(Ok(o))),
+        Ok(early)
+    );
+    assert_eq!(core.ws.focused_pane(), Some(early));
+    assert!(core.record(early).is_some(), "registered");
+    let before = core.ws.all_panes();
+    let again = core.apply(Source::Start, adopt());
+    assert!(again.is_err(), "{again:?}");
+    assert_eq!(core.ws.all_panes(), before, "nothing else changed");
+}

@@ -4,12 +4,15 @@
 //! Agents can run on a machine with no display, and every workflow can be driven end
 //! to end through the binary (`tern msg new-tab`, `split`, `send-text`, `get-text`…).
 //!
-//! The loop sleeps until something happens: a pipeline event, a request, a signal.
-//! No timer wakes it. Panes are never shown, so the model thread keeps their screens
+//! The loop sleeps until something happens: a pipeline event, a request, a signal,
+//! a remote worktree's news or the desktop's answer to a notification (bells and
+//! notifications go to the desktop as the config says: no pane is ever seen here).
+//! No timer wakes it, except a remote worktree's reconnect. Panes are never shown, so the model thread keeps their screens
 //! and sends nothing (invariant 2); `get-text` reads them on a thread of its own.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Condvar, Mutex};
+use std::time::Instant;
 
 use tern_core::config::Config;
 use tern_core::ipc::SOCKET_ENV;
@@ -18,7 +21,7 @@ use tern_core::model::TermSize;
 use tern_core::pipeline::{Pipeline, PipelineConfig};
 use tern_core::session::LoadOutcome;
 use tern_core::workspace::requests;
-use tern_core::workspace::{Command, Effect, Source, WorkspaceCore, dir_name};
+use tern_core::workspace::{Command, Effect, SaveSchedule, Source, WorkspaceCore, dir_name};
 
 use crate::desktop::{Ipc, LateWaker};
 use crate::window::settings::SessionFile;
@@ -48,15 +51,28 @@ impl Wake {
         }
     }
 
-    /// Sleeps until a notify that came after the last wait returned.
-    fn wait(&self) {
+    /// Sleeps until a notify that came after the last wait returned, or until
+    /// `until` (a remote worktree's reconnect) has come.
+    fn wait(&self, until: Option<Instant>) {
         let Ok(mut p) = self.pending.lock() else {
             return;
         };
         while !*p {
-            p = match self.cv.wait(p) {
-                Ok(p) => p,
-                Err(_) => return,
+            p = match until {
+                None => match self.cv.wait(p) {
+                    Ok(p) => p,
+                    Err(_) => return,
+                },
+                Some(at) => {
+                    let left = at.saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        break;
+                    }
+                    match self.cv.wait_timeout(p, left) {
+                        Ok((p, _)) => p,
+                        Err(_) => return,
+                    }
+                }
             };
         }
         *p = false;
@@ -88,6 +104,8 @@ pub fn serve(args: ServeArgs) -> Result<i32, String> {
 
     let last_screen = args.config.session.restore_last_screen;
     let mut core = WorkspaceCore::new(pipeline.clone(), args.config);
+    let core_wake = wake.clone();
+    core.set_waker(Arc::new(move || core_wake.notify()));
     core.set_hold(args.hold);
     core.spawn_size = Some(args.size);
     if let Some(r) = &remote {
@@ -131,12 +149,16 @@ pub fn serve(args: ServeArgs) -> Result<i32, String> {
         Some(r) => eprintln!("tern: serving the workspace on {}", r.path().display()),
         None => eprintln!("tern: serving the workspace (remote_control is off: no socket)"),
     }
-    let mut saved_layout = None;
+    let mut saves = SaveSchedule::default();
     loop {
         for event in pipeline.poll_events() {
             core.on_event(&event);
         }
         core.refresh_processes();
+        // Remote worktrees' tmux news; the time of the next reconnect, if one waits.
+        let reconnect = core.poll_remotes();
+        // Clicked desktop notifications focus their pane.
+        core.poll_notices();
         if let Some(r) = &remote {
             for call in r.take_calls() {
                 // Worktrees are named by their groups (no sidebar reads git here).
@@ -144,28 +166,22 @@ pub fn serve(args: ServeArgs) -> Result<i32, String> {
             }
         }
         for effect in core.take_effects() {
+            // No window: nothing to open, raise or ask attention for.
             if let Effect::Status(message) = effect {
                 eprintln!("tern: {message}");
             }
         }
-        if let Some(file) = session.as_mut() {
-            // The last screens are read only when the layout changed (a round trip
-            // per pane).
-            let layout = core.session_state(false);
-            if saved_layout.as_ref() != Some(&layout) {
-                let state = if last_screen {
-                    core.session_state(true)
-                } else {
-                    layout.clone()
-                };
-                file.save_if_changed(state);
-                saved_layout = Some(layout);
-            }
+        // Saved when its layout changed (and every pane's screen came, when last
+        // screens are kept): the core's rule, as in the window.
+        if let Some(file) = session.as_mut()
+            && let Some(state) = saves.due(&core)
+        {
+            file.save_if_changed(state);
         }
         if crate::signals::termination_requested() {
             break;
         }
-        wake.wait();
+        wake.wait(reconnect);
     }
     if let Some(file) = session.as_mut()
         && let Err(e) = file.save_now(core.session_state(last_screen))

@@ -1,16 +1,14 @@
 //! Agents in the window: each pane's activity (running / waiting / done / idle, from
 //! `Pipeline::activities`) on the tab bar, the sidebar and the quick switcher;
-//! desktop notifications for OSC 9 / 777 / 99 and BEL with the window's urgency hint;
+//! (desktop notifications are the workspace core's: `tern_core::workspace`);
 //! "next waiting pane"; `send_text` bindings.
 
 use std::collections::HashMap;
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use egui::Color32;
-use tern_core::config::{NotifyConfig, NotifyWhen, SendText};
-use tern_core::desktop_notify::{DesktopEvent, DesktopNotifier, DesktopRequest};
-use tern_core::model::notify::{Notification, Progress, ProgressState, Urgency};
+use tern_core::config::SendText;
+use tern_core::model::notify::{Progress, ProgressState};
 use tern_core::pipeline::activity::{ActivityReport, ActivityState};
 use tern_core::pipeline::{PaneId, Pipeline};
 use tern_core::workspace::Badges;
@@ -94,51 +92,13 @@ pub fn next_change_ms<'a>(reports: impl IntoIterator<Item = &'a ActivityReport>)
     reports.into_iter().filter_map(|r| r.changes_in_ms).min()
 }
 
-/// A notification's text for the desktop: "title: body", or whichever is set.
-fn notification_text(n: &Notification) -> String {
-    match (n.title.is_empty(), n.body.is_empty()) {
-        (true, _) => n.body.clone(),
-        (_, true) => n.title.clone(),
-        _ => format!("{}: {}", n.title, n.body),
-    }
-}
-
-/// Whether a notification from a pane goes to the desktop.
-pub fn should_notify(when: NotifyWhen, window_focused: bool, pane_shown: bool) -> bool {
-    match when {
-        NotifyWhen::Always => true,
-        NotifyWhen::Never => false,
-        NotifyWhen::Unfocused => !window_focused || !pane_shown,
-    }
-}
-
-/// The window's agent state: the activity table and the notifier.
+/// The window's activity table (each pane's state, read from the pipeline).
+#[derive(Default)]
 pub struct Agents {
     pub activity: HashMap<PaneId, ActivityReport>,
-    notifier: DesktopNotifier,
-    /// Notifications the desktop could not take are said once (breadcrumb).
-    unavailable: Option<String>,
 }
 
 impl Agents {
-    pub fn new(ctx: &egui::Context, config: &NotifyConfig) -> Agents {
-        let ctx = ctx.clone();
-        Agents {
-            activity: HashMap::new(),
-            notifier: DesktopNotifier::new(
-                "tern",
-                Duration::from_millis(config.min_interval_ms),
-                Arc::new(move || ctx.request_repaint()),
-            ),
-            unavailable: None,
-        }
-    }
-
-    pub fn set_config(&mut self, config: &NotifyConfig) {
-        self.notifier
-            .set_interval(Duration::from_millis(config.min_interval_ms));
-    }
-
     /// Reads every pane's activity (each frame; cheap: a lock per pane) and asks for
     /// a repaint at the moment a state changes with time alone (output going quiet):
     /// no timer repaints an idle window. (The switcher's "45s" ages are read when it
@@ -193,66 +153,7 @@ impl Agents {
             .map(|(p, _)| p)
     }
 
-    /// A notification (or a bell, as `None`) from `pane`: to the desktop if the config
-    /// says so, with the window's urgency hint. `place` is "worktree · tab".
-    #[allow(clippy::too_many_arguments)]
-    pub fn on_notification(
-        &mut self,
-        ctx: &egui::Context,
-        config: &NotifyConfig,
-        pane: PaneId,
-        note: Option<&Notification>,
-        place: &str,
-        window_focused: bool,
-        pane_shown: bool,
-    ) -> bool {
-        let when = note.map_or(config.bell, |n| config.when(n.source));
-        if !should_notify(when, window_focused, pane_shown) {
-            return false;
-        }
-        let (body, urgency) = match note {
-            Some(n) => (notification_text(n), n.urgency),
-            None => ("bell".to_owned(), Urgency::Normal),
-        };
-        let request = DesktopRequest {
-            pane: pane.0,
-            summary: format!("tern · {place}"),
-            body,
-            urgency,
-        };
-        let sent = self.notifier.notify(request, Instant::now());
-        if sent && !window_focused {
-            let kind = if urgency == Urgency::Critical {
-                egui::UserAttentionType::Critical
-            } else {
-                egui::UserAttentionType::Informational
-            };
-            ctx.send_viewport_cmd(egui::ViewportCommand::RequestUserAttention(kind));
-        }
-        sent
-    }
-
-    /// Clicked notifications (panes to focus) and breadcrumbs to leave.
-    pub fn poll(&mut self) -> (Vec<PaneId>, Vec<String>) {
-        let mut clicked = Vec::new();
-        let mut crumbs = Vec::new();
-        for e in self.notifier.poll() {
-            match e {
-                DesktopEvent::Clicked { pane } => clicked.push(PaneId(pane)),
-                DesktopEvent::Unavailable(why) | DesktopEvent::Failed(why) => {
-                    if self.unavailable.as_deref() != Some(why.as_str()) {
-                        crumbs.push(format!("desktop notifications: {why}"));
-                        self.unavailable = Some(why);
-                    }
-                }
-                DesktopEvent::Sent { .. } => {}
-            }
-        }
-        (clicked, crumbs)
-    }
-
     pub fn forget(&mut self, pane: PaneId) {
-        self.notifier.forget(pane.0);
         self.activity.remove(&pane);
     }
 }
@@ -308,15 +209,6 @@ pub fn take_send_text(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn unfocused_means_window_or_pane_out_of_sight() {
-        assert!(should_notify(NotifyWhen::Unfocused, false, true));
-        assert!(should_notify(NotifyWhen::Unfocused, true, false));
-        assert!(!should_notify(NotifyWhen::Unfocused, true, true));
-        assert!(should_notify(NotifyWhen::Always, true, true));
-        assert!(!should_notify(NotifyWhen::Never, false, false));
-    }
 
     #[test]
     fn activity_shows_as_a_mark_and_words() {

@@ -133,7 +133,8 @@ fn start_pipeline(
 }
 
 pub struct TernApp {
-    pipeline: Arc<Pipeline>,
+    /// The window's egui context (effects that ask the window for something).
+    ctx: egui::Context,
     /// The workspace, its panes' facts and its rules (GUI-free); every change to it
     /// goes through `exec` (`run.rs`).
     core: WorkspaceCore,
@@ -155,10 +156,8 @@ pub struct TernApp {
     diagnostics: Diagnostics,
     settings: Settings,
     session: Option<SessionFile>,
-    /// The session without last screens as last saved (a change makes a save due).
-    session_layout: Option<tern_core::session::SessionState>,
-    /// A save waiting for its panes' last screens (`session.rs`).
-    saving_screens: Option<session::ScreensAsked>,
+    /// When the session is saved next (the core's rule).
+    saves: tern_core::workspace::SaveSchedule,
     pub sidebar: Sidebar,
     /// A save in progress (dialog and write on their own thread).
     saving: Option<std::sync::mpsc::Receiver<Result<PathBuf, String>>>,
@@ -229,7 +228,6 @@ impl TernApp {
                 (settings, pipeline, None)
             }
         };
-        let settings_notify = settings.config.notify.clone();
         let repaint: Waker = Arc::new({
             let ctx = ctx.clone();
             move || ctx.request_repaint()
@@ -239,7 +237,7 @@ impl TernApp {
         core.set_child_env(launch.desktop.child_env());
         core.set_waker(repaint);
         let mut app = TernApp {
-            pipeline,
+            ctx: ctx.clone(),
             core,
             panes: HashMap::new(),
             keymap: KeyMap::default(),
@@ -257,8 +255,7 @@ impl TernApp {
             ),
             settings,
             session: None,
-            session_layout: None,
-            saving_screens: None,
+            saves: Default::default(),
             sidebar: Sidebar::default(),
             saving: None,
             font_size: DEFAULT_FONT_SIZE,
@@ -273,7 +270,7 @@ impl TernApp {
             held_input: Vec::new(),
             pane_ids: HashSet::new(),
             primary: Primary::default(),
-            agents: Agents::new(ctx, &settings_notify),
+            agents: Agents::default(),
             send_text: Vec::new(),
             last_frame_cpu: None,
             searching_last: None,
@@ -307,21 +304,26 @@ impl TernApp {
         // If the folder is in a repository, its worktrees show in the sidebar.
         app.sidebar.add_repository(ctx, dir.clone(), true);
         let spec = app.launch.spec.clone();
-        let group = app.core.ws.add_group(dir_name(&dir), dir, None);
+        let launched = spec.command.as_ref().map(command_line);
         let pane = match first {
-            Some(Ok(pane)) => {
-                app.core
-                    .adopt(pane, spec.command.as_ref().map(command_line));
-                Some(pane)
-            }
+            Some(Ok(pane)) => Some(pane),
             Some(Err(e)) => {
                 app.status = Some(format!("cannot start a shell: {e}"));
                 None
             }
             None => app.core.spawn(spec).map_err(|e| app.status = Some(e)).ok(),
         };
+        // The first pane (started before the window, or just now) joins its folder's
+        // group through the core, like every change.
         if let Some(pane) = pane {
-            app.core.ws.add_tab(group, pane);
+            let adopt = tern_core::workspace::Command::Adopt {
+                pane,
+                path: dir,
+                launched,
+            };
+            if let Err(e) = app.core.apply(tern_core::workspace::Source::Start, adopt) {
+                app.status = Some(e);
+            }
         }
         app.take_effects();
         app
@@ -359,13 +361,22 @@ impl TernApp {
         self.sidebar_actions(sidebar_news);
         self.adopt_groups();
         // A page size refused between frames goes to the pty now.
-        self.apply_pane_output();
+        self.apply_pane_output(ctx);
     }
 
-    /// Carries out what each pane's input asked (see `PaneUi::apply_output`).
-    fn apply_pane_output(&mut self) {
+    /// Carries out what each pane's input asked (see `PaneUi::apply_output`), and
+    /// puts what the panes copied on the clipboard and PRIMARY.
+    fn apply_pane_output(&mut self, ctx: &egui::Context) {
         for p in self.panes.values_mut() {
             p.apply_output();
+            for (text, to) in p.take_copied() {
+                if to.primary {
+                    self.primary.set(&text);
+                }
+                if to.clipboard {
+                    ctx.copy_text(text);
+                }
+            }
         }
     }
 
@@ -403,7 +414,7 @@ impl TernApp {
             if let Some(text) = super::agents::take_send_text(&ctx, &self.send_text)
                 && let Some(pane) = self.core.ws.focused_pane()
             {
-                self.pipeline.write(pane, text.as_bytes());
+                self.core.pipeline().write(pane, text.as_bytes());
             }
         }
         let mut actions = self.overlay_ui(&ctx);
@@ -429,7 +440,7 @@ impl TernApp {
             .frame(egui::Frame::NONE)
             .show(ui, |ui| actions.extend(self.panes_ui(ui)));
         // What the panes' input asked while they were drawn: typed bytes, new sizes.
-        self.apply_pane_output();
+        self.apply_pane_output(&ctx);
         self.apply(&ctx, actions);
         // Panes closed or revealed by this frame's clicks are parked / shown next frame.
         self.sync_visibility();
@@ -439,7 +450,7 @@ impl TernApp {
                 .core
                 .ws
                 .focused_pane()
-                .map(|p| self.pane_title(p))
+                .map(|p| self.core.pane_title(p))
                 .unwrap_or_else(|| "tern".into()),
         };
         if title != self.window_title {
@@ -469,7 +480,7 @@ impl TernApp {
             let names: HashMap<PaneId, tern_core::diagnostics::PaneLabel> = self
                 .panes
                 .keys()
-                .map(|p| (*p, self.pane_label(*p)))
+                .map(|p| (*p, self.core.pane_label(*p)))
                 .collect();
             let labels = |p: PaneId| {
                 names
@@ -477,7 +488,7 @@ impl TernApp {
                     .cloned()
                     .unwrap_or_else(|| tern_core::diagnostics::PaneLabel::unplaced(p))
             };
-            if let Some(jump) = self.diagnostics.show(&ctx, &self.pipeline, &labels) {
+            if let Some(jump) = self.diagnostics.show(&ctx, self.core.pipeline(), &labels) {
                 self.apply(&ctx, vec![Action::FocusPane(jump)]);
             }
         }

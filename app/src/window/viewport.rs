@@ -285,22 +285,36 @@ impl Viewport {
         (s, e)
     }
 
-    /// The selected text: lines joined with `\n` (soft-wrapped lines joined without one),
-    /// trailing spaces trimmed, words and lines widened as the mode says.
+    /// The selected text (see [`text_of_selection`]).
     pub fn selected_text(&self, line_row: impl Fn(usize) -> Option<Row>) -> Option<String> {
-        let sel = self.selection?;
-        let (start, end) = sel.span();
-        let mut out = String::new();
-        for line in start.line..=end.line {
-            let row = line_row(line)?;
-            out.push_str(&selected_piece(&sel, line, &row));
-            // A block is always one line per row; other modes join soft-wrapped rows.
-            if line != end.line && (!row.wrapped || sel.mode == SelectMode::Block) {
-                out.push('\n');
-            }
-        }
-        Some(out)
+        text_of_selection(&self.selection?, line_row)
     }
+
+    /// The history line `line` (absolute) if the view's page of history holds it.
+    pub fn cached_row(&self, line: u64) -> Option<&Row> {
+        let i = line.checked_sub(self.cache_first)?;
+        self.cache.get(usize::try_from(i).ok()?)
+    }
+}
+
+/// The text `sel` selects: lines joined with `\n` (soft-wrapped lines joined without
+/// one), trailing spaces trimmed, words and lines widened as the mode says. `None` when
+/// `line_row` lacks a line of it.
+pub fn text_of_selection(
+    sel: &Selection,
+    line_row: impl Fn(usize) -> Option<Row>,
+) -> Option<String> {
+    let (start, end) = sel.span();
+    let mut out = String::new();
+    for line in start.line..=end.line {
+        let row = line_row(line)?;
+        out.push_str(&selected_piece(sel, line, &row));
+        // A block is always one line per row; other modes join soft-wrapped rows.
+        if line != end.line && (!row.wrapped || sel.mode == SelectMode::Block) {
+            out.push('\n');
+        }
+    }
+    Some(out)
 }
 
 /// The part of absolute line `line` (whose content is `row`) that `sel` selects,

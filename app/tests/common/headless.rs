@@ -27,9 +27,15 @@ pub fn scratch(name: &str) -> PathBuf {
 
 /// `tern` with the scratch folder's environment (HOME, XDG folders, session file).
 pub fn tern_in(dir: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tern"));
+    scratch_env(&mut cmd, dir);
+    cmd
+}
+
+/// Gives `cmd` the scratch folder's environment (HOME, XDG folders, session file).
+pub fn scratch_env(cmd: &mut Command, dir: &Path) {
     let run = dir.join("run");
     std::fs::create_dir_all(&run).expect("runtime dir");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tern"));
     cmd.env("HOME", dir.join("home"))
         .env("XDG_RUNTIME_DIR", &run)
         .env("XDG_CONFIG_HOME", dir.join("home/.config"))
@@ -41,7 +47,6 @@ pub fn tern_in(dir: &Path) -> Command {
         .env_remove("DISPLAY")
         .env_remove("WAYLAND_DISPLAY")
         .current_dir(dir.join("home"));
-    cmd
 }
 
 impl Served {
@@ -61,16 +66,33 @@ impl Served {
             home: dir.join("home"),
             socket: dir.join("run/tern/session.sock"),
         };
+        served.wait_socket();
+        served
+    }
+
+    /// A workspace served by `child` (a wrapper that starts `tern --headless` in `dir`'s
+    /// environment); waits for its socket.
+    pub fn wrap(dir: &Path, child: Child) -> Served {
+        let served = Served {
+            child,
+            dir: dir.to_path_buf(),
+            home: dir.join("home"),
+            socket: dir.join("run/tern/session.sock"),
+        };
+        served.wait_socket();
+        served
+    }
+
+    fn wait_socket(&self) {
         let started = Instant::now();
-        while !served.socket.exists() {
+        while !self.socket.exists() {
             assert!(
                 started.elapsed() < PATIENCE,
                 "tern --headless did not open {} in {PATIENCE:?}",
-                served.socket.display()
+                self.socket.display()
             );
             std::thread::sleep(Duration::from_millis(20));
         }
-        served
     }
 
     /// `tern msg ARGS` against this workspace.
@@ -118,10 +140,15 @@ impl Served {
     }
 
     /// SIGTERM, then the exit status and stderr.
-    pub fn stop(mut self) -> (Option<i32>, String) {
+    pub fn stop(self) -> (Option<i32>, String) {
         let pid = self.child.id().to_string();
         let sent = Command::new("kill").args(["-TERM", &pid]).status();
         assert!(sent.is_ok_and(|s| s.success()), "kill -TERM {pid}");
+        self.wait_out()
+    }
+
+    /// Waits for the served process to end: its exit status and stderr.
+    pub fn wait_out(mut self) -> (Option<i32>, String) {
         let out = std::mem::replace(
             &mut self.child,
             Command::new("true").spawn().expect("placeholder"),

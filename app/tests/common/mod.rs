@@ -109,3 +109,61 @@ pub fn git_repo(dir: &Path) -> PathBuf {
     git(&["commit", "-q", "-m", "first"]);
     repo.canonicalize().expect("canonical")
 }
+
+/// What the last frame put on the clipboard.
+pub fn copied_now<S>(h: &Harness<'_, S>) -> Vec<String> {
+    h.output()
+        .platform_output
+        .commands
+        .iter()
+        .filter_map(|c| match c {
+            egui::OutputCommand::CopyText(t) => Some(t.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Steps until a frame puts text on the clipboard (a copy that reaches into the
+/// history waits for the model's page: a frame or more later); that text.
+pub fn step_until_copied(h: &mut Harness<'_, Slot>, what: &str) -> Vec<String> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let now = copied_now(h);
+        if !now.is_empty() {
+            return now;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{what}: nothing was copied"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        h.step();
+    }
+}
+
+/// The focused pane's selected text as copying reads it, without a frame: the held
+/// lines at once, lines in the history from the model's page (asked for, then
+/// polled). `None` without a selection or when its lines dropped off meanwhile.
+pub fn selected(h: &mut Harness<'_, Slot>) -> Option<String> {
+    let app = h.state_mut().as_mut()?;
+    let pane = app.pane()?;
+    let ui = app.pane_ui_mut(pane)?;
+    ui.selection()?;
+    ui.copy_selection(tern::window::pane::CopyTo::CLIPBOARD);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let copied = ui.take_copied();
+        if let Some((text, _)) = copied.into_iter().next() {
+            return Some(text);
+        }
+        if !ui.waits_for_history() {
+            // An empty selection copies nothing; a page whose lines dropped neither.
+            return ui.selection_text();
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the history page never came"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}

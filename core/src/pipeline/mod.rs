@@ -277,6 +277,9 @@ pub struct Pipeline {
     /// Pages of history asked for with [`Pipeline::history`] (each a wait for the
     /// model thread: the window's tests count them).
     history_pages: AtomicU64,
+    /// Calls that waited for the model thread's answer ([`Pipeline::history`],
+    /// [`Pipeline::dump_screen`]): never the window's, between frames.
+    model_waits: AtomicU64,
 }
 
 impl Pipeline {
@@ -331,6 +334,7 @@ impl Pipeline {
             model_diag,
             epoch,
             history_pages: AtomicU64::new(0),
+            model_waits: AtomicU64::new(0),
         })
     }
 

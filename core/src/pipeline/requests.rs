@@ -126,6 +126,7 @@ pub struct SearchResults {
 impl Pipeline {
     /// The model's current screen of a pane, after parsing everything read so far.
     pub fn dump_screen(&self, pane: PaneId) -> Option<ScreenDump> {
+        self.model_waits.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = mpsc::channel();
         self.model_tx
             .send(ModelMsg::Query {
@@ -169,6 +170,7 @@ impl Pipeline {
     /// the line just below its history). Cost is O(count), whatever the history length.
     pub fn history(&self, pane: PaneId, first: u64, count: usize) -> Option<HistoryPage> {
         self.history_pages.fetch_add(1, Ordering::Relaxed);
+        self.model_waits.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = mpsc::channel();
         self.model_tx
             .send(ModelMsg::History {
@@ -182,7 +184,14 @@ impl Pipeline {
         rx.recv_timeout(Duration::from_secs(10)).ok()
     }
 
-    /// How many pages [`Pipeline::history`] was asked for (by anyone, since the start).
+    /// How many calls waited for the model thread's answer (history pages and screen
+    /// dumps asked for with the waiting calls, by anyone, since the start).
+    pub fn model_waits(&self) -> u64 {
+        self.model_waits.load(Ordering::Relaxed)
+    }
+
+    /// How many history pages were asked for, waiting or not (by anyone, since the
+    /// start).
     pub fn history_pages(&self) -> u64 {
         self.history_pages.load(Ordering::Relaxed)
     }

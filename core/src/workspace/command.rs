@@ -84,6 +84,14 @@ pub enum Command {
     },
     /// Closes every pane of the group at `path` and removes it.
     RemoveGroup(PathBuf),
+    /// A pane the face started before the workspace was there (the window's first,
+    /// started while the window opens) joins the group at `path` (made unless one is
+    /// there) as a tab; `launched`: the program it runs when not the shell.
+    Adopt {
+        pane: PaneId,
+        path: PathBuf,
+        launched: Option<Vec<String>>,
+    },
 }
 
 impl Command {
@@ -108,6 +116,7 @@ impl Command {
             Command::CycleGroup(_) => "cycle-group",
             Command::OpenGroup { .. } => "open-group",
             Command::RemoveGroup(_) => "remove-group",
+            Command::Adopt { .. } => "adopt",
         }
     }
 }
@@ -151,6 +160,11 @@ pub enum Effect {
     LastExited { code: i32 },
     /// A message for the user (a spawn that failed, a refused command).
     Status(String),
+    /// A notification went to the desktop while the window was unfocused: the face
+    /// asks for the user's attention (the window's urgency hint).
+    Attention { critical: bool },
+    /// A clicked desktop notification focused its pane: the face comes to the front.
+    Raise,
 }
 
 /// One command as applied, for the journal.

@@ -6,6 +6,9 @@
 
 mod command;
 mod core;
+mod names;
+mod notices;
+mod panes;
 pub mod remote;
 mod remote_group;
 pub mod requests;
@@ -15,4 +18,6 @@ mod tree;
 
 pub use command::{Applied, Command, Effect, Outcome, Source};
 pub use core::{PROCESS_REFRESH, PaneRecord, WorkspaceCore, dir_name};
+pub use notices::should_notify;
+pub use session::SaveSchedule;
 pub use tree::*;

@@ -66,7 +66,7 @@ impl TernApp {
         panes
             .iter()
             .filter(|p| self.core.record(**p).is_some_and(|r| r.exit.is_none()))
-            .filter_map(|p| self.pipeline.process_info(*p))
+            .filter_map(|p| self.core.pipeline().process_info(*p))
             .filter(|info| info.runs_other_program())
             .map(|info| info.foreground_name.unwrap_or_else(|| "a program".into()))
             .collect()

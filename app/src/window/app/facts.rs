@@ -1,5 +1,6 @@
 //! The pipeline's facts (titles, directories, bells, notifications, exits, clipboard
-//! requests) routed to their panes; hidden panes collect badges.
+//! requests) routed to their panes; hidden panes collect badges. The core keeps the
+//! facts it needs and sends notifications to the desktop.
 
 use tern_core::model::{ShellMark, TermEvent};
 use tern_core::pipeline::{PaneEvent, PaneId};
@@ -12,10 +13,12 @@ impl TernApp {
     /// Routes the pipeline's facts to their panes; hidden panes collect badges.
     pub(super) fn route_events(&mut self, ctx: &egui::Context) {
         let mut clipboard_requests = Vec::new();
-        let mut notes = Vec::new();
         let mut page_sizes = Vec::new();
-        for event in self.pipeline.poll_events() {
-            // The core keeps titles and folders and applies the exit policy.
+        self.core
+            .set_seen(self.window_focused, self.shown.iter().copied());
+        for event in self.core.pipeline().poll_events() {
+            // The core keeps titles and folders, sends notifications to the desktop
+            // and applies the exit policy.
             self.core.on_event(&event);
             let pane = match &event {
                 PaneEvent::Fact { pane, .. }
@@ -31,14 +34,10 @@ impl TernApp {
             };
             match event {
                 PaneEvent::Fact { event, .. } => match event {
-                    TermEvent::Bell => {
-                        p.badges.bell |= hidden;
-                        notes.push((pane, None, hidden));
-                    }
+                    TermEvent::Bell => p.badges.bell |= hidden,
                     TermEvent::Notification(n) => {
                         p.badges.notification |= hidden;
                         self.status = Some(format!("{}: {}", n.title, n.body));
-                        notes.push((pane, Some(n), hidden));
                     }
                     TermEvent::Shell { mark, line } => {
                         p.marks.record(mark, line);
@@ -72,45 +71,10 @@ impl TernApp {
         for (pane, request) in clipboard_requests {
             self.clipboard_request(ctx, pane, request);
         }
-        self.notify(ctx, notes);
-    }
-
-    /// Bells and notifications to the desktop (as the config's `notify` says), clicked
-    /// desktop notifications to their pane, and the panes' activity refreshed.
-    fn notify(
-        &mut self,
-        ctx: &egui::Context,
-        notes: Vec<(PaneId, Option<tern_core::model::notify::Notification>, bool)>,
-    ) {
-        let focused = self.window_focused;
-        for (pane, note, hidden) in notes {
-            let place = self.pane_place(pane);
-            let config = self.settings.config.notify.clone();
-            self.agents.on_notification(
-                ctx,
-                &config,
-                pane,
-                note.as_ref(),
-                &place,
-                focused,
-                !hidden,
-            );
-        }
-        let (clicked, crumbs) = self.agents.poll();
-        for crumb in crumbs {
-            self.pipeline.breadcrumb(None, crumb);
-        }
-        if let Some(pane) = clicked.last()
-            && self
-                .exec(
-                    tern_core::workspace::Source::Notification,
-                    tern_core::workspace::Command::Focus(*pane),
-                )
-                .is_ok()
-        {
-            ctx.send_viewport_cmd(egui::ViewportCommand::Focus);
-        }
-        self.agents.refresh(ctx, &self.pipeline);
+        // Clicked desktop notifications focus their pane (the core applies it).
+        self.core.poll_notices();
+        self.take_effects();
+        self.agents.refresh(ctx, self.core.pipeline());
     }
 
     /// OSC 52: a program sets or reads the clipboard, as the config's policy says
@@ -124,7 +88,7 @@ impl TernApp {
         use tern_core::config::ClipboardPolicy;
         use tern_core::model::ClipboardRequest;
         let policy = self.settings.config.clipboard.clone();
-        let name = self.pane_title(pane);
+        let name = self.core.pane_title(pane);
         match request {
             ClipboardRequest::Write { base64, .. } => {
                 let Some(text) = decode_base64(&base64) else {
@@ -167,7 +131,7 @@ impl TernApp {
             .and_then(|mut c| c.get_text())
             .unwrap_or_default();
         let reply = format!("\x1b]52;c;{}\x07", encode_base64(text.as_bytes()));
-        self.pipeline.write(pane, reply.as_bytes());
+        self.core.pipeline().write(pane, reply.as_bytes());
     }
 }
 

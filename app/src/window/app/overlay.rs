@@ -89,7 +89,7 @@ impl TernApp {
                 }
             },
             Overlay::Clipboard { pane, write } => {
-                let name = self.pane_title(pane);
+                let name = self.core.pane_title(pane);
                 let question = match &write {
                     Some(text) => format!(
                         "{name} wants to set the clipboard to {} characters:\n{}",

@@ -22,13 +22,13 @@ impl TernApp {
     pub(super) fn sync_visibility(&mut self) {
         let now: HashSet<PaneId> = self.core.ws.visible_panes().into_iter().collect();
         for gone in self.shown.difference(&now) {
-            self.pipeline.set_visible(*gone, false);
+            self.core.pipeline().set_visible(*gone, false);
             if let Some(p) = self.panes.get_mut(gone) {
                 p.park();
             }
         }
         for new in now.difference(&self.shown) {
-            self.pipeline.set_visible(*new, true);
+            self.core.pipeline().set_visible(*new, true);
             if let Some(p) = self.panes.get_mut(new) {
                 p.badges = Badges::default();
                 p.revealed_at = Some(Instant::now());
@@ -37,14 +37,15 @@ impl TernApp {
         self.shown = now;
         let focused = self.core.ws.focused_pane();
         if focused != self.focused_last {
-            self.pipeline.set_focus(focused);
+            self.core.pipeline().set_focus(focused);
             self.focused_last = focused;
             if self.trace.enabled()
                 && let Some(p) = focused
             {
                 // Which pane has the keys now, and where its shell runs.
                 let cwd = self
-                    .pipeline
+                    .core
+                    .pipeline()
                     .process_info(p)
                     .and_then(|i| i.cwd)
                     .map(|d| d.display().to_string())
@@ -66,7 +67,7 @@ impl TernApp {
     /// or always for a remote pane (what runs there is not seen from here, and closing
     /// it ends its tmux pane on the host).
     pub(super) fn request_close(&mut self, pane: PaneId) {
-        let info = self.pipeline.process_info(pane);
+        let info = self.core.pipeline().process_info(pane);
         let exited = self.panes.get(&pane).is_some_and(|p| p.exited.is_some());
         if let Some(program) = self.core.remote_program(pane)
             && !exited

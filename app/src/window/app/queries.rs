@@ -1,13 +1,10 @@
 //! What the window shows, read from its state: titles, working directories, badges,
 //! the focused pane's view. The chrome, the pickers and the tests read these.
 
-use std::path::PathBuf;
-use std::sync::Arc;
-
+use tern_core::pipeline::PaneId;
 use tern_core::pipeline::activity::ActivityState;
 use tern_core::pipeline::delivery::PaneView;
-use tern_core::pipeline::{PaneId, Pipeline};
-use tern_core::workspace::{Badges, Workspace};
+use tern_core::workspace::Badges;
 
 use super::overlay::Overlay;
 use super::{TernApp, tilde};
@@ -16,10 +13,6 @@ use crate::window::pane::PaneUi;
 use crate::window::render::Metrics;
 
 impl TernApp {
-    pub fn pipeline(&self) -> &Arc<Pipeline> {
-        &self.pipeline
-    }
-
     /// The diagnostics panel (the command palette toggles it).
     pub fn diagnostics_mut(&mut self) -> &mut crate::window::diagnostics::Diagnostics {
         &mut self.diagnostics
@@ -29,25 +22,6 @@ impl TernApp {
         &self.diagnostics
     }
 
-    /// Where a pane sits, for the diagnostics table: worktree / tab / pane title.
-    pub fn pane_label(&self, pane: PaneId) -> tern_core::diagnostics::PaneLabel {
-        let Some(at) = self.core.ws.locate(pane) else {
-            return tern_core::diagnostics::PaneLabel::unplaced(pane);
-        };
-        let group = &self.core.ws.groups[at.group];
-        let tab = &group.tabs[at.tab];
-        tern_core::diagnostics::PaneLabel {
-            worktree: group.name.clone(),
-            tab: format!("{} {}", at.tab + 1, self.tab_title(tab)),
-            pane: self.pane_title(pane),
-            id: None,
-        }
-    }
-
-    pub fn workspace(&self) -> &Workspace<PaneId> {
-        &self.core.ws
-    }
-
     /// The focused pane.
     pub fn pane(&self) -> Option<PaneId> {
         self.core.ws.focused_pane()
@@ -55,6 +29,10 @@ impl TernApp {
 
     pub fn pane_ui(&self, pane: PaneId) -> Option<&PaneUi> {
         self.panes.get(&pane)
+    }
+
+    pub fn pane_ui_mut(&mut self, pane: PaneId) -> Option<&mut PaneUi> {
+        self.panes.get_mut(&pane)
     }
 
     pub(super) fn focused_ui(&self) -> Option<&PaneUi> {
@@ -90,10 +68,6 @@ impl TernApp {
         self.focused_ui_mut()
             .map(PaneUi::shown_rows)
             .unwrap_or_default()
-    }
-
-    pub fn selection_text(&self) -> Option<String> {
-        self.focused_ui()?.selection_text()
     }
 
     pub fn exited(&self) -> Option<&str> {
@@ -147,28 +121,6 @@ impl TernApp {
         }
     }
 
-    /// A tab's title: the name the user gave it, else its focused pane's.
-    pub fn tab_title(&self, tab: &tern_core::workspace::Tab<PaneId>) -> String {
-        self.core.tab_title(tab)
-    }
-
-    /// A pane's title: the program's (OSC 0/2), else the running program, else the
-    /// directory.
-    pub fn pane_title(&self, pane: PaneId) -> String {
-        self.core.pane_title(pane)
-    }
-
-    /// The pane's working directory: OSC 7 when the shell reports it, else the
-    /// shell's own (from the process table).
-    pub fn pane_cwd(&self, pane: PaneId) -> Option<PathBuf> {
-        self.core.pane_cwd(pane)
-    }
-
-    /// What the core knows of a pane (its program, folder, exit).
-    pub fn pane_record(&self, pane: PaneId) -> Option<&tern_core::workspace::PaneRecord> {
-        self.core.record(pane)
-    }
-
     /// The workspace core (its journal of applied commands, for tests).
     pub fn core(&self) -> &tern_core::workspace::WorkspaceCore {
         &self.core
@@ -182,12 +134,6 @@ impl TernApp {
         b
     }
 
-    /// "worktree · tab" for a notification's title.
-    pub(super) fn pane_place(&self, pane: PaneId) -> String {
-        let label = self.pane_label(pane);
-        format!("{} · {}", label.worktree, label.tab)
-    }
-
     /// Every pane of every worktree: "worktree · title · cwd · last command".
     pub fn switcher_entries(&self) -> Vec<Entry<PaneId>> {
         let home = dirs::home_dir();
@@ -196,6 +142,7 @@ impl TernApp {
             for tab in &g.tabs {
                 for pane in tab.layout.panes() {
                     let cwd = self
+                        .core
                         .pane_cwd(pane)
                         .map(|d| tilde(&d, home.as_deref()))
                         .unwrap_or_default();
@@ -222,7 +169,7 @@ impl TernApp {
                             text: format!(
                                 "{} · {}{activity}{since}{why}",
                                 g.name,
-                                self.pane_title(pane)
+                                self.core.pane_title(pane)
                             ),
                             hint: format!("{cwd} {last}").trim().to_owned(),
                             swatches: Vec::new(),
@@ -240,7 +187,7 @@ impl TernApp {
 
     /// Focuses the pane, in any worktree, that has waited longest for the user.
     pub fn next_waiting_pane(&mut self) -> Option<PaneId> {
-        self.agents.refresh_now(&self.pipeline);
+        self.agents.refresh_now(self.core.pipeline());
         let panes: Vec<PaneId> = self.panes.keys().copied().collect();
         let pane = self.agents.longest_waiting(panes)?;
         self.exec(
@@ -268,7 +215,7 @@ impl TernApp {
                 remote: self
                     .core
                     .remote_of_group(gi)
-                    .map(|_| self.remote_note(gi).unwrap_or_default()),
+                    .map(|_| self.core.remote_note(gi).unwrap_or_default()),
                 attention: self
                     .agents
                     .attention(g.tabs.iter().flat_map(|t| t.layout.panes())),
@@ -290,26 +237,6 @@ impl TernApp {
         self.take_effects();
     }
 
-    /// The note of a remote group that is not connected.
-    pub fn remote_note(&self, group: usize) -> Option<String> {
-        self.core.remote_note(group)
-    }
-
-    /// Each connected remote pane's flow counters.
-    pub fn remote_pane_stats(&self) -> Vec<tern_core::tmux::RemotePaneStats> {
-        self.core.remote_pane_stats()
-    }
-
-    /// What each remote connection went past lately.
-    pub fn remote_problems(&self) -> Vec<String> {
-        self.core.remote_problems()
-    }
-
-    /// The pane area in cells as last drawn: what a remote client is sized to.
-    pub fn area_cells(&self) -> Option<(u16, u16)> {
-        self.core.area_cells()
-    }
-
     /// What the tab bar shows, or `None` when it is hidden (one tab in one folder: the
     /// window is all terminal, like kitty).
     pub(super) fn tab_strip(&self) -> Option<crate::window::chrome::TabStrip> {
@@ -323,7 +250,7 @@ impl TernApp {
             .iter()
             .map(|t| crate::window::chrome::TabEntry {
                 id: t.id,
-                title: self.tab_title(t),
+                title: self.core.tab_title(t),
                 badges: self.core.ws.tab_badges(t, |p| self.pane_badges(p)),
                 attention: self.agents.attention(t.layout.panes()),
             })

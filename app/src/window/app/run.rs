@@ -7,7 +7,7 @@ use tern_core::workspace::{Command as WsCommand, Effect, Outcome, Source};
 use super::overlay::Overlay;
 use super::{RESIZE_STEP, TernApp};
 use crate::window::commands::Command;
-use crate::window::pane::PaneUi;
+use crate::window::pane::{CopyTo, PaneUi};
 
 impl TernApp {
     /// Applies one change to the workspace — from a key, the palette, the chrome or a
@@ -28,7 +28,7 @@ impl TernApp {
                     let remote = self.core.record(pane).is_some_and(|r| r.remote);
                     self.panes
                         .entry(pane)
-                        .or_insert_with(|| PaneUi::new(pane, self.pipeline.clone()))
+                        .or_insert_with(|| PaneUi::new(pane, self.core.pipeline().clone()))
                         .remote = remote;
                 }
                 Effect::Closed(pane) => {
@@ -38,6 +38,16 @@ impl TernApp {
                 }
                 Effect::Status(message) => self.status = Some(message),
                 Effect::LastExited { code } => self.desk.last_exited = Some(code),
+                Effect::Attention { critical } => {
+                    let kind = if critical {
+                        egui::UserAttentionType::Critical
+                    } else {
+                        egui::UserAttentionType::Informational
+                    };
+                    self.ctx
+                        .send_viewport_cmd(egui::ViewportCommand::RequestUserAttention(kind));
+                }
+                Effect::Raise => self.ctx.send_viewport_cmd(egui::ViewportCommand::Focus),
             }
         }
     }
@@ -70,7 +80,7 @@ impl TernApp {
             Command::MoveTabRight => ws(WsCommand::MoveTab(1)),
             Command::RenameTab => {
                 if let Some(tab) = self.core.ws.active_tab() {
-                    let text = self.tab_title(tab);
+                    let text = self.core.tab_title(tab);
                     self.overlay = Some(Overlay::Rename { tab: tab.id, text });
                 }
                 None
@@ -136,8 +146,8 @@ impl TernApp {
                 }
             }
             Command::Copy => {
-                if let Some(text) = self.selection_text() {
-                    ctx.copy_text(text);
+                if let Some(p) = self.focused_ui_mut() {
+                    p.copy_selection(CopyTo::CLIPBOARD);
                 }
             }
             Command::Paste => ctx.send_viewport_cmd(egui::ViewportCommand::RequestPaste),
@@ -173,7 +183,7 @@ impl TernApp {
             Command::SaveScrollback => {
                 if let Some(pane) = focused {
                     // Read on the save's own thread: the window never waits on the model.
-                    let job = TextJob::new(self.pipeline.clone(), pane, true);
+                    let job = TextJob::new(self.core.pipeline().clone(), pane, true);
                     self.save_text(
                         move || {
                             job.text()
@@ -219,9 +229,9 @@ impl TernApp {
                 if !found {
                     self.status = Some(no_marks("finished command with output"));
                 } else if command == Command::CopyLastOutput
-                    && let Some(text) = self.selection_text()
+                    && let Some(p) = self.focused_ui_mut()
                 {
-                    ctx.copy_text(text);
+                    p.copy_selection(CopyTo::CLIPBOARD);
                 }
             }
             Command::CopyMode => {

@@ -1,32 +1,53 @@
 //! Copy mode in the window: keys go to `tern_core::text::copy_mode::CopyMode`, whose
 //! cursor is drawn over the text and whose selection is the viewport's selection, so
 //! `y` copies exactly what is highlighted (clipboard and PRIMARY). The view follows
-//! the cursor. Lines above the screen are read a page at a time from the model.
+//! the cursor. Lines above the screen come from the history around the view or from
+//! pages asked of the model without waiting: a key that needs a line not yet held
+//! waits (with the keys after it) until its page comes, then runs.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
-use tern_core::pipeline::PaneId;
-use tern_core::pipeline::Pipeline;
 use tern_core::pipeline::delivery::PaneView;
+use tern_core::pipeline::{Answer, HistoryPage, Pending};
 use tern_core::text::copy_mode::{
     CopyAction, CopyBounds, CopyKey, CopyMode, CopyPoint, CopySelectMode, LineText, next_match,
 };
 
 use super::PaneUi;
-use crate::window::primary::Primary;
 use crate::window::render::Metrics;
-use crate::window::viewport::{Point, SelectMode, cell_chars};
+use crate::window::viewport::{Point, SelectMode, Viewport, cell_chars};
 
-/// Lines fetched from the model at once when copy mode reads above the screen.
+/// Lines asked of the model at once when copy mode reads above the held history.
 const HISTORY_PAGE_LINES: usize = 256;
+/// History lines copy mode keeps between keys (bounded memory: past this it starts over).
+const LINES_KEPT: usize = 16 * HISTORY_PAGE_LINES;
 
-/// The pane's lines for copy mode: the screen from the snapshot, history paged from
-/// the model (cached for one key).
+/// History lines copy mode read from the model, by absolute line. Lines in the
+/// scrollback never change; a new width re-wraps them (reflow), so they are kept for
+/// one width.
+#[derive(Default)]
+pub(super) struct CopyLines {
+    cols: usize,
+    lines: HashMap<u64, Vec<char>>,
+    /// Lines before this one dropped off the scrollback (the model said so).
+    gone_before: u64,
+}
+
+/// Keys waiting for a page of history, in the order typed, and the page on its way.
+pub(super) struct CopyWait {
+    keys: VecDeque<CopyKey>,
+    page: Pending<HistoryPage>,
+    /// The line the first key needed.
+    line: u64,
+}
+
+/// The pane's lines for copy mode: the screen, the history around the view, and
+/// the pages copy mode read. A line in none of them is noted as missing.
 struct PaneText<'a> {
-    pipeline: &'a Pipeline,
-    pane: PaneId,
     view: &'a PaneView,
-    pages: HashMap<u64, Vec<char>>,
+    viewport: &'a Viewport,
+    read: &'a CopyLines,
+    missing: Option<u64>,
 }
 
 impl LineText for PaneText<'_> {
@@ -36,16 +57,17 @@ impl LineText for PaneText<'_> {
             let row = self.view.rows.get(usize::try_from(line - screen).ok()?)?;
             return Some(cell_chars(row));
         }
-        if let Some(chars) = self.pages.get(&line) {
+        if line < self.view.meta.scrollback_dropped.max(self.read.gone_before) {
+            return None;
+        }
+        if let Some(row) = self.viewport.cached_row(line) {
+            return Some(cell_chars(row));
+        }
+        if let Some(chars) = self.read.lines.get(&line) {
             return Some(chars.clone());
         }
-        let first = line.saturating_sub(HISTORY_PAGE_LINES as u64 / 2);
-        let count = HISTORY_PAGE_LINES.min(usize::try_from(screen - first).ok()?);
-        let page = self.pipeline.history(self.pane, first, count)?;
-        for (i, row) in page.rows.iter().enumerate() {
-            self.pages.insert(page.first + i as u64, cell_chars(row));
-        }
-        self.pages.get(&line).cloned()
+        self.missing.get_or_insert(line);
+        None
     }
 }
 
@@ -70,6 +92,8 @@ impl PaneUi {
     /// (as tmux does), where the program's output is.
     fn leave_copy_mode(&mut self) {
         self.copy = None;
+        self.copy_wait = None;
+        self.copy_lines = CopyLines::default();
         self.copy_matches.clear();
         self.viewport.selection = None;
         self.viewport.to_bottom();
@@ -93,13 +117,14 @@ impl PaneUi {
     }
 
     /// This frame's keys, for copy mode (nothing reaches the program meanwhile).
-    pub(super) fn copy_input(&mut self, ctx: &egui::Context, primary: &mut Primary) {
+    pub(super) fn copy_input(&mut self, ctx: &egui::Context) {
+        self.poll_copy_wait();
         let events = ctx.input(|i| i.events.clone());
         for event in events {
             let key = match event {
                 egui::Event::Text(text) => {
                     for c in text.chars() {
-                        self.copy_key(ctx, primary, CopyKey::Char(c));
+                        self.copy_key(CopyKey::Char(c));
                     }
                     continue;
                 }
@@ -121,11 +146,16 @@ impl PaneUi {
                 }
                 _ => continue,
             };
-            self.copy_key(ctx, primary, key);
+            self.copy_key(key);
         }
     }
 
-    fn copy_key(&mut self, ctx: &egui::Context, primary: &mut Primary, key: CopyKey) {
+    /// Runs a copy-mode key, or queues it behind a key that waits for history.
+    fn copy_key(&mut self, key: CopyKey) {
+        if let Some(wait) = self.copy_wait.as_mut() {
+            wait.keys.push_back(key);
+            return;
+        }
         let Some(v) = self.view.as_ref() else {
             return;
         };
@@ -133,13 +163,33 @@ impl PaneUi {
         let Some(mode) = self.copy.as_mut() else {
             return;
         };
+        if self.copy_lines.cols != v.meta.size.cols {
+            self.copy_lines = CopyLines {
+                cols: v.meta.size.cols,
+                ..CopyLines::default()
+            };
+        }
+        let before = mode.clone();
         let mut text = PaneText {
-            pipeline: &self.pipeline,
-            pane: self.id,
             view: v,
-            pages: HashMap::new(),
+            viewport: &self.viewport,
+            read: &self.copy_lines,
+            missing: None,
         };
         let action = mode.key(key, &bounds, &mut text, &self.marks);
+        if let Some(line) = text.missing {
+            // The key needs a line not held: undone, it runs again when the page comes.
+            *mode = before;
+            let screen = v.meta.scrollback_dropped + v.meta.scrollback_lines;
+            let first = line.saturating_sub(HISTORY_PAGE_LINES as u64 / 2);
+            let count = HISTORY_PAGE_LINES.min(usize::try_from(screen - first).unwrap_or(0));
+            self.copy_wait = Some(CopyWait {
+                keys: VecDeque::from([key]),
+                page: self.pipeline.request_history(self.id, first, count),
+                line,
+            });
+            return;
+        }
         let seq = v.seq;
         match action {
             CopyAction::Exit => {
@@ -148,10 +198,7 @@ impl PaneUi {
             }
             CopyAction::Yank { .. } => {
                 self.mirror_copy_selection(seq);
-                if let Some(text) = self.selection_text().filter(|t| !t.is_empty()) {
-                    primary.set(&text);
-                    ctx.copy_text(text);
-                }
+                self.copy_selection(super::CopyTo::BOTH);
                 self.leave_copy_mode();
                 return;
             }
@@ -166,6 +213,38 @@ impl PaneUi {
         }
         self.mirror_copy_selection(seq);
         self.follow_copy_cursor();
+    }
+
+    /// Takes the page copy mode waits for, if it came, and runs the keys that waited.
+    fn poll_copy_wait(&mut self) {
+        let Some(wait) = self.copy_wait.as_ref() else {
+            return;
+        };
+        let page = match wait.page.poll() {
+            Answer::Waiting => return,
+            Answer::Gone => {
+                self.copy_wait = None;
+                return;
+            }
+            Answer::Ready(page) => page,
+        };
+        let Some(wait) = self.copy_wait.take() else {
+            return;
+        };
+        let read = &mut self.copy_lines;
+        if read.lines.len() + page.rows.len() > LINES_KEPT {
+            read.lines.clear();
+        }
+        for (i, row) in page.rows.iter().enumerate() {
+            read.lines.insert(page.first + i as u64, cell_chars(row));
+        }
+        if !read.lines.contains_key(&wait.line) {
+            // The line dropped off the scrollback meanwhile.
+            read.gone_before = read.gone_before.max(wait.line + 1);
+        }
+        for key in wait.keys {
+            self.copy_key(key);
+        }
     }
 
     /// The search bar showed match `at` (absolute line, column): in copy mode the

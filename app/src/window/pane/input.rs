@@ -187,12 +187,9 @@ impl PaneUi {
                             Some(text) => self.paste(text),
                             None => ctx.send_viewport_cmd(egui::ViewportCommand::RequestPaste),
                         }
-                    } else if !pressed
-                        && b == MouseButton::Left
-                        && let Some(text) = self.selection_text().filter(|t| !t.is_empty())
-                    {
+                    } else if !pressed && b == MouseButton::Left {
                         // Selecting is copying to PRIMARY (X11).
-                        primary.set(&text);
+                        self.copy_selection(super::CopyTo::PRIMARY);
                     }
                 }
                 egui::Event::PointerMoved(pos) => {
@@ -315,9 +312,7 @@ impl PaneUi {
                 SelectMode::Words
             };
             self.viewport.start_selection(at, mode, v.seq);
-            if let Some(text) = self.selection_text() {
-                primary.set(&text);
-            }
+            self.copy_selection(super::CopyTo::PRIMARY);
         }
     }
 

@@ -24,6 +24,8 @@ use super::theme::Theme;
 use super::trace::Trace;
 use super::viewport::Viewport;
 
+mod clip;
+pub use clip::CopyTo;
 mod copy;
 mod hints;
 mod input;
@@ -102,6 +104,10 @@ pub struct PaneUi {
     /// are drawn.
     out: Vec<u8>,
     out_resize: Option<TermSize>,
+    /// Text copied (the app puts it on the clipboard once the panes are drawn), and
+    /// copies waiting for history lines (`clip.rs`).
+    copied: Vec<clip::Copied>,
+    copy_jobs: Vec<clip::CopyJob>,
     /// The pane's folder as the workspace core knows it (set before each frame), for
     /// paths in hints and links.
     pub cwd: Option<std::path::PathBuf>,
@@ -130,6 +136,9 @@ pub struct PaneUi {
     copy: Option<tern_core::text::copy_mode::CopyMode>,
     /// The last search's matches, for copy mode's `n`/`N`.
     copy_matches: Vec<tern_core::text::copy_mode::CopyPoint>,
+    /// History lines copy mode read, and keys waiting for a page of it (`copy.rs`).
+    copy_lines: copy::CopyLines,
+    copy_wait: Option<copy::CopyWait>,
     /// The labelled matches, while hints are shown (keys go to them).
     hints: Option<tern_core::text::hints::HintPicker>,
     /// The config's hint patterns and their compiled form (recompiled when they change).
@@ -172,6 +181,8 @@ impl PaneUi {
             exited: None,
             out: Vec::new(),
             out_resize: None,
+            copied: Vec::new(),
+            copy_jobs: Vec::new(),
             cwd: None,
             edit_request: None,
             editor: None,
@@ -186,6 +197,8 @@ impl PaneUi {
             search: None,
             copy: None,
             copy_matches: Vec::new(),
+            copy_lines: Default::default(),
+            copy_wait: None,
             hints: None,
             hint_patterns: Default::default(),
             selection_guard: None,
@@ -530,7 +543,7 @@ impl PaneUi {
         } else if self.hints.is_some() {
             self.hints_input(&ctx, cx.primary);
         } else if self.copy.is_some() {
-            self.copy_input(&ctx, cx.primary);
+            self.copy_input(&ctx);
         } else {
             self.handle_input(&ctx, rect, m, &response, cx.primary);
             // The keys go to the program before this pane is painted, so the frame

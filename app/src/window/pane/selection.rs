@@ -1,7 +1,7 @@
 //! Cells, lines and text: which cell is under the pointer, what the window shows,
 //! the selection's text (and clearing it when its content changes), links.
 
-use tern_core::model::TermSize;
+use tern_core::model::{Row, TermSize};
 use tern_core::pipeline::delivery::PaneView;
 use tern_core::pipeline::{Answer, HistoryPage, Pending};
 
@@ -23,28 +23,28 @@ impl PaneUi {
             .collect()
     }
 
-    /// The selected text, if any. Lines in the scrollback come from the model in one
-    /// page, asked for by absolute line (the model may have scrolled on since the
-    /// snapshot the window draws).
+    /// The selection, if any (absolute lines).
+    pub fn selection(&self) -> Option<Selection> {
+        self.viewport.selection
+    }
+
+    /// The selected text, from what the window holds: the screen and the history
+    /// lines around the view. `None` without a selection or when a line of it is not
+    /// held (copying asks the model for those: [`PaneUi::copy_selection`]).
     pub fn selection_text(&self) -> Option<String> {
         let view = self.view.as_ref()?;
-        let sel = self.viewport.selection?;
-        let (start, end) = sel.span();
+        self.viewport
+            .selected_text(|line| self.held_row(view, line).cloned())
+    }
+
+    /// Absolute line `line` if the window holds it: on the screen, or in the page of
+    /// history around the view.
+    pub(super) fn held_row<'a>(&'a self, view: &'a PaneView, line: usize) -> Option<&'a Row> {
         let screen = first_screen_line(view);
-        let history = if start.line < screen {
-            let count = end.line.min(screen - 1) + 1 - start.line;
-            self.history_lines(start.line, count)?
-        } else {
-            Vec::new()
-        };
-        self.viewport.selected_text(|abs| {
-            if abs >= screen {
-                view.rows.get(abs - screen).cloned()
-            } else {
-                // Lines that dropped off the scrollback are gone.
-                history.get(abs.checked_sub(start.line)?).cloned()
-            }
-        })
+        match line.checked_sub(screen) {
+            Some(row) => view.rows.get(row),
+            None => self.viewport.cached_row(line as u64),
+        }
     }
 
     /// The hyperlink (OSC 8, or a URL in the text) at a cell of what the window shows.
@@ -118,14 +118,6 @@ impl PaneUi {
         self.selection_guard = guard;
     }
 
-    /// `count` scrollback lines from absolute line `first`, all of them still there
-    /// (`None` when some dropped off, or the pane is gone). Waits for the model: for
-    /// copying a selection (a key the user pressed), not for a frame.
-    fn history_lines(&self, first: usize, count: usize) -> Option<Vec<tern_core::model::Row>> {
-        let page = self.pipeline.history(self.id, first as u64, count)?;
-        (page.first == first as u64).then_some(page.rows)
-    }
-
     /// Whether the pieces `guard` kept still read the same in `view` (or, for lines
     /// that scrolled off the screen since, in the model's history); `None` while the
     /// history page they need is on its way (asked for here, once).
@@ -171,7 +163,7 @@ impl PaneUi {
 
 /// The absolute line of `view`'s first screen row (lines scrolled off before it are
 /// numbered from the first line the pane ever had).
-fn first_screen_line(view: &PaneView) -> usize {
+pub(super) fn first_screen_line(view: &PaneView) -> usize {
     (view.meta.scrollback_dropped + view.meta.scrollback_lines) as usize
 }
 

@@ -1,0 +1,60 @@
+//! What panes and tabs are called, and where a pane sits: titles, folders and the
+//! "worktree · tab · pane" label the diagnostics, notifications and pickers show.
+
+use std::path::PathBuf;
+
+use super::core::{WorkspaceCore, dir_name};
+use crate::diagnostics::PaneLabel;
+use crate::pipeline::PaneId;
+
+impl WorkspaceCore {
+    /// The pane's folder: OSC 7 when the shell reports it, else the shell's own.
+    pub fn pane_cwd(&self, pane: PaneId) -> Option<PathBuf> {
+        let r = self.record(pane)?;
+        if let Some(c) = &r.cwd_reported {
+            return Some(PathBuf::from(c));
+        }
+        r.cwd.clone()
+    }
+
+    /// A pane's title: the program's (OSC 0/2), else the running program, else the
+    /// folder.
+    pub fn pane_title(&self, pane: PaneId) -> String {
+        let Some(r) = self.record(pane) else {
+            return "—".into();
+        };
+        if !r.title.is_empty() {
+            return r.title.clone();
+        }
+        if let Some(c) = &r.foreground {
+            return c.clone();
+        }
+        match self.pane_cwd(pane) {
+            Some(dir) => dir_name(&dir),
+            None => "shell".into(),
+        }
+    }
+
+    /// A tab's title: the name it was given, else its focused pane's.
+    pub fn tab_title(&self, tab: &super::Tab<PaneId>) -> String {
+        match &tab.custom_title {
+            Some(t) => t.clone(),
+            None => self.pane_title(tab.focused),
+        }
+    }
+
+    /// Where a pane sits: worktree, "n tab title", pane title.
+    pub fn pane_label(&self, pane: PaneId) -> PaneLabel {
+        let Some(at) = self.ws.locate(pane) else {
+            return PaneLabel::unplaced(pane);
+        };
+        let group = &self.ws.groups[at.group];
+        let tab = &group.tabs[at.tab];
+        PaneLabel {
+            worktree: group.name.clone(),
+            tab: format!("{} {}", at.tab + 1, self.tab_title(tab)),
+            pane: self.pane_title(pane),
+            id: None,
+        }
+    }
+}
