@@ -392,3 +392,37 @@ fn an_early_pane_is_adopted_once() {
     assert!(again.is_err(), "{again:?}");
     assert_eq!(core.ws.all_panes(), before, "nothing else changed");
 }
+
+/// Closing a pane whose shell runs a program asks first (the program's name); the
+/// shell alone, or `confirm_on_close: false`, closes without asking. The rule is the
+/// core's, so both faces' close questions agree. Catches a question for an idle shell,
+/// or none for a running program.
+#[test]
+fn closing_a_running_program_asks_and_an_idle_shell_does_not() {
+    let mut core = core();
+    let p = open(&mut core, &folder("confirm"));
+    pump(&mut core, "the shell starts", |c| {
+        c.pipeline().process_info(p).is_some()
+    });
+    assert_eq!(core.programs_to_confirm(&[p], true), Vec::<String>::new());
+    core.apply(
+        Source::Key,
+        Command::SendText {
+            pane: p,
+            text: "sleep 600\n".into(),
+        },
+    )
+    .expect("send");
+    // The shell runs sleep in front of it.
+    pump(&mut core, "sleep runs", |c| {
+        !c.programs_to_confirm(&[p], true).is_empty()
+    });
+    assert_eq!(core.programs_to_confirm(&[p], true), ["sleep"]);
+    let mut config = core.config().clone();
+    config.confirm_on_close = false;
+    core.set_config(config);
+    assert!(
+        core.programs_to_confirm(&[p], true).is_empty(),
+        "config off"
+    );
+}

@@ -102,4 +102,27 @@ impl WorkspaceCore {
             }
         }
     }
+
+    /// What closing `panes` would end that the person may want to keep, when the
+    /// config asks first (`confirm_on_close`): the program in front of each pane's
+    /// shell, and with `remote` each remote pane's tmux pane (closing a pane or a tab
+    /// ends it on the host; closing the window only detaches, so it leaves them out).
+    /// Panes whose program exited ask nothing. Empty: close without asking.
+    pub fn programs_to_confirm(&self, panes: &[PaneId], remote: bool) -> Vec<String> {
+        if !self.config.confirm_on_close {
+            return Vec::new();
+        }
+        panes
+            .iter()
+            .filter(|p| self.panes.get(p).is_some_and(|r| r.exit.is_none()))
+            .filter_map(|p| match self.remote_program(*p) {
+                Some(program) => remote.then_some(program),
+                None => {
+                    let info = self.pipeline.process_info(*p)?;
+                    info.runs_other_program()
+                        .then(|| info.foreground_name.unwrap_or_else(|| "a program".into()))
+                }
+            })
+            .collect()
+    }
 }

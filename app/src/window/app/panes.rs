@@ -67,23 +67,9 @@ impl TernApp {
     /// or always for a remote pane (what runs there is not seen from here, and closing
     /// it ends its tmux pane on the host).
     pub(super) fn request_close(&mut self, pane: PaneId) {
-        let info = self.core.pipeline().process_info(pane);
-        let exited = self.panes.get(&pane).is_some_and(|p| p.exited.is_some());
-        if let Some(program) = self.core.remote_program(pane)
-            && !exited
-            && self.settings.config.confirm_on_close
-        {
-            self.overlay = Some(Overlay::ConfirmClose { pane, program });
-            return;
-        }
-        match info {
-            Some(i)
-                if i.runs_other_program() && !exited && self.settings.config.confirm_on_close =>
-            {
-                let program = i.foreground_name.unwrap_or_else(|| "a program".into());
-                self.overlay = Some(Overlay::ConfirmClose { pane, program });
-            }
-            _ => self.close_pane(Source::Key, pane),
+        match self.core.programs_to_confirm(&[pane], true).pop() {
+            Some(program) => self.overlay = Some(Overlay::ConfirmClose { pane, program }),
+            None => self.close_pane(Source::Key, pane),
         }
     }
 
