@@ -278,14 +278,7 @@ fn prompt_jumps_and_the_last_commands_output() {
     assert_eq!(common::selected(&mut h).as_deref(), Some("one\ntwo"));
     // Ctrl+Shift+Y copies it to the clipboard (key down only: a step runs a frame per
     // event, and the output read is the last frame's).
-    h.event(egui::Event::Key {
-        key: Key::Y,
-        physical_key: None,
-        pressed: true,
-        repeat: false,
-        modifiers: CTRL_SHIFT,
-    });
-    h.step();
+    common::key_down(&mut h, Key::Y, CTRL_SHIFT);
     assert_eq!(
         common::step_until_copied(&mut h, "copy last output"),
         ["one\ntwo"]

@@ -218,14 +218,7 @@ fn dragging_selects_cells_and_ctrl_shift_c_copies_them() {
     assert_eq!(selected(&mut h), Some("beta".to_string()));
     // Key down only: the copy command is in the output of the frame that handled it.
     let ctrl_shift = Modifiers::CTRL | Modifiers::SHIFT;
-    h.event(Event::Key {
-        key: Key::C,
-        physical_key: None,
-        pressed: true,
-        repeat: false,
-        modifiers: ctrl_shift,
-    });
-    h.step();
+    common::key_down(&mut h, Key::C, ctrl_shift);
     let copied: Vec<String> = h
         .output()
         .platform_output
@@ -362,14 +355,7 @@ fn ctrl_shift_f_finds_text_in_history_and_scrolls_to_it() {
     let mut h = harness("sh", &["-c", script]);
     step_until(&mut h, "output", |rows| rows.iter().any(|r| r == "line119"));
     let ctrl_shift = Modifiers::CTRL | Modifiers::SHIFT;
-    h.event(Event::Key {
-        key: Key::F,
-        physical_key: None,
-        pressed: true,
-        repeat: false,
-        modifiers: ctrl_shift,
-    });
-    h.step();
+    common::key_down(&mut h, Key::F, ctrl_shift);
     h.step();
     assert!(
         h.state().as_ref().is_some_and(|a| a.search().is_some()),
@@ -402,12 +388,7 @@ fn ctrl_shift_f_finds_text_in_history_and_scrolls_to_it() {
     assert_eq!(found, Some(1));
     assert!(app.scroll_offset() > 0, "scrolled to the match");
     // The history lines in view are asked for without waiting: a frame or more.
-    common::step_until_or(&mut h, Duration::from_secs(10), |h| {
-        let app = h.state().as_ref().expect("app");
-        app.pane()
-            .and_then(|p| app.pane_ui(p))
-            .is_some_and(|p| p.history_in_view())
-    });
+    common::wait_history_in_view(&mut h);
     let shown = screen_rows(&mut h);
     assert!(shown.iter().any(|r| r == "needle here"), "{shown:?}");
     h.key_press(Key::Escape);
@@ -439,14 +420,7 @@ fn copying_a_selection_in_the_history_does_not_wait_for_the_model() {
     h.step();
     assert!(has_selection(&h), "the selection stays on its line");
     let pipeline = h.state().as_ref().expect("app").core().pipeline().clone();
-    h.event(Event::Key {
-        key: Key::C,
-        physical_key: None,
-        pressed: true,
-        repeat: false,
-        modifiers: Modifiers::CTRL | Modifiers::SHIFT,
-    });
-    h.step();
+    common::key_down(&mut h, Key::C, Modifiers::CTRL | Modifiers::SHIFT);
     assert_eq!(common::step_until_copied(&mut h, "Ctrl+Shift+C"), ["beta"]);
     assert_eq!(pipeline.ui_waits(), 0, "the copy waited for the model");
 }
@@ -723,35 +697,16 @@ fn nothing_the_window_does_waits_for_the_model() {
         h.event(wheel(40.0));
         h.step();
     }
-    common::step_until_or(&mut h, Duration::from_secs(10), |h| {
-        let app = h.state().as_ref().expect("app");
-        app.pane()
-            .and_then(|p| app.pane_ui(p))
-            .is_some_and(|p| p.history_in_view())
-    });
+    common::wait_history_in_view(&mut h);
     assert!(h.state().as_ref().is_some_and(|a| a.scroll_offset() > 1000));
     // Select two rows there and copy them.
     drag_select(&mut h, (0.0, 2.0), (6.0, 3.0));
     h.step();
-    h.event(Event::Key {
-        key: Key::C,
-        physical_key: None,
-        pressed: true,
-        repeat: false,
-        modifiers: Modifiers::CTRL | Modifiers::SHIFT,
-    });
-    h.step();
+    common::key_down(&mut h, Key::C, Modifiers::CTRL | Modifiers::SHIFT);
     let copied = common::step_until_copied(&mut h, "Ctrl+Shift+C in the history");
     assert!(copied[0].starts_with("line "), "{copied:?}");
     // Copy mode from the live screen to the top of the history and back.
-    h.event(Event::Key {
-        key: Key::Space,
-        physical_key: None,
-        pressed: true,
-        repeat: false,
-        modifiers: Modifiers::CTRL | Modifiers::SHIFT,
-    });
-    h.step();
+    common::key_down(&mut h, Key::Space, Modifiers::CTRL | Modifiers::SHIFT);
     for c in "ggvey".chars() {
         h.event(Event::Text(c.to_string()));
         h.step();
