@@ -110,6 +110,7 @@ impl TernApp {
     }
 
     /// The panes of the active tab, each in its rectangle, and the dividers to drag.
+    #[must_use = "what the panel asks for happens only when applied"]
     pub(super) fn panes_ui(&mut self, ui: &mut egui::Ui) -> Vec<Action> {
         let mut actions = Vec::new();
         let full = ui.available_rect_before_wrap();

@@ -191,6 +191,7 @@ fn describe(ui: &egui::Ui, response: &egui::Response, label: String, value: Stri
 }
 
 /// The delivery table. Returns the pane whose name was clicked.
+#[must_use = "what the panel asks for happens only when applied"]
 pub fn ui(ui: &mut egui::Ui, rows: &[PaneRow], sort: &mut Sort) -> Option<PaneId> {
     let mut clicked = None;
     if rows.is_empty() {

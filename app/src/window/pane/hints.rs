@@ -166,6 +166,7 @@ impl PaneUi {
     }
 
     /// A tab the app should open for the editor (taken once).
+    #[must_use = "what the panel asks for happens only when applied"]
     pub fn take_edit_request(&mut self) -> Option<(PathBuf, Vec<String>)> {
         self.edit_request.take()
     }

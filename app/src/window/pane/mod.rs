@@ -468,6 +468,7 @@ impl PaneUi {
 
     /// Draws the pane into `rect` for one frame. `keyboard`: this is the focused pane
     /// (keys, paste and the pointer go to it); other panes only notice a click.
+    #[must_use = "what the panel asks for happens only when applied"]
     pub fn frame(
         &mut self,
         ui: &mut egui::Ui,
