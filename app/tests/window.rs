@@ -724,3 +724,29 @@ fn nothing_the_window_does_waits_for_the_model() {
     }
     assert_eq!(pipeline.ui_waits(), 0, "the window waited for the model");
 }
+
+/// Ctrl+click on a hyperlink asks for it to be opened (the pane queues it; it is
+/// opened off the UI thread when the pane's output is carried out). A link whose
+/// scheme is refused (`javascript:`) is said in the pane at once and never queued.
+/// Catches a refused link taken as any other, or a Ctrl+click that does nothing.
+#[test]
+fn ctrl_click_opens_a_link_and_a_refused_scheme_is_said() {
+    let script =
+        "printf '\\033]8;;javascript:alert(1)\\033\\\\bad link\\033]8;;\\033\\\\\\n'; exec cat";
+    let mut h = harness("sh", &["-c", script]);
+    step_until(&mut h, "output", |rows| {
+        rows.iter().any(|r| r == "bad link")
+    });
+    common::wait_sized(&mut h);
+    drag_select_with(&mut h, (1.0, 0.0), (1.0, 0.0), Modifiers::CTRL);
+    h.step();
+    h.step();
+    let said = h
+        .state()
+        .as_ref()
+        .and_then(|a| a.exited().map(str::to_owned));
+    assert!(
+        said.as_deref().is_some_and(|s| s.contains("not opening")),
+        "{said:?}"
+    );
+}

@@ -108,6 +108,8 @@ pub struct PaneUi {
     /// copies waiting for history lines (`clip.rs`).
     copied: Vec<clip::Copied>,
     copy_jobs: Vec<clip::CopyJob>,
+    /// Links to open (checked when asked for).
+    links_out: Vec<String>,
     /// The pane's folder as the workspace core knows it (set before each frame), for
     /// paths in hints and links.
     pub cwd: Option<std::path::PathBuf>,
@@ -183,6 +185,7 @@ impl PaneUi {
             out_resize: None,
             copied: Vec::new(),
             copy_jobs: Vec::new(),
+            links_out: Vec::new(),
             cwd: None,
             edit_request: None,
             editor: None,
@@ -215,7 +218,7 @@ impl PaneUi {
     }
 
     /// Carries out what the pane's input asked while it was drawn: the new size, then
-    /// the bytes typed (in the order typed).
+    /// the bytes typed (in the order typed), then the links to open.
     pub fn apply_output(&mut self) {
         if let Some(size) = self.out_resize.take() {
             self.pipeline.resize(self.id, size);
@@ -223,6 +226,14 @@ impl PaneUi {
         if !self.out.is_empty() {
             let bytes = std::mem::take(&mut self.out);
             self.pipeline.write(self.id, &bytes);
+        }
+        for uri in std::mem::take(&mut self.links_out) {
+            let (pipeline, pane) = (self.pipeline.clone(), self.id);
+            let opened =
+                crate::window::links::open(&uri, move |why| pipeline.breadcrumb(Some(pane), why));
+            if let Err(e) = opened {
+                self.exited = Some(format!("[{e}]"));
+            }
         }
     }
 
@@ -542,7 +553,7 @@ impl PaneUi {
         } else if self.search.is_some() || !takes_keys {
             // Keys go to the search bar, or to the field the user is typing in.
         } else if self.hints.is_some() {
-            self.hints_input(&ctx, cx.primary);
+            self.hints_input(&ctx);
         } else if self.copy.is_some() {
             self.copy_input(&ctx);
         } else {

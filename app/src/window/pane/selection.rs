@@ -59,11 +59,16 @@ impl PaneUi {
         crate::window::links::link_at(&rows, row, col, |id| view.links.get(&id).cloned())
     }
 
-    /// Opens `uri` off the UI thread; an opener that is missing leaves a breadcrumb
-    /// (Diagnostics) for this pane. A refused scheme is an error at once.
-    pub fn open_link(&self, uri: &str) -> Result<(), String> {
-        let (pipeline, pane) = (self.pipeline.clone(), self.id);
-        crate::window::links::open(uri, move |why| pipeline.breadcrumb(Some(pane), why))
+    /// Asks for `uri` to be opened: a refused scheme is an error at once; an allowed
+    /// one is opened off the UI thread when the pane's output is carried out
+    /// ([`PaneUi::apply_output`]), and an opener that is missing leaves a breadcrumb
+    /// (Diagnostics) for this pane.
+    pub fn open_link(&mut self, uri: &str) -> Result<(), String> {
+        if !crate::window::links::openable(uri) {
+            return crate::window::links::open(uri, |_| {});
+        }
+        self.links_out.push(uri.to_owned());
+        Ok(())
     }
 
     /// The cell under `pos` in `rect` (clamped to the grid).
