@@ -14,7 +14,8 @@ on all alike:
   idle   CPU ticks in 10 s of a window whose shell sits at a prompt (tern also with
          20 panes, tern-x20): nothing changes, so nothing should be drawn;
   flood  keys as above while four hidden tabs print a file in a loop as fast as the
-         pty takes it (tern and kitty).
+         pty takes it (tern and kitty), and the hidden tabs' output in MB/s while the
+         keys come and for as long after them.
 
 Prints p50 / p90 / p99 in ms and each terminal's ratio to the best GPU peer
 (alacritty, kitty); `--json PATH` writes every sample. Only libX11 and libXtst (ctypes).
@@ -22,6 +23,7 @@ Prints p50 / p90 / p99 in ms and each terminal's ratio to the best GPU peer
   scripts/typometer.py [--tests keys,tab,paint,idle,flood] [--keys 100] [--runs 3] [--cols 80
                         --rows 24] [--terms tern,alacritty,kitty,xterm] [--json PATH]
                         [--tern PATH] [-o KEY=VALUE (tern option, repeatable)]
+                        [--before PATH [--before-env KEY=VALUE]]
 """
 
 import argparse
@@ -187,7 +189,9 @@ def launch_cmd(term, args, cols, rows, program, extra):
         opts = []
         for o in args.tern_option:
             opts += ["-o", o]
-        return [binary, "--config", extra["config"], *opts, "-o", "cursor.blinking=false",
+        envs = ["env", *args.before_env] if term == "tern-before" and args.before_env else []
+        opts += extra.get("tern_opts", [])
+        return [*envs, binary, "--config", extra["config"], *opts, "-o", "cursor.blinking=false",
                 "--cols", str(cols), "--rows", str(rows), "-e", *program]
     if term == "alacritty":
         return ["alacritty", "--config-file", extra["alacritty"],
@@ -375,6 +379,8 @@ def test_keys(x, term, args, env, extra, cols, rows, breakdown=None):
 def test_tab(x, term, args, env, extra, cols, rows, work):
     big = "seq 1000000; exec cat"
     if term.startswith("tern"):
+        # Keep the million lines (the default scrollback keeps 10,000), as kitty does.
+        extra = dict(extra, tern_opts=["-o", "scrollback_lines=1100000"])
         tern = os.path.abspath(args.tern if term == "tern" else args.before)
         program = ["sh", "-c",
                    f"seq 1000000; {tern} msg new-tab -- sh -c 'stty raw -echo; exec cat' >/dev/null; exec cat"]
@@ -398,16 +404,22 @@ def test_tab(x, term, args, env, extra, cols, rows, work):
         run.stop()
 
 
-def test_flood(x, term, args, env, extra, cols, rows, work):
+def test_flood(x, term, args, env, extra, cols, rows, work, breakdown=None):
     """Keys into `cat` in the visible tab while four hidden tabs print a file in a loop
     as fast as the pty takes it (tern and kitty)."""
-    flood = os.path.join(work, "flood.txt")
-    if not os.path.exists(flood):
-        with open(flood, "w") as f:
-            rnd = random.Random(7)
-            for _ in range(40_000):
-                f.write("".join(rnd.choice("abcdefghijklmnopqrstuvwxyz0123456789 ") for _ in range(60)) + "\n")
-    loop = f"while :; do cat {flood}; done"
+    # The flood: a 2.4 MB file printed in a loop, in ten parts so that a counter file
+    # gets a line per 240 KB (the hidden tabs' throughput, while typing and after).
+    parts = os.path.join(work, "flood.part")
+    if not os.path.exists(parts + "0"):
+        rnd = random.Random(7)
+        for k in range(10):
+            with open(f"{parts}{k}", "w") as f:
+                for _ in range(4_000):
+                    f.write("".join(rnd.choice("abcdefghijklmnopqrstuvwxyz0123456789 ") for _ in range(60)) + "\n")
+    part_bytes = os.path.getsize(parts + "0")
+    count = os.path.join(work, f"flood-count-{term}")
+    open(count, "w").close()
+    loop = f"while :; do for f in {parts}?; do cat $f; echo >> {count}; done; done"
     cat = "stty raw -echo; exec cat"
     if term.startswith("tern"):
         tern = os.path.abspath(args.tern if term == "tern" else args.before)
@@ -421,6 +433,11 @@ def test_flood(x, term, args, env, extra, cols, rows, work):
             f.write(f"new_tab cat\nlaunch sh -c '{cat}'\nfocus\n")
         extra = dict(extra, session=session)
         program = []
+    trace = None
+    if term == "tern" and breakdown is not None:
+        trace = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"typometer-{os.getpid()}.jsonl")
+        env = dict(env, TERN_TRACE=trace)
+    presses = []
     run = Running(x, launch_cmd(term, args, cols, rows, program, extra), env)
     try:
         if not run.wait_window():
@@ -430,9 +447,28 @@ def test_flood(x, term, args, env, extra, cols, rows, work):
         time.sleep(0.5)
         code = x.keycode("x")
         press_and_time(x, run, [code], 5, 0.05)
-        return press_and_time(x, run, [code], args.keys, 0.05)
+
+        def parts_done():
+            with open(count) as f:
+                return f.read().count("\n")
+
+        n0, t0 = parts_done(), time.perf_counter()
+        got = press_and_time(x, run, [code], args.keys, 0.05, presses)
+        n1, t1 = parts_done(), time.perf_counter()
+        # After the typing: as long again, once tern's throttle (500 ms) has ended.
+        time.sleep(0.6)
+        n2, t2 = parts_done(), time.perf_counter()
+        time.sleep(t1 - t0)
+        n3, t3 = parts_done(), time.perf_counter()
+        mb_s = lambda n, t: n * part_bytes / t / 1e6
+        args.flood_rates.setdefault(term, []).append((mb_s(n1 - n0, t1 - t0), mb_s(n3 - n2, t3 - t2)))
+        return got
     finally:
         run.stop()
+        if trace:
+            for name, v in key_breakdown(trace, presses).items():
+                breakdown.setdefault(name, []).extend(v)
+            os.unlink(trace)
 
 
 def test_paint(x, term, args, env, extra, cols, rows):
@@ -490,10 +526,14 @@ def main():
     p.add_argument("--tern", default=os.path.join(ROOT, "target/release/tern"))
     p.add_argument("-o", dest="tern_option", action="append", default=[])
     p.add_argument("--before", help="another tern build to run beside (as tern-before), say main's")
+    p.add_argument("--before-env", action="append", default=[],
+                   help="KEY=VALUE for tern-before's environment (repeatable): with --before the "
+                        "same binary, say TERN_NO_THROTTLE=1, measures one change in one run")
     p.add_argument("--idle-s", type=float, default=10.0)
     p.add_argument("--json")
     p.add_argument("--seed", type=int, default=1)
     args = p.parse_args()
+    args.flood_rates = {}
     random.seed(args.seed)
     terms = [t for t in args.terms.split(",") if t == "tern" or shutil.which(t)]
     if args.before:
@@ -546,7 +586,7 @@ def main():
                     elif test == "tab":
                         got = test_tab(x, t, args, env, extra, args.cols, args.rows, work)
                     elif test == "flood":
-                        got = test_flood(x, t, args, env, extra, args.cols, args.rows, work)
+                        got = test_flood(x, t, args, env, extra, args.cols, args.rows, work, breakdown)
                     elif test == "idle":
                         got = test_idle(x, t.removesuffix("-x20"), args, env, extra, args.cols,
                                         args.rows, 20 if t.endswith("x20") else 1)
@@ -560,6 +600,8 @@ def main():
                         continue
                     samples[t] += s
                     missed[t] += m
+            if test == "flood":
+                results["flood_mb_s_typing_after"] = args.flood_rates
             if test == "idle":
                 results["tests"][test] = {t: {"ticks": samples[t]} for t in names}
             else:
@@ -606,6 +648,10 @@ def report(test, samples, missed, args):
         ratio = f"  x{p50[t] / b50:.2f} / x{p90[t] / b90:.2f} of best GPU peer" if b50 else ""
         print(f"  {t:10s} p50 {p50[t] * 1e3:6.1f}  p90 {p90[t] * 1e3:6.1f}  p99 {pct(s, 0.99) * 1e3:6.1f}"
               f"  n={len(s)} missed={missed[t]}{ratio}")
+    if test == "flood":
+        print("  hidden tabs' output, all four (MB/s per run: while typing / after):")
+        for t, rates in args.flood_rates.items():
+            print(f"  {t:10s} " + "  ".join(f"{a:6.1f} / {b:6.1f}" for a, b in rates))
 
 
 if __name__ == "__main__":

@@ -37,6 +37,11 @@ struct PaneRecord {
     bytes_parsed: u64,
     in_flight: u64,
     window_bytes: u64,
+    /// Added in round 4 of issue 32: older reports read as not throttled.
+    #[serde(default)]
+    throttled: bool,
+    #[serde(default)]
+    slices_rested: u64,
     paused_now: bool,
     times_paused: u64,
     frames_built: u64,
@@ -67,6 +72,8 @@ impl From<PaneRow> for PaneRecord {
             bytes_parsed,
             in_flight,
             window_bytes,
+            throttled,
+            slices_rested,
             paused_now,
             times_paused,
             frames_built,
@@ -92,6 +99,8 @@ impl From<PaneRow> for PaneRecord {
             bytes_parsed,
             in_flight,
             window_bytes,
+            throttled,
+            slices_rested,
             paused_now,
             times_paused,
             frames_built,
@@ -122,6 +131,8 @@ impl From<PaneRecord> for PaneRow {
                 bytes_parsed: r.bytes_parsed,
                 in_flight: r.in_flight,
                 window_bytes: r.window_bytes,
+                throttled: r.throttled,
+                slices_rested: r.slices_rested,
                 paused_now: r.paused_now,
                 times_paused: r.times_paused,
                 frames_built: r.frames_built,

@@ -45,6 +45,8 @@ fn sample_row() -> PaneRow {
             bytes_parsed: 2,
             in_flight: 3,
             window_bytes: 4,
+            throttled: true,
+            slices_rested: 18,
             paused_now: true,
             times_paused: 5,
             frames_built: 6,
@@ -73,6 +75,8 @@ const SAMPLE_ROW_RON: &str = r#"(
     bytes_parsed: 2,
     in_flight: 3,
     window_bytes: 4,
+    throttled: true,
+    slices_rested: 18,
     paused_now: true,
     times_paused: 5,
     frames_built: 6,
@@ -102,4 +106,10 @@ fn an_exported_pane_row_keeps_its_format() {
         ..expected.pty
     };
     assert_eq!(back, expected);
+    // A report from before the throttle (issue 32, round 4) reads as not throttled.
+    let older = SAMPLE_ROW_RON
+        .replace("    throttled: true,\n", "")
+        .replace("    slices_rested: 18,\n", "");
+    let back: PaneRow = ron::from_str(&older).expect("an older report");
+    assert!(!back.pty.throttled && back.pty.slices_rested == 0);
 }

@@ -17,6 +17,11 @@
 //! `tern-read` (`ahead.rs`): it reads within the same room and, when the room is zero,
 //! waits to be rung by the model thread once parsing made some. The totals stay atomic
 //! for both readers, the delivery table and `Pipeline::feed`.
+//!
+//! While a person types, a hidden pane's window is smaller ([`Credit::set_limit`],
+//! `throttle.rs`): the reader reads less ahead of the parser and the child blocks
+//! sooner. Bytes already in flight over the smaller window stay and are parsed (the
+//! room is zero until they are): the limit never drops or un-reads anything.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
@@ -24,6 +29,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 #[derive(Debug)]
 pub struct Credit {
     window_bytes: AtomicU64,
+    /// A smaller window in force now (0: none), see [`Credit::set_limit`].
+    limit_bytes: AtomicU64,
     read_total: AtomicU64,
     parsed_total: AtomicU64,
     paused: AtomicBool,
@@ -34,6 +41,7 @@ impl Credit {
     pub fn new(window_bytes: u64) -> Credit {
         Credit {
             window_bytes: AtomicU64::new(window_bytes.max(1)),
+            limit_bytes: AtomicU64::new(0),
             read_total: AtomicU64::new(0),
             parsed_total: AtomicU64::new(0),
             paused: AtomicBool::new(false),
@@ -41,8 +49,30 @@ impl Credit {
         }
     }
 
+    /// The window in force now: the configured one, or the limit while one is set.
     pub fn window_bytes(&self) -> u64 {
+        let window = self.window_bytes.load(Ordering::Acquire);
+        match self.limit_bytes.load(Ordering::Acquire) {
+            0 => window,
+            limit => window.min(limit),
+        }
+    }
+
+    /// The configured window, whatever the limit.
+    pub fn full_window_bytes(&self) -> u64 {
         self.window_bytes.load(Ordering::Acquire)
+    }
+
+    /// Limits the window to `limit_bytes` (at least 1) until `None` gives the whole
+    /// window back. Returns whether that changed anything.
+    pub fn set_limit(&self, limit_bytes: Option<u64>) -> bool {
+        let new = limit_bytes.map_or(0, |b| b.max(1));
+        self.limit_bytes.swap(new, Ordering::AcqRel) != new
+    }
+
+    /// A smaller window is in force (the pane is throttled).
+    pub fn is_limited(&self) -> bool {
+        self.limit_bytes.load(Ordering::Acquire) != 0
     }
 
     pub fn read_total(&self) -> u64 {
@@ -174,6 +204,28 @@ mod tests {
             prop_assert_eq!(credit.read_total(), credit.parsed_total());
             prop_assert_eq!(credit.room(), window);
         }
+    }
+
+    /// A limit shrinks the room at once, never below what is in flight (nothing is
+    /// taken back), and lifting it gives the whole window back.
+    #[test]
+    fn a_limit_shrinks_the_room_and_lifting_it_gives_it_back() {
+        let credit = Credit::new(1000);
+        credit.on_read(300);
+        assert!(credit.set_limit(Some(100)));
+        assert!(!credit.set_limit(Some(100)), "the same limit again");
+        assert!(credit.is_limited());
+        assert_eq!(
+            (credit.window_bytes(), credit.full_window_bytes()),
+            (100, 1000)
+        );
+        assert_eq!(credit.room(), 0, "300 in flight over a 100-byte window");
+        assert_eq!(credit.in_flight(), 300, "the limit drops nothing");
+        credit.on_parsed(250);
+        assert_eq!(credit.room(), 50);
+        assert!(credit.set_limit(None));
+        assert!(!credit.is_limited());
+        assert_eq!(credit.room(), 950);
     }
 
     #[test]

@@ -88,6 +88,8 @@ pub struct PtyStats {
     /// The most area work (cells, `Terminal::work_cells`) one parse call did: at most
     /// `SLICE_WORK_CELLS` plus one sequence's for a slice.
     pub slice_work_cells_max: AtomicU64,
+    /// Slices this hidden flood waited while a person interacted (`throttle.rs`).
+    pub slices_rested: AtomicU64,
 }
 
 /// One rare transition, for the breadcrumb ring.
@@ -245,8 +247,12 @@ pub struct PtyReport {
     pub bytes_parsed: u64,
     /// Read but not yet parsed: `bytes_read - bytes_parsed`.
     pub in_flight: u64,
-    /// The flow-control window.
+    /// The credit window in force now (smaller while `throttled`).
     pub window_bytes: u64,
+    /// A hidden pane whose share is cut while a person interacts (`throttle.rs`).
+    pub throttled: bool,
+    /// Slices it waited for that so far.
+    pub slices_rested: u64,
     pub paused_now: bool,
     pub times_paused: u64,
     pub frames_built: u64,

@@ -28,6 +28,7 @@ pub mod reply_poll;
 mod reports;
 mod requests;
 pub mod session;
+pub mod throttle;
 
 use std::collections::HashMap;
 use std::os::fd::OwnedFd;
@@ -220,8 +221,12 @@ pub struct PipelineConfig {
     /// it ahead of the parser (`ahead.rs`; [`ahead::AHEAD_AFTER_BYTES`] by default).
     pub read_ahead_after_bytes: u64,
     /// The longest the model thread polls for input after a reply before it sleeps
-    /// (`reply_poll.rs`; [`reply_poll::ReplyPoll::MAX`] by default, 0 never polls).
+    /// (`reply_poll.rs`; [`reply_poll::ReplyPoll::MAX`] by default, 0 never polls;
+    /// `TERN_REPLY_POLL_MAX_US` sets another default, for measuring).
     pub reply_poll_max: std::time::Duration,
+    /// Hidden floods get a smaller share while a person types or looks at a pane
+    /// ([`throttle`]; on by default, `TERN_NO_THROTTLE=1` turns it off for measuring).
+    pub throttle_hidden: bool,
 }
 
 impl Default for PipelineConfig {
@@ -232,7 +237,11 @@ impl Default for PipelineConfig {
             term: TermConfig::default(),
             default_size: TermSize::new(80, 24),
             total_scrollback_bytes: 512 * 1024 * 1024,
-            reply_poll_max: reply_poll::ReplyPoll::MAX,
+            reply_poll_max: std::env::var("TERN_REPLY_POLL_MAX_US")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .map_or(reply_poll::ReplyPoll::MAX, std::time::Duration::from_micros),
+            throttle_hidden: std::env::var_os("TERN_NO_THROTTLE").is_none_or(|v| v == "0"),
         }
     }
 }
@@ -282,6 +291,9 @@ pub struct Pipeline {
     /// [`Pipeline::dump_screen`]): invariant 5 says none.
     ui_thread: Mutex<Option<std::thread::ThreadId>>,
     ui_waits: AtomicU64,
+    /// A person's last key or reveal: hidden floods are throttled for a while after it
+    /// ([`throttle`]).
+    interaction: Arc<throttle::Interaction>,
 }
 
 impl Pipeline {
@@ -306,6 +318,10 @@ impl Pipeline {
         // `TERN_NO_READ_AHEAD=1` reads floods on the model thread too (for measuring).
         if std::env::var_os("TERN_NO_READ_AHEAD").is_none_or(|v| v == "0") {
             thread = thread.with_read_ahead(model_tx.clone(), config.read_ahead_after_bytes);
+        }
+        let interaction = Arc::new(throttle::Interaction::new(epoch));
+        if config.throttle_hidden {
+            thread = thread.with_interaction(interaction.clone());
         }
         let model_crumbs = crumbs.clone();
         let model = std::thread::Builder::new()
@@ -338,6 +354,7 @@ impl Pipeline {
             history_pages: AtomicU64::new(0),
             ui_thread: Mutex::new(None),
             ui_waits: AtomicU64::new(0),
+            interaction,
         })
     }
 

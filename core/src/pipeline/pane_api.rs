@@ -32,6 +32,7 @@ impl Pipeline {
             p.activity.on_input(Instant::now());
             p.writer.clone()
         }) {
+            self.interaction.touch();
             w.write(bytes);
         }
     }
@@ -99,7 +100,21 @@ impl Pipeline {
                 p.activity.on_seen(Instant::now());
             }
         });
+        if visible {
+            self.interaction.touch();
+        }
         let _ = self.model_tx.send(ModelMsg::SetVisible { pane, visible });
+    }
+
+    /// A person typed or looked at a pane now (keys and reveals count already): hidden
+    /// floods get a smaller share for [`super::throttle::INTERACTION_MS`].
+    pub fn note_interaction(&self) {
+        self.interaction.touch();
+    }
+
+    /// Keys and reveals noted so far ([`Pipeline::note_interaction`]).
+    pub fn interactions(&self) -> u64 {
+        self.interaction.count()
     }
 
     pub fn set_focus(&self, pane: Option<PaneId>) {

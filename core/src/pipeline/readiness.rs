@@ -163,6 +163,28 @@ impl Poller {
         first
     }
 
+    /// Like [`Poller::wait`], but wakes by `deadline` at the latest (then `Empty`, and
+    /// nothing is ready): the end of a hidden flood's rest (`throttle.rs`).
+    pub fn wait_until(
+        &mut self,
+        deadline: Instant,
+        ready: &mut Vec<PaneId>,
+    ) -> Result<ModelMsg, TryRecvError> {
+        self.bell.sleeping.store(true, Ordering::Relaxed);
+        fence(Ordering::SeqCst);
+        let first = self.rx.try_recv();
+        if matches!(first, Err(TryRecvError::Empty)) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let timeout = rustix::event::Timespec {
+                tv_sec: left.as_secs() as i64,
+                tv_nsec: i64::from(left.subsec_nanos()),
+            };
+            self.collect(Some(&timeout), ready);
+        }
+        self.bell.sleeping.store(false, Ordering::Relaxed);
+        first
+    }
+
     /// Polls (without sleeping) until a pty is readable or a message comes, returned
     /// as [`Poller::wait`] returns them, or until `until` (`None`: nothing came). Between
     /// looks it gives way to whatever else waits for this core: often the tty's flush

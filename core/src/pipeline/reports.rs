@@ -81,6 +81,8 @@ impl Pipeline {
                     bytes_parsed,
                     in_flight: bytes_read.saturating_sub(bytes_parsed),
                     window_bytes: p.credit.window_bytes(),
+                    throttled: p.credit.is_limited(),
+                    slices_rested: s.slices_rested.load(Ordering::Relaxed),
                     paused_now: p.credit.is_paused(),
                     times_paused: p.credit.times_paused(),
                     frames_built: s.frames_built.load(Ordering::Relaxed),

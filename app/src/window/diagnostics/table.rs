@@ -73,7 +73,10 @@ impl Column {
             Column::Read => "bytes read from the pty",
             Column::Parsed => "bytes the model has parsed",
             Column::InFlight => "read, not yet parsed (read = parsed + in flight)",
-            Column::Window => "the most bytes in flight before reading pauses",
+            Column::Window => {
+                "the most bytes in flight before reading pauses (throttled: a hidden pane's \
+                 smaller share while you type)"
+            }
             Column::Paused => "paused now (window full), and times paused",
             Column::Frames => "frames and snapshots built for the window / taken by it",
             Column::Replies => "query replies the model wrote (DSR, DA, OSC colours)",
@@ -113,6 +116,9 @@ impl Column {
             Column::Read => format::bytes(r.pty.bytes_read),
             Column::Parsed => format::bytes(r.pty.bytes_parsed),
             Column::InFlight => format::bytes(r.pty.in_flight),
+            Column::Window if r.pty.throttled => {
+                format!("{}, throttled", format::bytes(r.pty.window_bytes))
+            }
             Column::Window => format::bytes(r.pty.window_bytes),
             Column::Paused => format!(
                 "{}{}",
@@ -342,6 +348,16 @@ mod tests {
             },
             ..PaneRow::default()
         }
+    }
+
+    /// The throttle of a hidden flood shows in the window column (`pipeline::throttle`).
+    #[test]
+    fn a_throttled_row_says_so_in_the_window_column() {
+        let mut throttled = row(1, 0);
+        throttled.pty.window_bytes = 16 * 1024;
+        throttled.pty.throttled = true;
+        assert_eq!(Column::Window.text(&throttled), "16.0 KiB, throttled");
+        assert!(!Column::Window.text(&row(2, 0)).contains("throttled"));
     }
 
     #[test]

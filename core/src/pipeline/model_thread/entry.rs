@@ -83,6 +83,12 @@ impl PaneEntry {
             && self.core.seq.saturating_sub(self.framed_seq) < FRAME_WAITS_BYTES
     }
 
+    /// Whether the pane floods: read ahead, or direct reads brought `after_bytes` with
+    /// no `EAGAIN` between. A query or a prompt does not.
+    pub(super) fn floods(&self, after_bytes: u64) -> bool {
+        self.ahead.is_some() || self.streak_bytes >= after_bytes
+    }
+
     /// What the question scan depends on: the screen's edits and the cursor's row.
     pub(super) fn question_look(&self) -> Option<(u64, usize)> {
         let term = &self.core.term;

@@ -59,6 +59,10 @@ impl ModelThread {
                 } else {
                     self.readable.push(pane);
                 }
+                // A pane added while a person types starts throttled (it is hidden).
+                entry
+                    .credit
+                    .set_limit(self.pace.limit_for(entry.core.is_visible()));
                 self.panes.insert(pane, *entry);
                 self.order.push(pane);
             }
@@ -103,6 +107,7 @@ impl ModelThread {
                             .push(pane.0, if visible { "reveal" } else { "park" });
                     }
                     p.core.set_visible(visible);
+                    p.credit.set_limit(self.pace.limit_for(visible));
                     p.unseen_reported = false;
                     p.slot.clear();
                 }

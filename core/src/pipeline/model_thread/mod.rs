@@ -15,6 +15,7 @@ use super::facts::FactBox;
 use super::io::BufferPool;
 use super::readiness::{ModelTx, Poller};
 use super::reply_poll::ReplyPoll;
+use super::throttle::{HiddenPace, Interaction};
 use super::{PaneId, Waker};
 
 mod ahead;
@@ -25,6 +26,7 @@ mod parse;
 mod read;
 mod requests;
 mod round;
+mod throttle;
 
 pub use entry::PaneEntry;
 pub use requests::SEARCH_SLICE_LINES;
@@ -109,6 +111,8 @@ pub struct ModelThread {
     read_ahead: Option<ReadAhead>,
     /// Panes the reading thread reads.
     ahead_panes: Vec<PaneId>,
+    /// Hidden floods' share while a person interacts (`pipeline/throttle.rs`).
+    pace: HiddenPace,
 }
 
 /// The model thread's diagnostics: its busy time and the last minute of samples.
@@ -155,6 +159,7 @@ impl ModelThread {
             read_ahead_after: AHEAD_AFTER_BYTES,
             read_ahead: None,
             ahead_panes: Vec::new(),
+            pace: HiddenPace::new(Arc::new(Interaction::new(epoch))),
         }
     }
 

@@ -24,6 +24,13 @@ impl ModelThread {
             }
             return;
         }
+        let paced =
+            self.pace.throttling() && !p.core.is_visible() && p.floods(self.read_ahead_after);
+        let started = Instant::now();
+        if paced && self.pace.resting(started) {
+            p.stats.slices_rested.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
         let replies = p.stats.replies_sent.load(Ordering::Relaxed);
         let told = Self::parse_some(
             p,
@@ -38,6 +45,9 @@ impl ModelThread {
         }
         if told {
             (self.waker)();
+        }
+        if paced {
+            self.pace.ran(started, Instant::now());
         }
         self.parsed_in_round = true;
         self.deliver_unless_more(pane, false);

@@ -25,7 +25,10 @@ impl ModelThread {
                 let first = match self.poll_after_reply(&mut woken) {
                     Some(first) => first,
                     None => {
-                        let first = self.poller.wait(&mut woken);
+                        let first = match self.pace.wake_at() {
+                            Some(at) => self.poller.wait_until(at, &mut woken),
+                            None => self.poller.wait(&mut woken),
+                        };
                         self.reply_poll.woke(Instant::now());
                         first
                     }
@@ -54,6 +57,7 @@ impl ModelThread {
                     Err(TryRecvError::Disconnected) => return,
                 }
             }
+            self.update_throttle(Instant::now());
             self.read_ptys();
             self.schedule_round();
             // A frame built in a round that parsed nothing waits for the idle work only
@@ -186,9 +190,10 @@ impl ModelThread {
     /// not while bytes read from it wait, see [`ModelThread::read_ptys`]; a pane paused
     /// for its writes is neither parsed nor read until they drain).
     pub(super) fn has_input(&self) -> bool {
+        let resting = self.pace.resting(Instant::now());
         self.panes
             .values()
-            .any(|p| !p.queue.is_empty() && !p.writer.is_paused())
+            .any(|p| !p.queue.is_empty() && !p.writer.is_paused() && !self.rests(p, resting))
             || self.readable.iter().any(|id| {
                 self.panes
                     .get(id)
