@@ -57,7 +57,7 @@ fn step_until(h: &mut Harness<'_, Slot>, what: &str, done: impl Fn(&Harness<'_, 
 
 /// The one pane of the worktree group called `name`.
 fn pane_of(h: &Harness<'_, Slot>, name: &str) -> PaneId {
-    let ws = app(h).workspace();
+    let ws = &app(h).core().ws;
     let g = ws
         .groups
         .iter()
@@ -188,6 +188,7 @@ fn integrated_bash(rows: usize) -> (Harness<'static, Slot>, PaneId, tempfile::Te
     let pane = app(&h).pane().expect("pane");
     step_until(&mut h, "the first prompt", |h| {
         app(h)
+            .core()
             .pipeline()
             .activity(pane)
             .is_some_and(|r| r.state == ActivityState::Idle)
@@ -202,6 +203,7 @@ fn run_line(h: &mut Harness<'static, Slot>, pane: PaneId, line: &str) {
         app(h).pane_ui(pane).is_some_and(|p| p.marks.at_input())
     });
     let before = app(h)
+        .core()
         .pipeline()
         .activity(pane)
         .and_then(|r| r.last_command)
@@ -210,6 +212,7 @@ fn run_line(h: &mut Harness<'static, Slot>, pane: PaneId, line: &str) {
     h.key_press(Key::Enter);
     step_until(h, &format!("{line} finished"), |h| {
         app(h)
+            .core()
             .pipeline()
             .activity(pane)
             .and_then(|r| r.last_command)
@@ -275,14 +278,7 @@ fn prompt_jumps_and_the_last_commands_output() {
     assert_eq!(common::selected(&mut h).as_deref(), Some("one\ntwo"));
     // Ctrl+Shift+Y copies it to the clipboard (key down only: a step runs a frame per
     // event, and the output read is the last frame's).
-    h.event(egui::Event::Key {
-        key: Key::Y,
-        physical_key: None,
-        pressed: true,
-        repeat: false,
-        modifiers: CTRL_SHIFT,
-    });
-    h.step();
+    common::key_down(&mut h, Key::Y, CTRL_SHIFT);
     assert_eq!(
         common::step_until_copied(&mut h, "copy last output"),
         ["one\ntwo"]
@@ -326,6 +322,7 @@ fn failing_command_marks_the_hidden_tab(program: &str) {
     // The first prompt (OSC 133 A) means the hooks are in.
     step_until(&mut h, "the first prompt", |h| {
         app(h)
+            .core()
             .pipeline()
             .activity(first)
             .is_some_and(|r| r.state == ActivityState::Idle)

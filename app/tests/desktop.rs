@@ -54,7 +54,7 @@ fn step_until(h: &mut Harness<'_, Slot>, what: &str, done: impl Fn(&Harness<'_, 
 }
 
 fn panes(h: &Harness<'_, Slot>) -> usize {
-    app(h).workspace().all_panes().len()
+    app(h).core().ws.all_panes().len()
 }
 
 /// Whether the last frame asked the window to close / cancelled a close.
@@ -87,7 +87,7 @@ fn a_pane_exiting_beside_others_closes_only_itself() {
     h.key_press_modifiers(CTRL_SHIFT, Key::D);
     step_until(&mut h, "two panes", |h| panes(h) == 2);
     let second = app(&h).pane().expect("focused");
-    app(&h).pipeline().write(second, b"exit 5\n");
+    app(&h).core().pipeline().write(second, b"exit 5\n");
     step_until(&mut h, "the exited pane closed", |h| panes(h) == 1);
     assert!(!sent(&h, &ViewportCommand::Close), "the window stays");
     assert_ne!(app(&h).pane(), Some(second));
@@ -253,7 +253,7 @@ fn msg_requests_open_list_type_focus_and_close_panes() {
     assert_eq!(
         app(&h)
             .core()
-            .tab_title(app(&h).workspace().active_tab().unwrap()),
+            .tab_title(app(&h).core().ws.active_tab().unwrap()),
         "agent"
     );
     // send-text reaches the program: cat echoes it back.
@@ -343,6 +343,9 @@ fn keys_and_msg_requests_reach_the_same_command_code() {
             .map(|a| (a.source, a.command))
             .collect()
     };
+    // The first pane joined its group through the core too (it was started before
+    // the window: adopted at start-up).
+    assert_eq!(journal(&h).first(), Some(&(Source::Start, "adopt")));
     h.key_press_modifiers(CTRL_SHIFT, Key::T);
     step_until(&mut h, "a second tab", |h| panes(h) == 2);
     h.key_press_modifiers(CTRL_SHIFT, Key::D);

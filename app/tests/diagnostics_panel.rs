@@ -47,6 +47,7 @@ fn ctrl_shift_g_opens_the_panel_and_a_flooding_hidden_panes_row_moves() {
         .state()
         .as_ref()
         .expect("app")
+        .core()
         .pipeline()
         .spawn(&SpawnSpec::command("yes", &[]))
         .expect("spawn yes");
@@ -106,6 +107,7 @@ fn ctrl_shift_g_opens_the_panel_and_a_flooding_hidden_panes_row_moves() {
         .state()
         .as_ref()
         .expect("app")
+        .core()
         .pipeline()
         .breadcrumbs()
         .into_iter()

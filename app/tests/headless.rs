@@ -112,7 +112,7 @@ fn the_diagnostics_report_is_written_when_the_child_exits() {
     let row = &report.panes[0];
     // 1,000 lines of "y\r\n", every byte parsed before the exit was reported.
     assert_eq!(
-        (row.bytes_read, row.bytes_parsed, row.in_flight),
+        (row.pty.bytes_read, row.pty.bytes_parsed, row.pty.in_flight),
         (3000, 3000, 0)
     );
     assert!(

@@ -48,8 +48,8 @@ fn scrollback_window_and_environment_come_from_the_config_file() {
     let report = DiagnosticsReport::from_ron(&text).expect("valid report");
     let pane = &report.panes[0];
     // 301 lines on a 10-row screen: 292 scrolled off, the config keeps 50 of them.
-    assert_eq!(pane.scrollback_lines, 50);
-    assert_eq!(pane.window_bytes, 65536);
+    assert_eq!(pane.pty.scrollback_lines, 50);
+    assert_eq!(pane.pty.window_bytes, 65536);
 }
 
 #[test]

@@ -35,7 +35,11 @@ fn settled_grid(pixels_per_point: f32) -> (TermSize, egui::Vec2) {
     let mut last = None;
     while Instant::now() < deadline {
         h.step();
-        let size = h.state().as_ref().and_then(|a| a.view()).map(|v| v.size);
+        let size = h
+            .state()
+            .as_ref()
+            .and_then(|a| a.view())
+            .map(|v| v.meta.size);
         // The view starts at 80x24 and follows the resize to the window's grid.
         if let Some(settled) = size
             && settled != TermSize::new(80, 24)

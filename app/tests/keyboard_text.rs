@@ -118,8 +118,9 @@ fn copy_mode_selects_a_word_by_keys_and_y_copies_it() {
 }
 
 /// gg goes to the top of the scrollback (the view follows), Ctrl+V and j select a
-/// block, y copies it. Catches a view that stays at the bottom, or a block copied as
-/// whole lines.
+/// block, y copies it. Catches a view that stays at the bottom, a block copied as
+/// whole lines, or a key that waits for a page of history (`Pipeline::history` in
+/// copy mode's line reader: `ui_waits` grows).
 #[test]
 fn copy_mode_selects_a_block_in_the_scrollback() {
     let script = "i=1; while [ $i -le 100 ]; do echo \"line $i\"; i=$((i+1)); done; exec cat";
@@ -128,6 +129,7 @@ fn copy_mode_selects_a_block_in_the_scrollback() {
         rows.iter().any(|r| r == "line 100")
     });
     common::wait_sized(&mut h);
+    let pipeline = h.state().as_ref().expect("app").core().pipeline().clone();
     enter_copy_mode(&mut h);
     keys(&mut h, "ggw");
     assert_eq!(
@@ -146,6 +148,13 @@ fn copy_mode_selects_a_block_in_the_scrollback() {
             .map(String::as_str),
         Some("line 100"),
         "leaving copy mode goes back to the live screen"
+    );
+    // The lines above the screen came as pages asked for between frames: no key
+    // waited for the model.
+    assert_eq!(
+        pipeline.ui_waits(),
+        0,
+        "a copy-mode key waited for the model"
     );
 }
 
@@ -363,6 +372,6 @@ fn a_path_line_hint_opens_the_editor_at_its_line_in_a_new_tab() {
     let tabs = h
         .state()
         .as_ref()
-        .and_then(|a| a.workspace().active_group().map(|g| g.tabs.len()));
+        .and_then(|a| a.core().ws.active_group().map(|g| g.tabs.len()));
     assert_eq!(tabs, Some(2), "the editor runs in a new tab");
 }

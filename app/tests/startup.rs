@@ -29,7 +29,7 @@ fn bash_started_like_the_binary_sends_its_marks() {
     h.step();
     let app = h.state().as_ref().expect("app");
     let pane = app.pane().expect("a pane");
-    let pipeline = app.pipeline().clone();
+    let pipeline = app.core().pipeline().clone();
     pipeline.write(pane, b"false\n");
     let last = |_: &Harness<'_, Slot>| {
         pipeline
@@ -53,7 +53,7 @@ fn the_command_lines_settings_reach_the_window() {
     h.step();
     let app = h.state().as_ref().expect("app");
     let pane = app.pane().expect("a pane");
-    let pipeline = app.pipeline().clone();
+    let pipeline = app.core().pipeline().clone();
     pipeline.write(pane, b"echo ran; false\n");
     // The output, then the next prompt: marks would have come before it.
     assert!(

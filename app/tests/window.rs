@@ -218,14 +218,7 @@ fn dragging_selects_cells_and_ctrl_shift_c_copies_them() {
     assert_eq!(selected(&mut h), Some("beta".to_string()));
     // Key down only: the copy command is in the output of the frame that handled it.
     let ctrl_shift = Modifiers::CTRL | Modifiers::SHIFT;
-    h.event(Event::Key {
-        key: Key::C,
-        physical_key: None,
-        pressed: true,
-        repeat: false,
-        modifiers: ctrl_shift,
-    });
-    h.step();
+    common::key_down(&mut h, Key::C, ctrl_shift);
     let copied: Vec<String> = h
         .output()
         .platform_output
@@ -281,7 +274,9 @@ fn a_multi_line_paste_without_bracketed_paste_asks_first() {
 fn write_marker(h: &mut Harness<'static, Slot>, text: &str) {
     let app = h.state().as_ref().expect("app");
     let pane = app.pane().expect("a focused pane");
-    app.pipeline().write(pane, format!("{text}\n").as_bytes());
+    app.core()
+        .pipeline()
+        .write(pane, format!("{text}\n").as_bytes());
     step_until(h, text, |rows| {
         rows.iter().filter(|r| r.as_str() == text).count() == 2
     });
@@ -321,7 +316,7 @@ fn a_wrapped_url_with_parentheses_is_found_whole() {
         rows.iter().any(|r| r.contains("language)."))
     });
     let app = h.state_mut().as_mut().expect("app");
-    let cols = app.view().map(|v| v.size.cols).expect("a view");
+    let cols = app.view().map(|v| v.meta.size.cols).expect("a view");
     let row = screen(&h)
         .iter()
         .position(|r| r.contains("https://"))
@@ -360,14 +355,7 @@ fn ctrl_shift_f_finds_text_in_history_and_scrolls_to_it() {
     let mut h = harness("sh", &["-c", script]);
     step_until(&mut h, "output", |rows| rows.iter().any(|r| r == "line119"));
     let ctrl_shift = Modifiers::CTRL | Modifiers::SHIFT;
-    h.event(Event::Key {
-        key: Key::F,
-        physical_key: None,
-        pressed: true,
-        repeat: false,
-        modifiers: ctrl_shift,
-    });
-    h.step();
+    common::key_down(&mut h, Key::F, ctrl_shift);
     h.step();
     assert!(
         h.state().as_ref().is_some_and(|a| a.search().is_some()),
@@ -399,6 +387,8 @@ fn ctrl_shift_f_finds_text_in_history_and_scrolls_to_it() {
         .map(|r| r.matches.len());
     assert_eq!(found, Some(1));
     assert!(app.scroll_offset() > 0, "scrolled to the match");
+    // The history lines in view are asked for without waiting: a frame or more.
+    common::wait_history_in_view(&mut h);
     let shown = screen_rows(&mut h);
     assert!(shown.iter().any(|r| r == "needle here"), "{shown:?}");
     h.key_press(Key::Escape);
@@ -407,6 +397,32 @@ fn ctrl_shift_f_finds_text_in_history_and_scrolls_to_it() {
         h.state().as_ref().is_some_and(|a| a.search().is_none()),
         "Escape closes the bar"
     );
+}
+
+/// Ctrl+Shift+C on a selection whose line scrolled into the history (the view at the
+/// bottom holds none of it): the page is asked for between frames and the copy comes a
+/// frame or more later, with no call that waits for the model. Catches the copy that
+/// read the history with `Pipeline::history` on the key press (`ui_waits` grew).
+#[test]
+fn copying_a_selection_in_the_history_does_not_wait_for_the_model() {
+    let script = "stty -echo; printf 'alpha beta gamma\\n'; read x; i=0; while [ $i -lt 40 ]; do echo more$i; i=$((i+1)); done; exec cat";
+    let mut h = harness("sh", &["-c", script]);
+    step_until(&mut h, "output", |rows| {
+        rows.iter().any(|r| r == "alpha beta gamma")
+    });
+    common::wait_sized(&mut h);
+    drag_select(&mut h, (6.0, 0.0), (9.0, 0.0));
+    h.step();
+    h.key_press(Key::Enter);
+    step_until(&mut h, "scrolled", |rows| {
+        rows.iter().any(|r| r == "more39")
+    });
+    h.step();
+    assert!(has_selection(&h), "the selection stays on its line");
+    let pipeline = h.state().as_ref().expect("app").core().pipeline().clone();
+    common::key_down(&mut h, Key::C, Modifiers::CTRL | Modifiers::SHIFT);
+    assert_eq!(common::step_until_copied(&mut h, "Ctrl+Shift+C"), ["beta"]);
+    assert_eq!(pipeline.ui_waits(), 0, "the copy waited for the model");
 }
 
 #[test]
@@ -438,7 +454,7 @@ fn a_selection_follows_its_text_as_output_scrolls_and_clears_when_the_text_chang
     // read "later…" here and cleared the selection on the next frame).
     let (pipeline, pane) = {
         let app = h.state().as_ref().expect("app");
-        (app.pipeline().clone(), app.pane().expect("pane"))
+        (app.core().pipeline().clone(), app.pane().expect("pane"))
     };
     // Typed straight to the pty, so that no frame is taken until the test says.
     pipeline.write(pane, b"\r");
@@ -451,7 +467,7 @@ fn a_selection_follows_its_text_as_output_scrolls_and_clears_when_the_text_chang
         .state()
         .as_ref()
         .and_then(|a| a.view())
-        .map_or(0, |v| v.scrollback_dropped + v.scrollback_lines);
+        .map_or(0, |v| v.meta.scrollback_dropped + v.meta.scrollback_lines);
     let deadline = Instant::now() + Duration::from_secs(10);
     while newest(&pipeline) < shown + 30 && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(10));
@@ -659,4 +675,78 @@ fn a_touchpad_scrolls_history_by_pixels_showing_part_of_a_line() {
         .map(|a| a.scroll_position())
         .unwrap_or(0.0);
     assert!((position - 2.0).abs() < 0.01, "{position}");
+}
+
+/// Invariant 5 at the window: through a session of scrolling far into a long history,
+/// selecting and copying there, copy mode, saving the scrollback and opening a tab,
+/// the window's thread makes no call that waits for the model thread (`ui_waits`,
+/// counted by the pipeline for the thread the window marked). Catches any of those
+/// paths reading history or a screen with the waiting `Pipeline::history` /
+/// `dump_screen` (each seen failing so: the copy, copy mode's reader).
+#[test]
+fn nothing_the_window_does_waits_for_the_model() {
+    let script = "i=1; while [ $i -le 3000 ]; do echo \"line $i\"; i=$((i+1)); done; exec cat";
+    let mut h = harness("sh", &["-c", script]);
+    step_until(&mut h, "output", |rows| {
+        rows.iter().any(|r| r == "line 3000")
+    });
+    common::wait_sized(&mut h);
+    let pipeline = h.state().as_ref().expect("app").core().pipeline().clone();
+    // Far up the history, a page at a time.
+    for _ in 0..40 {
+        h.event(wheel(40.0));
+        h.step();
+    }
+    common::wait_history_in_view(&mut h);
+    assert!(h.state().as_ref().is_some_and(|a| a.scroll_offset() > 1000));
+    // Select two rows there and copy them.
+    drag_select(&mut h, (0.0, 2.0), (6.0, 3.0));
+    h.step();
+    common::key_down(&mut h, Key::C, Modifiers::CTRL | Modifiers::SHIFT);
+    let copied = common::step_until_copied(&mut h, "Ctrl+Shift+C in the history");
+    assert!(copied[0].starts_with("line "), "{copied:?}");
+    // Copy mode from the live screen to the top of the history and back.
+    common::key_down(&mut h, Key::Space, Modifiers::CTRL | Modifiers::SHIFT);
+    for c in "ggvey".chars() {
+        h.event(Event::Text(c.to_string()));
+        h.step();
+    }
+    let copied = common::step_until_copied(&mut h, "copy mode's yank at the top");
+    assert_eq!(copied, ["line"]);
+    // Save the scrollback (read on the save's own thread) and open a tab.
+    let ctx = h.ctx.clone();
+    if let Some(app) = h.state_mut().as_mut() {
+        app.run_command(&ctx, tern::window::commands::Command::SaveScrollback);
+        app.run_command(&ctx, tern::window::commands::Command::NewTab);
+    }
+    for _ in 0..5 {
+        h.step();
+    }
+    assert_eq!(pipeline.ui_waits(), 0, "the window waited for the model");
+}
+
+/// Ctrl+click on a hyperlink asks for it to be opened (the pane queues it; it is
+/// opened off the UI thread when the pane's output is carried out). A link whose
+/// scheme is refused (`javascript:`) is said in the pane at once and never queued.
+/// Catches a refused link taken as any other, or a Ctrl+click that does nothing.
+#[test]
+fn ctrl_click_opens_a_link_and_a_refused_scheme_is_said() {
+    let script =
+        "printf '\\033]8;;javascript:alert(1)\\033\\\\bad link\\033]8;;\\033\\\\\\n'; exec cat";
+    let mut h = harness("sh", &["-c", script]);
+    step_until(&mut h, "output", |rows| {
+        rows.iter().any(|r| r == "bad link")
+    });
+    common::wait_sized(&mut h);
+    drag_select_with(&mut h, (1.0, 0.0), (1.0, 0.0), Modifiers::CTRL);
+    h.step();
+    h.step();
+    let said = h
+        .state()
+        .as_ref()
+        .and_then(|a| a.exited().map(str::to_owned));
+    assert!(
+        said.as_deref().is_some_and(|s| s.contains("not opening")),
+        "{said:?}"
+    );
 }

@@ -126,3 +126,64 @@ fn no_window_file_is_longer_than_a_reader_holds() {
         .collect();
     assert!(long.is_empty(), "files over {MAX_LINES} lines: {long:?}");
 }
+
+/// A panel returns what it asks for (actions, a clicked pane, a dialog's answer) and the
+/// app applies it after drawing; `#[must_use]` on each such function makes dropping one
+/// a warning (a denied one in CI). Catches a panel function returning actions without
+/// it (the issue-31 rule: "panels return actions … with #[must_use]").
+#[test]
+fn panels_that_return_what_they_ask_for_are_must_use() {
+    let asks = [
+        "Action>",
+        "PaneResponse",
+        "SearchAction",
+        "Option<bool>",
+        "Option<PaneId>",
+    ];
+    let mut files = Vec::new();
+    rust_files(&window_dir(), &mut files);
+    let mut missing = Vec::new();
+    for file in files {
+        let code = std::fs::read_to_string(&file).expect("read");
+        let lines: Vec<&str> = code.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            let t = line.trim_start();
+            if !(t.starts_with("pub fn ")
+                || t.starts_with("pub(super) fn ")
+                || t.starts_with("fn "))
+            {
+                continue;
+            }
+            // The signature, to its opening brace.
+            let signature: String = lines[i..]
+                .iter()
+                .take_while(|l| !l.trim_end().ends_with('{'))
+                .chain(lines[i..].iter().find(|l| l.trim_end().ends_with('{')))
+                .copied()
+                .collect::<Vec<_>>()
+                .join(" ");
+            let returns = signature.split("->").nth(1).unwrap_or("");
+            let asks_for = asks.iter().any(|a| returns.contains(a));
+            // A panel draws (it takes egui's `Ui` or `Context`); functions that take
+            // actions (`apply(…, actions: Vec<Action>)`) return none.
+            let draws = signature.contains("egui::Ui") || signature.contains("egui::Context");
+            if !asks_for || !draws || t.contains("fn apply") {
+                continue;
+            }
+            let attributed = lines[..i]
+                .iter()
+                .rev()
+                .take_while(|l| {
+                    l.trim_start().starts_with("#[") || l.trim_start().starts_with("///")
+                })
+                .any(|l| l.contains("#[must_use"));
+            if !attributed {
+                missing.push(format!("{}:{}: {}", file.display(), i + 1, t));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "panels without #[must_use]: {missing:#?}"
+    );
+}

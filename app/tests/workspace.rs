@@ -92,6 +92,7 @@ fn split_panes_take_keys_and_alt_arrows_move_focus_between_them() {
     });
     // The right pane did not get those keys.
     let right_text = app(&h)
+        .core()
         .pipeline()
         .dump_screen(second)
         .map(|d| d.rows.join("\n"))
@@ -112,7 +113,7 @@ fn split_panes_take_keys_and_alt_arrows_move_focus_between_them() {
     step_until(&mut h, "zoomed", |h| terminals(h) == 1);
     h.key_press_modifiers(CTRL_SHIFT, Key::Z);
     step_until(&mut h, "unzoomed", |h| terminals(h) == 3);
-    app_mut(&mut h).pipeline().close(third);
+    app_mut(&mut h).core().pipeline().close(third);
     h.key_press_modifiers(CTRL_SHIFT, Key::ArrowDown);
     h.key_press_modifiers(CTRL_SHIFT, Key::W);
     step_until(&mut h, "the third pane closed", |h| terminals(h) == 2);
@@ -138,7 +139,7 @@ fn the_command_palette_finds_and_runs_a_command() {
         terminals(h) == 2
     });
     assert_eq!(app(&h).overlay(), None);
-    let panes = app(&h).workspace().visible_panes();
+    let panes = app(&h).core().ws.visible_panes();
     let top = h.get_by_label(&format!("terminal {}", panes[0].0)).rect();
     let bottom = h.get_by_label("terminal").rect();
     assert!(bottom.top() > top.bottom(), "{top:?} {bottom:?}");
@@ -329,7 +330,7 @@ fn the_session_is_saved_on_change_and_restored_at_the_next_start() {
     // The next start rebuilds both tabs, the split, the name, in the same folder.
     let mut h = harness_with(launch());
     step_until(&mut h, "the restored view", |h| app(h).view().is_some());
-    let ws = app(&h).workspace();
+    let ws = &app(&h).core().ws;
     assert_eq!(ws.groups.len(), 1);
     let tabs = &ws.groups[0].tabs;
     assert_eq!(tabs.len(), 2, "{tabs:?}");
@@ -404,7 +405,8 @@ fn the_sidebar_lists_worktrees_creates_one_and_opens_a_tab_in_it() {
     let wt = dir.path().join("proj-feature-x");
     step_until(&mut h, "a tab in the new worktree", |h| {
         app(h)
-            .workspace()
+            .core()
+            .ws
             .active_group()
             .is_some_and(|g| g.path == wt)
     });
@@ -448,7 +450,8 @@ fn the_sidebar_lists_worktrees_creates_one_and_opens_a_tab_in_it() {
     let wt_y = dir.path().join("proj-agent-y");
     step_until(&mut h, "the start command runs in the new worktree", |h| {
         app(h)
-            .workspace()
+            .core()
+            .ws
             .active_group()
             .is_some_and(|g| g.path == wt_y)
             && screen(h).contains("started-by-start-command")
@@ -472,7 +475,7 @@ fn the_sidebar_lists_worktrees_creates_one_and_opens_a_tab_in_it() {
     h.key_press_modifiers(CTRL_SHIFT, Key::PageUp);
     h.step();
     assert_eq!(
-        app(&h).workspace().active_group().map(|g| g.path.clone()),
+        app(&h).core().ws.active_group().map(|g| g.path.clone()),
         Some(repo.clone())
     );
 }
@@ -525,9 +528,10 @@ fn saved_scrollback_has_every_line_oldest_first() {
         screen(h).lines().any(|l| l.trim() == "5000")
     });
     let pane = focused(&h);
-    let text = tern_core::workspace::requests::TextJob::new(app(&h).pipeline().clone(), pane, true)
-        .text()
-        .expect("text");
+    let text =
+        tern_core::workspace::requests::TextJob::new(app(&h).core().pipeline().clone(), pane, true)
+            .text()
+            .expect("text");
     // The first number may share its line with a prompt printed after the typed
     // command's echo ("# 1"): take each line's last word, leaving the command out.
     let numbers: Vec<u32> = text
@@ -579,7 +583,7 @@ fn dragging_a_tab_past_another_reorders_them() {
     h.event(press(to, false));
     h.step();
     h.step();
-    let order: Vec<PaneId> = app(&h).workspace().groups[0]
+    let order: Vec<PaneId> = app(&h).core().ws.groups[0]
         .tabs
         .iter()
         .map(|t| t.focused)

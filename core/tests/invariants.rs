@@ -236,14 +236,16 @@ fn snapshot_rows_after(lines: usize) -> (usize, usize, u64) {
     );
     let s = reveal_snapshot(&p, pane, format!("{lines} lines"));
     // The history the snapshot leaves out is still there, paged on demand.
-    let oldest = p.history(pane, s.scrollback_dropped, 1).expect("a page");
+    let oldest = p
+        .history(pane, s.meta.scrollback_dropped, 1)
+        .expect("a page");
     assert_eq!(
         oldest.rows.first().map(|r| r.text().trim_end().to_owned()),
-        Some(format!("history line {}", s.scrollback_dropped)),
+        Some(format!("history line {}", s.meta.scrollback_dropped)),
         "the oldest line held is paged on demand"
     );
     p.close(pane);
-    (s.rows.len(), s.history.len(), s.scrollback_lines)
+    (s.rows.len(), s.history.len(), s.meta.scrollback_lines)
 }
 
 /// Invariant 6: reveal is O(viewport). The snapshot a reveal builds carries the same

@@ -97,26 +97,26 @@ fn a_hidden_floods_window_shrinks_while_a_person_types_and_returns_after() {
     });
     type_until(&p, keys, "the hidden flood is never throttled", || {
         let r = row(&p, flood);
-        let ok = r.throttled && r.window == THROTTLED_WINDOW_BYTES && r.slices_rested > 0;
+        let ok = r.throttled && r.window_bytes == THROTTLED_WINDOW_BYTES && r.slices_rested > 0;
         Some(if ok {
             String::new()
         } else {
             format!(
                 "throttled {} window {} rested {}",
-                r.throttled, r.window, r.slices_rested
+                r.throttled, r.window_bytes, r.slices_rested
             )
         })
     });
     let visible = row(&p, keys);
     assert!(
-        !visible.throttled && visible.window == full,
+        !visible.throttled && visible.window_bytes == full,
         "the pane typed into keeps its window: {visible:?}"
     );
     // The keys stop: the interaction ends and the flood gets its window back.
     wait_until("the throttle is never lifted", || {
         let r = row(&p, flood);
-        (r.throttled || r.window != full)
-            .then(|| format!("throttled {} window {}", r.throttled, r.window))
+        (r.throttled || r.window_bytes != full)
+            .then(|| format!("throttled {} window {}", r.throttled, r.window_bytes))
     });
     let before = row(&p, flood).bytes_parsed;
     wait_until("the flood stopped after the throttle", || {

@@ -15,8 +15,8 @@ use tern_core::tmux::layout::checksum;
 use tern_core::tmux::parser::{MAX_LINE_BYTES, Message, Notification, Parser, ProtocolError};
 use tern_core::tmux::session::MAX_HELD_BYTES;
 use tern_core::tmux::{
-    CellContent, Command, ControlSession, Event, Layout, LayoutCell, PaneId, ReplyError, Response,
-    SessionConfig, SessionError, SessionId, SplitDirection, WindowId,
+    CellContent, Command, ControlSession, Event, Layout, LayoutCell, ReplyError, Response,
+    SessionConfig, SessionError, SessionId, SplitDirection, TmuxPaneId, WindowId,
 };
 
 fn parse(bytes: &[u8]) -> Vec<Message> {
@@ -52,7 +52,7 @@ fn merge_output(messages: Vec<Message>) -> Vec<Message> {
 
 fn output(pane: u32, data: &[u8]) -> Message {
     Message::Output {
-        pane: PaneId(pane),
+        pane: TmuxPaneId(pane),
         age_ms: None,
         data: data.to_vec(),
     }
@@ -107,7 +107,7 @@ fn a_reply_keeps_its_lines_raw_and_pause_continue_inside_it_are_notifications() 
     let messages = parse(stream);
     assert_eq!(
         messages[0],
-        Message::Notification(Notification::Continue(PaneId(0)))
+        Message::Notification(Notification::Continue(TmuxPaneId(0)))
     );
     let Message::Reply(block) = &messages[1] else {
         panic!("{messages:#?}")
@@ -144,12 +144,12 @@ fn extended_output_has_its_age_and_exact_bytes() {
         messages,
         vec![
             Message::Output {
-                pane: PaneId(3),
+                pane: TmuxPaneId(3),
                 age_ms: Some(986),
                 data: b"y\r\n\\ : \xff".to_vec()
             },
             Message::Output {
-                pane: PaneId(3),
+                pane: TmuxPaneId(3),
                 age_ms: Some(0),
                 data: b"x".to_vec()
             },
@@ -176,7 +176,7 @@ fn a_layout_change_is_a_split_tree() {
     assert_eq!(children.len(), 2);
     assert_eq!(
         (children[1].width, children[1].x, &children[1].content),
-        (39, 41, &CellContent::Pane(Some(PaneId(1))))
+        (39, 41, &CellContent::Pane(Some(TmuxPaneId(1))))
     );
     assert_eq!(visible_layout.as_ref(), Some(layout));
     let Message::Notification(Notification::LayoutChange {
@@ -313,7 +313,7 @@ impl Wire {
     }
 }
 
-type Outputs = Arc<Mutex<BTreeMap<PaneId, Vec<u8>>>>;
+type Outputs = Arc<Mutex<BTreeMap<TmuxPaneId, Vec<u8>>>>;
 
 fn session(config: &SessionConfig) -> (ControlSession, Wire, Outputs) {
     let wire = Wire::default();
@@ -405,13 +405,13 @@ fn output_before_the_window_list_is_held_then_delivered_in_order() {
     let events = s.feed(&stream);
     assert!(
         events.contains(&Event::PaneAdded {
-            pane: PaneId(0),
+            pane: TmuxPaneId(0),
             window: WindowId(0)
         }),
         "{events:?}"
     );
     assert_eq!(
-        outputs.lock().unwrap()[&PaneId(0)],
+        outputs.lock().unwrap()[&TmuxPaneId(0)],
         b"\x1b[?2004hroot@vm:/tmp# more"
     );
     assert_eq!(s.window(WindowId(0)).unwrap().name, "bash");
@@ -445,16 +445,16 @@ fn output_for_a_pane_tmux_does_not_list_is_an_error_and_the_session_goes_on() {
     assert_eq!(
         events,
         vec![Event::Error(SessionError::UnknownPane {
-            pane: PaneId(9),
+            pane: TmuxPaneId(9),
             bytes: 13
         })]
     );
     s.feed(b"%output %0 ok\n");
     assert_eq!(
-        outputs.lock().unwrap()[&PaneId(0)],
+        outputs.lock().unwrap()[&TmuxPaneId(0)],
         b"\x1b[?2004hroot@vm:/tmp# ok"
     );
-    assert!(!outputs.lock().unwrap().contains_key(&PaneId(9)));
+    assert!(!outputs.lock().unwrap().contains_key(&TmuxPaneId(9)));
 }
 
 #[test]
@@ -477,18 +477,18 @@ fn held_output_is_bounded_and_what_it_dropped_is_counted() {
             window_line(1, "80x24,0,0,1", "two"),
         ],
     ));
-    let kept = outputs.lock().unwrap()[&PaneId(1)].len();
+    let kept = outputs.lock().unwrap()[&TmuxPaneId(1)].len();
     assert!(kept <= MAX_HELD_BYTES, "{kept} bytes held");
     let mut dropped = 0;
     let mut unknown = 0;
     for e in &events {
         match e {
             Event::Error(SessionError::HeldOutputDropped {
-                pane: PaneId(1),
+                pane: TmuxPaneId(1),
                 bytes,
             }) => dropped += bytes,
             Event::Error(SessionError::UnknownPane {
-                pane: PaneId(9),
+                pane: TmuxPaneId(9),
                 bytes,
             }) => unknown += bytes,
             // %9 is the only pane that found no room for its entry.
@@ -537,15 +537,23 @@ fn the_sessions_own_commands_report_their_failures() {
 #[test]
 fn replies_go_to_the_commands_that_caused_them_in_order() {
     let (mut s, wire, _) = attached();
-    let capture = s.send(Command::CapturePane { pane: PaneId(0) }).unwrap();
+    let capture = s
+        .send(Command::CapturePane {
+            pane: TmuxPaneId(0),
+        })
+        .unwrap();
     let split = s
         .send(Command::SplitWindow {
-            pane: PaneId(0),
+            pane: TmuxPaneId(0),
             direction: SplitDirection::Right,
         })
         .unwrap();
-    let bad = s.send(Command::CapturePane { pane: PaneId(99) }).unwrap();
-    let keys = s.send_keys(PaneId(0), b"hi\r").unwrap();
+    let bad = s
+        .send(Command::CapturePane {
+            pane: TmuxPaneId(99),
+        })
+        .unwrap();
+    let keys = s.send_keys(TmuxPaneId(0), b"hi\r").unwrap();
     assert_eq!(
         wire.take_lines(),
         vec![
@@ -571,7 +579,9 @@ fn replies_go_to_the_commands_that_caused_them_in_order() {
             },
             Event::Reply {
                 id: split,
-                result: Ok(Response::NewPane { pane: PaneId(1) })
+                result: Ok(Response::NewPane {
+                    pane: TmuxPaneId(1)
+                })
             },
             Event::Reply {
                 id: bad,
@@ -604,12 +614,12 @@ fn layouts_make_and_drop_panes_and_a_bad_layout_keeps_the_last() {
         vec![
             Event::LayoutChanged(WindowId(0)),
             Event::PaneAdded {
-                pane: PaneId(1),
+                pane: TmuxPaneId(1),
                 window: WindowId(0)
             }
         ]
     );
-    assert_eq!(outputs.lock().unwrap()[&PaneId(1)], b"right");
+    assert_eq!(outputs.lock().unwrap()[&TmuxPaneId(1)], b"right");
     let before = s.window(WindowId(0)).unwrap().layout.clone();
     let events = s.feed(b"%layout-change @0 0000,80x24,0,0{oops} x *\n");
     assert!(
@@ -623,13 +633,16 @@ fn layouts_make_and_drop_panes_and_a_bad_layout_keeps_the_last() {
     );
     assert_eq!(s.window(WindowId(0)).unwrap().layout, before);
     let events = s.feed(format!("%layout-change @0 {0} {0} *\n", layout("80x24,0,0,1")).as_bytes());
-    assert!(events.contains(&Event::PaneClosed(PaneId(0))), "{events:?}");
+    assert!(
+        events.contains(&Event::PaneClosed(TmuxPaneId(0))),
+        "{events:?}"
+    );
     let events = s.feed(b"%window-close @0\n");
     assert_eq!(
         events,
         vec![
             Event::WindowClosed(WindowId(0)),
-            Event::PaneClosed(PaneId(1))
+            Event::PaneClosed(TmuxPaneId(1))
         ]
     );
     assert_eq!(s.panes().count(), 0);
@@ -643,17 +656,29 @@ fn commands_sent_together_share_a_line_and_keep_their_replies_in_order() {
     let (mut s, wire, _) = attached();
     let (capture, cursor) = s
         .send_together(
-            Command::CapturePane { pane: PaneId(0) },
-            Command::PaneCursor { pane: PaneId(0) },
+            Command::CapturePane {
+                pane: TmuxPaneId(0),
+            },
+            Command::PaneCursor {
+                pane: TmuxPaneId(0),
+            },
         )
         .unwrap();
     let (bad_capture, bad_cursor) = s
         .send_together(
-            Command::CapturePane { pane: PaneId(99) },
-            Command::PaneCursor { pane: PaneId(99) },
+            Command::CapturePane {
+                pane: TmuxPaneId(99),
+            },
+            Command::PaneCursor {
+                pane: TmuxPaneId(99),
+            },
         )
         .unwrap();
-    let after = s.send(Command::SelectPane { pane: PaneId(0) }).unwrap();
+    let after = s
+        .send(Command::SelectPane {
+            pane: TmuxPaneId(0),
+        })
+        .unwrap();
     let lines = wire.take_lines();
     assert_eq!(lines.len(), 3, "{lines:?}");
     assert!(
@@ -700,7 +725,7 @@ fn a_window_killed_elsewhere_closes_though_tmux_calls_it_unlinked() {
     let events = s.feed(b"%session-window-changed $0 @0\n%unlinked-window-close @1\n");
     assert!(
         events.contains(&Event::WindowClosed(WindowId(1)))
-            && events.contains(&Event::PaneClosed(PaneId(1))),
+            && events.contains(&Event::PaneClosed(TmuxPaneId(1))),
         "{events:?}"
     );
     assert!(s.window(WindowId(1)).is_none());
@@ -711,18 +736,21 @@ fn a_window_killed_elsewhere_closes_though_tmux_calls_it_unlinked() {
 #[test]
 fn pause_and_continue_follow_the_pane() {
     let (mut s, wire, _) = attached();
-    assert_eq!(s.feed(b"%pause %0\n"), vec![Event::PanePaused(PaneId(0))]);
-    assert!(s.pane(PaneId(0)).unwrap().paused);
+    assert_eq!(
+        s.feed(b"%pause %0\n"),
+        vec![Event::PanePaused(TmuxPaneId(0))]
+    );
+    assert!(s.pane(TmuxPaneId(0)).unwrap().paused);
     s.send(Command::PaneFlow {
-        pane: PaneId(0),
+        pane: TmuxPaneId(0),
         action: tern_core::tmux::FlowAction::Continue,
     })
     .unwrap();
     assert_eq!(wire.take_lines(), vec!["refresh-client -A '%0:continue'"]);
     let events = s.feed(b"%begin 1 280 1\n%continue %0\n%end 1 280 1\n");
-    assert_eq!(events[0], Event::PaneContinued(PaneId(0)));
+    assert_eq!(events[0], Event::PaneContinued(TmuxPaneId(0)));
     assert!(matches!(events[1], Event::Reply { result: Ok(_), .. }));
-    assert!(!s.pane(PaneId(0)).unwrap().paused);
+    assert!(!s.pane(TmuxPaneId(0)).unwrap().paused);
 }
 
 #[test]
@@ -738,7 +766,7 @@ fn a_new_window_is_learnt_and_its_early_output_kept() {
             window_line(1, "80x24,0,0,1", "w 2"),
         ],
     ));
-    assert_eq!(outputs.lock().unwrap()[&PaneId(1)], b"\x1b[?2004h$ ");
+    assert_eq!(outputs.lock().unwrap()[&TmuxPaneId(1)], b"\x1b[?2004h$ ");
     assert_eq!(s.window(WindowId(1)).unwrap().index, Some(1));
 }
 
@@ -786,7 +814,7 @@ fn arb_layout_cell(depth: u32) -> BoxedStrategy<LayoutCell> {
             height,
             x,
             y,
-            content: CellContent::Pane(id.map(PaneId)),
+            content: CellContent::Pane(id.map(TmuxPaneId)),
         })
         .boxed();
     if depth == 0 {

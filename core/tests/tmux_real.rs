@@ -14,8 +14,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use tern_core::tmux::{
-    CellContent, Command, ControlSession, Event, FlowAction, PaneId, Response, SessionConfig,
-    SplitDirection,
+    CellContent, Command, ControlSession, Event, FlowAction, Response, SessionConfig,
+    SplitDirection, TmuxPaneId,
 };
 
 #[path = "remote_support/tools.rs"]
@@ -32,7 +32,7 @@ print "ready ";
 while (sysread(STDIN, my $c, 1)) { printf "%02x ", ord $c }
 "#;
 
-type Outputs = Arc<Mutex<BTreeMap<PaneId, Vec<u8>>>>;
+type Outputs = Arc<Mutex<BTreeMap<TmuxPaneId, Vec<u8>>>>;
 
 /// One `tmux -C` client and what it said.
 struct Client {
@@ -130,7 +130,7 @@ impl Client {
         }
     }
 
-    fn output(&self, pane: PaneId) -> Vec<u8> {
+    fn output(&self, pane: TmuxPaneId) -> Vec<u8> {
         self.outputs
             .lock()
             .unwrap()
@@ -159,7 +159,7 @@ impl Client {
             .unwrap_or_else(|e| panic!("{command:?} failed: {e:?}"))
     }
 
-    fn wait_for_pane(&mut self, pane: PaneId) {
+    fn wait_for_pane(&mut self, pane: TmuxPaneId) {
         let known = self.until(DEADLINE, |c| c.session.pane(pane).is_some());
         assert!(known, "{pane} never appeared; events: {:?}", self.events);
     }
@@ -208,7 +208,7 @@ impl Drop for Server {
 }
 
 /// Waits for the hex echo to have its terminal raw: typing before would be cooked.
-fn wait_until_ready(client: &mut Client, pane: PaneId) {
+fn wait_until_ready(client: &mut Client, pane: TmuxPaneId) {
     let ready = client.until(DEADLINE, |c| c.output(pane).starts_with(b"ready "));
     assert!(
         ready,
@@ -235,7 +235,7 @@ fn send_keys_reaches_the_program_byte_exact_and_its_output_arrives_decoded() {
         Some(&server.hex_echo()),
         &SessionConfig::default(),
     );
-    let pane = PaneId(0);
+    let pane = TmuxPaneId(0);
     client.wait_for_pane(pane);
     wait_until_ready(&mut client, pane);
     // Every byte, five times: more than one send-keys command.
@@ -265,11 +265,11 @@ fn a_split_arrives_as_a_layout_change_parsed_into_the_tree() {
     }
     let server = Server::new();
     let mut client = Client::attach(&server.socket(), Some("cat"), &SessionConfig::default());
-    client.wait_for_pane(PaneId(0));
-    let window = client.session.pane(PaneId(0)).unwrap().window;
+    client.wait_for_pane(TmuxPaneId(0));
+    let window = client.session.pane(TmuxPaneId(0)).unwrap().window;
 
     let Response::NewPane { pane: right } = client.reply(Command::SplitWindow {
-        pane: PaneId(0),
+        pane: TmuxPaneId(0),
         direction: SplitDirection::Right,
     }) else {
         panic!("split-window's reply")
@@ -293,7 +293,7 @@ fn a_split_arrives_as_a_layout_change_parsed_into_the_tree() {
         panic!("{root:?}")
     };
     assert_eq!(children.len(), 2);
-    assert_eq!(children[0].content, CellContent::Pane(Some(PaneId(0))));
+    assert_eq!(children[0].content, CellContent::Pane(Some(TmuxPaneId(0))));
     assert_eq!(children[1].content, CellContent::Pane(Some(right)));
     assert_eq!(
         children[0].width + 1 + children[1].width,
@@ -316,7 +316,7 @@ fn a_split_arrives_as_a_layout_change_parsed_into_the_tree() {
         .layout
         .clone()
         .unwrap();
-    assert_eq!(layout.panes(), vec![PaneId(0), right, below]);
+    assert_eq!(layout.panes(), vec![TmuxPaneId(0), right, below]);
     let CellContent::LeftRight(children) = &layout.root.content else {
         panic!("{layout}")
     };
@@ -332,7 +332,7 @@ fn detaching_and_attaching_again_finds_the_program_still_running() {
         return;
     }
     let server = Server::new();
-    let pane = PaneId(0);
+    let pane = TmuxPaneId(0);
     let mut first = Client::attach(
         &server.socket(),
         Some(&server.hex_echo()),
@@ -381,7 +381,7 @@ fn pause_after_pauses_a_flooding_pane_and_continue_resumes_it() {
         return;
     }
     let server = Server::new();
-    let pane = PaneId(0);
+    let pane = TmuxPaneId(0);
     let config = SessionConfig {
         pause_after_secs: Some(1),
         size: None,

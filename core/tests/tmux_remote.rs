@@ -12,8 +12,8 @@ use remote_support::*;
 use tern_core::pipeline::PipelineConfig;
 use tern_core::pipeline::delivery::Delivery;
 use tern_core::tmux::{
-    CellContent, DisconnectReason, FlowConfig, PaneId as TmuxPane, RemoteCommand, RemoteEvent,
-    SplitDirection,
+    CellContent, DisconnectReason, FlowConfig, RemoteCommand, RemoteEvent, SplitDirection,
+    TmuxPaneId,
 };
 
 #[test]
@@ -24,7 +24,7 @@ fn output_reaches_the_model_and_typing_reaches_the_program() {
     let server = Server::new();
     server.new_session("s", &server.script("hex.pl"));
     let mut remote = Remote::connect(pipeline(), server.spec("s"));
-    let pane = remote.wait_pane(TmuxPane(0));
+    let pane = remote.wait_pane(TmuxPaneId(0));
     let connected = remote.until(DEADLINE, |r| {
         r.events
             .iter()
@@ -40,7 +40,7 @@ fn output_reaches_the_model_and_typing_reaches_the_program() {
         rows.first()
             .is_some_and(|r| r == "ready 61 03 0d 1b 5b 41 c3 a9")
     });
-    assert_eq!(server.capture(TmuxPane(0)), remote.screen(pane));
+    assert_eq!(server.capture(TmuxPaneId(0)), remote.screen(pane));
 }
 
 #[test]
@@ -51,14 +51,14 @@ fn a_query_from_the_remote_program_gets_exactly_one_answer() {
     let server = Server::new();
     server.new_session("s", "sleep 1000");
     let mut remote = Remote::connect(pipeline(), server.spec("s"));
-    let first = remote.wait_pane(TmuxPane(0));
+    let first = remote.wait_pane(TmuxPaneId(0));
     // A new window, so the program starts while tern is attached and its query
     // passes through tern's model too (which must not answer it: tmux did).
     remote.conn.send(RemoteCommand::NewWindow { cwd: None });
     let window_pane = {
         let ok = remote.until(DEADLINE, |r| {
             r.events.iter().any(
-                |e| matches!(e, RemoteEvent::PaneAttached { remote, .. } if *remote != TmuxPane(0)),
+                |e| matches!(e, RemoteEvent::PaneAttached { remote, .. } if *remote != TmuxPaneId(0)),
             )
         });
         assert!(ok, "{:#?}", remote.events);
@@ -66,7 +66,7 @@ fn a_query_from_the_remote_program_gets_exactly_one_answer() {
             .events
             .iter()
             .find_map(|e| match e {
-                RemoteEvent::PaneAttached { remote, pane, .. } if *remote != TmuxPane(0) => {
+                RemoteEvent::PaneAttached { remote, pane, .. } if *remote != TmuxPaneId(0) => {
                     Some((*remote, *pane))
                 }
                 _ => None,
@@ -103,9 +103,9 @@ fn a_split_and_a_new_window_arrive_as_layouts_of_attached_panes() {
     let server = Server::new();
     server.new_session("s", "cat");
     let mut remote = Remote::connect(pipeline(), server.spec("s"));
-    let left = remote.wait_pane(TmuxPane(0));
+    let left = remote.wait_pane(TmuxPaneId(0));
     remote.conn.send(RemoteCommand::SplitPane {
-        pane: TmuxPane(0),
+        pane: TmuxPaneId(0),
         direction: SplitDirection::Right,
     });
     let two = remote.until(DEADLINE, |r| {
@@ -127,14 +127,14 @@ fn a_split_and_a_new_window_arrive_as_layouts_of_attached_panes() {
     let CellContent::LeftRight(cells) = &layout.root.content else {
         panic!("{layout}")
     };
-    assert_eq!(panes[0], (TmuxPane(0), left));
+    assert_eq!(panes[0], (TmuxPaneId(0), left));
     let right = panes[1].1;
     assert_eq!(remote.pane_of(panes[1].0), Some(right));
     // The right pane's model has its cell's size (a reveal's snapshot says).
     let width = cells[1].width as usize;
     remote.pipeline.set_visible(right, true);
     let size = match remote.pipeline.take_within(right, DEADLINE) {
-        Some(Delivery::Snapshot(s)) => s.size,
+        Some(Delivery::Snapshot(s)) => s.meta.size,
         other => panic!("a snapshot, not {:?}", other.is_some()),
     };
     assert_eq!((size.cols, size.rows), (width, 24));
@@ -175,7 +175,7 @@ fn detaching_leaves_the_program_running_and_attaching_again_shows_its_screen() {
     server.new_session("s", &server.script("hex.pl"));
     let pipeline = pipeline();
     let mut first = Remote::connect(pipeline.clone(), server.spec("s"));
-    let pane = first.wait_pane(TmuxPane(0));
+    let pane = first.wait_pane(TmuxPaneId(0));
     first.wait_screen(pane, "the prompt", |rows| {
         rows.first().is_some_and(|r| r.starts_with("ready"))
     });
@@ -200,7 +200,7 @@ fn detaching_leaves_the_program_running_and_attaching_again_shows_its_screen() {
     );
 
     let mut second = Remote::connect(pipeline.clone(), server.spec("s"));
-    let again = second.wait_pane(TmuxPane(0));
+    let again = second.wait_pane(TmuxPaneId(0));
     assert_ne!(again, pane);
     second.wait_screen(again, "the screen, read on attach", |rows| {
         rows.first().is_some_and(|r| r == "ready 61 62")
@@ -233,7 +233,7 @@ fn a_flooding_hidden_pane_is_paused_and_continued_and_its_screen_ends_as_tmuxs()
     let mut spec = server.spec("s");
     spec.flow = flow;
     let mut remote = Remote::connect(pipeline.clone(), spec);
-    let pane = remote.wait_pane(TmuxPane(0));
+    let pane = remote.wait_pane(TmuxPaneId(0));
     // The pane is parked (panes start hidden) for the whole flood.
     let rss_before = rss_bytes();
     pipeline.write(pane, b"go\r");
@@ -251,7 +251,7 @@ fn a_flooding_hidden_pane_is_paused_and_continued_and_its_screen_ends_as_tmuxs()
     );
     let rss_after = rss_bytes();
     let stats = remote.conn.pane_stats();
-    let stats = stats.iter().find(|s| s.remote == TmuxPane(0)).unwrap();
+    let stats = stats.iter().find(|s| s.remote == TmuxPaneId(0)).unwrap();
     eprintln!("flow: {stats:?}, RSS {rss_before} -> {rss_after}");
     assert!(
         stats.flow.pauses_asked >= 1 && stats.flow.continues >= 1,
@@ -269,12 +269,14 @@ fn a_flooding_hidden_pane_is_paused_and_continued_and_its_screen_ends_as_tmuxs()
     );
     // Revealed: the visible screen is tmux's, nothing lost on it.
     pipeline.set_visible(pane, true);
-    let same = remote.until(DEADLINE, |r| r.screen(pane) == server.capture(TmuxPane(0)));
+    let same = remote.until(DEADLINE, |r| {
+        r.screen(pane) == server.capture(TmuxPaneId(0))
+    });
     assert!(
         same,
         "tern {:#?}\ntmux {:#?}",
         remote.screen(pane),
-        server.capture(TmuxPane(0))
+        server.capture(TmuxPaneId(0))
     );
     let snapshot = pipeline.take_within(pane, Duration::from_secs(5));
     assert!(snapshot.is_some(), "a reveal delivers a snapshot");
@@ -295,7 +297,7 @@ fn a_missing_tmux_and_a_dead_server_are_reported_as_disconnects() {
 
     server.new_session("s", "cat");
     let mut remote = Remote::connect(pipeline(), server.spec("s"));
-    remote.wait_pane(TmuxPane(0));
+    remote.wait_pane(TmuxPaneId(0));
     server.tmux(&["kill-server"]);
     assert!(remote.until(DEADLINE, |r| r.disconnected().is_some()));
     assert!(
@@ -352,7 +354,7 @@ fn output_after_a_screen_read_in_the_same_chunk_is_drawn_after_its_repaint() {
     let mut spec = tern_core::tmux::ConnectSpec::new(tern_core::tmux::Transport::Local, "fake");
     spec.tmux = vec!["sh".into(), script.display().to_string()];
     let mut remote = Remote::connect(pipeline(), spec);
-    let pane = remote.wait_pane(TmuxPane(0));
+    let pane = remote.wait_pane(TmuxPaneId(0));
     // Written in tmux's order: the screen as read, its cursor, then what came after.
     // The repaint written after the chunk's output painted "after-repaint" over.
     remote.wait_screen(pane, "the output after the repaint", |rows| {
@@ -379,7 +381,7 @@ fn a_huge_remote_pane_is_shown_within_the_size_cap() {
     let mut spec = server.spec("s");
     spec.size = (2000, 1000);
     let mut remote = Remote::connect(pipeline(), spec);
-    let pane = remote.wait_pane(TmuxPane(0));
+    let pane = remote.wait_pane(TmuxPaneId(0));
     let told = remote.until(DEADLINE, |r| {
         r.events.iter().any(|e| {
             matches!(e, RemoteEvent::Problem(m)
@@ -457,7 +459,7 @@ fn a_start_folder_with_format_syntax_is_taken_literally() {
     let mut spec = server.spec("fresh");
     spec.start_dir = Some(path_str(&dir));
     let mut remote = Remote::connect(pipeline(), spec);
-    remote.wait_pane(TmuxPane(0));
+    remote.wait_pane(TmuxPaneId(0));
     let cwd = server.tmux(&[
         "display-message",
         "-p",
@@ -488,7 +490,7 @@ fn a_remote_panes_osc_7_never_sets_a_local_folder() {
         format!("sleep 0.5; printf '\\033]7;file://{host}/srv/remote\\007done'; sleep 1000");
     server.new_session("s", &program);
     let mut remote = Remote::connect(pipeline(), server.spec("s"));
-    let pane = remote.wait_pane(TmuxPane(0));
+    let pane = remote.wait_pane(TmuxPaneId(0));
     remote.wait_screen(pane, "the program's output", |rows| {
         rows.iter().any(|r| r.contains("done"))
     });

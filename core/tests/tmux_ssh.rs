@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use remote_support::tools::required;
 use remote_support::*;
 use tern_core::tmux::{
-    ConnectSpec, DisconnectReason, PaneId as TmuxPane, RemoteTarget, SshOptions, Transport,
+    ConnectSpec, DisconnectReason, RemoteTarget, SshOptions, TmuxPaneId, Transport,
 };
 
 const SSHD: &str = "/usr/sbin/sshd";
@@ -167,14 +167,14 @@ fn a_remote_pane_over_ssh_runs_types_detaches_and_comes_back() {
     let pipeline = pipeline();
 
     let mut first = Remote::connect(pipeline.clone(), sshd.spec(&server, "s", &dir));
-    let found = first.until(DEADLINE, |r| r.pane_of(TmuxPane(0)).is_some());
+    let found = first.until(DEADLINE, |r| r.pane_of(TmuxPaneId(0)).is_some());
     assert!(
         found,
         "no pane over ssh; events: {:#?}\nsshd: {}",
         first.events,
         sshd.log()
     );
-    let pane = first.pane_of(TmuxPane(0)).unwrap();
+    let pane = first.pane_of(TmuxPaneId(0)).unwrap();
     first.wait_screen(pane, "the prompt", |rows| {
         rows.first().is_some_and(|r| r.starts_with("ready"))
     });
@@ -197,7 +197,7 @@ fn a_remote_pane_over_ssh_runs_types_detaches_and_comes_back() {
     );
 
     let mut second = Remote::connect(pipeline.clone(), sshd.spec(&server, "s", &dir));
-    let again = second.wait_pane(TmuxPane(0));
+    let again = second.wait_pane(TmuxPaneId(0));
     second.wait_screen(again, "the screen again", |rows| {
         rows.first().is_some_and(|r| r == "ready 68 69 1b")
     });
@@ -221,7 +221,7 @@ fn a_new_session_starts_in_the_remote_folder_and_ssh_failures_are_reported() {
         pipeline(),
         sshd.spec(&server, "fresh", &folder.display().to_string()),
     );
-    remote.wait_pane(TmuxPane(0));
+    remote.wait_pane(TmuxPaneId(0));
     let cwd = server.tmux(&["display-message", "-p", "-t", "%0", "#{pane_current_path}"]);
     assert_eq!(cwd.trim(), folder.display().to_string());
     drop(remote);

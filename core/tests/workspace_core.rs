@@ -310,3 +310,119 @@ fn a_notification_reaches_the_desktop_only_when_its_pane_is_out_of_sight() {
     assert_eq!(core.notifications_sent(), 2, "unfocused: sent");
     assert_eq!(attention(&core.take_effects()), 1, "and attention asked");
 }
+
+/// A session save is due when the layout changes, not on every wake-up; with
+/// `restore_last_screen` it waits (without blocking) for every pane's screen and
+/// carries it. Both faces save by this schedule. Catches a schedule that saves on
+/// every call, misses a split, or saves before the screens came.
+#[test]
+fn a_session_save_is_due_when_the_layout_changes_and_carries_the_screens() {
+    use tern_core::workspace::SaveSchedule;
+    let mut core = core();
+    let mut config = core.config().clone();
+    config.session.restore_last_screen = true;
+    core.set_config(config);
+    let p = open(&mut core, &folder("saves"));
+    core.pipeline().feed(p, b"screen-marker-1\r\n");
+    let mut saves = SaveSchedule::default();
+    let started = Instant::now();
+    let state = loop {
+        if let Some(state) = saves.due(&core) {
+            break state;
+        }
+        assert!(started.elapsed() < Duration::from_secs(20), "never due");
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let text = ron::to_string(&state).expect("ron");
+    assert!(
+        text.contains("screen-marker-1"),
+        "the screen is saved: {text}"
+    );
+    assert!(saves.due(&core).is_none(), "nothing changed: nothing due");
+    core.apply(
+        Source::Key,
+        Command::Split {
+            pane: Some(p),
+            axis: Axis::Horizontal,
+            cwd: None,
+            program: Vec::new(),
+        },
+    )
+    .expect("split");
+    let started = Instant::now();
+    let state = loop {
+        if let Some(state) = saves.due(&core) {
+            break state;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the split never due"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    assert_eq!(state.worktrees.len(), 1);
+    assert_eq!(
+        ron::to_string(&state).expect("ron").matches("cwd:").count(),
+        2,
+        "two panes"
+    );
+}
+
+/// A pane started before the workspace (the window's first) is adopted into its
+/// folder's group as a tab, once: adopting it again is refused and changes nothing.
+#[test]
+fn an_early_pane_is_adopted_once() {
+    let mut core = core();
+    let dir = folder("adopt");
+    let spec = core.config().spawn_spec(Some(dir.clone()));
+    let early = core.pipeline().spawn(&spec).expect("spawn");
+    let adopt = || Command::Adopt {
+        pane: early,
+        path: dir.clone(),
+        launched: None,
+    };
+    assert_eq!(
+        core.apply(Source::Start, adopt()).map(|o| pane(Ok(o))),
+        Ok(early)
+    );
+    assert_eq!(core.ws.focused_pane(), Some(early));
+    assert!(core.record(early).is_some(), "registered");
+    let before = core.ws.all_panes();
+    let again = core.apply(Source::Start, adopt());
+    assert!(again.is_err(), "{again:?}");
+    assert_eq!(core.ws.all_panes(), before, "nothing else changed");
+}
+
+/// Closing a pane whose shell runs a program asks first (the program's name); the
+/// shell alone, or `confirm_on_close: false`, closes without asking. The rule is the
+/// core's, so both faces' close questions agree. Catches a question for an idle shell,
+/// or none for a running program.
+#[test]
+fn closing_a_running_program_asks_and_an_idle_shell_does_not() {
+    let mut core = core();
+    let p = open(&mut core, &folder("confirm"));
+    pump(&mut core, "the shell starts", |c| {
+        c.pipeline().process_info(p).is_some()
+    });
+    assert_eq!(core.programs_to_confirm(&[p], true), Vec::<String>::new());
+    core.apply(
+        Source::Key,
+        Command::SendText {
+            pane: p,
+            text: "sleep 600\n".into(),
+        },
+    )
+    .expect("send");
+    // The shell runs sleep in front of it.
+    pump(&mut core, "sleep runs", |c| {
+        !c.programs_to_confirm(&[p], true).is_empty()
+    });
+    assert_eq!(core.programs_to_confirm(&[p], true), ["sleep"]);
+    let mut config = core.config().clone();
+    config.confirm_on_close = false;
+    core.set_config(config);
+    assert!(
+        core.programs_to_confirm(&[p], true).is_empty(),
+        "config off"
+    );
+}

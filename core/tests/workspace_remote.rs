@@ -101,6 +101,29 @@ fn a_tmux_peer_adding_and_killing_windows_makes_and_closes_tabs() {
     let panes = server.tmux(&["list-panes", "-t", &session, "-F", "#{pane_id}"]);
     assert_eq!(panes.lines().count(), 2, "tmux has the two panes: {panes}");
 
+    // The link drops (tmux's server is killed): its panes leave the registry while it
+    // reconnects, and a `tern msg` request naming one gets a clear error and changes
+    // nothing else.
+    let remote_pane = core.ws.groups[group].tabs[0].layout.panes()[0];
+    server.tmux(&["kill-server"]);
+    pump(&mut core, "the dropped link's panes forgotten", |c| {
+        c.record(remote_pane).is_none()
+    });
+    let before = core.ws.all_panes();
+    let asked = tern_core::workspace::requests::route(
+        &core,
+        tern_core::ipc::Request::SendText {
+            pane: remote_pane.0,
+            text: "echo hi\n".into(),
+        },
+    );
+    assert_eq!(
+        asked.err(),
+        Some(format!("no pane {}", remote_pane.0)),
+        "a clear error"
+    );
+    assert_eq!(core.ws.all_panes(), before, "nothing else changed");
+
     // Detaching leaves the programs running in tmux; the session names the target.
     let state = core.session_state(false);
     assert_eq!(state.remotes.len(), 1);

@@ -21,7 +21,7 @@ use tern_core::model::TermSize;
 use tern_core::pipeline::{Pipeline, PipelineConfig};
 use tern_core::session::LoadOutcome;
 use tern_core::workspace::requests;
-use tern_core::workspace::{Command, Effect, Source, WorkspaceCore, dir_name};
+use tern_core::workspace::{Command, Effect, SaveSchedule, Source, WorkspaceCore, dir_name};
 
 use crate::desktop::{Ipc, LateWaker};
 use crate::window::settings::SessionFile;
@@ -149,7 +149,7 @@ pub fn serve(args: ServeArgs) -> Result<i32, String> {
         Some(r) => eprintln!("tern: serving the workspace on {}", r.path().display()),
         None => eprintln!("tern: serving the workspace (remote_control is off: no socket)"),
     }
-    let mut saved_layout = None;
+    let mut saves = SaveSchedule::default();
     loop {
         for event in pipeline.poll_events() {
             core.on_event(&event);
@@ -171,19 +171,12 @@ pub fn serve(args: ServeArgs) -> Result<i32, String> {
                 eprintln!("tern: {message}");
             }
         }
-        if let Some(file) = session.as_mut() {
-            // The last screens are read only when the layout changed (a round trip
-            // per pane).
-            let layout = core.session_state(false);
-            if saved_layout.as_ref() != Some(&layout) {
-                let state = if last_screen {
-                    core.session_state(true)
-                } else {
-                    layout.clone()
-                };
-                file.save_if_changed(state);
-                saved_layout = Some(layout);
-            }
+        // Saved when its layout changed (and every pane's screen came, when last
+        // screens are kept): the core's rule, as in the window.
+        if let Some(file) = session.as_mut()
+            && let Some(state) = saves.due(&core)
+        {
+            file.save_if_changed(state);
         }
         if crate::signals::termination_requested() {
             break;

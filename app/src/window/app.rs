@@ -135,7 +135,6 @@ fn start_pipeline(
 pub struct TernApp {
     /// The window's egui context (effects that ask the window for something).
     ctx: egui::Context,
-    pipeline: Arc<Pipeline>,
     /// The workspace, its panes' facts and its rules (GUI-free); every change to it
     /// goes through `exec` (`run.rs`).
     core: WorkspaceCore,
@@ -157,10 +156,8 @@ pub struct TernApp {
     diagnostics: Diagnostics,
     settings: Settings,
     session: Option<SessionFile>,
-    /// The session without last screens as last saved (a change makes a save due).
-    session_layout: Option<tern_core::session::SessionState>,
-    /// A save waiting for its panes' last screens (`session.rs`).
-    saving_screens: Option<session::ScreensAsked>,
+    /// When the session is saved next (the core's rule).
+    saves: tern_core::workspace::SaveSchedule,
     pub sidebar: Sidebar,
     /// A save in progress (dialog and write on their own thread).
     saving: Option<std::sync::mpsc::Receiver<Result<PathBuf, String>>>,
@@ -235,13 +232,15 @@ impl TernApp {
             let ctx = ctx.clone();
             move || ctx.request_repaint()
         });
+        // The window's thread: calls on it that wait for the model are counted
+        // (invariant 5 says none).
+        pipeline.mark_ui_thread();
         let mut core = WorkspaceCore::new(pipeline.clone(), settings.config.clone());
         core.set_hold(launch.desktop.hold);
         core.set_child_env(launch.desktop.child_env());
         core.set_waker(repaint);
         let mut app = TernApp {
             ctx: ctx.clone(),
-            pipeline,
             core,
             panes: HashMap::new(),
             keymap: KeyMap::default(),
@@ -259,8 +258,7 @@ impl TernApp {
             ),
             settings,
             session: None,
-            session_layout: None,
-            saving_screens: None,
+            saves: Default::default(),
             sidebar: Sidebar::default(),
             saving: None,
             font_size: DEFAULT_FONT_SIZE,
@@ -309,21 +307,26 @@ impl TernApp {
         // If the folder is in a repository, its worktrees show in the sidebar.
         app.sidebar.add_repository(ctx, dir.clone(), true);
         let spec = app.launch.spec.clone();
-        let group = app.core.ws.add_group(dir_name(&dir), dir, None);
+        let launched = spec.command.as_ref().map(command_line);
         let pane = match first {
-            Some(Ok(pane)) => {
-                app.core
-                    .adopt(pane, spec.command.as_ref().map(command_line));
-                Some(pane)
-            }
+            Some(Ok(pane)) => Some(pane),
             Some(Err(e)) => {
                 app.status = Some(format!("cannot start a shell: {e}"));
                 None
             }
             None => app.core.spawn(spec).map_err(|e| app.status = Some(e)).ok(),
         };
+        // The first pane (started before the window, or just now) joins its folder's
+        // group through the core, like every change.
         if let Some(pane) = pane {
-            app.core.ws.add_tab(group, pane);
+            let adopt = tern_core::workspace::Command::Adopt {
+                pane,
+                path: dir,
+                launched,
+            };
+            if let Err(e) = app.core.apply(tern_core::workspace::Source::Start, adopt) {
+                app.status = Some(e);
+            }
         }
         app.take_effects();
         app
@@ -414,7 +417,7 @@ impl TernApp {
             if let Some(text) = super::agents::take_send_text(&ctx, &self.send_text)
                 && let Some(pane) = self.core.ws.focused_pane()
             {
-                self.pipeline.write(pane, text.as_bytes());
+                self.core.pipeline().write(pane, text.as_bytes());
             }
         }
         let mut actions = self.overlay_ui(&ctx);
@@ -488,7 +491,7 @@ impl TernApp {
                     .cloned()
                     .unwrap_or_else(|| tern_core::diagnostics::PaneLabel::unplaced(p))
             };
-            if let Some(jump) = self.diagnostics.show(&ctx, &self.pipeline, &labels) {
+            if let Some(jump) = self.diagnostics.show(&ctx, self.core.pipeline(), &labels) {
                 self.apply(&ctx, vec![Action::FocusPane(jump)]);
             }
         }

@@ -38,6 +38,7 @@ pub struct TabStrip {
 
 /// The tabs of the active worktree: click to show, drag to reorder, × to close, + for
 /// a new tab. Badges show what each hidden tab has to say.
+#[must_use = "what the panel asks for happens only when applied"]
 pub fn tab_bar(ui: &mut egui::Ui, strip: &TabStrip, theme: &Theme) -> Vec<Action> {
     let colors = &theme.chrome;
     let mut actions = Vec::new();
@@ -134,6 +135,7 @@ pub fn tab_bar(ui: &mut egui::Ui, strip: &TabStrip, theme: &Theme) -> Vec<Action
 }
 
 /// The worktree sidebar (see `sidebar/`) in a panel on the left.
+#[must_use = "what the panel asks for happens only when applied"]
 pub fn sidebar(
     ui: &mut egui::Ui,
     sidebar: &mut Sidebar,
@@ -153,6 +155,7 @@ pub fn sidebar(
 }
 
 /// Draggable dividers between the active tab's split panes.
+#[must_use = "what the panel asks for happens only when applied"]
 pub fn dividers(
     ui: &mut egui::Ui,
     ws: &Workspace<PaneId>,

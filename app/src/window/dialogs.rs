@@ -3,6 +3,7 @@
 
 /// A modal with `body`, a `yes` button and Cancel: `Some(true)` for `yes` (or Enter when
 /// `enter_confirms`), `Some(false)` for Cancel or Escape, `None` while it stays open.
+#[must_use = "what the panel asks for happens only when applied"]
 pub fn dialog(
     ctx: &egui::Context,
     title: &str,
@@ -39,6 +40,7 @@ pub fn dialog(
 }
 
 /// Rename a tab: `Some(true)` to apply, `Some(false)` to cancel, `None` while open.
+#[must_use = "what the panel asks for happens only when applied"]
 pub fn rename_dialog(ctx: &egui::Context, text: &mut String) -> Option<bool> {
     dialog(ctx, "Rename tab", "Rename", true, |ui| {
         ui.label("Tab name (empty: follow the program's title)");
@@ -47,6 +49,7 @@ pub fn rename_dialog(ctx: &egui::Context, text: &mut String) -> Option<bool> {
 }
 
 /// A yes/no question (Enter does not answer it: a stray key must not allow anything).
+#[must_use = "what the panel asks for happens only when applied"]
 pub fn confirm_dialog(ctx: &egui::Context, title: &str, question: &str, yes: &str) -> Option<bool> {
     dialog(ctx, title, yes, false, |ui| {
         ui.label(question);
@@ -54,6 +57,7 @@ pub fn confirm_dialog(ctx: &egui::Context, title: &str, question: &str, yes: &st
 }
 
 /// Close a pane where a program still runs? (Enter closes.)
+#[must_use = "what the panel asks for happens only when applied"]
 pub fn confirm_close_dialog(ctx: &egui::Context, program: &str) -> Option<bool> {
     dialog(ctx, "Close this pane?", "Close", true, |ui| {
         ui.label(format!(
@@ -63,6 +67,7 @@ pub fn confirm_close_dialog(ctx: &egui::Context, program: &str) -> Option<bool> 
 }
 
 /// Asks before closing a tab or the window over running programs.
+#[must_use = "what the panel asks for happens only when applied"]
 pub fn confirm_close_many_dialog(
     ctx: &egui::Context,
     title: &str,

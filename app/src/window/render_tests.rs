@@ -42,7 +42,7 @@ fn pane_mesh(text: &str, config: &FontConfig, cursor: Option<usize>) -> (Vec<Ver
         let mut out = ctx.run_ui(egui::RawInput::default(), |ui| {
             let metrics = Metrics::new(ui.ctx(), 15.0);
             measured = Some(metrics.clone());
-            let mut c = view.cursor;
+            let mut c = view.meta.cursor;
             c.row = 0;
             let none = |_: usize, _: usize| false;
             let scene = Scene {

@@ -78,6 +78,7 @@ impl SearchBar {
 
     /// Takes the answer of the running search when it is there: the newest match is
     /// shown first, like a terminal's reverse search.
+    #[must_use = "what the panel asks for happens only when applied"]
     fn poll(&mut self) -> SearchAction {
         let Some(answer) = self.pending.as_ref().and_then(SearchRequest::poll) else {
             return SearchAction::None;
@@ -97,6 +98,7 @@ impl SearchBar {
         SearchAction::None
     }
 
+    #[must_use = "what the panel asks for happens only when applied"]
     fn step(&mut self, forward: bool) -> SearchAction {
         let Some(n) = self
             .results
@@ -115,6 +117,7 @@ impl SearchBar {
     }
 
     /// Draws the bar at the top right of `rect`.
+    #[must_use = "what the panel asks for happens only when applied"]
     pub fn ui(
         &mut self,
         ctx: &egui::Context,

@@ -99,16 +99,16 @@ impl Viewport {
     /// New output arrived: while scrolled, keep the same lines in view (also when the
     /// scrollback is full and old lines drop off the front).
     pub fn on_content(&mut self, view: &PaneView) {
-        let end = view.scrollback_dropped + view.scrollback_lines;
+        let end = view.meta.scrollback_dropped + view.meta.scrollback_lines;
         if self.offset > 0 && end > self.last_total {
             self.offset += (end - self.last_total) as usize;
         }
-        self.offset = self.offset.min(view.scrollback_lines as usize);
+        self.offset = self.offset.min(view.meta.scrollback_lines as usize);
         self.last_total = end;
     }
 
     pub fn scroll_by(&mut self, lines: isize, view: &PaneView) {
-        let max = view.scrollback_lines as isize;
+        let max = view.meta.scrollback_lines as isize;
         self.offset = (self.offset as isize + lines).clamp(0, max) as usize;
         self.fraction = 0.0;
     }
@@ -116,18 +116,18 @@ impl Viewport {
     /// Scrolls by a fraction of lines (positive: up into history), keeping the part of
     /// a line that is left over for a pixel-smooth view.
     pub fn scroll_smooth(&mut self, lines: f32, view: &PaneView) {
-        let max = view.scrollback_lines as f32;
+        let max = view.meta.scrollback_lines as f32;
         let at = (self.offset as f32 + self.fraction + lines).clamp(0.0, max);
         self.offset = at.floor() as usize;
         self.fraction = at - at.floor();
-        if self.offset as u64 >= view.scrollback_lines {
+        if self.offset as u64 >= view.meta.scrollback_lines {
             self.fraction = 0.0;
         }
     }
 
     /// Whether a partly scrolled line shows above the rows (pixel-smooth scrolling).
     pub fn extra_row(&self, view: &PaneView) -> bool {
-        self.fraction > 0.0 && (self.offset as u64) < view.scrollback_lines
+        self.fraction > 0.0 && (self.offset as u64) < view.meta.scrollback_lines
     }
 
     pub fn to_bottom(&mut self) {
@@ -145,14 +145,15 @@ impl Viewport {
         }
         // Absolute line of the top row: the model may have scrolled on since this
         // snapshot, so lines are asked for by line, not by distance from the newest.
-        let first = (view.scrollback_dropped + view.scrollback_lines).saturating_sub(top as u64);
+        let first =
+            (view.meta.scrollback_dropped + view.meta.scrollback_lines).saturating_sub(top as u64);
         Some((first, from_history))
     }
 
     /// Takes a page that arrived, and asks for the lines around the view when it
     /// needs some that are not in (never waits for the model).
     pub fn refresh(&mut self, pipeline: &Pipeline, pane: PaneId, view: &PaneView) {
-        let cols = view.size.cols;
+        let cols = view.meta.size.cols;
         if cols != self.cache_cols {
             self.cache.clear();
             self.asked = None;
@@ -217,7 +218,7 @@ impl Viewport {
     /// The absolute line (counted from the first line ever, so it stays with its
     /// content as lines scroll and drop) of row `r` of the current view.
     pub fn line_of_row(&self, view: &PaneView, r: usize) -> usize {
-        (view.scrollback_dropped as usize + view.scrollback_lines as usize + r)
+        (view.meta.scrollback_dropped as usize + view.meta.scrollback_lines as usize + r)
             .saturating_sub(self.offset)
     }
 

@@ -60,14 +60,7 @@ impl Served {
             .stderr(Stdio::piped())
             .spawn()
             .expect("start tern --headless");
-        let served = Served {
-            child,
-            dir: dir.to_path_buf(),
-            home: dir.join("home"),
-            socket: dir.join("run/tern/session.sock"),
-        };
-        served.wait_socket();
-        served
+        Served::wrap(dir, child)
     }
 
     /// A workspace served by `child` (a wrapper that starts `tern --headless` in `dir`'s

@@ -50,7 +50,7 @@ pub fn wait_sized(h: &mut Harness<'_, Slot>) {
             .pane()
             .and_then(|p| app.pane_ui(p))
             .and_then(|p| p.grid());
-        grid.is_some() && app.view().map(|v| v.size) == grid
+        grid.is_some() && app.view().map(|v| v.meta.size) == grid
     };
     assert!(
         step_until_or(h, std::time::Duration::from_secs(10), sized),
@@ -166,4 +166,28 @@ pub fn selected(h: &mut Harness<'_, Slot>) -> Option<String> {
         );
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
+}
+
+/// A key pressed (down only: a step runs a frame per queued event, and the output a
+/// test reads is the last frame's), then one frame.
+pub fn key_down(h: &mut Harness<'_, Slot>, key: egui::Key, modifiers: egui::Modifiers) {
+    h.event(egui::Event::Key {
+        key,
+        physical_key: None,
+        pressed: true,
+        repeat: false,
+        modifiers,
+    });
+    h.step();
+}
+
+/// Steps until every history line the focused pane shows has come from the model
+/// (asked for without waiting: a frame or more); whether they came.
+pub fn wait_history_in_view(h: &mut Harness<'_, Slot>) -> bool {
+    step_until_or(h, std::time::Duration::from_secs(10), |h| {
+        let app = h.state().as_ref().expect("app");
+        app.pane()
+            .and_then(|p| app.pane_ui(p))
+            .is_some_and(|p| p.history_in_view())
+    })
 }

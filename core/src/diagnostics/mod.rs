@@ -15,6 +15,10 @@ use serde::{Deserialize, Serialize};
 use crate::pipeline::diag::{APP_CRUMB, Histogram, PaneSample, Sample, bucket_quantile_us};
 use crate::pipeline::{PaneId, Pipeline};
 
+mod pane_row;
+
+pub use pane_row::PaneRow;
+
 /// Where a pane lives in the app's layout, supplied by the app (the pipeline knows only
 /// pane ids).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -141,41 +145,6 @@ impl HistogramReport {
     }
 }
 
-/// One row of the delivery table.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PaneRow {
-    /// The pane's id (shortened to a suffix in a redacted report).
-    pub id: String,
-    /// The pipeline's pane number (not exported: meaningless outside this process).
-    #[serde(skip)]
-    pub pane: u64,
-    pub worktree: String,
-    pub tab: String,
-    pub label: String,
-    /// Visible (frames are built) or parked.
-    pub visible: bool,
-    pub bytes_read: u64,
-    pub bytes_parsed: u64,
-    /// Read but not yet parsed: `bytes_read - bytes_parsed`.
-    pub in_flight: u64,
-    pub window_bytes: u64,
-    /// A hidden flood's smaller share (and window) while a person types.
-    #[serde(default)]
-    pub throttled: bool,
-    pub paused_now: bool,
-    pub times_paused: u64,
-    pub frames_built: u64,
-    pub frames_taken: u64,
-    pub snapshots_built: u64,
-    pub replies_sent: u64,
-    pub reply_p50_us: u64,
-    pub reply_p99_us: u64,
-    pub last_read_age_ms: Option<u64>,
-    pub last_frame_age_ms: Option<u64>,
-    pub scrollback_lines: u64,
-    pub heap_bytes: u64,
-}
-
 /// The model thread's load.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ModelReport {
@@ -263,28 +232,10 @@ impl DiagnosticsReport {
                 let label = (inputs.labels)(PaneId(r.pane));
                 PaneRow {
                     id: id_of(r.pane),
-                    pane: r.pane,
                     worktree: label.worktree,
                     tab: label.tab,
                     label: label.pane,
-                    visible: r.visible,
-                    bytes_read: r.bytes_read,
-                    bytes_parsed: r.bytes_parsed,
-                    in_flight: r.in_flight,
-                    window_bytes: r.window,
-                    throttled: r.throttled,
-                    paused_now: r.paused_now,
-                    times_paused: r.times_paused,
-                    frames_built: r.frames_built,
-                    frames_taken: r.frames_taken,
-                    snapshots_built: r.snapshots_built,
-                    replies_sent: r.replies_sent,
-                    reply_p50_us: r.reply_p50_us,
-                    reply_p99_us: r.reply_p99_us,
-                    last_read_age_ms: r.last_read_age_ms,
-                    last_frame_age_ms: r.last_frame_age_ms,
-                    scrollback_lines: r.scrollback_lines,
-                    heap_bytes: r.heap_bytes,
+                    pty: r.clone(),
                 }
             })
             .collect();

@@ -16,15 +16,10 @@ pub const SNAPSHOT_HISTORY_LINES: usize = 200;
 pub struct Frame {
     /// Bytes of this pty parsed when the frame was built.
     pub seq: u64,
-    pub size: TermSize,
+    /// Size, cursor, modes and scrollback counts after those bytes.
+    pub meta: ScreenMeta,
     /// `(row index, row)` of each damaged row.
     pub rows: Vec<(usize, Row)>,
-    pub cursor: Cursor,
-    pub cursor_shape: CursorShape,
-    pub modes: Modes,
-    pub scrollback_lines: u64,
-    /// Scrollback lines dropped off the front so far (absolute line = dropped + index).
-    pub scrollback_dropped: u64,
     /// The pane's colours, only when a program changed them (OSC 4/10/11/12 and
     /// resets) since the previous delivery.
     pub palette: Option<Box<Palette>>,
@@ -43,17 +38,12 @@ pub struct Frame {
 pub struct Snapshot {
     /// The snapshot covers exactly the bytes up to and including `seq`.
     pub seq: u64,
-    pub size: TermSize,
+    /// Size, cursor, modes and scrollback counts (`scrollback_lines`: all lines the
+    /// model holds, not only `history`).
+    pub meta: ScreenMeta,
     pub rows: Vec<Row>,
     /// The newest scrollback lines, oldest first (at most [`SNAPSHOT_HISTORY_LINES`]).
     pub history: Vec<Row>,
-    /// All scrollback lines the model holds.
-    pub scrollback_lines: u64,
-    /// Scrollback lines dropped off the front so far (absolute line = dropped + index).
-    pub scrollback_dropped: u64,
-    pub cursor: Cursor,
-    pub cursor_shape: CursorShape,
-    pub modes: Modes,
     pub title: String,
     pub cwd: Option<String>,
     pub palette: Palette,
@@ -86,7 +76,9 @@ pub struct ScreenMeta {
     pub cursor: Cursor,
     pub cursor_shape: CursorShape,
     pub modes: Modes,
+    /// Scrollback lines the model holds.
     pub scrollback_lines: u64,
+    /// Scrollback lines dropped off the front so far (absolute line = dropped + index).
     pub scrollback_dropped: u64,
 }
 
@@ -122,14 +114,9 @@ pub fn snapshot(term: &Terminal, seq: u64) -> Snapshot {
     let from = sb.len().saturating_sub(SNAPSHOT_HISTORY_LINES);
     Snapshot {
         seq,
-        size: term.size(),
+        meta: ScreenMeta::of(term),
         rows: term.grid().iter().cloned().collect(),
         history: (from..sb.len()).filter_map(|i| sb.row(i)).collect(),
-        scrollback_lines: sb.len() as u64,
-        scrollback_dropped: sb.dropped(),
-        cursor: term.cursor(),
-        cursor_shape: term.cursor_shape(),
-        modes: *term.modes(),
         title: term.title().to_owned(),
         cwd: term.cwd().map(str::to_owned),
         palette: term.palette().clone(),
@@ -143,18 +130,14 @@ pub fn frame(term: &mut Terminal, seq: u64) -> Frame {
     let damaged = term.take_damage();
     let grid = term.grid();
     let links = links_of(term, damaged.iter().map(|r| grid.row(*r)));
+    let rows = damaged
+        .into_iter()
+        .map(|r| (r, grid.row(r).clone()))
+        .collect();
     Frame {
         seq,
-        size: term.size(),
-        rows: damaged
-            .into_iter()
-            .map(|r| (r, grid.row(r).clone()))
-            .collect(),
-        cursor: term.cursor(),
-        cursor_shape: term.cursor_shape(),
-        modes: *term.modes(),
-        scrollback_lines: term.scrollback().len() as u64,
-        scrollback_dropped: term.scrollback().dropped(),
+        meta: ScreenMeta::of(term),
+        rows,
         palette: None,
         links,
         read_at: None,
@@ -223,15 +206,10 @@ impl Slot {
 #[derive(Clone, Debug)]
 pub struct PaneView {
     pub seq: u64,
-    pub size: TermSize,
+    /// Size, cursor, modes and scrollback counts as of `seq`.
+    pub meta: ScreenMeta,
     pub rows: Vec<Row>,
     pub history: VecDeque<Row>,
-    pub scrollback_lines: u64,
-    /// Scrollback lines dropped off the front so far (absolute line = dropped + index).
-    pub scrollback_dropped: u64,
-    pub cursor: Cursor,
-    pub cursor_shape: CursorShape,
-    pub modes: Modes,
     pub title: String,
     pub palette: Palette,
     /// Hyperlink URIs by id.
@@ -242,14 +220,9 @@ impl PaneView {
     pub fn from_snapshot(s: Snapshot) -> PaneView {
         PaneView {
             seq: s.seq,
-            size: s.size,
+            meta: s.meta,
             rows: s.rows,
             history: s.history.into(),
-            scrollback_lines: s.scrollback_lines,
-            scrollback_dropped: s.scrollback_dropped,
-            cursor: s.cursor,
-            cursor_shape: s.cursor_shape,
-            modes: s.modes,
             title: s.title,
             palette: s.palette,
             links: s.links.into_iter().collect(),
@@ -262,10 +235,10 @@ impl PaneView {
         if f.seq < self.seq {
             return false;
         }
-        if f.size != self.size {
-            self.size = f.size;
+        if f.meta.size != self.meta.size {
+            let size = f.meta.size;
             self.rows
-                .resize_with(f.size.rows, || Row::blank(f.size.cols, Default::default()));
+                .resize_with(size.rows, || Row::blank(size.cols, Default::default()));
         }
         for (i, row) in f.rows {
             if let Some(slot) = self.rows.get_mut(i) {
@@ -273,11 +246,7 @@ impl PaneView {
             }
         }
         self.seq = f.seq;
-        self.cursor = f.cursor;
-        self.cursor_shape = f.cursor_shape;
-        self.modes = f.modes;
-        self.scrollback_lines = f.scrollback_lines;
-        self.scrollback_dropped = f.scrollback_dropped;
+        self.meta = f.meta;
         if let Some(palette) = f.palette {
             self.palette = *palette;
         }
@@ -297,7 +266,10 @@ impl PaneView {
     }
 
     pub fn dump(&self) -> ScreenDump {
-        ScreenDump::from_rows(self.rows.iter(), (self.cursor.row, self.cursor.col))
+        ScreenDump::from_rows(
+            self.rows.iter(),
+            (self.meta.cursor.row, self.meta.cursor.col),
+        )
     }
 
     /// Heap bytes the view holds (what parking a pane frees).

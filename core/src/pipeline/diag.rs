@@ -235,16 +235,20 @@ impl Breadcrumbs {
     }
 }
 
-/// A report row for one pty, built on demand.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A report row for one pty, built on demand; the diagnostics report's row
+/// (`diagnostics::PaneRow`) is this plus where the pane lives.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PtyReport {
+    /// The pipeline's pane number.
     pub pane: u64,
+    /// Visible (frames are built) or parked.
     pub visible: bool,
     pub bytes_read: u64,
     pub bytes_parsed: u64,
+    /// Read but not yet parsed: `bytes_read - bytes_parsed`.
     pub in_flight: u64,
     /// The credit window in force now (smaller while `throttled`).
-    pub window: u64,
+    pub window_bytes: u64,
     /// A hidden pane whose share is cut while a person interacts (`throttle.rs`).
     pub throttled: bool,
     /// Slices it waited for that so far.
@@ -262,6 +266,6 @@ pub struct PtyReport {
     pub last_frame_age_ms: Option<u64>,
     /// Reply latency buckets (see [`Histogram`]).
     pub reply_latency_buckets: Vec<u64>,
-    pub heap_bytes: u64,
     pub scrollback_lines: u64,
+    pub heap_bytes: u64,
 }

@@ -286,6 +286,11 @@ pub struct Pipeline {
     /// Pages of history asked for with [`Pipeline::history`] (each a wait for the
     /// model thread: the window's tests count them).
     history_pages: AtomicU64,
+    /// The face's UI thread ([`Pipeline::mark_ui_thread`]), and the calls made on it
+    /// that waited for the model thread's answer ([`Pipeline::history`],
+    /// [`Pipeline::dump_screen`]): invariant 5 says none.
+    ui_thread: Mutex<Option<std::thread::ThreadId>>,
+    ui_waits: AtomicU64,
     /// A person's last key or reveal: hidden floods are throttled for a while after it
     /// ([`throttle`]).
     interaction: Arc<throttle::Interaction>,
@@ -347,6 +352,8 @@ impl Pipeline {
             model_diag,
             epoch,
             history_pages: AtomicU64::new(0),
+            ui_thread: Mutex::new(None),
+            ui_waits: AtomicU64::new(0),
             interaction,
         })
     }

@@ -401,7 +401,7 @@ mod tests {
         pane.parse(b"\x1b[2;1H");
         match pane.next_delivery() {
             Some(Delivery::Frame(f)) => {
-                assert_eq!(f.cursor.row, 1);
+                assert_eq!(f.meta.cursor.row, 1);
                 assert_eq!(f.seq, pane.seq, "the frame covers the quiet bytes too");
             }
             other => panic!("expected a frame, got {other:?}"),
@@ -474,6 +474,6 @@ mod tests {
             panic!("snapshot")
         };
         assert_eq!(s.history.len(), delivery::SNAPSHOT_HISTORY_LINES);
-        assert_eq!(s.scrollback_lines, 50_000 - 9);
+        assert_eq!(s.meta.scrollback_lines, 50_000 - 9);
     }
 }

@@ -47,7 +47,7 @@ impl Pipeline {
 
     /// Like [`Pipeline::write`] for a stream of any size (headless stdin): blocks the
     /// calling thread while the pane's write queue is over
-    /// [`io::WRITE_QUEUE_HIGH_BYTES`], so memory stays bounded.
+    /// [`WRITE_QUEUE_HIGH_BYTES`](super::io::WRITE_QUEUE_HIGH_BYTES), so memory stays bounded.
     pub fn write_when_room(&self, pane: PaneId, bytes: &[u8]) {
         if let Some(w) = self.with_pane(pane, |p| p.writer.clone()) {
             w.write_when_room(bytes);
@@ -55,7 +55,7 @@ impl Pipeline {
     }
 
     /// Bytes waiting to be written to the pane's pty (replies and input its program has
-    /// not read yet); bounded by backpressure near [`io::WRITE_QUEUE_HIGH_BYTES`].
+    /// not read yet); bounded by backpressure near [`WRITE_QUEUE_HIGH_BYTES`](super::io::WRITE_QUEUE_HIGH_BYTES).
     pub fn write_queue_bytes(&self, pane: PaneId) -> Option<usize> {
         self.with_pane(pane, |p| p.writer.queued_bytes())
     }

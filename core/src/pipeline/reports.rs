@@ -38,7 +38,7 @@ impl Pipeline {
         )
     }
 
-    /// The model thread's polls after replies ([`reply_poll`]), cumulative.
+    /// The model thread's polls after replies ([`reply_poll`](super::reply_poll)), cumulative.
     pub fn model_reply_polls(&self) -> diag::ReplyPolls {
         self.model_diag.stats.reply_polls()
     }
@@ -80,7 +80,7 @@ impl Pipeline {
                     bytes_read,
                     bytes_parsed,
                     in_flight: bytes_read.saturating_sub(bytes_parsed),
-                    window: p.credit.window_bytes(),
+                    window_bytes: p.credit.window_bytes(),
                     throttled: p.credit.is_limited(),
                     slices_rested: s.slices_rested.load(Ordering::Relaxed),
                     paused_now: p.credit.is_paused(),

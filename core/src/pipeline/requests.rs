@@ -11,7 +11,7 @@ use crate::model::ScreenDump;
 
 use super::{ModelMsg, PaneId, Pipeline};
 
-/// An answer the model thread will send: [`Pending::take`] never blocks.
+/// An answer the model thread will send: [`Pending::poll`] never blocks.
 #[derive(Debug)]
 pub struct Pending<T> {
     rx: mpsc::Receiver<T>,
@@ -126,6 +126,7 @@ pub struct SearchResults {
 impl Pipeline {
     /// The model's current screen of a pane, after parsing everything read so far.
     pub fn dump_screen(&self, pane: PaneId) -> Option<ScreenDump> {
+        self.waits_for_the_model();
         let (tx, rx) = mpsc::channel();
         self.model_tx
             .send(ModelMsg::Query {
@@ -169,6 +170,7 @@ impl Pipeline {
     /// the line just below its history). Cost is O(count), whatever the history length.
     pub fn history(&self, pane: PaneId, first: u64, count: usize) -> Option<HistoryPage> {
         self.history_pages.fetch_add(1, Ordering::Relaxed);
+        self.waits_for_the_model();
         let (tx, rx) = mpsc::channel();
         self.model_tx
             .send(ModelMsg::History {
@@ -182,7 +184,33 @@ impl Pipeline {
         rx.recv_timeout(Duration::from_secs(10)).ok()
     }
 
-    /// How many pages [`Pipeline::history`] was asked for (by anyone, since the start).
+    /// Marks the calling thread as the face's UI thread: the calls it makes that wait
+    /// for the model thread are counted ([`Pipeline::ui_waits`]).
+    pub fn mark_ui_thread(&self) {
+        if let Ok(mut t) = self.ui_thread.lock() {
+            *t = Some(std::thread::current().id());
+        }
+    }
+
+    /// How many calls on the UI thread waited for the model thread's answer (history
+    /// pages and screen dumps asked for with the waiting calls). Invariant 5: none,
+    /// except the session the window saves as it closes.
+    pub fn ui_waits(&self) -> u64 {
+        self.ui_waits.load(Ordering::Relaxed)
+    }
+
+    fn waits_for_the_model(&self) {
+        let on_ui = self
+            .ui_thread
+            .lock()
+            .is_ok_and(|t| *t == Some(std::thread::current().id()));
+        if on_ui {
+            self.ui_waits.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// How many history pages were asked for, waiting or not (by anyone, since the
+    /// start).
     pub fn history_pages(&self) -> u64 {
         self.history_pages.load(Ordering::Relaxed)
     }

@@ -10,7 +10,7 @@ use super::command::SplitDirection;
 use super::flow::{FlowConfig, FlowStats};
 use super::layout::Layout;
 use super::target::Transport;
-use super::{PaneId as TmuxPane, SessionId, VersionError, WindowId};
+use super::{SessionId, TmuxPaneId, VersionError, WindowId};
 use crate::pipeline::PaneId;
 
 /// What to connect to and how.
@@ -57,17 +57,17 @@ pub enum RemoteCommand {
         rows: u16,
     },
     SplitPane {
-        pane: TmuxPane,
+        pane: TmuxPaneId,
         direction: SplitDirection,
     },
     NewWindow {
         cwd: Option<String>,
     },
-    KillPane(TmuxPane),
+    KillPane(TmuxPaneId),
     SelectWindow(WindowId),
-    SelectPane(TmuxPane),
+    SelectPane(TmuxPaneId),
     /// Reads the pane's screen again and writes it in (a repaint).
-    Repaint(TmuxPane),
+    Repaint(TmuxPaneId),
     /// Closes the control client's stdin: the client exits, the session runs on.
     Detach,
 }
@@ -140,23 +140,23 @@ pub enum RemoteEvent {
         window: WindowId,
         index: Option<u32>,
         layout: Layout,
-        panes: Vec<(TmuxPane, PaneId)>,
+        panes: Vec<(TmuxPaneId, PaneId)>,
     },
     /// A tmux pane is shown by a tern pane (hidden until the app reveals it).
     PaneAttached {
-        remote: TmuxPane,
+        remote: TmuxPaneId,
         pane: PaneId,
         window: WindowId,
     },
     /// A tmux pane is gone; its tern pane gets its end of file (then `Exited`).
     PaneGone {
-        remote: TmuxPane,
+        remote: TmuxPaneId,
         pane: PaneId,
     },
     ActiveWindow(WindowId),
     ActivePane {
         window: WindowId,
-        remote: TmuxPane,
+        remote: TmuxPaneId,
         pane: Option<PaneId>,
     },
     /// A line ssh (or tmux) wrote on stderr.
@@ -194,7 +194,7 @@ impl CommandTx {
 /// The flow counters of one remote pane.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RemotePaneStats {
-    pub remote: TmuxPane,
+    pub remote: TmuxPaneId,
     pub pane: Option<PaneId>,
     pub kept_bytes: usize,
     pub paused: bool,

@@ -12,7 +12,7 @@ use std::ffi::OsStr;
 use std::fmt;
 
 use super::layout::Layout;
-use super::{PaneId, WindowId};
+use super::{TmuxPaneId, WindowId};
 
 /// Bytes per `send-keys -H` command (3 characters each on the command line).
 pub const SEND_KEYS_CHUNK: usize = 1024;
@@ -40,21 +40,24 @@ pub use crate::layout::SplitDirection;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Command {
     /// `send-keys -t %P -H XX …`: `bytes` reach the pane's program exactly.
-    SendKeys { pane: PaneId, bytes: Vec<u8> },
+    SendKeys { pane: TmuxPaneId, bytes: Vec<u8> },
     /// `refresh-client -C COLSxROWS`: the size this client gives its windows.
     ResizeClient { cols: u16, rows: u16 },
     /// `refresh-client -f pause-after=N`: pause a pane whose output is `seconds`
     /// behind (tmux ≥ 3.2); output then comes as `%extended-output`.
     PauseAfter { seconds: u32 },
     /// `refresh-client -A '%P:pause'` or `'%P:continue'`.
-    PaneFlow { pane: PaneId, action: FlowAction },
+    PaneFlow {
+        pane: TmuxPaneId,
+        action: FlowAction,
+    },
     /// `capture-pane -p -e -N -t %P`: the pane's visible screen, with attributes as
     /// escape sequences, one line per row; `-N` keeps trailing blanks, which carry
     /// a background colour (a coloured bar of spaces is lost without it).
-    CapturePane { pane: PaneId },
+    CapturePane { pane: TmuxPaneId },
     /// `split-window -h|-v -t %P -P -F '#{pane_id}'`: replies the new pane's id.
     SplitWindow {
-        pane: PaneId,
+        pane: TmuxPaneId,
         direction: SplitDirection,
     },
     /// `new-window [-c DIR] -P -F '#{window_id} #{pane_id}'`.
@@ -66,15 +69,15 @@ pub enum Command {
     /// `detach-client`: the control client exits, the session runs on.
     DetachClient,
     /// `kill-pane -t %P`.
-    KillPane { pane: PaneId },
+    KillPane { pane: TmuxPaneId },
     /// `select-window -t @W`.
     SelectWindow { window: WindowId },
     /// `select-pane -t %P`.
-    SelectPane { pane: PaneId },
+    SelectPane { pane: TmuxPaneId },
     /// `display-message -p -t %P '#{cursor_x} #{cursor_y} #{alternate_on}'`: where the
     /// pane's cursor is and which screen it shows (read with [`PaneCursor::parse`]),
     /// for a repaint after [`Command::CapturePane`].
-    PaneCursor { pane: PaneId },
+    PaneCursor { pane: TmuxPaneId },
 }
 
 /// The reply to [`Command::PaneCursor`].
@@ -140,7 +143,7 @@ pub fn quote(arg: &str) -> Result<String, CommandError> {
 impl Command {
     /// `bytes` as `send-keys` commands of at most [`SEND_KEYS_CHUNK`] bytes each (none
     /// for no bytes).
-    pub fn send_keys(pane: PaneId, bytes: &[u8]) -> Vec<Command> {
+    pub fn send_keys(pane: TmuxPaneId, bytes: &[u8]) -> Vec<Command> {
         bytes
             .chunks(SEND_KEYS_CHUNK)
             .map(|chunk| Command::SendKeys {
@@ -221,7 +224,7 @@ pub struct WindowInfo {
 /// One line of a [`Command::ListPanes`] reply.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PaneInfo {
-    pub pane: PaneId,
+    pub pane: TmuxPaneId,
     pub window: WindowId,
     pub index: u32,
     pub width: u32,
@@ -278,7 +281,7 @@ impl PaneInfo {
             return None;
         };
         Some(PaneInfo {
-            pane: PaneId::parse(pane)?,
+            pane: TmuxPaneId::parse(pane)?,
             window: WindowId::parse(window)?,
             index: index.parse().ok()?,
             width: width.parse().ok()?,
@@ -422,16 +425,16 @@ mod tests {
     fn send_keys_is_hex_and_chunked() {
         assert_eq!(
             Command::SendKeys {
-                pane: PaneId(3),
+                pane: TmuxPaneId(3),
                 bytes: vec![0x00, b'\n', 0xff, b'\'']
             }
             .line()
             .unwrap(),
             "send-keys -t %3 -H 00 0a ff 27"
         );
-        let commands = Command::send_keys(PaneId(1), &vec![b'x'; SEND_KEYS_CHUNK * 2 + 1]);
+        let commands = Command::send_keys(TmuxPaneId(1), &vec![b'x'; SEND_KEYS_CHUNK * 2 + 1]);
         assert_eq!(commands.len(), 3);
-        assert!(Command::send_keys(PaneId(1), b"").is_empty());
+        assert!(Command::send_keys(TmuxPaneId(1), b"").is_empty());
     }
 
     #[test]
@@ -451,7 +454,7 @@ mod tests {
         );
         assert_eq!(
             Command::PaneFlow {
-                pane: PaneId(7),
+                pane: TmuxPaneId(7),
                 action: FlowAction::Continue
             }
             .line()
@@ -459,12 +462,16 @@ mod tests {
             "refresh-client -A '%7:continue'"
         );
         assert_eq!(
-            Command::CapturePane { pane: PaneId(2) }.line().unwrap(),
+            Command::CapturePane {
+                pane: TmuxPaneId(2)
+            }
+            .line()
+            .unwrap(),
             "capture-pane -p -e -N -t %2"
         );
         assert_eq!(
             Command::SplitWindow {
-                pane: PaneId(0),
+                pane: TmuxPaneId(0),
                 direction: SplitDirection::Right
             }
             .line()
@@ -476,11 +483,19 @@ mod tests {
     #[test]
     fn pane_commands_and_the_cursor_reply() {
         assert_eq!(
-            Command::PaneCursor { pane: PaneId(4) }.line().unwrap(),
+            Command::PaneCursor {
+                pane: TmuxPaneId(4)
+            }
+            .line()
+            .unwrap(),
             "display-message -p -t %4 '#{cursor_x} #{cursor_y} #{alternate_on}'"
         );
         assert_eq!(
-            Command::KillPane { pane: PaneId(4) }.line().unwrap(),
+            Command::KillPane {
+                pane: TmuxPaneId(4)
+            }
+            .line()
+            .unwrap(),
             "kill-pane -t %4"
         );
         assert_eq!(
@@ -530,12 +545,12 @@ mod tests {
             (w.window, w.index, w.active, w.name.as_str()),
             (WindowId(1), 0, true, "my  window")
         );
-        assert_eq!(w.layout.panes(), vec![PaneId(1)]);
+        assert_eq!(w.layout.panes(), vec![TmuxPaneId(1)]);
         assert!(WindowInfo::parse(b"@1 0 1 ffff,100x30,0,0,1 a87e,100x30,0,0,1 x").is_none());
         let p = PaneInfo::parse(b"%4 @1 0 80 24 0 0 1 0 0").unwrap();
         assert_eq!(
             (p.pane, p.window, p.width, p.height, p.active),
-            (PaneId(4), WindowId(1), 80, 24, true)
+            (TmuxPaneId(4), WindowId(1), 80, 24, true)
         );
         assert!(PaneInfo::parse(b"%4 @1 0 80 24 0 0 1 0").is_none());
     }

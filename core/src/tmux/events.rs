@@ -5,7 +5,7 @@ use std::io;
 
 use super::command::{CommandError, PaneInfo, WindowInfo};
 use super::parser::{Notification, ProtocolError};
-use super::{PaneId, SessionId, WindowId};
+use super::{SessionId, TmuxPaneId, WindowId};
 
 /// Most bytes of output held for panes not known yet (all such panes together).
 pub const MAX_HELD_BYTES: usize = 4 << 20;
@@ -29,12 +29,12 @@ pub enum Response {
     Panes(Vec<PaneInfo>),
     /// `split-window`.
     NewPane {
-        pane: PaneId,
+        pane: TmuxPaneId,
     },
     /// `new-window`.
     NewWindow {
         window: WindowId,
-        pane: PaneId,
+        pane: TmuxPaneId,
     },
 }
 
@@ -79,13 +79,13 @@ pub enum SessionError {
     Protocol(ProtocolError),
     /// Output for a pane tmux does not list; `bytes` were dropped.
     UnknownPane {
-        pane: PaneId,
+        pane: TmuxPaneId,
         bytes: usize,
     },
     /// Output held for a pane not known yet went past [`MAX_HELD_BYTES`]; `bytes`
     /// of it were dropped.
     HeldOutputDropped {
-        pane: PaneId,
+        pane: TmuxPaneId,
         bytes: usize,
     },
     /// Output for `panes` panes not known yet found the held output at
@@ -154,20 +154,20 @@ pub enum Event {
     LayoutChanged(WindowId),
     ActivePaneChanged {
         window: WindowId,
-        pane: PaneId,
+        pane: TmuxPaneId,
     },
     ActiveWindowChanged(WindowId),
     /// A pane appeared; its sink is made.
     PaneAdded {
-        pane: PaneId,
+        pane: TmuxPaneId,
         window: WindowId,
     },
     /// A pane is gone; its sink is dropped.
-    PaneClosed(PaneId),
-    PaneModeChanged(PaneId),
+    PaneClosed(TmuxPaneId),
+    PaneModeChanged(TmuxPaneId),
     /// tmux stopped sending the pane's output (pause-after, or a `Pause` asked).
-    PanePaused(PaneId),
-    PaneContinued(PaneId),
+    PanePaused(TmuxPaneId),
+    PaneContinued(TmuxPaneId),
     SessionChanged {
         session: SessionId,
         name: String,
@@ -222,7 +222,7 @@ pub(super) fn parse_response(kind: ReplyKind, lines: Vec<Vec<u8>>) -> Result<Res
         ReplyKind::Panes => Response::Panes(each(&lines, PaneInfo::parse)?),
         ReplyKind::NewPane => {
             let line = single(&lines)?;
-            let pane = PaneId::parse(&line).ok_or_else(|| ReplyError::Malformed {
+            let pane = TmuxPaneId::parse(&line).ok_or_else(|| ReplyError::Malformed {
                 line: line.clone().into_bytes(),
             })?;
             Response::NewPane { pane }
@@ -235,7 +235,7 @@ pub(super) fn parse_response(kind: ReplyKind, lines: Vec<Vec<u8>>) -> Result<Res
             let (window, pane) = line.split_once(' ').ok_or_else(malformed)?;
             Response::NewWindow {
                 window: WindowId::parse(window).ok_or_else(malformed)?,
-                pane: PaneId::parse(pane).ok_or_else(malformed)?,
+                pane: TmuxPaneId::parse(pane).ok_or_else(malformed)?,
             }
         }
     })

@@ -15,7 +15,7 @@
 
 use std::fmt;
 
-use super::PaneId;
+use super::TmuxPaneId;
 
 /// Deepest nesting accepted (tmux itself cannot split that deep on any real screen);
 /// keeps hostile input from exhausting the stack.
@@ -41,7 +41,7 @@ pub struct LayoutCell {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CellContent {
     /// A pane. tmux always writes the id; a layout written by hand may leave it out.
-    Pane(Option<PaneId>),
+    Pane(Option<TmuxPaneId>),
     /// Children side by side (`{…}`), at least one.
     LeftRight(Vec<LayoutCell>),
     /// Children one above the other (`[…]`), at least one.
@@ -107,7 +107,7 @@ impl Layout {
     }
 
     /// The panes in layout order (left to right, top to bottom), as tmux assigns them.
-    pub fn panes(&self) -> Vec<PaneId> {
+    pub fn panes(&self) -> Vec<TmuxPaneId> {
         let mut out = Vec::new();
         self.root.collect_panes(&mut out);
         out
@@ -129,7 +129,7 @@ impl fmt::Display for Layout {
 }
 
 impl LayoutCell {
-    fn collect_panes(&self, out: &mut Vec<PaneId>) {
+    fn collect_panes(&self, out: &mut Vec<TmuxPaneId>) {
         match &self.content {
             CellContent::Pane(id) => out.extend(*id),
             CellContent::LeftRight(children) | CellContent::TopBottom(children) => {
@@ -225,7 +225,7 @@ impl Cursor<'_> {
             let saved = self.at;
             self.at += 1;
             match self.number() {
-                Ok(n) if self.peek() != Some(b'x') => id = Some(PaneId(n)),
+                Ok(n) if self.peek() != Some(b'x') => id = Some(TmuxPaneId(n)),
                 _ => self.at = saved,
             }
         }
@@ -281,7 +281,7 @@ mod tests {
             height,
             x,
             y,
-            content: CellContent::Pane(Some(PaneId(id))),
+            content: CellContent::Pane(Some(TmuxPaneId(id))),
         }
     }
 
@@ -302,7 +302,7 @@ mod tests {
                 ]),
             }
         );
-        assert_eq!(layout.panes(), vec![PaneId(0), PaneId(1)]);
+        assert_eq!(layout.panes(), vec![TmuxPaneId(0), TmuxPaneId(1)]);
         assert_eq!(layout.to_string(), text);
     }
 

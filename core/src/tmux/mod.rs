@@ -64,9 +64,20 @@ pub use worker::{
     repaint_bytes,
 };
 
-/// A tmux pane id (`%3` is `PaneId(3)`): unique in the server, never reused.
+/// A tmux pane id (`%3` is `TmuxPaneId(3)`): unique in the server, never reused. Not
+/// the local [`crate::pipeline::PaneId`] tern gives the pane that shows it: the two
+/// are paired where a remote pane is attached (`channel::RemoteEvent::PaneAttached`,
+/// `Layout::panes`) and neither converts into the other:
+///
+/// ```compile_fail
+/// let local: tern_core::pipeline::PaneId = tern_core::tmux::TmuxPaneId(3).into();
+/// ```
+///
+/// ```compile_fail
+/// let remote: tern_core::tmux::TmuxPaneId = tern_core::pipeline::PaneId(3).into();
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct PaneId(pub u32);
+pub struct TmuxPaneId(pub u32);
 
 /// A tmux window id (`@2`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -97,6 +108,6 @@ macro_rules! sigil_id {
     };
 }
 
-sigil_id!(PaneId, "%");
+sigil_id!(TmuxPaneId, "%");
 sigil_id!(WindowId, "@");
 sigil_id!(SessionId, "$");

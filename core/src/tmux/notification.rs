@@ -2,17 +2,17 @@
 
 use super::layout::Layout;
 use super::protocol_error::ProtocolError;
-use super::{PaneId, SessionId, WindowId};
+use super::{SessionId, TmuxPaneId, WindowId};
 
 /// A notification line (never inside a reply, except `%pause`/`%continue`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Notification {
     /// `%pause %P`: tmux stopped sending the pane's output (pause-after).
-    Pause(PaneId),
+    Pause(TmuxPaneId),
     /// `%continue %P`: it sends it again.
-    Continue(PaneId),
+    Continue(TmuxPaneId),
     /// `%pane-mode-changed %P` (copy mode and the like entered or left).
-    PaneModeChanged(PaneId),
+    PaneModeChanged(TmuxPaneId),
     WindowAdd(WindowId),
     WindowClose(WindowId),
     WindowRenamed {
@@ -38,7 +38,7 @@ pub enum Notification {
     /// `%window-pane-changed @W %P`: the window's active pane.
     WindowPaneChanged {
         window: WindowId,
-        pane: PaneId,
+        pane: TmuxPaneId,
     },
     /// `%session-changed $S NAME`: this client now shows that session.
     SessionChanged {
@@ -91,7 +91,7 @@ pub(super) fn parse_notification(
             Ok(())
         }
     };
-    let pane = |text: &str| one(text).and_then(|()| PaneId::parse(text).ok_or(None));
+    let pane = |text: &str| one(text).and_then(|()| TmuxPaneId::parse(text).ok_or(None));
     let window = |text: &str| one(text).and_then(|()| WindowId::parse(text).ok_or(None));
     // "ID REST": the id and the rest of the line (a name may hold spaces, or be empty).
     let id_and_rest = |text: &str| -> (String, String) {

@@ -27,7 +27,7 @@
 
 use memchr::{memchr, memmem};
 
-use super::PaneId;
+use super::TmuxPaneId;
 use super::escape::OctalDecoder;
 pub use super::notification::Notification;
 use super::notification::parse_notification;
@@ -49,7 +49,7 @@ const DCS_END: &[u8] = b"\x1b\\";
 pub enum Message {
     /// Decoded output of a pane (a whole `%output` line, or a piece of one).
     Output {
-        pane: PaneId,
+        pane: TmuxPaneId,
         /// `%extended-output`'s age: how long tmux held the output, in milliseconds.
         age_ms: Option<u64>,
         data: Vec<u8>,
@@ -104,7 +104,7 @@ enum LineState {
     Skipping,
     /// Decoding the data of an output line as it arrives.
     Output {
-        pane: PaneId,
+        pane: TmuxPaneId,
         age_ms: Option<u64>,
         decoder: OctalDecoder,
     },
@@ -167,14 +167,14 @@ fn unwrap_line(mut line: &[u8]) -> &[u8] {
 
 /// Where an output line's data starts, if `line` is a complete output header
 /// (`Ok(None)`: not an output line, or its header not complete yet).
-fn output_header(line: &[u8], whole: bool) -> Result<Option<(PaneId, Option<u64>, usize)>, ()> {
+fn output_header(line: &[u8], whole: bool) -> Result<Option<(TmuxPaneId, Option<u64>, usize)>, ()> {
     if let Some(rest) = line.strip_prefix(b"%output ") {
         let Some(space) = memchr(b' ', rest) else {
             return if whole { Err(()) } else { Ok(None) };
         };
         let pane = std::str::from_utf8(&rest[..space])
             .ok()
-            .and_then(PaneId::parse)
+            .and_then(TmuxPaneId::parse)
             .ok_or(())?;
         return Ok(Some((pane, None, 8 + space + 1)));
     }
@@ -191,7 +191,7 @@ fn output_header(line: &[u8], whole: bool) -> Result<Option<(PaneId, Option<u64>
         };
         let header = std::str::from_utf8(header).map_err(|_| ())?;
         let mut words = header.split(' ');
-        let pane = words.next().and_then(PaneId::parse).ok_or(())?;
+        let pane = words.next().and_then(TmuxPaneId::parse).ok_or(())?;
         let age_ms = words.next().and_then(|w| w.parse().ok()).ok_or(())?;
         return Ok(Some((pane, Some(age_ms), data_start)));
     }

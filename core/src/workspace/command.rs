@@ -84,6 +84,14 @@ pub enum Command {
     },
     /// Closes every pane of the group at `path` and removes it.
     RemoveGroup(PathBuf),
+    /// A pane the face started before the workspace was there (the window's first,
+    /// started while the window opens) joins the group at `path` (made unless one is
+    /// there) as a tab; `launched`: the program it runs when not the shell.
+    Adopt {
+        pane: PaneId,
+        path: PathBuf,
+        launched: Option<Vec<String>>,
+    },
 }
 
 impl Command {
@@ -108,6 +116,7 @@ impl Command {
             Command::CycleGroup(_) => "cycle-group",
             Command::OpenGroup { .. } => "open-group",
             Command::RemoveGroup(_) => "remove-group",
+            Command::Adopt { .. } => "adopt",
         }
     }
 }

@@ -13,7 +13,7 @@ use super::tree::Workspace;
 use crate::config::{Config, ExitBehavior};
 use crate::model::TermEvent;
 use crate::model::TermSize;
-use crate::pipeline::{ExitInfo, PaneEvent, PaneId, Pipeline, SpawnSpec, Waker};
+use crate::pipeline::{ExitInfo, PaneEvent, PaneId, Pipeline, Waker};
 
 /// How many applied commands the journal keeps.
 const JOURNAL_LEN: usize = 256;
@@ -69,17 +69,17 @@ pub(super) struct Notices {
 pub struct WorkspaceCore {
     pub ws: Workspace<PaneId>,
     pub(super) pipeline: Arc<Pipeline>,
-    panes: HashMap<PaneId, PaneRecord>,
+    pub(super) panes: HashMap<PaneId, PaneRecord>,
     pub(super) config: Config,
     /// Environment every program gets on top of the config's (`TERN_SOCKET`).
-    env: Vec<(String, String)>,
+    pub(super) env: Vec<(String, String)>,
     /// `--hold`: every pane is held, whatever the config says.
     hold: bool,
     /// The size a new pane starts at (the face's focused pane; `None`: the pipeline's).
     pub spawn_size: Option<TermSize>,
     journal: VecDeque<Applied>,
     pub(super) effects: Vec<Effect>,
-    processes_at: Option<Instant>,
+    pub(super) processes_at: Option<Instant>,
     /// Remote worktrees (tmux over ssh), each a group of the workspace (`remote/`).
     pub(super) remotes: Vec<super::remote_group::RemoteGroup>,
     /// The face's pane area in cells (a remote client's size).
@@ -348,6 +348,23 @@ impl WorkspaceCore {
                 }
                 Ok(Outcome::Done)
             }
+            Command::Adopt {
+                pane,
+                path,
+                launched,
+            } => {
+                if self.ws.locate(pane).is_some() {
+                    return Err(format!("pane {} is in the workspace already", pane.0));
+                }
+                if !self.panes.contains_key(&pane) {
+                    self.adopt(pane, launched);
+                }
+                let group = self.ws.add_group(dir_name(&path), path, None);
+                self.ws.active = group;
+                self.ws.add_tab(group, pane);
+                self.ws.focus_pane(pane);
+                Ok(Outcome::Pane(pane))
+            }
             Command::RemoveGroup(path) => {
                 let gi = self
                     .ws
@@ -404,68 +421,6 @@ impl WorkspaceCore {
         Ok(Outcome::Pane(pane))
     }
 
-    /// Starts `program` (empty: the configured shell) in `dir`, hidden until shown.
-    pub fn spawn_in(&mut self, dir: &Path, program: &[String]) -> Result<PaneId, String> {
-        if !dir.is_dir() {
-            return Err(format!("{} is not a folder", dir.display()));
-        }
-        let mut spec = self.config.spawn_spec(Some(dir.to_path_buf()));
-        if let Some((p, args)) = program.split_first() {
-            spec.command = Some((p.clone(), args.to_vec()));
-        }
-        spec.size = self.spawn_size;
-        self.spawn(spec)
-    }
-
-    /// Starts `spec` with the core's environment added; the pane is registered (a
-    /// program other than the configured shell is remembered for the session).
-    pub fn spawn(&mut self, mut spec: SpawnSpec) -> Result<PaneId, String> {
-        spec.env.extend(self.env.iter().cloned());
-        let shell = self.config.spawn_spec(None).command;
-        let id = self
-            .pipeline
-            .spawn(&spec)
-            .map_err(|e| format!("cannot start a shell: {e}"))?;
-        let other = spec.command.is_some() && spec.command != shell;
-        self.adopt(
-            id,
-            other.then(|| {
-                spec.command
-                    .iter()
-                    .flat_map(|(p, args)| std::iter::once(p.clone()).chain(args.iter().cloned()))
-                    .collect()
-            }),
-        );
-        Ok(id)
-    }
-
-    /// Registers a pane started elsewhere (the window's first pane, started before the
-    /// window) with the command line it runs when that is not the shell.
-    pub fn adopt(&mut self, pane: PaneId, launched: Option<Vec<String>>) {
-        let record = PaneRecord {
-            explicit: launched.is_some(),
-            launched,
-            ..PaneRecord::default()
-        };
-        self.panes.insert(pane, record);
-        self.effects.push(Effect::Opened(pane));
-    }
-
-    /// Registers a pane that shows a remote program (tmux): its program's end does not
-    /// follow the exit policy (the remote worktree closes it). A pane known already
-    /// is left as it is.
-    pub fn adopt_remote(&mut self, pane: PaneId) {
-        if self.panes.contains_key(&pane) {
-            return;
-        }
-        let record = PaneRecord {
-            remote: true,
-            ..PaneRecord::default()
-        };
-        self.panes.insert(pane, record);
-        self.effects.push(Effect::Opened(pane));
-    }
-
     fn close(&mut self, pane: PaneId) {
         self.ws.close_pane(pane);
         self.pipeline.close(pane);
@@ -518,37 +473,6 @@ impl WorkspaceCore {
         let _ = self.apply(Source::Exit, Command::Close(pane));
         if last {
             self.effects.push(Effect::LastExited { code: exit.code });
-        }
-    }
-
-    /// Looks up what each pane runs (for titles, the switcher and close questions), at
-    /// most once per [`PROCESS_REFRESH`] unless a pane was never looked up; called on
-    /// a wake-up something else caused (no timer).
-    pub fn refresh_processes(&mut self) {
-        let new_pane = self.panes.values().any(|p| !p.looked_up);
-        if self
-            .processes_at
-            .is_some_and(|at| at.elapsed() < PROCESS_REFRESH)
-            && !new_pane
-        {
-            return;
-        }
-        self.processes_at = Some(Instant::now());
-        for (id, r) in self.panes.iter_mut() {
-            r.looked_up = true;
-            let Some(info) = self.pipeline.process_info(*id) else {
-                continue;
-            };
-            r.foreground = info
-                .runs_other_program()
-                .then(|| info.foreground_name.clone())
-                .flatten();
-            if info.cwd.is_some() {
-                r.cwd = info.cwd.clone();
-            }
-            if r.foreground.is_some() {
-                r.last_foreground = r.foreground.clone();
-            }
         }
     }
 

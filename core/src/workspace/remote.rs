@@ -14,9 +14,7 @@ use std::collections::HashMap;
 use std::time::Instant;
 
 use crate::pipeline::PaneId;
-use crate::tmux::{
-    Connection, PaneId as TmuxPane, RemoteCommand, RemoteEvent, SplitDirection, WindowId,
-};
+use crate::tmux::{Connection, RemoteCommand, RemoteEvent, SplitDirection, TmuxPaneId, WindowId};
 
 use super::command::{Command, Effect, Source};
 use super::core::WorkspaceCore;
@@ -104,7 +102,7 @@ impl WorkspaceCore {
     }
 
     /// The remote group and tmux pane of a tern pane.
-    fn remote_pane(&self, pane: PaneId) -> Option<(usize, TmuxPane)> {
+    fn remote_pane(&self, pane: PaneId) -> Option<(usize, TmuxPaneId)> {
         self.remotes
             .iter()
             .enumerate()
@@ -378,13 +376,13 @@ impl WorkspaceCore {
         window: WindowId,
         index: Option<u32>,
         root: &crate::tmux::LayoutCell,
-        panes: Vec<(TmuxPane, PaneId)>,
+        panes: Vec<(TmuxPaneId, PaneId)>,
     ) {
         for (remote, pane) in &panes {
             self.remotes[i].panes.insert(*pane, (*remote, window));
             self.adopt_remote_pane(*pane);
         }
-        let map: HashMap<TmuxPane, PaneId> = panes.iter().copied().collect();
+        let map: HashMap<TmuxPaneId, PaneId> = panes.iter().copied().collect();
         let Some(tree) = remote::split_tree(root, &map) else {
             return;
         };
@@ -457,7 +455,7 @@ impl WorkspaceCore {
         i: usize,
         group: usize,
         window: WindowId,
-        map: &HashMap<TmuxPane, PaneId>,
+        map: &HashMap<TmuxPaneId, PaneId>,
     ) {
         let r = &mut self.remotes[i];
         let tab = r.windows.get(&window).and_then(|w| w.tab);

@@ -11,8 +11,8 @@ use crate::config::RemoteConfig;
 use crate::layout::{Axis, Layout, MIN_RATIO};
 use crate::pipeline::PaneId;
 use crate::tmux::{
-    Backoff, CellContent, ConnectSpec, Connection, DisconnectReason, LayoutCell,
-    PaneId as TmuxPane, RemoteTarget, SshOptions, Transport, WindowId, session_name,
+    Backoff, CellContent, ConnectSpec, Connection, DisconnectReason, LayoutCell, RemoteTarget,
+    SshOptions, TmuxPaneId, Transport, WindowId, session_name,
 };
 use crate::workspace::TabId;
 
@@ -68,17 +68,17 @@ pub struct RemoteGroup {
     pub last_stderr: Option<String>,
     pub windows: BTreeMap<WindowId, RemoteWindow>,
     /// Each tern pane's tmux pane and window.
-    pub panes: HashMap<PaneId, (TmuxPane, WindowId)>,
+    pub panes: HashMap<PaneId, (TmuxPaneId, WindowId)>,
     /// The client size last sent (`refresh-client -C`); the connection's own at
     /// attach is `connect_size`.
     pub sent_size: Option<(u16, u16)>,
     pub connect_size: (u16, u16),
     /// tmux's active window and pane as last known (said by tmux or sent by tern).
-    pub selected: Option<(WindowId, TmuxPane)>,
+    pub selected: Option<(WindowId, TmuxPaneId)>,
     /// tmux made this window or pane active before tern had its tab or pane: tern
     /// follows once it has (and sends no focus of its own meanwhile).
     pub pending_window: Option<WindowId>,
-    pub pending_pane: Option<TmuxPane>,
+    pub pending_pane: Option<TmuxPaneId>,
     /// The last few things the connection went past (`RemoteEvent::Problem`; also
     /// in the pipeline's breadcrumbs).
     pub problems: Vec<String>,
@@ -167,7 +167,10 @@ pub fn retries(reason: &DisconnectReason) -> bool {
 /// tmux's layout as a tern split tree of the attached panes: an n-ary split becomes
 /// nested binary splits (the first child against the rest), each ratio from the cells'
 /// sizes. Panes not attached yet are left out; `None` when none is.
-pub fn split_tree(cell: &LayoutCell, panes: &HashMap<TmuxPane, PaneId>) -> Option<Layout<PaneId>> {
+pub fn split_tree(
+    cell: &LayoutCell,
+    panes: &HashMap<TmuxPaneId, PaneId>,
+) -> Option<Layout<PaneId>> {
     match &cell.content {
         CellContent::Pane(id) => id.and_then(|id| panes.get(&id)).map(|p| Layout::Leaf(*p)),
         CellContent::LeftRight(children) => chain(children, Axis::Horizontal, panes),
@@ -178,7 +181,7 @@ pub fn split_tree(cell: &LayoutCell, panes: &HashMap<TmuxPane, PaneId>) -> Optio
 fn chain(
     children: &[LayoutCell],
     axis: Axis,
-    panes: &HashMap<TmuxPane, PaneId>,
+    panes: &HashMap<TmuxPaneId, PaneId>,
 ) -> Option<Layout<PaneId>> {
     let span = |c: &LayoutCell| match axis {
         Axis::Horizontal => c.width,
@@ -218,8 +221,8 @@ mod tests {
         let body = "80x24,0,0{20x24,0,0,1,39x24,21,0,2,19x24,61,0,3}";
         let sum = crate::tmux::layout::checksum(body.as_bytes());
         let layout = TmuxLayout::parse(&format!("{sum:04x},{body}")).expect("layout");
-        let panes: HashMap<TmuxPane, PaneId> = (1..=3)
-            .map(|i| (TmuxPane(i), PaneId(i as u64 + 10)))
+        let panes: HashMap<TmuxPaneId, PaneId> = (1..=3)
+            .map(|i| (TmuxPaneId(i), PaneId(i as u64 + 10)))
             .collect();
         let tree = split_tree(&layout.root, &panes).expect("a tree");
         assert_eq!(tree.panes(), vec![PaneId(11), PaneId(12), PaneId(13)]);
@@ -239,7 +242,8 @@ mod tests {
         };
         assert!((ratio - 39.0 / 58.0).abs() < 1e-3, "{ratio}");
         // A pane not attached yet is left out.
-        let two: HashMap<TmuxPane, PaneId> = panes.into_iter().filter(|(t, _)| t.0 != 2).collect();
+        let two: HashMap<TmuxPaneId, PaneId> =
+            panes.into_iter().filter(|(t, _)| t.0 != 2).collect();
         assert_eq!(
             split_tree(&layout.root, &two).expect("tree").panes(),
             vec![PaneId(11), PaneId(13)]

@@ -1,12 +1,14 @@
 //! Saving and restoring the workspace core: the tree with each pane's folder, the
 //! program it was started with, and (when asked) its last screen. Remote worktrees
-//! (tmux) are the window's and are added by it around these.
+//! (tmux) are saved as their targets. [`SaveSchedule`] says when a save is due.
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use super::core::WorkspaceCore;
 use super::tree::Workspace;
-use crate::pipeline::PaneId;
+use crate::model::ScreenDump;
+use crate::pipeline::{Answer, PaneId, Pending};
 use crate::resume::{Restore, installed, plan};
 use crate::session::{SavedPane, SessionState};
 
@@ -127,5 +129,57 @@ impl WorkspaceCore {
             .or((!state.worktrees.is_empty()).then_some(0));
         state.remotes = self.saved_remotes();
         state
+    }
+}
+
+/// When the session is saved, for either face: when its layout, folders or tabs
+/// changed (not every wake-up). With `session.restore_last_screen` each pane's screen
+/// is asked for then, without waiting; the state is due once every answer is in (the
+/// answers wake the face). A newer layout replaces a save still waiting for screens.
+#[derive(Default)]
+pub struct SaveSchedule {
+    /// The session without screens as last made due.
+    layout: Option<SessionState>,
+    /// Screens asked for the save in waiting, and those answered.
+    asked: Vec<(PaneId, Pending<ScreenDump>)>,
+    answers: HashMap<PaneId, Vec<String>>,
+    waiting: bool,
+}
+
+impl SaveSchedule {
+    /// The state to save now, if one is due. Never waits for the model.
+    pub fn due(&mut self, core: &WorkspaceCore) -> Option<SessionState> {
+        let layout = core.session_state_with(|_| None);
+        if self.layout.as_ref() != Some(&layout) {
+            self.layout = Some(layout.clone());
+            if !core.config().session.restore_last_screen {
+                return Some(layout);
+            }
+            self.asked = core
+                .ws
+                .all_panes()
+                .into_iter()
+                .map(|p| (p, core.pipeline().request_dump(p)))
+                .collect();
+            self.answers.clear();
+            self.waiting = true;
+        }
+        if !self.waiting {
+            return None;
+        }
+        let answers = &mut self.answers;
+        self.asked.retain(|(pane, pending)| match pending.poll() {
+            Answer::Ready(dump) => {
+                answers.insert(*pane, dump.rows);
+                false
+            }
+            Answer::Waiting => true,
+            Answer::Gone => false,
+        });
+        if !self.asked.is_empty() {
+            return None;
+        }
+        self.waiting = false;
+        Some(core.session_state_with(|p| self.answers.get(&p).cloned()))
     }
 }

@@ -340,7 +340,7 @@ pub fn snapshot_roundtrip(data: &[u8]) {
     v.apply(frame(&mut term, seq));
     assert_eq!(v.dump(), term.dump(), "the view differs from the model");
     // The title is not in frames: the app follows `TermEvent::Title`.
-    assert_eq!(v.size, term.size());
+    assert_eq!(v.meta.size, term.size());
     for (id, uri) in &v.links {
         assert_eq!(term.hyperlink_uri(*id), Some(uri.as_str()));
     }

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use tern_core::pipeline::{PaneEvent, PaneId, Pipeline, PipelineConfig};
 use tern_core::tmux::{
-    ConnectSpec, Connection, DisconnectReason, PaneId as TmuxPane, RemoteEvent, Transport,
+    ConnectSpec, Connection, DisconnectReason, RemoteEvent, TmuxPaneId, Transport,
 };
 
 pub mod tools;
@@ -113,7 +113,7 @@ impl Server {
 
     /// The pane's visible screen as tmux has it (`capture-pane -p`), trailing blank
     /// lines and spaces trimmed.
-    pub fn capture(&self, pane: TmuxPane) -> Vec<String> {
+    pub fn capture(&self, pane: TmuxPaneId) -> Vec<String> {
         trim_screen(
             self.tmux(&["capture-pane", "-p", "-t", &pane.to_string()])
                 .lines()
@@ -193,7 +193,7 @@ impl Remote {
     }
 
     /// The tern pane of a tmux pane, once attached.
-    pub fn pane_of(&self, remote: TmuxPane) -> Option<PaneId> {
+    pub fn pane_of(&self, remote: TmuxPaneId) -> Option<PaneId> {
         self.events.iter().find_map(|e| match e {
             RemoteEvent::PaneAttached {
                 remote: r, pane, ..
@@ -202,7 +202,7 @@ impl Remote {
         })
     }
 
-    pub fn wait_pane(&mut self, remote: TmuxPane) -> PaneId {
+    pub fn wait_pane(&mut self, remote: TmuxPaneId) -> PaneId {
         let found = self.until(DEADLINE, |r| r.pane_of(remote).is_some());
         assert!(found, "{remote} never attached; events: {:#?}", self.events);
         self.pane_of(remote).unwrap()

@@ -883,7 +883,7 @@ pub fn frame(opts: &Opts) -> Result<Value, String> {
             let none = |_: usize, _: usize| false;
             let scene = Scene {
                 rows: &rows,
-                cursor: Some((view.cursor, view.cursor_shape)),
+                cursor: Some((view.meta.cursor, view.meta.cursor_shape)),
                 selected: &none,
                 any_selected: false,
                 scroll: (0, 0),

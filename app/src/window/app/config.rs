@@ -43,7 +43,8 @@ impl TernApp {
         let (keymap, errors) = KeyMap::from_config(&new);
         self.keymap = keymap;
         problems.extend(errors);
-        self.pipeline
+        self.core
+            .pipeline()
             .set_new_pane_settings(new.term_config(), new.flow_control_window_bytes);
         let (send_text, errors) = crate::window::agents::send_text_chords(&new.send_text);
         self.send_text = send_text;
@@ -72,7 +73,7 @@ impl TernApp {
         let defaults = chosen.palette_defaults();
         self.palette = tern_core::model::Palette::new(defaults);
         if to_panes {
-            self.pipeline.set_theme(defaults);
+            self.core.pipeline().set_theme(defaults);
         }
         self.theme = crate::window::theme::Theme::from_config(&chosen);
     }
@@ -88,13 +89,15 @@ impl TernApp {
                     let before = self.settings.config.theme.for_scheme(self.desktop_scheme);
                     self.desktop_scheme = s;
                     let after = self.settings.config.theme.for_scheme(s);
-                    self.pipeline
+                    self.core
+                        .pipeline()
                         .breadcrumb(None, format!("desktop colour scheme: {s:?}"));
                     self.apply_theme(before != after);
                 }
                 Appearance::Scheme(_) => {}
                 Appearance::Unavailable(why) => {
-                    self.pipeline
+                    self.core
+                        .pipeline()
                         .breadcrumb(None, format!("desktop colour scheme unknown: {why}"));
                 }
             }
@@ -110,12 +113,14 @@ impl TernApp {
                 ConfigChange::Reloaded => {
                     self.apply_config(ctx, Some(&in_force));
                     in_force = self.settings.config.clone();
-                    self.pipeline.breadcrumb(None, "config reloaded");
+                    self.core.pipeline().breadcrumb(None, "config reloaded");
                     self.status = Some("config reloaded".into());
                 }
                 ConfigChange::Failed => {
                     let e = self.settings.error.clone().unwrap_or_default();
-                    self.pipeline.breadcrumb(None, format!("config error: {e}"));
+                    self.core
+                        .pipeline()
+                        .breadcrumb(None, format!("config error: {e}"));
                 }
                 ConfigChange::Removed => {
                     self.status =

@@ -59,35 +59,15 @@ impl TernApp {
         }
     }
 
-    /// The programs running in `panes` in front of their shells (the same test as
-    /// closing one pane: a shell at its prompt, or `tern -e`'s own program waiting for
-    /// input, is not asked about).
-    fn running_programs(&self, panes: &[PaneId]) -> Vec<String> {
-        panes
-            .iter()
-            .filter(|p| self.core.record(**p).is_some_and(|r| r.exit.is_none()))
-            .filter_map(|p| self.pipeline.process_info(*p))
-            .filter(|info| info.runs_other_program())
-            .map(|info| info.foreground_name.unwrap_or_else(|| "a program".into()))
-            .collect()
-    }
-
     /// Closes the active tab, asking first when programs run in it.
     pub(crate) fn request_close_tab(&mut self) {
         let Some(tab) = self.core.ws.active_tab() else {
             return;
         };
         let panes = tab.layout.panes();
-        let mut programs = self.running_programs(&panes);
-        // Closing a remote tab ends its tmux window on the host (closing the window only
-        // detaches, so the window's question leaves them out).
-        programs.extend(
-            panes
-                .iter()
-                .filter(|p| self.core.record(**p).is_some_and(|r| r.exit.is_none()))
-                .filter_map(|p| self.core.remote_program(*p)),
-        );
-        if programs.is_empty() || !self.settings.config.confirm_on_close {
+        // Closing a remote tab ends its tmux window on the host.
+        let programs = self.core.programs_to_confirm(&panes, true);
+        if programs.is_empty() {
             let _ = self.exec(Source::Key, WsCommand::CloseTab);
         } else {
             self.desk.asking = Some(CloseAsk::Tab { panes, programs });
@@ -104,8 +84,11 @@ impl TernApp {
         {
             return;
         }
-        let programs = self.running_programs(&self.core.ws.all_panes());
-        if programs.is_empty() || !self.settings.config.confirm_on_close {
+        // Closing the window only detaches remote worktrees: their panes ask nothing.
+        let programs = self
+            .core
+            .programs_to_confirm(&self.core.ws.all_panes(), false);
+        if programs.is_empty() {
             return;
         }
         ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);

@@ -16,7 +16,7 @@ impl TernApp {
         let mut page_sizes = Vec::new();
         self.core
             .set_seen(self.window_focused, self.shown.iter().copied());
-        for event in self.pipeline.poll_events() {
+        for event in self.core.pipeline().poll_events() {
             // The core keeps titles and folders, sends notifications to the desktop
             // and applies the exit policy.
             self.core.on_event(&event);
@@ -74,7 +74,7 @@ impl TernApp {
         // Clicked desktop notifications focus their pane (the core applies it).
         self.core.poll_notices();
         self.take_effects();
-        self.agents.refresh(ctx, &self.pipeline);
+        self.agents.refresh(ctx, self.core.pipeline());
     }
 
     /// OSC 52: a program sets or reads the clipboard, as the config's policy says
@@ -131,7 +131,7 @@ impl TernApp {
             .and_then(|mut c| c.get_text())
             .unwrap_or_default();
         let reply = format!("\x1b]52;c;{}\x07", encode_base64(text.as_bytes()));
-        self.pipeline.write(pane, reply.as_bytes());
+        self.core.pipeline().write(pane, reply.as_bytes());
     }
 }
 

@@ -64,6 +64,7 @@ impl TernApp {
     }
 
     /// The open picker or dialog, if any; what the user chose comes back as actions.
+    #[must_use = "what the panel asks for happens only when applied"]
     pub(super) fn overlay_ui(&mut self, ctx: &egui::Context) -> Vec<Action> {
         let Some(overlay) = self.overlay.take() else {
             return Vec::new();

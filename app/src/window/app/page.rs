@@ -49,7 +49,7 @@ impl TernApp {
         let alone = self.shown.len() == 1 && self.shown.contains(&pane);
         if how == PageSize::Asked {
             if !self.settings.config.resize_requests {
-                self.pipeline.breadcrumb(
+                self.core.pipeline().breadcrumb(
                     Some(pane),
                     format!(
                         "CSI 8 t asked for {}x{}: refused (resize_requests is off)",
@@ -61,7 +61,7 @@ impl TernApp {
             if !alone {
                 return;
             }
-            self.pipeline.resize(pane, size.clamped());
+            self.core.pipeline().resize(pane, size.clamped());
         }
         let metrics = Metrics::new(ctx, self.font_size);
         let (window, monitor, fixed) = ctx.input(|i| {
@@ -90,7 +90,7 @@ impl TernApp {
                 ctx.send_viewport_cmd(egui::ViewportCommand::InnerSize(t));
                 p.hold_page(size, Instant::now() + WINDOW_ANSWER);
                 ctx.request_repaint_after(WINDOW_ANSWER);
-                self.pipeline.breadcrumb(
+                self.core.pipeline().breadcrumb(
                     Some(pane),
                     format!(
                         "page size {}x{}: window {:.0}x{:.0} asked for",
@@ -100,7 +100,7 @@ impl TernApp {
             }
             _ => {
                 p.refuse_page();
-                self.pipeline.breadcrumb(
+                self.core.pipeline().breadcrumb(
                     Some(pane),
                     format!(
                         "page size {}x{}: the pane keeps its rectangle",

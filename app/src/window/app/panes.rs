@@ -22,13 +22,13 @@ impl TernApp {
     pub(super) fn sync_visibility(&mut self) {
         let now: HashSet<PaneId> = self.core.ws.visible_panes().into_iter().collect();
         for gone in self.shown.difference(&now) {
-            self.pipeline.set_visible(*gone, false);
+            self.core.pipeline().set_visible(*gone, false);
             if let Some(p) = self.panes.get_mut(gone) {
                 p.park();
             }
         }
         for new in now.difference(&self.shown) {
-            self.pipeline.set_visible(*new, true);
+            self.core.pipeline().set_visible(*new, true);
             if let Some(p) = self.panes.get_mut(new) {
                 p.badges = Badges::default();
                 p.revealed_at = Some(Instant::now());
@@ -37,14 +37,15 @@ impl TernApp {
         self.shown = now;
         let focused = self.core.ws.focused_pane();
         if focused != self.focused_last {
-            self.pipeline.set_focus(focused);
+            self.core.pipeline().set_focus(focused);
             self.focused_last = focused;
             if self.trace.enabled()
                 && let Some(p) = focused
             {
                 // Which pane has the keys now, and where its shell runs.
                 let cwd = self
-                    .pipeline
+                    .core
+                    .pipeline()
                     .process_info(p)
                     .and_then(|i| i.cwd)
                     .map(|d| d.display().to_string())
@@ -66,23 +67,9 @@ impl TernApp {
     /// or always for a remote pane (what runs there is not seen from here, and closing
     /// it ends its tmux pane on the host).
     pub(super) fn request_close(&mut self, pane: PaneId) {
-        let info = self.pipeline.process_info(pane);
-        let exited = self.panes.get(&pane).is_some_and(|p| p.exited.is_some());
-        if let Some(program) = self.core.remote_program(pane)
-            && !exited
-            && self.settings.config.confirm_on_close
-        {
-            self.overlay = Some(Overlay::ConfirmClose { pane, program });
-            return;
-        }
-        match info {
-            Some(i)
-                if i.runs_other_program() && !exited && self.settings.config.confirm_on_close =>
-            {
-                let program = i.foreground_name.unwrap_or_else(|| "a program".into());
-                self.overlay = Some(Overlay::ConfirmClose { pane, program });
-            }
-            _ => self.close_pane(Source::Key, pane),
+        match self.core.programs_to_confirm(&[pane], true).pop() {
+            Some(program) => self.overlay = Some(Overlay::ConfirmClose { pane, program }),
+            None => self.close_pane(Source::Key, pane),
         }
     }
 
@@ -123,6 +110,7 @@ impl TernApp {
     }
 
     /// The panes of the active tab, each in its rectangle, and the dividers to drag.
+    #[must_use = "what the panel asks for happens only when applied"]
     pub(super) fn panes_ui(&mut self, ui: &mut egui::Ui) -> Vec<Action> {
         let mut actions = Vec::new();
         let full = ui.available_rect_before_wrap();

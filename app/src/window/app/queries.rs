@@ -1,12 +1,10 @@
 //! What the window shows, read from its state: titles, working directories, badges,
 //! the focused pane's view. The chrome, the pickers and the tests read these.
 
-use std::sync::Arc;
-
+use tern_core::pipeline::PaneId;
 use tern_core::pipeline::activity::ActivityState;
 use tern_core::pipeline::delivery::PaneView;
-use tern_core::pipeline::{PaneId, Pipeline};
-use tern_core::workspace::{Badges, Workspace};
+use tern_core::workspace::Badges;
 
 use super::overlay::Overlay;
 use super::{TernApp, tilde};
@@ -15,10 +13,6 @@ use crate::window::pane::PaneUi;
 use crate::window::render::Metrics;
 
 impl TernApp {
-    pub fn pipeline(&self) -> &Arc<Pipeline> {
-        &self.pipeline
-    }
-
     /// The diagnostics panel (the command palette toggles it).
     pub fn diagnostics_mut(&mut self) -> &mut crate::window::diagnostics::Diagnostics {
         &mut self.diagnostics
@@ -26,10 +20,6 @@ impl TernApp {
 
     pub fn diagnostics(&self) -> &crate::window::diagnostics::Diagnostics {
         &self.diagnostics
-    }
-
-    pub fn workspace(&self) -> &Workspace<PaneId> {
-        &self.core.ws
     }
 
     /// The focused pane.
@@ -197,7 +187,7 @@ impl TernApp {
 
     /// Focuses the pane, in any worktree, that has waited longest for the user.
     pub fn next_waiting_pane(&mut self) -> Option<PaneId> {
-        self.agents.refresh_now(&self.pipeline);
+        self.agents.refresh_now(self.core.pipeline());
         let panes: Vec<PaneId> = self.panes.keys().copied().collect();
         let pane = self.agents.longest_waiting(panes)?;
         self.exec(

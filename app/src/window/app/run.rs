@@ -28,7 +28,7 @@ impl TernApp {
                     let remote = self.core.record(pane).is_some_and(|r| r.remote);
                     self.panes
                         .entry(pane)
-                        .or_insert_with(|| PaneUi::new(pane, self.pipeline.clone()))
+                        .or_insert_with(|| PaneUi::new(pane, self.core.pipeline().clone()))
                         .remote = remote;
                 }
                 Effect::Closed(pane) => {
@@ -183,7 +183,7 @@ impl TernApp {
             Command::SaveScrollback => {
                 if let Some(pane) = focused {
                     // Read on the save's own thread: the window never waits on the model.
-                    let job = TextJob::new(self.pipeline.clone(), pane, true);
+                    let job = TextJob::new(self.core.pipeline().clone(), pane, true);
                     self.save_text(
                         move || {
                             job.text()

@@ -1,10 +1,8 @@
 //! The session: restored at start, saved when it changes and on exit.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 
-use tern_core::model::ScreenDump;
-use tern_core::pipeline::{Answer, PaneId, Pending};
+use tern_core::pipeline::PaneId;
 
 use super::TernApp;
 use crate::window::settings::SessionFile;
@@ -44,7 +42,7 @@ impl TernApp {
         let screens = self.settings.config.session.restore_last_screen;
         self.session_state_with(|p| {
             screens
-                .then(|| self.pipeline.dump_screen(p).map(|d| d.rows))
+                .then(|| self.core.pipeline().dump_screen(p).map(|d| d.rows))
                 .flatten()
         })
     }
@@ -57,65 +55,14 @@ impl TernApp {
         self.core.session_state_with(screen)
     }
 
-    /// Saves the session when its layout, folders or tabs changed. With
-    /// `restore_last_screen` each pane's screen is asked for then (not every frame),
-    /// without waiting: the save is written once every answer is in.
+    /// Saves the session when it is due (`tern_core::workspace::SaveSchedule`: its layout, folders or
+    /// tabs changed, and with `restore_last_screen` every pane's screen came).
     pub(super) fn save_session_if_due(&mut self) {
-        if self.session.is_none() {
-            return;
-        }
-        let layout = self.session_state_with(|_| None);
-        if self.session_layout.as_ref() != Some(&layout) {
-            if self.settings.config.session.restore_last_screen {
-                let asked = self
-                    .core
-                    .ws
-                    .all_panes()
-                    .into_iter()
-                    .map(|p| (p, self.pipeline.request_dump(p)))
-                    .collect();
-                // A newer layout replaces a save still waiting for its screens.
-                self.saving_screens = Some(ScreensAsked {
-                    asked,
-                    answers: HashMap::new(),
-                });
-            } else if let Some(file) = self.session.as_mut() {
-                file.save_if_changed(layout.clone());
-            }
-            self.session_layout = Some(layout);
-        }
-        self.save_when_screens_are_in();
-    }
-
-    /// Writes the save waiting for its panes' screens once the model thread answered
-    /// them all (its answers wake the window).
-    fn save_when_screens_are_in(&mut self) {
-        let Some(mut waiting) = self.saving_screens.take() else {
+        let Some(file) = self.session.as_mut() else {
             return;
         };
-        waiting
-            .asked
-            .retain(|(pane, pending)| match pending.poll() {
-                Answer::Ready(dump) => {
-                    waiting.answers.insert(*pane, dump.rows);
-                    false
-                }
-                Answer::Waiting => true,
-                Answer::Gone => false,
-            });
-        if !waiting.asked.is_empty() {
-            self.saving_screens = Some(waiting);
-            return;
-        }
-        let state = self.session_state_with(|p| waiting.answers.get(&p).cloned());
-        if let Some(file) = self.session.as_mut() {
+        if let Some(state) = self.saves.due(&self.core) {
             file.save_if_changed(state);
         }
     }
-}
-
-/// A session save asked each pane's screen and waits for the answers.
-pub(super) struct ScreensAsked {
-    asked: Vec<(PaneId, Pending<ScreenDump>)>,
-    answers: HashMap<PaneId, Vec<String>>,
 }

@@ -143,6 +143,7 @@ impl Diagnostics {
 
     /// Draws the panel as a window if it is open (the command table's Ctrl+Shift+G
     /// toggles it). Returns the pane whose row was clicked (the app focuses it).
+    #[must_use = "what the panel asks for happens only when applied"]
     pub fn show(
         &mut self,
         ctx: &egui::Context,
@@ -164,6 +165,7 @@ impl Diagnostics {
     }
 
     /// The panel's contents, for an app that hosts it somewhere other than a window.
+    #[must_use = "what the panel asks for happens only when applied"]
     pub fn ui(
         &mut self,
         ui: &mut egui::Ui,

@@ -92,51 +92,51 @@ impl Column {
     fn key(self, r: &PaneRow) -> Key {
         match self {
             Column::Pane => Key::Text(format!("{}\u{0}{}\u{0}{}", r.worktree, r.tab, r.label)),
-            Column::State => Key::Num(r.visible as u64),
-            Column::Read => Key::Num(r.bytes_read),
-            Column::Parsed => Key::Num(r.bytes_parsed),
-            Column::InFlight => Key::Num(r.in_flight),
-            Column::Window => Key::Num(r.window_bytes),
-            Column::Paused => Key::Num(r.times_paused),
-            Column::Frames => Key::Num(r.frames_built),
-            Column::Replies => Key::Num(r.replies_sent),
-            Column::ReplyLatency => Key::Num(r.reply_p99_us),
+            Column::State => Key::Num(r.pty.visible as u64),
+            Column::Read => Key::Num(r.pty.bytes_read),
+            Column::Parsed => Key::Num(r.pty.bytes_parsed),
+            Column::InFlight => Key::Num(r.pty.in_flight),
+            Column::Window => Key::Num(r.pty.window_bytes),
+            Column::Paused => Key::Num(r.pty.times_paused),
+            Column::Frames => Key::Num(r.pty.frames_built),
+            Column::Replies => Key::Num(r.pty.replies_sent),
+            Column::ReplyLatency => Key::Num(r.pty.reply_p99_us),
             // Never is the oldest.
-            Column::LastRead => Key::Num(r.last_read_age_ms.unwrap_or(u64::MAX)),
-            Column::LastFrame => Key::Num(r.last_frame_age_ms.unwrap_or(u64::MAX)),
-            Column::Scrollback => Key::Num(r.scrollback_lines),
-            Column::Memory => Key::Num(r.heap_bytes),
+            Column::LastRead => Key::Num(r.pty.last_read_age_ms.unwrap_or(u64::MAX)),
+            Column::LastFrame => Key::Num(r.pty.last_frame_age_ms.unwrap_or(u64::MAX)),
+            Column::Scrollback => Key::Num(r.pty.scrollback_lines),
+            Column::Memory => Key::Num(r.pty.heap_bytes),
         }
     }
 
     fn text(self, r: &PaneRow) -> String {
         match self {
             Column::Pane => format!("{} / {} / {}", r.worktree, r.tab, r.label),
-            Column::State => if r.visible { "visible" } else { "parked" }.into(),
-            Column::Read => format::bytes(r.bytes_read),
-            Column::Parsed => format::bytes(r.bytes_parsed),
-            Column::InFlight => format::bytes(r.in_flight),
-            Column::Window if r.throttled => {
-                format!("{}, throttled", format::bytes(r.window_bytes))
+            Column::State => if r.pty.visible { "visible" } else { "parked" }.into(),
+            Column::Read => format::bytes(r.pty.bytes_read),
+            Column::Parsed => format::bytes(r.pty.bytes_parsed),
+            Column::InFlight => format::bytes(r.pty.in_flight),
+            Column::Window if r.pty.throttled => {
+                format!("{}, throttled", format::bytes(r.pty.window_bytes))
             }
-            Column::Window => format::bytes(r.window_bytes),
+            Column::Window => format::bytes(r.pty.window_bytes),
             Column::Paused => format!(
                 "{}{}",
-                if r.paused_now { "now, " } else { "" },
-                r.times_paused
+                if r.pty.paused_now { "now, " } else { "" },
+                r.pty.times_paused
             ),
-            Column::Frames => format!("{} / {}", r.frames_built, r.frames_taken),
-            Column::Replies => r.replies_sent.to_string(),
-            Column::ReplyLatency if r.replies_sent == 0 => "-".into(),
+            Column::Frames => format!("{} / {}", r.pty.frames_built, r.pty.frames_taken),
+            Column::Replies => r.pty.replies_sent.to_string(),
+            Column::ReplyLatency if r.pty.replies_sent == 0 => "-".into(),
             Column::ReplyLatency => format!(
                 "≤{} / ≤{}",
-                format::micros(r.reply_p50_us),
-                format::micros(r.reply_p99_us)
+                format::micros(r.pty.reply_p50_us),
+                format::micros(r.pty.reply_p99_us)
             ),
-            Column::LastRead => format::age(r.last_read_age_ms),
-            Column::LastFrame => format::age(r.last_frame_age_ms),
-            Column::Scrollback => r.scrollback_lines.to_string(),
-            Column::Memory => format::bytes(r.heap_bytes),
+            Column::LastRead => format::age(r.pty.last_read_age_ms),
+            Column::LastFrame => format::age(r.pty.last_frame_age_ms),
+            Column::Scrollback => r.pty.scrollback_lines.to_string(),
+            Column::Memory => format::bytes(r.pty.heap_bytes),
         }
     }
 }
@@ -180,7 +180,7 @@ impl Sort {
         out.sort_by(|a, b| {
             let o = self.column.key(a).cmp(&self.column.key(b));
             let o = if self.descending { o.reverse() } else { o };
-            o.then(a.pane.cmp(&b.pane))
+            o.then(a.pty.pane.cmp(&b.pty.pane))
         });
         out
     }
@@ -197,6 +197,7 @@ fn describe(ui: &egui::Ui, response: &egui::Response, label: String, value: Stri
 }
 
 /// The delivery table. Returns the pane whose name was clicked.
+#[must_use = "what the panel asks for happens only when applied"]
 pub fn ui(ui: &mut egui::Ui, rows: &[PaneRow], sort: &mut Sort) -> Option<PaneId> {
     let mut clicked = None;
     if rows.is_empty() {
@@ -235,10 +236,10 @@ pub fn ui(ui: &mut egui::Ui, rows: &[PaneRow], sort: &mut Sort) -> Option<PaneId
                                     .selectable_label(false, text)
                                     .on_hover_text(format!("id {}: click to jump", row.id));
                                 if r.clicked() {
-                                    clicked = Some(PaneId(row.pane));
+                                    clicked = Some(PaneId(row.pty.pane));
                                 }
                                 r
-                            } else if column == Column::Paused && row.paused_now {
+                            } else if column == Column::Paused && row.pty.paused_now {
                                 ui.colored_label(Color32::from_rgb(255, 170, 60), text)
                             } else {
                                 ui.label(text)
@@ -339,9 +340,12 @@ mod tests {
 
     fn row(pane: u64, read: u64) -> PaneRow {
         PaneRow {
-            pane,
             label: format!("pane {pane}"),
-            bytes_read: read,
+            pty: tern_core::pipeline::diag::PtyReport {
+                pane,
+                bytes_read: read,
+                ..Default::default()
+            },
             ..PaneRow::default()
         }
     }
@@ -349,11 +353,9 @@ mod tests {
     /// The throttle of a hidden flood shows in the window column (`pipeline::throttle`).
     #[test]
     fn a_throttled_row_says_so_in_the_window_column() {
-        let throttled = PaneRow {
-            window_bytes: 16 * 1024,
-            throttled: true,
-            ..row(1, 0)
-        };
+        let mut throttled = row(1, 0);
+        throttled.pty.window_bytes = 16 * 1024;
+        throttled.pty.throttled = true;
         assert_eq!(Column::Window.text(&throttled), "16.0 KiB, throttled");
         assert!(!Column::Window.text(&row(2, 0)).contains("throttled"));
     }
@@ -363,10 +365,10 @@ mod tests {
         let rows = [row(1, 2048), row(2, 10), row(3, 1 << 20)];
         let mut sort = Sort::default();
         sort.click(Column::Read);
-        let order: Vec<u64> = sort.order(&rows).iter().map(|r| r.pane).collect();
+        let order: Vec<u64> = sort.order(&rows).iter().map(|r| r.pty.pane).collect();
         assert_eq!(order, [3, 1, 2], "largest first");
         sort.click(Column::Read);
-        let order: Vec<u64> = sort.order(&rows).iter().map(|r| r.pane).collect();
+        let order: Vec<u64> = sort.order(&rows).iter().map(|r| r.pty.pane).collect();
         assert_eq!(order, [2, 1, 3]);
     }
 }

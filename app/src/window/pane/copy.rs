@@ -52,12 +52,12 @@ struct PaneText<'a> {
 
 impl LineText for PaneText<'_> {
     fn line(&mut self, line: u64) -> Option<Vec<char>> {
-        let screen = self.view.scrollback_dropped + self.view.scrollback_lines;
+        let screen = self.view.meta.scrollback_dropped + self.view.meta.scrollback_lines;
         if line >= screen {
             let row = self.view.rows.get(usize::try_from(line - screen).ok()?)?;
             return Some(cell_chars(row));
         }
-        if line < self.view.scrollback_dropped.max(self.read.gone_before) {
+        if line < self.view.meta.scrollback_dropped.max(self.read.gone_before) {
             return None;
         }
         if let Some(row) = self.viewport.cached_row(line) {
@@ -81,10 +81,10 @@ impl PaneUi {
         let Some(v) = &self.view else {
             return;
         };
-        let screen = v.scrollback_dropped + v.scrollback_lines;
+        let screen = v.meta.scrollback_dropped + v.meta.scrollback_lines;
         self.copy = Some(CopyMode::new(CopyPoint {
-            line: screen + v.cursor.row as u64,
-            col: v.cursor.col,
+            line: screen + v.meta.cursor.row as u64,
+            col: v.meta.cursor.col,
         }));
     }
 
@@ -105,14 +105,14 @@ impl PaneUi {
     }
 
     fn copy_bounds(&self, v: &PaneView) -> CopyBounds {
-        let screen = v.scrollback_dropped + v.scrollback_lines;
-        let offset = self.viewport.offset.min(v.scrollback_lines as usize) as u64;
+        let screen = v.meta.scrollback_dropped + v.meta.scrollback_lines;
+        let offset = self.viewport.offset.min(v.meta.scrollback_lines as usize) as u64;
         CopyBounds {
-            first_line: v.scrollback_dropped,
+            first_line: v.meta.scrollback_dropped,
             last_line: screen + (v.rows.len() as u64).saturating_sub(1),
             view_top: screen - offset,
             view_rows: v.rows.len(),
-            cols: v.size.cols,
+            cols: v.meta.size.cols,
         }
     }
 
@@ -163,9 +163,9 @@ impl PaneUi {
         let Some(mode) = self.copy.as_mut() else {
             return;
         };
-        if self.copy_lines.cols != v.size.cols {
+        if self.copy_lines.cols != v.meta.size.cols {
             self.copy_lines = CopyLines {
-                cols: v.size.cols,
+                cols: v.meta.size.cols,
                 ..CopyLines::default()
             };
         }
@@ -180,7 +180,7 @@ impl PaneUi {
         if let Some(line) = text.missing {
             // The key needs a line not held: undone, it runs again when the page comes.
             *mode = before;
-            let screen = v.scrollback_dropped + v.scrollback_lines;
+            let screen = v.meta.scrollback_dropped + v.meta.scrollback_lines;
             let first = line.saturating_sub(HISTORY_PAGE_LINES as u64 / 2);
             let count = HISTORY_PAGE_LINES.min(usize::try_from(screen - first).unwrap_or(0));
             self.copy_wait = Some(CopyWait {
@@ -300,7 +300,7 @@ impl PaneUi {
         };
         let b = self.copy_bounds(v);
         let line = mode.cursor().line;
-        let screen = v.scrollback_dropped + v.scrollback_lines;
+        let screen = v.meta.scrollback_dropped + v.meta.scrollback_lines;
         let bottom = b.view_top + (b.view_rows as u64).saturating_sub(1);
         let top = if line < b.view_top {
             line
@@ -309,7 +309,7 @@ impl PaneUi {
         } else {
             return;
         };
-        self.viewport.offset = screen.saturating_sub(top).min(v.scrollback_lines) as usize;
+        self.viewport.offset = screen.saturating_sub(top).min(v.meta.scrollback_lines) as usize;
         self.viewport.fraction = 0.0;
     }
 

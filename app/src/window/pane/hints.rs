@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 use tern_core::text::hints::{Hint, HintKind, HintOutcome, HintPicker, find_hints};
 
 use super::PaneUi;
-use crate::window::primary::Primary;
 use crate::window::render::Metrics;
 
 /// What is done with the chosen match.
@@ -44,7 +43,7 @@ impl PaneUi {
     }
 
     /// This frame's keys, for the hints (nothing reaches the program meanwhile).
-    pub(super) fn hints_input(&mut self, ctx: &egui::Context, primary: &mut Primary) {
+    pub(super) fn hints_input(&mut self, ctx: &egui::Context) {
         let events = ctx.input(|i| i.events.clone());
         for event in events {
             let (c, action) = match event {
@@ -83,27 +82,21 @@ impl PaneUi {
                 }
                 HintOutcome::Chosen(hint) => {
                     self.hints = None;
-                    self.act_on_hint(ctx, primary, &hint, action);
+                    self.act_on_hint(&hint, action);
                     return;
                 }
             }
         }
     }
 
-    fn act_on_hint(
-        &mut self,
-        ctx: &egui::Context,
-        primary: &mut Primary,
-        hint: &Hint,
-        action: HintAction,
-    ) {
+    fn act_on_hint(&mut self, hint: &Hint, action: HintAction) {
         match action {
-            HintAction::Copy => {
-                primary.set(&hint.text);
-                ctx.copy_text(hint.text.clone());
-            }
+            HintAction::Copy => self.copied.push((hint.text.clone(), super::CopyTo::BOTH)),
             HintAction::Type => {
-                let bracketed = self.view.as_ref().is_some_and(|v| v.modes.bracketed_paste);
+                let bracketed = self
+                    .view
+                    .as_ref()
+                    .is_some_and(|v| v.meta.modes.bracketed_paste);
                 self.out
                     .extend_from_slice(&tern_core::input::encode_paste(&hint.text, bracketed));
             }
@@ -119,8 +112,7 @@ impl PaneUi {
                     _ => Err(format!("{:?} is not something to open: copied", hint.text)),
                 };
                 if let Err(e) = result {
-                    primary.set(&hint.text);
-                    ctx.copy_text(hint.text.clone());
+                    self.copied.push((hint.text.clone(), super::CopyTo::BOTH));
                     self.exited = Some(format!("[{e}]"));
                 }
             }
@@ -163,13 +155,14 @@ impl PaneUi {
     }
 
     /// A tab the app should open for the editor (taken once).
+    #[must_use = "what the panel asks for happens only when applied"]
     pub fn take_edit_request(&mut self) -> Option<(PathBuf, Vec<String>)> {
         self.edit_request.take()
     }
 
     /// Opens a path (`path:line` opens the file) with the platform opener, resolved
     /// against the pane's folder; one that does not exist is an error at once.
-    fn open_path(&self, text: &str) -> Result<(), String> {
+    fn open_path(&mut self, text: &str) -> Result<(), String> {
         let path = text.split(':').next().unwrap_or(text);
         let full = resolve(path, self.cwd.as_deref());
         if !full.exists() {

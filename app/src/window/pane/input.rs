@@ -18,7 +18,10 @@ use crate::window::viewport::{Point, SelectMode};
 impl PaneUi {
     /// Sends pasted text (asking first for an unbracketed multi-line paste).
     pub fn paste(&mut self, text: String) {
-        let bracketed = self.view.as_ref().is_some_and(|v| v.modes.bracketed_paste);
+        let bracketed = self
+            .view
+            .as_ref()
+            .is_some_and(|v| v.meta.modes.bracketed_paste);
         if !bracketed
             && self.confirm_multiline_paste
             && tern_core::input::paste::is_multiline(&text)
@@ -72,7 +75,7 @@ impl PaneUi {
         primary: &mut Primary,
     ) {
         let pane = self.id;
-        let modes = self.view.as_ref().map(|v| v.modes).unwrap_or_default();
+        let modes = self.view.as_ref().map(|v| v.meta.modes).unwrap_or_default();
         let key_modes = KeyModes::from_modes(&modes);
         let events = ctx.input(|i| i.events.clone());
         let seq = self.view.as_ref().map_or(0, |v| v.seq);

@@ -30,6 +30,7 @@ mod copy;
 mod hints;
 mod input;
 mod paint;
+mod scroll;
 mod selection;
 
 /// How long a frame waits for a just-revealed pane's snapshot (it is normally there in
@@ -108,6 +109,8 @@ pub struct PaneUi {
     /// copies waiting for history lines (`clip.rs`).
     copied: Vec<clip::Copied>,
     copy_jobs: Vec<clip::CopyJob>,
+    /// Links to open (checked when asked for).
+    links_out: Vec<String>,
     /// The pane's folder as the workspace core knows it (set before each frame), for
     /// paths in hints and links.
     pub cwd: Option<std::path::PathBuf>,
@@ -183,6 +186,7 @@ impl PaneUi {
             out_resize: None,
             copied: Vec::new(),
             copy_jobs: Vec::new(),
+            links_out: Vec::new(),
             cwd: None,
             edit_request: None,
             editor: None,
@@ -215,7 +219,7 @@ impl PaneUi {
     }
 
     /// Carries out what the pane's input asked while it was drawn: the new size, then
-    /// the bytes typed (in the order typed).
+    /// the bytes typed (in the order typed), then the links to open.
     pub fn apply_output(&mut self) {
         if let Some(size) = self.out_resize.take() {
             self.pipeline.resize(self.id, size);
@@ -223,6 +227,14 @@ impl PaneUi {
         if !self.out.is_empty() {
             let bytes = std::mem::take(&mut self.out);
             self.pipeline.write(self.id, &bytes);
+        }
+        for uri in std::mem::take(&mut self.links_out) {
+            let (pipeline, pane) = (self.pipeline.clone(), self.id);
+            let opened =
+                crate::window::links::open(&uri, move |why| pipeline.breadcrumb(Some(pane), why));
+            if let Err(e) = opened {
+                self.exited = Some(format!("[{e}]"));
+            }
         }
     }
 
@@ -310,7 +322,7 @@ impl PaneUi {
                 "\"pane\":{},\"latency_us\":{},\"snapshot_built_us\":{built_us},\"scrollback_lines\":{},\"rows_rebuilt\":{}",
                 self.id.0,
                 at.elapsed().as_micros(),
-                view.scrollback_lines,
+                view.meta.scrollback_lines,
                 self.rows.rebuilt
             );
             trace.event("reveal_frame", &extra);
@@ -381,78 +393,6 @@ impl PaneUi {
         }
     }
 
-    /// Scrolls the history by pages (negative: down) or to an end.
-    pub fn scroll_pages(&mut self, pages: isize) {
-        let rows = self.grid.map_or(24, |g| g.rows) as isize;
-        if let Some(v) = &self.view {
-            self.viewport.scroll_by(pages * (rows - 1), v);
-        }
-    }
-
-    /// Scrolls so the previous (`forward`: next) prompt is the top row; the next one
-    /// past the last is the bottom. Returns whether there was one.
-    pub fn jump_to_prompt(&mut self, forward: bool) -> bool {
-        let Some(v) = &self.view else {
-            return false;
-        };
-        let screen = v.scrollback_dropped + v.scrollback_lines;
-        let top = screen - self.viewport.offset.min(v.scrollback_lines as usize) as u64;
-        let target = if forward {
-            self.marks.next(top)
-        } else {
-            // Lines that dropped off the scrollback cannot be shown.
-            self.marks
-                .previous(top)
-                .filter(|l| *l >= v.scrollback_dropped)
-        };
-        let Some(line) = target else {
-            return false;
-        };
-        self.viewport.offset = screen.saturating_sub(line).min(v.scrollback_lines) as usize;
-        self.viewport.fraction = 0.0;
-        true
-    }
-
-    /// Selects the last finished command's output (whole lines) and scrolls to its
-    /// start when that is above the screen. Returns whether there was one.
-    pub fn select_last_output(&mut self) -> bool {
-        let Some(v) = &self.view else {
-            return false;
-        };
-        let Some((first, last)) = self.marks.last_output() else {
-            return false;
-        };
-        let first = first.max(v.scrollback_dropped);
-        if first > last {
-            return false;
-        }
-        let cols = v.size.cols.saturating_sub(1);
-        let seq = v.seq;
-        self.viewport.start_selection(
-            viewport_point(first, 0),
-            crate::window::viewport::SelectMode::Lines,
-            seq,
-        );
-        self.viewport.extend_selection(viewport_point(last, cols));
-        let screen = v.scrollback_dropped + v.scrollback_lines;
-        let top = screen - self.viewport.offset.min(v.scrollback_lines as usize) as u64;
-        if first < top {
-            self.viewport.offset = (screen - first).min(v.scrollback_lines) as usize;
-            self.viewport.fraction = 0.0;
-        }
-        true
-    }
-
-    pub fn scroll_to_top(&mut self) {
-        if let Some(v) = &self.view {
-            self.viewport.offset = v.scrollback_lines as usize;
-        }
-    }
-
-    pub fn scroll_to_bottom(&mut self) {
-        self.viewport.to_bottom();
-    }
-
     pub fn open_search(&mut self) {
         self.search = Some(SearchBar::new());
     }
@@ -468,6 +408,7 @@ impl PaneUi {
 
     /// Draws the pane into `rect` for one frame. `keyboard`: this is the focused pane
     /// (keys, paste and the pointer go to it); other panes only notice a click.
+    #[must_use = "what the panel asks for happens only when applied"]
     pub fn frame(
         &mut self,
         ui: &mut egui::Ui,
@@ -541,7 +482,7 @@ impl PaneUi {
         } else if self.search.is_some() || !takes_keys {
             // Keys go to the search bar, or to the field the user is typing in.
         } else if self.hints.is_some() {
-            self.hints_input(&ctx, cx.primary);
+            self.hints_input(&ctx);
         } else if self.copy.is_some() {
             self.copy_input(&ctx);
         } else {
@@ -586,12 +527,5 @@ impl PaneUi {
         }
         self.trace_key_echoes(cx.trace);
         out
-    }
-}
-
-fn viewport_point(line: u64, col: usize) -> crate::window::viewport::Point {
-    crate::window::viewport::Point {
-        line: line as usize,
-        col,
     }
 }

@@ -31,11 +31,11 @@ impl PaneUi {
         };
         let m = cx.metrics;
         let offset = self.viewport.offset;
-        let total = view.scrollback_lines;
+        let total = view.meta.scrollback_lines;
         // Part of a line scrolled into view: one more row on top, all of them
         // drawn that much lower (pixel-smooth scrolling).
         let extra = self.viewport.extra_row(view);
-        let first_line = (view.scrollback_dropped as usize + total as usize)
+        let first_line = (view.meta.scrollback_dropped as usize + total as usize)
             .saturating_sub(offset + usize::from(extra));
         let draw_rect = if extra {
             let shift = (1.0 - self.viewport.fraction) * m.cell.y;
@@ -55,15 +55,15 @@ impl PaneUi {
                 shown.get(r).map(|row| cell_chars(row)).unwrap_or_default()
             })
         };
-        let blink_on = if view.modes.cursor_blink && focused {
+        let blink_on = if view.meta.modes.cursor_blink && focused {
             let ms = self.last_key_at.elapsed().as_millis();
             ctx.request_repaint_after(Duration::from_millis((BLINK_MS - ms % BLINK_MS) as u64));
             (ms / BLINK_MS) % 2 == 0
         } else {
             true
         };
-        let cursor = (offset == 0 && !extra && view.modes.show_cursor && blink_on)
-            .then_some((view.cursor, view.cursor_shape));
+        let cursor = (offset == 0 && !extra && view.meta.modes.show_cursor && blink_on)
+            .then_some((view.meta.cursor, view.meta.cursor_shape));
         let scene = Scene {
             rows: &shown,
             cursor,
@@ -102,7 +102,7 @@ impl PaneUi {
         let Some(results) = &bar.results else {
             return;
         };
-        let first_line = (view.scrollback_dropped + view.scrollback_lines) as isize
+        let first_line = (view.meta.scrollback_dropped + view.meta.scrollback_lines) as isize
             - self.viewport.offset as isize;
         for (i, hit) in results.matches.iter().enumerate() {
             let row = hit.line as isize - first_line;
@@ -144,9 +144,11 @@ impl PaneUi {
                     bar.results.as_ref().and_then(|r| r.matches.get(i)),
                     &self.view,
                 ) {
-                    let total = view.scrollback_lines as usize;
+                    let total = view.meta.scrollback_lines as usize;
                     // The match's index in the scrollback now (lines may have dropped).
-                    let line = hit.line.saturating_sub(view.scrollback_dropped as usize);
+                    let line = hit
+                        .line
+                        .saturating_sub(view.meta.scrollback_dropped as usize);
                     let rows = view.rows.len();
                     // Put the match in the middle of the window when history allows.
                     self.viewport.offset = if line >= total {
@@ -171,8 +173,8 @@ impl PaneUi {
         let cursor_rect = egui::Rect::from_min_size(
             rect.min
                 + egui::vec2(
-                    v.cursor.col as f32 * m.cell.x,
-                    v.cursor.row as f32 * m.cell.y,
+                    v.meta.cursor.col as f32 * m.cell.x,
+                    v.meta.cursor.row as f32 * m.cell.y,
                 ),
             m.cell,
         );

@@ -59,11 +59,16 @@ impl PaneUi {
         crate::window::links::link_at(&rows, row, col, |id| view.links.get(&id).cloned())
     }
 
-    /// Opens `uri` off the UI thread; an opener that is missing leaves a breadcrumb
-    /// (Diagnostics) for this pane. A refused scheme is an error at once.
-    pub fn open_link(&self, uri: &str) -> Result<(), String> {
-        let (pipeline, pane) = (self.pipeline.clone(), self.id);
-        crate::window::links::open(uri, move |why| pipeline.breadcrumb(Some(pane), why))
+    /// Asks for `uri` to be opened: a refused scheme is an error at once; an allowed
+    /// one is opened off the UI thread when the pane's output is carried out
+    /// ([`PaneUi::apply_output`]), and an opener that is missing leaves a breadcrumb
+    /// (Diagnostics) for this pane.
+    pub fn open_link(&mut self, uri: &str) -> Result<(), String> {
+        if !crate::window::links::openable(uri) {
+            return crate::window::links::open(uri, |_| {});
+        }
+        self.links_out.push(uri.to_owned());
+        Ok(())
     }
 
     /// The cell under `pos` in `rect` (clamped to the grid).
@@ -90,13 +95,15 @@ impl PaneUi {
             return;
         };
         let guard = match self.selection_guard.take() {
-            Some(g) if g.selection == sel && g.seq == view.seq && g.cols == view.size.cols => {
+            Some(g) if g.selection == sel && g.seq == view.seq && g.cols == view.meta.size.cols => {
                 Some(g)
             }
             Some(mut g) if g.selection == sel => {
                 let (start, _) = sel.span();
                 // A new width re-wraps lines (reflow): their numbers no longer name them.
-                if (start.line as u64) < view.scrollback_dropped || g.cols != view.size.cols {
+                if (start.line as u64) < view.meta.scrollback_dropped
+                    || g.cols != view.meta.size.cols
+                {
                     None
                 } else {
                     match self.pieces_unchanged(&mut g, view) {
@@ -162,7 +169,7 @@ impl PaneUi {
 /// The absolute line of `view`'s first screen row (lines scrolled off before it are
 /// numbered from the first line the pane ever had).
 pub(super) fn first_screen_line(view: &PaneView) -> usize {
-    (view.scrollback_dropped + view.scrollback_lines) as usize
+    (view.meta.scrollback_dropped + view.meta.scrollback_lines) as usize
 }
 
 /// What a selection held on the screen when last checked.
@@ -193,7 +200,7 @@ impl SelectionGuard {
         SelectionGuard {
             selection,
             seq: view.seq,
-            cols: view.size.cols,
+            cols: view.meta.size.cols,
             pieces,
             asked: None,
         }

@@ -188,6 +188,7 @@ impl Sidebar {
     /// Takes the git thread's replies and the folder dialog's answer; while the
     /// sidebar is `shown`, asks for a refresh of repositories not checked lately (a
     /// hidden sidebar wakes nothing: it catches up when it opens).
+    #[must_use = "what the panel asks for happens only when applied"]
     pub fn poll(&mut self, ctx: &egui::Context, shown: bool) -> Vec<SidebarAction> {
         let mut actions = Vec::new();
         if let Some(rx) = &self.folder_pick
@@ -362,6 +363,7 @@ impl Sidebar {
     }
 
     /// The sidebar's contents. `groups`: what the workspace has open.
+    #[must_use = "what the panel asks for happens only when applied"]
     pub fn ui(
         &mut self,
         ui: &mut egui::Ui,

@@ -52,6 +52,8 @@ pub const SLICE_PIECE_BYTES: usize = 2048;
 /// [`TermSize::MAX_ROWS`] for a local pane, less for a remote one).
 ///
 /// [`Terminal::work_cells`]: crate::model::Terminal::work_cells
+/// [`TermSize::MAX_COLS`]: crate::model::TermSize::MAX_COLS
+/// [`TermSize::MAX_ROWS`]: crate::model::TermSize::MAX_ROWS
 pub const SLICE_WORK_CELLS: u64 = 64 * 1024;
 
 /// Most bytes a visible pane parses past its last frame while its pty still has input

@@ -39,7 +39,7 @@ pub use super::events::{
 use super::events::{ReplyKind, parse_response};
 use super::layout::Layout;
 use super::parser::{Message, Notification, Parser, ReplyBlock};
-use super::{PaneId, SessionId, WindowId};
+use super::{SessionId, TmuxPaneId, WindowId};
 
 mod replies;
 
@@ -59,7 +59,7 @@ impl<F: FnMut(&[u8]) + Send> PaneSink for F {
 }
 
 /// Makes the sink of a pane when it first appears.
-pub type SinkFactory = Box<dyn FnMut(PaneId) -> Box<dyn PaneSink> + Send>;
+pub type SinkFactory = Box<dyn FnMut(TmuxPaneId) -> Box<dyn PaneSink> + Send>;
 
 /// What the session asks of tmux when it starts.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -82,13 +82,13 @@ pub struct WindowState {
     pub layout: Option<Layout>,
     /// What is shown (only the zoomed pane while one is zoomed).
     pub visible_layout: Option<Layout>,
-    pub active_pane: Option<PaneId>,
+    pub active_pane: Option<TmuxPaneId>,
 }
 
 /// A pane as the session knows it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PaneState {
-    pub id: PaneId,
+    pub id: TmuxPaneId,
     pub window: WindowId,
     /// tmux sends none of its output until continued.
     pub paused: bool,
@@ -135,8 +135,8 @@ pub struct ControlSession {
     pending: VecDeque<Pending>,
     next_id: u64,
     windows: BTreeMap<WindowId, WindowState>,
-    panes: BTreeMap<PaneId, PaneEntry>,
-    held: BTreeMap<PaneId, Held>,
+    panes: BTreeMap<TmuxPaneId, PaneEntry>,
+    held: BTreeMap<TmuxPaneId, Held>,
     /// What `held` costs against [`MAX_HELD_BYTES`]: every entry's bytes plus
     /// [`HELD_ENTRY_BYTES`], counted when the entry is made.
     held_bytes: usize,
@@ -223,7 +223,11 @@ impl ControlSession {
     }
 
     /// Sends `bytes` to the pane's program, in as many `send-keys` as it takes.
-    pub fn send_keys(&mut self, pane: PaneId, bytes: &[u8]) -> Result<Vec<CommandId>, SendError> {
+    pub fn send_keys(
+        &mut self,
+        pane: TmuxPaneId,
+        bytes: &[u8],
+    ) -> Result<Vec<CommandId>, SendError> {
         Command::send_keys(pane, bytes)
             .into_iter()
             .map(|c| self.send(c))
@@ -289,7 +293,7 @@ impl ControlSession {
         self.panes.values().map(|p| &p.state)
     }
 
-    pub fn pane(&self, id: PaneId) -> Option<&PaneState> {
+    pub fn pane(&self, id: TmuxPaneId) -> Option<&PaneState> {
         self.panes.get(&id).map(|p| &p.state)
     }
 
@@ -386,7 +390,7 @@ impl ControlSession {
         }
     }
 
-    fn output(&mut self, pane: PaneId, data: &[u8], events: &mut Vec<Event>) {
+    fn output(&mut self, pane: TmuxPaneId, data: &[u8], events: &mut Vec<Event>) {
         if let Some(entry) = self.panes.get_mut(&pane) {
             entry.sink.output(data);
             return;

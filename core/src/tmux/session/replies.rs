@@ -121,7 +121,7 @@ impl ControlSession {
                 }
             }
         }
-        let gone: Vec<PaneId> = self
+        let gone: Vec<TmuxPaneId> = self
             .panes
             .keys()
             .copied()

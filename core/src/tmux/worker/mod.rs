@@ -22,7 +22,7 @@ use super::events::{CommandId, Event, Response};
 use super::flow::{FlowStep, PaneFlow};
 use super::layout::{CellContent, Layout, LayoutCell};
 use super::session::{ControlSession, PaneSink, SessionConfig};
-use super::{FlowAction, PaneId as TmuxPane, VersionError, WindowId};
+use super::{FlowAction, TmuxPaneId, VersionError, WindowId};
 use crate::model::TermSize;
 use crate::pipeline::{AttachSpec, PaneId, Pipeline, StandIn, Waker};
 
@@ -73,7 +73,7 @@ pub(super) struct PaneIo {
     pane: Option<PaneId>,
 }
 
-pub(super) type Registry = Arc<Mutex<BTreeMap<TmuxPane, Arc<Mutex<PaneIo>>>>>;
+pub(super) type Registry = Arc<Mutex<BTreeMap<TmuxPaneId, Arc<Mutex<PaneIo>>>>>;
 
 pub(super) fn stats(registry: &Registry) -> Vec<RemotePaneStats> {
     let Ok(panes) = registry.lock() else {
@@ -137,8 +137,8 @@ impl OutQueue {
 
 /// What a reply is for.
 enum Purpose {
-    Capture(TmuxPane),
-    Cursor(TmuxPane),
+    Capture(TmuxPaneId),
+    Cursor(TmuxPaneId),
     /// A command of the app's: only a failure is reported.
     App(String),
 }
@@ -178,7 +178,7 @@ struct Live {
     stderr: Option<OwnedFd>,
     out: OutQueue,
     session: ControlSession,
-    remotes: BTreeMap<TmuxPane, Remote>,
+    remotes: BTreeMap<TmuxPaneId, Remote>,
     purposes: HashMap<CommandId, Purpose>,
     /// The layout last reported per window.
     reported: BTreeMap<WindowId, Layout>,
@@ -186,7 +186,7 @@ struct Live {
     announced: BTreeSet<WindowId>,
     /// Panes over [`MAX_REMOTE_PANE_COLS`] x [`MAX_REMOTE_PANE_ROWS`] the user was told
     /// about.
-    oversize_told: BTreeSet<TmuxPane>,
+    oversize_told: BTreeSet<TmuxPaneId>,
     /// Panes not shown for [`MAX_REMOTE_PANES`].
     refused_panes: usize,
     connected: bool,
@@ -332,7 +332,7 @@ impl Worker {
         let out = OutQueue::default();
         let registry = self.parts.registry.clone();
         let flow = spec.flow;
-        let sinks = Box::new(move |remote: TmuxPane| -> Box<dyn PaneSink> {
+        let sinks = Box::new(move |remote: TmuxPaneId| -> Box<dyn PaneSink> {
             let io = Arc::new(Mutex::new(PaneIo {
                 slave: None,
                 flow: PaneFlow::new(flow),
@@ -421,7 +421,7 @@ impl Worker {
                     STDOUT => self.read_stdout(&mut live),
                     STDERR => self.read_stderr(&mut live),
                     STDIN => {} // flushed at the top of the loop
-                    pane => self.slave_ready(&mut live, TmuxPane((pane - PANE_BASE) as u32)),
+                    pane => self.slave_ready(&mut live, TmuxPaneId((pane - PANE_BASE) as u32)),
                 }
             }
             (self.parts.waker)();
@@ -550,7 +550,7 @@ impl Worker {
     /// Reads the pane's screen and cursor; the repaint is written when both answered.
     /// Both on one line: output between the two replies would be written before the
     /// repaint and then painted over by the screen read before it.
-    fn repaint(&self, live: &mut Live, pane: TmuxPane) {
+    fn repaint(&self, live: &mut Live, pane: TmuxPaneId) {
         let both = live
             .session
             .send_together(Command::CapturePane { pane }, Command::PaneCursor { pane });

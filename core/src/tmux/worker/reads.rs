@@ -80,7 +80,7 @@ impl Worker {
 
     /// Keystrokes waiting in the slaves become `send-keys`, while tmux's queue has room.
     pub(super) fn read_keys(&self, live: &mut Live) {
-        let panes: Vec<TmuxPane> = live
+        let panes: Vec<TmuxPaneId> = live
             .remotes
             .iter()
             .filter(|(_, r)| r.keys_readable)
@@ -126,7 +126,7 @@ impl Worker {
         }
     }
 
-    pub(super) fn slave_ready(&self, live: &mut Live, remote: TmuxPane) {
+    pub(super) fn slave_ready(&self, live: &mut Live, remote: TmuxPaneId) {
         let Some(r) = live.remotes.get_mut(&remote) else {
             return;
         };

@@ -134,7 +134,7 @@ impl Worker {
 
     /// A tmux pane appeared: a tern pane of its size, its slave watched, its screen
     /// read (an attaching client is sent nothing of what is already there).
-    pub(super) fn attach(&self, live: &mut Live, remote: TmuxPane, window: WindowId) {
+    pub(super) fn attach(&self, live: &mut Live, remote: TmuxPaneId, window: WindowId) {
         let Some(io) = self
             .parts
             .registry
@@ -221,7 +221,7 @@ impl Worker {
     pub(super) fn capped_size(
         &self,
         live: &mut Live,
-        remote: TmuxPane,
+        remote: TmuxPaneId,
         size: TermSize,
     ) -> TermSize {
         let capped = TermSize::new(
@@ -285,7 +285,7 @@ impl Worker {
 }
 
 /// The size of `pane`'s cell in a layout.
-fn pane_size(cell: &LayoutCell, pane: TmuxPane) -> Option<TermSize> {
+fn pane_size(cell: &LayoutCell, pane: TmuxPaneId) -> Option<TermSize> {
     match &cell.content {
         CellContent::Pane(Some(id)) if *id == pane => Some(TermSize::new(
             cell.width.clamp(1, 10_000) as usize,
