@@ -265,3 +265,55 @@ fn a_headless_workspace_sends_notifications_to_the_desktop() {
     let (code, err) = served.wait_out();
     assert_eq!(code, Some(0), "{err}");
 }
+
+/// A remote worktree restored by `tern --headless`: the headless face applies tmux's
+/// news as the window does, so the remote window's pane shows in `tern msg list` and
+/// `get-text` reads what its program printed (a real sshd and tmux of the test's own).
+/// Catches a face that reconnects the remote but never reads its events (seen: the
+/// headless loop did not poll remote worktrees, so their tabs never came).
+#[test]
+fn a_restored_remote_worktree_is_served_headless() {
+    if !common::sshd::available() {
+        return;
+    }
+    let dir = scratch("hw-remote");
+    let sshd = common::sshd::Sshd::start(&dir);
+    let (work_text, _session) = sshd.agent_session(
+        &dir.join("work"),
+        "sh -c 'echo remote-ready-$((6*7)); exec sleep 600'",
+    );
+    let config_dir = dir.join("home/.config/tern");
+    std::fs::create_dir_all(&config_dir).expect("config dir");
+    std::fs::write(config_dir.join("config.ron"), sshd.tern_config()).expect("config");
+    let state = tern_core::session::SessionState {
+        remotes: vec![tern_core::session::SavedRemote {
+            target: format!("ternremote:{work_text}"),
+            active: true,
+        }],
+        ..Default::default()
+    };
+    tern_core::session::SessionStore::new(dir.join("session.ron"))
+        .save(&state)
+        .expect("save the session");
+    let served = Served::start(&dir, &["--cols", "100", "--rows", "30"]);
+    let started = std::time::Instant::now();
+    let remote = loop {
+        let panes = served.list();
+        if let Some(p) = panes.iter().find(|p| {
+            p["worktree_path"]
+                .as_str()
+                .is_some_and(|w| w.contains("ternremote"))
+        }) {
+            break p["id"].as_u64().expect("id");
+        }
+        assert!(
+            started.elapsed() < common::headless::PATIENCE * 3,
+            "the remote window's pane never came: {panes:?}; sshd: {}",
+            sshd.log()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    served.wait_text(remote, &[], |t| t.contains("remote-ready-42"));
+    let (code, err) = served.stop();
+    assert_eq!(code, Some(0), "{err}");
+}
