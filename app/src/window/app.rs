@@ -553,6 +553,11 @@ impl eframe::App for TernApp {
         TernApp::logic(self, ctx);
     }
 
+    /// A pane's keys are held out of egui's pass (`run.rs`, `hold_pane_keys`).
+    fn raw_input_hook(&mut self, ctx: &egui::Context, raw: &mut egui::RawInput) {
+        self.hold_pane_keys(ctx, raw);
+    }
+
     fn ui(&mut self, ui: &mut egui::Ui, frame: &mut eframe::Frame) {
         self.diagnostics.note_frame(frame);
         self.last_frame_cpu = frame.info().cpu_usage;

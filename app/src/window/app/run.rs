@@ -314,3 +314,26 @@ impl TernApp {
 fn no_marks(what: &str) -> String {
     format!("no {what} here (it needs shell integration: OSC 133 marks)")
 }
+
+impl TernApp {
+    /// Keys and text for the terminal are held out of egui's pass and put back at the
+    /// start of `draw` (`held_input`), where the key map and the pane read them as
+    /// before. egui asks for two more frames after any frame whose input has events
+    /// (issue 32: ~6 painted frames per key on lavapipe, and a key arriving while one
+    /// of them paints waits for it); a pane's keys need none of them. Only while a pane
+    /// has the keyboard: a form, picker or search bar gets egui's own handling.
+    pub(super) fn hold_pane_keys(&mut self, ctx: &egui::Context, raw: &mut egui::RawInput) {
+        let focus_in_pane = ctx
+            .memory(|m| m.focused())
+            .is_none_or(|id| self.pane_ids.contains(&id));
+        let search_open = self.focused_ui().is_some_and(|p| p.search().is_some());
+        if self.modal_open() || search_open || !focus_in_pane {
+            return;
+        }
+        let (keys, rest): (Vec<egui::Event>, Vec<egui::Event>) = std::mem::take(&mut raw.events)
+            .into_iter()
+            .partition(|e| matches!(e, egui::Event::Key { .. } | egui::Event::Text(_)));
+        raw.events = rest;
+        self.held_input.extend(keys);
+    }
+}
