@@ -6,17 +6,17 @@ use std::ops::Range;
 
 use tern_core::model::{Flags, Row};
 
-/// Whether tern hands `uri` to the platform opener: the policy is
-/// [`tern_core::security::check_link`] (http, https, mailto, and file links that name
-/// this machine).
-pub fn openable(uri: &str) -> bool {
-    check(uri).is_ok()
-}
-
 fn check(uri: &str) -> Result<(), tern_core::security::LinkRefusal> {
     static HOST: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     let host = HOST.get_or_init(tern_core::security::local_host_name);
     tern_core::security::check_link(uri, host)
+}
+
+/// `Ok` when tern hands `uri` to the platform opener, else why not, as the pane says
+/// it: the policy is [`tern_core::security::check_link`] (http, https, mailto, and file
+/// links that name this machine).
+pub fn allowed(uri: &str) -> Result<(), String> {
+    check(uri).map_err(|why| format!("not opening {uri:?}: {why}"))
 }
 
 /// Where a link is on the screen: the columns it covers on each row it is on.
@@ -56,9 +56,7 @@ pub fn link_at(
 /// or hanging one never holds the window; its failure (none installed) is reported by
 /// `report`, which the caller points at the breadcrumbs.
 pub fn open(uri: &str, report: impl FnOnce(String) + Send + 'static) -> Result<(), String> {
-    if let Err(why) = check(uri) {
-        return Err(format!("not opening {uri:?}: {why}"));
-    }
+    allowed(uri)?;
     let uri = uri.to_owned();
     std::thread::Builder::new()
         .name("tern-opener".into())
@@ -96,6 +94,7 @@ mod tests {
 
     #[test]
     fn only_safe_schemes_open() {
+        let openable = |uri: &str| allowed(uri).is_ok();
         assert!(openable("https://example.com"));
         assert!(!openable("javascript:alert(1)"));
         assert!(open("ssh://host", |_| {}).is_err());

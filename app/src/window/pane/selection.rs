@@ -64,9 +64,7 @@ impl PaneUi {
     /// ([`PaneUi::apply_output`]), and an opener that is missing leaves a breadcrumb
     /// (Diagnostics) for this pane.
     pub fn open_link(&mut self, uri: &str) -> Result<(), String> {
-        if !crate::window::links::openable(uri) {
-            return crate::window::links::open(uri, |_| {});
-        }
+        crate::window::links::allowed(uri)?;
         self.links_out.push(uri.to_owned());
         Ok(())
     }

@@ -24,10 +24,13 @@ impl ModelThread {
             }
             return;
         }
+        // The clock is read only for a paced slice (a hidden flood while a person types).
         let paced =
             self.pace.throttling() && !p.core.is_visible() && p.floods(self.read_ahead_after);
-        let started = Instant::now();
-        if paced && self.pace.resting(started) {
+        let started = paced.then(Instant::now);
+        if let Some(started) = started
+            && self.pace.resting(started)
+        {
             p.stats.slices_rested.fetch_add(1, Ordering::Relaxed);
             return;
         }
@@ -46,7 +49,7 @@ impl ModelThread {
         if told {
             (self.waker)();
         }
-        if paced {
+        if let Some(started) = started {
             self.pace.ran(started, Instant::now());
         }
         self.parsed_in_round = true;

@@ -190,7 +190,8 @@ impl ModelThread {
     /// not while bytes read from it wait, see [`ModelThread::read_ptys`]; a pane paused
     /// for its writes is neither parsed nor read until they drain).
     pub(super) fn has_input(&self) -> bool {
-        let resting = self.pace.resting(Instant::now());
+        // No clock read unless hidden floods are throttled.
+        let resting = self.pace.throttling() && self.pace.resting(Instant::now());
         self.panes
             .values()
             .any(|p| !p.queue.is_empty() && !p.writer.is_paused() && !self.rests(p, resting))
