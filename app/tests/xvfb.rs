@@ -350,3 +350,70 @@ fn sigterm_saves_the_session_hangs_up_the_children_and_exits_cleanly() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The window system resizes the window (`xdotool windowsize`, as a window manager or
+/// a person dragging its edge would): the pane's grid follows, the next frame too (the
+/// window's size is kept between frames and asked again only after such an event:
+/// vendor/egui-winit's patch, issue 32), and a program in the pane sees the new size.
+#[test]
+fn a_window_resized_by_the_window_system_resizes_the_pane() {
+    let display = start_xvfb();
+    let (dir, runtime) = scratch("resize");
+    let (_tern, trace) = start_tern(
+        &display,
+        &dir,
+        &runtime,
+        &["--cols", "40", "--rows", "10", "-e", "sh"],
+    );
+    wait_trace(
+        &trace,
+        &dir,
+        "no first frame with the shell's output",
+        |t| t.contains("first_output_frame_built"),
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    let window = tern_window(&display);
+    let size_file = dir.join("size");
+    let size = |dir: &Path| {
+        wait_for("stty size in the pane", dir, || {
+            let text = std::fs::read_to_string(&size_file).ok()?;
+            let mut it = text.split_whitespace().map(|n| n.parse::<u32>().ok());
+            Some((it.next()??, it.next()??))
+        })
+    };
+    type_line(
+        &display,
+        &window,
+        &format!("stty size > {}", size_file.display()),
+    );
+    assert_eq!(size(&dir), (10, 40), "the size asked on the command line");
+    let _ = std::fs::remove_file(&size_file);
+    // About twice as wide and three times as tall (cells are about 9 x 17.5 px).
+    xdo(&display, &["windowsize", "--sync", &window, "760", "540"]);
+    std::thread::sleep(Duration::from_millis(500));
+    type_line(
+        &display,
+        &window,
+        &format!("stty size > {}", size_file.display()),
+    );
+    let (rows, cols) = size(&dir);
+    assert!(
+        rows >= 25 && cols >= 75,
+        "the pane did not follow the window to 760x540 px: {rows} rows, {cols} columns"
+    );
+    let _ = std::fs::remove_file(&size_file);
+    // And back: smaller again.
+    xdo(&display, &["windowsize", "--sync", &window, "400", "250"]);
+    std::thread::sleep(Duration::from_millis(500));
+    type_line(
+        &display,
+        &window,
+        &format!("stty size > {}", size_file.display()),
+    );
+    let (rows, cols) = size(&dir);
+    assert!(
+        rows <= 14 && cols <= 44,
+        "the pane did not follow the window back to 400x250 px: {rows} rows, {cols} columns"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

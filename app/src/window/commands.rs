@@ -330,14 +330,15 @@ impl KeyMap {
     /// the next frame's input, and no command runs now.
     pub fn take_commands(&self, ctx: &egui::Context) -> (Vec<Command>, Vec<egui::Event>) {
         let later = ctx.input_mut(|i| {
-            let typed = |e: &egui::Event| {
-                matches!(
-                    e,
-                    egui::Event::Text(_)
-                        | egui::Event::Paste(_)
-                        | egui::Event::Ime(_)
-                        | egui::Event::Key { pressed: true, .. }
-                )
+            // A modifier pressed alone is not typing: Ctrl's own press comes in the same
+            // frame as the Tab of Ctrl+Tab, and holding the Tab back for it cost a switch
+            // a whole frame (issue 32).
+            let typed = |e: &egui::Event| match e {
+                egui::Event::Text(_) | egui::Event::Paste(_) | egui::Event::Ime(_) => true,
+                egui::Event::Key {
+                    pressed: true, key, ..
+                } => !is_modifier_key(*key),
+                _ => false,
             };
             let first = i.events.iter().position(|e| match e {
                 egui::Event::Key {
@@ -387,6 +388,21 @@ impl KeyMap {
     }
 }
 
+/// Shift, Ctrl, Alt or Super on either side (egui reports their presses as keys).
+fn is_modifier_key(key: egui::Key) -> bool {
+    matches!(
+        key,
+        Key::ShiftLeft
+            | Key::ShiftRight
+            | Key::ControlLeft
+            | Key::ControlRight
+            | Key::AltLeft
+            | Key::AltRight
+            | Key::SuperLeft
+            | Key::SuperRight
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -421,6 +437,60 @@ mod tests {
         assert_eq!(
             Chord::parse("ctrl+shift+t").map(|c| c.label()),
             Ok("Ctrl+Shift+T".into())
+        );
+    }
+
+    /// The keys of one frame: `events`, taken by the key map.
+    fn commands_of(events: Vec<egui::Event>) -> (Vec<Command>, Vec<egui::Event>) {
+        let ctx = egui::Context::default();
+        let raw = egui::RawInput {
+            events,
+            ..Default::default()
+        };
+        let mut got = None;
+        let mut output = ctx.run_ui(raw, |ui| {
+            got = Some(KeyMap::default().take_commands(ui.ctx()))
+        });
+        // No renderer here: nothing takes the atlas uploads.
+        output.textures_delta.clear();
+        got.expect("the pass ran")
+    }
+
+    fn key(key: Key, modifiers: Modifiers) -> egui::Event {
+        egui::Event::Key {
+            key,
+            physical_key: Some(key),
+            pressed: true,
+            repeat: false,
+            modifiers,
+        }
+    }
+
+    /// Ctrl's own press arrives in the frame of Ctrl+Tab's Tab: the switch runs in that
+    /// frame, not the next (it cost a tab switch a whole painted frame, issue 32); text
+    /// typed before a command still reaches the pane before the command runs.
+    #[test]
+    fn a_modifier_pressed_alone_does_not_hold_back_the_command_after_it() {
+        let ctrl_tab = vec![
+            key(Key::ControlLeft, Modifiers::NONE),
+            egui::Event::ModifiersChanged(Modifiers::CTRL),
+            key(Key::Tab, Modifiers::CTRL),
+        ];
+        let (commands, later) = commands_of(ctrl_tab);
+        assert_eq!(commands, vec![Command::NextTab]);
+        assert!(later.is_empty(), "nothing held back: {later:?}");
+
+        let typed_first = vec![
+            egui::Event::Text("l".into()),
+            key(Key::ControlLeft, Modifiers::NONE),
+            key(Key::Tab, Modifiers::CTRL),
+        ];
+        let (commands, later) = commands_of(typed_first);
+        assert!(commands.is_empty(), "the command waits for the typed text");
+        assert_eq!(
+            later.len(),
+            1,
+            "the Tab is held for the next frame: {later:?}"
         );
     }
 

@@ -330,9 +330,15 @@ impl TernApp {
         if self.modal_open() || search_open || !focus_in_pane {
             return;
         }
-        let (keys, rest): (Vec<egui::Event>, Vec<egui::Event>) = std::mem::take(&mut raw.events)
-            .into_iter()
-            .partition(|e| matches!(e, egui::Event::Key { .. } | egui::Event::Text(_)));
+        let (keys, rest): (Vec<egui::Event>, Vec<egui::Event>) =
+            std::mem::take(&mut raw.events).into_iter().partition(|e| {
+                matches!(
+                    e,
+                    egui::Event::Key { .. }
+                        | egui::Event::Text(_)
+                        | egui::Event::ModifiersChanged(_)
+                )
+            });
         raw.events = rest;
         self.held_input.extend(keys);
     }
