@@ -3,6 +3,7 @@
 
 pub mod cli;
 pub mod desktop;
+pub mod gpu;
 pub mod headless;
 pub mod msg;
 pub mod present;

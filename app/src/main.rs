@@ -122,7 +122,7 @@ fn run_window(cli: Cli) -> ExitCode {
         Ok(icon) => viewport = viewport.with_icon(icon),
         Err(e) => eprintln!("tern: the bundled icon does not decode: {e}"),
     }
-    let options = eframe::NativeOptions {
+    let mut options = eframe::NativeOptions {
         viewport,
         // Ctrl+C and Ctrl+V belong to the program in the terminal; tern's are Ctrl+Shift+C/V.
         clipboard_shortcuts: false,
@@ -150,42 +150,90 @@ fn run_window(cli: Cli) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let result = eframe::run_native(
+    // While the event loop is built: the GPU driver's libraries load and its adapters
+    // are enumerated (`gpu.rs`), and fontconfig opens (the first frame's fonts), each
+    // on a thread of its own.
+    // (Not without a display: the event loop fails at once then, with its own error.)
+    let display = ["DISPLAY", "WAYLAND_DISPLAY"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some_and(|d| !d.is_empty()));
+    let probe = display.then(|| tern::gpu::DriverWarmUp::start(eframe::wgpu::Backends::VULKAN));
+    let fonts = std::thread::Builder::new()
+        .name("tern-fonts-warm".into())
+        .spawn(|| drop(window::glyphs::system_fonts::SystemFonts::open()));
+    let event_loop = winit::event_loop::EventLoop::<eframe::UserEvent>::with_user_event().build();
+    let probe = probe.and_then(tern::gpu::DriverWarmUp::finish);
+    let event_loop = match event_loop {
+        Ok(event_loop) => event_loop,
+        Err(e) => {
+            // Nothing may still be loading libraries when the process exits.
+            if let Ok(fonts) = fonts {
+                let _ = fonts.join();
+            }
+            return cannot_open_window(&e);
+        }
+    };
+    let from_env = eframe::wgpu::Backends::from_env();
+    let backends = tern::gpu::backends_for(
+        from_env,
+        probe.as_ref().map_or(&[][..], |p| &p.adapters),
+        tern::gpu::has_gpu_node(),
+    );
+    if let eframe::egui_wgpu::WgpuSetup::CreateNew(new) = &mut options.wgpu_options.wgpu_setup {
+        new.instance_descriptor.backends = backends;
+    }
+    let created = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut app = eframe::create_native(
         "tern",
         options,
-        Box::new(move |cc| {
-            let ctx = cc.egui_ctx.clone();
-            let wake = ctx.clone();
-            waker.set(move || {
-                window::trace::note_wake();
-                wake.request_repaint();
-            });
-            let watched = tern::signals::on_termination(move || {
-                ctx.send_viewport_cmd(egui::ViewportCommand::Close);
-                ctx.request_repaint();
-            });
-            if let Err(e) = watched {
-                eprintln!("tern: cannot catch SIGTERM/SIGHUP: {e}");
+        Box::new({
+            let created = created.clone();
+            move |cc| {
+                created.store(true, std::sync::atomic::Ordering::Relaxed);
+                // eframe has its device: the probe's instance has done its work.
+                drop(probe);
+                let ctx = cc.egui_ctx.clone();
+                let wake = ctx.clone();
+                waker.set(move || {
+                    window::trace::note_wake();
+                    wake.request_repaint();
+                });
+                let watched = tern::signals::on_termination(move || {
+                    ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+                    ctx.request_repaint();
+                });
+                if let Err(e) = watched {
+                    eprintln!("tern: cannot catch SIGTERM/SIGHUP: {e}");
+                }
+                Ok(Box::new(window::app::TernApp::with_early(
+                    &cc.egui_ctx,
+                    launch,
+                    Some(early),
+                )))
             }
-            Ok(Box::new(window::app::TernApp::with_early(
-                &cc.egui_ctx,
-                launch,
-                Some(early),
-            )))
         }),
+        &event_loop,
     );
+    let result = event_loop.run_app(&mut app);
     match result {
+        Err(e) => cannot_open_window(&e),
+        // eframe reports a window or GPU device it could not make by leaving the loop
+        // before the app exists.
+        Ok(()) if !created.load(std::sync::atomic::Ordering::Relaxed) => cannot_open_window(
+            &format!("the window or its GPU device could not be made (backends {backends:?})"),
+        ),
         Ok(()) => match desktop.exit_status() {
             Some(code) => ExitCode::from(code.clamp(0, 255) as u8),
             None => ExitCode::SUCCESS,
         },
-        Err(e) => {
-            eprintln!(
-                "tern: cannot open a window: {e} (for machines without a display: tern --headless -- CMD)"
-            );
-            ExitCode::from(2)
-        }
     }
+}
+
+fn cannot_open_window(e: &dyn std::fmt::Display) -> ExitCode {
+    eprintln!(
+        "tern: cannot open a window: {e} (for machines without a display: tern --headless -- CMD)"
+    );
+    ExitCode::from(2)
 }
 
 /// `--cols`/`--rows` within the model's limits, or a clear error.
