@@ -151,8 +151,8 @@ fn run_window(cli: Cli) -> ExitCode {
         }
     };
     // While the event loop is built: the GPU driver's libraries load and its adapters
-    // are enumerated (`gpu.rs`), and fontconfig opens (the first frame's fonts), each
-    // on a thread of its own.
+    // are enumerated (`gpu.rs`), and fontconfig opens and reads the colour emoji font
+    // (kept for the first frame's fonts), each on a thread of its own.
     // (Not without a display: the event loop fails at once then, with its own error.)
     let display = ["DISPLAY", "WAYLAND_DISPLAY"]
         .iter()
@@ -160,7 +160,7 @@ fn run_window(cli: Cli) -> ExitCode {
     let probe = display.then(|| tern::gpu::DriverWarmUp::start(eframe::wgpu::Backends::VULKAN));
     let fonts = std::thread::Builder::new()
         .name("tern-fonts-warm".into())
-        .spawn(|| drop(window::glyphs::system_fonts::SystemFonts::open()));
+        .spawn(|| drop(window::glyphs::emoji::find_font()));
     let event_loop = winit::event_loop::EventLoop::<eframe::UserEvent>::with_user_event().build();
     let probe = probe.and_then(tern::gpu::DriverWarmUp::finish);
     let event_loop = match event_loop {

@@ -36,10 +36,12 @@ const CANDIDATES: &[&str] = &[
     "/System/Library/Fonts/Apple Color Emoji.ttc",
 ];
 
-/// The colour emoji font to use: its path and bytes, or `None` (emoji are then drawn
+/// The colour emoji font to use: its path and face, or `None` (emoji are then drawn
 /// from the monochrome fonts, or not at all). fontconfig's `emoji` family when it is
-/// a colour font; the well-known paths only where fontconfig is not there.
-pub fn find_font() -> Option<(PathBuf, Vec<u8>)> {
+/// a colour font (read once per process and shared, not copied: Noto Color Emoji is
+/// 11 MB, and reading and copying it was most of the fonts' part of start-up); the
+/// well-known paths only where fontconfig is not there.
+pub fn find_font() -> Option<(PathBuf, egui::FontData)> {
     match std::env::var_os("TERN_EMOJI_FONT") {
         Some(p) if p == "none" => None,
         Some(p) => read(Path::new(&p)),
@@ -47,8 +49,7 @@ pub fn find_font() -> Option<(PathBuf, Vec<u8>)> {
             Ok(fc) => {
                 let face = fc.family("emoji")?.faces[0].clone();
                 let data = fc.load(&face)?;
-                super::system_fonts::has_colour_glyphs(&data)
-                    .then(|| (face.path, (*data.font).as_ref().to_vec()))
+                super::system_fonts::has_colour_glyphs(&data).then_some((face.path, data))
             }
             Err(_) => CANDIDATES.iter().find_map(|p| read(Path::new(p))),
         },
@@ -64,8 +65,10 @@ pub fn font_tweak() -> egui::FontTweak {
     }
 }
 
-fn read(path: &Path) -> Option<(PathBuf, Vec<u8>)> {
-    std::fs::read(path).ok().map(|b| (path.to_owned(), b))
+fn read(path: &Path) -> Option<(PathBuf, egui::FontData)> {
+    std::fs::read(path)
+        .ok()
+        .map(|b| (path.to_owned(), egui::FontData::from_owned(b)))
 }
 
 /// Whether a cell holding `c` (with the combining marks and variation selectors in
@@ -137,9 +140,8 @@ pub(crate) mod tests {
     /// installs), not a list of paths.
     #[test]
     fn the_colour_emoji_font_comes_from_fontconfig() {
-        let (path, bytes) = find_font().expect("a colour emoji font through fontconfig");
+        let (path, data) = find_font().expect("a colour emoji font through fontconfig");
         assert!(path.ends_with("NotoColorEmoji.ttf"), "{}", path.display());
-        let data = egui::FontData::from_owned(bytes);
         assert!(crate::window::glyphs::system_fonts::has_colour_glyphs(
             &data
         ));

@@ -283,8 +283,8 @@ pub fn install_fonts_with(ctx: &egui::Context, config: &FontConfig) -> Result<()
     // character whose Emoji_Presentation is No (⏺, ☑, ❤) is text in the cell's colour
     // unless VS16 follows, as in kitty and Ghostty, so fallback finds a text font for it.
     let mut emoji_font = None;
-    if let Some((_, bytes)) = super::emoji::find_font() {
-        let data = FontData::from_owned(bytes).tweak(super::emoji::font_tweak());
+    if let Some((_, data)) = super::emoji::find_font() {
+        let data = data.tweak(super::emoji::font_tweak());
         let name = super::emoji::EMOJI_FONT_NAME.to_owned();
         fonts.font_data.insert(name.clone(), Arc::new(data));
         fonts.families.insert(
