@@ -3,7 +3,8 @@
 # one run under Xvfb: launch → the first DSR the program inside gets answered (a bash
 # in raw mode asks `ESC[6n` and stamps the time its reply arrives), and for tern also
 # launch → the first frame showing the program's output (TERN_TRACE).
-#   RUNS=8 scripts/startup.sh        (builds target/release/tern first if missing)
+#   RUNS=8 scripts/startup.sh        (builds target/release/tern first if missing;
+#                                     TERN=PATH times another build, say main's)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x target/release/tern ] || cargo build --release -p tern
@@ -22,7 +23,7 @@ command -v alacritty >/dev/null && terms+=(alacritty)
 command -v kitty >/dev/null && terms+=(kitty)
 launch() { # NAME: starts it with the probe inside, prints its pid
   case $1 in
-    tern) TERN_TRACE=$work/trace.jsonl target/release/tern --cols 80 --rows 24 -e bash -c "$probe" ;;
+    tern) TERN_TRACE=$work/trace.jsonl ${TERN:-target/release/tern} --cols 80 --rows 24 -e bash -c "$probe" ;;
     xterm) xterm -geometry 80x24 -e bash -c "$probe" ;;
     alacritty) alacritty -e bash -c "$probe" ;;
     kitty) kitty bash -c "$probe" ;;
