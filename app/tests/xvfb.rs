@@ -18,18 +18,7 @@ use common::x11::*;
 fn typed_command_output_appears_in_the_real_window() {
     let display = start_xvfb();
     let (dir, runtime) = scratch("xvfb");
-    let (_tern, trace) = start_tern(
-        &display,
-        &dir,
-        &runtime,
-        &["--cols", "40", "--rows", "10", "-e", "sh"],
-    );
-    wait_trace(
-        &trace,
-        &dir,
-        "no first frame with the shell's output",
-        |t| t.contains("first_output_frame_built"),
-    );
+    let (_tern, trace) = shell_40x10(&display, &dir, &runtime, &[]);
     // The shell was started before the window existed (while eframe made the window and
     // the GPU device), not after.
     let text = std::fs::read_to_string(&trace).expect("trace");
@@ -76,6 +65,26 @@ fn typed_command_output_appears_in_the_real_window() {
         std::thread::sleep(Duration::from_millis(200));
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// tern running `sh` in a 40x10 window, once it has drawn the shell's first output.
+fn shell_40x10(
+    display: &Display,
+    dir: &Path,
+    runtime: &Path,
+    env: &[(&str, &str)],
+) -> (Killed, PathBuf) {
+    let (tern, trace) = start_tern_with(
+        display,
+        dir,
+        runtime,
+        &["--cols", "40", "--rows", "10", "-e", "sh"],
+        env,
+    );
+    wait_trace(&trace, dir, "no first frame with the shell's output", |t| {
+        t.contains("first_output_frame_built")
+    });
+    (tern, trace)
 }
 
 /// The cwd of the last `focus` event in the trace.
@@ -184,19 +193,7 @@ fn worktrees_and_tabs_in_the_real_window_run_in_their_folders() {
 fn at_scale_2_an_emoji_is_coloured_in_its_cells_and_box_lines_are_crisp() {
     let display = start_xvfb_sized("1600x1000x24");
     let (dir, runtime) = scratch("hidpi");
-    let (_tern, trace) = start_tern_with(
-        &display,
-        &dir,
-        &runtime,
-        &["--cols", "40", "--rows", "10", "-e", "sh"],
-        &[("WINIT_X11_SCALE_FACTOR", "2")],
-    );
-    wait_trace(
-        &trace,
-        &dir,
-        "no first frame with the shell's output",
-        |t| t.contains("first_output_frame_built"),
-    );
+    let (_tern, _trace) = shell_40x10(&display, &dir, &runtime, &[("WINIT_X11_SCALE_FACTOR", "2")]);
     std::thread::sleep(Duration::from_millis(300));
     let window = tern_window(&display);
     // Row 1: ten red cells (to find the grid); row 2: U+1F600 U+1F680 (two wide cells
@@ -359,18 +356,7 @@ fn sigterm_saves_the_session_hangs_up_the_children_and_exits_cleanly() {
 fn a_window_resized_by_the_window_system_resizes_the_pane() {
     let display = start_xvfb();
     let (dir, runtime) = scratch("resize");
-    let (_tern, trace) = start_tern(
-        &display,
-        &dir,
-        &runtime,
-        &["--cols", "40", "--rows", "10", "-e", "sh"],
-    );
-    wait_trace(
-        &trace,
-        &dir,
-        "no first frame with the shell's output",
-        |t| t.contains("first_output_frame_built"),
-    );
+    let (_tern, _trace) = shell_40x10(&display, &dir, &runtime, &[]);
     std::thread::sleep(Duration::from_millis(300));
     let window = tern_window(&display);
     let size_file = dir.join("size");
