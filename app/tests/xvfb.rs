@@ -360,43 +360,38 @@ fn a_window_resized_by_the_window_system_resizes_the_pane() {
     std::thread::sleep(Duration::from_millis(300));
     let window = tern_window(&display);
     let size_file = dir.join("size");
-    let size = |dir: &Path| {
-        wait_for("stty size in the pane", dir, || {
+    // The pane's size as `stty size` in it says, after the window is made `px` (none:
+    // as it started).
+    let size_after = |px: Option<(&str, &str)>| {
+        if let Some((w, h)) = px {
+            xdo(&display, &["windowsize", "--sync", &window, w, h]);
+            std::thread::sleep(Duration::from_millis(500));
+        }
+        let _ = std::fs::remove_file(&size_file);
+        type_line(
+            &display,
+            &window,
+            &format!("stty size > {}", size_file.display()),
+        );
+        wait_for("stty size in the pane", &dir, || {
             let text = std::fs::read_to_string(&size_file).ok()?;
             let mut it = text.split_whitespace().map(|n| n.parse::<u32>().ok());
             Some((it.next()??, it.next()??))
         })
     };
-    type_line(
-        &display,
-        &window,
-        &format!("stty size > {}", size_file.display()),
+    assert_eq!(
+        size_after(None),
+        (10, 40),
+        "the size asked on the command line"
     );
-    assert_eq!(size(&dir), (10, 40), "the size asked on the command line");
-    let _ = std::fs::remove_file(&size_file);
     // About twice as wide and three times as tall (cells are about 9 x 17.5 px).
-    xdo(&display, &["windowsize", "--sync", &window, "760", "540"]);
-    std::thread::sleep(Duration::from_millis(500));
-    type_line(
-        &display,
-        &window,
-        &format!("stty size > {}", size_file.display()),
-    );
-    let (rows, cols) = size(&dir);
+    let (rows, cols) = size_after(Some(("760", "540")));
     assert!(
         rows >= 25 && cols >= 75,
         "the pane did not follow the window to 760x540 px: {rows} rows, {cols} columns"
     );
-    let _ = std::fs::remove_file(&size_file);
     // And back: smaller again.
-    xdo(&display, &["windowsize", "--sync", &window, "400", "250"]);
-    std::thread::sleep(Duration::from_millis(500));
-    type_line(
-        &display,
-        &window,
-        &format!("stty size > {}", size_file.display()),
-    );
-    let (rows, cols) = size(&dir);
+    let (rows, cols) = size_after(Some(("400", "250")));
     assert!(
         rows <= 14 && cols <= 44,
         "the pane did not follow the window back to 400x250 px: {rows} rows, {cols} columns"
