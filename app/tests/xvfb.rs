@@ -398,3 +398,21 @@ fn a_window_resized_by_the_window_system_resizes_the_pane() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// With no Vulkan driver the start-up probe finds no adapter and eframe opens GL as well
+/// (`gpu::backends_for`): the window still comes up and draws the shell's output
+/// (a machine whose GPU has only a GL driver).
+#[test]
+fn without_a_vulkan_driver_the_window_draws_through_gl() {
+    let display = start_xvfb();
+    let (dir, runtime) = scratch("gl-only");
+    let (_tern, trace) = shell_40x10(
+        &display,
+        &dir,
+        &runtime,
+        &[("VK_ICD_FILENAMES", "/nonexistent/icd.json")],
+    );
+    let text = std::fs::read_to_string(&trace).expect("trace");
+    assert!(text.contains("first_output_frame_built"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
