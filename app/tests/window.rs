@@ -750,3 +750,49 @@ fn ctrl_click_opens_a_link_and_a_refused_scheme_is_said() {
         "{said:?}"
     );
 }
+
+/// The tab bar's full-width fill in the frame's shapes, if any (`theme.chrome.tab_bar`,
+/// a bar `TAB_BAR_HEIGHT` tall across the window).
+fn tab_bar_fill(h: &Harness<'_, Slot>) -> Option<egui::Rect> {
+    let fill = tern::window::theme::Theme::default().chrome.tab_bar;
+    h.output().shapes.iter().find_map(|cs| match &cs.shape {
+        egui::Shape::Rect(r)
+            if r.fill == fill
+                && r.rect.height() <= tern::window::chrome::TAB_BAR_HEIGHT
+                && r.rect.width() >= 700.0 =>
+        {
+            Some(r.rect)
+        }
+        _ => None,
+    })
+}
+
+/// With tabs, the tab bar sits on a dark terminal background without a fill of its own
+/// (issue 32: the fill cost a software renderer ~1.2 ms a frame), and keeps its dark
+/// fill on a light background, where the chrome's light text needs it.
+#[test]
+fn the_tab_bar_is_filled_only_on_a_light_background() {
+    for (theme, filled) in [(None, false), (Some("theme.name=Light"), true)] {
+        let config = std::env::temp_dir().join("tern-window-tests-no-config.ron");
+        let mut args = vec!["--config", config.to_str().expect("utf-8")];
+        if let Some(o) = theme {
+            args.extend(["-o", o]);
+        }
+        args.extend(["--cols", "80", "--rows", "24", "-e", "sh"]);
+        let mut h = common::app_harness_from_args(&args, egui::vec2(800.0, 480.0));
+        h.step();
+        let ctx = h.ctx.clone();
+        if let Some(app) = h.state_mut().as_mut() {
+            app.run_command(&ctx, tern::window::commands::Command::NewTab);
+        }
+        for _ in 0..5 {
+            h.step();
+        }
+        assert_eq!(
+            tab_bar_fill(&h).is_some(),
+            filled,
+            "theme {theme:?}: tab bar fill {:?}",
+            tab_bar_fill(&h)
+        );
+    }
+}

@@ -429,7 +429,12 @@ impl TernApp {
             actions.extend(chrome::sidebar(ui, &mut self.sidebar, &groups, &self.theme));
         }
         if let Some(strip) = self.tab_strip() {
-            actions.extend(chrome::tab_bar(ui, &strip, &self.theme));
+            actions.extend(chrome::tab_bar(
+                ui,
+                &strip,
+                &self.theme,
+                self.palette.background().is_dark(),
+            ));
         }
         // A form or picker that just closed leaves egui's keyboard focus on its text
         // field for one more frame, which would swallow the first keys typed into the

@@ -35,8 +35,7 @@ impl Scheme {
     /// Whether the background is dark (the window's chrome follows it).
     pub fn is_dark(&self) -> bool {
         let b = self.background;
-        // Relative luminance, roughly (sRGB weights without the curve).
-        (0.2126 * b.r as f32 + 0.7152 * b.g as f32 + 0.0722 * b.b as f32) < 128.0
+        crate::model::Rgb::new(b.r, b.g, b.b).is_dark()
     }
 }
 

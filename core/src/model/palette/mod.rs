@@ -16,6 +16,13 @@ impl Rgb {
         Rgb { r, g, b }
     }
 
+    /// Whether this is a dark colour: relative luminance, roughly (sRGB weights without
+    /// the curve), under half. A scheme is dark by its background, and the window's
+    /// chrome follows it.
+    pub fn is_dark(self) -> bool {
+        0.2126 * f32::from(self.r) + 0.7152 * f32::from(self.g) + 0.0722 * f32::from(self.b) < 128.0
+    }
+
     /// xterm's reply form: `rgb:rrrr/gggg/bbbb`.
     pub fn to_xparse(self) -> String {
         format!(
