@@ -182,6 +182,10 @@ fn run_window(cli: Cli) -> ExitCode {
     if let eframe::egui_wgpu::WgpuSetup::CreateNew(new) = &mut options.wgpu_options.wgpu_setup {
         new.instance_descriptor.backends = backends;
     }
+    static LOGGER: ErrorsToStderr = ErrorsToStderr;
+    if log::set_logger(&LOGGER).is_ok() {
+        log::set_max_level(log::LevelFilter::Error);
+    }
     let created = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let mut app = eframe::create_native(
         "tern",
@@ -227,6 +231,24 @@ fn run_window(cli: Cli) -> ExitCode {
             None => ExitCode::SUCCESS,
         },
     }
+}
+
+/// eframe, winit and wgpu say what failed through `log` (eframe leaves its loop with the
+/// error logged when it cannot make the window or its device): errors go to stderr.
+struct ErrorsToStderr;
+
+impl log::Log for ErrorsToStderr {
+    fn enabled(&self, metadata: &log::Metadata) -> bool {
+        metadata.level() <= log::Level::Error
+    }
+
+    fn log(&self, record: &log::Record) {
+        if self.enabled(record.metadata()) {
+            eprintln!("tern: {}: {}", record.target(), record.args());
+        }
+    }
+
+    fn flush(&self) {}
 }
 
 fn cannot_open_window(e: &dyn std::fmt::Display) -> ExitCode {

@@ -416,3 +416,27 @@ fn without_a_vulkan_driver_the_window_draws_through_gl() {
     assert!(text.contains("first_output_frame_built"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Vulkan asked for (`WGPU_BACKEND`) where there is no Vulkan driver: tern says why it
+/// cannot open a window — eframe's own error, logged, and its summary — and exits 2.
+#[test]
+fn a_gpu_device_that_cannot_be_made_is_said_with_its_cause() {
+    let display = start_xvfb();
+    let (dir, runtime) = scratch("no-device");
+    let out = Command::new(env!("CARGO_BIN_EXE_tern"))
+        .args(["-e", "true"])
+        .env("DISPLAY", &display.name)
+        .env("XDG_RUNTIME_DIR", &runtime)
+        .env("TERN_CONFIG", dir.join("no-config.ron"))
+        .env("TERN_SESSION", dir.join("session.ron"))
+        .env("VK_ICD_FILENAMES", "/nonexistent/icd.json")
+        .env("WGPU_BACKEND", "vulkan")
+        .env_remove("WAYLAND_DISPLAY")
+        .output()
+        .expect("tern runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("cannot open a window"), "{err}");
+    assert!(err.contains("WGPU error"), "eframe's cause is said: {err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
