@@ -190,6 +190,30 @@ fn tern_msg_opens_lists_and_types_into_a_tab_of_the_real_window() {
 fn a_second_plain_start_opens_a_tab_in_the_running_tern() {
     let display = start_xvfb();
     let (dir, runtime) = scratch("second");
+    // A window manager, as a desktop has (raising a window is a request to it), running
+    // before the first tern maps its window (started after it, openbox could miss a
+    // window mapped while it was taking over the screen: seen as a window never
+    // managed, never raised).
+    let _wm = Killed(
+        Command::new("openbox")
+            .env("DISPLAY", &display.name)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("openbox (apt-get install openbox)"),
+    );
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !Command::new("xdotool")
+        .env("DISPLAY", &display.name)
+        .arg("get_desktop")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+    {
+        assert!(Instant::now() < deadline, "openbox did not take the screen");
+        std::thread::sleep(Duration::from_millis(50));
+    }
     let (_first, _trace) = start_tern(&display, &dir, &runtime, &[]);
     let socket = runtime.join("tern").join("session.sock");
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -200,16 +224,6 @@ fn a_second_plain_start_opens_a_tab_in_the_running_tern() {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
-    // A window manager, as a desktop has (raising a window is a request to it), and
-    // another window with the focus (a tern of its own, not the session's).
-    let _wm = Killed(
-        Command::new("openbox")
-            .env("DISPLAY", &display.name)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .expect("openbox (apt-get install openbox)"),
-    );
     let first_window = window_of(&display, _first.0.id());
     std::fs::create_dir_all(dir.join("other")).expect("mkdir");
     let (other, _) = start_tern(&display, &dir.join("other"), &runtime, &["-e", "sh"]);
