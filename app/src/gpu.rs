@@ -10,7 +10,7 @@
 use eframe::wgpu;
 
 /// A wgpu instance made on a thread of its own, with its adapters enumerated.
-pub struct DriverWarmUp(Option<std::thread::JoinHandle<Probe>>);
+pub struct DriverProbe(Option<std::thread::JoinHandle<Probe>>);
 
 /// What the early instance found.
 pub struct Probe {
@@ -21,9 +21,9 @@ pub struct Probe {
     pub adapters: Vec<wgpu::DeviceType>,
 }
 
-impl DriverWarmUp {
+impl DriverProbe {
     /// Starts loading the drivers for `backends` and enumerating their adapters.
-    pub fn start(backends: wgpu::Backends) -> DriverWarmUp {
+    pub fn start(backends: wgpu::Backends) -> DriverProbe {
         let thread = std::thread::Builder::new()
             .name("tern-gpu-probe".into())
             .spawn(move || {
@@ -37,7 +37,7 @@ impl DriverWarmUp {
                     .collect();
                 Probe { instance, adapters }
             });
-        DriverWarmUp(thread.ok())
+        DriverProbe(thread.ok())
     }
 
     /// Waits for the probe: `None` if its thread could not start or panicked.

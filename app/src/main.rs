@@ -157,12 +157,12 @@ fn run_window(cli: Cli) -> ExitCode {
     let display = ["DISPLAY", "WAYLAND_DISPLAY"]
         .iter()
         .any(|v| std::env::var_os(v).is_some_and(|d| !d.is_empty()));
-    let probe = display.then(|| tern::gpu::DriverWarmUp::start(eframe::wgpu::Backends::VULKAN));
+    let probe = display.then(|| tern::gpu::DriverProbe::start(eframe::wgpu::Backends::VULKAN));
     let fonts = std::thread::Builder::new()
         .name("tern-fonts-warm".into())
         .spawn(|| drop(window::glyphs::emoji::find_font()));
     let event_loop = winit::event_loop::EventLoop::<eframe::UserEvent>::with_user_event().build();
-    let probe = probe.and_then(tern::gpu::DriverWarmUp::finish);
+    let probe = probe.and_then(tern::gpu::DriverProbe::finish);
     let event_loop = match event_loop {
         Ok(event_loop) => event_loop,
         Err(e) => {

@@ -29,6 +29,22 @@ fn harness(program: &str, args: &[&str]) -> Harness<'static, Slot> {
     common::app_harness_from_args(&all, egui::vec2(800.0, 480.0))
 }
 
+/// `sh -c script` in the window, once a row reads `line` and the pane has its size.
+fn sh_showing(script: &str, line: &str) -> Harness<'static, Slot> {
+    let mut h = harness("sh", &["-c", script]);
+    step_until(&mut h, "output", |rows| rows.iter().any(|r| r == line));
+    common::wait_sized(&mut h);
+    h
+}
+
+/// Carries out `command` as the key map would.
+fn run(h: &mut Harness<'_, Slot>, command: tern::window::commands::Command) {
+    let ctx = h.ctx.clone();
+    if let Some(app) = h.state_mut().as_mut() {
+        app.run_command(&ctx, command);
+    }
+}
+
 /// Whether the focused pane has a selection.
 fn has_selection(h: &Harness<'_, Slot>) -> bool {
     let app = h.state().as_ref().expect("app");
@@ -406,11 +422,7 @@ fn ctrl_shift_f_finds_text_in_history_and_scrolls_to_it() {
 #[test]
 fn copying_a_selection_in_the_history_does_not_wait_for_the_model() {
     let script = "stty -echo; printf 'alpha beta gamma\\n'; read x; i=0; while [ $i -lt 40 ]; do echo more$i; i=$((i+1)); done; exec cat";
-    let mut h = harness("sh", &["-c", script]);
-    step_until(&mut h, "output", |rows| {
-        rows.iter().any(|r| r == "alpha beta gamma")
-    });
-    common::wait_sized(&mut h);
+    let mut h = sh_showing(script, "alpha beta gamma");
     drag_select(&mut h, (6.0, 0.0), (9.0, 0.0));
     h.step();
     h.key_press(Key::Enter);
@@ -431,11 +443,7 @@ fn a_selection_follows_its_text_as_output_scrolls_and_clears_when_the_text_chang
     let script = "stty -echo; printf 'alpha beta gamma\\n'; read x; i=0; while [ $i -lt 40 ]; do echo more$i; i=$((i+1)); done; \
                   read y; i=0; while [ $i -lt 30 ]; do echo later$i; i=$((i+1)); done; \
                   read z; printf '\\033[1;1H\\033[2Kchanged\\n'; exec cat";
-    let mut h = harness("sh", &["-c", script]);
-    step_until(&mut h, "output", |rows| {
-        rows.iter().any(|r| r == "alpha beta gamma")
-    });
-    common::wait_sized(&mut h);
+    let mut h = sh_showing(script, "alpha beta gamma");
     drag_select(&mut h, (6.0, 0.0), (9.0, 0.0));
     h.step();
     h.step();
@@ -686,11 +694,7 @@ fn a_touchpad_scrolls_history_by_pixels_showing_part_of_a_line() {
 #[test]
 fn nothing_the_window_does_waits_for_the_model() {
     let script = "i=1; while [ $i -le 3000 ]; do echo \"line $i\"; i=$((i+1)); done; exec cat";
-    let mut h = harness("sh", &["-c", script]);
-    step_until(&mut h, "output", |rows| {
-        rows.iter().any(|r| r == "line 3000")
-    });
-    common::wait_sized(&mut h);
+    let mut h = sh_showing(script, "line 3000");
     let pipeline = h.state().as_ref().expect("app").core().pipeline().clone();
     // Far up the history, a page at a time.
     for _ in 0..40 {
@@ -714,11 +718,8 @@ fn nothing_the_window_does_waits_for_the_model() {
     let copied = common::step_until_copied(&mut h, "copy mode's yank at the top");
     assert_eq!(copied, ["line"]);
     // Save the scrollback (read on the save's own thread) and open a tab.
-    let ctx = h.ctx.clone();
-    if let Some(app) = h.state_mut().as_mut() {
-        app.run_command(&ctx, tern::window::commands::Command::SaveScrollback);
-        app.run_command(&ctx, tern::window::commands::Command::NewTab);
-    }
+    run(&mut h, tern::window::commands::Command::SaveScrollback);
+    run(&mut h, tern::window::commands::Command::NewTab);
     for _ in 0..5 {
         h.step();
     }
@@ -733,11 +734,7 @@ fn nothing_the_window_does_waits_for_the_model() {
 fn ctrl_click_opens_a_link_and_a_refused_scheme_is_said() {
     let script =
         "printf '\\033]8;;javascript:alert(1)\\033\\\\bad link\\033]8;;\\033\\\\\\n'; exec cat";
-    let mut h = harness("sh", &["-c", script]);
-    step_until(&mut h, "output", |rows| {
-        rows.iter().any(|r| r == "bad link")
-    });
-    common::wait_sized(&mut h);
+    let mut h = sh_showing(script, "bad link");
     drag_select_with(&mut h, (1.0, 0.0), (1.0, 0.0), Modifiers::CTRL);
     h.step();
     h.step();
@@ -781,10 +778,7 @@ fn the_tab_bar_is_filled_only_on_a_light_background() {
         args.extend(["--cols", "80", "--rows", "24", "-e", "sh"]);
         let mut h = common::app_harness_from_args(&args, egui::vec2(800.0, 480.0));
         h.step();
-        let ctx = h.ctx.clone();
-        if let Some(app) = h.state_mut().as_mut() {
-            app.run_command(&ctx, tern::window::commands::Command::NewTab);
-        }
+        run(&mut h, tern::window::commands::Command::NewTab);
         for _ in 0..5 {
             h.step();
         }

@@ -153,33 +153,29 @@ impl Poller {
     /// that did not ring, so it is looked for then); `Empty` after a wake-up (the
     /// messages it may bring are read with [`Poller::try_recv`]).
     pub fn wait(&mut self, ready: &mut Vec<PaneId>) -> Result<ModelMsg, TryRecvError> {
-        self.bell.sleeping.store(true, Ordering::Relaxed);
-        fence(Ordering::SeqCst);
-        let first = self.rx.try_recv();
-        if matches!(first, Err(TryRecvError::Empty)) {
-            self.collect(None, ready);
-        }
-        self.bell.sleeping.store(false, Ordering::Relaxed);
-        first
+        self.wait_until(None, ready)
     }
 
-    /// Like [`Poller::wait`], but wakes by `deadline` at the latest (then `Empty`, and
-    /// nothing is ready): the end of a hidden flood's rest (`throttle.rs`).
+    /// Like [`Poller::wait`], but wakes by `deadline` at the latest when there is one
+    /// (then `Empty`, and nothing is ready): the end of a hidden flood's rest
+    /// (`throttle.rs`), or just before a reply's next input is due (`reply_poll.rs`).
     pub fn wait_until(
         &mut self,
-        deadline: Instant,
+        deadline: Option<Instant>,
         ready: &mut Vec<PaneId>,
     ) -> Result<ModelMsg, TryRecvError> {
         self.bell.sleeping.store(true, Ordering::Relaxed);
         fence(Ordering::SeqCst);
         let first = self.rx.try_recv();
         if matches!(first, Err(TryRecvError::Empty)) {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let timeout = rustix::event::Timespec {
-                tv_sec: left.as_secs() as i64,
-                tv_nsec: i64::from(left.subsec_nanos()),
-            };
-            self.collect(Some(&timeout), ready);
+            let timeout = deadline.map(|d| {
+                let left = d.saturating_duration_since(Instant::now());
+                rustix::event::Timespec {
+                    tv_sec: left.as_secs() as i64,
+                    tv_nsec: i64::from(left.subsec_nanos()),
+                }
+            });
+            self.collect(timeout.as_ref(), ready);
         }
         self.bell.sleeping.store(false, Ordering::Relaxed);
         first

@@ -20,20 +20,26 @@ impl ModelThread {
         loop {
             // Block only when idle; wake at once on any message or pty input.
             if !self.has_work() && !self.idle_work() {
-                self.sample_if_due(Instant::now(), SampleRing::IDLE_EVERY_NS);
+                let now = Instant::now();
+                self.sample_if_due(now, SampleRing::IDLE_EVERY_NS);
                 let mut woken = std::mem::take(&mut self.woken);
-                let first = match self.poll_after_reply(&mut woken) {
-                    Some(first) => first,
+                let (first, slept) = match self.poll_after_reply(now, &mut woken) {
+                    Some(first) => (first, false),
                     None => {
-                        let first = match self.pace.wake_at(Instant::now()) {
-                            Some(at) => self.poller.wait_until(at, &mut woken),
-                            None => self.poller.wait(&mut woken),
+                        // The rest's end as of now (a poll may have taken a while):
+                        // a rest that is over asks no wake-up.
+                        let deadline = if self.pace.throttling() {
+                            self.pace.wake_at(Instant::now())
+                        } else {
+                            None
                         };
-                        self.reply_poll.woke(Instant::now());
-                        first
+                        (self.poller.wait_until(deadline, &mut woken), true)
                     }
                 };
                 busy_from = Instant::now();
+                if slept {
+                    self.reply_poll.woke(busy_from);
+                }
                 self.mark_readable(&mut woken);
                 self.woken = woken;
                 let go_on = match first {
@@ -57,7 +63,9 @@ impl ModelThread {
                     Err(TryRecvError::Disconnected) => return,
                 }
             }
-            self.update_throttle(Instant::now());
+            // The round's start (just read at the wake-up or at the end of the last
+            // round): no clock read of its own.
+            self.update_throttle(busy_from);
             self.read_ptys();
             self.schedule_round();
             // A frame built in a round that parsed nothing waits for the idle work only
@@ -91,16 +99,16 @@ impl ModelThread {
     /// and counts it. See [`ReplyPoll`].
     pub(super) fn poll_after_reply(
         &mut self,
+        now: Instant,
         woken: &mut Vec<PaneId>,
     ) -> Option<Result<ModelMsg, TryRecvError>> {
-        let now = Instant::now();
         self.reply_poll.poll_until(now)?;
         // Input due at a steady cadence: sleep until just before it (input sooner
         // wakes the thread, and is handled as any wake-up from sleep).
         if let Some(wake) = self.reply_poll.sleep_first(now) {
             // A hidden flood's rest that ends sooner still ends on time.
             let wake = self.pace.wake_at(now).map_or(wake, |at| at.min(wake));
-            let first = self.poller.wait_until(wake, woken);
+            let first = self.poller.wait_until(Some(wake), woken);
             if !woken.is_empty() || !matches!(first, Err(TryRecvError::Empty)) {
                 self.reply_poll.woke(Instant::now());
                 return Some(first);
