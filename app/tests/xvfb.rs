@@ -440,3 +440,184 @@ fn a_gpu_device_that_cannot_be_made_is_said_with_its_cause() {
     assert!(err.contains("WGPU error"), "eframe's cause is said: {err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Typing into the window asks the X server nothing on the way to each frame: winit asks
+/// the server on every call for the window's size, position and minimized state (each a
+/// synchronous round trip, waiting behind whatever the server does for other clients),
+/// and egui-winit and eframe asked every frame and after every event (tern's patches,
+/// `vendor/egui-winit/PATCHES.md`, `vendor/eframe/PATCHES.md`). tern talks to Xvfb
+/// through a proxy that counts its requests while keys are typed; what is left is the
+/// frames themselves and the Vulkan driver's one size query before each.
+#[test]
+fn typing_asks_the_x_server_nothing_but_the_drivers_own_requests() {
+    let display = start_xvfb();
+    let (dir, runtime) = scratch("x-requests");
+    let proxy = XProxy::start(&display);
+    let (_tern, trace) = shell_40x10(&display, &dir, &runtime, &[("DISPLAY", &proxy.name)]);
+    std::thread::sleep(Duration::from_millis(500));
+    let window = tern_window(&display);
+    std::thread::sleep(Duration::from_millis(300));
+    let before = proxy.counts();
+    let typed = dir.join("typed");
+    type_line(
+        &display,
+        &window,
+        &format!("echo 12345 > {}", typed.display()),
+    );
+    wait_for("the typed command's file", &dir, || {
+        std::fs::read_to_string(&typed)
+            .ok()
+            .filter(|t| t.contains("12345"))
+    });
+    wait_trace(&trace, &dir, "the typed keys were never drawn", |t| {
+        t.contains("key_echo_frame")
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    let after = proxy.counts();
+    let asked = |opcode: u8| after[opcode as usize] - before[opcode as usize];
+    let (get_property, get_geometry, translate, put_image) =
+        (asked(20), asked(14), asked(40), asked(72));
+    let said = format!(
+        "while a command was typed: GetProperty {get_property}, GetGeometry {get_geometry}, \
+         TranslateCoordinates {translate}, PutImage (frames, software Vulkan) {put_image}"
+    );
+    eprintln!("{said}");
+    assert_eq!(get_property, 0, "the minimized state was asked: {said}");
+    assert_eq!(translate, 0, "the window's position was asked: {said}");
+    if put_image > 0 {
+        // Mesa's software swapchain asks the window's size once per frame it presents.
+        assert!(
+            get_geometry <= put_image,
+            "the window's size was asked beyond the driver's once a frame: {said}"
+        );
+    } else {
+        assert!(get_geometry <= 2 * put_image.max(40), "{said}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// An X display that forwards every connection to `display` and counts the requests
+/// its clients send, by major opcode.
+struct XProxy {
+    name: String,
+    counts: std::sync::Arc<std::sync::Mutex<[u64; 256]>>,
+    path: PathBuf,
+}
+
+impl XProxy {
+    fn start(display: &Display) -> XProxy {
+        use std::os::unix::net::{UnixListener, UnixStream};
+        let n = free_display();
+        let path = PathBuf::from(format!("/tmp/.X11-unix/X{n}"));
+        let listener = UnixListener::bind(&path).expect("the proxy's X socket");
+        let server = PathBuf::from(format!(
+            "/tmp/.X11-unix/X{}",
+            display.name.trim_start_matches(':')
+        ));
+        let counts = std::sync::Arc::new(std::sync::Mutex::new([0u64; 256]));
+        let c = counts.clone();
+        std::thread::spawn(move || {
+            for client in listener.incoming().flatten() {
+                let Ok(upstream) = UnixStream::connect(&server) else {
+                    continue;
+                };
+                let (mut down, mut up) = (
+                    upstream.try_clone().expect("clone"),
+                    client.try_clone().expect("clone"),
+                );
+                std::thread::spawn(move || std::io::copy(&mut down, &mut up));
+                let c = c.clone();
+                std::thread::spawn(move || count_requests(client, upstream, &c));
+            }
+        });
+        XProxy {
+            name: format!(":{n}"),
+            counts,
+            path,
+        }
+    }
+
+    fn counts(&self) -> [u64; 256] {
+        *self.counts.lock().unwrap()
+    }
+}
+
+impl Drop for XProxy {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// Forwards a client's byte stream to the server, counting each request's major
+/// opcode: after the connection set-up (12 bytes, then the authorization's name and
+/// data, each padded to 4), a request is an opcode, a byte, and its length in 4-byte
+/// units (0: BIG-REQUESTS, the length in the next 4 bytes).
+fn count_requests(
+    mut client: std::os::unix::net::UnixStream,
+    mut server: std::os::unix::net::UnixStream,
+    counts: &std::sync::Mutex<[u64; 256]>,
+) {
+    use std::io::{Read, Write};
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 65536];
+    let mut set_up = false;
+    let mut skip = 0usize;
+    loop {
+        let n = match client.read(&mut chunk) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => n,
+        };
+        if server.write_all(&chunk[..n]).is_err() {
+            return;
+        }
+        let mut data = &chunk[..n];
+        let dropped = skip.min(data.len());
+        skip -= dropped;
+        data = &data[dropped..];
+        buf.extend_from_slice(data);
+        loop {
+            if !set_up {
+                if buf.len() < 12 {
+                    break;
+                }
+                let little = buf[0] == b'l';
+                let u16_at = |i: usize| {
+                    let b = [buf[i], buf[i + 1]];
+                    (if little {
+                        u16::from_le_bytes(b)
+                    } else {
+                        u16::from_be_bytes(b)
+                    }) as usize
+                };
+                let len = 12 + u16_at(6).next_multiple_of(4) + u16_at(8).next_multiple_of(4);
+                if buf.len() < len {
+                    break;
+                }
+                buf.drain(..len);
+                set_up = true;
+                continue;
+            }
+            if buf.len() < 4 {
+                break;
+            }
+            // X clients on this machine are little-endian (set-up byte 'l').
+            let short = u16::from_le_bytes([buf[2], buf[3]]) as usize * 4;
+            let len = if short > 0 {
+                short
+            } else if buf.len() >= 8 {
+                u32::from_le_bytes([buf[4], buf[5], buf[6], buf[7]]) as usize * 4
+            } else {
+                break;
+            };
+            counts.lock().unwrap()[buf[0] as usize] += 1;
+            if buf.len() >= len {
+                buf.drain(..len);
+            } else {
+                // A big request (a frame's PutImage): skip the rest as it comes.
+                skip = len - buf.len();
+                buf.clear();
+                break;
+            }
+        }
+    }
+}
