@@ -445,24 +445,88 @@ fn a_gpu_device_that_cannot_be_made_is_said_with_its_cause() {
 /// the server on every call for the window's size, position and minimized state (each a
 /// synchronous round trip, waiting behind whatever the server does for other clients),
 /// and egui-winit and eframe asked every frame and after every event (tern's patches,
-/// `vendor/egui-winit/PATCHES.md`, `vendor/eframe/PATCHES.md`). tern talks to Xvfb
-/// through a proxy that counts its requests while keys are typed; what is left is the
-/// frames themselves and the Vulkan driver's one size query before each.
+/// `vendor/egui-winit/PATCHES.md`, `vendor/eframe/PATCHES.md`). And with a software
+/// renderer the frames go through shared memory (`vendor/eframe`, `shm_present.rs`), not
+/// as a `PutImage` of the whole window over the socket after a size query, as Mesa's
+/// software swapchain sends them. tern talks to Xvfb through a proxy that counts its
+/// requests while a command is typed.
 #[test]
-fn typing_asks_the_x_server_nothing_but_the_drivers_own_requests() {
+fn typing_asks_the_x_server_nothing_and_frames_go_through_shared_memory() {
+    let (requests, said) = requests_while_typing("x-requests", &[]);
+    assert_eq!(
+        requests.get_property, 0,
+        "the minimized state was asked: {said}"
+    );
+    assert_eq!(
+        requests.translate, 0,
+        "the window's position was asked: {said}"
+    );
+    assert_eq!(
+        requests.get_geometry, 0,
+        "the window's size was asked: {said}"
+    );
+    assert_eq!(
+        requests.put_image, 0,
+        "frames went over the socket instead of through shared memory: {said}"
+    );
+}
+
+/// `present_mode: Vsync` keeps the driver's swapchain (FIFO), software renderer or not:
+/// the frames come as Mesa's software swapchain sends them (`PutImage`, after the
+/// window's size, once a frame), they show what was typed, and tern itself still asks
+/// nothing.
+#[test]
+fn with_vsync_the_frames_go_through_the_drivers_swapchain() {
+    let (requests, said) = requests_while_typing("x-requests-vsync", &["-o", "present_mode=Vsync"]);
+    assert!(
+        requests.put_image > 0,
+        "no frame came through the swapchain: {said}"
+    );
+    assert_eq!(requests.get_property, 0, "{said}");
+    assert!(
+        requests.get_geometry <= requests.put_image,
+        "the window's size was asked beyond the driver's once a frame: {said}"
+    );
+}
+
+/// The requests tern sent while a command was typed into its window.
+struct Requests {
+    get_property: u64,
+    get_geometry: u64,
+    translate: u64,
+    put_image: u64,
+}
+
+/// Starts tern (with `args` before its `-e sh`) through an [`XProxy`], types a command
+/// that writes a file, and counts what tern asked the X server meanwhile; the command's
+/// output must be drawn in the window (read from the real display).
+fn requests_while_typing(name: &str, args: &[&str]) -> (Requests, String) {
     let display = start_xvfb();
-    let (dir, runtime) = scratch("x-requests");
+    let (dir, runtime) = scratch(name);
     let proxy = XProxy::start(&display);
-    let (_tern, trace) = shell_40x10(&display, &dir, &runtime, &[("DISPLAY", &proxy.name)]);
+    let mut argv = args.to_vec();
+    argv.extend(["--cols", "40", "--rows", "10", "-e", "sh"]);
+    let (_tern, trace) =
+        start_tern_with(&display, &dir, &runtime, &argv, &[("DISPLAY", &proxy.name)]);
+    wait_trace(
+        &trace,
+        &dir,
+        "no first frame with the shell's output",
+        |t| t.contains("first_output_frame_built"),
+    );
     std::thread::sleep(Duration::from_millis(500));
     let window = tern_window(&display);
     std::thread::sleep(Duration::from_millis(300));
     let before = proxy.counts();
     let typed = dir.join("typed");
+    // Prints a row of red cells on the first line, and writes the file.
     type_line(
         &display,
         &window,
-        &format!("echo 12345 > {}", typed.display()),
+        &format!(
+            "clear; printf '\\033[41m%20s\\033[0m' ''; echo 12345 > {}",
+            typed.display()
+        ),
     );
     wait_for("the typed command's file", &dir, || {
         std::fs::read_to_string(&typed)
@@ -472,28 +536,27 @@ fn typing_asks_the_x_server_nothing_but_the_drivers_own_requests() {
     wait_trace(&trace, &dir, "the typed keys were never drawn", |t| {
         t.contains("key_echo_frame")
     });
+    let red = (0xcd, 0x00, 0x00);
+    wait_for("the red row drawn in the window", &dir, || {
+        (pixel(&display.name, 90, 8) == red).then_some(())
+    });
     std::thread::sleep(Duration::from_millis(300));
     let after = proxy.counts();
     let asked = |opcode: u8| after[opcode as usize] - before[opcode as usize];
-    let (get_property, get_geometry, translate, put_image) =
-        (asked(20), asked(14), asked(40), asked(72));
+    let requests = Requests {
+        get_property: asked(20),
+        get_geometry: asked(14),
+        translate: asked(40),
+        put_image: asked(72),
+    };
     let said = format!(
-        "while a command was typed: GetProperty {get_property}, GetGeometry {get_geometry}, \
-         TranslateCoordinates {translate}, PutImage (frames, software Vulkan) {put_image}"
+        "while a command was typed: GetProperty {}, GetGeometry {}, TranslateCoordinates {}, \
+         PutImage {}",
+        requests.get_property, requests.get_geometry, requests.translate, requests.put_image
     );
     eprintln!("{said}");
-    assert_eq!(get_property, 0, "the minimized state was asked: {said}");
-    assert_eq!(translate, 0, "the window's position was asked: {said}");
-    if put_image > 0 {
-        // Mesa's software swapchain asks the window's size once per frame it presents.
-        assert!(
-            get_geometry <= put_image,
-            "the window's size was asked beyond the driver's once a frame: {said}"
-        );
-    } else {
-        assert!(get_geometry <= 2 * put_image.max(40), "{said}");
-    }
     let _ = std::fs::remove_dir_all(&dir);
+    (requests, said)
 }
 
 /// An X display that forwards every connection to `display` and counts the requests
@@ -521,11 +584,11 @@ impl XProxy {
                 let Ok(upstream) = UnixStream::connect(&server) else {
                     continue;
                 };
-                let (mut down, mut up) = (
+                let (down, up) = (
                     upstream.try_clone().expect("clone"),
                     client.try_clone().expect("clone"),
                 );
-                std::thread::spawn(move || std::io::copy(&mut down, &mut up));
+                std::thread::spawn(move || while forward(&down, &up).is_some() {});
                 let c = c.clone();
                 std::thread::spawn(move || count_requests(client, upstream, &c));
             }
@@ -548,29 +611,74 @@ impl Drop for XProxy {
     }
 }
 
+/// Forwards what one read of `from` gives to `to`, with the file descriptors passed
+/// along (a client gives the X server its shared-memory segments that way): the bytes,
+/// or `None` when `from` closed.
+fn forward(
+    from: &std::os::unix::net::UnixStream,
+    to: &std::os::unix::net::UnixStream,
+) -> Option<Vec<u8>> {
+    use rustix::net::{
+        RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags, SendAncillaryBuffer,
+        SendAncillaryMessage, SendFlags, recvmsg, sendmsg,
+    };
+    use std::io::{IoSlice, IoSliceMut};
+    use std::mem::MaybeUninit;
+    use std::os::fd::AsFd;
+    let mut buf = vec![0u8; 65536];
+    let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(16))];
+    let mut control = RecvAncillaryBuffer::new(&mut space);
+    let got = recvmsg(
+        from,
+        &mut [IoSliceMut::new(&mut buf)],
+        &mut control,
+        RecvFlags::CMSG_CLOEXEC,
+    )
+    .ok()?;
+    if got.bytes == 0 {
+        return None;
+    }
+    buf.truncate(got.bytes);
+    let mut fds = Vec::new();
+    for message in control.drain() {
+        if let RecvAncillaryMessage::ScmRights(rights) = message {
+            fds.extend(rights);
+        }
+    }
+    let borrowed: Vec<_> = fds.iter().map(|f| f.as_fd()).collect();
+    let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(16))];
+    let mut control = SendAncillaryBuffer::new(&mut space);
+    if !borrowed.is_empty() {
+        control.push(SendAncillaryMessage::ScmRights(&borrowed));
+    }
+    let mut sent = sendmsg(to, &[IoSlice::new(&buf)], &mut control, SendFlags::empty()).ok()?;
+    while sent < buf.len() {
+        let mut none = SendAncillaryBuffer::default();
+        sent += sendmsg(
+            to,
+            &[IoSlice::new(&buf[sent..])],
+            &mut none,
+            SendFlags::empty(),
+        )
+        .ok()?;
+    }
+    Some(buf)
+}
+
 /// Forwards a client's byte stream to the server, counting each request's major
 /// opcode: after the connection set-up (12 bytes, then the authorization's name and
 /// data, each padded to 4), a request is an opcode, a byte, and its length in 4-byte
 /// units (0: BIG-REQUESTS, the length in the next 4 bytes).
 fn count_requests(
-    mut client: std::os::unix::net::UnixStream,
-    mut server: std::os::unix::net::UnixStream,
+    client: std::os::unix::net::UnixStream,
+    server: std::os::unix::net::UnixStream,
     counts: &std::sync::Mutex<[u64; 256]>,
 ) {
-    use std::io::{Read, Write};
     let mut buf = Vec::new();
-    let mut chunk = [0u8; 65536];
     let mut set_up = false;
     let mut skip = 0usize;
-    loop {
-        let n = match client.read(&mut chunk) {
-            Ok(0) | Err(_) => return,
-            Ok(n) => n,
-        };
-        if server.write_all(&chunk[..n]).is_err() {
-            return;
-        }
-        let mut data = &chunk[..n];
+    while let Some(chunk) = forward(&client, &server) {
+        let mut data = &chunk[..];
         let dropped = skip.min(data.len());
         skip -= dropped;
         data = &data[dropped..];

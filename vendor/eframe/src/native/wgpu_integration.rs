@@ -93,6 +93,13 @@ pub struct SharedState {
 
     /// Passed on to each [`egui_winit::State`]. See [`NativeOptions::clipboard_shortcuts`].
     clipboard_shortcuts: bool,
+
+    /// tern's patch: the root window's frames through MIT-SHM (`shm_present.rs`), once
+    /// tried (`shm_tried`) and when it could be set up.
+    #[cfg(target_os = "linux")]
+    shm: Option<super::shm_present::ShmPresenter>,
+    #[cfg(target_os = "linux")]
+    shm_tried: bool,
 }
 
 pub type Viewports = egui::OrderedViewportIdMap<Viewport>;
@@ -379,6 +386,10 @@ impl<'app> WgpuWinitApp<'app> {
             focused_viewport: Some(ViewportId::ROOT),
             resized_viewport: None,
             clipboard_shortcuts: self.native_options.clipboard_shortcuts,
+            #[cfg(target_os = "linux")]
+            shm: None,
+            #[cfg(target_os = "linux")]
+            shm_tried: false,
         }));
 
         {
@@ -790,6 +801,10 @@ impl WgpuWinitRunning<'_> {
             viewports,
             painter,
             viewport_from_window,
+            #[cfg(target_os = "linux")]
+            shm,
+            #[cfg(target_os = "linux")]
+            shm_tried,
             ..
         } = &mut *shared_mut;
 
@@ -839,15 +854,56 @@ impl WgpuWinitRunning<'_> {
                     true
                 }
             });
-            let vsync_secs = painter.paint_and_update_textures(
-                viewport_id,
-                pixels_per_point,
-                app.clear_color(&egui_ctx.global_style().visuals),
-                &clipped_primitives,
-                pending_deltas,
-                screenshot_commands,
-                window,
-            );
+            let clear_color = app.clear_color(&egui_ctx.global_style().visuals);
+            // tern's patch: the root window's frames through MIT-SHM where it can be set
+            // up (`shm_present.rs`); a screenshot, and any failure, take the swapchain.
+            #[cfg(target_os = "linux")]
+            let shm_painted = viewport_id == ViewportId::ROOT && screenshot_commands.is_empty() && {
+                if !*shm_tried {
+                    *shm_tried = true;
+                    *shm = painter.render_state().and_then(|render| {
+                        super::shm_present::ShmPresenter::new(
+                            window,
+                            &render,
+                            painter.surface_config().present_mode,
+                        )
+                    });
+                }
+                let size = egui_winit::window_facts::facts(window).inner_size;
+                let painted = shm.as_mut().map(|presenter| {
+                    presenter.paint(
+                        [size.width, size.height],
+                        pixels_per_point,
+                        clear_color,
+                        &clipped_primitives,
+                        pending_deltas,
+                    )
+                });
+                match painted {
+                    Some(Ok(())) => true,
+                    Some(Err(err)) => {
+                        log::warn!("frames go through the swapchain from now on: {err}");
+                        *shm = None;
+                        false
+                    }
+                    None => false,
+                }
+            };
+            #[cfg(not(target_os = "linux"))]
+            let shm_painted = false;
+            let vsync_secs = if shm_painted {
+                0.0
+            } else {
+                painter.paint_and_update_textures(
+                    viewport_id,
+                    pixels_per_point,
+                    clear_color,
+                    &clipped_primitives,
+                    pending_deltas,
+                    screenshot_commands,
+                    window,
+                )
+            };
 
             for action in viewport.actions_requested.drain(..) {
                 match action {
