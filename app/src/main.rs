@@ -198,9 +198,13 @@ fn run_window(cli: Cli) -> ExitCode {
                 drop(probe);
                 let ctx = cc.egui_ctx.clone();
                 let wake = ctx.clone();
+                // One frame per wake: egui makes a zero-delay request two frames ("to
+                // give some things time to settle"), and a delivery is drawn in the
+                // frame that takes it; the second frame drew nothing new, on a
+                // software renderer a whole paint right after every echo.
                 waker.set(move || {
                     window::trace::note_wake();
-                    wake.request_repaint();
+                    wake.request_repaint_after(std::time::Duration::from_nanos(1));
                 });
                 let watched = tern::signals::on_termination(move || {
                     ctx.send_viewport_cmd(egui::ViewportCommand::Close);

@@ -441,6 +441,68 @@ fn a_gpu_device_that_cannot_be_made_is_said_with_its_cause() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A key echoed by `cat` costs the window two frames, the press's (which writes the key
+/// and, waiting for the echo, draws it) and the release's: not the frames egui makes
+/// for a wake-up ("two repaints, to let things settle") nor one for the echo's
+/// delivery that the key's frame already drew (`Slot::put` says when a frame waited
+/// for it). Before: four frames a key, each a whole paint on a software renderer.
+#[test]
+fn a_key_echoed_by_cat_costs_two_frames() {
+    let display = start_xvfb();
+    let (dir, runtime) = scratch("frames-per-key");
+    let (_tern, trace) = start_tern(
+        &display,
+        &dir,
+        &runtime,
+        &[
+            "-o",
+            "cursor.blinking=false",
+            "--cols",
+            "40",
+            "--rows",
+            "10",
+            "-e",
+            "sh",
+            "-c",
+            "printf ready; stty raw -echo; exec cat",
+        ],
+    );
+    wait_trace(&trace, &dir, "no first frame with cat's prompt", |t| {
+        t.contains("first_output_frame_built")
+    });
+    let window = tern_window(&display);
+    std::thread::sleep(Duration::from_millis(500));
+    let frames = || {
+        std::fs::read_to_string(&trace)
+            .unwrap_or_default()
+            .matches("\"event\":\"frame\"")
+            .count()
+    };
+    let echoes = || {
+        std::fs::read_to_string(&trace)
+            .unwrap_or_default()
+            .matches("key_echo_frame")
+            .count()
+    };
+    let (frames_before, echoes_before) = (frames(), echoes());
+    let keys = 10;
+    for _ in 0..keys {
+        xdo(&display, &["key", "--window", &window, "x"]);
+        std::thread::sleep(Duration::from_millis(150));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let (painted, echoed) = (frames() - frames_before, echoes() - echoes_before);
+    assert!(
+        echoed >= keys / 2,
+        "the keys' echoes were not drawn in their frames: {echoed}"
+    );
+    assert!(
+        painted <= 2 * keys + 2,
+        "{painted} frames for {keys} keys (a press and a release each)"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Typing into the window asks the X server nothing on the way to each frame: winit asks
 /// the server on every call for the window's size, position and minimized state (each a
 /// synchronous round trip, waiting behind whatever the server does for other clients),

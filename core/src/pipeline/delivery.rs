@@ -169,14 +169,18 @@ impl Slot {
             .unwrap_or(true)
     }
 
-    /// Puts a delivery (a snapshot replaces whatever is there).
-    pub fn put(&self, delivery: Delivery) {
-        if let Ok(mut s) = self.inner.lock() {
-            s.delivery = Some(delivery);
-            if s.waiting {
-                self.filled.notify_all();
-            }
+    /// Puts a delivery (a snapshot replaces whatever is there). Returns whether the UI
+    /// was waiting for it in [`Slot::take_within`] (a key's echo, a reveal): that frame
+    /// takes and draws it, so the UI needs no wake-up for it.
+    pub fn put(&self, delivery: Delivery) -> bool {
+        let Ok(mut s) = self.inner.lock() else {
+            return false;
+        };
+        s.delivery = Some(delivery);
+        if s.waiting {
+            self.filled.notify_all();
         }
+        s.waiting
     }
 
     pub fn take(&self) -> Option<Delivery> {
@@ -302,12 +306,18 @@ mod tests {
             let snapshot = snapshot(&term, 7);
             std::thread::spawn(move || {
                 std::thread::sleep(Duration::from_millis(10));
-                slot.put(Delivery::Snapshot(Box::new(snapshot)));
+                slot.put(Delivery::Snapshot(Box::new(snapshot)))
             })
         };
         let got = slot.take_within(Duration::from_secs(30));
         assert!(matches!(got, Some(Delivery::Snapshot(s)) if s.seq == 7));
-        let _ = putter.join();
+        assert!(
+            putter.join().unwrap(),
+            "the put said the UI was waiting for it"
+        );
         assert!(slot.is_empty(), "taken");
+        // With nobody waiting, the put says so (the model thread then wakes the UI).
+        assert!(!slot.put(Delivery::Snapshot(Box::new(snapshot(&term, 8)))));
+        assert!(matches!(slot.take(), Some(Delivery::Snapshot(s)) if s.seq == 8));
     }
 }
