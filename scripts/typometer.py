@@ -337,6 +337,10 @@ def key_breakdown(trace_path, presses):
         if echo is None:
             continue
         point = dict(echo, sent=sent, seen=sent + seen * 1e6)
+        if 0 <= point.get("frame_started_us", -1) <= point.get("received_us", -1):
+            # The key's own frame waited for the echo and drew it: no wake-up was
+            # asked for it (the last wake-up in the trace is an older one's).
+            point["woken_us"] = -1
         for name, a, b in STEPS:
             if point.get(a, -1) >= 0 and point.get(b, -1) is not None and point.get(b, -1) >= 0:
                 steps[name].append((point[b] - point[a]) / 1e3)
