@@ -441,13 +441,15 @@ fn a_gpu_device_that_cannot_be_made_is_said_with_its_cause() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A key echoed by `cat` costs the window two frames, the press's (which writes the key
-/// and, waiting for the echo, draws it) and the release's: not the frames egui makes
-/// for a wake-up ("two repaints, to let things settle") nor one for the echo's
-/// delivery that the key's frame already drew (`Slot::put` says when a frame waited
-/// for it). Before: four frames a key, each a whole paint on a software renderer.
+/// A key echoed by `cat` costs the window one frame: the press's, which writes the key
+/// and, waiting for the echo, draws it. Not the frames egui makes for a wake-up ("two
+/// repaints, to let things settle"), nor one for the echo's delivery that the key's
+/// frame already drew (`Slot::put` says when a frame waited for it), nor one for the
+/// key's release, which `cat` does not read (the patched egui-winit asks a frame for a
+/// release only while the focused pane's program asked for releases). Before: four
+/// frames a key, each a whole paint on a software renderer.
 #[test]
-fn a_key_echoed_by_cat_costs_two_frames() {
+fn a_key_echoed_by_cat_costs_one_frame() {
     let display = start_xvfb();
     let (dir, runtime) = scratch("frames-per-key");
     let (_tern, trace) = start_tern(
@@ -497,9 +499,66 @@ fn a_key_echoed_by_cat_costs_two_frames() {
         "the keys' echoes were not drawn in their frames: {echoed}"
     );
     assert!(
-        painted <= 2 * keys + 2,
-        "{painted} frames for {keys} keys (a press and a release each)"
+        painted <= keys + 2,
+        "{painted} frames for {keys} keys (one each, and the activity's going quiet)"
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A program that asked the kitty keyboard protocol for key releases (`CSI > 2 u`: event
+/// types) gets each release when it happens, with no other event to carry it: the
+/// window asks a frame for a release while the focused pane's program reads them.
+#[test]
+fn a_program_that_asked_for_key_releases_gets_them_at_once() {
+    let display = start_xvfb();
+    let (dir, runtime) = scratch("key-releases");
+    let got = dir.join("got");
+    let program = format!(
+        "printf '\\033[>2u'; stty raw -echo; exec cat > {}",
+        got.display()
+    );
+    let (_tern, trace) = start_tern(
+        &display,
+        &dir,
+        &runtime,
+        &[
+            "-o",
+            "cursor.blinking=false",
+            "--cols",
+            "40",
+            "--rows",
+            "10",
+            "-e",
+            "sh",
+            "-c",
+            &program,
+        ],
+    );
+    wait_trace(&trace, &dir, "no first frame", |t| {
+        t.contains("\"event\":\"frame\"")
+    });
+    let window = tern_window(&display);
+    std::thread::sleep(Duration::from_millis(500));
+    let read = || std::fs::read_to_string(&got).unwrap_or_default();
+    xdo(&display, &["keydown", "--window", &window, "x"]);
+    wait_for("the key's press in the program's input", &dir, || {
+        read().starts_with('x').then_some(())
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    let released = Instant::now();
+    xdo(&display, &["keyup", "--window", &window, "x"]);
+    // The release: 'x' (120), no modifiers, event type 3; not with whatever frame
+    // something else asks later.
+    while !read().contains("x\u{1b}[120;1:3u") {
+        // A frame of its own comes in milliseconds; without one the release waits for
+        // whatever frame comes next (the pane's activity state changing, a second on).
+        assert!(
+            released.elapsed() < Duration::from_millis(400),
+            "no release in the program's input 0.4 s after the key went up: {:?}",
+            read()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

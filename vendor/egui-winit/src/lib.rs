@@ -482,8 +482,11 @@ impl State {
                             || event.logical_key
                                 == winit::keyboard::Key::Named(winit::keyboard::NamedKey::Tab);
                         EventResponse {
-                            // tern's patch: a modifier key alone asks no frame.
-                            repaint: !window_facts::is_modifier_key(event),
+                            // tern's patch: a modifier key alone asks no frame, nor a
+                            // release the app does not read as it comes.
+                            repaint: !window_facts::is_modifier_key(event)
+                                && (event.state == ElementState::Pressed
+                                    || window_facts::key_releases_wanted()),
                             consumed,
                         }
                     }

@@ -8,6 +8,7 @@
 
 use std::collections::HashMap;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use winit::dpi::{PhysicalPosition, PhysicalSize};
 use winit::event::WindowEvent;
@@ -109,4 +110,18 @@ pub fn is_modifier_key(event: &winit::event::KeyEvent) -> bool {
                 | NamedKey::Hyper
         )
     )
+}
+
+static KEY_RELEASES_WANTED: AtomicBool = AtomicBool::new(false);
+
+/// Says whether the app reads key releases as they come (tern: the focused pane's
+/// program asked the kitty keyboard protocol for event types). When it does not, a
+/// key's release asks no frame of its own; egui sees it with the next frame.
+pub fn set_key_releases_wanted(wanted: bool) {
+    KEY_RELEASES_WANTED.store(wanted, Ordering::Relaxed);
+}
+
+/// Whether a key's release asks for a frame (see [`set_key_releases_wanted`]).
+pub fn key_releases_wanted() -> bool {
+    KEY_RELEASES_WANTED.load(Ordering::Relaxed)
 }

@@ -393,6 +393,14 @@ impl PaneUi {
         }
     }
 
+    /// Whether the pane's program asked the kitty keyboard protocol to report key
+    /// releases (event types).
+    pub fn reads_key_releases(&self) -> bool {
+        self.view.as_ref().is_some_and(|v| {
+            v.meta.modes.keyboard_flags & tern_core::model::kitty::flags::REPORT_EVENT_TYPES != 0
+        })
+    }
+
     pub fn open_search(&mut self) {
         self.search = Some(SearchBar::new());
     }
