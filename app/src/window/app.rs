@@ -447,12 +447,6 @@ impl TernApp {
         egui::CentralPanel::default()
             .frame(egui::Frame::NONE)
             .show(ui, |ui| actions.extend(self.panes_ui(ui)));
-        // A key's release asks a frame only while the focused pane's program reads
-        // releases (the kitty keyboard protocol's event types): else it waits for the
-        // next frame, instead of painting one of its own after every key.
-        egui_winit::window_facts::set_key_releases_wanted(
-            self.focused_ui().is_some_and(|p| p.reads_key_releases()),
-        );
         // What the panes' input asked while they were drawn: typed bytes, new sizes.
         self.apply_pane_output(&ctx);
         self.apply(&ctx, actions);

@@ -220,6 +220,18 @@ impl GlyphCache {
         self.atlas_size = size;
     }
 
+    /// Call once per frame after drawing: when egui's atlas grew or was rebuilt while
+    /// this frame drew (a new glyph did not fit), or a shaping font came in, what was
+    /// drawn used stale glyphs, and the next frame's [`Self::begin_frame`] rebuilds
+    /// them: that frame is asked for here (a wake-up asks egui for one frame, not its
+    /// "settling" second).
+    pub fn end_frame(&self, ctx: &egui::Context) {
+        let (ratio, size) = ctx.fonts(|f| (f.font_atlas_fill_ratio(), f.font_image_size()));
+        if ratio < self.fill_ratio || size != self.atlas_size || self.shaping_seen.is_some() {
+            ctx.request_repaint();
+        }
+    }
+
     /// Tells the symbol rasterizer the cell size (points) for this cache's font at the
     /// current scale. Call after [`Self::begin_frame`], before asking for glyphs.
     pub fn set_cell(&mut self, ctx: &egui::Context, cell: Vec2) {
