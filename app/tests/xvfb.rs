@@ -566,7 +566,7 @@ fn a_program_that_asked_for_key_releases_gets_them_at_once() {
 /// requests while a command is typed.
 #[test]
 fn typing_asks_the_x_server_nothing_and_frames_go_through_shared_memory() {
-    let (requests, said) = requests_while_typing("x-requests", &[]);
+    let (requests, said) = requests_while_typing(start_xvfb(), "x-requests", &[]);
     assert_eq!(
         requests.get_property, 0,
         "the minimized state was asked: {said}"
@@ -591,7 +591,11 @@ fn typing_asks_the_x_server_nothing_and_frames_go_through_shared_memory() {
 /// nothing.
 #[test]
 fn with_vsync_the_frames_go_through_the_drivers_swapchain() {
-    let (requests, said) = requests_while_typing("x-requests-vsync", &["-o", "present_mode=Vsync"]);
+    let (requests, said) = requests_while_typing(
+        start_xvfb(),
+        "x-requests-vsync",
+        &["-o", "present_mode=Vsync"],
+    );
     assert!(
         requests.put_image > 0,
         "no frame came through the swapchain: {said}"
@@ -603,6 +607,19 @@ fn with_vsync_the_frames_go_through_the_drivers_swapchain() {
     );
 }
 
+/// An X server without MIT-SHM (as a remote display is, to a client on another
+/// machine): the frames go through the driver's swapchain, and show what was typed.
+#[test]
+fn without_mit_shm_the_frames_go_through_the_drivers_swapchain() {
+    let display = start_xvfb_with("1024x768x24", &["-extension", "MIT-SHM"]);
+    let (requests, said) = requests_while_typing(display, "x-requests-no-shm", &[]);
+    assert!(
+        requests.put_image > 0,
+        "no frame came through the swapchain: {said}"
+    );
+    assert_eq!(requests.get_property, 0, "{said}");
+}
+
 /// The requests tern sent while a command was typed into its window.
 struct Requests {
     get_property: u64,
@@ -611,11 +628,10 @@ struct Requests {
     put_image: u64,
 }
 
-/// Starts tern (with `args` before its `-e sh`) through an [`XProxy`], types a command
+/// Starts tern on `display` (with `args` before its `-e sh`) through an [`XProxy`], types a command
 /// that writes a file, and counts what tern asked the X server meanwhile; the command's
 /// output must be drawn in the window (read from the real display).
-fn requests_while_typing(name: &str, args: &[&str]) -> (Requests, String) {
-    let display = start_xvfb();
+fn requests_while_typing(display: Display, name: &str, args: &[&str]) -> (Requests, String) {
     let (dir, runtime) = scratch(name);
     let proxy = XProxy::start(&display);
     let mut argv = args.to_vec();

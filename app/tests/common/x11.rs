@@ -161,12 +161,18 @@ pub fn start_xvfb() -> Display {
 }
 
 pub fn start_xvfb_sized(screen: &str) -> Display {
+    start_xvfb_with(screen, &[])
+}
+
+/// Xvfb with `screen` and further server arguments (say `-extension MIT-SHM`).
+pub fn start_xvfb_with(screen: &str, args: &[&str]) -> Display {
     let serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let n = free_display();
     let display = format!(":{n}");
     let server = Killed(
         Command::new("Xvfb")
             .args([display.as_str(), "-screen", "0", screen, "-nolisten", "tcp"])
+            .args(args)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
