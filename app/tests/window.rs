@@ -437,6 +437,40 @@ fn copying_a_selection_in_the_history_does_not_wait_for_the_model() {
     assert_eq!(pipeline.ui_waits(), 0, "the copy waited for the model");
 }
 
+/// A key whose echo changes the selected cells: the frame that wrote the key waited for
+/// the echo and drew it, and no wake-up follows that delivery (`Slot::put`), so that
+/// same frame drops the selection, as a frame that takes a delivery does. Each key
+/// here rewrites the first line with a new number, under the selection.
+#[test]
+fn a_selection_the_keys_echo_changes_is_dropped_in_the_keys_frame() {
+    let script = r#"stty raw -echo; printf 'count0'; exec bash -c 'n=0; while IFS= read -r -n1 c; do n=$((n+1)); printf "\r\033[2Kcount%s" $n; done'"#;
+    let mut h = sh_showing(script, "count0");
+    // The echo is caught by the key's frame when it comes within the echo wait (3 ms);
+    // a slow machine may miss it now and then: try a few keys.
+    for n in 1..=10 {
+        drag_select(&mut h, (5.0, 0.0), (5.0, 0.0));
+        h.step();
+        h.step();
+        assert!(has_selection(&h), "the digit is selected");
+        h.event(Event::Text("a".into()));
+        h.step();
+        if screen(&h)
+            .first()
+            .is_some_and(|r| *r == format!("count{n}"))
+        {
+            assert!(
+                !has_selection(&h),
+                "the frame that drew the key's echo kept a selection over changed cells"
+            );
+            return;
+        }
+        step_until(&mut h, "the echo", |rows| {
+            rows.first().is_some_and(|r| *r == format!("count{n}"))
+        });
+    }
+    panic!("no key's echo came within its frame's wait in ten keys");
+}
+
 #[test]
 fn a_selection_follows_its_text_as_output_scrolls_and_clears_when_the_text_changes() {
     // No echo: the Enter keys must not scroll the screen themselves.

@@ -148,6 +148,10 @@ pub struct GlyphCache {
     atlas_size: [usize; 2],
     /// Bumped whenever cached quads are dropped (their atlas positions may change).
     generation: u64,
+    /// The pass, atlas size and generation when the pass's first pane began drawing:
+    /// what [`Self::end_frame`] compares with (every pane's `begin_frame` moves the
+    /// fields above on).
+    pass_start: Option<(u64, [usize; 2], u64)>,
 }
 
 fn quads_of(
@@ -218,6 +222,9 @@ impl GlyphCache {
         }
         self.fill_ratio = ratio;
         self.atlas_size = size;
+        if self.pass_start.is_none_or(|(p, _, _)| p != pass) {
+            self.pass_start = Some((pass, size, self.generation));
+        }
     }
 
     /// Call once per frame after drawing: when egui's atlas grew or was rebuilt while
@@ -227,7 +234,18 @@ impl GlyphCache {
     /// "settling" second).
     pub fn end_frame(&self, ctx: &egui::Context) {
         let (ratio, size) = ctx.fonts(|f| (f.font_atlas_fill_ratio(), f.font_image_size()));
-        if ratio < self.fill_ratio || size != self.atlas_size || self.shaping_seen.is_some() {
+        // Since the pass's first pane began: another pane's `begin_frame` may have
+        // seen the change already (and dropped the quads the panes before it drew).
+        let changed_in_pass = self
+            .pass_start
+            .is_some_and(|(_, start_size, start_generation)| {
+                start_size != size || start_generation != self.generation
+            });
+        if changed_in_pass
+            || ratio < self.fill_ratio
+            || size != self.atlas_size
+            || self.shaping_seen.is_some()
+        {
             ctx.request_repaint();
         }
     }

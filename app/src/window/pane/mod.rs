@@ -388,7 +388,16 @@ impl PaneUi {
             return;
         }
         match self.pipeline.take_within(self.id, ECHO_WAIT) {
-            Some(d) => self.apply(trace, d),
+            Some(d) => {
+                self.apply(trace, d);
+                // As after the frame's other deliveries (no wake-up follows this one):
+                // the viewport follows the content, and a selection over changed
+                // cells is dropped.
+                if let Some(v) = &self.view {
+                    self.viewport.on_content(v);
+                }
+                self.check_selection();
+            }
             None => self.echoes = false,
         }
     }

@@ -96,7 +96,16 @@ impl ShmPresenter {
             return None;
         }
         let geometry = conn.get_geometry(window_id).ok()?.reply().ok()?;
-        if geometry.depth != 24 && geometry.depth != 32 {
+        // The frame's bytes are BGRA in memory: a 24- or 32-bit depth stored as 32 bits
+        // a pixel, least significant byte first.
+        let setup = conn.setup();
+        if (geometry.depth != 24 && geometry.depth != 32)
+            || setup.image_byte_order != xproto::ImageOrder::LSB_FIRST
+            || !setup
+                .pixmap_formats
+                .iter()
+                .any(|f| f.depth == geometry.depth && f.bits_per_pixel == 32)
+        {
             return None;
         }
         let gc = conn.generate_id().ok()?;
@@ -120,7 +129,8 @@ impl ShmPresenter {
     }
 
     /// Draws `primitives` into a `size` frame and shows it in the window. The textures'
-    /// changes are taken from `textures_delta` (all of them, whatever happens).
+    /// changes are taken from `textures_delta` (the textures to free are left there
+    /// when no frame could be made: the swapchain's paint, which follows, frees them).
     pub fn paint(
         &mut self,
         size: [u32; 2],
@@ -277,8 +287,9 @@ impl ShmPresenter {
 
     /// Makes the target for a `width` x `height` frame, anew when the size changed.
     fn make_target(&mut self, width: u32, height: u32) -> Result<(), String> {
-        if width > u16::MAX as u32 || height > u16::MAX as u32 {
-            return Err(format!("a {width}x{height} frame is too large for X11"));
+        let most = self.render.device.limits().max_texture_dimension_2d;
+        if width > most.min(u16::MAX as u32) || height > most.min(u16::MAX as u32) {
+            return Err(format!("a {width}x{height} frame is larger than a texture may be"));
         }
         if self
             .target
