@@ -233,17 +233,19 @@ impl GlyphCache {
     /// them: that frame is asked for here (a wake-up asks egui for one frame, not its
     /// "settling" second).
     pub fn end_frame(&self, ctx: &egui::Context) {
-        let (ratio, size) = ctx.fonts(|f| (f.font_atlas_fill_ratio(), f.font_image_size()));
-        // Since the pass's first pane began: another pane's `begin_frame` may have
-        // seen the change already (and dropped the quads the panes before it drew).
-        let changed_in_pass = self
+        // Compared with the pass's first pane: another pane's `begin_frame` may have seen
+        // the change already (and dropped the quads the panes before it drew). A pass
+        // that drew no pane drew none of these glyphs.
+        let Some((_, start_size, start_generation)) = self
             .pass_start
-            .is_some_and(|(_, start_size, start_generation)| {
-                start_size != size || start_generation != self.generation
-            });
-        if changed_in_pass
+            .filter(|(pass, _, _)| *pass == ctx.cumulative_pass_nr())
+        else {
+            return;
+        };
+        let (ratio, size) = ctx.fonts(|f| (f.font_atlas_fill_ratio(), f.font_image_size()));
+        if start_size != size
+            || start_generation != self.generation
             || ratio < self.fill_ratio
-            || size != self.atlas_size
             || self.shaping_seen.is_some()
         {
             ctx.request_repaint();

@@ -390,16 +390,20 @@ impl PaneUi {
         match self.pipeline.take_within(self.id, ECHO_WAIT) {
             Some(d) => {
                 self.apply(trace, d);
-                // As after the frame's other deliveries (no wake-up follows this one):
-                // the viewport follows the content, and a selection over changed
-                // cells is dropped.
-                if let Some(v) = &self.view {
-                    self.viewport.on_content(v);
-                }
-                self.check_selection();
+                // No wake-up follows this delivery: this frame does what the next would.
+                self.follow_content();
             }
             None => self.echoes = false,
         }
+    }
+
+    /// After a delivery: the viewport follows the content, and a selection over cells
+    /// that changed is dropped.
+    fn follow_content(&mut self) {
+        if let Some(v) = &self.view {
+            self.viewport.on_content(v);
+        }
+        self.check_selection();
     }
 
     /// Whether the pane's program asked the kitty keyboard protocol to report key
@@ -444,10 +448,7 @@ impl PaneUi {
             self.hint_patterns = (cx.hint_patterns.to_vec(), compiled);
         }
         self.take_deliveries(cx.trace);
-        if let Some(v) = &self.view {
-            self.viewport.on_content(v);
-        }
-        self.check_selection();
+        self.follow_content();
         let m = cx.metrics;
         let response = ui.interact(
             rect,

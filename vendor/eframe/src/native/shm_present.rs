@@ -32,8 +32,46 @@ pub struct ShmPresenter {
     window: u32,
     gc: u32,
     depth: u8,
-    render: egui_wgpu::RenderState,
+    gpu: Gpu,
     target: Option<Target>,
+}
+
+/// What of eframe's render state the frames are drawn with (taken once, not each frame).
+struct Gpu {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    renderer: std::sync::Arc<egui::mutex::RwLock<egui_wgpu::Renderer>>,
+    format: wgpu::TextureFormat,
+}
+
+impl Gpu {
+    /// Uploads the frame's texture changes and meshes; the command buffers egui's paint
+    /// callbacks made.
+    fn upload(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        primitives: &[egui::epaint::ClippedPrimitive],
+        screen: &egui_wgpu::ScreenDescriptor,
+        textures_delta: &mut egui::TexturesDelta,
+    ) -> Vec<wgpu::CommandBuffer> {
+        let mut renderer = self.renderer.write();
+        #[expect(clippy::iter_over_hash_type)] // Order doesn't matter here
+        for (id, deltas) in textures_delta.set.drain() {
+            for delta in deltas {
+                renderer.update_texture(&self.device, &self.queue, id, &delta);
+            }
+        }
+        renderer.update_buffers(&self.device, &self.queue, encoder, primitives, screen)
+    }
+
+    /// Frees the textures egui let go of (after the submission that may still use them).
+    fn free(&self, textures_delta: &mut egui::TexturesDelta) {
+        let mut renderer = self.renderer.write();
+        #[expect(clippy::iter_over_hash_type)] // Order doesn't matter here
+        for id in textures_delta.free.drain() {
+            renderer.free_texture(&id);
+        }
+    }
 }
 
 /// What a frame of one size is drawn into and shown from.
@@ -123,14 +161,19 @@ impl ShmPresenter {
             window: window_id,
             gc,
             depth: geometry.depth,
-            render: render.clone(),
+            gpu: Gpu {
+                device: render.device.clone(),
+                queue: render.queue.clone(),
+                renderer: render.renderer.clone(),
+                format: render.target_format,
+            },
             target: None,
         })
     }
 
-    /// Draws `primitives` into a `size` frame and shows it in the window. The textures'
-    /// changes are taken from `textures_delta` (the textures to free are left there
-    /// when no frame could be made: the swapchain's paint, which follows, frees them).
+    /// Draws `primitives` into a `size` frame and shows it in the window, taking the
+    /// textures' changes from `textures_delta`; when no target can be made for the frame
+    /// they are left there, for the swapchain's paint that follows.
     pub fn paint(
         &mut self,
         size: [u32; 2],
@@ -140,34 +183,16 @@ impl ShmPresenter {
         textures_delta: &mut egui::TexturesDelta,
     ) -> Result<(), String> {
         let [width, height] = size;
-        let render = self.render.clone();
-        let (device, queue) = (&render.device, &render.queue);
-        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("egui_shm"),
-        });
         let screen = egui_wgpu::ScreenDescriptor {
             size_in_pixels: size,
             pixels_per_point,
         };
-        let user_buffers = {
-            let mut renderer = render.renderer.write();
-            #[expect(clippy::iter_over_hash_type)] // Order doesn't matter here
-            for (id, deltas) in textures_delta.set.drain() {
-                for delta in deltas {
-                    renderer.update_texture(device, queue, id, &delta);
-                }
-            }
-            renderer.update_buffers(device, queue, &mut encoder, primitives, &screen)
-        };
-        let free = |renderer: &mut egui_wgpu::Renderer, delta: &mut egui::TexturesDelta| {
-            #[expect(clippy::iter_over_hash_type)] // Order doesn't matter here
-            for id in delta.free.drain() {
-                renderer.free_texture(&id);
-            }
-        };
         if width == 0 || height == 0 {
-            queue.submit(user_buffers);
-            free(&mut render.renderer.write(), textures_delta);
+            let gpu = &self.gpu;
+            let mut encoder = gpu.device.create_command_encoder(&Default::default());
+            let user_buffers = gpu.upload(&mut encoder, primitives, &screen, textures_delta);
+            gpu.queue.submit(user_buffers.into_iter().chain([encoder.finish()]));
+            gpu.free(textures_delta);
             return Ok(());
         }
         self.make_target(width, height)?;
@@ -176,12 +201,18 @@ impl ShmPresenter {
             window,
             gc,
             depth,
+            gpu,
             target,
-            ..
         } = self;
+        let mut encoder = gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("egui_shm"),
+            });
+        let user_buffers = gpu.upload(&mut encoder, primitives, &screen, textures_delta);
         let target = target.as_mut().expect("made above");
         {
-            let renderer = render.renderer.read();
+            let renderer = gpu.renderer.read();
             let pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
                 label: Some("egui_shm_render"),
                 color_attachments: &[Some(wgpu::RenderPassColorAttachment {
@@ -226,12 +257,13 @@ impl ShmPresenter {
                 depth_or_array_layers: 1,
             },
         );
-        queue.submit(user_buffers.into_iter().chain([encoder.finish()]));
-        free(&mut render.renderer.write(), textures_delta);
+        gpu.queue
+            .submit(user_buffers.into_iter().chain([encoder.finish()]));
+        gpu.free(textures_delta);
 
         let slice = target.buffer.slice(..);
         slice.map_async(wgpu::MapMode::Read, |_| {});
-        device
+        gpu.device
             .poll(wgpu::PollType::wait_indefinitely())
             .map_err(|e| format!("waiting for the frame: {e}"))?;
         let i = target.next;
@@ -287,7 +319,7 @@ impl ShmPresenter {
 
     /// Makes the target for a `width` x `height` frame, anew when the size changed.
     fn make_target(&mut self, width: u32, height: u32) -> Result<(), String> {
-        let most = self.render.device.limits().max_texture_dimension_2d;
+        let most = self.gpu.device.limits().max_texture_dimension_2d;
         if width > most.min(u16::MAX as u32) || height > most.min(u16::MAX as u32) {
             return Err(format!("a {width}x{height} frame is larger than a texture may be"));
         }
@@ -303,7 +335,7 @@ impl ShmPresenter {
                     let _ = self.conn.shm_detach(old.segments[i].id);
                 }
             }
-            let device = &self.render.device;
+            let device = &self.gpu.device;
             let texture = device.create_texture(&wgpu::TextureDescriptor {
                 label: Some("egui_shm_frame"),
                 size: wgpu::Extent3d {
@@ -314,7 +346,7 @@ impl ShmPresenter {
                 mip_level_count: 1,
                 sample_count: 1,
                 dimension: wgpu::TextureDimension::D2,
-                format: self.render.target_format,
+                format: self.gpu.format,
                 usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
                 view_formats: &[],
             });
