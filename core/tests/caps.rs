@@ -468,6 +468,18 @@ fn never_reads_its_answers(config: tern_core::pipeline::PipelineConfig) {
         p.poll_events();
         std::thread::sleep(Duration::from_millis(5));
     }
+    // Parsing stopped, but a pane read ahead is still read until its credit window is
+    // full (bounded: a round a read, seen 143 reads of 4 KiB): only then is the program
+    // blocked on output and the pane quiet.
+    let credit = p.credit(pane).expect("credit");
+    let stats = p.stats(pane).expect("stats");
+    while stats.reading_ahead.load(Ordering::Acquire) && !credit.is_paused() {
+        assert!(
+            Instant::now() < deadline,
+            "the read-ahead never filled the window"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
     // Paused, the pane is neither parsed nor read: the model thread sleeps (it once
     // went round and round, the pty readable and its bytes unparsed). Its rounds over
     // a few round trips on another pane are counted: a handful each.
