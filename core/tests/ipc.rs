@@ -316,3 +316,90 @@ fn a_dribbling_client_is_cut_off_at_the_request_deadline() {
     drop(stream);
     let _ = dribbler.join();
 }
+
+/// The socket file appears only once it is listening and private: a client that
+/// connects the moment it sees the file (a script that waits for it, `tern msg` right
+/// after start) is answered, never refused. A watcher thread spins on the path while
+/// the server is bound and dropped again and again. Catches: binding at the final path
+/// (the file is there between `bind` and `listen`, and before its mode is set; seen:
+/// "Connection refused" in a scenario test on a loaded machine).
+#[test]
+fn the_socket_file_appears_only_once_it_listens() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    const BINDS: usize = 300;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("tern").join("race.sock");
+    let stop = Arc::new(AtomicBool::new(false));
+    let watcher = {
+        let (path, stop) = (path.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let (mut seen, mut refused, mut open) = (0u32, Vec::new(), 0u32);
+            while !stop.load(Ordering::Relaxed) {
+                let Ok(meta) = std::fs::symlink_metadata(&path) else {
+                    std::hint::spin_loop();
+                    continue;
+                };
+                seen += 1;
+                if meta.permissions().mode() & 0o077 != 0 {
+                    open += 1;
+                }
+                if let Err(e) = UnixStream::connect(&path)
+                    && e.kind() == std::io::ErrorKind::ConnectionRefused
+                    // Dropped since: the file is gone (refused after close is right).
+                    && path.exists()
+                {
+                    refused.push(e.to_string());
+                }
+                // Wait for this file to go before looking again.
+                while path.exists() && !stop.load(Ordering::Relaxed) {
+                    std::hint::spin_loop();
+                }
+            }
+            (seen, refused, open)
+        })
+    };
+    for _ in 0..BINDS {
+        let (tx, rx) = mpsc::channel();
+        app_thread(rx);
+        let server = IpcServer::bind(&path, tx, Arc::new(|| {})).expect("binds");
+        // Long enough for the watcher to find the file and connect.
+        std::thread::sleep(Duration::from_micros(300));
+        drop(server);
+    }
+    stop.store(true, Ordering::Relaxed);
+    let (seen, refused, open) = watcher.join().expect("watcher");
+    assert!(
+        seen > BINDS as u32 / 2,
+        "the watcher saw the socket {seen} times"
+    );
+    assert!(
+        refused.is_empty(),
+        "{} of {seen} connections the moment the file appeared were refused: {:?}",
+        refused.len(),
+        refused.first()
+    );
+    assert_eq!(open, 0, "the file was seen open to others {open} times");
+}
+
+/// A socket path just under the limit (108 bytes with its NUL) still binds, though the
+/// name it is first bound under would be over it.
+#[test]
+fn a_socket_path_near_the_length_limit_still_binds() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let base = dir.path().join("tern");
+    let room = 107 - base.as_os_str().len() - "/.sock".len();
+    let path = base.join(format!("{}.sock", "s".repeat(room)));
+    assert_eq!(path.as_os_str().len(), 107);
+    let (tx, rx) = mpsc::channel();
+    app_thread(rx);
+    let _server = IpcServer::bind(&path, tx, Arc::new(|| {})).expect("binds");
+    let mode = std::fs::metadata(&path)
+        .expect("socket")
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+    assert_eq!(
+        client::send(&path, Request::List),
+        Ok(Reply::Panes(Vec::new()))
+    );
+}

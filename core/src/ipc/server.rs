@@ -96,8 +96,7 @@ impl IpcServer {
             // Nobody answers: a tern that died left it.
             std::fs::remove_file(path).map_err(io)?;
         }
-        let listener = UnixListener::bind(path).map_err(io)?;
-        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).map_err(io)?;
+        let listener = bind_listening(path).map_err(io)?;
         let stop = Arc::new(AtomicBool::new(false));
         let thread = {
             let stop = stop.clone();
@@ -128,6 +127,34 @@ impl Drop for IpcServer {
         }
         let _ = std::fs::remove_file(&self.path);
     }
+}
+
+/// Binds `path` so that its file appears only once it listens and is 0600: bound
+/// under a name of this process's, made private, then linked into place (a client
+/// that connects the moment it sees the file is answered, never refused between
+/// `bind` and `listen`). The link fails if the path was taken meanwhile, as `bind`
+/// there would: a second tern started at the same moment does not take the first's.
+fn bind_listening(path: &Path) -> std::io::Result<UnixListener> {
+    let mut name = std::ffi::OsString::from(".");
+    name.push(path.file_name().unwrap_or_default());
+    name.push(format!(".{}.binding", std::process::id()));
+    let staged = path.with_file_name(name);
+    let _ = std::fs::remove_file(&staged);
+    let listener = match UnixListener::bind(&staged) {
+        Ok(l) => l,
+        // The staged name is over the socket path limit where `path` is not: bound in
+        // place (the file then shows a moment before it listens).
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => {
+            let listener = UnixListener::bind(path)?;
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
+            return Ok(listener);
+        }
+        Err(e) => return Err(e),
+    };
+    let placed = std::fs::set_permissions(&staged, std::fs::Permissions::from_mode(0o600))
+        .and_then(|()| std::fs::hard_link(&staged, path));
+    let _ = std::fs::remove_file(&staged);
+    placed.map(|()| listener)
 }
 
 /// Makes `dir` (0700) or checks that it is ours and private (fixing the mode of our
