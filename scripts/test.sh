@@ -51,6 +51,16 @@ else
   fi
 fi
 
+# The tests run with a HOME of their own, empty: the shells they start must not read
+# the developer's startup files or tern config (a .bashrc that runs `pyenv init` left
+# a lock behind when a test's shell was killed mid-rehash, and every later shell
+# waited on it). Tests that need startup files write them in a HOME they make. Cargo
+# and rustup keep their own homes.
+export CARGO_HOME="${CARGO_HOME:-$HOME/.cargo}" RUSTUP_HOME="${RUSTUP_HOME:-$HOME/.rustup}"
+unset XDG_CONFIG_HOME XDG_STATE_HOME XDG_DATA_HOME XDG_CACHE_HOME
+test_home="$(mktemp -d "${TMPDIR:-/tmp}/tern-test-home.XXXXXX")"
+trap 'rm -rf "$test_home"' EXIT
+
 # A test that needs tmux or sshd fails when it is missing (TERN_SKIP_MISSING_TOOLS=1
 # skips those tests instead, and says so).
-cargo test --workspace --locked
+HOME="$test_home" cargo test --workspace --locked
