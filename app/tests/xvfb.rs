@@ -444,10 +444,13 @@ fn a_gpu_device_that_cannot_be_made_is_said_with_its_cause() {
 /// A key echoed by `cat` costs the window one frame: the press's, which writes the key
 /// and, waiting for the echo, draws it. Not the frames egui makes for a wake-up ("two
 /// repaints, to let things settle"), nor one for the echo's delivery that the key's
-/// frame already drew (`Slot::put` says when a frame waited for it), nor one for the
+/// frame already drew (`Slot::put` says when a frame waited for it, or was about to:
+/// an echo built before the frame reaches its wait, on two busy cores, did), nor one for the
 /// key's release, which `cat` does not read (the patched egui-winit asks a frame for a
 /// release only while the focused pane's program asked for releases). Before: four
-/// frames a key, each a whole paint on a software renderer.
+/// frames a key, each a whole paint on a software renderer. An echo that comes after
+/// the key's frame stopped waiting for it (a loaded machine) is drawn by the frame its
+/// delivery asks: one more for that key.
 #[test]
 fn a_key_echoed_by_cat_costs_one_frame() {
     let display = start_xvfb();
@@ -466,27 +469,57 @@ fn a_key_echoed_by_cat_costs_one_frame() {
             .matches("\"event\":\"frame\"")
             .count()
     };
+    // Keys whose echo was drawn, and those whose echo the key's own frame drew: that
+    // frame started before the key was received (a later frame, woken by the echo's
+    // delivery, started after).
     let echoes = || {
-        std::fs::read_to_string(&trace)
-            .unwrap_or_default()
-            .matches("key_echo_frame")
-            .count()
+        let number = |line: &str, key: &str| -> Option<i64> {
+            let at = line.find(&format!("\"{key}\":"))? + key.len() + 3;
+            let digits = line[at..]
+                .split(|c: char| c != '-' && !c.is_ascii_digit())
+                .next()?;
+            digits.parse().ok()
+        };
+        let text = std::fs::read_to_string(&trace).unwrap_or_default();
+        let drawn: Vec<&str> = text
+            .lines()
+            .filter(|l| l.contains("key_echo_frame"))
+            .collect();
+        let own = drawn
+            .iter()
+            .filter(|l| {
+                matches!(
+                    (number(l, "frame_started_us"), number(l, "received_us")),
+                    (Some(started), Some(received)) if (0..=received).contains(&started)
+                )
+            })
+            .count();
+        (drawn.len(), own)
     };
-    let (frames_before, echoes_before) = (frames(), echoes());
+    let (frames_before, (drawn_before, own_before)) = (frames(), echoes());
     let keys = 10;
     for _ in 0..keys {
         xdo(&display, &["key", "--window", &window, "x"]);
         std::thread::sleep(Duration::from_millis(150));
     }
     std::thread::sleep(Duration::from_millis(500));
-    let (painted, echoed) = (frames() - frames_before, echoes() - echoes_before);
-    assert!(
-        echoed >= keys / 2,
-        "the keys' echoes were not drawn in their frames: {echoed}"
+    let (drawn, own) = echoes();
+    let (painted, drawn, own) = (
+        frames() - frames_before,
+        drawn - drawn_before,
+        own - own_before,
     );
     assert!(
-        painted <= keys + 2,
-        "{painted} frames for {keys} keys (one each, and the activity's going quiet)"
+        drawn >= keys / 2,
+        "the keys' echoes were not drawn: {drawn}"
+    );
+    // A key whose echo came after its frame stopped waiting for it (a loaded machine)
+    // costs one more: the frame its delivery asks.
+    let late = keys - own.min(keys);
+    assert!(
+        painted <= keys + late + 2,
+        "{painted} frames for {keys} keys, {late} of whose echoes came after their frame \
+         (one each, one more for a late echo, and the activity's going quiet)"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -159,6 +159,9 @@ struct SlotState {
     /// The UI waits in [`Slot::take_within`] (a reveal): only then does `put` wake it,
     /// so the frame path pays no wake-up call.
     waiting: bool,
+    /// The UI is about to wait ([`Slot::expect`]: a frame that writes a key and then
+    /// waits for its echo); cleared by [`Slot::take_within`].
+    expecting: bool,
 }
 
 impl Slot {
@@ -170,8 +173,9 @@ impl Slot {
     }
 
     /// Puts a delivery (a snapshot replaces whatever is there). Returns whether the UI
-    /// was waiting for it in [`Slot::take_within`] (a key's echo, a reveal): that frame
-    /// takes and draws it, so the UI needs no wake-up for it.
+    /// was waiting for it in [`Slot::take_within`] (a key's echo, a reveal), or about to
+    /// ([`Slot::expect`]): that frame takes and draws it, so the UI needs no wake-up
+    /// for it.
     pub fn put(&self, delivery: Delivery) -> bool {
         let Ok(mut s) = self.inner.lock() else {
             return false;
@@ -180,7 +184,16 @@ impl Slot {
         if s.waiting {
             self.filled.notify_all();
         }
-        s.waiting
+        s.waiting || s.expecting
+    }
+
+    /// Says that the caller calls [`Slot::take_within`] next, without fail: a
+    /// delivery put before it gets there (an echo quicker than the frame that wrote
+    /// the key) is taken by that call, so it wakes nobody either.
+    pub fn expect(&self) {
+        if let Ok(mut s) = self.inner.lock() {
+            s.expecting = true;
+        }
     }
 
     pub fn take(&self) -> Option<Delivery> {
@@ -196,6 +209,7 @@ impl Slot {
             .wait_timeout_while(guard, timeout, |s| s.delivery.is_none())
             .ok()?;
         guard.waiting = false;
+        guard.expecting = false;
         guard.delivery.take()
     }
 
@@ -319,5 +333,19 @@ mod tests {
         // With nobody waiting, the put says so (the model thread then wakes the UI).
         assert!(!slot.put(Delivery::Snapshot(Box::new(snapshot(&term, 8)))));
         assert!(matches!(slot.take(), Some(Delivery::Snapshot(s)) if s.seq == 8));
+        // A taker that said it comes: a put before it gets there wakes nobody, and the
+        // take finds it at once; after that take, a put wakes the UI again.
+        slot.expect();
+        assert!(slot.put(Delivery::Snapshot(Box::new(snapshot(&term, 9)))));
+        let started = Instant::now();
+        let got = slot.take_within(Duration::from_secs(30));
+        assert!(matches!(got, Some(Delivery::Snapshot(s)) if s.seq == 9));
+        assert!(started.elapsed() < Duration::from_secs(30), "found at once");
+        assert!(!slot.put(Delivery::Snapshot(Box::new(snapshot(&term, 10)))));
+        // A take that ran out clears the mark too.
+        slot.clear();
+        slot.expect();
+        assert!(slot.take_within(Duration::from_millis(1)).is_none());
+        assert!(!slot.put(Delivery::Snapshot(Box::new(snapshot(&term, 11)))));
     }
 }

@@ -140,6 +140,15 @@ impl Pipeline {
         Some(d)
     }
 
+    /// Says that [`Pipeline::take_within`] for the pane comes next, without fail (the
+    /// frame that writes a key, then waits for its echo): a delivery put meanwhile
+    /// wakes nobody, since that call takes it.
+    pub fn expect_delivery(&self, pane: PaneId) {
+        if let Some(slot) = self.with_pane(pane, |p| p.slot.clone()) {
+            slot.expect();
+        }
+    }
+
     /// Facts and exits since the last call.
     pub fn poll_events(&self) -> Vec<PaneEvent> {
         self.events.drain()

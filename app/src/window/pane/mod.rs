@@ -384,7 +384,9 @@ impl PaneUi {
     /// [`ECHO_WAIT`], so this frame shows it. Not for a program that did not echo the
     /// last key in time (it would wait for nothing on each key).
     fn take_echo(&mut self, trace: &mut Trace) {
-        if !std::mem::take(&mut self.key_this_frame) || !self.echoes || self.view.is_none() {
+        let awaits = self.awaits_echo();
+        self.key_this_frame = false;
+        if !awaits {
             return;
         }
         match self.pipeline.take_within(self.id, ECHO_WAIT) {
@@ -395,6 +397,11 @@ impl PaneUi {
             }
             None => self.echoes = false,
         }
+    }
+
+    /// Whether this frame wrote a key whose echo it waits for ([`PaneUi::take_echo`]).
+    fn awaits_echo(&self) -> bool {
+        self.key_this_frame && self.echoes && self.view.is_some()
     }
 
     /// After a delivery: the viewport follows the content, and a selection over cells
@@ -506,7 +513,12 @@ impl PaneUi {
         } else {
             self.handle_input(&ctx, rect, m, &response, cx.primary);
             // The keys go to the program before this pane is painted, so the frame
-            // that wrote a key can show its echo.
+            // that wrote a key can show its echo. The slot hears first that this
+            // frame takes the echo (`take_echo`): one quicker than the frame gets
+            // there (the write hands the core to the program) wakes nobody.
+            if self.awaits_echo() {
+                self.pipeline.expect_delivery(self.id);
+            }
             self.apply_output();
             self.take_echo(cx.trace);
         }
