@@ -307,6 +307,10 @@ fn a_program_that_asks_again_at_once_is_read_while_the_model_thread_polls() {
         0,
         "output without questions: no polls"
     );
+    // Its 100,000 lines of scrollback are encoded while the thread has nothing else to
+    // do, a little at a time, and that thread does not poll or sleep before it is
+    // done: on a loaded machine that outlasted all 300 queries (`polls: 0`).
+    p.close(printer);
     // bash's `read -d R` reads the answer without a new process per query.
     let asker = p
         .spawn(
@@ -865,10 +869,11 @@ fn a_redraw_written_at_once_is_framed_whole() {
     }
     // A redraw can still be cut where the program's write was preempted between the
     // pty's 2 KiB pieces (a third of them with two busy loops on two cores, 11 of 20
-    // once with two fuzzers running); without the rule every redraw is. The bound sits
-    // between the two, so load alone does not fail it and the break still does.
+    // once with two fuzzers running, 17 of 20 once with a busy loop beside the whole
+    // test binary); without the rule every redraw is. The bound sits between the two,
+    // so load alone does not fail it and the break still does.
     assert!(
-        half_done.len() <= BURSTS * 3 / 4,
+        half_done.len() <= BURSTS - 2,
         "redraws shown half done: {half_done:?}"
     );
     p.close(pane);

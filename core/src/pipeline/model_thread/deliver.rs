@@ -35,7 +35,7 @@ impl ModelThread {
 
     /// Puts the next delivery for a visible pane in its slot if the UI holds the credit;
     /// returns whether the UI must be woken for it: it was put, and no frame was
-    /// waiting for it (a frame that wrote a key waits for the echo in
+    /// waiting for it or about to (a frame that wrote a key waits for the echo in
     /// `Slot::take_within` and draws it; a wake-up would only cost an empty frame).
     pub(super) fn put_delivery(&mut self, pane: PaneId) -> bool {
         let Some(p) = self.panes.get_mut(&pane) else {
