@@ -10,6 +10,12 @@
 //! session was given when the pane first appears in a layout, so each pane's bytes
 //! can go through tern's model exactly like a pty's.
 //!
+//! **Nothing is asked before the client is attached.** tmux may run a control client's
+//! first lines before the command it was started with attaches it, and then
+//! `refresh-client` fails with "no current client" (seen with tmux 3.3a on a loaded
+//! machine): the configured flags and size go out at the first `%session-changed`,
+//! before the window list.
+//!
 //! **What tmux says is authoritative.** The window list is learnt with `list-windows`
 //! (sent once tmux says the client is attached — `%session-changed` — and again when a
 //! window appears that the session has not seen or the attached session changes; tmux
@@ -145,6 +151,8 @@ pub struct ControlSession {
     held_refused: (usize, usize),
     syncs_in_flight: usize,
     session: Option<(SessionId, String)>,
+    /// The configured flags and size, sent once the client is attached.
+    on_attach: Vec<Command>,
     active_window: Option<WindowId>,
     exit: Option<Option<String>>,
     messages: Vec<Message>,
@@ -153,8 +161,8 @@ pub struct ControlSession {
 }
 
 impl ControlSession {
-    /// Starts a session over `writer` (tmux's stdin): sets the configured flags and
-    /// size; the window list is asked for once tmux says the client is attached.
+    /// Starts a session over `writer` (tmux's stdin): the configured flags and size,
+    /// then the window list, are asked for once tmux says the client is attached.
     pub fn new(
         writer: Box<dyn Write + Send>,
         config: &SessionConfig,
@@ -173,16 +181,21 @@ impl ControlSession {
             held_refused: (0, 0),
             syncs_in_flight: 0,
             session: None,
+            on_attach: Vec::new(),
             active_window: None,
             exit: None,
             messages: Vec::new(),
             queue: VecDeque::new(),
         };
         if let Some(seconds) = config.pause_after_secs {
-            session.send_internal(&Command::PauseAfter { seconds }, ReplyKind::Done)?;
+            session.on_attach.push(Command::PauseAfter { seconds });
         }
         if let Some((cols, rows)) = config.size {
-            session.send_internal(&Command::ResizeClient { cols, rows }, ReplyKind::Done)?;
+            session.on_attach.push(Command::ResizeClient { cols, rows });
+        }
+        for command in &session.on_attach {
+            // Said now rather than when it would be sent.
+            command.line().map_err(SendError::Command)?;
         }
         Ok(session)
     }
@@ -490,6 +503,14 @@ impl ControlSession {
                 let changed = self.session.as_ref().is_none_or(|(id, _)| *id != session);
                 self.session = Some((session, name.clone()));
                 events.push(Event::SessionChanged { session, name });
+                for command in std::mem::take(&mut self.on_attach) {
+                    if let Err(e) = self.send_internal(&command, ReplyKind::Done) {
+                        events.push(Event::Error(SessionError::OwnCommandFailed {
+                            command: command.line().unwrap_or_default(),
+                            message: e.to_string(),
+                        }));
+                    }
+                }
                 if changed {
                     self.request_sync(events);
                 }
