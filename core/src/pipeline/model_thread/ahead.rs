@@ -5,6 +5,7 @@ use std::sync::atomic::Ordering;
 
 use crate::pipeline::PaneId;
 use crate::pipeline::ahead::{AheadPane, ReadAhead};
+use crate::pipeline::chunk::enqueue;
 use crate::pipeline::diag::APP_CRUMB;
 use crate::pipeline::reader::ReadOutcome;
 
@@ -62,7 +63,9 @@ impl ModelThread {
                 .last_read_ns
                 .store(self.epoch.elapsed().as_nanos() as u64, Ordering::Relaxed);
         }
-        p.queue.extend(taken.chunks);
+        for chunk in taken.chunks {
+            enqueue(&mut p.queue, chunk, &self.buffers);
+        }
         if !taken.back {
             if ahead.starved_with_room()
                 && let Some(reader) = &self.read_ahead
