@@ -135,6 +135,15 @@ fn peak_growth(p: &Pipeline, dir: &std::path::Path, bytes: &[u8]) -> isize {
 /// reader not honouring the credit window (`has_room` always true: the queued chunks
 /// grow with the flood), the OSC cap removed (`MAX_OSC_BYTES` unbounded: the buffered
 /// string grows) and the scrollback line limit ignored (history grows with the lines).
+/// How far the larger flood's peak may sit above the smaller's: twelve read buffers
+/// ([`READ_CHUNK`](tern_core::pipeline::io::READ_CHUNK), 64 KiB each). The peak moves
+/// by whole buffers with how many reads wait at once (the pool grows to the most ever
+/// in use), and on a loaded machine four or five more were seen for either flood
+/// (27 against 307 KiB, 306 against 563). What the test catches grows with the floods'
+/// 1.5 MiB difference (seen: the window ignored, 369 → 2101 KiB; the OSC cap removed,
+/// 2099 → 8243 KiB).
+const SPREAD: isize = 12 * 64 * 1024;
+
 #[test]
 fn invariant_8_every_kind_of_flood_keeps_the_peak_heap_flat() {
     let config = PipelineConfig {
@@ -159,7 +168,7 @@ fn invariant_8_every_kind_of_flood_keeps_the_peak_heap_flat() {
             small / 1024,
             large / 1024
         );
-        if large > small + 256 * 1024 {
+        if large > small + SPREAD {
             grown.push(format!(
                 "{kind} ({} KiB → {} KiB)",
                 small / 1024,
