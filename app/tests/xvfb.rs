@@ -473,23 +473,17 @@ fn a_key_echoed_by_cat_costs_one_frame() {
     // frame started before the key was received (a later frame, woken by the echo's
     // delivery, started after).
     let echoes = || {
-        let number = |line: &str, key: &str| -> Option<i64> {
-            let at = line.find(&format!("\"{key}\":"))? + key.len() + 3;
-            let digits = line[at..]
-                .split(|c: char| c != '-' && !c.is_ascii_digit())
-                .next()?;
-            digits.parse().ok()
-        };
         let text = std::fs::read_to_string(&trace).unwrap_or_default();
-        let drawn: Vec<&str> = text
+        let drawn: Vec<serde_json::Value> = text
             .lines()
-            .filter(|l| l.contains("key_echo_frame"))
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter(|e| e["event"] == "key_echo_frame")
             .collect();
         let own = drawn
             .iter()
-            .filter(|l| {
+            .filter(|e| {
                 matches!(
-                    (number(l, "frame_started_us"), number(l, "received_us")),
+                    (e["frame_started_us"].as_i64(), e["received_us"].as_i64()),
                     (Some(started), Some(received)) if (0..=received).contains(&started)
                 )
             })

@@ -28,8 +28,23 @@ impl Pipeline {
     /// Keystrokes and paste: straight to the pty (never through the model). Counts as
     /// the user's input for the pane's activity (a waiting pane is answered).
     pub fn write(&self, pane: PaneId, bytes: &[u8]) {
+        self.write_input(pane, bytes, false);
+    }
+
+    /// Like [`Pipeline::write`], and says that [`Pipeline::take_within`] for the pane
+    /// comes next, without fail (the frame that writes a key, then waits for its echo):
+    /// the slot hears it before the bytes go out, so an echo put before that call gets
+    /// there wakes nobody (the call takes it).
+    pub fn write_then_take(&self, pane: PaneId, bytes: &[u8]) {
+        self.write_input(pane, bytes, true);
+    }
+
+    fn write_input(&self, pane: PaneId, bytes: &[u8], take_next: bool) {
         if let Some(w) = self.with_pane(pane, |p| {
             p.activity.on_input(Instant::now());
+            if take_next {
+                p.slot.expect();
+            }
             p.writer.clone()
         }) {
             self.interaction.touch();
@@ -138,15 +153,6 @@ impl Pipeline {
         let d = slot.take_within(timeout)?;
         let _ = self.model_tx.send(ModelMsg::Taken { pane });
         Some(d)
-    }
-
-    /// Says that [`Pipeline::take_within`] for the pane comes next, without fail (the
-    /// frame that writes a key, then waits for its echo): a delivery put meanwhile
-    /// wakes nobody, since that call takes it.
-    pub fn expect_delivery(&self, pane: PaneId) {
-        if let Some(slot) = self.with_pane(pane, |p| p.slot.clone()) {
-            slot.expect();
-        }
     }
 
     /// Facts and exits since the last call.

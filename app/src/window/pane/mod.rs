@@ -221,12 +221,22 @@ impl PaneUi {
     /// Carries out what the pane's input asked while it was drawn: the new size, then
     /// the bytes typed (in the order typed), then the links to open.
     pub fn apply_output(&mut self) {
+        self.carry_out(false);
+    }
+
+    /// [`PaneUi::apply_output`]; with `echo_next`, the bytes' write tells the slot that
+    /// this frame takes the echo next ([`Pipeline::write_then_take`]).
+    fn carry_out(&mut self, echo_next: bool) {
         if let Some(size) = self.out_resize.take() {
             self.pipeline.resize(self.id, size);
         }
         if !self.out.is_empty() {
             let bytes = std::mem::take(&mut self.out);
-            self.pipeline.write(self.id, &bytes);
+            if echo_next {
+                self.pipeline.write_then_take(self.id, &bytes);
+            } else {
+                self.pipeline.write(self.id, &bytes);
+            }
         }
         for uri in std::mem::take(&mut self.links_out) {
             let (pipeline, pane) = (self.pipeline.clone(), self.id);
@@ -513,13 +523,10 @@ impl PaneUi {
         } else {
             self.handle_input(&ctx, rect, m, &response, cx.primary);
             // The keys go to the program before this pane is painted, so the frame
-            // that wrote a key can show its echo. The slot hears first that this
+            // that wrote a key can show its echo. The write tells the slot that this
             // frame takes the echo (`take_echo`): one quicker than the frame gets
             // there (the write hands the core to the program) wakes nobody.
-            if self.awaits_echo() {
-                self.pipeline.expect_delivery(self.id);
-            }
-            self.apply_output();
+            self.carry_out(self.awaits_echo());
             self.take_echo(cx.trace);
         }
         let cols = ((rect.width() / m.cell.x).floor() as usize).max(2);
