@@ -5,7 +5,6 @@ use std::sync::atomic::Ordering;
 
 use crate::pipeline::PaneId;
 use crate::pipeline::ahead::{AheadPane, ReadAhead};
-use crate::pipeline::chunk::enqueue;
 use crate::pipeline::diag::APP_CRUMB;
 use crate::pipeline::reader::ReadOutcome;
 
@@ -63,9 +62,7 @@ impl ModelThread {
                 .last_read_ns
                 .store(self.epoch.elapsed().as_nanos() as u64, Ordering::Relaxed);
         }
-        for chunk in taken.chunks {
-            enqueue(&mut p.queue, chunk, &self.buffers);
-        }
+        p.queue.extend(taken.chunks);
         if !taken.back {
             if ahead.starved_with_room()
                 && let Some(reader) = &self.read_ahead

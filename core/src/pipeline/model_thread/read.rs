@@ -5,7 +5,7 @@ use std::sync::atomic::Ordering;
 
 use crate::pipeline::PaneEvent;
 use crate::pipeline::PaneId;
-use crate::pipeline::chunk::{Chunk, enqueue};
+use crate::pipeline::chunk::Chunk;
 use crate::pipeline::reader::ReadOutcome;
 
 use super::ModelThread;
@@ -78,13 +78,12 @@ impl ModelThread {
                 p.streak_bytes += data.len() as u64;
                 p.last_read_bytes = data.len();
                 let flood = p.streak_bytes >= self.read_ahead_after;
-                let chunk = Chunk {
+                p.queue.push_back(Chunk {
                     data,
                     offset: 0,
                     read_at,
                     sent_before,
-                };
-                enqueue(&mut p.queue, chunk, &self.buffers);
+                });
                 !(flood && self.hand_over(pane))
             }
             ReadOutcome::Nothing => {
