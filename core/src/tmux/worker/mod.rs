@@ -348,9 +348,14 @@ impl Worker {
                 }
             })
         });
-        // The flags and the size are set once tmux says the client is attached: tmux
-        // 3.3a may read the first lines before (`no current client`).
-        let session = ControlSession::new(Box::new(out.clone()), &SessionConfig::default(), sinks)
+        // The session sets the flags and the size once tmux says the client is
+        // attached (tmux 3.3a may read the first lines before: `no current client`);
+        // a failure comes back as its `Event::Error`.
+        let config = SessionConfig {
+            pause_after_secs: Some(spec.pause_after_secs),
+            size: Some(spec.size),
+        };
+        let session = ControlSession::new(Box::new(out.clone()), &config, sinks)
             .map_err(|e| DisconnectReason::Start(e.to_string()))?;
         self.crumb(format!("remote {}: started", spec.session_name));
         Ok(Live {

@@ -63,13 +63,6 @@ impl Worker {
                 if !live.connected {
                     live.connected = true;
                     self.crumb(format!("remote {name}: connected"));
-                    let spec = &self.parts.spec;
-                    let seconds = spec.pause_after_secs;
-                    let (cols, rows) = spec.size;
-                    let pause_after = Command::PauseAfter { seconds };
-                    self.send(live, pause_after, Purpose::App(String::from("pause-after")));
-                    let size = Command::ResizeClient { cols, rows };
-                    self.send(live, size, Purpose::App(String::from("client size")));
                 }
                 self.emit(RemoteEvent::Connected { session, name });
             }
