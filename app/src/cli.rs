@@ -92,6 +92,12 @@ pub enum Command {
         #[command(subcommand)]
         action: ConfigAction,
     },
+    /// Set up a coding agent to tell tern what it does (its own hooks and notify
+    /// settings), or take tern's entries out again.
+    Agents {
+        #[command(subcommand)]
+        action: AgentsAction,
+    },
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions {
         #[arg(value_enum)]
@@ -99,6 +105,41 @@ pub enum Command {
     },
     /// Print the man page (roff): `tern man > tern.1`.
     Man,
+}
+
+#[derive(Subcommand, Debug, Clone, Copy)]
+pub enum AgentsAction {
+    /// Write the agent's configuration so that it reports to tern: Claude Code's hooks
+    /// in $CLAUDE_CONFIG_DIR/settings.json (default ~/.claude), Codex's notify and
+    /// [tui] notification keys in $CODEX_HOME/config.toml (default ~/.codex). Merged
+    /// into your file, a backup kept beside it (FILE.tern-backup); running it twice
+    /// changes nothing.
+    Setup {
+        #[arg(value_enum)]
+        agent: AgentArg,
+        /// Print the change; write nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Take tern's entries out (your file as it was before setup).
+        #[arg(long)]
+        remove: bool,
+    },
+}
+
+/// The agents `tern agents setup` and `tern msg agent-event` know.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AgentArg {
+    Claude,
+    Codex,
+}
+
+impl AgentArg {
+    pub fn kind(self) -> tern_core::agent::AgentKind {
+        match self {
+            AgentArg::Claude => tern_core::agent::AgentKind::Claude,
+            AgentArg::Codex => tern_core::agent::AgentKind::Codex,
+        }
+    }
 }
 
 #[derive(Subcommand, Debug, Clone, Copy)]
@@ -173,6 +214,28 @@ pub enum MsgAction {
         #[arg(long)]
         scrollback: bool,
     },
+    /// Say what the program in a pane does (default: $TERN_PANE_ID): its state, shown
+    /// by every part of tern, until a newer report or the program ends. Outside tern,
+    /// or with tern gone, it does nothing and exits 0.
+    SetStatus {
+        #[arg(long, value_name = "ID")]
+        pane: Option<u64>,
+        #[arg(long, value_enum, value_name = "STATE")]
+        state: StatusArg,
+        /// Why it waits, or what it does (shown with the state).
+        #[arg(long, value_name = "TEXT")]
+        reason: Option<String>,
+    },
+    /// The hook command `tern agents setup` installs: reads the agent's hook JSON (on
+    /// stdin, or as the last argument as Codex's notify passes it) and reports the
+    /// pane's state and conversation. It never fails and prints nothing, so it never
+    /// slows or breaks the agent.
+    AgentEvent {
+        #[arg(long, value_enum)]
+        agent: Option<AgentArg>,
+        /// The hook's JSON (default: read from stdin).
+        json: Option<String>,
+    },
     /// Wait until a pane is waiting, idle, done (a command finished) or its program
     /// exited; exit status 0 then, 2 when TIMEOUT seconds pass first.
     Wait {
@@ -184,6 +247,16 @@ pub enum MsgAction {
         #[arg(long, value_name = "S")]
         timeout: Option<f64>,
     },
+}
+
+/// What `tern msg set-status` says; `clear` takes a report back.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StatusArg {
+    Running,
+    Waiting,
+    Idle,
+    Done,
+    Clear,
 }
 
 /// What `tern msg wait` waits for.

@@ -1,6 +1,7 @@
 //! The `tern` app: the window (eframe/egui) and the headless mode. The binary's `main`
 //! only parses the command line.
 
+pub mod agents_cli;
 pub mod cli;
 pub mod desktop;
 pub mod gpu;

@@ -288,8 +288,14 @@ fn print_bytes(bytes: &[u8]) -> ExitCode {
 }
 
 fn main() -> ExitCode {
+    // The agent hook (`tern msg agent-event`) runs on the agent's path: nothing before
+    // it, and nothing it does can fail the agent (no argument parsing that exits 2).
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if args.get(1).is_some_and(|a| a == "msg") && args.get(2).is_some_and(|a| a == "agent-event") {
+        return msg::agent_event(&args[3..]);
+    }
     window::trace::mark_process_start();
-    let cli = Cli::parse();
+    let cli = Cli::parse_from(args);
     let size = match &cli.command {
         Some(Command::Replay { cols, rows, .. }) => check_size(*cols, *rows),
         None => check_size(cli.cols, cli.rows),
@@ -331,6 +337,13 @@ fn main() -> ExitCode {
                 ExitCode::from(1)
             }
         }
+        Some(Command::Agents { action }) => match tern::agents_cli::run(action) {
+            Ok(out) => print_bytes(out.as_bytes()),
+            Err(e) => {
+                eprintln!("tern agents: {e}");
+                ExitCode::from(1)
+            }
+        },
         Some(Command::Completions { shell }) => print_bytes(&tern::cli::completions(shell)),
         Some(Command::Man) => match tern::cli::man_page() {
             Ok(page) => print_bytes(&page),

@@ -4,9 +4,11 @@
 
 use std::path::PathBuf;
 
+use tern_core::agent::{AgentReport, SessionNews};
 use tern_core::ipc::{self, Activity, PaneInfo, Reply, Request, SplitDirection};
+use tern_core::pipeline::activity::{ActivitySource, ActivityState};
 
-use crate::cli::{MsgAction, MsgArgs, SplitWay, WaitFor};
+use crate::cli::{AgentArg, MsgAction, MsgArgs, SplitWay, StatusArg, WaitFor};
 
 /// The request for an action (`--pane` of `send-text` defaults to `$TERN_PANE_ID`).
 pub fn request(action: MsgAction) -> Result<Request, String> {
@@ -55,8 +57,123 @@ pub fn request(action: MsgAction) -> Result<Request, String> {
             lines,
             scrollback,
         },
+        MsgAction::SetStatus {
+            pane,
+            state,
+            reason,
+        } => Request::Report {
+            pane: match pane {
+                Some(p) => p,
+                None => own_pane()?,
+            },
+            report: AgentReport {
+                state: match state {
+                    StatusArg::Running => Some(ActivityState::Running),
+                    StatusArg::Waiting => Some(ActivityState::Waiting),
+                    StatusArg::Idle => Some(ActivityState::Idle),
+                    StatusArg::Done => Some(ActivityState::Done),
+                    StatusArg::Clear => None,
+                },
+                reason,
+                via: ActivitySource::SetStatus,
+                session: SessionNews::None,
+            },
+        },
+        MsgAction::AgentEvent { .. } => {
+            return Err("agent-event reads its hook's input (see agent_event)".to_owned());
+        }
         MsgAction::List | MsgAction::Wait { .. } => Request::List,
     })
+}
+
+/// How long a report waits for tern: a hook must never hold its agent up.
+const REPORT_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(1500);
+
+/// The socket a report goes to: `--socket`, else `$TERN_SOCKET`. `None` outside tern
+/// (a report then does nothing).
+fn report_socket(socket: Option<PathBuf>) -> Option<PathBuf> {
+    socket.or_else(|| {
+        std::env::var_os(ipc::SOCKET_ENV)
+            .filter(|s| !s.is_empty())
+            .map(PathBuf::from)
+    })
+}
+
+/// `tern msg set-status`: outside tern (no socket, no pane) or with tern gone it does
+/// nothing; what tern itself refuses (no such pane) is said.
+fn set_status(socket: Option<PathBuf>, action: MsgAction) -> Result<String, MsgError> {
+    let Some(socket) = report_socket(socket) else {
+        return Ok(String::new());
+    };
+    let pane_given = matches!(action, MsgAction::SetStatus { pane: Some(_), .. });
+    if !pane_given && std::env::var_os(ipc::PANE_ENV).is_none() {
+        return Ok(String::new());
+    }
+    let request = request(action)?;
+    match ipc::client::send_within(&socket, request, REPORT_TIMEOUT) {
+        Ok(_) => Ok(String::new()),
+        Err(ipc::client::SendError::NoServer(_)) => Ok(String::new()),
+        Err(e) => Err(e.to_string().into()),
+    }
+}
+
+/// `tern msg agent-event [--agent claude|codex] [JSON]`, read straight from the
+/// process's arguments (`rest`: what follows `msg agent-event`) before anything else
+/// runs: the hook is on the agent's path, so it is quick, prints nothing and exits 0
+/// whatever happens (Claude Code reads a hook's exit status 2 as "block this").
+pub fn agent_event(rest: &[std::ffi::OsString]) -> std::process::ExitCode {
+    let _ = try_agent_event(rest);
+    std::process::ExitCode::SUCCESS
+}
+
+fn try_agent_event(rest: &[std::ffi::OsString]) -> Option<()> {
+    let mut agent = None;
+    let mut json: Option<String> = None;
+    let mut socket: Option<PathBuf> = None;
+    let mut args = rest.iter();
+    while let Some(arg) = args.next() {
+        match arg.to_str() {
+            Some("--agent") => agent = args.next().and_then(|a| a.to_str()),
+            Some("--socket") => socket = args.next().map(PathBuf::from),
+            // Codex passes its JSON as the last argument.
+            Some(text) if text.trim_start().starts_with('{') => json = Some(text.to_owned()),
+            _ => {}
+        }
+    }
+    let input = match json {
+        Some(text) => text.into_bytes(),
+        None => read_hook_stdin()?,
+    };
+    let socket = report_socket(socket)?;
+    let pane: u64 = std::env::var(ipc::PANE_ENV).ok()?.trim().parse().ok()?;
+    let kind = match agent {
+        Some("claude") => Some(AgentArg::Claude.kind()),
+        Some("codex") => Some(AgentArg::Codex.kind()),
+        _ => None,
+    };
+    let report = tern_core::agent::hooks::read(kind, &input).ok()??;
+    let request = Request::Report { pane, report };
+    ipc::client::send_within(&socket, request, REPORT_TIMEOUT).ok()?;
+    Some(())
+}
+
+/// The hook's JSON on stdin, at most the cap (more is not a hook's input); nothing
+/// when stdin is a terminal (someone ran it by hand).
+fn read_hook_stdin() -> Option<Vec<u8>> {
+    use std::io::Read as _;
+    let stdin = std::io::stdin();
+    if rustix::termios::isatty(&stdin) {
+        return None;
+    }
+    let cap = tern_core::agent::hooks::MAX_HOOK_INPUT_BYTES as u64;
+    let mut input = Vec::new();
+    stdin.lock().take(cap + 1).read_to_end(&mut input).ok()?;
+    // Whatever is left is drained, so the agent never writes into a closed pipe.
+    if input.len() as u64 > cap {
+        let _ = std::io::copy(&mut stdin.lock(), &mut std::io::sink());
+        return None;
+    }
+    Some(input)
 }
 
 /// The pane this program runs in, from `$TERN_PANE_ID`.
@@ -122,6 +239,12 @@ pub fn reached(panes: &[PaneInfo], pane: u64, state: WaitFor) -> Result<bool, St
 
 /// Runs `tern msg`: the text to print, or the error.
 pub fn run(args: MsgArgs) -> Result<String, MsgError> {
+    match args.action {
+        MsgAction::SetStatus { .. } => return set_status(args.socket, args.action),
+        // Reached only when the fast path in `main` did not see it (it always does).
+        MsgAction::AgentEvent { .. } => return Ok(String::new()),
+        _ => {}
+    }
     let socket = args.socket.unwrap_or_else(ipc::default_client_socket);
     if let MsgAction::Wait {
         pane,

@@ -613,6 +613,7 @@ fn a_restored_pane_can_show_its_last_screen_above_the_new_prompt() {
                     cwd: dir.path().to_path_buf(),
                     last_screen: Some(vec!["before the restart".into(), "second line".into()]),
                     command: None,
+                    agent: None,
                 }),
                 focused_pane: 0,
             }],

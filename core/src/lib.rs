@@ -11,6 +11,7 @@
 //! - [`remote`]: the `tern msg` protocol, its socket server and client.
 //! - [`tmux`]: a tmux control-mode client (remote panes through `tmux -C`), no transport.
 
+pub mod agent;
 pub mod atomic_file;
 pub mod config;
 pub mod desktop_appearance;

@@ -119,6 +119,10 @@ pub struct SavedPane {
     /// resuming it (`crate::resume`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command: Option<Vec<String>>,
+    /// The agent conversation that ran there (its hooks said which): resumed exactly
+    /// (`claude --resume ID`, `codex resume ID`) instead of by `session.resume`'s rule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<crate::agent::AgentSession>,
 }
 
 impl SavedLayout {
@@ -127,6 +131,7 @@ impl SavedLayout {
             cwd: cwd.into(),
             last_screen: None,
             command: None,
+            agent: None,
         })
     }
 

@@ -315,6 +315,7 @@ mod session_round_trip {
             cwd: cwd(p),
             last_screen: None,
             command: None,
+            agent: None,
         }
     }
 

@@ -28,6 +28,7 @@ fn sample() -> SessionState {
                 cwd: "/src/app".into(),
                 last_screen: Some(vec!["$ cargo test".into(), "ok: 12 passed".into()]),
                 command: Some(vec!["claude".into(), "--model".into(), "opus".into()]),
+                agent: None,
             }),
             SavedLayout::split(
                 SplitDir::Vertical,

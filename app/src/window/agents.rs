@@ -1,5 +1,6 @@
 //! Agents in the window: each pane's activity (running / waiting / done / idle, from
-//! `Pipeline::activities`) on the tab bar, the sidebar and the quick switcher;
+//! the workspace core's one rule, `WorkspaceCore::activities`) on the tab bar, the
+//! sidebar and the quick switcher;
 //! (desktop notifications are the workspace core's: `tern_core::workspace`);
 //! "next waiting pane"; `send_text` bindings.
 
@@ -9,18 +10,23 @@ use std::time::Duration;
 use egui::Color32;
 use tern_core::config::SendText;
 use tern_core::model::notify::{Progress, ProgressState};
+use tern_core::pipeline::PaneId;
 use tern_core::pipeline::activity::{ActivityReport, ActivityState};
-use tern_core::pipeline::{PaneId, Pipeline};
-use tern_core::workspace::Badges;
+use tern_core::workspace::{Badges, WorkspaceCore};
 
 use super::theme::Theme;
 
 /// The activity as a mark before the badges.
+/// The agent's `indicator` colour, when it asked for one, draws the mark.
 pub fn activity_marks(b: Badges) -> Vec<(&'static str, Color32)> {
+    let colour = |default: Color32| {
+        b.indicator
+            .map_or(default, |c| Color32::from_rgb(c.r, c.g, c.b))
+    };
     match b.activity {
-        Some(ActivityState::Waiting) => vec![("◆", Color32::from_rgb(250, 170, 40))],
-        Some(ActivityState::Running) => vec![("▶", Color32::from_rgb(90, 170, 250))],
-        Some(ActivityState::Done) => vec![("■", Color32::from_rgb(150, 150, 150))],
+        Some(ActivityState::Waiting) => vec![("◆", colour(Color32::from_rgb(250, 170, 40)))],
+        Some(ActivityState::Running) => vec![("▶", colour(Color32::from_rgb(90, 170, 250)))],
+        Some(ActivityState::Done) => vec![("■", colour(Color32::from_rgb(150, 150, 150)))],
         Some(ActivityState::Idle | ActivityState::Exited) | None => Vec::new(),
     }
 }
@@ -103,16 +109,21 @@ impl Agents {
     /// a repaint at the moment a state changes with time alone (output going quiet):
     /// no timer repaints an idle window. (The switcher's "45s" ages are read when it
     /// opens; nothing on screen counts seconds.)
-    pub fn refresh(&mut self, ctx: &egui::Context, pipeline: &Pipeline) {
-        self.activity = pipeline.activities().into_iter().collect();
+    pub fn refresh(&mut self, ctx: &egui::Context, core: &WorkspaceCore) {
+        self.activity = core.activities().into_iter().collect();
         if let Some(ms) = next_change_ms(self.activity.values()) {
             ctx.request_repaint_after(Duration::from_millis(ms));
         }
     }
 
     /// Reads the table now, whatever the frame (a command acting on it).
-    pub fn refresh_now(&mut self, pipeline: &Pipeline) {
-        self.activity = pipeline.activities().into_iter().collect();
+    pub fn refresh_now(&mut self, core: &WorkspaceCore) {
+        self.activity = core.activities().into_iter().collect();
+    }
+
+    /// The colour the pane's agent asked its mark to be (OSC 21337 `indicator=`).
+    pub fn indicator(&self, pane: PaneId) -> Option<tern_core::model::Rgb> {
+        self.activity.get(&pane).and_then(|r| r.indicator)
     }
 
     pub fn state(&self, pane: PaneId) -> Option<ActivityState> {
@@ -141,16 +152,6 @@ impl Agents {
                 .and_then(|r| r.wait_text.clone()),
             progress: reports.iter().find_map(|r| r.progress),
         }
-    }
-
-    /// The waiting pane that has waited longest, among `candidates`.
-    pub fn longest_waiting(&self, candidates: impl IntoIterator<Item = PaneId>) -> Option<PaneId> {
-        candidates
-            .into_iter()
-            .filter_map(|p| self.activity.get(&p).map(|r| (p, r)))
-            .filter(|(_, r)| r.state == ActivityState::Waiting)
-            .max_by_key(|(p, r)| (r.since_ms, std::cmp::Reverse(p.0)))
-            .map(|(p, _)| p)
     }
 
     pub fn forget(&mut self, pane: PaneId) {

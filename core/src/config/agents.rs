@@ -14,13 +14,16 @@ pub enum NotifyWhen {
     Never,
 }
 
-/// Per source: OSC 9, OSC 777;notify, OSC 99 and BEL.
+/// Per source: OSC 9, OSC 777;notify, OSC 99, an agent's own report that it waits
+/// (its hook, `tern msg set-status`) and BEL.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct NotifyConfig {
     pub osc9: NotifyWhen,
     pub osc777: NotifyWhen,
     pub osc99: NotifyWhen,
+    /// An agent's hook or `tern msg set-status` saying it waits for the user.
+    pub agent: NotifyWhen,
     pub bell: NotifyWhen,
     /// At most one desktop notification per pane in this many milliseconds (the rest
     /// are counted and summed into the next one).
@@ -33,6 +36,7 @@ impl Default for NotifyConfig {
             osc9: NotifyWhen::Unfocused,
             osc777: NotifyWhen::Unfocused,
             osc99: NotifyWhen::Unfocused,
+            agent: NotifyWhen::Unfocused,
             bell: NotifyWhen::Never,
             min_interval_ms: 5_000,
         }
@@ -47,6 +51,7 @@ impl NotifyConfig {
             NotifySource::Osc9 => self.osc9,
             NotifySource::Osc777 => self.osc777,
             NotifySource::Osc99 => self.osc99,
+            NotifySource::Agent => self.agent,
         }
     }
 }

@@ -18,21 +18,51 @@ pub const CLIENT_TIMEOUT: Duration = Duration::from_secs(10);
 /// another user who made the folder first (`/tmp/tern-<uid>` when `XDG_RUNTIME_DIR`
 /// is unset) would receive every `send-text` and could answer with forged pane ids.
 pub fn send(socket: &Path, request: Request) -> Result<Reply, String> {
-    let mut stream = UnixStream::connect(socket)
-        .map_err(|e| format!("no tern listens on {}: {e}", socket.display()))?;
+    send_within(socket, request, CLIENT_TIMEOUT).map_err(|e| e.to_string())
+}
+
+/// Why a request got no reply.
+#[derive(Debug)]
+pub enum SendError {
+    /// Nothing listens there (tern is not running, or is gone).
+    NoServer(String),
+    /// Anything else: refused, an error from tern, a reply that does not parse.
+    Failed(String),
+}
+
+impl std::fmt::Display for SendError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SendError::NoServer(m) | SendError::Failed(m) => f.write_str(m),
+        }
+    }
+}
+
+impl From<String> for SendError {
+    fn from(m: String) -> SendError {
+        SendError::Failed(m)
+    }
+}
+
+/// [`send`], waiting at most `timeout` for each read and write (a hook's report must
+/// not hold its agent up).
+pub fn send_within(socket: &Path, request: Request, timeout: Duration) -> Result<Reply, SendError> {
+    let mut stream = UnixStream::connect(socket).map_err(|e| {
+        SendError::NoServer(format!("no tern listens on {}: {e}", socket.display()))
+    })?;
     // Nothing is sent before both checks.
     let uid = rustix::process::getuid().as_raw();
     if let Some(dir) = socket.parent().filter(|d| !d.as_os_str().is_empty()) {
         check_socket_dir(dir, uid)?;
     }
     check_server(&stream, uid).map_err(|e| format!("{}: {e}", socket.display()))?;
-    let _ = stream.set_read_timeout(Some(CLIENT_TIMEOUT));
-    let _ = stream.set_write_timeout(Some(CLIENT_TIMEOUT));
+    let _ = stream.set_read_timeout(Some(timeout));
+    let _ = stream.set_write_timeout(Some(timeout));
     let line = Envelope::new(request).to_line();
     if line.len() > MAX_REQUEST_BYTES {
-        return Err(format!(
+        return Err(SendError::Failed(format!(
             "the request is longer than {MAX_REQUEST_BYTES} bytes"
-        ));
+        )));
     }
     stream
         .write_all(line.as_bytes())
@@ -43,7 +73,7 @@ pub fn send(socket: &Path, request: Request) -> Result<Reply, String> {
         .map_err(|e| format!("no reply from {}: {e}", socket.display()))?;
     let response: Response = serde_json::from_str(&reply)
         .map_err(|e| format!("tern sent a reply this client cannot read ({e}): {reply:?}"))?;
-    response.into_result()
+    Ok(response.into_result()?)
 }
 
 /// Refuses a socket folder that is not a real folder (a symlink is refused), is owned

@@ -69,6 +69,12 @@ pub enum Request {
     Close { pane: u64 },
     /// Every pane. Replies [`Reply::Panes`].
     List,
+    /// What the agent in `pane` does, in its own word (`tern msg agent-event`,
+    /// `set-status`). Replies [`Reply::Done`].
+    Report {
+        pane: u64,
+        report: crate::agent::AgentReport,
+    },
     /// A pane's text: its screen, the last `lines` lines (reaching into history when
     /// more than a screen), or with `scrollback` its whole history and screen. Replies
     /// [`Reply::Text`].
@@ -122,6 +128,11 @@ pub struct PaneInfo {
     #[serde(default)]
     pub last_command: Option<crate::pipeline::activity::LastCommand>,
     pub activity: Activity,
+    /// Who decided `activity` (the order of trust: `hook`, `osc-21337`, `set-status`,
+    /// then `notification`, `progress`, `bell`, `shell-marks`, `screen`, `output`,
+    /// `exit`).
+    #[serde(default)]
+    pub activity_source: Option<crate::pipeline::activity::ActivitySource>,
     /// When the pane entered that activity.
     #[serde(default)]
     pub activity_since: Option<u64>,
@@ -136,6 +147,9 @@ pub struct PaneInfo {
     pub progress: Option<ProgressInfo>,
     /// The exit status once the program ended.
     pub exit_status: Option<i32>,
+    /// The agent conversation running in the pane, as its hooks reported it.
+    #[serde(default)]
+    pub agent_session: Option<crate::agent::AgentSession>,
     pub focused: bool,
 }
 
@@ -362,6 +376,7 @@ mod tests {
                     finished_at: Some(1_010),
                 }),
                 activity: Activity::Done,
+                activity_source: Some(crate::pipeline::activity::ActivitySource::ShellMarks),
                 activity_since: Some(1_010),
                 wait_reason: None,
                 notification: Some("built".into()),
@@ -370,6 +385,7 @@ mod tests {
                     percent: Some(40),
                 }),
                 exit_status: None,
+                agent_session: None,
                 focused: true,
             }]),
             Reply::Done {},

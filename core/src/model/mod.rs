@@ -33,7 +33,7 @@ pub use perform::{DA1_REPLY, VERSION};
 pub use rect::checksum_value;
 pub use scrollback::Scrollback;
 pub use state::{Cursor, CursorShape, Damage, Pen};
-pub use state::{kitty, links, notify};
+pub use state::{agent_status, kitty, links, notify};
 
 use state::{State, ground, osc, perform};
 use stream_guard::{OscGuard, OscScan, incomplete_utf8_tail, scan_for_osc, utf8_len};
@@ -130,6 +130,8 @@ pub enum TermEvent {
     Notification(notify::Notification),
     /// OSC 9;4.
     Progress(notify::Progress),
+    /// OSC 21337: the agent's own report of what it does.
+    AgentStatus(agent_status::AgentStatus),
     /// The command line a shell is about to run (sent just before OSC 133 C): what
     /// the shell said in `cmdline=`, else the text typed after the prompt (OSC 133 B).
     Command(String),

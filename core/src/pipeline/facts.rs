@@ -41,6 +41,7 @@ fn same_kind(a: &PaneEvent, b: &PaneEvent) -> bool {
                 | (TermEvent::Cwd(_), TermEvent::Cwd(_))
                 | (TermEvent::Bell, TermEvent::Bell)
                 | (TermEvent::Progress(_), TermEvent::Progress(_))
+                | (TermEvent::AgentStatus(_), TermEvent::AgentStatus(_))
         ),
         _ => false,
     }

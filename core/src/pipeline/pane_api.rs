@@ -81,6 +81,14 @@ impl Pipeline {
         Some(cell.report(Instant::now()))
     }
 
+    /// The agent's own report for the pane (its hook, `tern msg set-status`): it decides
+    /// the pane's state until a newer report or its program ends. `false` when the
+    /// pane is gone.
+    pub fn report_activity(&self, pane: PaneId, report: activity::Report) -> bool {
+        self.with_pane(pane, |p| p.activity.on_report(Instant::now(), report))
+            .is_some()
+    }
+
     /// Every pane's activity, by pane id (for `tern msg list`, the sidebar, the
     /// switcher).
     pub fn activities(&self) -> Vec<(PaneId, activity::ActivityReport)> {

@@ -39,6 +39,9 @@ pub enum Command {
     },
     /// Shows the pane: its group, its tab, focused.
     Focus(PaneId),
+    /// Shows the pane, in any worktree, that has waited longest for the user
+    /// ([`super::WorkspaceCore::longest_waiting`]); `Outcome::Pane` names it.
+    FocusNextWaiting,
     /// Closes the pane, without asking (a face asks before it sends this).
     Close(PaneId),
     /// Closes every pane of the active tab, without asking.
@@ -92,6 +95,13 @@ pub enum Command {
         path: PathBuf,
         launched: Option<Vec<String>>,
     },
+    /// The agent in `pane` said what it does (its hook through `tern msg agent-event`,
+    /// or `tern msg set-status`): its state until a newer report or its program ends,
+    /// and its conversation (resumed after a restart).
+    Report {
+        pane: PaneId,
+        report: crate::agent::AgentReport,
+    },
 }
 
 impl Command {
@@ -102,6 +112,7 @@ impl Command {
             Command::Split { .. } => "split",
             Command::SendText { .. } => "send-text",
             Command::Focus(_) => "focus",
+            Command::FocusNextWaiting => "focus-next-waiting",
             Command::Close(_) => "close",
             Command::CloseTab => "close-tab",
             Command::CycleTab(_) => "cycle-tab",
@@ -117,6 +128,7 @@ impl Command {
             Command::OpenGroup { .. } => "open-group",
             Command::RemoveGroup(_) => "remove-group",
             Command::Adopt { .. } => "adopt",
+            Command::Report { .. } => "report",
         }
     }
 }

@@ -45,6 +45,9 @@ pub struct PaneRecord {
     /// It shows a program that runs elsewhere (a tmux pane on a remote host): its end
     /// is the host's news, not this pane's exit.
     pub remote: bool,
+    /// The agent conversation running here, as the agent reported it (its hooks): a
+    /// restored tab resumes exactly this one.
+    pub agent: Option<crate::agent::AgentSession>,
 }
 
 /// What the person sees, as the face last said (for notifications, `notices.rs`).
@@ -160,6 +163,51 @@ impl WorkspaceCore {
         self.panes.keys().copied()
     }
 
+    /// What the pane is doing, by the one rule every face reads (the tab mark, the
+    /// sidebar, the switcher, next-waiting, `tern msg list` and `wait`): the activity
+    /// tracker's report (the agent's own word first, see
+    /// [`crate::pipeline::activity`]), and `exited` for a held pane.
+    pub fn activity(&self, pane: PaneId) -> Option<crate::pipeline::activity::ActivityReport> {
+        self.held(pane, self.pipeline.activity(pane)?)
+    }
+
+    /// [`Self::activity`] of every pane the core knows, by pane id.
+    pub fn activities(&self) -> Vec<(PaneId, crate::pipeline::activity::ActivityReport)> {
+        self.pipeline
+            .activities()
+            .into_iter()
+            .filter_map(|(pane, report)| Some((pane, self.held(pane, report)?)))
+            .collect()
+    }
+
+    /// The waiting pane, in any worktree, that has waited longest (ties: the lower
+    /// pane id).
+    pub fn longest_waiting(&self) -> Option<PaneId> {
+        self.activities()
+            .into_iter()
+            .filter(|(p, r)| {
+                r.state == crate::pipeline::activity::ActivityState::Waiting
+                    && self.ws.locate(*p).is_some()
+            })
+            .max_by_key(|(p, r)| (r.since_ms, std::cmp::Reverse(p.0)))
+            .map(|(p, _)| p)
+    }
+
+    /// The tracker's report as the core says it: `exited` for a held pane; `None` for a
+    /// pane the core does not know.
+    fn held(
+        &self,
+        pane: PaneId,
+        mut report: crate::pipeline::activity::ActivityReport,
+    ) -> Option<crate::pipeline::activity::ActivityReport> {
+        use crate::pipeline::activity::{ActivitySource, ActivityState};
+        if self.panes.get(&pane)?.exit.is_some() {
+            report.state = ActivityState::Exited;
+            report.source = ActivitySource::Exit;
+        }
+        Some(report)
+    }
+
     /// The commands applied, oldest first (the last [`JOURNAL_LEN`]).
     pub fn journal(&self) -> impl Iterator<Item = &Applied> {
         self.journal.iter()
@@ -252,6 +300,11 @@ impl WorkspaceCore {
                 let pane = self.known(pane)?;
                 self.ws.focus_pane(pane);
                 Ok(Outcome::Done)
+            }
+            Command::FocusNextWaiting => {
+                let pane = self.longest_waiting().ok_or("no pane is waiting")?;
+                self.ws.focus_pane(pane);
+                Ok(Outcome::Pane(pane))
             }
             Command::Close(pane) => {
                 // Any registered pane, placed or not (a remote pane tmux has not laid
@@ -364,6 +417,33 @@ impl WorkspaceCore {
                 self.ws.add_tab(group, pane);
                 self.ws.focus_pane(pane);
                 Ok(Outcome::Pane(pane))
+            }
+            Command::Report { pane, report } => {
+                let pane = self.known(pane)?;
+                let was_waiting = self.activity(pane).map(|r| r.state)
+                    == Some(crate::pipeline::activity::ActivityState::Waiting);
+                self.pipeline.report_activity(pane, report.activity());
+                // "It waits for you" reaches the desktop as the config says, once per
+                // wait (a permission dialog is reported twice: at once, then after 6 s).
+                if report.state == Some(crate::pipeline::activity::ActivityState::Waiting)
+                    && !was_waiting
+                {
+                    let body = report.reason.as_deref().unwrap_or("waiting for you");
+                    let note = crate::model::notify::Notification::new(
+                        crate::model::notify::NotifySource::Agent,
+                        "",
+                        body,
+                    );
+                    self.on_notice(pane, Some(&note));
+                }
+                if let Some(r) = self.panes.get_mut(&pane) {
+                    match report.session {
+                        crate::agent::SessionNews::Current(s) => r.agent = Some(s),
+                        crate::agent::SessionNews::Ended => r.agent = None,
+                        crate::agent::SessionNews::None => {}
+                    }
+                }
+                Ok(Outcome::Done)
             }
             Command::RemoveGroup(path) => {
                 let gi = self

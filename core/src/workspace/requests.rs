@@ -62,6 +62,10 @@ pub fn route(core: &WorkspaceCore, request: Request) -> Result<Routed, String> {
         Request::Focus { pane } => Routed::Command(Command::Focus(known(pane)?)),
         Request::Close { pane } => Routed::Command(Command::Close(known(pane)?)),
         Request::List => Routed::List,
+        Request::Report { pane, report } => Routed::Command(Command::Report {
+            pane: known(pane)?,
+            report: report.validated()?,
+        }),
         Request::GetText {
             pane,
             lines,
@@ -153,18 +157,9 @@ impl WorkspaceCore {
                         continue;
                     };
                     // Read now, not from a frame's table: a script asks between frames.
-                    let report = self.pipeline().activity(pane);
-                    let activity = if r.exit.is_some() {
-                        ActivityState::Exited
-                    } else {
-                        match report.as_ref().map(|r| r.state) {
-                            // The tracker knows; where it says idle (or nothing), what
-                            // the pane shows: a program in front of the shell runs.
-                            Some(state) if state != ActivityState::Idle => state,
-                            _ if r.foreground.is_some() || r.explicit => ActivityState::Running,
-                            _ => ActivityState::Idle,
-                        }
-                    };
+                    // The one rule every face reads (`WorkspaceCore::activity`).
+                    let report = self.activity(pane);
+                    let activity = report.as_ref().map_or(ActivityState::Idle, |r| r.state);
                     let report = report.as_ref();
                     out.push(PaneInfo {
                         id: pane.0,
@@ -178,6 +173,7 @@ impl WorkspaceCore {
                         command: r.foreground.clone(),
                         last_command: report.and_then(|r| r.last_command.clone()),
                         activity,
+                        activity_source: report.map(|r| r.source),
                         activity_since: report.map(|r| now_ms.saturating_sub(r.since_ms)),
                         wait_reason: report.and_then(|r| r.wait_text.clone()),
                         notification: report.and_then(|r| r.last_notification.clone()),
@@ -185,6 +181,7 @@ impl WorkspaceCore {
                             .and_then(|r| r.progress)
                             .map(ProgressInfo::from_progress),
                         exit_status: r.exit.as_ref().map(|e| e.code),
+                        agent_session: r.agent.clone(),
                         focused: focused == Some(pane),
                     });
                 }

@@ -7,6 +7,7 @@ use std::path::Path;
 
 use super::core::WorkspaceCore;
 use super::tree::Workspace;
+use crate::agent::AgentSession;
 use crate::model::ScreenDump;
 use crate::pipeline::{Answer, PaneId, Pending};
 use crate::resume::{Restore, installed, plan};
@@ -24,9 +25,14 @@ impl WorkspaceCore {
             } else {
                 dirs::home_dir().unwrap_or_else(|| "/".into())
             };
-            let pane = match &p.command {
-                Some(command) => self.restore_command(&dir, command)?,
-                None => self.spawn_in(&dir, &[]).ok()?,
+            let resumed = p
+                .agent
+                .as_ref()
+                .and_then(|a| self.restore_agent(&dir, a, p.command.as_deref()));
+            let pane = match (resumed, &p.command) {
+                (Some(pane), _) => pane,
+                (None, Some(command)) => self.restore_command(&dir, command)?,
+                (None, None) => self.spawn_in(&dir, &[]).ok()?,
             };
             if let (Some(screen), true) = (&p.last_screen, last_screen) {
                 // The old screen, as history above the new prompt.
@@ -54,6 +60,40 @@ impl WorkspaceCore {
             }
         }
         self.ws.active = front.unwrap_or(active_before);
+    }
+
+    /// A pane whose agent reported its conversation: that conversation resumed in
+    /// `dir` (`claude --resume ID`, `codex resume ID`), with the program the tab was
+    /// opened with when it is that agent. `None` when the agent is not installed now
+    /// (the caller falls back to the tab's command, or a shell).
+    fn restore_agent(
+        &mut self,
+        dir: &Path,
+        session: &AgentSession,
+        command: Option<&[String]>,
+    ) -> Option<PaneId> {
+        let name = session.agent.program();
+        let program = command
+            .and_then(|c| c.first())
+            .filter(|p| Path::new(p).file_name().is_some_and(|n| n == name))
+            .cloned()
+            .unwrap_or_else(|| name.to_owned());
+        let path = std::env::var_os("PATH");
+        if !installed(&program, path.as_deref()) {
+            return None;
+        }
+        // Checked again: the id came from a file.
+        let session = AgentSession::new(session.agent, &session.id)?;
+        let mut again = vec![program];
+        again.extend(session.agent.resume_args(&session.id));
+        let pane = self.spawn_in(dir, &again).ok()?;
+        if let Some(r) = self.record_mut(pane) {
+            r.launched = command.map(<[String]>::to_vec);
+            r.agent = Some(session);
+        }
+        self.pipeline()
+            .breadcrumb(Some(pane), format!("resumed: {}", again.join(" ")));
+        Some(pane)
     }
 
     /// A pane that ran `command` before the restart: a known agent resumed in `dir`,
@@ -115,6 +155,7 @@ impl WorkspaceCore {
                 .unwrap_or_default(),
             last_screen: screen(p),
             command: self.record(p).and_then(|r| r.launched.clone()),
+            agent: self.record(p).and_then(|r| r.agent.clone()),
         });
         let remote_keys: Vec<&Path> = self.remotes.iter().map(|r| r.key.as_path()).collect();
         let front = state

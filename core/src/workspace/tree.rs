@@ -366,6 +366,9 @@ pub struct Badges {
     /// OSC 9;4 percent while a progress report is showing (live).
     #[serde(skip)]
     pub progress: Option<u8>,
+    /// The colour the agent asked its mark to be (OSC 21337 `indicator=`; live).
+    #[serde(skip)]
+    pub indicator: Option<crate::model::Rgb>,
 }
 
 impl Badges {
@@ -374,6 +377,7 @@ impl Badges {
         Badges {
             activity: None,
             progress: None,
+            indicator: None,
             ..*self
         } == Badges::default()
     }
@@ -394,6 +398,12 @@ impl Badges {
                 (a, b) => a.or(b),
             },
             progress: self.progress.or(other.progress),
+            // The mark shown is the most urgent pane's: so is its colour.
+            indicator: match (self.activity, other.activity) {
+                (Some(a), Some(b)) if b < a => other.indicator,
+                (None, Some(_)) => other.indicator,
+                _ => self.indicator.or(other.indicator),
+            },
         }
     }
 }

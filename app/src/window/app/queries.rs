@@ -131,6 +131,7 @@ impl TernApp {
         let mut b = self.panes.get(&pane).map(|p| p.badges).unwrap_or_default();
         b.activity = self.agents.state(pane);
         b.progress = self.agents.progress(pane);
+        b.indicator = self.agents.indicator(pane);
         b
     }
 
@@ -187,15 +188,15 @@ impl TernApp {
 
     /// Focuses the pane, in any worktree, that has waited longest for the user.
     pub fn next_waiting_pane(&mut self) -> Option<PaneId> {
-        self.agents.refresh_now(self.core.pipeline());
-        let panes: Vec<PaneId> = self.panes.keys().copied().collect();
-        let pane = self.agents.longest_waiting(panes)?;
-        self.exec(
+        let outcome = self.exec(
             tern_core::workspace::Source::Key,
-            tern_core::workspace::Command::Focus(pane),
-        )
-        .ok()?;
-        Some(pane)
+            tern_core::workspace::Command::FocusNextWaiting,
+        );
+        self.agents.refresh_now(&self.core);
+        match outcome.ok()? {
+            tern_core::workspace::Outcome::Pane(pane) => Some(pane),
+            tern_core::workspace::Outcome::Done => None,
+        }
     }
 
     /// What the sidebar shows of the open groups.

@@ -11,6 +11,7 @@ use super::scrollback::Scrollback;
 use super::width::char_width;
 use super::{TermConfig, TermEvent, TermSize};
 
+pub mod agent_status;
 mod controls;
 mod editing;
 mod geometry;

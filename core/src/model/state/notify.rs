@@ -20,6 +20,8 @@ pub enum NotifySource {
     Osc777,
     /// OSC 99 ; metadata ; payload
     Osc99,
+    /// An agent's report that it waits (its hook, `tern msg set-status`).
+    Agent,
 }
 
 /// How urgent (OSC 99's `u=`; the others are normal).

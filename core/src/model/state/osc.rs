@@ -91,6 +91,17 @@ fn dispatch_command(st: &mut State, cmd: &&[u8], params: &[&[u8]], bell_terminat
             st.events.push(TermEvent::Notification(n));
         }
         b"99" => notify::osc99(st, params),
+        b"21337" | b"7501" => {
+            let payload = joined(params, 1);
+            let status = if *cmd == b"21337" {
+                super::agent_status::parse_21337(payload.as_bytes())
+            } else {
+                super::agent_status::parse_7501(payload.as_bytes())
+            };
+            if let Some(status) = status {
+                st.events.push(TermEvent::AgentStatus(status));
+            }
+        }
         _ => {}
     }
 }

@@ -3,6 +3,14 @@
 //! notifications, bells, OSC 9;4 progress, the exit, and whether the screen asks a
 //! question) plus the user's input.
 //!
+//! **The agent's own word first** (invariant 12). An explicit report — the agent's
+//! hooks through `tern msg agent-event`, OSC 21337 printed by the program, or `tern
+//! msg set-status` — decides over everything below it until a newer report, the user's
+//! answer to a waiting report (it works again), or the end of the program that made it
+//! (the shell's next prompt, OSC 133 A or D, or the pane's exit). Below it, in order of
+//! trust: notifications, OSC 9;4 progress and bells; OSC 133 marks; reading the screen
+//! and the output's pace. [`ActivityReport::source`] says which decided.
+//!
 //! The model thread records facts as they happen; the state is derived when someone
 //! reads it ([`ActivityCell::report`] with the reader's clock), so no timer ever
 //! changes anything (invariant 7): "silent for a while" is a comparison at read time.
@@ -41,8 +49,9 @@
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
+use crate::model::agent_status::{AgentState, AgentStatus, StatusSequence, Update};
 use crate::model::notify::{Progress, ProgressState};
-use crate::model::{ShellMark, TermEvent};
+use crate::model::{Rgb, ShellMark, TermEvent};
 
 /// Output silent this long counts as "stopped" for the question rule, and output
 /// newer than this counts as "running".
@@ -87,9 +96,78 @@ impl ActivityState {
     }
 }
 
+/// Who decided a pane's state, most trusted first (the order of trust).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ActivitySource {
+    /// The agent's hooks (`tern msg agent-event`).
+    Hook,
+    /// OSC 21337 (iTerm2's session status), printed by the program.
+    #[serde(rename = "osc-21337")]
+    Osc21337,
+    /// OSC 7501 (Codex's state line), printed by the program.
+    #[serde(rename = "osc-7501")]
+    Osc7501,
+    /// `tern msg set-status`.
+    SetStatus,
+    /// A notification (OSC 9, 777, 99).
+    Notification,
+    /// OSC 9;4 progress.
+    Progress,
+    Bell,
+    /// The shell's OSC 133 marks.
+    ShellMarks,
+    /// The screen asks a question.
+    Screen,
+    /// Output flowing, or quiet (no marks).
+    Output,
+    /// The program exited.
+    Exit,
+    /// Nothing has said anything yet.
+    None,
+}
+
+impl ActivitySource {
+    /// The agent's own word: a hook, OSC 21337 or `set-status`.
+    pub fn is_explicit(self) -> bool {
+        matches!(
+            self,
+            ActivitySource::Hook
+                | ActivitySource::Osc21337
+                | ActivitySource::Osc7501
+                | ActivitySource::SetStatus
+        )
+    }
+}
+
+/// An explicit report of what a pane's program does: the agent's own word.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Report {
+    /// `None` clears the pane's report (the other sources decide again).
+    pub state: Option<ActivityState>,
+    /// Why it waits, or what it does, in its words.
+    pub reason: Option<String>,
+    /// The colour its mark asks for.
+    pub indicator: Option<Rgb>,
+    /// Who said it: [`ActivitySource::Hook`], `Osc21337` or `SetStatus`.
+    pub via: ActivitySource,
+}
+
+/// The report that stands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Explicit {
+    at: Instant,
+    state: ActivityState,
+    reason: Option<String>,
+    indicator: Option<Rgb>,
+    via: ActivitySource,
+}
+
 /// Why a pane waits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum WaitReason {
+    /// The agent said so (its hook, OSC 21337, `set-status`).
+    Agent,
     Notification,
     Bell,
     Progress,
@@ -111,8 +189,13 @@ pub struct ActivityReport {
     pub last_notification: Option<String>,
     /// The last command the shell ran (OSC 133 C, then D).
     pub last_command: Option<LastCommand>,
-    /// Why it waits, in words: the notification's text or the question's line.
+    /// Why it waits, in words: the agent's reason, the notification's text or the
+    /// question's line.
     pub wait_text: Option<String>,
+    /// Who decided the state (the order of trust: the agent's own word first).
+    pub source: ActivitySource,
+    /// The colour the agent asked its mark to be drawn in (OSC 21337 `indicator=`).
+    pub indicator: Option<Rgb>,
     /// When the state may next change with time alone (output going quiet, after
     /// [`QUIET_MS`]), from the moment read; `None`: only a new fact changes it. A
     /// window repaints then, not on a timer.
@@ -165,6 +248,8 @@ struct Facts {
     last_command: Option<LastCommand>,
     /// The pane was last revealed.
     seen: Option<Instant>,
+    /// The agent's own report, until a newer one or its program ends.
+    explicit: Option<Explicit>,
 }
 
 /// One pane's activity, shared by the model thread (writer) and readers.
@@ -209,7 +294,13 @@ impl ActivityCell {
         self.with(|f| {
             f.exited = Some((at, code));
             f.command_running = false;
+            f.explicit = None;
         });
+    }
+
+    /// The agent's own report (a hook or `set-status`; OSC 21337 comes with output).
+    pub fn on_report(&self, at: Instant, report: Report) {
+        self.with(|f| f.report_explicit(at, report));
     }
 
     /// The state at `now`.
@@ -220,8 +311,54 @@ impl ActivityCell {
 }
 
 impl Facts {
+    fn report_explicit(&mut self, at: Instant, report: Report) {
+        self.explicit = report.state.map(|state| Explicit {
+            at,
+            state,
+            reason: report.reason,
+            indicator: report.indicator,
+            via: report.via,
+        });
+    }
+
+    /// OSC 21337 / 7501, an incremental update of the report: Working runs, Waiting
+    /// waits, Idle is done after work (idle when nothing ran since the last report).
+    /// A key the sequence leaves out keeps its value.
+    fn agent_status(&mut self, at: Instant, status: &AgentStatus) {
+        let before = self.explicit.as_ref();
+        let worked = before
+            .is_some_and(|e| matches!(e.state, ActivityState::Running | ActivityState::Waiting));
+        let state = match &status.state {
+            Update::Keep => before.map(|e| e.state),
+            Update::Clear => None,
+            Update::Set(s) => Some(match s {
+                AgentState::Working => ActivityState::Running,
+                AgentState::Waiting => ActivityState::Waiting,
+                AgentState::Idle if worked => ActivityState::Done,
+                AgentState::Idle => ActivityState::Idle,
+            }),
+        };
+        let report = Report {
+            state,
+            reason: status.detail.over(before.and_then(|e| e.reason.clone())),
+            indicator: status.indicator.over(before.and_then(|e| e.indicator)),
+            via: match status.sequence {
+                StatusSequence::Osc21337 => ActivitySource::Osc21337,
+                StatusSequence::Osc7501 => ActivitySource::Osc7501,
+            },
+        };
+        // A state that did not change keeps its time (a detail updated while working
+        // is not a new start).
+        let at = match before {
+            Some(e) if e.state == ActivityState::Running && state == Some(e.state) => e.at,
+            _ => at,
+        };
+        self.report_explicit(at, report);
+    }
+
     fn apply(&mut self, at: Instant, event: &TermEvent) {
         match event {
+            TermEvent::AgentStatus(status) => self.agent_status(at, status),
             TermEvent::Bell => self.attention = Some((at, WaitReason::Bell)),
             TermEvent::Notification(n) => {
                 self.attention = Some((at, WaitReason::Notification));
@@ -245,6 +382,8 @@ impl Facts {
             TermEvent::Command(text) => self.command_text = Some(text.clone()),
             TermEvent::Shell { mark, .. } => match mark {
                 ShellMark::PromptStart => {
+                    // The program that reported has ended: the shell is back.
+                    self.explicit = None;
                     self.marked = true;
                     self.prompt_at = Some(at);
                     self.command_running = false;
@@ -264,6 +403,7 @@ impl Facts {
                     });
                 }
                 ShellMark::CommandFinished { exit_code } => {
+                    self.explicit = None;
                     self.marked = true;
                     self.command_running = false;
                     self.command_at = None;
@@ -307,6 +447,8 @@ impl Facts {
             last_notification: self.last_notification.clone(),
             last_command: self.last_command.clone(),
             wait_text: None,
+            source: ActivitySource::None,
+            indicator: None,
             // The only rules that read the clock compare the time since the last
             // output with `quiet` ("running", and the question asked once output
             // stopped): the state can change with time alone only when that passes.
@@ -316,17 +458,44 @@ impl Facts {
                 .filter(|&since| since < QUIET_MS)
                 .map(|since| QUIET_MS - since),
         };
-        let mut set = |state, at: Instant, reason| {
+        let mut set = |state, at: Instant, reason, source| {
             report.state = state;
             report.since_ms = ms(at);
             report.wait_reason = reason;
+            report.source = source;
         };
         if let Some((at, _)) = self.exited {
-            set(ActivityState::Done, at, None);
+            set(ActivityState::Done, at, None, ActivitySource::Exit);
+            return report;
+        }
+        if let Some(e) = &self.explicit {
+            // The agent's word stands; only the time that passed is not its to say, so
+            // no clock rule applies.
+            report.changes_in_ms = None;
+            let answered = self.last_input.filter(|&i| i > e.at);
+            match (e.state, answered) {
+                // The user answered what it waited for: it works again.
+                (ActivityState::Waiting, Some(i)) => {
+                    set(ActivityState::Running, i, None, e.via);
+                }
+                (ActivityState::Waiting, None) => {
+                    set(ActivityState::Waiting, e.at, Some(WaitReason::Agent), e.via);
+                    report.wait_text = e.reason.clone();
+                }
+                // What it finished was seen once the user typed.
+                (ActivityState::Done, Some(i)) => set(ActivityState::Idle, i, None, e.via),
+                (state, _) => set(state, e.at, None, e.via),
+            }
+            report.indicator = e.indicator;
             return report;
         }
         if let Some((at, reason)) = self.attention.filter(|(t, _)| unanswered(*t)) {
-            set(ActivityState::Waiting, at, Some(reason));
+            let source = match reason {
+                WaitReason::Bell => ActivitySource::Bell,
+                WaitReason::Progress => ActivitySource::Progress,
+                _ => ActivitySource::Notification,
+            };
+            set(ActivityState::Waiting, at, Some(reason), source);
             report.wait_text = match reason {
                 WaitReason::Notification => self.last_notification.clone(),
                 WaitReason::Bell => Some("bell".to_owned()),
@@ -334,7 +503,7 @@ impl Facts {
                     Some(ProgressState::Error) => "progress: error".to_owned(),
                     _ => "progress: paused".to_owned(),
                 }),
-                WaitReason::Question => None,
+                WaitReason::Question | WaitReason::Agent => None,
             };
             return report;
         }
@@ -351,7 +520,12 @@ impl Facts {
             && after_input(out)
             && question_allowed(*asked)
         {
-            set(ActivityState::Waiting, out, Some(WaitReason::Question));
+            set(
+                ActivityState::Waiting,
+                out,
+                Some(WaitReason::Question),
+                ActivitySource::Screen,
+            );
             report.wait_text = Some(line.clone());
             return report;
         }
@@ -365,7 +539,7 @@ impl Facts {
             && !at_prompt_after_output
             && after_input(out)
         {
-            set(ActivityState::Running, out, None);
+            set(ActivityState::Running, out, None, ActivitySource::Output);
             return report;
         }
         if self.command_running || progress.is_some() {
@@ -374,11 +548,16 @@ impl Facts {
                 .or(self.progress.map(|(t, _)| t))
                 .or(self.last_output)
                 .unwrap_or(now);
-            set(ActivityState::Running, at, None);
+            let source = if self.command_running {
+                ActivitySource::ShellMarks
+            } else {
+                ActivitySource::Progress
+            };
+            set(ActivityState::Running, at, None, source);
             return report;
         }
         if let Some((at, _)) = self.finished.filter(|(t, _)| after_input(*t)) {
-            set(ActivityState::Done, at, None);
+            set(ActivityState::Done, at, None, ActivitySource::ShellMarks);
             return report;
         }
         let at = self
@@ -386,7 +565,14 @@ impl Facts {
             .max(self.prompt_at)
             .or(self.last_output)
             .unwrap_or(now);
-        set(ActivityState::Idle, at, None);
+        let source = if self.marked {
+            ActivitySource::ShellMarks
+        } else if self.last_output.is_some() {
+            ActivitySource::Output
+        } else {
+            ActivitySource::None
+        };
+        set(ActivityState::Idle, at, None, source);
         report
     }
 }

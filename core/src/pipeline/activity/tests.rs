@@ -317,3 +317,128 @@ fn the_state_holds_until_the_time_the_report_names() {
     assert_eq!(r.changes_in_ms, Some(QUIET_MS - 200));
     assert_ne!(c.report(ms(t, QUIET_MS)).state, r.state);
 }
+
+fn report(state: Option<ActivityState>, reason: Option<&str>) -> Report {
+    Report {
+        state,
+        reason: reason.map(str::to_owned),
+        indicator: None,
+        via: ActivitySource::Hook,
+    }
+}
+
+fn osc21337(payload: &str) -> TermEvent {
+    TermEvent::AgentStatus(crate::model::agent_status::parse_21337(payload.as_bytes()).unwrap())
+}
+
+/// Invariant 12: the agent's own word decides over a notification, the marks and the
+/// screen. (Catches a break that checks attention or marks before the report.)
+#[test]
+fn the_agents_own_report_outranks_notifications_marks_and_the_screen() {
+    let (c, t) = (ActivityCell::default(), t0());
+    c.on_output(t, &[mark(ShellMark::PromptStart)]);
+    c.on_output(ms(t, 10), &[mark(ShellMark::CommandExecuted)]);
+    c.on_report(ms(t, 20), report(Some(ActivityState::Idle), None));
+    // A bell, a notification and a question on screen: the agent said idle.
+    let n = Notification::new(NotifySource::Osc9, "", "look at me");
+    c.on_output(ms(t, 30), &[TermEvent::Bell, TermEvent::Notification(n)]);
+    c.on_screen_checked(ms(t, 40), Some("Do you want to proceed?".into()));
+    let r = c.report(ms(t, 5_000));
+    assert_eq!(
+        (r.state, r.source),
+        (ActivityState::Idle, ActivitySource::Hook)
+    );
+    c.on_report(
+        ms(t, 6_000),
+        report(Some(ActivityState::Waiting), Some("Allow Bash?")),
+    );
+    let r = c.report(ms(t, 6_001));
+    assert_eq!(r.state, ActivityState::Waiting);
+    assert_eq!(r.wait_text.as_deref(), Some("Allow Bash?"));
+    assert_eq!(r.wait_reason, Some(WaitReason::Agent));
+    // Cleared: the other sources decide again (the notification was after the C).
+    c.on_report(ms(t, 7_000), report(None, None));
+    assert_eq!(c.report(ms(t, 7_001)).source, ActivitySource::Notification);
+}
+
+#[test]
+fn a_waiting_report_answered_by_the_user_works_again_and_done_is_seen_by_typing() {
+    let (c, t) = (ActivityCell::default(), t0());
+    c.on_report(t, report(Some(ActivityState::Waiting), Some("Allow Bash?")));
+    // Revealing the pane does not answer the agent.
+    c.on_seen(ms(t, 5));
+    assert_eq!(c.report(ms(t, 10)).state, ActivityState::Waiting);
+    c.on_input(ms(t, 20));
+    let r = c.report(ms(t, 30));
+    assert_eq!((r.state, r.wait_text), (ActivityState::Running, None));
+    c.on_report(ms(t, 40), report(Some(ActivityState::Done), None));
+    assert_eq!(c.report(ms(t, 50)).state, ActivityState::Done);
+    c.on_input(ms(t, 60));
+    assert_eq!(c.report(ms(t, 70)).state, ActivityState::Idle);
+}
+
+#[test]
+fn a_report_ends_with_the_program_that_made_it() {
+    let (c, t) = (ActivityCell::default(), t0());
+    c.on_output(t, &[mark(ShellMark::CommandExecuted)]);
+    c.on_report(ms(t, 10), report(Some(ActivityState::Waiting), Some("?")));
+    assert_eq!(c.report(ms(t, 20)).state, ActivityState::Waiting);
+    // The agent exits: the shell finishes the command and prompts.
+    let finished = mark(ShellMark::CommandFinished { exit_code: Some(0) });
+    c.on_output(ms(t, 30), &[finished, mark(ShellMark::PromptStart)]);
+    let r = c.report(ms(t, 40));
+    assert_eq!(
+        (r.state, r.source),
+        (ActivityState::Done, ActivitySource::ShellMarks)
+    );
+    // And with the pane's own program.
+    let (c, t) = (ActivityCell::default(), t0());
+    c.on_report(t, report(Some(ActivityState::Running), None));
+    c.on_exit(ms(t, 10), 0);
+    assert_eq!(c.report(ms(t, 20)).source, ActivitySource::Exit);
+}
+
+#[test]
+fn osc_21337_is_an_incremental_report_and_idle_after_work_is_done() {
+    let (c, t) = (ActivityCell::default(), t0());
+    c.on_output(
+        t,
+        &[osc21337(
+            "status=Waiting;indicator=#5f87ff;detail=Run cargo test?",
+        )],
+    );
+    let r = c.report(ms(t, 1));
+    assert_eq!(
+        (r.state, r.source, r.wait_text.as_deref()),
+        (
+            ActivityState::Waiting,
+            ActivitySource::Osc21337,
+            Some("Run cargo test?")
+        )
+    );
+    assert_eq!(r.indicator, Some(Rgb::new(0x5f, 0x87, 0xff)));
+    // Output does not make an explicit report "running" or "idle" by the clock.
+    c.on_output(ms(t, 10), &[osc21337("status=Working;detail=")]);
+    let r = c.report(ms(t, 60_000));
+    assert_eq!((r.state, r.changes_in_ms), (ActivityState::Running, None));
+    assert_eq!(r.indicator, Some(Rgb::new(0x5f, 0x87, 0xff)), "kept");
+    c.on_output(ms(t, 70_000), &[osc21337("status=Idle")]);
+    assert_eq!(c.report(ms(t, 70_001)).state, ActivityState::Done);
+    c.on_output(ms(t, 80_000), &[osc21337("status=;indicator=;detail=")]);
+    assert_ne!(c.report(ms(t, 80_001)).source, ActivitySource::Osc21337);
+    // Idle with nothing done before is idle.
+    c.on_output(ms(t, 90_000), &[osc21337("status=Idle")]);
+    assert_eq!(c.report(ms(t, 90_001)).state, ActivityState::Idle);
+}
+
+#[test]
+fn without_a_report_the_source_says_which_rule_decided() {
+    let (c, t) = (ActivityCell::default(), t0());
+    assert_eq!(c.report(t).source, ActivitySource::None);
+    c.on_output(t, &[]);
+    assert_eq!(c.report(ms(t, 1)).source, ActivitySource::Output);
+    c.on_output(ms(t, 10), &[mark(ShellMark::CommandExecuted)]);
+    assert_eq!(c.report(ms(t, 20)).source, ActivitySource::ShellMarks);
+    c.on_output(ms(t, 30), &[TermEvent::Bell]);
+    assert_eq!(c.report(ms(t, 40)).source, ActivitySource::Bell);
+}

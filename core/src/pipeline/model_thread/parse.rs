@@ -225,6 +225,9 @@ pub(super) fn coalesce(events: Vec<TermEvent>) -> Vec<TermEvent> {
     let last_command = events
         .iter()
         .rposition(|e| matches!(e, TermEvent::Command(_)));
+    let last_status = events
+        .iter()
+        .rposition(|e| matches!(e, TermEvent::AgentStatus(_)));
     let mut bell = false;
     for (i, e) in events.into_iter().enumerate() {
         match e {
@@ -242,6 +245,7 @@ pub(super) fn coalesce(events: Vec<TermEvent>) -> Vec<TermEvent> {
             TermEvent::Progress(_) if Some(i) != last_progress => {}
             TermEvent::Notification(_) if Some(i) != last_notification => {}
             TermEvent::Command(_) if Some(i) != last_command => {}
+            TermEvent::AgentStatus(_) if Some(i) != last_status => {}
             other => out.push(other),
         }
     }

@@ -1,0 +1,643 @@
+//! `tern agents setup claude|codex [--dry-run] [--remove]`: the agent's own
+//! configuration edited so that it reports to tern.
+//!
+//! - **Claude Code**: `settings.json` in `$CLAUDE_CONFIG_DIR` (else `~/.claude`) gets a
+//!   hook per event tern reads ([`CLAUDE_EVENTS`]: `SessionStart`, `UserPromptSubmit`,
+//!   `PermissionRequest` — at once when a permission dialog shows, where `Notification`
+//!   comes only after 6 s without input —, `PostToolUse` — a tool ran, so the agent
+//!   works again —, `Notification`, `Stop`, `SessionEnd`), each `{"hooks": [{"type": "command", "command": "TERN msg
+//!   agent-event --agent claude"}]}` appended to the event's list.
+//! - **Codex**: `config.toml` in `$CODEX_HOME` (else `~/.codex`) gets `notify = [TERN,
+//!   "msg", "agent-event", "--agent", "codex"]` (Codex runs one notify program: one the
+//!   user set is kept, and setup says how to call tern from it) and, unless set,
+//!   `[tui] notifications = true`, `notification_method = "osc9"` and
+//!   `notification_condition = "always"` (its approval requests then reach tern as OSC
+//!   9 whether or not the window has focus; tern decides what reaches the desktop).
+//!
+//! The edit is merged into what the user has: their other hooks and keys stay, in
+//! their order (JSON objects keep their order; TOML is edited in place with
+//! `toml_edit`, comments and all). Setup is idempotent; before it changes a file it
+//! keeps the old bytes beside it (`FILE.tern-backup`). `--remove` takes out exactly
+//! tern's entries (a hook whose command runs `tern msg agent-event`) and, when what is
+//! left is what the backup holds, puts the backup's bytes back, so a file set up and
+//! removed is the user's again byte for byte. A file that does not parse is left
+//! untouched, with the line and column of the problem. Writing is atomic (a temporary
+//! file, then a rename, in the folder of the real file a symlink points to) and
+//! happens only if the file is still what was read (two setups at once, or the agent
+//! saving its settings meanwhile: the later one says so and writes nothing); the
+//! folder is locked (`flock`) while a setup runs.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use super::AgentKind;
+
+/// The Claude Code events tern's hook is installed for.
+pub const CLAUDE_EVENTS: [&str; 7] = [
+    "SessionStart",
+    "UserPromptSubmit",
+    "PermissionRequest",
+    "PostToolUse",
+    "Notification",
+    "Stop",
+    "SessionEnd",
+];
+
+/// The suffix of the backup kept beside a file setup changed.
+pub const BACKUP_SUFFIX: &str = ".tern-backup";
+
+/// Install tern's entries, or take them out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    Install,
+    Remove,
+}
+
+/// Where the agent's configuration is, and how the hook calls tern.
+#[derive(Clone, Debug)]
+pub struct SetupContext {
+    /// The agent's configuration folder (`$CLAUDE_CONFIG_DIR` / `$CODEX_HOME`, else
+    /// `~/.claude` / `~/.codex`).
+    pub config_dir: PathBuf,
+    /// The tern program the hook runs (the running binary's path).
+    pub tern: String,
+}
+
+impl SetupContext {
+    /// The folders as the agents find them, from the environment.
+    pub fn from_env(agent: AgentKind, tern: String) -> Result<SetupContext, String> {
+        let (var, default) = match agent {
+            AgentKind::Claude => ("CLAUDE_CONFIG_DIR", ".claude"),
+            AgentKind::Codex => ("CODEX_HOME", ".codex"),
+        };
+        let config_dir = match std::env::var_os(var).filter(|v| !v.is_empty()) {
+            Some(dir) => PathBuf::from(dir),
+            None => dirs::home_dir()
+                .ok_or("no home folder (HOME is not set)")?
+                .join(default),
+        };
+        Ok(SetupContext { config_dir, tern })
+    }
+
+    /// The file setup edits.
+    pub fn file(&self, agent: AgentKind) -> PathBuf {
+        match agent {
+            AgentKind::Claude => self.config_dir.join("settings.json"),
+            AgentKind::Codex => self.config_dir.join("config.toml"),
+        }
+    }
+
+    /// The hook's command line for `agent`, as a shell reads it (Claude's hooks run
+    /// through a shell) or as an argument list (Codex's `notify`).
+    fn hook_words(&self, agent: AgentKind) -> Vec<String> {
+        vec![
+            self.tern.clone(),
+            "msg".into(),
+            "agent-event".into(),
+            "--agent".into(),
+            agent.program().into(),
+        ]
+    }
+
+    fn hook_line(&self, agent: AgentKind) -> String {
+        let words = self.hook_words(agent);
+        shlex::try_join(words.iter().map(String::as_str)).unwrap_or_else(|_| words.join(" "))
+    }
+}
+
+/// Whether a hook command (a shell line, or its words) runs `tern msg agent-event`.
+pub fn is_tern_hook(words: &[String]) -> bool {
+    let is_tern = words.first().is_some_and(|p| {
+        Path::new(p)
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy() == "tern")
+    });
+    is_tern && words.get(1..3).is_some_and(|w| w == ["msg", "agent-event"])
+}
+
+fn is_tern_line(line: &str) -> bool {
+    shlex::split(line).is_some_and(|w| is_tern_hook(&w))
+}
+
+/// What a setup would do to one file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// The file named (as the agent reads it).
+    pub file: PathBuf,
+    /// The file written (the symlink's target when `file` is one).
+    pub real: PathBuf,
+    /// Its bytes now (`None`: no file).
+    pub before: Option<Vec<u8>>,
+    /// Its bytes after (`None`: the file is removed; equal to `before`: no change).
+    pub after: Option<Vec<u8>>,
+    /// Keep `before` as the backup (an install that changes the file).
+    pub backup: bool,
+    /// The backup is used up (a removal that put it back or went past it).
+    pub drop_backup: bool,
+    /// What the user should know (a `notify` of theirs kept, a symlink followed).
+    pub notes: Vec<String>,
+}
+
+impl Plan {
+    pub fn changes(&self) -> bool {
+        self.before != self.after
+    }
+
+    /// The change as a unified diff of the file's lines (for `--dry-run`).
+    pub fn diff(&self) -> String {
+        let old = String::from_utf8_lossy(self.before.as_deref().unwrap_or_default());
+        let new = String::from_utf8_lossy(self.after.as_deref().unwrap_or_default());
+        let name = self.file.display().to_string();
+        similar::TextDiff::from_lines(old.as_ref(), new.as_ref())
+            .unified_diff()
+            .header(&name, &name)
+            .to_string()
+    }
+}
+
+fn backup_path(real: &Path) -> PathBuf {
+    let mut name = real.as_os_str().to_owned();
+    name.push(BACKUP_SUFFIX);
+    PathBuf::from(name)
+}
+
+/// What `action` does to `agent`'s configuration, without writing anything.
+pub fn plan(agent: AgentKind, action: Action, cx: &SetupContext) -> Result<Plan, String> {
+    let file = cx.file(agent);
+    let mut notes = Vec::new();
+    let real = match std::fs::symlink_metadata(&file) {
+        Ok(m) if m.file_type().is_symlink() => {
+            let real = std::fs::canonicalize(&file)
+                .map_err(|e| format!("{} is a symlink tern cannot follow: {e}", file.display()))?;
+            notes.push(format!(
+                "{} is a symlink: {} is edited",
+                file.display(),
+                real.display()
+            ));
+            real
+        }
+        _ => file.clone(),
+    };
+    let before = read_regular(&real)?;
+    let backup = read_regular(&backup_path(&real))?;
+    let text = match &before {
+        Some(bytes) => Some(
+            std::str::from_utf8(bytes)
+                .map_err(|_| format!("{} is not UTF-8 text; left as it is", file.display()))?,
+        ),
+        None => None,
+    };
+    let after = match (agent, action) {
+        (AgentKind::Claude, Action::Install) => claude_install(text, cx, &file)?,
+        (AgentKind::Claude, Action::Remove) => claude_remove(text, backup.as_deref(), &file)?,
+        (AgentKind::Codex, Action::Install) => codex_install(text, cx, &file, &mut notes)?,
+        (AgentKind::Codex, Action::Remove) => codex_remove(text, backup.as_deref(), &file)?,
+    };
+    let changed = before != after;
+    Ok(Plan {
+        file,
+        real,
+        backup: action == Action::Install && changed && before.is_some(),
+        drop_backup: action == Action::Remove && changed && backup.is_some(),
+        before,
+        after,
+        notes,
+    })
+}
+
+/// A regular file's bytes (`None` when there is none). A FIFO, a device or a folder is
+/// refused before it is opened for reading; more than 4 MiB is refused.
+fn read_regular(path: &Path) -> Result<Option<Vec<u8>>, String> {
+    const MAX_BYTES: u64 = 4 << 20;
+    match std::fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(format!("cannot read {}: {e}", path.display())),
+        Ok(m) if !m.is_file() => Err(format!(
+            "{} is not a regular file; left as it is",
+            path.display()
+        )),
+        Ok(m) if m.len() > MAX_BYTES => Err(format!(
+            "{} is over {MAX_BYTES} bytes; left as it is",
+            path.display()
+        )),
+        Ok(_) => std::fs::read(path)
+            .map(Some)
+            .map_err(|e| format!("cannot read {}: {e}", path.display())),
+    }
+}
+
+// --- Claude Code: settings.json ------------------------------------------------------
+
+fn parse_json(text: &str, file: &Path) -> Result<Map<String, Value>, String> {
+    if text.trim().is_empty() {
+        return Ok(Map::new());
+    }
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Err(format!(
+            "{} is not a JSON object; left as it is",
+            file.display()
+        )),
+        Err(e) => Err(format!(
+            "{}:{}:{}: not JSON ({e}); left as it is",
+            file.display(),
+            e.line(),
+            e.column()
+        )),
+    }
+}
+
+/// JSON as Claude Code writes its settings: two spaces, a final newline when the file
+/// had one (or is new).
+fn json_bytes(map: &Map<String, Value>, newline: bool) -> Vec<u8> {
+    let mut out = serde_json::to_string_pretty(map).unwrap_or_default();
+    if newline {
+        out.push('\n');
+    }
+    out.into_bytes()
+}
+
+fn hook_commands(group: &Value) -> impl Iterator<Item = &str> {
+    group
+        .get("hooks")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|h| h.get("command").and_then(Value::as_str))
+}
+
+fn claude_install(
+    text: Option<&str>,
+    cx: &SetupContext,
+    file: &Path,
+) -> Result<Option<Vec<u8>>, String> {
+    let mut settings = parse_json(text.unwrap_or_default(), file)?;
+    let hooks = settings
+        .entry("hooks")
+        .or_insert_with(|| Value::Object(Map::new()));
+    let Value::Object(hooks) = hooks else {
+        return Err(format!(
+            "{}: \"hooks\" is not an object; left as it is",
+            file.display()
+        ));
+    };
+    let command = cx.hook_line(AgentKind::Claude);
+    let mut changed = false;
+    for event in CLAUDE_EVENTS {
+        let groups = hooks
+            .entry(event)
+            .or_insert_with(|| Value::Array(Vec::new()));
+        let Value::Array(groups) = groups else {
+            return Err(format!(
+                "{}: hooks.{event} is not a list; left as it is",
+                file.display()
+            ));
+        };
+        if groups.iter().flat_map(hook_commands).any(is_tern_line) {
+            continue;
+        }
+        let mut hook = Map::new();
+        hook.insert("type".into(), Value::String("command".into()));
+        hook.insert("command".into(), Value::String(command.clone()));
+        let mut group = Map::new();
+        group.insert("hooks".into(), Value::Array(vec![Value::Object(hook)]));
+        groups.push(Value::Object(group));
+        changed = true;
+    }
+    if !changed {
+        return Ok(text.map(|t| t.as_bytes().to_vec()));
+    }
+    let newline = text.is_none_or(|t| t.ends_with('\n') || t.trim().is_empty());
+    Ok(Some(json_bytes(&settings, newline)))
+}
+
+/// Takes tern's hooks out of `settings`; whether any were there.
+fn strip_tern_hooks(settings: &mut Map<String, Value>) -> bool {
+    let Some(Value::Object(hooks)) = settings.get_mut("hooks") else {
+        return false;
+    };
+    let mut removed = false;
+    let events: Vec<String> = hooks.keys().cloned().collect();
+    for event in events {
+        let Some(Value::Array(groups)) = hooks.get_mut(&event) else {
+            continue;
+        };
+        let mut emptied = false;
+        for group in groups.iter_mut() {
+            let Some(Value::Array(list)) = group.get_mut("hooks") else {
+                continue;
+            };
+            let before = list.len();
+            list.retain(|h| {
+                !h.get("command")
+                    .and_then(Value::as_str)
+                    .is_some_and(is_tern_line)
+            });
+            if list.len() != before {
+                removed = true;
+                emptied |= list.is_empty();
+            }
+        }
+        if emptied {
+            groups.retain(|g| {
+                g.get("hooks")
+                    .and_then(Value::as_array)
+                    .is_none_or(|l| !l.is_empty())
+            });
+            if groups.is_empty() {
+                hooks.shift_remove(&event);
+            }
+        }
+    }
+    if removed && hooks.is_empty() {
+        settings.shift_remove("hooks");
+    }
+    removed
+}
+
+fn claude_remove(
+    text: Option<&str>,
+    backup: Option<&[u8]>,
+    file: &Path,
+) -> Result<Option<Vec<u8>>, String> {
+    let Some(text) = text else {
+        return Ok(None);
+    };
+    let mut settings = parse_json(text, file)?;
+    if !strip_tern_hooks(&mut settings) {
+        return Ok(Some(text.as_bytes().to_vec()));
+    }
+    // What the backup holds, when what is left is just that: the user's bytes back.
+    if let Some(old) = backup
+        && let Ok(old_text) = std::str::from_utf8(old)
+        && parse_json(old_text, file).is_ok_and(|m| m == settings)
+    {
+        return Ok(Some(old.to_vec()));
+    }
+    if backup.is_none() && settings.is_empty() {
+        // tern made the file: it goes.
+        return Ok(None);
+    }
+    Ok(Some(json_bytes(&settings, text.ends_with('\n'))))
+}
+
+// --- Codex: config.toml --------------------------------------------------------------
+
+fn parse_toml(text: &str, file: &Path) -> Result<toml_edit::DocumentMut, String> {
+    text.parse::<toml_edit::DocumentMut>().map_err(|e| {
+        let at = e
+            .span()
+            .map(|s| line_col(text, s.start))
+            .map_or_else(String::new, |(l, c)| format!(":{l}:{c}"));
+        format!(
+            "{}{at}: not TOML ({}); left as it is",
+            file.display(),
+            e.message()
+        )
+    })
+}
+
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, col)
+}
+
+fn toml_words(item: &toml_edit::Item) -> Option<Vec<String>> {
+    let array = item.as_array()?;
+    array
+        .iter()
+        .map(|v| v.as_str().map(str::to_owned))
+        .collect()
+}
+
+/// The `[tui]` keys setup sets when the user has not.
+const CODEX_TUI_KEYS: [(&str, TuiValue); 3] = [
+    ("notifications", TuiValue::Bool(true)),
+    ("notification_method", TuiValue::Str("osc9")),
+    ("notification_condition", TuiValue::Str("always")),
+];
+
+#[derive(Clone, Copy)]
+enum TuiValue {
+    Bool(bool),
+    Str(&'static str),
+}
+
+impl TuiValue {
+    fn value(self) -> toml_edit::Value {
+        match self {
+            TuiValue::Bool(b) => b.into(),
+            TuiValue::Str(s) => s.into(),
+        }
+    }
+
+    fn matches(self, item: &toml_edit::Item) -> bool {
+        match self {
+            TuiValue::Bool(b) => item.as_bool() == Some(b),
+            TuiValue::Str(s) => item.as_str() == Some(s),
+        }
+    }
+}
+
+fn codex_install(
+    text: Option<&str>,
+    cx: &SetupContext,
+    file: &Path,
+    notes: &mut Vec<String>,
+) -> Result<Option<Vec<u8>>, String> {
+    let source = text.unwrap_or_default();
+    let mut doc = parse_toml(source, file)?;
+    let mut changed = false;
+    match doc.get("notify") {
+        None => {
+            let mut array = toml_edit::Array::new();
+            for w in cx.hook_words(AgentKind::Codex) {
+                array.push(w);
+            }
+            // A root key goes before the first table, where Codex reads it.
+            doc.insert("notify", toml_edit::value(array));
+            changed = true;
+        }
+        Some(item) if toml_words(item).is_some_and(|w| is_tern_hook(&w)) => {}
+        Some(_) => notes.push(format!(
+            "{} already has a notify program of yours; it is kept (Codex runs one). \
+             Have it also run: {} \"$1\"",
+            file.display(),
+            cx.hook_line(AgentKind::Codex)
+        )),
+    }
+    let tui = doc
+        .entry("tui")
+        .or_insert_with(|| toml_edit::Item::Table(toml_edit::Table::new()));
+    let Some(tui) = tui.as_table_like_mut() else {
+        return Err(format!(
+            "{}: tui is not a table; left as it is",
+            file.display()
+        ));
+    };
+    for (key, value) in CODEX_TUI_KEYS {
+        if tui.get(key).is_none() {
+            tui.insert(key, toml_edit::Item::Value(value.value()));
+            changed = true;
+        }
+    }
+    if !changed {
+        return Ok(text.map(|t| t.as_bytes().to_vec()));
+    }
+    Ok(Some(doc.to_string().into_bytes()))
+}
+
+fn codex_remove(
+    text: Option<&str>,
+    backup: Option<&[u8]>,
+    file: &Path,
+) -> Result<Option<Vec<u8>>, String> {
+    let Some(text) = text else {
+        return Ok(None);
+    };
+    let mut doc = parse_toml(text, file)?;
+    let old = match backup {
+        Some(b) => Some(parse_toml(&String::from_utf8_lossy(b), file)?),
+        None => None,
+    };
+    let mut removed = false;
+    if doc
+        .get("notify")
+        .and_then(toml_words)
+        .is_some_and(|w| is_tern_hook(&w))
+    {
+        doc.remove("notify");
+        removed = true;
+    }
+    // The `[tui]` keys go only where tern added them: the value is tern's and the
+    // file before setup (the backup) did not have the key.
+    let had = |key: &str| {
+        old.as_ref().is_some_and(|d| {
+            d.get("tui")
+                .and_then(toml_edit::Item::as_table_like)
+                .is_some_and(|t| t.get(key).is_some())
+        })
+    };
+    let had_tui = old.as_ref().is_some_and(|d| d.get("tui").is_some());
+    if removed && let Some(tui) = doc.get_mut("tui").and_then(|t| t.as_table_like_mut()) {
+        for (key, value) in CODEX_TUI_KEYS {
+            if tui.get(key).is_some_and(|i| value.matches(i)) && !had(key) {
+                tui.remove(key);
+            }
+        }
+        if tui.is_empty() && !had_tui {
+            doc.remove("tui");
+        }
+    }
+    if !removed {
+        return Ok(Some(text.as_bytes().to_vec()));
+    }
+    let left = doc.to_string();
+    if let Some(old_bytes) = backup
+        && toml::from_str::<toml::Table>(&left).ok()
+            == toml::from_str::<toml::Table>(&String::from_utf8_lossy(old_bytes)).ok()
+    {
+        return Ok(Some(old_bytes.to_vec()));
+    }
+    if backup.is_none() && left.trim().is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(left.into_bytes()))
+}
+
+// --- Writing -------------------------------------------------------------------------
+
+/// Carries out `plan`: the backup first, then the file, atomically, and only if it is
+/// still what the plan read. The folder is locked for the whole check-and-write.
+pub fn apply(plan: &Plan) -> Result<(), String> {
+    if !plan.changes() {
+        return Ok(());
+    }
+    let dir = plan
+        .real
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot make {}: {e}", dir.display()))?;
+    let _lock = DirLock::take(dir)?;
+    let now = read_regular(&plan.real)?;
+    if now != plan.before {
+        return Err(format!(
+            "{} changed while tern was editing it (another setup, or the agent saving its \
+             settings); nothing written, run it again",
+            plan.file.display()
+        ));
+    }
+    if plan.before.is_some()
+        && let Ok(m) = std::fs::metadata(&plan.real)
+        && m.permissions().readonly()
+    {
+        return Err(format!(
+            "{} is read-only; nothing written",
+            plan.file.display()
+        ));
+    }
+    let backup = backup_path(&plan.real);
+    if plan.backup
+        && let Some(before) = &plan.before
+    {
+        write_atomic(&backup, before, None)?;
+    }
+    let mode = std::fs::metadata(&plan.real)
+        .ok()
+        .map(|m| std::os::unix::fs::PermissionsExt::mode(&m.permissions()));
+    match &plan.after {
+        Some(bytes) => write_atomic(&plan.real, bytes, mode)?,
+        None => std::fs::remove_file(&plan.real)
+            .map_err(|e| format!("cannot remove {}: {e}", plan.file.display()))?,
+    }
+    if plan.drop_backup {
+        let _ = std::fs::remove_file(&backup);
+    }
+    Ok(())
+}
+
+/// Writes `bytes` to a temporary file beside `path`, then renames it over `path`.
+fn write_atomic(path: &Path, bytes: &[u8], mode: Option<u32>) -> Result<(), String> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)
+        .map_err(|e| format!("cannot write in {}: {e}", dir.display()))?;
+    tmp.write_all(bytes)
+        .and_then(|()| tmp.as_file().sync_all())
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    if let Some(mode) = mode {
+        use std::os::unix::fs::PermissionsExt as _;
+        let _ = tmp
+            .as_file()
+            .set_permissions(std::fs::Permissions::from_mode(mode));
+    }
+    tmp.persist(path)
+        .map(|_| ())
+        .map_err(|e| format!("cannot write {}: {}", path.display(), e.error))
+}
+
+/// An exclusive `flock` on a folder, held while it lives.
+struct DirLock(std::fs::File);
+
+impl DirLock {
+    fn take(dir: &Path) -> Result<DirLock, String> {
+        let f =
+            std::fs::File::open(dir).map_err(|e| format!("cannot open {}: {e}", dir.display()))?;
+        rustix::fs::flock(&f, rustix::fs::FlockOperation::LockExclusive)
+            .map_err(|e| format!("cannot lock {}: {e}", dir.display()))?;
+        Ok(DirLock(f))
+    }
+}
+
+impl Drop for DirLock {
+    fn drop(&mut self) {
+        let _ = rustix::fs::flock(&self.0, rustix::fs::FlockOperation::Unlock);
+    }
+}
+
+#[cfg(test)]
+mod tests;
