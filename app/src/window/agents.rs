@@ -98,10 +98,12 @@ pub fn next_change_ms<'a>(reports: impl IntoIterator<Item = &'a ActivityReport>)
     reports.into_iter().filter_map(|r| r.changes_in_ms).min()
 }
 
-/// The window's activity table (each pane's state, read from the pipeline).
+/// The window's activity table (each pane's state, read from the workspace core).
 #[derive(Default)]
 pub struct Agents {
     pub activity: HashMap<PaneId, ActivityReport>,
+    /// Each pane's state as last drawn, sorted by pane (for the trace's `marks`).
+    drawn: Vec<(PaneId, ActivityState)>,
 }
 
 impl Agents {
@@ -109,11 +111,28 @@ impl Agents {
     /// a repaint at the moment a state changes with time alone (output going quiet):
     /// no timer repaints an idle window. (The switcher's "45s" ages are read when it
     /// opens; nothing on screen counts seconds.)
-    pub fn refresh(&mut self, ctx: &egui::Context, core: &WorkspaceCore) {
+    ///
+    /// Returns the marks as JSON fields (`"marks":{"3":"waiting",..}`) when any
+    /// changed, for the window's trace: what the tab bar and the sidebar draw, so a
+    /// test can hold it against `tern msg list`.
+    pub fn refresh(&mut self, ctx: &egui::Context, core: &WorkspaceCore) -> Option<String> {
         self.activity = core.activities().into_iter().collect();
         if let Some(ms) = next_change_ms(self.activity.values()) {
             ctx.request_repaint_after(Duration::from_millis(ms));
         }
+        let mut drawn: Vec<(PaneId, ActivityState)> =
+            self.activity.iter().map(|(p, r)| (*p, r.state)).collect();
+        drawn.sort_by_key(|(p, _)| *p);
+        if drawn == self.drawn {
+            return None;
+        }
+        self.drawn = drawn;
+        let marks: Vec<String> = self
+            .drawn
+            .iter()
+            .map(|(p, s)| format!("\"{}\":\"{}\"", p.0, s.label()))
+            .collect();
+        Some(format!("\"marks\":{{{}}}", marks.join(",")))
     }
 
     /// Reads the table now, whatever the frame (a command acting on it).

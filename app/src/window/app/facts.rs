@@ -74,7 +74,9 @@ impl TernApp {
         // Clicked desktop notifications focus their pane (the core applies it).
         self.core.poll_notices();
         self.take_effects();
-        self.agents.refresh(ctx, &self.core);
+        if let Some(marks) = self.agents.refresh(ctx, &self.core) {
+            self.trace.event("marks", &marks);
+        }
     }
 
     /// OSC 52: a program sets or reads the clipboard, as the config's policy says
