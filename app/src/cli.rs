@@ -201,8 +201,9 @@ pub enum MsgAction {
         pane: u64,
     },
     /// Print every pane as a JSON array: id, worktree, worktree_path, branch, tab,
-    /// title, cwd, pid, command, last_command, activity, activity_since, wait_reason,
-    /// notification, progress, exit_status, focused.
+    /// title, cwd, pid, command, last_command, activity, activity_source,
+    /// activity_since, wait_reason, notification, progress, exit_status, agent_session,
+    /// focused.
     List,
     /// Print a pane's text (default: $TERN_PANE_ID): its screen, its last N lines
     /// (reaching into history), or with --scrollback all its history and screen.

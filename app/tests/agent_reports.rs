@@ -37,7 +37,13 @@ fn window_mark(t: &Tern, pane: u64) -> Option<String> {
 /// Waits until `list` says `state` for `pane` (and `check` holds for its entry), and in
 /// the window until its mark says the same; then `list` must still agree. One rule for
 /// one pane: a face that drew another state fails here.
-fn reaches(t: &mut Tern, face: Face, pane: u64, state: &str, check: impl Fn(&serde_json::Value) -> bool) {
+fn reaches(
+    t: &mut Tern,
+    face: Face,
+    pane: u64,
+    state: &str,
+    check: impl Fn(&serde_json::Value) -> bool,
+) {
     let info = t.wait_for(&format!("pane {pane} {state} in list"), |t| {
         let e = entry(t, pane);
         (e["activity"] == state && check(&e)).then_some(e)
@@ -94,7 +100,9 @@ fn osc_21337_waiting_working_idle(face: Face) {
     std::thread::sleep(Duration::from_millis(1_800));
     assert_eq!(entry(&t, pane)["activity"], "running");
     step(&dir, 2);
-    reaches(&mut t, face, pane, "done", |e| e["activity_source"] == "osc-21337");
+    reaches(&mut t, face, pane, "done", |e| {
+        e["activity_source"] == "osc-21337"
+    });
 }
 
 /// `tern agents setup AGENT` with `t`'s HOME: its output.
@@ -117,8 +125,11 @@ fn fake_agents(home: &Path) -> PathBuf {
     std::fs::create_dir_all(&bin).expect("mkdir");
     for name in ["claude", "codex"] {
         let path = bin.join(name);
-        std::fs::write(&path, format!("#!/bin/sh\necho \"fake {name}: $*\"\nexec sleep 600\n"))
-            .expect("fake agent");
+        std::fs::write(
+            &path,
+            format!("#!/bin/sh\necho \"fake {name}: $*\"\nexec sleep 600\n"),
+        )
+        .expect("fake agent");
         use std::os::unix::fs::PermissionsExt as _;
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
     }
@@ -166,10 +177,9 @@ fn claude_hooks_decide_and_the_session_is_resumed(face: Face) {
     };
     let dir = t.home.join("standin");
     std::fs::create_dir_all(&dir).expect("mkdir");
-    let base = format!(r#""session_id":"{SESSION}","transcript_path":"/t/{SESSION}.jsonl","cwd":"/w""#);
-    let run_hook = |event: &str, json: String| {
-        format!("printf '%s' '{json}' | {}\n", hook(event))
-    };
+    let base =
+        format!(r#""session_id":"{SESSION}","transcript_path":"/t/{SESSION}.jsonl","cwd":"/w""#);
+    let run_hook = |event: &str, json: String| format!("printf '%s' '{json}' | {}\n", hook(event));
     let script = format!(
         "{}echo 'claude stand-in: ready'\n{}{}{}{}exec sleep 600\n",
         run_hook(
@@ -198,7 +208,9 @@ fn claude_hooks_decide_and_the_session_is_resumed(face: Face) {
         e["wait_reason"] == "Claude needs your permission to use Bash"
     });
     step(&dir, 2);
-    reaches(&mut t, face, pane, "done", |e| e["activity_source"] == "hook");
+    reaches(&mut t, face, pane, "done", |e| {
+        e["activity_source"] == "hook"
+    });
     // Saved with its conversation; the next start resumes exactly that one.
     let session = t.home.join(".local/state/tern/session.ron");
     t.wait_for("the session saved with the conversation", |_| {
@@ -218,12 +230,15 @@ fn claude_hooks_decide_and_the_session_is_resumed(face: Face) {
 /// Some pane of `t` shows `line` (a restored agent's first words).
 fn resumed(mut t: Tern, line: &str) {
     let shows = |t: &Tern| {
-        t.panes().iter().filter_map(|p| p["id"].as_u64()).find(|id| {
-            t.msg_output(&["get-text", "--pane", &id.to_string()])
-                .stdout
-                .windows(line.len())
-                .any(|w| w == line.as_bytes())
-        })
+        t.panes()
+            .iter()
+            .filter_map(|p| p["id"].as_u64())
+            .find(|id| {
+                t.msg_output(&["get-text", "--pane", &id.to_string()])
+                    .stdout
+                    .windows(line.len())
+                    .any(|w| w == line.as_bytes())
+            })
     };
     let deadline = Instant::now() + Duration::from_secs(60);
     while shows(&t).is_none() {
@@ -273,7 +288,11 @@ fn codex_notify_decides_and_the_thread_is_resumed(face: Face) {
         .split(',')
         .map(|w| w.trim().trim_matches('"').to_owned())
         .collect();
-    assert_eq!(argv[1..], ["msg", "agent-event", "--agent", "codex"], "{config}");
+    assert_eq!(
+        argv[1..],
+        ["msg", "agent-event", "--agent", "codex"],
+        "{config}"
+    );
     let payload = format!(
         r#"{{"type":"agent-turn-complete","thread-id":"{THREAD}","turn-id":"12345","cwd":"/w","client":"codex-tui","input-messages":["Rename foo"],"last-assistant-message":"Renamed."}}"#
     );
@@ -399,12 +418,18 @@ fn the_hook_command_is_silent_and_succeeds_whatever_happens() {
     let cases: Vec<(Vec<(&str, &str)>, Vec<&str>, &str)> = vec![
         (vec![], vec!["--agent", "claude"], stop),
         (
-            vec![("TERN_SOCKET", gone.to_str().expect("utf-8")), ("TERN_PANE_ID", "1")],
+            vec![
+                ("TERN_SOCKET", gone.to_str().expect("utf-8")),
+                ("TERN_PANE_ID", "1"),
+            ],
             vec!["--agent", "claude"],
             stop,
         ),
         (
-            vec![("TERN_SOCKET", gone.to_str().expect("utf-8")), ("TERN_PANE_ID", "1")],
+            vec![
+                ("TERN_SOCKET", gone.to_str().expect("utf-8")),
+                ("TERN_PANE_ID", "1"),
+            ],
             vec![],
             "not json {",
         ),

@@ -105,7 +105,8 @@ fn fake_agents_show_running_waiting_and_done_and_the_waiting_one_is_reached() {
     step_until(&mut h, "running / waiting / done", |h| {
         state(h, streaming) == Some(ActivityState::Running)
             && state(h, asking) == Some(ActivityState::Waiting)
-            && state(h, exiting) == Some(ActivityState::Done)
+            // Held after its exit: `exited`, as `tern msg list` says (one rule).
+            && state(h, exiting) == Some(ActivityState::Exited)
     });
     // The sidebar: each worktree's row says what its agent is doing.
     h.key_press_modifiers(CTRL_SHIFT, Key::B);
@@ -118,7 +119,8 @@ fn fake_agents_show_running_waiting_and_done_and_the_waiting_one_is_reached() {
                         .label()
                         .is_some_and(|l| l.ends_with(" — Do you want to proceed? [y/N]"))
                 })
-            && h.query_by_label_contains("worktree exit · done").is_some()
+            && h.query_by_label_contains("worktree exit · exited")
+                .is_some()
     });
     // The quick switcher: the waiting agent first, every state named.
     h.key_press_modifiers(CTRL_SHIFT, Key::O);
@@ -131,7 +133,7 @@ fn fake_agents_show_running_waiting_and_done_and_the_waiting_one_is_reached() {
         })
     };
     step_until(&mut h, "the switcher shows the states", |h| {
-        in_switcher(h, " · waiting") && in_switcher(h, " · running") && in_switcher(h, " · done")
+        in_switcher(h, " · waiting") && in_switcher(h, " · running") && in_switcher(h, " · exited")
     });
     let entries = app(&h).switcher_entries();
     let texts: Vec<&str> = entries.iter().map(|e| e.text.as_str()).collect();
@@ -151,7 +153,7 @@ fn fake_agents_show_running_waiting_and_done_and_the_waiting_one_is_reached() {
     assert!(
         texts
             .iter()
-            .any(|t| t.starts_with("exit · ") && t.contains(" · done"))
+            .any(|t| t.starts_with("exit · ") && t.contains(" · exited"))
     );
     h.key_press(Key::Escape);
     h.step();
@@ -350,4 +352,63 @@ fn zsh_failing_command_marks_its_hidden_tab_failed() {
 #[test]
 fn fish_failing_command_marks_its_hidden_tab_failed() {
     failing_command_marks_the_hidden_tab("fish");
+}
+
+/// An agent's own OSC 21337 report: its detail is why it waits on the sidebar row and
+/// in the switcher, and its `indicator` colours its mark. Catches a window that reads
+/// the notification or the screen rule instead of the report.
+#[test]
+fn an_agents_own_status_is_its_reason_on_the_sidebar_and_in_the_switcher() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let root = tmp.path().canonicalize().expect("canonical");
+    // The report says it waits; its screen says nothing that asks.
+    let reporting = worktree(
+        &root,
+        "report",
+        "printf '\\033]21337;status=Waiting;indicator=#5f87ff;detail=Allow Bash: cargo test?\\007'; echo 'working on it'; sleep 600\n",
+    );
+    let quiet = worktree(&root, "quiet", "sleep 600\n");
+    let config = root.join("config.ron");
+    std::fs::write(
+        &config,
+        "(shell: (program: \"sh\", args: [\"agent.sh\"]), shell_integration: false)\n",
+    )
+    .expect("config");
+    let mut launch = Launch::new(
+        SpawnSpec::command("sh", &["agent.sh"])
+            .cwd(&quiet)
+            .size(TermSize::new(80, 24)),
+    );
+    launch.config = tern::window::settings::ConfigSource::File(config);
+    let mut h = common::app_harness(launch, egui::vec2(1100.0, 600.0));
+    h.step();
+    if let Some(a) = h.state_mut().as_mut() {
+        a.open_group("report".into(), reporting, None);
+    }
+    h.step();
+    let pane = pane_of(&h, "report");
+    step_until(&mut h, "the report waits", |h| {
+        state(h, pane) == Some(ActivityState::Waiting)
+    });
+    assert_eq!(
+        app(&h).pane_badges(pane).indicator,
+        Some(tern_core::model::Rgb::new(0x5f, 0x87, 0xff))
+    );
+    h.key_press_modifiers(CTRL_SHIFT, Key::B);
+    step_until(&mut h, "the sidebar says why", |h| {
+        h.query_all_by_label_contains("worktree report · waiting")
+            .any(|n| {
+                n.accesskit_node()
+                    .label()
+                    .is_some_and(|l| l.ends_with(" — Allow Bash: cargo test?"))
+            })
+    });
+    let entries = app(&h).switcher_entries();
+    assert!(
+        entries[0].value == pane
+            && entries[0].text.contains(" · waiting ")
+            && entries[0].text.ends_with(" — Allow Bash: cargo test?"),
+        "{:?}",
+        entries.iter().map(|e| &e.text).collect::<Vec<_>>()
+    );
 }

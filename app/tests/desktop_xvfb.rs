@@ -165,7 +165,8 @@ fn tern_msg_opens_lists_and_types_into_a_tab_of_the_real_window() {
         .find(|p| p["id"] == pane)
         .unwrap_or_else(|| panic!("pane {pane} not in {list}"));
     assert_eq!(tab["cwd"], work.to_str().expect("utf-8"), "{tab}");
-    assert_eq!(tab["activity"], "running", "{tab}");
+    // Its program waits for input, silent: idle, as the window's mark says.
+    assert_eq!(tab["activity"], "idle", "{tab}");
     assert_eq!(tab["exit_status"], serde_json::Value::Null, "{tab}");
     assert_eq!(tab["focused"], true, "{tab}");
     // send-text reaches the program.

@@ -26,8 +26,11 @@ pub fn activity_marks(b: Badges) -> Vec<(&'static str, Color32)> {
     match b.activity {
         Some(ActivityState::Waiting) => vec![("◆", colour(Color32::from_rgb(250, 170, 40)))],
         Some(ActivityState::Running) => vec![("▶", colour(Color32::from_rgb(90, 170, 250)))],
-        Some(ActivityState::Done) => vec![("■", colour(Color32::from_rgb(150, 150, 150)))],
-        Some(ActivityState::Idle | ActivityState::Exited) | None => Vec::new(),
+        // A held pane whose program ended shows as done.
+        Some(ActivityState::Done | ActivityState::Exited) => {
+            vec![("■", colour(Color32::from_rgb(150, 150, 150)))]
+        }
+        Some(ActivityState::Idle) | None => Vec::new(),
     }
 }
 

@@ -1,6 +1,8 @@
 //! Setup against real files in a scratch folder.
 
+use super::claude::hook_commands;
 use super::*;
+use serde_json::Value;
 
 fn cx(dir: &Path) -> SetupContext {
     SetupContext {
