@@ -29,8 +29,7 @@ fn window_mark(t: &Tern, pane: u64) -> Option<String> {
     trace
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter(|v| v["event"] == "marks")
-        .last()
+        .rfind(|v| v["event"] == "marks")
         .and_then(|v| v["marks"][pane.to_string()].as_str().map(str::to_owned))
 }
 
@@ -260,7 +259,7 @@ fn resumed(mut t: Tern, line: &str) {
         }
         std::thread::sleep(Duration::from_millis(100));
     }
-    drop(t.wait_for("tern still runs", |_| Some(())));
+    t.wait_for("tern still runs", |_| Some(()));
 }
 
 /// The same for Codex: `tern agents setup codex` sets `notify`; a stand-in runs it with
@@ -415,7 +414,8 @@ fn the_hook_command_is_silent_and_succeeds_whatever_happens() {
         r#"{{"hook_event_name":"UserPromptSubmit","prompt":"{}"}}"#,
         "p".repeat(3 << 20)
     );
-    let cases: Vec<(Vec<(&str, &str)>, Vec<&str>, &str)> = vec![
+    type Case<'a> = (Vec<(&'a str, &'a str)>, Vec<&'a str>, &'a str);
+    let cases: Vec<Case> = vec![
         (vec![], vec!["--agent", "claude"], stop),
         (
             vec![
