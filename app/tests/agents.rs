@@ -57,7 +57,7 @@ fn step_until(h: &mut Harness<'_, Slot>, what: &str, done: impl Fn(&Harness<'_, 
 
 /// The one pane of the worktree group called `name`.
 fn pane_of(h: &Harness<'_, Slot>, name: &str) -> PaneId {
-    let ws = &app(h).core().ws;
+    let ws = &app(h).core().ws();
     let g = ws
         .groups
         .iter()

@@ -54,7 +54,7 @@ fn step_until(h: &mut Harness<'_, Slot>, what: &str, done: impl Fn(&Harness<'_, 
 }
 
 fn panes(h: &Harness<'_, Slot>) -> usize {
-    app(h).core().ws.all_panes().len()
+    app(h).core().ws().all_panes().len()
 }
 
 /// Whether the last frame asked the window to close / cancelled a close.
@@ -255,7 +255,7 @@ fn msg_requests_open_list_type_focus_and_close_panes() {
     assert_eq!(
         app(&h)
             .core()
-            .tab_title(app(&h).core().ws.active_tab().unwrap()),
+            .tab_title(app(&h).core().ws().active_tab().unwrap()),
         "agent"
     );
     // send-text reaches the program: cat echoes it back.

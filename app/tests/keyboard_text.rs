@@ -372,6 +372,6 @@ fn a_path_line_hint_opens_the_editor_at_its_line_in_a_new_tab() {
     let tabs = h
         .state()
         .as_ref()
-        .and_then(|a| a.core().ws.active_group().map(|g| g.tabs.len()));
+        .and_then(|a| a.core().ws().active_group().map(|g| g.tabs.len()));
     assert_eq!(tabs, Some(2), "the editor runs in a new tab");
 }

@@ -148,7 +148,7 @@ fn in_a_split_the_pane_keeps_its_rectangle_and_the_program_gets_what_fits() {
     step_until(&mut h, "two panes", |h| {
         h.state()
             .as_ref()
-            .is_some_and(|a| a.core().ws.visible_panes().len() == 2)
+            .is_some_and(|a| a.core().ws().visible_panes().len() == 2)
     });
     // Back to the left pane, whose program now asks for 132 columns.
     h.key_press_modifiers(Modifiers::CTRL | Modifiers::SHIFT, Key::ArrowLeft);

@@ -42,14 +42,18 @@ fn screen(h: &Harness<'_, Slot>) -> String {
 fn active_group_name(h: &Harness<'_, Slot>) -> String {
     app(h)
         .core()
-        .ws
+        .ws()
         .active_group()
         .map(|g| g.name.clone())
         .unwrap_or_default()
 }
 
 fn panes_in_tab(h: &Harness<'_, Slot>) -> usize {
-    app(h).core().ws.active_tab().map_or(0, |t| t.layout.len())
+    app(h)
+        .core()
+        .ws()
+        .active_tab()
+        .map_or(0, |t| t.layout.len())
 }
 
 fn step_until(
@@ -61,7 +65,7 @@ fn step_until(
     if common::step_until_or(h, Duration::from_secs(30), done) {
         return;
     }
-    let note = app(h).core().remote_note(app(h).core().ws.active);
+    let note = app(h).core().remote_note(app(h).core().ws().active);
     let tmux_screen = std::process::Command::new("tmux")
         .arg("-S")
         .arg(sshd.socket())
@@ -129,7 +133,7 @@ fn setup() -> (tempfile::TempDir, Sshd, Launch, String, String) {
 fn tab_titles(h: &Harness<'_, Slot>) -> Vec<String> {
     app(h)
         .core()
-        .ws
+        .ws()
         .active_group()
         .map(|g| g.tabs.iter().map(|t| app(h).core().tab_title(t)).collect())
         .unwrap_or_default()
@@ -204,12 +208,16 @@ fn the_sidebar_adds_a_remote_whose_windows_are_tabs_and_a_lost_connection_comes_
     step_until(&mut h, &sshd, "the disconnection shown", |h| {
         app(h)
             .core()
-            .remote_note(app(h).core().ws.active)
+            .remote_note(app(h).core().ws().active)
             .is_some_and(|n| n.contains("disconnected") && n.contains("reconnecting"))
     });
     // The next attempt starts a new session there (`new-session -A`): a tab again.
     step_until(&mut h, &sshd, "connected again", |h| {
-        app(h).core().remote_note(app(h).core().ws.active).is_none() && tab_titles(h).len() == 1
+        app(h)
+            .core()
+            .remote_note(app(h).core().ws().active)
+            .is_none()
+            && tab_titles(h).len() == 1
     });
     // Closing a pane in tern kills its tmux pane.
     h.key_press_modifiers(CTRL_SHIFT, Key::D);
@@ -241,7 +249,7 @@ fn the_sidebar_adds_a_remote_whose_windows_are_tabs_and_a_lost_connection_comes_
     h.state_mut().as_mut().expect("the app").forget_remote(&key);
     h.step();
     assert!(
-        app(&h).core().ws.groups.iter().all(|g| g.path != key),
+        app(&h).core().ws().groups.iter().all(|g| g.path != key),
         "the group is gone"
     );
     let panes = sshd.tmux(&["list-panes", "-t", &session_name, "-F", "#{pane_dead}"]);
@@ -267,7 +275,7 @@ fn a_remote_that_cannot_connect_shows_ssh_s_error_and_a_missing_tmux_is_not_retr
     step_until(&mut h, &sshd, "ssh's error", |h| {
         app(h)
             .core()
-            .remote_note(app(h).core().ws.active)
+            .remote_note(app(h).core().ws().active)
             .is_some_and(|n| {
                 n.contains("status 255") && n.contains("nosuchhost") && n.contains("reconnecting")
             })
@@ -295,7 +303,7 @@ fn a_remote_that_cannot_connect_shows_ssh_s_error_and_a_missing_tmux_is_not_retr
     step_until(&mut h, &sshd, "the version problem", |h| {
         app(h)
             .core()
-            .remote_note(app(h).core().ws.active)
+            .remote_note(app(h).core().ws().active)
             .is_some_and(|n| n.contains("tmux") && n.contains("not retrying"))
     });
 }
@@ -356,7 +364,7 @@ fn a_remote_worktree_shows_types_splits_detaches_and_comes_back() {
     // tern's focus moves tmux's.
     h.key_press_modifiers(CTRL_SHIFT, Key::ArrowLeft);
     step_until(&mut h, &sshd, "the left pane focused", |h| {
-        app(h).pane() == app(h).core().ws.active_tab().map(|t| t.layout.panes()[0])
+        app(h).pane() == app(h).core().ws().active_tab().map(|t| t.layout.panes()[0])
     });
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
     while active(&sshd) != "%0" {
@@ -419,7 +427,7 @@ fn a_remote_worktree_shows_types_splits_detaches_and_comes_back() {
     step_until(&mut h, &sshd, "the first pane's screen again", |h| {
         let panes = app(h)
             .core()
-            .ws
+            .ws()
             .active_tab()
             .map(|t| t.layout.panes())
             .unwrap_or_default();

@@ -139,7 +139,7 @@ fn the_command_palette_finds_and_runs_a_command() {
         terminals(h) == 2
     });
     assert_eq!(app(&h).overlay(), None);
-    let panes = app(&h).core().ws.visible_panes();
+    let panes = app(&h).core().ws().visible_panes();
     let top = h.get_by_label(&format!("terminal {}", panes[0].0)).rect();
     let bottom = h.get_by_label("terminal").rect();
     assert!(bottom.top() > top.bottom(), "{top:?} {bottom:?}");
@@ -330,7 +330,7 @@ fn the_session_is_saved_on_change_and_restored_at_the_next_start() {
     // The next start rebuilds both tabs, the split, the name, in the same folder.
     let mut h = harness_with(launch());
     step_until(&mut h, "the restored view", |h| app(h).view().is_some());
-    let ws = &app(&h).core().ws;
+    let ws = &app(&h).core().ws();
     assert_eq!(ws.groups.len(), 1);
     let tabs = &ws.groups[0].tabs;
     assert_eq!(tabs.len(), 2, "{tabs:?}");
@@ -406,7 +406,7 @@ fn the_sidebar_lists_worktrees_creates_one_and_opens_a_tab_in_it() {
     step_until(&mut h, "a tab in the new worktree", |h| {
         app(h)
             .core()
-            .ws
+            .ws()
             .active_group()
             .is_some_and(|g| g.path == wt)
     });
@@ -451,7 +451,7 @@ fn the_sidebar_lists_worktrees_creates_one_and_opens_a_tab_in_it() {
     step_until(&mut h, "the start command runs in the new worktree", |h| {
         app(h)
             .core()
-            .ws
+            .ws()
             .active_group()
             .is_some_and(|g| g.path == wt_y)
             && screen(h).contains("started-by-start-command")
@@ -475,7 +475,7 @@ fn the_sidebar_lists_worktrees_creates_one_and_opens_a_tab_in_it() {
     h.key_press_modifiers(CTRL_SHIFT, Key::PageUp);
     h.step();
     assert_eq!(
-        app(&h).core().ws.active_group().map(|g| g.path.clone()),
+        app(&h).core().ws().active_group().map(|g| g.path.clone()),
         Some(repo.clone())
     );
 }
@@ -583,7 +583,7 @@ fn dragging_a_tab_past_another_reorders_them() {
     h.event(press(to, false));
     h.step();
     h.step();
-    let order: Vec<PaneId> = app(&h).core().ws.groups[0]
+    let order: Vec<PaneId> = app(&h).core().ws().groups[0]
         .tabs
         .iter()
         .map(|t| t.focused)

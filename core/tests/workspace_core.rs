@@ -76,22 +76,22 @@ fn a_tab_joins_the_worktree_that_holds_its_folder_and_a_new_folder_gets_a_group(
     let first = open(&mut core, &wt);
     let inside = pane(core.apply(Source::Msg, new_tab(Some(wt.join("src")), &[])));
     assert_eq!(
-        core.ws.groups.len(),
+        core.ws().groups.len(),
         1,
         "a folder inside the worktree joins it"
     );
-    assert_eq!(core.ws.groups[0].tabs.len(), 2);
-    assert_eq!(core.ws.focused_pane(), Some(inside));
+    assert_eq!(core.ws().groups[0].tabs.len(), 2);
+    assert_eq!(core.ws().focused_pane(), Some(inside));
     let elsewhere = folder("join-other");
     let other = pane(core.apply(Source::Key, new_tab(Some(elsewhere.clone()), &[])));
     assert_eq!(
-        core.ws.groups.len(),
+        core.ws().groups.len(),
         2,
         "a folder no group holds gets its own"
     );
-    assert_eq!(core.ws.groups[1].path, elsewhere);
-    assert_eq!(core.ws.locate(other).map(|l| l.group), Some(1));
-    assert!(core.ws.locate(first).is_some());
+    assert_eq!(core.ws().groups[1].path, elsewhere);
+    assert_eq!(core.ws().locate(other).map(|l| l.group), Some(1));
+    assert!(core.ws().locate(first).is_some());
     let opened: Vec<Effect> = core.take_effects();
     assert_eq!(
         opened,
@@ -116,13 +116,13 @@ fn split_then_close_leaves_the_other_pane_focused() {
             program: Vec::new(),
         },
     ));
-    assert_eq!(core.ws.active_tab().map(|t| t.layout.len()), Some(2));
-    assert_eq!(core.ws.focused_pane(), Some(second));
+    assert_eq!(core.ws().active_tab().map(|t| t.layout.len()), Some(2));
+    assert_eq!(core.ws().focused_pane(), Some(second));
     core.take_effects();
     core.apply(Source::Msg, Command::Close(second))
         .expect("close");
     assert_eq!(core.take_effects(), vec![Effect::Closed(second)]);
-    assert_eq!(core.ws.focused_pane(), Some(first));
+    assert_eq!(core.ws().focused_pane(), Some(first));
     assert!(core.record(second).is_none(), "the registry forgot it");
 }
 
@@ -130,7 +130,7 @@ fn split_then_close_leaves_the_other_pane_focused() {
 fn bad_commands_get_a_clear_error_and_change_nothing() {
     let mut core = core();
     let first = open(&mut core, &folder("bad"));
-    let before = core.ws.clone();
+    let before = core.ws().clone();
     core.take_effects();
     let err = core
         .apply(Source::Msg, Command::Close(PaneId(999)))
@@ -146,7 +146,7 @@ fn bad_commands_get_a_clear_error_and_change_nothing() {
     assert!(err.contains("is not a folder"), "{err}");
     let err = core.apply(Source::Key, Command::MoveTab(-1)).unwrap_err();
     assert!(err.contains("first"), "{err}");
-    assert_eq!(core.ws, before, "nothing changed");
+    assert_eq!(*core.ws(), before, "nothing changed");
     assert!(core.record(first).is_some());
     // Each refusal is reported to the face, once.
     let statuses = core
@@ -212,7 +212,7 @@ fn hold_keeps_the_pane_with_its_status() {
     let r = core.record(quick).expect("held");
     assert_eq!(r.exit.as_ref().map(|e| e.code), Some(5));
     assert!(!r.explicit, "no longer running");
-    assert!(core.ws.locate(quick).is_some(), "still in its tab");
+    assert!(core.ws().locate(quick).is_some(), "still in its tab");
     let listed = core.list(|_| None);
     let info = listed.iter().find(|p| p.id == quick.0).expect("listed");
     assert_eq!(info.exit_status, Some(5));
@@ -241,16 +241,16 @@ fn a_saved_workspace_comes_back_with_its_groups_tabs_and_splits() {
 
     let mut again = self::core();
     again.restore(&state, false);
-    assert_eq!(again.ws.groups.len(), 2);
-    assert_eq!(again.ws.groups[0].path, a);
-    assert_eq!(again.ws.groups[1].path, b);
+    assert_eq!(again.ws().groups.len(), 2);
+    assert_eq!(again.ws().groups[0].path, a);
+    assert_eq!(again.ws().groups[1].path, b);
     assert_eq!(
-        again.ws.groups[0].tabs[0].layout.len(),
+        again.ws().groups[0].tabs[0].layout.len(),
         2,
         "the split came back"
     );
-    assert_eq!(again.ws.active, core.ws.active);
-    for p in again.ws.all_panes() {
+    assert_eq!(again.ws().active, core.ws().active);
+    for p in again.ws().all_panes() {
         assert!(again.record(p).is_some(), "pane {p:?} is registered");
     }
     // A saved folder that is gone restores in the home folder, not nowhere.
@@ -260,7 +260,7 @@ fn a_saved_workspace_comes_back_with_its_groups_tabs_and_splits() {
     }
     let mut third = self::core();
     third.restore(&gone, false);
-    assert_eq!(third.ws.all_panes().len(), 3);
+    assert_eq!(third.ws().all_panes().len(), 3);
 }
 
 /// A notification goes to the desktop as the person's view says: not while the window
@@ -385,12 +385,12 @@ fn an_early_pane_is_adopted_once() {
         core.apply(Source::Start, adopt()).map(|o| pane(Ok(o))),
         Ok(early)
     );
-    assert_eq!(core.ws.focused_pane(), Some(early));
+    assert_eq!(core.ws().focused_pane(), Some(early));
     assert!(core.record(early).is_some(), "registered");
-    let before = core.ws.all_panes();
+    let before = core.ws().all_panes();
     let again = core.apply(Source::Start, adopt());
     assert!(again.is_err(), "{again:?}");
-    assert_eq!(core.ws.all_panes(), before, "nothing else changed");
+    assert_eq!(core.ws().all_panes(), before, "nothing else changed");
 }
 
 /// Closing a pane whose shell runs a program asks first (the program's name); the
@@ -425,4 +425,83 @@ fn closing_a_running_program_asks_and_an_idle_shell_does_not() {
         core.programs_to_confirm(&[p], true).is_empty(),
         "config off"
     );
+}
+
+/// An agent's report goes through `apply` like every change (the journal shows it): it
+/// decides the pane's activity in the core's one rule, the conversation it names is
+/// kept and saved, "next waiting" reaches it, and a report for a pane that is gone is
+/// refused with its id. Catches a report path beside `apply` (no journal entry) and a
+/// list that reads another rule than `WorkspaceCore::activity`.
+#[test]
+fn an_agents_report_is_a_command_that_decides_the_one_activity_and_is_saved() {
+    use tern_core::agent::{AgentKind, AgentReport, AgentSession, SessionNews};
+    use tern_core::pipeline::activity::{ActivitySource, ActivityState};
+    let mut core = core();
+    let a = open(&mut core, &folder("report-a"));
+    let b = pane(core.apply(Source::Key, new_tab(None, &[])));
+    let session = AgentSession::new(AgentKind::Claude, "3f0c2a9e-1b2c-4d5e-8f90-123456789abc")
+        .expect("a safe id");
+    let report = AgentReport {
+        state: Some(ActivityState::Waiting),
+        reason: Some("Allow Bash?".into()),
+        via: ActivitySource::Hook,
+        session: SessionNews::Current(session.clone()),
+    };
+    core.apply(Source::Msg, Command::Report { pane: a, report })
+        .expect("reported");
+    let last = core.journal().last().expect("journalled");
+    assert_eq!((last.source, last.command), (Source::Msg, "report"));
+    let activity = core.activity(a).expect("known");
+    assert_eq!(
+        (
+            activity.state,
+            activity.source,
+            activity.wait_text.as_deref()
+        ),
+        (
+            ActivityState::Waiting,
+            ActivitySource::Hook,
+            Some("Allow Bash?")
+        )
+    );
+    let listed = core.list(|_| None);
+    let entry = listed.iter().find(|p| p.id == a.0).expect("listed");
+    assert_eq!(entry.activity, ActivityState::Waiting);
+    assert_eq!(entry.agent_session.as_ref(), Some(&session));
+    // The session file carries the conversation.
+    let saved = core.session_state(false);
+    let panes: Vec<_> = saved.worktrees[0]
+        .tabs
+        .iter()
+        .flat_map(|t| t.layout.panes())
+        .collect();
+    assert!(
+        panes.iter().any(|p| p.agent.as_ref() == Some(&session)),
+        "{panes:?}"
+    );
+    // Next waiting: from the other tab, the reporting pane.
+    assert_eq!(core.ws().focused_pane(), Some(b));
+    assert_eq!(
+        core.apply(Source::Key, Command::FocusNextWaiting),
+        Ok(Outcome::Pane(a))
+    );
+    assert_eq!(core.ws().focused_pane(), Some(a));
+    // A pane that is gone: refused, named.
+    core.apply(Source::Key, Command::Close(b)).expect("closed");
+    let gone = AgentReport {
+        state: Some(ActivityState::Running),
+        reason: None,
+        via: ActivitySource::Hook,
+        session: SessionNews::None,
+    };
+    let err = core
+        .apply(
+            Source::Msg,
+            Command::Report {
+                pane: b,
+                report: gone,
+            },
+        )
+        .expect_err("refused");
+    assert!(err.contains(&format!("no pane {}", b.0)), "{err}");
 }

@@ -27,7 +27,7 @@ fn pump(core: &mut WorkspaceCore, what: &str, done: impl Fn(&WorkspaceCore) -> b
         assert!(
             started.elapsed() < Duration::from_secs(20),
             "never: {what}; groups {:?}",
-            core.ws.groups
+            core.ws().groups
         );
         core.poll_remotes();
         for event in core.pipeline().poll_events() {
@@ -38,7 +38,7 @@ fn pump(core: &mut WorkspaceCore, what: &str, done: impl Fn(&WorkspaceCore) -> b
 }
 
 fn tabs(core: &WorkspaceCore, group: usize) -> usize {
-    core.ws.groups.get(group).map_or(0, |g| g.tabs.len())
+    core.ws().groups.get(group).map_or(0, |g| g.tabs.len())
 }
 
 #[test]
@@ -60,7 +60,7 @@ fn a_tmux_peer_adding_and_killing_windows_makes_and_closes_tabs() {
     core.set_waker(Arc::new(|| {}));
     core.add_remote(&format!("peerhost:{}", work.display()))
         .expect("a remote target");
-    let group = core.ws.active;
+    let group = core.ws().active;
     assert!(core.remote_of_group(group).is_some());
     pump(&mut core, "tmux's first window as a tab", |c| {
         tabs(c, group) == 1
@@ -72,7 +72,7 @@ fn a_tmux_peer_adding_and_killing_windows_makes_and_closes_tabs() {
     pump(&mut core, "the second window's tab", |c| {
         tabs(c, group) == 2
     });
-    let second = core.ws.groups[group].tabs[1].layout.panes()[0];
+    let second = core.ws().groups[group].tabs[1].layout.panes()[0];
     server.tmux(&["kill-window", "-t", &format!("{session}:1")]);
     pump(&mut core, "the killed window's tab gone", |c| {
         tabs(c, group) == 1
@@ -96,7 +96,7 @@ fn a_tmux_peer_adding_and_killing_windows_makes_and_closes_tabs() {
     )
     .expect("split");
     pump(&mut core, "tmux's split in the tab", |c| {
-        c.ws.groups[group].tabs[0].layout.len() == 2
+        c.ws().groups[group].tabs[0].layout.len() == 2
     });
     let panes = server.tmux(&["list-panes", "-t", &session, "-F", "#{pane_id}"]);
     assert_eq!(panes.lines().count(), 2, "tmux has the two panes: {panes}");
@@ -104,12 +104,12 @@ fn a_tmux_peer_adding_and_killing_windows_makes_and_closes_tabs() {
     // The link drops (tmux's server is killed): its panes leave the registry while it
     // reconnects, and a `tern msg` request naming one gets a clear error and changes
     // nothing else.
-    let remote_pane = core.ws.groups[group].tabs[0].layout.panes()[0];
+    let remote_pane = core.ws().groups[group].tabs[0].layout.panes()[0];
     server.tmux(&["kill-server"]);
     pump(&mut core, "the dropped link's panes forgotten", |c| {
         c.record(remote_pane).is_none()
     });
-    let before = core.ws.all_panes();
+    let before = core.ws().all_panes();
     let asked = tern_core::workspace::requests::route(
         &core,
         tern_core::ipc::Request::SendText {
@@ -122,7 +122,7 @@ fn a_tmux_peer_adding_and_killing_windows_makes_and_closes_tabs() {
         Some(format!("no pane {}", remote_pane.0)),
         "a clear error"
     );
-    assert_eq!(core.ws.all_panes(), before, "nothing else changed");
+    assert_eq!(core.ws().all_panes(), before, "nothing else changed");
 
     // Detaching leaves the programs running in tmux; the session names the target.
     let state = core.session_state(false);

@@ -107,7 +107,7 @@ pub fn serve(args: ServeArgs) -> Result<i32, String> {
     let core_wake = wake.clone();
     core.set_waker(Arc::new(move || core_wake.notify()));
     core.set_hold(args.hold);
-    core.spawn_size = Some(args.size);
+    core.set_spawn_size(Some(args.size));
     if let Some(r) = &remote {
         core.set_child_env(vec![(
             SOCKET_ENV.to_owned(),
@@ -130,7 +130,7 @@ pub fn serve(args: ServeArgs) -> Result<i32, String> {
             LoadOutcome::Fresh => {}
         }
     }
-    if core.ws.groups.is_empty() {
+    if core.ws().groups.is_empty() {
         let dir = args
             .cwd
             .or_else(|| std::env::current_dir().ok())

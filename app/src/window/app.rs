@@ -282,10 +282,10 @@ impl TernApp {
         app.apply_config(ctx, None);
         if let Some(path) = app.launch.session.clone() {
             app.restore_session(path);
-            if !app.core.ws.groups.is_empty() {
+            if !app.core.ws().groups.is_empty() {
                 let repos: Vec<PathBuf> = app
                     .core
-                    .ws
+                    .ws()
                     .groups
                     .iter()
                     .filter_map(|g| g.repo.clone())
@@ -293,7 +293,7 @@ impl TernApp {
                 for repo in repos {
                     app.sidebar.add_repository(ctx, repo, true);
                 }
-                app.sidebar_open = app.core.ws.groups.len() > 1;
+                app.sidebar_open = app.core.ws().groups.len() > 1;
                 return app;
             }
         }
@@ -415,7 +415,7 @@ impl TernApp {
                 self.run(&ctx, command);
             }
             if let Some(text) = super::agents::take_send_text(&ctx, &self.send_text)
-                && let Some(pane) = self.core.ws.focused_pane()
+                && let Some(pane) = self.core.ws().focused_pane()
             {
                 self.core.pipeline().write(pane, text.as_bytes());
             }
@@ -456,7 +456,7 @@ impl TernApp {
             Some(t) => t.clone(),
             None => self
                 .core
-                .ws
+                .ws()
                 .focused_pane()
                 .map(|p| self.core.pane_title(p))
                 .unwrap_or_else(|| "tern".into()),

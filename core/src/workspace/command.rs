@@ -85,6 +85,12 @@ pub enum Command {
         repo: Option<PathBuf>,
         start: Option<Vec<String>>,
     },
+    /// The group at `path` belongs to the repository at `repo` (the sidebar found it
+    /// among that repository's worktrees), so a new worktree is added there.
+    SetRepo {
+        path: PathBuf,
+        repo: PathBuf,
+    },
     /// Closes every pane of the group at `path` and removes it.
     RemoveGroup(PathBuf),
     /// A pane the face started before the workspace was there (the window's first,
@@ -127,6 +133,7 @@ impl Command {
             Command::CycleGroup(_) => "cycle-group",
             Command::OpenGroup { .. } => "open-group",
             Command::RemoveGroup(_) => "remove-group",
+            Command::SetRepo { .. } => "set-repo",
             Command::Adopt { .. } => "adopt",
             Command::Report { .. } => "report",
         }

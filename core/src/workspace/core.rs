@@ -70,7 +70,9 @@ pub(super) struct Notices {
 
 /// The workspace, its panes, and the rules that change them.
 pub struct WorkspaceCore {
-    pub ws: Workspace<PaneId>,
+    /// The tree: read through [`WorkspaceCore::ws`], changed only by [`Self::apply`]
+    /// (and the core's own rules), so the compiler keeps invariant 10.
+    pub(super) ws: Workspace<PaneId>,
     pub(super) pipeline: Arc<Pipeline>,
     pub(super) panes: HashMap<PaneId, PaneRecord>,
     pub(super) config: Config,
@@ -79,7 +81,7 @@ pub struct WorkspaceCore {
     /// `--hold`: every pane is held, whatever the config says.
     hold: bool,
     /// The size a new pane starts at (the face's focused pane; `None`: the pipeline's).
-    pub spawn_size: Option<TermSize>,
+    pub(super) spawn_size: Option<TermSize>,
     journal: VecDeque<Applied>,
     pub(super) effects: Vec<Effect>,
     pub(super) processes_at: Option<Instant>,
@@ -113,6 +115,12 @@ impl WorkspaceCore {
         }
     }
 
+    /// The size the next panes start at (the face's focused pane's grid; `None`: the
+    /// pipeline's default), so a program's first screen fits where it is shown.
+    pub fn set_spawn_size(&mut self, size: Option<TermSize>) {
+        self.spawn_size = size;
+    }
+
     /// What wakes the face when a remote connection has news.
     pub fn set_waker(&mut self, waker: Waker) {
         self.waker = waker;
@@ -132,6 +140,12 @@ impl WorkspaceCore {
     pub fn set_config(&mut self, config: Config) {
         self.config = config;
         self.notices_config_changed();
+    }
+
+    /// The workspace as it is (groups, tabs, splits, focus): to read. It changes only
+    /// through [`Self::apply`].
+    pub fn ws(&self) -> &Workspace<PaneId> {
+        &self.ws
     }
 
     pub fn config(&self) -> &Config {
@@ -154,7 +168,7 @@ impl WorkspaceCore {
         self.panes.get(&pane)
     }
 
-    pub fn record_mut(&mut self, pane: PaneId) -> Option<&mut PaneRecord> {
+    pub(crate) fn record_mut(&mut self, pane: PaneId) -> Option<&mut PaneRecord> {
         self.panes.get_mut(&pane)
     }
 
@@ -443,6 +457,16 @@ impl WorkspaceCore {
                         crate::agent::SessionNews::None => {}
                     }
                 }
+                Ok(Outcome::Done)
+            }
+            Command::SetRepo { path, repo } => {
+                let g = self
+                    .ws
+                    .groups
+                    .iter_mut()
+                    .find(|g| g.path == path)
+                    .ok_or_else(|| format!("no worktree at {}", path.display()))?;
+                g.repo = Some(repo);
                 Ok(Outcome::Done)
             }
             Command::RemoveGroup(path) => {

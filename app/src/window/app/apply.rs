@@ -24,7 +24,7 @@ impl TernApp {
                     let _ = self.exec(
                         Source::Chrome,
                         WsCommand::NewTab {
-                            group: Some(self.core.ws.active),
+                            group: Some(self.core.ws().active),
                             cwd: Some(cwd),
                             title: None,
                             program: command,
@@ -38,10 +38,10 @@ impl TernApp {
                     let _ = self.exec(Source::Chrome, WsCommand::MoveTabTo { group, from, to });
                 }
                 Action::CloseTab(id) => {
-                    let group = self.core.ws.active;
+                    let group = self.core.ws().active;
                     if let Some(ti) = self
                         .core
-                        .ws
+                        .ws()
                         .groups
                         .get(group)
                         .and_then(|g| g.tabs.iter().position(|t| t.id == id))
@@ -83,10 +83,11 @@ impl TernApp {
                 SidebarAction::Identified { path, repo, .. } => {
                     // The repository's own folder; linked worktrees are matched when
                     // their list arrives (`adopt_groups`).
-                    if let Some(g) = self.core.ws.groups.iter_mut().find(|g| g.path == path)
-                        && path == repo
-                    {
-                        g.repo = Some(repo);
+                    if path == repo {
+                        let _ = self.core.apply(
+                            tern_core::workspace::Source::Chrome,
+                            tern_core::workspace::Command::SetRepo { path, repo },
+                        );
                     }
                 }
                 SidebarAction::Status(s) => self.status = Some(s),
@@ -111,15 +112,26 @@ impl TernApp {
     /// Groups opened in a folder that turns out to be a listed worktree belong to its
     /// repository (so Ctrl+Shift+N knows where to add one).
     pub(super) fn adopt_groups(&mut self) {
-        for g in self.core.ws.groups.iter_mut().filter(|g| g.repo.is_none()) {
-            if let Some(r) = self
-                .sidebar
-                .repos
-                .iter()
-                .find(|r| r.worktrees.iter().any(|w| w.path == g.path))
-            {
-                g.repo = Some(r.repo.root().to_path_buf());
-            }
+        let found: Vec<(std::path::PathBuf, std::path::PathBuf)> = self
+            .core
+            .ws()
+            .groups
+            .iter()
+            .filter(|g| g.repo.is_none())
+            .filter_map(|g| {
+                let r = self
+                    .sidebar
+                    .repos
+                    .iter()
+                    .find(|r| r.worktrees.iter().any(|w| w.path == g.path))?;
+                Some((g.path.clone(), r.repo.root().to_path_buf()))
+            })
+            .collect();
+        for (path, repo) in found {
+            let _ = self.core.apply(
+                tern_core::workspace::Source::Chrome,
+                tern_core::workspace::Command::SetRepo { path, repo },
+            );
         }
     }
 }

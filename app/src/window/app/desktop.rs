@@ -61,7 +61,7 @@ impl TernApp {
 
     /// Closes the active tab, asking first when programs run in it.
     pub(crate) fn request_close_tab(&mut self) {
-        let Some(tab) = self.core.ws.active_tab() else {
+        let Some(tab) = self.core.ws().active_tab() else {
             return;
         };
         let panes = tab.layout.panes();
@@ -87,7 +87,7 @@ impl TernApp {
         // Closing the window only detaches remote worktrees: their panes ask nothing.
         let programs = self
             .core
-            .programs_to_confirm(&self.core.ws.all_panes(), false);
+            .programs_to_confirm(&self.core.ws().all_panes(), false);
         if programs.is_empty() {
             return;
         }
@@ -133,9 +133,10 @@ impl TernApp {
     /// is applied as a key's is; a pane's text is read on a thread of its own).
     fn msg_call(&mut self, ctx: &egui::Context, call: IpcCall) {
         let focus = matches!(call.request, Request::Focus { .. });
-        self.core.spawn_size = self
-            .focused_ui()
-            .and_then(crate::window::pane::PaneUi::grid);
+        self.core.set_spawn_size(
+            self.focused_ui()
+                .and_then(crate::window::pane::PaneUi::grid),
+        );
         let sidebar = &self.sidebar;
         let reply = requests::answer(&mut self.core, call, |path| {
             sidebar
@@ -158,9 +159,10 @@ impl TernApp {
     /// Carries out one `tern msg` request on this thread (tests; a text request reads
     /// the pane here).
     pub fn msg_request(&mut self, request: Request) -> Result<Reply, String> {
-        self.core.spawn_size = self
-            .focused_ui()
-            .and_then(crate::window::pane::PaneUi::grid);
+        self.core.set_spawn_size(
+            self.focused_ui()
+                .and_then(crate::window::pane::PaneUi::grid),
+        );
         let sidebar = &self.sidebar;
         let reply = requests::serve(&mut self.core, request, |path| {
             sidebar

@@ -20,7 +20,7 @@ use crate::window::theme::rgb;
 impl TernApp {
     /// Parks panes that left the screen and reveals the ones that came on it.
     pub(super) fn sync_visibility(&mut self) {
-        let now: HashSet<PaneId> = self.core.ws.visible_panes().into_iter().collect();
+        let now: HashSet<PaneId> = self.core.ws().visible_panes().into_iter().collect();
         for gone in self.shown.difference(&now) {
             self.core.pipeline().set_visible(*gone, false);
             if let Some(p) = self.panes.get_mut(gone) {
@@ -35,7 +35,7 @@ impl TernApp {
             }
         }
         self.shown = now;
-        let focused = self.core.ws.focused_pane();
+        let focused = self.core.ws().focused_pane();
         if focused != self.focused_last {
             self.core.pipeline().set_focus(focused);
             self.focused_last = focused;
@@ -106,7 +106,7 @@ impl TernApp {
                 start,
             },
         );
-        self.core.ws.active
+        self.core.ws().active
     }
 
     /// The panes of the active tab, each in its rectangle, and the dividers to drag.
@@ -131,12 +131,12 @@ impl TernApp {
             (area.width() / metrics.cell.x).floor().clamp(2.0, 1000.0) as u16,
             (area.height() / metrics.cell.y).floor().clamp(1.0, 1000.0) as u16,
         ));
-        let Some(tab) = self.core.ws.active_tab().cloned() else {
+        let Some(tab) = self.core.ws().active_tab().cloned() else {
             let painter = ui.painter_at(area);
             painter.rect_filled(area, 0.0, rgb(self.palette.background()));
             let msg = self
                 .core
-                .remote_note(self.core.ws.active)
+                .remote_note(self.core.ws().active)
                 .or_else(|| self.status.clone())
                 .unwrap_or_else(|| "No tabs here: Ctrl+Shift+T opens one.".into());
             painter.text(
@@ -193,7 +193,7 @@ impl TernApp {
             }
         }
         if !tab.zoomed {
-            actions.extend(chrome::dividers(ui, &self.core.ws, area_c, &self.theme));
+            actions.extend(chrome::dividers(ui, &self.core.ws(), area_c, &self.theme));
         }
         self.glyphs.end_frame(ui.ctx());
         // A key's release asks a frame only while the focused pane's program reads

@@ -24,7 +24,7 @@ impl TernApp {
 
     /// The focused pane.
     pub fn pane(&self) -> Option<PaneId> {
-        self.core.ws.focused_pane()
+        self.core.ws().focused_pane()
     }
 
     pub fn pane_ui(&self, pane: PaneId) -> Option<&PaneUi> {
@@ -36,11 +36,11 @@ impl TernApp {
     }
 
     pub(super) fn focused_ui(&self) -> Option<&PaneUi> {
-        self.panes.get(&self.core.ws.focused_pane()?)
+        self.panes.get(&self.core.ws().focused_pane()?)
     }
 
     pub(super) fn focused_ui_mut(&mut self) -> Option<&mut PaneUi> {
-        let id = self.core.ws.focused_pane()?;
+        let id = self.core.ws().focused_pane()?;
         self.panes.get_mut(&id)
     }
 
@@ -139,7 +139,7 @@ impl TernApp {
     pub fn switcher_entries(&self) -> Vec<Entry<PaneId>> {
         let home = dirs::home_dir();
         let mut out = Vec::new();
-        for g in &self.core.ws.groups {
+        for g in &self.core.ws().groups {
             for tab in &g.tabs {
                 for pane in tab.layout.panes() {
                     let cwd = self
@@ -202,7 +202,7 @@ impl TernApp {
     /// What the sidebar shows of the open groups.
     pub(crate) fn group_infos(&self) -> Vec<crate::window::sidebar::GroupInfo> {
         self.core
-            .ws
+            .ws()
             .groups
             .iter()
             .enumerate()
@@ -210,9 +210,9 @@ impl TernApp {
                 name: g.name.clone(),
                 path: g.path.clone(),
                 repo: g.repo.clone(),
-                badges: self.core.ws.group_badges(gi, |p| self.pane_badges(p)),
+                badges: self.core.ws().group_badges(gi, |p| self.pane_badges(p)),
                 tabs: g.tabs.len(),
-                active: gi == self.core.ws.active,
+                active: gi == self.core.ws().active,
                 remote: self
                     .core
                     .remote_of_group(gi)
@@ -241,9 +241,9 @@ impl TernApp {
     /// What the tab bar shows, or `None` when it is hidden (one tab in one folder: the
     /// window is all terminal, like kitty).
     pub(super) fn tab_strip(&self) -> Option<crate::window::chrome::TabStrip> {
-        let group = self.core.ws.active;
-        let g = self.core.ws.groups.get(group)?;
-        if g.tabs.len() <= 1 && self.core.ws.groups.len() <= 1 && !self.sidebar_open {
+        let group = self.core.ws().active;
+        let g = self.core.ws().groups.get(group)?;
+        if g.tabs.len() <= 1 && self.core.ws().groups.len() <= 1 && !self.sidebar_open {
             return None;
         }
         let tabs = g
@@ -252,7 +252,7 @@ impl TernApp {
             .map(|t| crate::window::chrome::TabEntry {
                 id: t.id,
                 title: self.core.tab_title(t),
-                badges: self.core.ws.tab_badges(t, |p| self.pane_badges(p)),
+                badges: self.core.ws().tab_badges(t, |p| self.pane_badges(p)),
                 attention: self.agents.attention(t.layout.panes()),
             })
             .collect();

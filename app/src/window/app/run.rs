@@ -13,7 +13,8 @@ impl TernApp {
     /// Applies one change to the workspace — from a key, the palette, the chrome or a
     /// `tern msg` request alike — and carries out what it asks of the window.
     pub fn exec(&mut self, source: Source, command: WsCommand) -> Result<Outcome, String> {
-        self.core.spawn_size = self.focused_ui().and_then(PaneUi::grid);
+        self.core
+            .set_spawn_size(self.focused_ui().and_then(PaneUi::grid));
         let result = self.core.apply(source, command);
         self.take_effects();
         result
@@ -54,7 +55,7 @@ impl TernApp {
 
     /// Carries out one command.
     pub fn run(&mut self, ctx: &egui::Context, command: Command) {
-        let focused = self.core.ws.focused_pane();
+        let focused = self.core.ws().focused_pane();
         let ws = |c| Some(c);
         let change = match command {
             Command::NewTab => ws(WsCommand::NewTab {
@@ -79,7 +80,7 @@ impl TernApp {
             Command::MoveTabLeft => ws(WsCommand::MoveTab(-1)),
             Command::MoveTabRight => ws(WsCommand::MoveTab(1)),
             Command::RenameTab => {
-                if let Some(tab) = self.core.ws.active_tab() {
+                if let Some(tab) = self.core.ws().active_tab() {
                     let text = self.core.tab_title(tab);
                     self.overlay = Some(Overlay::Rename { tab: tab.id, text });
                 }
@@ -122,7 +123,7 @@ impl TernApp {
     /// The commands that change only the window (pickers, scrolling, fonts, the
     /// clipboard), not the workspace.
     fn run_window_command(&mut self, ctx: &egui::Context, command: Command) {
-        let focused = self.core.ws.focused_pane();
+        let focused = self.core.ws().focused_pane();
         match command {
             Command::QuickSwitcher => self.open_switcher(),
             Command::CommandPalette => self.open_palette(),
@@ -132,7 +133,7 @@ impl TernApp {
                 self.status = Some("type a repository's path in the sidebar, or Browse…".into());
             }
             Command::NewWorktree => {
-                match self.core.ws.active_group().and_then(|g| g.repo.clone()) {
+                match self.core.ws().active_group().and_then(|g| g.repo.clone()) {
                     Some(root) => {
                         self.sidebar_open = true;
                         self.sidebar.start_new_worktree(root);

@@ -14,7 +14,7 @@ impl TernApp {
         let mut file = SessionFile::new(path);
         match file.load() {
             tern_core::session::LoadOutcome::Restored(state) => {
-                self.core.spawn_size = None;
+                self.core.set_spawn_size(None);
                 // The core restarts the panes and reconnects remote worktrees.
                 self.core
                     .restore(&state, self.settings.config.session.restore_last_screen);
