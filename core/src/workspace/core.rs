@@ -29,6 +29,9 @@ pub struct PaneRecord {
     pub cwd_reported: Option<String>,
     /// The shell's folder from the process table (looked up once a second).
     pub cwd: Option<PathBuf>,
+    /// The folder tern started it in (the worktree, `--cwd`, a restored tab's): where
+    /// a resumed program starts again, whatever folder it names later.
+    pub started_in: Option<PathBuf>,
     /// The process table was read for it at least once.
     pub looked_up: bool,
     /// The program in front of the shell, when it is not the shell.
@@ -359,6 +362,9 @@ impl WorkspaceCore {
                 if !self.panes.contains_key(&pane) {
                     self.adopt(pane, launched);
                 }
+                if let Some(r) = self.panes.get_mut(&pane) {
+                    r.started_in.get_or_insert_with(|| path.clone());
+                }
                 let group = self.ws.add_group(dir_name(&path), path, None);
                 self.ws.active = group;
                 self.ws.add_tab(group, pane);
@@ -449,7 +455,20 @@ impl WorkspaceCore {
                 };
                 match event {
                     TermEvent::Title(t) => r.title = t.clone(),
-                    TermEvent::Cwd(c) => r.cwd_reported = Some(c.clone()),
+                    TermEvent::Cwd(c) => {
+                        let real = self.pipeline.process_info(*pane).and_then(|i| i.cwd);
+                        if super::names::names_real_folder(c, real.as_deref()) {
+                            r.cwd_reported = Some(c.clone());
+                        } else {
+                            // A folder the program named, not the one it is in: shown
+                            // nowhere, used for nothing (splits, hints, the session).
+                            r.cwd_reported = None;
+                            self.pipeline.breadcrumb(
+                                Some(*pane),
+                                "OSC 7 ignored: not the shell's own folder",
+                            );
+                        }
+                    }
                     TermEvent::Bell => self.on_notice(*pane, None),
                     TermEvent::Notification(n) => self.on_notice(*pane, Some(n)),
                     _ => {}

@@ -1,14 +1,15 @@
 //! What panes and tabs are called, and where a pane sits: titles, folders and the
 //! "worktree · tab · pane" label the diagnostics, notifications and pickers show.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::core::{WorkspaceCore, dir_name};
 use crate::diagnostics::PaneLabel;
 use crate::pipeline::PaneId;
 
 impl WorkspaceCore {
-    /// The pane's folder: OSC 7 when the shell reports it, else the shell's own.
+    /// The pane's folder: OSC 7 when the shell reports it (only a report that named
+    /// the shell's real folder is kept, [`names_real_folder`]), else the shell's own.
     pub fn pane_cwd(&self, pane: PaneId) -> Option<PathBuf> {
         let r = self.record(pane)?;
         if let Some(c) = &r.cwd_reported {
@@ -57,4 +58,16 @@ impl WorkspaceCore {
             id: None,
         }
     }
+}
+
+/// Whether an OSC 7 folder is the one the pane's shell is really in (`real`, from the
+/// process table): the same folder once symbolic links are resolved. A program
+/// (an agent, a file being `cat`, the far side of `ssh` with an empty host) cannot
+/// name another folder for new splits, hints or the session this way.
+pub(super) fn names_real_folder(reported: &str, real: Option<&Path>) -> bool {
+    let Some(real) = real else {
+        return false;
+    };
+    let resolve = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    resolve(Path::new(reported)) == resolve(real)
 }

@@ -1,0 +1,129 @@
+//! Hardening (issue 48), through the binary as a user starts it: what a program in a
+//! pane can make tern do at the next start, with files it points tern at, and with
+//! floods. Each test names the break it catches; each was seen failing under it.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+use common::headless::{Served, pane_id, scratch, tern_in};
+
+/// A stand-in `claude` in `bin` that records its arguments and folder in `record`,
+/// then runs `then` (shell) and sleeps.
+fn stand_in_agent(bin: &Path, record: &Path, then: &str) {
+    std::fs::create_dir_all(bin).expect("bin");
+    let claude = bin.join("claude");
+    std::fs::write(
+        &claude,
+        format!(
+            "#!/bin/sh\necho \"args=[$*] cwd=$(pwd)\" >> '{}'\n{then}\nexec sleep 600\n",
+            record.display()
+        ),
+    )
+    .expect("stand-in");
+    std::fs::set_permissions(&claude, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("chmod");
+}
+
+/// `tern --headless` in `dir` with `bin` first on PATH.
+fn serve_with_path(dir: &Path, bin: &Path) -> Served {
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let child = tern_in(dir)
+        .env("PATH", path)
+        .arg("--headless")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start tern --headless");
+    Served::wrap(dir, child)
+}
+
+/// The folder `tern msg list` shows for `pane`.
+fn listed_cwd(served: &Served, pane: u64) -> String {
+    served
+        .list()
+        .iter()
+        .find(|p| p["id"].as_u64() == Some(pane))
+        .map(|p| p["cwd"].to_string())
+        .unwrap_or_default()
+}
+
+fn folder(dir: &Path, name: &str) -> PathBuf {
+    let path = dir.join("home").join(name);
+    std::fs::create_dir_all(&path).expect("folder");
+    path
+}
+
+/// An agent that names another folder with OSC 7 (an empty host, as the far side of
+/// ssh could send it), and then really moves there, is resumed at the next start where
+/// it was started; `list` never shows the folder it only named.
+///
+/// Catches: OSC 7 taken as the pane's folder whatever it names (`list` showed
+/// `elsewhere`), and a session that saved the folder the program was in or named
+/// (the agent ran again in `elsewhere`, among that folder's project files); each seen
+/// failing on its own.
+#[test]
+fn an_agent_is_resumed_where_it_was_started_not_where_it_pointed() {
+    let dir = scratch("harden-resume");
+    let bin = dir.join("bin");
+    let record = dir.join("claude-runs.txt");
+    let work = folder(&dir, "work");
+    let elsewhere = folder(&dir, "elsewhere");
+    let osc7 = format!(
+        "printf '\\033]7;file://%s\\033\\\\' '{}'",
+        elsewhere.display()
+    );
+    stand_in_agent(
+        &bin,
+        &record,
+        &format!(
+            "{osc7}\necho named\nread line\ncd '{}'\n{osc7}\necho moved",
+            elsewhere.display()
+        ),
+    );
+    let served = serve_with_path(&dir, &bin);
+    let work_s = work.display().to_string();
+    let pane = pane_id(&served.ok(&["new-tab", "--cwd", &work_s, "--", "claude"]));
+    served.wait_text(pane, &[], |t| t.contains("named"));
+    let cwd = listed_cwd(&served, pane);
+    assert!(!cwd.contains("elsewhere"), "list shows {cwd}");
+    // Now it moves there for real, and says so.
+    served.ok(&["send-text", "--pane", &pane.to_string(), "go\r"]);
+    served.wait_text(pane, &[], |t| t.contains("moved"));
+    let started = std::time::Instant::now();
+    while !listed_cwd(&served, pane).contains("elsewhere") {
+        assert!(
+            started.elapsed() < common::headless::PATIENCE,
+            "the pane's real folder is never listed"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let (code, err) = served.stop();
+    assert_eq!(code, Some(0), "{err}");
+
+    let again = serve_with_path(&dir, &bin);
+    let started = std::time::Instant::now();
+    let runs = loop {
+        let text = std::fs::read_to_string(&record).unwrap_or_default();
+        if text.lines().count() >= 2 {
+            break text;
+        }
+        assert!(
+            started.elapsed() < common::headless::PATIENCE,
+            "the agent was not started again: {text}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let lines: Vec<&str> = runs.lines().collect();
+    assert_eq!(lines[0], format!("args=[] cwd={work_s}"));
+    assert_eq!(lines[1], format!("args=[--continue] cwd={work_s}"));
+    let (code, err) = again.stop();
+    assert_eq!(code, Some(0), "{err}");
+}
+
