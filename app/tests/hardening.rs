@@ -127,3 +127,55 @@ fn an_agent_is_resumed_where_it_was_started_not_where_it_pointed() {
     assert_eq!(code, Some(0), "{err}");
 }
 
+/// `tern config check` on a config whose `theme.dark` is a FIFO, a link to /dev/zero
+/// or a 2 MB file: each ends at once (it is killed after 20 s otherwise) with an error
+/// naming the theme file.
+///
+/// Catches: the check hanging in `open` on the FIFO and reading /dev/zero until memory
+/// ran out (seen so before `settings_file`).
+#[test]
+fn config_check_names_a_theme_that_is_a_fifo_a_device_or_huge_and_ends() {
+    let dir = scratch("harden-theme");
+    let config_dir = dir.join("home/.config/tern");
+    let themes = config_dir.join("themes");
+    std::fs::create_dir_all(&themes).expect("themes");
+    let made = std::process::Command::new("mkfifo")
+        .arg(themes.join("Pipe"))
+        .status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    std::os::unix::fs::symlink("/dev/zero", themes.join("Zero")).expect("symlink");
+    std::fs::write(themes.join("Huge"), "# padding\n".repeat(200_000)).expect("huge");
+    for (name, says) in [
+        ("Pipe", "a FIFO"),
+        ("Zero", "a device"),
+        ("Huge", "larger than 1024 KiB"),
+    ] {
+        std::fs::write(
+            config_dir.join("config.ron"),
+            format!("(theme: (dark: {name:?}))"),
+        )
+        .expect("config");
+        let mut child = tern_in(&dir)
+            .args(["config", "check"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("tern config check");
+        let started = std::time::Instant::now();
+        while child.try_wait().ok().flatten().is_none() {
+            if started.elapsed() > common::headless::PATIENCE {
+                let _ = child.kill();
+                panic!("tern config check hangs on a theme that is {says}");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let out = child.wait_with_output().expect("output");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{name}: the check fails");
+        assert!(
+            err.contains(&themes.join(name).display().to_string()) && err.contains(says),
+            "{name}: {err}"
+        );
+    }
+}
+

@@ -13,6 +13,8 @@ mod agents;
 mod chord;
 mod font;
 mod overrides;
+pub mod settings_file;
+mod theme_cache;
 mod theme_config;
 pub mod themes;
 mod watch;
@@ -30,6 +32,7 @@ pub use agents::{NotifyConfig, NotifyWhen, SendText};
 pub use chord::{ChordError, KeyBinding, KeyChord};
 pub use font::{CellScale, FontConfig, FontFeature};
 pub use overrides::OverrideError;
+pub use theme_cache::theme_files_read;
 pub use theme_config::{AnsiColors, BaseTheme, Rgb, ThemeConfig, ThemeName};
 pub use watch::{ConfigEvent, ConfigWatcher};
 
@@ -294,7 +297,7 @@ impl Config {
     /// Reads and parses the file at `path`.
     pub fn load(path: impl AsRef<Path>) -> Result<Config, ConfigError> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+        let text = settings_file::read_settings_file(path).map_err(|e| ConfigError {
             path: path.to_owned(),
             position: None,
             message: e.to_string(),
