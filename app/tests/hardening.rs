@@ -179,3 +179,54 @@ fn config_check_names_a_theme_that_is_a_fifo_a_device_or_huge_and_ends() {
     }
 }
 
+/// The window's tooltip for an OSC 8 link shown as "Sign in to Google" whose target
+/// hides its host behind 1,900 dashes of user info: it leads with the real host and
+/// marks the user info.
+///
+/// Catches: the tooltip that began with the target as written (accounts.google.com on
+/// its first line, the real host on its 15th), seen failing so.
+#[test]
+fn a_link_tooltip_leads_with_the_real_host() {
+    let config = std::env::temp_dir().join("tern-hardening-no-config.ron");
+    let target = format!(
+        "https://accounts.google.com{}@evil.example/steal",
+        "-".repeat(1900)
+    );
+    let script = format!(
+        "printf '\\033]8;;{target}\\033\\\\Sign in to Google\\033]8;;\\033\\\\\\n'; exec cat"
+    );
+    let args = [
+        "--config",
+        config.to_str().expect("utf-8"),
+        "--hold",
+        "--cols",
+        "80",
+        "--rows",
+        "24",
+        "-e",
+        "sh",
+        "-c",
+        &script,
+    ];
+    let mut h = common::app_harness_from_args(&args, egui::vec2(800.0, 480.0));
+    let shown = |h: &egui_kittest::Harness<'_, common::Slot>| {
+        common::screen_rows(h)
+            .first()
+            .is_some_and(|r| r.starts_with("Sign in to Google"))
+    };
+    assert!(
+        common::step_until_or(&mut h, common::headless::PATIENCE, shown),
+        "the link was never shown"
+    );
+    let app = h.state_mut().as_mut().expect("app");
+    let tip = app
+        .link_tooltip_at_cell(0, 3)
+        .expect("a link under the pointer");
+    let mut lines = tip.lines();
+    assert_eq!(lines.next(), Some("→ evil.example"), "{tip}");
+    assert!(
+        lines.next().is_some_and(|l| l.starts_with('⚠')),
+        "the user info is marked: {tip}"
+    );
+}
+
