@@ -230,3 +230,70 @@ fn a_link_tooltip_leads_with_the_real_host() {
     );
 }
 
+/// A pane printing 2,000 OSC 9 notifications as fast as it can, on a session bus of the
+/// test's own (dbus-monitor counts the `Notify` calls): a pane is updated once per
+/// `min_interval_ms` (1 s here), and the last update carries the last text and the
+/// count of all 2,001.
+///
+/// Catches: one call per round trip to the bus (about 1,270 a second before) and two
+/// notifications in one read counted as one; seen failing so.
+#[test]
+fn a_notification_flood_costs_one_call_per_interval_and_keeps_the_count() {
+    use std::process::Command;
+    use std::time::{Duration, Instant};
+    let dir = scratch("harden-notify");
+    let config = dir.join("home/.config/tern/config.ron");
+    std::fs::create_dir_all(config.parent().expect("parent")).expect("config folder");
+    std::fs::write(&config, "(notify: (min_interval_ms: 1000))").expect("config");
+    let monitor = dir.join("monitor.txt");
+    let pid_file = dir.join("tern.pid");
+    let inner = format!(
+        "dbus-monitor --session \"interface='org.freedesktop.Notifications'\" > '{mon}' 2>&1 & m=$!; \
+         sleep 1; '{tern}' --headless & echo $! > '{pid}'; wait $!; kill $m",
+        mon = monitor.display(),
+        tern = env!("CARGO_BIN_EXE_tern"),
+        pid = pid_file.display(),
+    );
+    let mut cmd = Command::new("dbus-run-session");
+    common::headless::scratch_env(&mut cmd, &dir);
+    let child = cmd
+        .args(["--", "sh", "-c", &inner])
+        .env_remove("DBUS_SESSION_BUS_ADDRESS")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("dbus-run-session (apt-get install dbus)");
+    let served = Served::wrap(&dir, child);
+    let started = Instant::now();
+    served.ok(&[
+        "new-tab",
+        "--",
+        "sh",
+        "-c",
+        "i=0; while [ $i -lt 2000 ]; do printf '\\033]9;n%d\\007' $i; i=$((i+1)); done; \
+         printf '\\033]9;last\\007'; exec sleep 600",
+    ]);
+    let text = loop {
+        let text = std::fs::read_to_string(&monitor).unwrap_or_default();
+        if text.contains("last (2001 messages)") {
+            break text;
+        }
+        assert!(
+            started.elapsed() < common::headless::PATIENCE,
+            "the last text with the count never came: {text}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let calls = text.matches("member=Notify").count();
+    let seconds = started.elapsed().as_secs() + 1;
+    assert!(
+        calls as u64 <= seconds + 1,
+        "{calls} Notify calls in about {seconds} s with a 1 s interval"
+    );
+    eprintln!("{calls} Notify calls in about {seconds} s for 2,001 notifications");
+    let pid = std::fs::read_to_string(&pid_file).expect("tern's pid");
+    let _ = Command::new("kill").args(["-TERM", pid.trim()]).status();
+    let (code, err) = served.wait_out();
+    assert_eq!(code, Some(0), "{err}");
+}
