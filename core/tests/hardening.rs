@@ -1,11 +1,15 @@
 //! Hardening (issue 48) in the core: theme and config files that are FIFOs, devices or
-//! huge, and theme files read once while unchanged. Policies: `docs/SECURITY.md`.
+//! huge, theme files read once while unchanged, and two guards of the pipeline (a pane
+//! closed while read ahead is freed; a hidden pane answers DA1). Policies:
+//! `docs/SECURITY.md`. No other test in this file opens a pty (one counts them).
 
 use std::path::Path;
-use std::time::Duration;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use tern_core::config::{Config, ConfigEvent, ConfigWatcher, theme_files_read};
 use tern_core::desktop_appearance::ColorScheme;
+use tern_core::pipeline::{Pipeline, PipelineConfig, SpawnSpec};
 
 fn mkfifo(path: &Path) {
     let made = std::process::Command::new("mkfifo").arg(path).status();
@@ -113,4 +117,118 @@ fn after_a_save_naming_a_fifo_theme_later_saves_still_apply() {
         ConfigEvent::Reloaded(c) => assert_eq!(c.font.size, 15.0),
         other => panic!("the good save applied, not {other:?}"),
     }
+}
+
+/// The pty masters this process holds (`/dev/ptmx` descriptors).
+fn pty_masters() -> usize {
+    std::fs::read_dir("/proc/self/fd")
+        .map(|fds| {
+            fds.flatten()
+                .filter_map(|fd| std::fs::read_link(fd.path()).ok())
+                .filter(|target| target.ends_with("ptmx"))
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+fn eventually(what: &str, within: Duration, done: impl Fn() -> bool) {
+    let deadline = Instant::now() + within;
+    while !done() {
+        assert!(Instant::now() < deadline, "{what} (waited {within:?})");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A pane read ahead whose window is full (its program floods cursor position queries
+/// and never reads the answers, so the model stops parsing it and the reading thread
+/// waits) is closed: its pty master is freed at once.
+///
+/// Catches: a close that leaves the pane with the reading thread (it waited forever on
+/// the full window, the master still open 13 s after close; no test failed). Seen
+/// failing with `take_back` left out of `ModelMsg::Remove`.
+#[test]
+fn closing_a_pane_while_it_is_read_ahead_frees_its_pty() {
+    let window = 64 * 1024;
+    let p = Pipeline::start(
+        PipelineConfig {
+            window_bytes: window,
+            read_ahead_after_bytes: 1,
+            ..PipelineConfig::default()
+        },
+        Arc::new(|| {}),
+    )
+    .expect("pipeline");
+    let before = pty_masters();
+    let pane = p
+        .spawn(&SpawnSpec::command(
+            "sh",
+            &["-c", "exec yes \"$(printf '\\033[6n')\""],
+        ))
+        .expect("spawn");
+    let stats = p.stats(pane).expect("stats");
+    let credit = p.credit(pane).expect("credit");
+    eventually(
+        "the flood is read ahead and its window fills",
+        Duration::from_secs(60),
+        || {
+            stats
+                .read_ahead_spells
+                .load(std::sync::atomic::Ordering::Relaxed)
+                >= 1
+                && credit.in_flight() >= window * 3 / 4
+        },
+    );
+    assert!(pty_masters() > before, "the pane holds a master");
+    p.close(pane);
+    eventually(
+        "the pane's pty master is closed after close",
+        Duration::from_secs(5),
+        || pty_masters() == before,
+    );
+}
+
+/// A hidden pane's program asking DA1 (`ESC [ c`) gets the same answer as a visible
+/// pane's, without the pane being shown.
+///
+/// Catches: a break that dropped only hidden panes' DA1 replies, which only an
+/// unrelated test's 120 s deadline noticed. Seen failing so.
+#[test]
+fn a_hidden_pane_answers_da1_like_a_visible_one() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = Pipeline::start(PipelineConfig::default(), Arc::new(|| {})).expect("pipeline");
+    let ask = |name: &str, visible: bool| {
+        let out = dir.path().join(name);
+        let script = format!(
+            "stty raw -echo; printf '\\033[c'; exec cat > '{}'",
+            out.display()
+        );
+        let pane = p
+            .spawn(&SpawnSpec::command("sh", &["-c", &script]))
+            .expect("spawn");
+        p.set_visible(pane, visible);
+        (pane, out)
+    };
+    let (shown, shown_out) = ask("visible", true);
+    let (hidden, hidden_out) = ask("hidden", false);
+    let answer = |out: &Path| {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let got = std::fs::read(out).unwrap_or_default();
+            if got.ends_with(b"c") {
+                return got;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no DA1 answer in {}: {:?}",
+                out.display(),
+                String::from_utf8_lossy(&got)
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    };
+    let visible_answer = answer(&shown_out);
+    assert!(visible_answer.starts_with(b"\x1b[?"), "{visible_answer:?}");
+    assert_eq!(answer(&hidden_out), visible_answer);
+    p.close(shown);
+    p.close(hidden);
 }
