@@ -297,3 +297,69 @@ fn a_notification_flood_costs_one_call_per_interval_and_keeps_the_count() {
     let (code, err) = served.wait_out();
     assert_eq!(code, Some(0), "{err}");
 }
+
+/// What a program in pane A can do to pane B over `tern msg`, and to its own pane:
+/// `(stderr and status of get-text B, of send-text B), stdout of get-text A`.
+fn pane_a_reaches_for_pane_b(config: Option<&str>) -> (String, String, String) {
+    let dir = scratch(if config.is_some() {
+        "harden-rc-all"
+    } else {
+        "harden-rc-own"
+    });
+    if let Some(text) = config {
+        let path = dir.join("home/.config/tern/config.ron");
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("config folder");
+        std::fs::write(&path, text).expect("config");
+    }
+    let served = Served::start(&dir, &[]);
+    let b = pane_id(&served.ok(&["new-tab", "--", "sh", "-c", "echo secret-in-b; exec cat"]));
+    served.wait_text(b, &[], |t| t.contains("secret-in-b"));
+    let out = dir.join("out");
+    std::fs::create_dir_all(&out).expect("out");
+    let script = format!(
+        "t='{tern}'; o='{o}'; echo a-start; \
+         \"$t\" msg get-text --pane {b} > \"$o/other\" 2>&1; echo \"rc=$?\" >> \"$o/other\"; \
+         \"$t\" msg send-text --pane {b} 'typed-by-a' > \"$o/typed\" 2>&1; echo \"rc=$?\" >> \"$o/typed\"; \
+         \"$t\" msg get-text --pane \"$TERN_PANE_ID\" > \"$o/own\" 2>&1; \
+         echo a-done; exec sleep 600",
+        tern = env!("CARGO_BIN_EXE_tern"),
+        o = out.display(),
+    );
+    let a = pane_id(&served.ok(&["new-tab", "--", "sh", "-c", &script]));
+    served.wait_text(a, &[], |t| t.contains("a-done"));
+    let read = |name: &str| std::fs::read_to_string(out.join(name)).unwrap_or_default();
+    let result = (read("other"), read("typed"), read("own"));
+    let (code, err) = served.stop();
+    assert_eq!(code, Some(0), "{err}");
+    result
+}
+
+/// A program in a pane may read its own pane but not another's, nor type into it,
+/// unless the config consents (`pane_remote_control: AllPanes`); the error names the
+/// setting. `tern msg` from outside any pane (every other test here) may do all.
+///
+/// Catches: any pane's program reading another pane's history and typing raw input
+/// into it, on by default (seen failing so before `remote_policy`).
+#[test]
+fn a_panes_program_reaches_other_panes_only_with_consent() {
+    let (other, typed, own) = pane_a_reaches_for_pane_b(None);
+    assert!(
+        other.contains("may not read pane") && other.contains("pane_remote_control"),
+        "{other}"
+    );
+    assert!(
+        !other.contains("secret-in-b") && !other.contains("rc=0"),
+        "{other}"
+    );
+    assert!(
+        typed.contains("may not type into pane") && !typed.contains("rc=0"),
+        "{typed}"
+    );
+    assert!(own.contains("a-start"), "its own pane: {own}");
+    let (other, typed, _) = pane_a_reaches_for_pane_b(Some("(pane_remote_control: AllPanes)"));
+    assert!(
+        other.contains("secret-in-b") && other.contains("rc=0"),
+        "{other}"
+    );
+    assert!(typed.contains("rc=0"), "{typed}");
+}

@@ -77,6 +77,10 @@ pub struct Config {
     /// Remote control (`tern msg`): a socket in a private folder, named to programs in
     /// `TERN_SOCKET`. Off: no socket and no `TERN_SOCKET`. Read at start.
     pub remote_control: bool,
+    /// What a program in a pane may do to *other* panes over `tern msg` (its own pane,
+    /// new tabs, splits, focus and the list are always allowed): `OwnPane` refuses
+    /// reading, typing into and closing another pane; `AllPanes` allows them.
+    pub pane_remote_control: PaneRemoteControl,
     pub session: SessionConfig,
     /// What happens to a pane when its program exits.
     pub exit_behavior: ExitBehavior,
@@ -115,6 +119,7 @@ impl Default for Config {
             resize_requests: false,
             rect_checksum_reports: true,
             remote_control: true,
+            pane_remote_control: PaneRemoteControl::OwnPane,
             session: SessionConfig::default(),
             exit_behavior: ExitBehavior::default(),
             present_mode: PresentMode::default(),
@@ -229,6 +234,17 @@ impl Default for RemoteConfig {
             tmux: vec![String::from("tmux")],
         }
     }
+}
+
+/// What a program in a pane may do to other panes over `tern msg`
+/// (`workspace::remote_policy`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PaneRemoteControl {
+    /// Its own pane only (and new tabs, splits, the list).
+    #[default]
+    OwnPane,
+    /// Any pane, as the user's own tools outside tern.
+    AllPanes,
 }
 
 /// What happens to a pane when its program exits (like kitty's `close_on_child_death`
