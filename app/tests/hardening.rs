@@ -363,3 +363,38 @@ fn a_panes_program_reaches_other_panes_only_with_consent() {
     );
     assert!(typed.contains("rc=0"), "{typed}");
 }
+
+/// The window starts, and shows its first frame, with `theme.dark` naming a theme that
+/// is a FIFO (on the defaults, the error naming the file). Needs xvfb.
+///
+/// Catches: the main thread blocked in `open` on the FIFO, the window never shown
+/// (seen so before `settings_file`).
+#[test]
+fn the_window_starts_with_a_theme_that_is_a_fifo() {
+    use common::x11::{start_tern_with, start_xvfb, wait_trace};
+    let display = start_xvfb();
+    let (dir, runtime) = common::x11::scratch("harden-fifo-window");
+    std::fs::create_dir_all(dir.join("themes")).expect("themes");
+    let made = std::process::Command::new("mkfifo")
+        .arg(dir.join("themes/Pipe"))
+        .status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    let config = dir.join("config.ron");
+    std::fs::write(&config, r#"(theme: (name: "Pipe"))"#).expect("config");
+    let config = config.display().to_string();
+    let (_tern, trace) = start_tern_with(
+        &display,
+        &dir,
+        &runtime,
+        &["-e", "sh"],
+        &[("TERN_CONFIG", config.as_str())],
+    );
+    wait_trace(&trace, &dir, "the first frame", |t| {
+        t.contains("first_frame")
+    });
+    let said = std::fs::read_to_string(dir.join("tern.stderr")).unwrap_or_default();
+    assert!(
+        said.contains("themes/Pipe") && said.contains("a FIFO"),
+        "{said}"
+    );
+}
