@@ -456,7 +456,10 @@ impl WorkspaceCore {
                 match event {
                     TermEvent::Title(t) => r.title = t.clone(),
                     TermEvent::Cwd(c) => {
-                        let real = self.pipeline.process_info(*pane).and_then(|i| i.cwd);
+                        let real = self
+                            .pipeline
+                            .pid(*pane)
+                            .and_then(|pid| std::fs::read_link(format!("/proc/{pid}/cwd")).ok());
                         if super::names::names_real_folder(c, real.as_deref()) {
                             r.cwd_reported = Some(c.clone());
                         } else {

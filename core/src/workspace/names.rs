@@ -60,14 +60,13 @@ impl WorkspaceCore {
     }
 }
 
-/// Whether an OSC 7 folder is the one the pane's shell is really in (`real`, from the
-/// process table): the same folder once symbolic links are resolved. A program
-/// (an agent, a file being `cat`, the far side of `ssh` with an empty host) cannot
-/// name another folder for new splits, hints or the session this way.
+/// Whether an OSC 7 folder is the one the pane's shell is really in (`real`, from
+/// `/proc/PID/cwd`): the same path, component by component. A program (an agent, a
+/// file being `cat`, the far side of `ssh` with an empty host) cannot name another
+/// folder for new splits, hints or the session this way. The named path is never
+/// touched (no `stat` or `canonicalize` of a path a program chose, which could hang
+/// on a dead network mount or trigger an automount), so a logical path through a
+/// symbolic link is not taken either: the physical one from `/proc` is used instead.
 pub(super) fn names_real_folder(reported: &str, real: Option<&Path>) -> bool {
-    let Some(real) = real else {
-        return false;
-    };
-    let resolve = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-    resolve(Path::new(reported)) == resolve(real)
+    real.is_some_and(|real| Path::new(reported) == real)
 }
