@@ -134,6 +134,10 @@ fn key(name: &str) -> String {
         .collect()
 }
 
+/// Theme files parsed, kept while unchanged.
+static THEMES: super::theme_cache::FileCache<Result<Scheme, String>> =
+    super::theme_cache::FileCache::new();
+
 /// The scheme called `name`: a built-in one, else a file in `themes_dir`. An error
 /// names what was looked for.
 pub fn find(name: &str, themes_dir: Option<&Path>) -> Result<Scheme, String> {
@@ -149,7 +153,7 @@ pub fn find(name: &str, themes_dir: Option<&Path>) -> Result<Scheme, String> {
     };
     // Looked up and parsed again only when the folder or the file changed
     // (`theme_cache`): a light/dark flip reads nothing.
-    let found = super::theme_cache::find_in(dir, &wanted, || {
+    let found = THEMES.find_in(dir, &wanted, || {
         std::fs::read_dir(dir)
             .ok()?
             .flatten()
@@ -160,7 +164,7 @@ pub fn find(name: &str, themes_dir: Option<&Path>) -> Result<Scheme, String> {
             })
     });
     match found {
-        Some(path) => super::theme_cache::parsed(&path, read_theme_file),
+        Some(path) => THEMES.parsed(&path, read_theme_file),
         None => Err(unknown(name, Some(dir))),
     }
 }

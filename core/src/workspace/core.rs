@@ -460,7 +460,7 @@ impl WorkspaceCore {
                             .pipeline
                             .pid(*pane)
                             .and_then(|pid| std::fs::read_link(format!("/proc/{pid}/cwd")).ok());
-                        if super::names::names_real_folder(c, real.as_deref()) {
+                        if names_real_folder(c, real.as_deref()) {
                             r.cwd_reported = Some(c.clone());
                         } else {
                             // A folder the program named, not the one it is in: shown
@@ -519,6 +519,17 @@ impl WorkspaceCore {
 
 fn done_if(ok: bool, err: impl FnOnce() -> String) -> Result<Outcome, String> {
     if ok { Ok(Outcome::Done) } else { Err(err()) }
+}
+
+/// Whether an OSC 7 folder is the one the pane's shell is really in (`real`, from
+/// `/proc/PID/cwd`): the same path, component by component. A program (an agent, a
+/// file being `cat`, the far side of `ssh` with an empty host) cannot name another
+/// folder for new splits, hints or the session this way. The named path is never
+/// touched (no `stat` or `canonicalize` of a path a program chose, which could hang
+/// on a dead network mount or trigger an automount), so a logical path through a
+/// symbolic link is not taken either: the physical one from `/proc` is used instead.
+fn names_real_folder(reported: &str, real: Option<&Path>) -> bool {
+    real.is_some_and(|real| Path::new(reported) == real)
 }
 
 fn fallback_dir() -> PathBuf {

@@ -1,7 +1,7 @@
 //! What panes and tabs are called, and where a pane sits: titles, folders and the
 //! "worktree · tab · pane" label the diagnostics, notifications and pickers show.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use super::core::{WorkspaceCore, dir_name};
 use crate::diagnostics::PaneLabel;
@@ -9,7 +9,8 @@ use crate::pipeline::PaneId;
 
 impl WorkspaceCore {
     /// The pane's folder: OSC 7 when the shell reports it (only a report that named
-    /// the shell's real folder is kept, [`names_real_folder`]), else the shell's own.
+    /// the shell's real folder is kept, `core::names_real_folder`), else the shell's
+    /// own.
     pub fn pane_cwd(&self, pane: PaneId) -> Option<PathBuf> {
         let r = self.record(pane)?;
         if let Some(c) = &r.cwd_reported {
@@ -58,15 +59,4 @@ impl WorkspaceCore {
             id: None,
         }
     }
-}
-
-/// Whether an OSC 7 folder is the one the pane's shell is really in (`real`, from
-/// `/proc/PID/cwd`): the same path, component by component. A program (an agent, a
-/// file being `cat`, the far side of `ssh` with an empty host) cannot name another
-/// folder for new splits, hints or the session this way. The named path is never
-/// touched (no `stat` or `canonicalize` of a path a program chose, which could hang
-/// on a dead network mount or trigger an automount), so a logical path through a
-/// symbolic link is not taken either: the physical one from `/proc` is used instead.
-pub(super) fn names_real_folder(reported: &str, real: Option<&Path>) -> bool {
-    real.is_some_and(|real| Path::new(reported) == real)
 }
