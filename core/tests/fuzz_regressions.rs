@@ -50,3 +50,11 @@ mod tmux_checks;
 fn tmux_corpus_parses_alike_in_any_chunks_without_panics() {
     replay("tmux", tmux_checks::tmux);
 }
+
+#[path = "fuzz_checks/theme.rs"]
+mod theme_checks;
+
+#[test]
+fn theme_corpus_parses_or_errors_without_panics() {
+    replay("theme", theme_checks::theme);
+}

@@ -20,7 +20,7 @@ use tern_core::ipc::server::BindError;
 use tern_core::model::TermSize;
 use tern_core::pipeline::{Pipeline, PipelineConfig};
 use tern_core::session::LoadOutcome;
-use tern_core::workspace::requests;
+use tern_core::workspace::remote_policy;
 use tern_core::workspace::{Command, Effect, SaveSchedule, Source, WorkspaceCore, dir_name};
 
 use crate::desktop::{Ipc, LateWaker};
@@ -162,7 +162,7 @@ pub fn serve(args: ServeArgs) -> Result<i32, String> {
         if let Some(r) = &remote {
             for call in r.take_calls() {
                 // Worktrees are named by their groups (no sidebar reads git here).
-                requests::answer(&mut core, call, |_| None);
+                remote_policy::answer(&mut core, call, |_| None);
             }
         }
         for effect in core.take_effects() {

@@ -57,7 +57,8 @@ pub fn link_at(
 /// `report`, which the caller points at the breadcrumbs.
 pub fn open(uri: &str, report: impl FnOnce(String) + Send + 'static) -> Result<(), String> {
     allowed(uri)?;
-    let uri = uri.to_owned();
+    // What the opener gets: a `mailto:` without the files it asks to attach.
+    let uri = tern_core::security::link_for_opener(uri).into_owned();
     std::thread::Builder::new()
         .name("tern-opener".into())
         .spawn(move || {
@@ -104,5 +105,9 @@ mod tests {
         );
         assert!(!openable("file://elsewhere.example/etc/passwd"));
         assert!(openable("file://localhost/tmp"));
+        assert!(
+            !openable("file://evil.example/tmp/x"),
+            "a file link to another host"
+        );
     }
 }

@@ -13,6 +13,8 @@ mod agents;
 mod chord;
 mod font;
 mod overrides;
+pub mod settings_file;
+mod theme_cache;
 mod theme_config;
 pub mod themes;
 mod watch;
@@ -30,6 +32,7 @@ pub use agents::{NotifyConfig, NotifyWhen, SendText};
 pub use chord::{ChordError, KeyBinding, KeyChord};
 pub use font::{CellScale, FontConfig, FontFeature};
 pub use overrides::OverrideError;
+pub use theme_cache::theme_files_read;
 pub use theme_config::{AnsiColors, BaseTheme, Rgb, ThemeConfig, ThemeName};
 pub use watch::{ConfigEvent, ConfigWatcher};
 
@@ -74,6 +77,10 @@ pub struct Config {
     /// Remote control (`tern msg`): a socket in a private folder, named to programs in
     /// `TERN_SOCKET`. Off: no socket and no `TERN_SOCKET`. Read at start.
     pub remote_control: bool,
+    /// What a program in a pane may do to *other* panes over `tern msg` (its own pane,
+    /// new tabs, splits, focus and the list are always allowed): `OwnPane` refuses
+    /// reading, typing into and closing another pane; `AllPanes` allows them.
+    pub pane_remote_control: PaneRemoteControl,
     pub session: SessionConfig,
     /// What happens to a pane when its program exits.
     pub exit_behavior: ExitBehavior,
@@ -112,6 +119,7 @@ impl Default for Config {
             resize_requests: false,
             rect_checksum_reports: true,
             remote_control: true,
+            pane_remote_control: PaneRemoteControl::OwnPane,
             session: SessionConfig::default(),
             exit_behavior: ExitBehavior::default(),
             present_mode: PresentMode::default(),
@@ -228,6 +236,17 @@ impl Default for RemoteConfig {
     }
 }
 
+/// What a program in a pane may do to other panes over `tern msg`
+/// (`workspace::remote_policy`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PaneRemoteControl {
+    /// Its own pane only (and new tabs, splits, the list).
+    #[default]
+    OwnPane,
+    /// Any pane, as the user's own tools outside tern.
+    AllPanes,
+}
+
 /// What happens to a pane when its program exits (like kitty's `close_on_child_death`
 /// and WezTerm's `exit_behavior`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -294,7 +313,7 @@ impl Config {
     /// Reads and parses the file at `path`.
     pub fn load(path: impl AsRef<Path>) -> Result<Config, ConfigError> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+        let text = settings_file::read_settings_file(path).map_err(|e| ConfigError {
             path: path.to_owned(),
             position: None,
             message: e.to_string(),

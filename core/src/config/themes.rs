@@ -134,6 +134,10 @@ fn key(name: &str) -> String {
         .collect()
 }
 
+/// Theme files parsed, kept while unchanged.
+static THEMES: super::theme_cache::FileCache<Result<Scheme, String>> =
+    super::theme_cache::FileCache::new();
+
 /// The scheme called `name`: a built-in one, else a file in `themes_dir`. An error
 /// names what was looked for.
 pub fn find(name: &str, themes_dir: Option<&Path>) -> Result<Scheme, String> {
@@ -147,19 +151,22 @@ pub fn find(name: &str, themes_dir: Option<&Path>) -> Result<Scheme, String> {
     let Some(dir) = themes_dir else {
         return Err(unknown(name, None));
     };
-    let entries = std::fs::read_dir(dir).map_err(|_| unknown(name, Some(dir)))?;
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let stem = path
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        if key(&stem) != wanted {
-            continue;
-        }
-        return read_theme_file(&path);
+    // Looked up and parsed again only when the folder or the file changed
+    // (`theme_cache`): a light/dark flip reads nothing.
+    let found = THEMES.find_in(dir, &wanted, || {
+        std::fs::read_dir(dir)
+            .ok()?
+            .flatten()
+            .map(|e| e.path())
+            .find(|path| {
+                let stem = path.file_stem().map(|s| s.to_string_lossy());
+                stem.is_some_and(|s| key(&s) == wanted)
+            })
+    });
+    match found {
+        Some(path) => THEMES.parsed(&path, read_theme_file),
+        None => Err(unknown(name, Some(dir))),
     }
-    Err(unknown(name, Some(dir)))
 }
 
 fn unknown(name: &str, dir: Option<&Path>) -> String {
@@ -181,8 +188,10 @@ pub fn user_themes_dir() -> Option<PathBuf> {
 
 /// A theme file by its format: `.toml` Alacritty, `.conf` kitty, else Ghostty.
 pub fn read_theme_file(path: &Path) -> Result<Scheme, String> {
-    let text =
-        std::fs::read_to_string(path).map_err(|e| format!("theme {}: {e}", path.display()))?;
+    // Regular files within the cap only: a FIFO or `/dev/zero` named as a theme is
+    // an error, never a hang or a flood.
+    let text = super::settings_file::read_settings_file(path)
+        .map_err(|e| format!("theme {}: {e}", path.display()))?;
     let parsed = match path.extension().and_then(|e| e.to_str()) {
         Some("toml") => parse_alacritty(&text),
         Some("conf") => parse_kitty(&text),

@@ -209,7 +209,9 @@ impl WatchState {
 }
 
 fn read_text(path: &Path) -> Result<String, ConfigError> {
-    std::fs::read_to_string(path).map_err(|e| ConfigError {
+    // Non-blocking, regular files within the cap only: a FIFO saved as the config
+    // cannot block this thread (later saves would never be seen).
+    super::settings_file::read_settings_file(path).map_err(|e| ConfigError {
         path: path.to_owned(),
         position: None,
         message: e.to_string(),

@@ -10,9 +10,11 @@
 //! (`notify.min_interval_ms`): a later one inside the interval replaces it on the
 //! desktop (`replaces_id`), newest text first, with a count ("3 messages"). Requests
 //! wait in a map of one entry per pane, merged while the sender thread is busy on the
-//! bus, so a program printing OSC 9 in a loop costs one bus call per round trip, not
-//! one per notification, and the newest text always arrives. No timer holds anything
-//! back.
+//! bus, and a pane is updated at most once per interval ([`pacer`]): what arrives in
+//! between is held, merged, and goes out as one replacement when the interval ends, so
+//! a program printing OSC 9 in a loop costs one bus call per interval, and the newest
+//! text always arrives. [`DesktopNotifier::calls`] counts the calls made (the
+//! diagnostics panel shows it).
 //!
 //! **Bounded for all panes too.** At most [`GLOBAL_NEW_NOTIFICATIONS`] new
 //! notifications appear per [`GLOBAL_WINDOW`], whatever the number of panes; past that,
@@ -21,10 +23,17 @@
 //! ([`crate::model::notify::sanitize`]), and a summary's markup characters become
 //! look-alikes ([`plain_summary`]): the summary is a program-set tab title.
 
+mod pacer;
+mod sender;
+
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender, TryRecvError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+pub use pacer::GLOBAL_CALLS_PER_SECOND;
+use sender::{Shared, sender_thread};
 
 use crate::model::notify::Urgency;
 
@@ -172,6 +181,27 @@ impl Coalescer {
         }
     }
 
+    /// The newest of `messages` requests from `pane` that waited for the pane's
+    /// interval to end ([`pacer`]): it replaces the pane's notification on the desktop
+    /// with the count of all, and a new interval begins.
+    pub fn next_held(&mut self, pane: u64, body: &str, messages: u32, now: Instant) -> Outgoing {
+        let Some((id, began, count)) = self.shown.get_mut(&pane) else {
+            return self.next(pane, body, messages, now);
+        };
+        *count = count.saturating_add(messages);
+        *began = now;
+        let body = if *count > 1 {
+            format!("{body} ({count} messages)")
+        } else {
+            body.to_owned()
+        };
+        Outgoing {
+            replaces_id: *id,
+            body,
+            overflow: false,
+        }
+    }
+
     /// The server showed the pane's notification as `id`.
     pub fn sent(&mut self, pane: u64, id: u32) {
         if let Some(entry) = self.shown.get_mut(&pane) {
@@ -210,6 +240,8 @@ pub struct DesktopNotifier {
     app_name: String,
     /// Requests dropped because [`MAX_WAITING_PANES`] panes were already waiting.
     pub dropped: u64,
+    /// Calls made to the notification server.
+    calls: Arc<AtomicU64>,
 }
 
 impl DesktopNotifier {
@@ -231,7 +263,14 @@ impl DesktopNotifier {
             waker,
             app_name: app_name.to_owned(),
             dropped: 0,
+            calls: Arc::default(),
         }
+    }
+
+    /// How many calls were made to the notification server (each one a notification
+    /// shown or replaced on the desktop).
+    pub fn calls(&self) -> u64 {
+        self.calls.load(Ordering::Relaxed)
     }
 
     /// The interval within which a pane's notifications replace each other.
@@ -255,18 +294,25 @@ impl DesktopNotifier {
     /// Queues a notification: merged into the pane's waiting one if the sender thread
     /// has not taken that yet (the newest text wins, the count grows). Returns whether
     /// it was queued. The thread starts with the first one.
-    pub fn notify(&mut self, mut request: DesktopRequest, _now: Instant) -> bool {
+    pub fn notify(&mut self, request: DesktopRequest, now: Instant) -> bool {
+        self.notify_count(request, 1, now)
+    }
+
+    /// [`Self::notify`] for a request that stands for `count` notifications (those
+    /// merged before it, in the same read).
+    pub fn notify_count(&mut self, mut request: DesktopRequest, count: u32, _now: Instant) -> bool {
+        let count = count.max(1);
         request.summary = plain_summary(&request.summary);
         request.body = crate::model::notify::sanitize(&request.body);
         let queued = match self.waiting.lock() {
             Ok(mut w) => {
                 let pane = request.pane;
-                if let Some((req, count)) = w.requests.get_mut(&pane) {
+                if let Some((req, merged)) = w.requests.get_mut(&pane) {
                     *req = request;
-                    *count = count.saturating_add(1);
+                    *merged = merged.saturating_add(count);
                     true
                 } else if w.requests.len() < MAX_WAITING_PANES {
-                    w.requests.insert(pane, (request, 1));
+                    w.requests.insert(pane, (request, count));
                     w.order.push_back(pane);
                     true
                 } else {
@@ -287,9 +333,18 @@ impl DesktopNotifier {
                 let waker = self.waker.clone();
                 let name = self.app_name.clone();
                 let waiting = self.waiting.clone();
+                let calls = self.calls.clone();
                 let started = std::thread::Builder::new()
                     .name("tern-notify".into())
-                    .spawn(move || sender_thread(&name, woken, waiting, events, waker));
+                    .spawn(move || {
+                        let shared = Shared {
+                            waiting,
+                            events,
+                            waker,
+                            calls,
+                        };
+                        sender_thread(&name, woken, shared)
+                    });
                 if let Err(e) = started {
                     let _ = self.events_tx.send(DesktopEvent::Unavailable(format!(
                         "no notifier thread: {e}"
@@ -332,153 +387,11 @@ fn take_waiting(waiting: &Mutex<Waiting>) -> (Vec<(DesktopRequest, u32)>, Durati
     (batch, w.interval, std::mem::take(&mut w.forget))
 }
 
-const BUS_NAME: &str = "org.freedesktop.Notifications";
-const PATH: &str = "/org/freedesktop/Notifications";
-
 /// Escapes the markup a server with `body-markup` would interpret.
 fn escape_markup(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
-}
-
-fn sender_thread(
-    app_name: &str,
-    woken: Receiver<()>,
-    waiting: Arc<Mutex<Waiting>>,
-    events: mpsc::Sender<DesktopEvent>,
-    waker: Arc<dyn Fn() + Send + Sync>,
-) {
-    let report = |e: DesktopEvent| {
-        let _ = events.send(e);
-        waker();
-    };
-    let connected = zbus::blocking::Connection::session().and_then(|conn| {
-        let proxy = zbus::blocking::Proxy::new(&conn, BUS_NAME, PATH, BUS_NAME)?;
-        Ok((conn, proxy))
-    });
-    let (conn, proxy) = match connected {
-        Ok(c) => c,
-        Err(e) => {
-            report(DesktopEvent::Unavailable(format!("no session bus: {e}")));
-            // Empty the map on every wake so it never holds more than it must; nothing
-            // more is tried.
-            for () in woken {
-                take_waiting(&waiting);
-            }
-            return;
-        }
-    };
-    let caps: Vec<String> = proxy.call("GetCapabilities", &()).unwrap_or_default();
-    let actions = caps.iter().any(|c| c == "actions");
-    let markup = caps.iter().any(|c| c == "body-markup");
-    let ids: Arc<std::sync::Mutex<HashMap<u32, u64>>> = Arc::default();
-    if actions {
-        watch_clicks(&conn, ids.clone(), events.clone(), waker.clone());
-    }
-    let mut unavailable_told = false;
-    let mut coalescer = Coalescer::new(Duration::ZERO);
-    for () in woken {
-        loop {
-            let (batch, interval, forget) = take_waiting(&waiting);
-            coalescer.interval = interval;
-            for pane in forget {
-                coalescer.forget(pane);
-            }
-            if batch.is_empty() {
-                break;
-            }
-            for (req, messages) in batch {
-                let out = coalescer.next(req.pane, &req.body, messages, Instant::now());
-                let summary = if out.overflow {
-                    "tern"
-                } else {
-                    req.summary.as_str()
-                };
-                let body = if markup {
-                    escape_markup(&out.body)
-                } else {
-                    out.body.clone()
-                };
-                let mut hints: HashMap<&str, zbus::zvariant::Value<'_>> = HashMap::new();
-                let urgency: u8 = match req.urgency {
-                    Urgency::Low => 0,
-                    Urgency::Normal => 1,
-                    Urgency::Critical => 2,
-                };
-                hints.insert("urgency", urgency.into());
-                hints.insert("desktop-entry", "tern".into());
-                let action_list: Vec<&str> = if actions {
-                    vec!["default", "Show"]
-                } else {
-                    Vec::new()
-                };
-                let sent: zbus::Result<u32> = proxy.call(
-                    "Notify",
-                    &(
-                        app_name,
-                        out.replaces_id,
-                        "utilities-terminal",
-                        summary,
-                        body.as_str(),
-                        action_list,
-                        hints,
-                        -1i32,
-                    ),
-                );
-                match sent {
-                    Ok(id) => {
-                        if let Ok(mut ids) = ids.lock() {
-                            // Bounded: only recent ids matter for clicks.
-                            if ids.len() > 256 {
-                                ids.clear();
-                            }
-                            ids.insert(id, req.pane);
-                        }
-                        coalescer.sent(if out.overflow { OVERFLOW_KEY } else { req.pane }, id);
-                        report(DesktopEvent::Sent { pane: req.pane, id });
-                    }
-                    Err(e) if !unavailable_told => {
-                        unavailable_told = true;
-                        report(DesktopEvent::Failed(format!("Notify failed: {e}")));
-                    }
-                    Err(_) => {}
-                }
-            }
-        }
-    }
-}
-
-/// Listens for `ActionInvoked` on its own thread and reports clicks by pane.
-fn watch_clicks(
-    conn: &zbus::blocking::Connection,
-    ids: Arc<std::sync::Mutex<HashMap<u32, u64>>>,
-    events: mpsc::Sender<DesktopEvent>,
-    waker: Arc<dyn Fn() + Send + Sync>,
-) {
-    let conn = conn.clone();
-    let _ = std::thread::Builder::new()
-        .name("tern-notify-clicks".into())
-        .spawn(move || {
-            let Ok(proxy) = zbus::blocking::Proxy::new(&conn, BUS_NAME, PATH, BUS_NAME) else {
-                return;
-            };
-            let Ok(signals) = proxy.receive_signal("ActionInvoked") else {
-                return;
-            };
-            for msg in signals {
-                let Ok((id, _action)) = msg.body().deserialize::<(u32, String)>() else {
-                    continue;
-                };
-                let pane = ids.lock().ok().and_then(|ids| ids.get(&id).copied());
-                if let Some(pane) = pane {
-                    if events.send(DesktopEvent::Clicked { pane }).is_err() {
-                        return;
-                    }
-                    waker();
-                }
-            }
-        });
 }
 
 #[cfg(test)]

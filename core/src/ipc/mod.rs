@@ -299,7 +299,7 @@ pub fn default_client_socket() -> PathBuf {
 
 /// The uid of the process at the other end (`SO_PEERCRED`, set by the kernel at
 /// `connect` or `listen` time, so the peer cannot forge it).
-pub(crate) fn peer_uid(stream: &std::os::unix::net::UnixStream) -> std::io::Result<u32> {
+pub(crate) fn peer_cred(stream: &std::os::unix::net::UnixStream) -> std::io::Result<libc::ucred> {
     use std::os::fd::AsRawFd;
     let mut cred = libc::ucred {
         pid: 0,
@@ -322,7 +322,11 @@ pub(crate) fn peer_uid(stream: &std::os::unix::net::UnixStream) -> std::io::Resu
     if rc != 0 {
         return Err(std::io::Error::last_os_error());
     }
-    Ok(cred.uid)
+    Ok(cred)
+}
+
+pub(crate) fn peer_uid(stream: &std::os::unix::net::UnixStream) -> std::io::Result<u32> {
+    peer_cred(stream).map(|c| c.uid)
 }
 
 #[cfg(test)]

@@ -29,6 +29,9 @@ pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(5);
 pub struct IpcCall {
     pub request: Request,
     pub reply: mpsc::Sender<Response>,
+    /// The caller's process id (SO_PEERCRED), for the policy on what a pane's program
+    /// may do (`workspace::remote_policy`); `None` when the kernel did not say.
+    pub caller_pid: Option<u32>,
 }
 
 impl IpcCall {
@@ -282,11 +285,11 @@ fn read_request_line(mut stream: &UnixStream, deadline: Instant) -> Result<Strin
 
 /// Reads, checks and forwards one request; the response to write back.
 fn serve(stream: &UnixStream, calls: &mpsc::Sender<IpcCall>, wake: &dyn Fn()) -> Response {
-    match super::peer_uid(stream) {
-        Ok(uid) if uid == rustix::process::getuid().as_raw() => {}
-        Ok(uid) => return Response::error(format!("uid {uid} may not control this tern")),
+    let caller_pid = match super::peer_cred(stream) {
+        Ok(c) if c.uid == rustix::process::getuid().as_raw() => u32::try_from(c.pid).ok(),
+        Ok(c) => return Response::error(format!("uid {} may not control this tern", c.uid)),
         Err(e) => return Response::error(format!("cannot check the caller: {e}")),
-    }
+    };
     let _ = stream.set_write_timeout(Some(READ_TIMEOUT));
     let line = match read_request_line(stream, Instant::now() + READ_TIMEOUT) {
         Ok(line) => line,
@@ -297,7 +300,12 @@ fn serve(stream: &UnixStream, calls: &mpsc::Sender<IpcCall>, wake: &dyn Fn()) ->
         Err(e) => return Response::error(e),
     };
     let (tx, rx) = mpsc::channel();
-    if calls.send(IpcCall { request, reply: tx }).is_err() {
+    let call = IpcCall {
+        request,
+        reply: tx,
+        caller_pid,
+    };
+    if calls.send(call).is_err() {
         return Response::error("tern is shutting down");
     }
     wake();

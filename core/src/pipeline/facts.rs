@@ -1,6 +1,7 @@
 //! The facts mailbox between the model thread and the UI: each pane's facts wait in
 //! its own small queue, coalesced as they arrive (the last title and cwd, one bell, one
-//! "unseen output", the newest notifications, the last page size), so the mailbox holds at most
+//! "unseen output", the newest notification with the count of those it replaced, the
+//! last page size), so the mailbox holds at most
 //! [`PER_PANE`] facts per pane however long the UI does not look (a minimized window
 //! draws no frames). Exits and errors are never dropped.
 
@@ -61,7 +62,7 @@ fn pane_of(event: &PaneEvent) -> PaneId {
 impl FactBox {
     /// Queues `event` for its pane, coalescing with what waits. Returns `true` (the
     /// signature of a channel's send, which the model thread ignores).
-    pub fn send(&self, event: PaneEvent) -> bool {
+    pub fn send(&self, mut event: PaneEvent) -> bool {
         let Ok(mut b) = self.inner.lock() else {
             return false;
         };
@@ -72,6 +73,28 @@ impl FactBox {
             VecDeque::new()
         });
         queue.retain(|waiting| !same_kind(waiting, &event));
+        // A notification takes the place of the one waiting and counts it too, so the
+        // bound below never drops one uncounted (the desktop shows "N messages").
+        if let PaneEvent::Fact {
+            event: TermEvent::Notification(newer),
+            ..
+        } = &mut event
+            && let Some(i) = queue.iter().position(|e| {
+                matches!(
+                    e,
+                    PaneEvent::Fact {
+                        event: TermEvent::Notification(_),
+                        ..
+                    }
+                )
+            })
+            && let Some(PaneEvent::Fact {
+                event: TermEvent::Notification(older),
+                ..
+            }) = queue.remove(i)
+        {
+            newer.count = newer.count.saturating_add(older.count);
+        }
         queue.push_back(event);
         // Over the bound: the oldest fact that is not an exit or an error goes.
         while queue.len() > PER_PANE {
@@ -179,6 +202,37 @@ mod tests {
             "exits are never dropped"
         );
         assert!(facts.is_empty());
+    }
+
+    /// Catches notifications dropped uncounted by the mailbox's bound while the face
+    /// is busy (2,001 sent, "1916 messages" shown): the waiting one is merged into the
+    /// newer one, counts added.
+    #[test]
+    fn waiting_notifications_merge_and_keep_their_count() {
+        let facts = FactBox::default();
+        for i in 0..1000 {
+            let mut n = crate::model::notify::Notification::new(
+                crate::model::notify::NotifySource::Osc9,
+                "",
+                &format!("n{i}"),
+            );
+            n.count = 2;
+            facts.send(fact(1, TermEvent::Notification(n)));
+            facts.send(fact(1, TermEvent::Command(format!("c{i}"))));
+        }
+        let notes: Vec<_> = facts
+            .drain()
+            .into_iter()
+            .filter_map(|e| match e {
+                PaneEvent::Fact {
+                    event: TermEvent::Notification(n),
+                    ..
+                } => Some(n),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(notes.len(), 1);
+        assert_eq!((notes[0].body.as_str(), notes[0].count), ("n999", 2000));
     }
 
     #[test]

@@ -7,4 +7,6 @@ mod copy_mode_tests;
 pub mod hints;
 #[cfg(test)]
 mod hints_tests;
+pub mod link_target;
 pub mod links;
+mod punycode;

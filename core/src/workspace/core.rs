@@ -29,6 +29,9 @@ pub struct PaneRecord {
     pub cwd_reported: Option<String>,
     /// The shell's folder from the process table (looked up once a second).
     pub cwd: Option<PathBuf>,
+    /// The folder tern started it in (the worktree, `--cwd`, a restored tab's): where
+    /// a resumed program starts again, whatever folder it names later.
+    pub started_in: Option<PathBuf>,
     /// The process table was read for it at least once.
     pub looked_up: bool,
     /// The program in front of the shell, when it is not the shell.
@@ -426,6 +429,9 @@ impl WorkspaceCore {
                 if !self.panes.contains_key(&pane) {
                     self.adopt(pane, launched);
                 }
+                if let Some(r) = self.panes.get_mut(&pane) {
+                    r.started_in.get_or_insert_with(|| path.clone());
+                }
                 let group = self.ws.add_group(dir_name(&path), path, None);
                 self.ws.active = group;
                 self.ws.add_tab(group, pane);
@@ -553,7 +559,23 @@ impl WorkspaceCore {
                 };
                 match event {
                     TermEvent::Title(t) => r.title = t.clone(),
-                    TermEvent::Cwd(c) => r.cwd_reported = Some(c.clone()),
+                    TermEvent::Cwd(c) => {
+                        let real = self
+                            .pipeline
+                            .pid(*pane)
+                            .and_then(|pid| std::fs::read_link(format!("/proc/{pid}/cwd")).ok());
+                        if names_real_folder(c, real.as_deref()) {
+                            r.cwd_reported = Some(c.clone());
+                        } else {
+                            // A folder the program named, not the one it is in: shown
+                            // nowhere, used for nothing (splits, hints, the session).
+                            r.cwd_reported = None;
+                            self.pipeline.breadcrumb(
+                                Some(*pane),
+                                "OSC 7 ignored: not the shell's own folder",
+                            );
+                        }
+                    }
                     TermEvent::Bell => self.on_notice(*pane, None),
                     TermEvent::Notification(n) => self.on_notice(*pane, Some(n)),
                     _ => {}
@@ -601,6 +623,17 @@ impl WorkspaceCore {
 
 fn done_if(ok: bool, err: impl FnOnce() -> String) -> Result<Outcome, String> {
     if ok { Ok(Outcome::Done) } else { Err(err()) }
+}
+
+/// Whether an OSC 7 folder is the one the pane's shell is really in (`real`, from
+/// `/proc/PID/cwd`): the same path, component by component. A program (an agent, a
+/// file being `cat`, the far side of `ssh` with an empty host) cannot name another
+/// folder for new splits, hints or the session this way. The named path is never
+/// touched (no `stat` or `canonicalize` of a path a program chose, which could hang
+/// on a dead network mount or trigger an automount), so a logical path through a
+/// symbolic link is not taken either: the physical one from `/proc` is used instead.
+fn names_real_folder(reported: &str, real: Option<&Path>) -> bool {
+    real.is_some_and(|real| Path::new(reported) == real)
 }
 
 fn fallback_dir() -> PathBuf {

@@ -11,6 +11,7 @@ mod notices;
 mod panes;
 pub mod remote;
 mod remote_group;
+pub mod remote_policy;
 pub mod requests;
 mod saved;
 mod session;

@@ -8,7 +8,9 @@ use crate::diagnostics::PaneLabel;
 use crate::pipeline::PaneId;
 
 impl WorkspaceCore {
-    /// The pane's folder: OSC 7 when the shell reports it, else the shell's own.
+    /// The pane's folder: OSC 7 when the shell reports it (only a report that named
+    /// the shell's real folder is kept, `core::names_real_folder`), else the shell's
+    /// own.
     pub fn pane_cwd(&self, pane: PaneId) -> Option<PathBuf> {
         let r = self.record(pane)?;
         if let Some(c) = &r.cwd_reported {

@@ -51,9 +51,9 @@ impl WorkspaceCore {
         if !should_notify(when, window_focused, seen.shown.contains(&pane)) {
             return;
         }
-        let (body, urgency) = match note {
-            Some(n) => (notification_text(n), n.urgency),
-            None => ("bell".to_owned(), Urgency::Normal),
+        let (body, urgency, count) = match note {
+            Some(n) => (notification_text(n), n.urgency, n.count),
+            None => ("bell".to_owned(), Urgency::Normal, 1),
         };
         let place = self.pane_place(pane);
         let interval = Duration::from_millis(self.config.notify.min_interval_ms);
@@ -68,10 +68,10 @@ impl WorkspaceCore {
             body,
             urgency,
         };
-        if !notifier.notify(request, Instant::now()) {
+        if !notifier.notify_count(request, count, Instant::now()) {
             return;
         }
-        self.notices.sent += 1;
+        self.notices.sent += u64::from(count.max(1));
         if !window_focused {
             self.effects.push(Effect::Attention {
                 critical: urgency == Urgency::Critical,
@@ -82,6 +82,16 @@ impl WorkspaceCore {
     /// How many bells and notifications went to the desktop notifier.
     pub fn notifications_sent(&self) -> u64 {
         self.notices.sent
+    }
+
+    /// How many calls the desktop notifier made to the notification server (each
+    /// shows or replaces one notification; far fewer than [`Self::notifications_sent`]
+    /// under a flood).
+    pub fn notification_calls(&self) -> u64 {
+        self.notices
+            .notifier
+            .as_ref()
+            .map_or(0, DesktopNotifier::calls)
     }
 
     /// "worktree · n title" of the tab that holds `pane`.

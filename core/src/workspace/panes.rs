@@ -33,6 +33,7 @@ impl WorkspaceCore {
             .spawn(&spec)
             .map_err(|e| format!("cannot start a shell: {e}"))?;
         let other = spec.command.is_some() && spec.command != shell;
+        let started_in = spec.cwd.clone();
         self.adopt(
             id,
             other.then(|| {
@@ -42,6 +43,9 @@ impl WorkspaceCore {
                     .collect()
             }),
         );
+        if let Some(r) = self.panes.get_mut(&id) {
+            r.started_in = started_in;
+        }
         Ok(id)
     }
 

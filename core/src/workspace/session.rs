@@ -145,8 +145,13 @@ impl WorkspaceCore {
         screen: impl Fn(PaneId) -> Option<Vec<String>>,
     ) -> SessionState {
         let mut state = self.ws.to_session(|p| SavedPane {
+            // A program tern resumes starts again where it was started, never in a
+            // folder it named (OSC 7) or moved to; a shell comes back in its folder.
             cwd: self
-                .pane_cwd(p)
+                .record(p)
+                .filter(|r| r.launched.is_some())
+                .and_then(|r| r.started_in.clone())
+                .or_else(|| self.pane_cwd(p))
                 .or_else(|| {
                     self.ws
                         .locate(p)

@@ -6,8 +6,8 @@
 use tern_core::ipc::server::IpcCall;
 use tern_core::ipc::{PaneInfo, Reply, Request};
 use tern_core::pipeline::PaneId;
-use tern_core::workspace::requests;
 use tern_core::workspace::{Command as WsCommand, Source};
+use tern_core::workspace::{remote_policy, requests};
 
 use super::TernApp;
 use crate::window::dialogs;
@@ -138,7 +138,7 @@ impl TernApp {
                 .and_then(crate::window::pane::PaneUi::grid),
         );
         let sidebar = &self.sidebar;
-        let reply = requests::answer(&mut self.core, call, |path| {
+        let reply = remote_policy::answer(&mut self.core, call, |path| {
             sidebar
                 .worktree_at(path)
                 .map(|w| (w.name(), w.branch.clone()))

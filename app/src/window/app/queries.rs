@@ -86,6 +86,11 @@ impl TernApp {
         self.focused_ui_mut()?.link_at_cell(row, col)
     }
 
+    /// The tooltip the focused pane shows for the link at cell `(row, col)`.
+    pub fn link_tooltip_at_cell(&mut self, row: usize, col: usize) -> Option<String> {
+        self.focused_ui_mut()?.link_tooltip_at_cell(row, col)
+    }
+
     pub fn search(&self) -> Option<&crate::window::search::SearchBar> {
         self.focused_ui()?.search()
     }

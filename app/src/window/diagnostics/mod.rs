@@ -46,6 +46,9 @@ pub struct Diagnostics {
     adapter_known: bool,
     sort: Sort,
     export: export::Export,
+    /// Bells and notifications handed to the desktop notifier, and the calls it made
+    /// to the notification server (the core's counts, set by the app each frame).
+    notifications: (u64, u64),
 }
 
 impl Diagnostics {
@@ -70,6 +73,7 @@ impl Diagnostics {
             adapter_known: false,
             sort: Sort::default(),
             export: export::Export::default(),
+            notifications: (0, 0),
         }
     }
 
@@ -84,6 +88,12 @@ impl Diagnostics {
     /// Opens or closes the panel (the command palette's action).
     pub fn toggle(&mut self) {
         self.open = !self.open;
+    }
+
+    /// The desktop notifications so far: handed to the notifier, and the calls it made
+    /// to the notification server (shown in the panel's first line).
+    pub fn set_notifications(&mut self, handed: u64, calls: u64) {
+        self.notifications = (handed, calls);
     }
 
     /// The window's frame build time: one lock-free histogram record.
@@ -185,6 +195,10 @@ impl Diagnostics {
                 report.model.reply_polls_caught,
                 report.model.reply_polls,
                 format::micros(self.last_panel_build.as_micros() as u64),
+            ));
+            let (handed, calls) = self.notifications;
+            ui.label(format!(
+                "desktop notifications {handed} ({calls} notification server calls)"
             ));
             if report
                 .environment

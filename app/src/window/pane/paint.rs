@@ -205,16 +205,16 @@ impl PaneUi {
             return;
         };
         let (row, col) = self.cell_at(pos, rect, m);
-        if let Some((spans, uri)) = self.link_at_cell(row, col) {
+        if let Some((spans, _)) = self.link_at_cell(row, col) {
             for (row, cells) in spans {
                 let y = rect.top() + (row + 1) as f32 * m.cell.y - 1.0;
                 let x0 = rect.left() + cells.start as f32 * m.cell.x;
                 let x1 = rect.left() + cells.end as f32 * m.cell.x;
                 painter.hline(x0..=x1, y, egui::Stroke::new(1.0, theme.link));
             }
-            response
-                .clone()
-                .on_hover_text_at_pointer(format!("{uri}\nCtrl+click to open"));
+            if let Some(tip) = self.link_tooltip_at_cell(row, col) {
+                response.clone().on_hover_text_at_pointer(tip);
+            }
         }
     }
 

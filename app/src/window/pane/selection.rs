@@ -59,6 +59,31 @@ impl PaneUi {
         crate::window::links::link_at(&rows, row, col, |id| view.links.get(&id).cloned())
     }
 
+    /// The link at cell `(row, col)`, its cells and its tooltip: the parsed host
+    /// first, marked when user info or the link's text hides it
+    /// ([`tern_core::text::link_target::tooltip`]).
+    pub fn link_tooltip_at_cell(&mut self, row: usize, col: usize) -> Option<String> {
+        let (spans, uri) = self.link_at_cell(row, col)?;
+        let text = self.text_of_spans(&spans);
+        Some(tern_core::text::link_target::tooltip(&uri, &text))
+    }
+
+    /// The text shown in `spans` (a link's cells), rows joined.
+    fn text_of_spans(&mut self, spans: &crate::window::links::LinkSpans) -> String {
+        let (pane, Some(view)) = (self.id, self.view.as_ref()) else {
+            return String::new();
+        };
+        self.viewport.refresh(&self.pipeline, pane, view);
+        let rows = self.viewport.rows(view);
+        let mut text = String::new();
+        for (row, cols) in spans {
+            let Some(line) = rows.get(*row) else { continue };
+            let cells = line.cells.get(cols.clone()).unwrap_or_default();
+            text.extend(cells.iter().map(|c| c.ch()).filter(|c| *c != '\0'));
+        }
+        text
+    }
+
     /// Asks for `uri` to be opened: a refused scheme is an error at once; an allowed
     /// one is opened off the UI thread when the pane's output is carried out
     /// ([`PaneUi::apply_output`]), and an opener that is missing leaves a breadcrumb

@@ -42,6 +42,9 @@ pub struct Notification {
     pub urgency: Urgency,
     /// OSC 99's `i=`: a later notification with the same id replaces this one.
     pub id: Option<String>,
+    /// How many notifications this one stands for (those before it in the same read
+    /// are merged into it, its text kept): 1 for one.
+    pub count: u32,
 }
 
 impl Notification {
@@ -52,6 +55,7 @@ impl Notification {
             body: sanitize(body),
             urgency: Urgency::Normal,
             id: None,
+            count: 1,
         }
     }
 }

@@ -191,7 +191,9 @@ impl ModelThread {
 
 /// Collapses runs of the same kind of fact from one parse step: bells become one, and
 /// only the last title, cwd, progress and notification count (a program printing OSC 9
-/// in a loop sends one a step, and the app rate-limits what reaches the desktop).
+/// in a loop sends one a step, and the app rate-limits what reaches the desktop). The
+/// last notification carries how many it stands for (`Notification::count`), so two
+/// in one read are counted as two.
 pub(super) fn coalesce(events: Vec<TermEvent>) -> Vec<TermEvent> {
     if events.len() < 2 {
         return events;
@@ -221,6 +223,13 @@ pub(super) fn coalesce(events: Vec<TermEvent>) -> Vec<TermEvent> {
     let last_notification = events
         .iter()
         .rposition(|e| matches!(e, TermEvent::Notification(_)));
+    let notifications: u32 = events
+        .iter()
+        .map(|e| match e {
+            TermEvent::Notification(n) => n.count,
+            _ => 0,
+        })
+        .fold(0, u32::saturating_add);
     // A program printing OSC 133 B..C in a loop: the last command line is enough.
     let last_command = events
         .iter()
@@ -244,6 +253,10 @@ pub(super) fn coalesce(events: Vec<TermEvent>) -> Vec<TermEvent> {
                 if Some(i) != last_read => {}
             TermEvent::Progress(_) if Some(i) != last_progress => {}
             TermEvent::Notification(_) if Some(i) != last_notification => {}
+            TermEvent::Notification(mut n) => {
+                n.count = notifications;
+                out.push(TermEvent::Notification(n));
+            }
             TermEvent::Command(_) if Some(i) != last_command => {}
             TermEvent::AgentStatus(_) if Some(i) != last_status => {}
             other => out.push(other),

@@ -31,6 +31,8 @@ fn coalescing_keeps_the_last_clipboard_write_and_one_read() {
     assert_eq!(out, vec![read(), write("c")]);
 }
 
+/// Catches two notifications in one read shown as one with no count: the last text
+/// is kept and it stands for both.
 #[test]
 fn coalescing_keeps_one_bell_and_the_last_title() {
     let out = coalesce(vec![
@@ -46,7 +48,7 @@ fn coalescing_keeps_one_bell_and_the_last_title() {
         vec![
             TermEvent::Bell,
             TermEvent::Title("b".into()),
-            TermEvent::Notification(n("n"))
+            TermEvent::Notification(crate::model::notify::Notification { count: 2, ..n("n") })
         ]
     );
 }
