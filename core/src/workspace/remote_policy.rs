@@ -6,8 +6,8 @@
 //!
 //! - From outside any pane (the user's scripts, another terminal): everything.
 //! - From a pane's program: list the panes, open tabs and splits, show (focus) a pane
-//!   (a second `tern` started in a pane opens a tab and shows it), and read, type into
-//!   and close its own pane. Reading, typing into or closing *another* pane needs the
+//!   (a second `tern` started in a pane opens a tab and shows it), and read, type into,
+//!   close and report the state of (an agent's hook, `set-status`) its own pane. Reading, typing into or closing *another* pane needs the
 //!   config's consent
 //!   (`pane_remote_control: AllPanes`): otherwise an agent told by a web page to read
 //!   `get-text --pane 3 --scrollback` or to type `rm -rf ~\r` into the shell beside it
@@ -81,6 +81,8 @@ impl WorkspaceCore {
             Request::SendText { pane, .. } => (Some(*pane), "type into"),
             Request::GetText { pane, .. } => (Some(*pane), "read"),
             Request::Close { pane } => (Some(*pane), "close"),
+            // An agent's hook speaks for the pane it runs in.
+            Request::Report { pane, .. } => (Some(*pane), "report the state of"),
         };
         let target = target?;
         (target != own.0).then(|| {
