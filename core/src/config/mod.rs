@@ -131,6 +131,15 @@ pub struct ShellConfig {
     /// The program new panes run; `None`: the user's login shell.
     pub program: Option<String>,
     pub args: Vec<String>,
+    /// Start the shell as a login shell (`-l`): it reads `/etc/profile` and
+    /// `~/.profile` (or `.bash_profile`, `.zprofile`) before its rc file. Off by
+    /// default, as GNOME Terminal, Konsole and Alacritty start shells on Linux: the
+    /// desktop's own login already read the profile, and Debian's `/etc/profile` sets
+    /// `PATH` afresh. On, as WezTerm and Ghostty do, each pane reads the profile again;
+    /// folders on tern's own `PATH` that the profile dropped are put back at its end.
+    /// Applies to the shell tern picks, and to `program` when it names bash, zsh or
+    /// fish with no `args`.
+    pub login: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -412,11 +421,17 @@ impl Config {
     /// with the configured environment, in `cwd`.
     pub fn spawn_spec(&self, cwd: Option<PathBuf>) -> SpawnSpec {
         SpawnSpec {
-            command: self
-                .shell
-                .program
-                .clone()
-                .map(|p| (p, self.shell.args.clone())),
+            command: self.shell.program.clone().map(|p| {
+                let mut args = self.shell.args.clone();
+                if self.shell.login
+                    && args.is_empty()
+                    && crate::shell_integration::Shell::detect(&p).is_some()
+                {
+                    args.push("-l".to_owned());
+                }
+                (p, args)
+            }),
+            login_shell: self.shell.login,
             cwd,
             size: None,
             env: self
