@@ -268,7 +268,9 @@ impl KeyMap {
         let mut errors = Vec::new();
         for (id, chords) in overrides {
             let Some(info) = COMMANDS.iter().find(|c| c.id == id) else {
-                errors.push(format!("key binding for unknown command `{id}`"));
+                let hint =
+                    tern_core::config::suggest::did_you_mean(id, COMMANDS.iter().map(|c| c.id));
+                errors.push(format!("key binding for unknown command `{id}`{hint}"));
                 continue;
             };
             map.bindings.retain(|(_, c)| *c != info.command);

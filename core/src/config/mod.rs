@@ -13,6 +13,7 @@ mod agents;
 mod chord;
 mod font;
 mod overrides;
+pub mod suggest;
 mod theme_config;
 pub mod themes;
 mod watch;
@@ -322,6 +323,24 @@ impl Config {
 
     /// Parses config text; `path` only labels errors. Blank text is the defaults.
     pub fn parse(text: &str, path: impl AsRef<Path>) -> Result<Config, ConfigError> {
+        let config = Config::parse_settings(text, path.as_ref())?;
+        // A theme name that names nothing is an error of the file, where it is written
+        // (the window keeps the last good settings).
+        if let Some((_, name, e)) = config.theme.unknown_names().into_iter().next() {
+            return Err(ConfigError {
+                path: path.as_ref().to_owned(),
+                position: position_of(text, &name),
+                message: e,
+                not_found: false,
+            });
+        }
+        Ok(config)
+    }
+
+    /// Parses config text into settings without asking whether the themes it names
+    /// exist (`tern config check` reports those beside every other problem). An
+    /// unknown field's error offers the nearest field's name.
+    pub fn parse_settings(text: &str, path: &Path) -> Result<Config, ConfigError> {
         if text.trim().is_empty() {
             return Ok(Config::default());
         }
@@ -329,31 +348,12 @@ impl Config {
             ron_options()
                 .from_str(text)
                 .map_err(|e: ron::error::SpannedError| ConfigError {
-                    path: path.as_ref().to_owned(),
+                    path: path.to_owned(),
                     position: Some((e.span.start.line, e.span.start.col)),
-                    message: e.code.to_string(),
+                    message: message_with_suggestion(&e.code),
                     not_found: false,
                 })?;
-        config.theme.themes_dir = path.as_ref().parent().map(|d| d.join("themes"));
-        // A theme name that names nothing is an error of the file, where it is written
-        // (the window keeps the last good settings).
-        if let Some((_, name, e)) = config.theme.unknown_names().into_iter().next() {
-            let at = text
-                .find(&format!("\"{name}\""))
-                .or_else(|| text.find(name.as_str()));
-            let position = at.map(|at| {
-                let before = &text[..at];
-                let line = before.matches('\n').count() + 1;
-                let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
-                (line, col)
-            });
-            return Err(ConfigError {
-                path: path.as_ref().to_owned(),
-                position,
-                message: e,
-                not_found: false,
-            });
-        }
+        config.theme.themes_dir = path.parent().map(|d| d.join("themes"));
         Ok(config)
     }
 
@@ -445,6 +445,35 @@ impl Config {
                 .flatten(),
         }
     }
+}
+
+/// RON's message, with the nearest allowed name for an unknown field or variant.
+fn message_with_suggestion(code: &ron::Error) -> String {
+    let hint = match code {
+        ron::Error::NoSuchStructField {
+            expected, found, ..
+        } => suggest::did_you_mean(found, expected.iter().copied()),
+        ron::Error::NoSuchEnumVariant {
+            expected, found, ..
+        } => suggest::did_you_mean(found, expected.iter().copied()),
+        _ => String::new(),
+    };
+    format!("{code}{hint}")
+}
+
+/// The 1-based line and column where `needle` is first written in `text` (quoted
+/// first: `"Dracla"`, then bare).
+pub fn position_of(text: &str, needle: &str) -> Option<(usize, usize)> {
+    if needle.is_empty() {
+        return None;
+    }
+    let at = text
+        .find(&format!("\"{needle}\""))
+        .or_else(|| text.find(needle))?;
+    let before = &text[..at];
+    let line = before.matches('\n').count() + 1;
+    let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+    Some((line, col))
 }
 
 fn ron_options() -> ron::Options {

@@ -164,13 +164,28 @@ pub fn find(name: &str, themes_dir: Option<&Path>) -> Result<Scheme, String> {
 
 fn unknown(name: &str, dir: Option<&Path>) -> String {
     let names: Vec<&str> = built_in_names().collect();
+    // The nearest built-in name or theme file, when one is near.
+    let files: Vec<String> = dir
+        .and_then(|d| std::fs::read_dir(d).ok())
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| Some(e.path().file_stem()?.to_string_lossy().into_owned()))
+        .collect();
+    let hint = super::suggest::did_you_mean(
+        name,
+        names
+            .iter()
+            .copied()
+            .chain(files.iter().map(String::as_str)),
+    );
     match dir {
         Some(d) => format!(
-            "no theme {name:?}: not built in ({}) and no file for it in {}",
+            "no theme {name:?}{hint}: not built in ({}) and no file for it in {}",
             names.join(", "),
             d.display()
         ),
-        None => format!("no theme {name:?} (built in: {})", names.join(", ")),
+        None => format!("no theme {name:?}{hint} (built in: {})", names.join(", ")),
     }
 }
 
