@@ -470,14 +470,17 @@ fn the_sidebar_lists_worktrees_creates_one_and_opens_a_tab_in_it() {
             "echo started-by-start-command; exec sleep 60".to_owned()
         ])
     );
-    // Ctrl+Shift+PageUp goes back to the main worktree's tab.
-    h.key_press_modifiers(CTRL_SHIFT, Key::PageUp);
+    // The worktree keys walk the sidebar's order (git's: the main worktree, then by
+    // folder: proj-agent-y, proj-feature-x), not the order they were made in:
+    // Ctrl+Shift+PageUp from agent-y is the main worktree's tab, then feature-x.
+    let active =
+        |h: &Harness<'static, Slot>| app(h).core().ws.active_group().map(|g| g.path.clone());
     h.key_press_modifiers(CTRL_SHIFT, Key::PageUp);
     h.step();
-    assert_eq!(
-        app(&h).core().ws.active_group().map(|g| g.path.clone()),
-        Some(repo.clone())
-    );
+    assert_eq!(active(&h), Some(repo.clone()));
+    h.key_press_modifiers(CTRL_SHIFT, Key::PageUp);
+    h.step();
+    assert_eq!(active(&h), Some(dir.path().join("proj-feature-x")));
 }
 
 #[test]

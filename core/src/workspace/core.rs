@@ -339,6 +339,13 @@ impl WorkspaceCore {
                 repo,
                 start,
             } => {
+                let (name, repo) = match repo {
+                    Some(repo) => (name, Some(repo)),
+                    None => match group_identity(&path) {
+                        (branch, Some(repo)) => (branch, Some(repo)),
+                        (_, None) => (name, None),
+                    },
+                };
                 let group = self.ws.add_group(name, path.clone(), repo);
                 self.ws.active = group;
                 if self.ws.groups[group].tabs.is_empty() {
@@ -359,7 +366,8 @@ impl WorkspaceCore {
                 if !self.panes.contains_key(&pane) {
                     self.adopt(pane, launched);
                 }
-                let group = self.ws.add_group(dir_name(&path), path, None);
+                let (name, repo) = group_identity(&path);
+                let group = self.ws.add_group(name, path, repo);
                 self.ws.active = group;
                 self.ws.add_tab(group, pane);
                 self.ws.focus_pane(pane);
@@ -407,7 +415,8 @@ impl WorkspaceCore {
         let group = if self.ws.groups.get(group).is_some() {
             group
         } else {
-            self.ws.add_group(dir_name(&dir), dir, None)
+            let (name, repo) = group_identity(&dir);
+            self.ws.add_group(name, dir, repo)
         };
         let tab = self.ws.add_tab(group, pane);
         if let (Some(title), Some(tab)) = (title, tab)
@@ -501,6 +510,19 @@ fn done_if(ok: bool, err: impl FnOnce() -> String) -> Result<Outcome, String> {
 
 fn fallback_dir() -> PathBuf {
     PathBuf::from("/")
+}
+
+/// A new group's one name and its repository, from git's files in `dir`: the branch
+/// checked out there, else the folder's name (issue 51: the sidebar said `fix-login`
+/// where `tern msg list`, the switcher and notifications said `app-fix-login`).
+pub fn group_identity(dir: &Path) -> (String, Option<PathBuf>) {
+    match crate::worktree::git_place(dir) {
+        Some(place) => (
+            place.branch.unwrap_or_else(|| dir_name(dir)),
+            Some(place.repo),
+        ),
+        None => (dir_name(dir), None),
+    }
 }
 
 /// The last part of a path, for names ("/home/me/src/tern" → "tern").

@@ -146,7 +146,10 @@ impl WorkspaceCore {
             .map_or(0, |d| d.as_millis() as u64);
         let mut out = Vec::new();
         for g in &self.ws.groups {
-            let (name, branch) = worktree(&g.path).unwrap_or_else(|| (g.name.clone(), None));
+            let (name, branch) = worktree(&g.path).unwrap_or_else(|| {
+                let branch = crate::worktree::git_place(&g.path).and_then(|p| p.branch);
+                (g.name.clone(), branch)
+            });
             for (ti, tab) in g.tabs.iter().enumerate() {
                 for pane in tab.layout.panes() {
                     let Some(r) = self.record(pane) else {

@@ -86,14 +86,13 @@ impl<P: Copy + PartialEq> Workspace<P> {
         };
         for w in &state.worktrees {
             let repo = (!w.repo.as_os_str().is_empty()).then(|| w.repo.clone());
-            restore_group(
-                &mut ws,
-                w.name.clone(),
-                w.path.clone(),
-                repo,
-                &w.tabs,
-                w.active_tab,
-            );
+            // The branch checked out now names it (a session saved before it was
+            // switched, or by a tern that named worktrees by folder).
+            let name = match super::core::group_identity(&w.path) {
+                (branch, Some(_)) => branch,
+                (_, None) => w.name.clone(),
+            };
+            restore_group(&mut ws, name, w.path.clone(), repo, &w.tabs, w.active_tab);
         }
         if let Some(first) = state
             .loose_tabs
@@ -113,10 +112,20 @@ impl<P: Copy + PartialEq> Workspace<P> {
                 state.active_loose_tab,
             );
         }
-        ws.active = state
+        // Groups may not come back in the saved order (a repository's worktrees are
+        // kept in the sidebar's order): the active one is found by its folder.
+        let active_path = state
             .active_worktree
-            .unwrap_or(0)
-            .min(ws.groups.len().saturating_sub(1));
+            .and_then(|i| state.worktrees.get(i))
+            .map(|w| w.path.clone());
+        ws.active = active_path
+            .and_then(|p| ws.groups.iter().position(|g| g.path == p))
+            .unwrap_or_else(|| {
+                state
+                    .active_worktree
+                    .unwrap_or(0)
+                    .min(ws.groups.len().saturating_sub(1))
+            });
         if ws.groups.get(ws.active).is_some_and(|g| g.tabs.is_empty()) {
             ws.cycle_group(1);
         }

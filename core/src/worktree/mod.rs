@@ -17,6 +17,7 @@
 
 mod error;
 mod parse;
+mod place;
 mod worker;
 
 use std::ffi::OsStr;
@@ -26,6 +27,7 @@ use std::time::SystemTime;
 
 pub use error::{Result, WorktreeError};
 pub use parse::{WorktreeRecord, parse_status_v2, parse_worktree_list};
+pub use place::{GitPlace, git_place};
 pub use worker::{GitReply, GitRequest, GitResponse, GitWorker, RequestId};
 
 /// At most this many `git status` processes run at once while listing.
