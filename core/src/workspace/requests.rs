@@ -178,7 +178,13 @@ impl WorkspaceCore {
                         title: self.tab_title(tab),
                         cwd: self.pane_cwd(pane).or_else(|| Some(g.path.clone())),
                         pid: self.pipeline().pid(pane),
-                        command: r.foreground.clone(),
+                        // A tab opened with a program runs it as the pane's own
+                        // child (never "in front of the shell"): that is its command.
+                        command: r.foreground.clone().or_else(|| {
+                            let program = r.launched.as_ref()?.first()?;
+                            let name = std::path::Path::new(program).file_name()?;
+                            Some(name.to_string_lossy().into_owned())
+                        }),
                         last_command: report.and_then(|r| r.last_command.clone()),
                         activity,
                         activity_since: report.map(|r| now_ms.saturating_sub(r.since_ms)),

@@ -64,7 +64,12 @@ pub(super) fn worktree_row(
         if let Some(state) = g.badges.activity {
             words.push(state.label().to_owned());
         }
-        job.append(&format!("{} tabs", g.tabs), 6.0, small(colors.text_dim));
+        let tabs = match g.tabs {
+            1 => "1 tab".to_owned(),
+            n => format!("{n} tabs"),
+        };
+        job.append(&tabs, 6.0, small(colors.text_dim));
+        words.push(tabs);
     }
     let r = ui
         .add(egui::Button::selectable(
