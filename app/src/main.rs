@@ -136,6 +136,21 @@ fn run_window(cli: Cli) -> ExitCode {
         ..Default::default()
     };
     tern::signals::save_session_on_panic();
+    // The editor only the user's shell knows (EDITOR set in .bashrc), for `path:line`
+    // hints: read once, off this thread, when neither the config nor tern's own
+    // environment names one.
+    let editor_known = config.editor.is_some()
+        || ["VISUAL", "EDITOR"]
+            .iter()
+            .any(|k| std::env::var_os(k).is_some_and(|v| !v.is_empty()));
+    if !editor_known {
+        let shell = config
+            .shell
+            .program
+            .clone()
+            .unwrap_or_else(tern_core::shell_integration::login_shell);
+        tern_core::shell_env::read_in_background(shell);
+    }
     // The shell starts now, while eframe creates the window and the GPU device.
     let early = match window::app::Early::start(
         &launch,

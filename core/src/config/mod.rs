@@ -91,7 +91,8 @@ pub struct Config {
     /// URLs, paths, `path:line`, hashes and IP addresses.
     pub hint_patterns: Vec<String>,
     /// The editor a hint's `path:line` opens in, at that line, in a new tab (`"nvim"`,
-    /// `"code --wait"`...); `None`: `$VISUAL`, else `$EDITOR`, else the file opener.
+    /// `"code --wait"`...); `None`: `$VISUAL`, else `$EDITOR` (tern's, else the user's
+    /// interactive shell's: `crate::shell_env`), else the file opener.
     pub editor: Option<String>,
 }
 
