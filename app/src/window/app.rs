@@ -469,7 +469,7 @@ impl TernApp {
         if self.trace.enabled() {
             self.trace_frame(frame_started);
         }
-        self.save_session_if_due();
+        self.save_session_if_due(&ctx);
         if let Some(e) = &self.settings.error {
             // A broken config stays on screen until it is fixed.
             egui::Area::new(egui::Id::unique("tern-config-error"))

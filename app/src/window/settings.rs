@@ -119,6 +119,8 @@ pub struct SessionFile {
     saver: Option<mpsc::Sender<SessionState>>,
     thread: Option<std::thread::JoinHandle<()>>,
     last_saved: Option<SessionState>,
+    /// The window as it is now, saved with the session (`TernApp::note_window`).
+    pub window: Option<tern_core::session::SavedWindow>,
 }
 
 impl SessionFile {
@@ -148,6 +150,7 @@ impl SessionFile {
             saver: thread.is_some().then_some(saver),
             thread,
             last_saved: None,
+            window: None,
         }
     }
 
