@@ -37,6 +37,9 @@ pub enum Command {
     ToggleSidebar,
     AddRepository,
     NewWorktree,
+    /// A tab in the active worktree running `review_command` (its changes against
+    /// the main branch).
+    ReviewChanges,
     Copy,
     Paste,
     Search,
@@ -119,6 +122,7 @@ table! {
     ToggleSidebar, "toggle_sidebar", "Show or hide the worktree sidebar", ["ctrl+shift+b"];
     AddRepository, "add_repository", "Add repository…", ["ctrl+shift+a"];
     NewWorktree, "new_worktree", "New worktree…", ["ctrl+shift+alt+n"];
+    ReviewChanges, "review_changes", "Review changes (against the main branch)", ["ctrl+shift+alt+d"];
     Copy, "copy", "Copy selection", ["ctrl+shift+c"];
     Paste, "paste", "Paste", ["ctrl+shift+v", "shift+insert"];
     Search, "search", "Search scrollback", ["ctrl+shift+f"];

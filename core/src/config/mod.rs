@@ -94,6 +94,11 @@ pub struct Config {
     /// `"code --wait"`...); `None`: `$VISUAL`, else `$EDITOR` (tern's, else the user's
     /// interactive shell's: `crate::shell_env`), else the file opener.
     pub editor: Option<String>,
+    /// What "Review changes" runs in a new tab of the worktree, through `sh -c`;
+    /// `{base}` stands for the repository's main branch. `None`: `git diff
+    /// --merge-base {base}` (git's pager shows it). Say `lazygit`, `tig {base}..` or
+    /// `git diff --merge-base {base} | delta` for another reviewer.
+    pub review_command: Option<String>,
 }
 
 impl Default for Config {
@@ -123,6 +128,7 @@ impl Default for Config {
             remote: RemoteConfig::default(),
             hint_patterns: Vec::new(),
             editor: None,
+            review_command: None,
         }
     }
 }
