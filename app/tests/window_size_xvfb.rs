@@ -45,3 +45,65 @@ fn the_windows_size_comes_back_after_a_restart() {
     let window = tern_window(again.display.as_ref().expect("the display"));
     assert_eq!(geometry(&display, &window), "700x450");
 }
+
+/// The size each restored shell starts at (its `$ENV` file writes `stty size` as it
+/// starts, before any resize reaches it).
+fn sizes_at_start(home: &std::path::Path) -> Vec<(u32, u32)> {
+    let mut sizes: Vec<(u32, u32)> = std::fs::read_dir(home)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("size."))
+        .filter_map(|e| {
+            let text = std::fs::read_to_string(e.path()).ok()?;
+            let mut words = text.split_whitespace().map(|w| w.parse().ok());
+            Some((words.next()??, words.next()??))
+        })
+        .collect();
+    sizes.sort();
+    sizes
+}
+
+/// Split panes restored in a 700x450 window start at their share of it (about 40
+/// columns each), not at 80x24 to be resized a moment later (issue 51: the narrow
+/// panes then showed a cut prompt twice). Catches panes started at the default size,
+/// seen failing so.
+#[test]
+fn restored_split_panes_start_at_their_share_of_the_window() {
+    let rc = "stty size > \"$HOME/size.$$\"\n";
+    let mut first = Start::window("splitsize")
+        .home_file(".shrc", rc)
+        .env("ENV", "")
+        .run();
+    let window = tern_window(first.display.as_ref().expect("a display"));
+    xdo(
+        first.display.as_ref().expect("a display"),
+        &["windowsize", "--sync", &window, "700", "450"],
+    );
+    std::thread::sleep(Duration::from_millis(800));
+    first.msg(&["split", "--direction", "right"]);
+    first.wait_for("two panes", |t| (t.panes().len() == 2).then_some(()));
+    first.sigterm();
+    let status = first.wait_exit("tern after SIGTERM");
+    assert!(status.success(), "{status}");
+    for e in std::fs::read_dir(&first.home).expect("home").flatten() {
+        if e.file_name().to_string_lossy().starts_with("size.") {
+            std::fs::remove_file(e.path()).expect("rm");
+        }
+    }
+    let home = first.home.clone();
+    let mut again = Start::window("splitsize")
+        .env("ENV", home.join(".shrc").to_str().expect("utf-8"))
+        .again(first)
+        .run();
+    let sizes = again.wait_for("both restored shells wrote their size", |_| {
+        let sizes = sizes_at_start(&home);
+        (sizes.len() == 2).then_some(sizes)
+    });
+    for (rows, cols) in &sizes {
+        assert!(
+            (30..=50).contains(cols) && *rows > 10,
+            "each pane starts at about half the window's width: {sizes:?}"
+        );
+    }
+}

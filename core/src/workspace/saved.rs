@@ -51,6 +51,18 @@ impl<P: Copy + PartialEq> Workspace<P> {
         state: &SessionState,
         mut spawn: impl FnMut(&SavedPane) -> Option<P>,
     ) -> Workspace<P> {
+        Workspace::from_session_sized(state, None, |p, _| spawn(p))
+    }
+
+    /// [`Workspace::from_session`], with each pane's size in cells when the panes'
+    /// area (`area`: columns, rows) is known: its share of the area by the saved
+    /// split ratios, so that a program starts at the size it will have (issue 51: a
+    /// narrow split pane started at 80 columns showed its prompt cut, twice).
+    pub fn from_session_sized(
+        state: &SessionState,
+        area: Option<(u16, u16)>,
+        mut spawn: impl FnMut(&SavedPane, Option<(u16, u16)>) -> Option<P>,
+    ) -> Workspace<P> {
         let state = state.clone().sanitized();
         let mut ws = Workspace::default();
         let mut restore_group = |ws: &mut Workspace<P>,
@@ -62,9 +74,13 @@ impl<P: Copy + PartialEq> Workspace<P> {
             let g = ws.add_group(name, path, repo);
             for tab in tabs {
                 let panes: Vec<&SavedPane> = tab.layout.panes();
+                let mut sizes = Vec::with_capacity(panes.len());
+                if let Some(area) = area {
+                    leaf_sizes(&tab.layout, area, &mut sizes);
+                }
                 let mut started: Vec<Option<P>> = Vec::with_capacity(panes.len());
-                for p in &panes {
-                    started.push(spawn(p));
+                for (i, p) in panes.iter().enumerate() {
+                    started.push(spawn(p, sizes.get(i).copied()));
                 }
                 let mut next = started.iter().copied();
                 let Some(layout) = restore_layout(&tab.layout, &mut next) else {
@@ -154,6 +170,34 @@ fn save_layout<P: Copy + PartialEq>(l: &Layout<P>, pane: &impl Fn(P) -> SavedPan
 
 /// A saved tree (splits may have any number of children) as a binary tree, taking
 /// started panes in depth-first order; panes that did not start are left out.
+/// Each leaf's share of `area` (columns, rows), depth first: a split divides its
+/// axis by its ratios (a divider is narrower than a cell and is not counted).
+fn leaf_sizes(l: &SavedLayout, area: (u16, u16), out: &mut Vec<(u16, u16)>) {
+    match l {
+        SavedLayout::Leaf(_) => out.push((area.0.max(2), area.1.max(1))),
+        SavedLayout::Split {
+            dir,
+            ratios,
+            children,
+        } => {
+            let total: f32 = ratios
+                .iter()
+                .take(children.len())
+                .sum::<f32>()
+                .max(f32::EPSILON);
+            for (i, child) in children.iter().enumerate() {
+                let share = ratios.get(i).copied().unwrap_or(0.0).max(0.0) / total;
+                let part = |n: u16| ((f32::from(n) * share).floor() as u16).max(1);
+                let sub = match dir {
+                    SplitDir::Horizontal => (part(area.0), area.1),
+                    SplitDir::Vertical => (area.0, part(area.1)),
+                };
+                leaf_sizes(child, sub, out);
+            }
+        }
+    }
+}
+
 fn restore_layout<P: Copy + PartialEq>(
     l: &SavedLayout,
     started: &mut impl Iterator<Item = Option<P>>,

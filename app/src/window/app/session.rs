@@ -15,6 +15,15 @@ impl TernApp {
         match file.load() {
             tern_core::session::LoadOutcome::Restored(state) => {
                 self.core.spawn_size = None;
+                // The panes' area before the first frame measures it: the window's
+                // grid as `main` sized it from the saved window.
+                if self.core.area_cells().is_none()
+                    && let Some(size) = self.launch.spec.size
+                {
+                    let cells = |n: usize| u16::try_from(n).unwrap_or(u16::MAX);
+                    self.core
+                        .set_area_cells((cells(size.cols), cells(size.rows)));
+                }
                 // The core restarts the panes and reconnects remote worktrees.
                 self.core
                     .restore(&state, self.settings.config.session.restore_last_screen);
