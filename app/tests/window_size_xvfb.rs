@@ -107,3 +107,49 @@ fn restored_split_panes_start_at_their_share_of_the_window() {
         );
     }
 }
+
+/// A window saved maximized comes back maximized (under a window manager, openbox).
+/// Catches the saved state not asked for at start, seen failing so.
+#[test]
+fn a_window_saved_maximized_comes_back_maximized() {
+    let display = common::x11::start_xvfb();
+    let mut openbox = common::x11::Killed(
+        Command::new("openbox")
+            .env("DISPLAY", &display.name)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("openbox (apt-get install openbox)"),
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    let name = display.name.clone();
+    let tern = Start::window("maximized")
+        .on_display(display)
+        .home_file(
+            ".local/state/tern/session.ron",
+            "(version: 1, window: Some((width: 500.0, height: 300.0, maximized: true)))",
+        )
+        .run();
+    let window = tern_window(tern.display.as_ref().expect("the display"));
+    let mut state = String::new();
+    for _ in 0..50 {
+        state = run(Command::new("xprop").env("DISPLAY", &name).args([
+            "-id",
+            &window,
+            "_NET_WM_STATE",
+        ]));
+        if state.contains("_NET_WM_STATE_MAXIMIZED_HORZ") {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(
+        state.contains("_NET_WM_STATE_MAXIMIZED_VERT")
+            && state.contains("_NET_WM_STATE_MAXIMIZED_HORZ"),
+        "{state}; the window is {}; tern said {}",
+        geometry(&name, &window),
+        tern.stderr()
+    );
+    drop(tern);
+    let _ = openbox.0.kill();
+}

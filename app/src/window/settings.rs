@@ -121,6 +121,9 @@ pub struct SessionFile {
     last_saved: Option<SessionState>,
     /// The window as it is now, saved with the session (`TernApp::note_window`).
     pub window: Option<tern_core::session::SavedWindow>,
+    /// The restored window was maximized: asked again once the window is up (a
+    /// window manager may drop the state asked for before the window was mapped).
+    pub maximize_pending: bool,
 }
 
 impl SessionFile {
@@ -151,6 +154,7 @@ impl SessionFile {
             thread,
             last_saved: None,
             window: None,
+            maximize_pending: false,
         }
     }
 

@@ -14,6 +14,8 @@ impl TernApp {
         let mut file = SessionFile::new(path);
         match file.load() {
             tern_core::session::LoadOutcome::Restored(state) => {
+                file.window = state.window;
+                file.maximize_pending = state.window.is_some_and(|w| w.maximized);
                 self.core.spawn_size = None;
                 // The panes' area before the first frame measures it: the window's
                 // grid as `main` sized it from the saved window.
@@ -74,6 +76,9 @@ impl TernApp {
         let Some(file) = self.session.as_mut() else {
             return;
         };
+        if std::mem::take(&mut file.maximize_pending) {
+            ctx.send_viewport_cmd(egui::ViewportCommand::Maximized(true));
+        }
         file.window = note_window(ctx, file.window);
         if let Some(mut state) = self.saves.due(&self.core) {
             state.window = file.window;
