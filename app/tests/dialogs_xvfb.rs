@@ -1,7 +1,8 @@
 //! Dialogs own the keyboard (issue 51, item 1), in the real window under Xvfb: over a
 //! program that records every byte it gets (`cat` in raw mode), the "Close this tab?"
 //! question answers Escape (cancel), Tab then Enter (the Cancel button) and Enter
-//! (close the tab), and no key typed while it is open reaches the program. Needs xvfb and
+//! (close the tab), and no key typed while it is open reaches the program; nor does
+//! one typed in the palette, the quick switcher or the search bar. Needs xvfb and
 //! xdotool.
 //!
 //! Catches: the question shown while the pane kept the keyboard (Escape and Enter
@@ -77,6 +78,21 @@ fn the_close_tab_question_answers_the_keyboard_and_keeps_keys_from_the_program()
     });
     assert_eq!(typed(&file), "xyz", "Tab and Enter answered the question");
 
+    // The palette, the switcher and the search bar keep their keys too.
+    for open in ["ctrl+shift+p", "ctrl+shift+o", "ctrl+shift+f"] {
+        press(&display, &window, &[open]);
+        press(&display, &window, &["h", "Escape"]);
+    }
+    press(&display, &window, &["w"]);
+    wait_for("w reached cat after the overlays", &dir, || {
+        typed(&file).ends_with('w').then_some(())
+    });
+    assert_eq!(
+        typed(&file),
+        "xyzw",
+        "no key typed in an overlay reached cat"
+    );
+
     // Enter closes the tab (the window stays, with no tab): no pane is left.
     press(&display, &window, &["ctrl+shift+alt+w"]);
     press(&display, &window, &["Return"]);
@@ -101,5 +117,5 @@ fn the_close_tab_question_answers_the_keyboard_and_keeps_keys_from_the_program()
         );
         std::thread::sleep(Duration::from_millis(100));
     }
-    assert_eq!(typed(&file), "xyz");
+    assert_eq!(typed(&file), "xyzw");
 }
