@@ -61,12 +61,12 @@ pub struct Cli {
 #[derive(Args, Debug, Clone, Default)]
 pub struct SettingsArgs {
     /// Read settings from PATH instead of the platform file (~/.config/tern/config.ron
-    /// or $TERN_CONFIG); watched and reloaded when saved.
+    /// or $TERN_CONFIG), for the window, --headless and `tern config`.
     #[arg(long, value_name = "PATH", global = true, value_hint = clap::ValueHint::FilePath)]
     pub config: Option<PathBuf>,
     /// Override one setting: a dotted name and a value (`-o font.size=18`,
     /// `-o theme.name=Light`, `-o exit_behavior=Hold`). Repeatable; applied over the
-    /// file, also after it reloads. A bad one is reported and the rest apply.
+    /// file. A bad one is reported and the rest apply.
     #[arg(short = 'o', long = "option", value_name = "KEY=VALUE", global = true)]
     pub overrides: Vec<String>,
 }
@@ -240,6 +240,7 @@ pub enum MsgAction {
     /// Wait until a pane is waiting, idle, done (a command finished) or its program
     /// exited; exit status 0 then, 2 when TIMEOUT seconds pass first.
     Wait {
+        /// The pane to wait for (default: the pane this runs in, $TERN_PANE_ID).
         #[arg(long, value_name = "ID")]
         pane: Option<u64>,
         #[arg(long = "for", value_enum, value_name = "STATE")]

@@ -72,7 +72,13 @@ fn open_ipc(plain: bool, waker: &LateWaker) -> Result<Option<Ipc>, ExitCode> {
 }
 
 fn run_window(cli: Cli) -> ExitCode {
-    let start = WindowStart::from_cli(cli);
+    let mut start = WindowStart::from_cli(cli);
+    // The window as the last session left it (size, maximized, place), read before the
+    // session itself so that its panes start at the size they will have.
+    let saved_window = start
+        .session
+        .as_ref()
+        .and_then(|p| tern_core::session::SessionStore::new(p).peek_window());
     for problem in &start.problems {
         eprintln!("tern: {problem}");
     }
@@ -87,10 +93,7 @@ fn run_window(cli: Cli) -> ExitCode {
         Some(Ok(r)) => r,
         Some(Err(code)) => return code,
     };
-    let launch = start.launch(ipc);
-    let desktop = launch.desktop.clone();
     let config = &start.config;
-    let (cols, rows) = (start.cols, start.rows);
     // DejaVu Sans Mono: advance 0.602 em, line height about 1.17 em. (With one tab there
     // is no tab bar.)
     // `font.cell_width` / `font.line_height` scale the cell, which is then rounded to
@@ -101,9 +104,25 @@ fn run_window(cli: Cli) -> ExitCode {
         let v = size * em * scale;
         if scale == 1.0 { v } else { v.max(v.round()) }
     };
+    let cell_px = egui::vec2(
+        cell(0.602, config.font.cell_width.get()),
+        cell(1.17, config.font.line_height.get()),
+    );
+    if let Some(saved) = saved_window {
+        // Restored panes start at the saved window's grid (less a tab bar's row).
+        let cols = ((saved.width - 2.0 - pad) / cell_px.x).floor().max(2.0) as usize;
+        let rows = ((saved.height - 2.0 - pad) / cell_px.y).floor().max(2.0) as usize - 1;
+        start.cols = cols;
+        start.rows = rows.max(1);
+        start.spec.size = Some(tern_core::model::TermSize::new(start.cols, start.rows));
+    }
+    let launch = start.launch(ipc);
+    let desktop = launch.desktop.clone();
+    let config = &start.config;
+    let (cols, rows) = (start.cols, start.rows);
     let inner = egui::vec2(
-        (cols as f32 * cell(0.602, config.font.cell_width.get())).ceil() + 2.0 + pad,
-        (rows as f32 * cell(1.17, config.font.line_height.get())).ceil() + 2.0 + pad,
+        (cols as f32 * cell_px.x).ceil() + 2.0 + pad,
+        (rows as f32 * cell_px.y).ceil() + 2.0 + pad,
     );
     let class = start.class.clone();
     if class != "tern" {
@@ -118,6 +137,15 @@ fn run_window(cli: Cli) -> ExitCode {
         .with_inner_size(inner)
         .with_title(start.title.clone().unwrap_or_else(|| "tern".to_owned()))
         .with_app_id(class.clone());
+    // The window as the last session left it: size, maximized, place (X11 honours it).
+    if let Some(saved) = saved_window {
+        viewport = viewport
+            .with_inner_size([saved.width, saved.height])
+            .with_maximized(saved.maximized);
+        if let Some((x, y)) = saved.position {
+            viewport = viewport.with_position([x, y]);
+        }
+    }
     match eframe::icon_data::from_png_bytes(ICON_PNG) {
         Ok(icon) => viewport = viewport.with_icon(icon),
         Err(e) => eprintln!("tern: the bundled icon does not decode: {e}"),
@@ -136,6 +164,21 @@ fn run_window(cli: Cli) -> ExitCode {
         ..Default::default()
     };
     tern::signals::save_session_on_panic();
+    // The editor only the user's shell knows (EDITOR set in .bashrc), for `path:line`
+    // hints: read once, off this thread, when neither the config nor tern's own
+    // environment names one.
+    let editor_known = config.editor.is_some()
+        || ["VISUAL", "EDITOR"]
+            .iter()
+            .any(|k| std::env::var_os(k).is_some_and(|v| !v.is_empty()));
+    if !editor_known {
+        let shell = config
+            .shell
+            .program
+            .clone()
+            .unwrap_or_else(tern_core::shell_integration::login_shell);
+        tern_core::shell_env::read_in_background(shell);
+    }
     // The shell starts now, while eframe creates the window and the GPU device.
     let early = match window::app::Early::start(
         &launch,

@@ -267,7 +267,16 @@ pub fn run(args: MsgArgs) -> Result<String, MsgError> {
             }
             if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
                 return Err(MsgError {
-                    message: format!("pane {pane} did not reach {state:?} in time"),
+                    message: format!(
+                        "pane {pane} was not {} within {} s",
+                        match state {
+                            WaitFor::Waiting => "waiting",
+                            WaitFor::Idle => "idle",
+                            WaitFor::Done => "done",
+                            WaitFor::Exit => "exited",
+                        },
+                        timeout.unwrap_or_default()
+                    ),
                     code: 2,
                 });
             }

@@ -63,6 +63,7 @@ impl WindowStart {
             Some(path) => ConfigSource::File(path),
             None => ConfigSource::Platform,
         };
+        spec.login_shell = config.shell.login;
         if config.shell_integration {
             spec.shell_integration = tern_core::shell_integration::default_dir();
         }

@@ -153,3 +153,68 @@ fn an_override_that_is_not_key_equals_value_is_named() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("-o font.size"), "{}", stderr(&out));
 }
+
+/// Issue 51: a misspelt theme no longer hides the rest. One run names every problem
+/// where it is written, with the nearest name for a near miss.
+#[test]
+fn check_names_every_problem_in_one_run_with_where_and_a_suggestion() {
+    let home = tempfile::tempdir().expect("home");
+    let path = user_config(
+        home.path(),
+        "(\n    theme: (name: \"Dracla\"),\n    font: (family: \"No Such Family Anywhere\"),\n    \
+         key_bindings: { \"splt_right\": \"ctrl+shift+d\" },\n)\n",
+    );
+    let out = tern(home.path(), None, &["config", "check"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    let at = |line_col: &str, text: &str| format!("tern: {}:{line_col}: {text}", path.display());
+    for expected in [
+        at(
+            "2:19",
+            "theme.name: no theme \"Dracla\" (did you mean `Dracula`?)",
+        ),
+        at(
+            "3:20",
+            "font.family: no font family \"No Such Family Anywhere\"",
+        ),
+        at(
+            "4:21",
+            "key_bindings: key binding for unknown command `splt_right` (did you mean `split_right`?)",
+        ),
+    ] {
+        assert!(
+            err.lines().any(|l| l.starts_with(&expected)),
+            "no line starting {expected:?} in:\n{err}"
+        );
+    }
+}
+
+/// A misspelt setting or key name stops the parse where it is written, and says what
+/// was meant.
+#[test]
+fn check_offers_the_nearest_setting_and_key_name() {
+    let home = tempfile::tempdir().expect("home");
+    for (text, expected) in [
+        (
+            "(scrollbak_lines: 5)",
+            "1:2: Unexpected field named `scrollbak_lines`",
+        ),
+        (
+            "(key_bindings: { \"new_tab\": \"ctrl+shft+t\" })",
+            "(did you mean `shift`?)",
+        ),
+        (
+            "(key_bindings: { \"new_tab\": \"ctrl+shift+pagedwn\" })",
+            "(did you mean `pagedown`?)",
+        ),
+    ] {
+        user_config(home.path(), text);
+        let out = tern(home.path(), None, &["config", "check"]);
+        assert_eq!(out.status.code(), Some(1));
+        let err = stderr(&out);
+        assert!(err.contains(expected), "{text}: {err}");
+    }
+    user_config(home.path(), "(scrollbak_lines: 5)");
+    let err = stderr(&tern(home.path(), None, &["config", "check"]));
+    assert!(err.contains("(did you mean `scrollback_lines`?)"), "{err}");
+}

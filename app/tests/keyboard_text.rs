@@ -158,6 +158,30 @@ fn copy_mode_selects_a_block_in_the_scrollback() {
     );
 }
 
+/// Copy mode says so on the pane (issue 51: no mode indicator), and what it selects:
+/// the pane's label (and the badge drawn at its top right) follows `v` and Escape.
+#[test]
+fn copy_mode_shows_its_mode_on_the_pane() {
+    use egui_kittest::kittest::Queryable as _;
+    let mut h = harness("cat", &[]);
+    step_until(&mut h, "the view appears", |_| true);
+    common::wait_sized(&mut h);
+    assert!(h.query_by_label("terminal (COPY)").is_none());
+    enter_copy_mode(&mut h);
+    h.step();
+    assert!(h.query_by_label("terminal (COPY)").is_some());
+    keys(&mut h, "v");
+    h.step();
+    assert!(h.query_by_label("terminal (COPY · VISUAL)").is_some());
+    h.key_press(Key::Escape);
+    h.step();
+    h.step();
+    assert!(
+        h.query_by_label("terminal").is_some(),
+        "no mode once it is left"
+    );
+}
+
 /// Escape leaves copy mode and clears its selection; keys reach the program again.
 #[test]
 fn escape_leaves_copy_mode() {

@@ -29,7 +29,8 @@ fn shell_path(name: &str) -> PathBuf {
 }
 
 /// A fresh HOME with the user's startup files for `shell`: a login file that sets
-/// `FROM_LOGIN`, an interactive file that sets `FROM_RC` and puts `~/.local/bin` on
+/// `FROM_LOGIN` (not read: the shell is not a login shell by default), an interactive
+/// file that sets `FROM_RC` and puts `~/.local/bin` on
 /// `PATH`, where `probe` lives.
 fn home_for(shell: &str, dir: &Path) -> PathBuf {
     let home = dir.join("home");
@@ -123,8 +124,9 @@ fn the_users_shell_reads_its_files_and_sends_marks(shell: &str) {
             .filter(|t| t.contains("probe-ran"))
     });
     assert!(
-        text.starts_with("login=yes rc=yes env= dir=\n"),
-        "{shell} read the user's files and kept none of tern's variables: {text:?}"
+        text.starts_with("login= rc=yes env= dir=\n"),
+        "{shell} (not a login shell: `shell.login` is off by default) read the user's \
+         rc file and kept none of tern's variables: {text:?}"
     );
     let last = wait_for("the marks say `false` failed", &dir, || {
         let list: serde_json::Value = serde_json::from_str(&msg(&socket, &["list"])).expect("JSON");

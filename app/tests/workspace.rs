@@ -6,7 +6,7 @@ use std::time::Duration;
 use egui::accesskit::Role;
 use egui::{Event, Key, Modifiers};
 use egui_kittest::Harness;
-use egui_kittest::kittest::{Queryable as _, by};
+use egui_kittest::kittest::{NodeT as _, Queryable as _, by};
 use tern::window::app::{Launch, TernApp};
 use tern_core::model::TermSize;
 use tern_core::pipeline::{PaneId, SpawnSpec};
@@ -381,8 +381,12 @@ fn the_sidebar_lists_worktrees_creates_one_and_opens_a_tab_in_it() {
     step_until(&mut h, "the shell's view", |h| app(h).view().is_some());
     h.key_press_modifiers(CTRL_SHIFT, Key::B);
     step_until(&mut h, "the repository's main worktree is listed", |h| {
-        h.query_by_label("worktree main (1 tabs)").is_some()
-            || h.query_by_label_contains("worktree main").is_some()
+        // One tab is "1 tab" (issue 51: "1 tabs").
+        h.query_all_by_label_contains("worktree main").any(|n| {
+            n.accesskit_node()
+                .label()
+                .is_some_and(|l| l.ends_with("1 tab)"))
+        })
     });
     // A folder that is not a repository gets a clear message.
     let plain = dir.path().join("plain");
@@ -470,14 +474,17 @@ fn the_sidebar_lists_worktrees_creates_one_and_opens_a_tab_in_it() {
             "echo started-by-start-command; exec sleep 60".to_owned()
         ])
     );
-    // Ctrl+Shift+PageUp goes back to the main worktree's tab.
-    h.key_press_modifiers(CTRL_SHIFT, Key::PageUp);
+    // The worktree keys walk the sidebar's order (git's: the main worktree, then by
+    // folder: proj-agent-y, proj-feature-x), not the order they were made in:
+    // Ctrl+Shift+PageUp from agent-y is the main worktree's tab, then feature-x.
+    let active =
+        |h: &Harness<'static, Slot>| app(h).core().ws().active_group().map(|g| g.path.clone());
     h.key_press_modifiers(CTRL_SHIFT, Key::PageUp);
     h.step();
-    assert_eq!(
-        app(&h).core().ws().active_group().map(|g| g.path.clone()),
-        Some(repo.clone())
-    );
+    assert_eq!(active(&h), Some(repo.clone()));
+    h.key_press_modifiers(CTRL_SHIFT, Key::PageUp);
+    h.step();
+    assert_eq!(active(&h), Some(dir.path().join("proj-feature-x")));
 }
 
 #[test]
@@ -691,6 +698,40 @@ fn a_theme_chosen_in_the_palette_applies_at_once() {
             .view()
             .is_some_and(|v| v.palette.background() == nord)
     });
+}
+
+/// With a theme on, the palette's rows mark it as the one in use and a query for
+/// themes chooses it first (issue 51: "Theme: Dark" was highlighted while Dracula
+/// was on).
+#[test]
+fn the_palette_marks_the_theme_in_use() {
+    let mut h = harness();
+    step_until(&mut h, "the shell's view", |h| app(h).view().is_some());
+    h.key_press_modifiers(CTRL_SHIFT, Key::P);
+    h.step();
+    h.event(Event::Text("Theme: Dracula".into()));
+    h.step();
+    h.key_press(Key::Enter);
+    let dracula = tern_core::model::Rgb::new(0x28, 0x2a, 0x36);
+    step_until(&mut h, "Dracula's background in the pane", |h| {
+        app(h)
+            .view()
+            .is_some_and(|v| v.palette.background() == dracula)
+    });
+    h.key_press_modifiers(CTRL_SHIFT, Key::P);
+    h.step();
+    h.event(Event::Text("theme".into()));
+    h.step();
+    h.step();
+    let selected = |h: &Harness<'static, Slot>, label: &str| {
+        h.get_by_label(label).accesskit_node().toggled() == Some(egui::accesskit::Toggled::True)
+    };
+    assert!(selected(&h, "Theme: Dracula"));
+    assert!(!selected(&h, "Theme: Dark"));
+    assert!(
+        h.query_by_label_contains("in use").is_some(),
+        "the row says the theme is in use"
+    );
 }
 
 /// `padding` puts space around the panes (the pane's rectangle starts that far in;

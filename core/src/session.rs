@@ -34,6 +34,32 @@ pub struct SessionState {
     /// Remote worktrees, reconnected at start (their tabs come back from tmux).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub remotes: Vec<SavedRemote>,
+    /// The window's size and place (the window face's; none for headless).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window: Option<SavedWindow>,
+}
+
+/// The window as it was: its inner size in points, whether it was maximized, and its
+/// outer position where the platform tells it (X11 does; Wayland does not).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SavedWindow {
+    pub width: f32,
+    pub height: f32,
+    #[serde(default)]
+    pub maximized: bool,
+    #[serde(default)]
+    pub position: Option<(f32, f32)>,
+}
+
+impl SavedWindow {
+    /// Whether the numbers make a window (a hand-edited file may say anything).
+    pub fn is_sane(&self) -> bool {
+        let size = |v: f32| v.is_finite() && (100.0..=20_000.0).contains(&v);
+        let place = |v: f32| v.is_finite() && v.abs() <= 100_000.0;
+        size(self.width)
+            && size(self.height)
+            && self.position.is_none_or(|(x, y)| place(x) && place(y))
+    }
 }
 
 impl Default for SessionState {
@@ -45,6 +71,7 @@ impl Default for SessionState {
             loose_tabs: Vec::new(),
             active_loose_tab: 0,
             remotes: Vec::new(),
+            window: None,
         }
     }
 }
@@ -298,6 +325,15 @@ impl SessionStore {
         let pretty = ron::ser::PrettyConfig::new().struct_names(false);
         let text = ron::ser::to_string_pretty(state, pretty).map_err(io::Error::other)?;
         crate::atomic_file::write_atomic_with(&self.path, |w| write(w, text.as_bytes()))
+    }
+
+    /// The window the session file remembers, read without changing the file (the
+    /// window is sized before the session is loaded for real); `None` when there is
+    /// none or the file does not load.
+    pub fn peek_window(&self) -> Option<SavedWindow> {
+        let text = std::fs::read_to_string(&self.path).ok()?;
+        let state = ron::from_str::<SessionState>(&text).ok()?;
+        state.window.filter(SavedWindow::is_sane)
     }
 
     /// Reads the session. Never fails: a missing file is `Fresh`, one that does not

@@ -149,6 +149,11 @@ pub fn inject(
                 .any(|a| matches!(a.as_str(), "-l" | "--login" | "-il" | "-li"));
             if login {
                 new_args.push("--login".to_owned());
+                // Debian's /etc/profile sets PATH afresh: the script puts tern's own
+                // folders back (at the end) after the profile.
+                if let Some(path) = get_env("PATH") {
+                    env.push(("TERN_BASH_PATH".into(), path));
+                }
             }
             new_args.push("-i".to_owned());
         }

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use tern_core::config::themes::{self, Accents};
 use tern_core::config::{
     ClipboardPolicy, Config, ConfigEvent, ConfigWatcher, CursorStyle, DEFAULT_CONFIG_RON,
     KeyBinding, KeyChord, Rgb, ThemeName,
@@ -391,5 +392,72 @@ fn remote_control_is_on_by_default_and_can_be_switched_off() {
             ..c
         },
         Config::default()
+    );
+}
+
+/// Catches a theme file's cursor text, selection, link or search colours read
+/// nowhere (issue 51: Dracula's selection), one case per format.
+#[test]
+fn each_format_gives_the_window_colours_it_names() {
+    let palette = |line: &dyn Fn(usize) -> String| (0..16).map(line).collect::<Vec<_>>().join("\n");
+    let ghostty = format!(
+        "background = #000000\nforeground = #ffffff\ncursor-text = #010101\n\
+         selection-background = #020202\nselection-foreground = #030303\n{}",
+        palette(&|i| format!("palette = {i}=#101010"))
+    );
+    let kitty = format!(
+        "background #000000\nforeground #ffffff\ncursor_text_color #010101\n\
+         selection_background #020202\nselection_foreground #030303\nurl_color #040404\n{}",
+        palette(&|i| format!("color{i} #101010"))
+    );
+    let names = [
+        "black", "red", "green", "yellow", "blue", "magenta", "cyan", "white",
+    ];
+    let table = names.map(|n| format!("{n} = '#101010'")).join("\n");
+    let alacritty = format!(
+        "[colors.primary]\nbackground = '#000000'\nforeground = '#ffffff'\n\
+         [colors.cursor]\ntext = '#010101'\ncursor = 'CellForeground'\n\
+         [colors.selection]\nbackground = '#020202'\ntext = '#030303'\n\
+         [colors.search.matches]\nbackground = '#050505'\n\
+         [colors.search.focused_match]\nbackground = '#060606'\n\
+         [colors.normal]\n{table}\n[colors.bright]\n{table}\n"
+    );
+    let grey = |v: u8| Some(Rgb { r: v, g: v, b: v });
+    let common = Accents {
+        cursor_text: grey(1),
+        selection_background: grey(2),
+        selection_foreground: grey(3),
+        ..Accents::default()
+    };
+    assert_eq!(themes::parse_ghostty(&ghostty).unwrap().accents, common);
+    let kitty = themes::parse_kitty(&kitty).unwrap();
+    assert_eq!(
+        kitty.accents,
+        Accents {
+            url: grey(4),
+            ..common.clone()
+        }
+    );
+    let alacritty = themes::parse_alacritty(&alacritty).unwrap();
+    assert_eq!(
+        alacritty.cursor, None,
+        "CellForeground: the cell's own colour"
+    );
+    assert_eq!(
+        alacritty.accents,
+        Accents {
+            search_match: grey(5),
+            search_focused: grey(6),
+            ..common
+        }
+    );
+    let dracula = themes::find("Dracula", None).unwrap();
+    assert_eq!(
+        dracula.accents.selection_background,
+        Some(Rgb {
+            r: 0x44,
+            g: 0x47,
+            b: 0x5a
+        })
     );
 }

@@ -332,10 +332,10 @@ impl TernApp {
         app
     }
 
-    /// A modal form (the sidebar's) or a picker (palette, switcher) has the keys: no
-    /// pane takes any, whatever egui's focus says.
+    /// A dialog (a close question, the sidebar's forms) or a picker has the keys: no
+    /// pane takes any and no key-map command runs, whatever egui's focus says.
     fn modal_open(&self) -> bool {
-        self.overlay.is_some() || self.sidebar.dialog_open()
+        self.overlay.is_some() || self.sidebar.dialog_open() || self.close_question().is_some()
     }
 
     /// One frame of the window: the work of [`Self::logic`], then the drawing.
@@ -405,7 +405,7 @@ impl TernApp {
                 i.events.extend(now);
             });
         }
-        if self.overlay.is_none() && !self.sidebar.dialog_open() {
+        if !self.modal_open() {
             let (commands, later) = self.keymap.take_commands(&ctx);
             if !later.is_empty() {
                 self.held_input = later;
@@ -469,7 +469,7 @@ impl TernApp {
         if self.trace.enabled() {
             self.trace_frame(frame_started);
         }
-        self.save_session_if_due();
+        self.save_session_if_due(&ctx);
         if let Some(e) = &self.settings.error {
             // A broken config stays on screen until it is fixed.
             egui::Area::new(egui::Id::unique("tern-config-error"))

@@ -37,6 +37,9 @@ pub enum Command {
     ToggleSidebar,
     AddRepository,
     NewWorktree,
+    /// A tab in the active worktree running `review_command` (its changes against
+    /// the main branch).
+    ReviewChanges,
     Copy,
     Paste,
     Search,
@@ -119,6 +122,7 @@ table! {
     ToggleSidebar, "toggle_sidebar", "Show or hide the worktree sidebar", ["ctrl+shift+b"];
     AddRepository, "add_repository", "Add repository…", ["ctrl+shift+a"];
     NewWorktree, "new_worktree", "New worktree…", ["ctrl+shift+alt+n"];
+    ReviewChanges, "review_changes", "Review changes (against the main branch)", ["ctrl+shift+alt+d"];
     Copy, "copy", "Copy selection", ["ctrl+shift+c"];
     Paste, "paste", "Paste", ["ctrl+shift+v", "shift+insert"];
     Search, "search", "Search scrollback", ["ctrl+shift+f"];
@@ -268,7 +272,9 @@ impl KeyMap {
         let mut errors = Vec::new();
         for (id, chords) in overrides {
             let Some(info) = COMMANDS.iter().find(|c| c.id == id) else {
-                errors.push(format!("key binding for unknown command `{id}`"));
+                let hint =
+                    tern_core::config::suggest::did_you_mean(id, COMMANDS.iter().map(|c| c.id));
+                errors.push(format!("key binding for unknown command `{id}`{hint}"));
                 continue;
             };
             map.bindings.retain(|(_, c)| *c != info.command);

@@ -1,8 +1,67 @@
 //! Small modal dialogs: each returns `Some(true)` when confirmed, `Some(false)` when
-//! cancelled and `None` while it stays open; the caller decides what follows.
+//! cancelled and `None` while it stays open; the caller decides what follows. While
+//! one is open the window gives no pane a key (`TernApp::modal_open`).
 
-/// A modal with `body`, a `yes` button and Cancel: `Some(true)` for `yes` (or Enter when
-/// `enter_confirms`), `Some(false)` for Cancel or Escape, `None` while it stays open.
+/// The keys a dialog answers, taken out of the frame's input so that nothing under it
+/// sees them.
+struct DialogKeys {
+    enter: bool,
+    escape: bool,
+    next: bool,
+    previous: bool,
+}
+
+impl DialogKeys {
+    /// Enter, Escape, Tab / Shift+Tab, and the arrows unless a field has the keyboard
+    /// (the rename dialog's text moves its cursor with them).
+    fn take(ctx: &egui::Context) -> DialogKeys {
+        use egui::{Key, Modifiers};
+        let arrows = ctx.memory(|m| m.focused().is_none());
+        ctx.input_mut(|i| {
+            let mut take = |m: Modifiers, k: Key| i.consume_key(m, k);
+            let enter = take(Modifiers::NONE, Key::Enter);
+            let escape = take(Modifiers::NONE, Key::Escape);
+            let tab = take(Modifiers::NONE, Key::Tab);
+            let back = take(Modifiers::SHIFT, Key::Tab);
+            let (right, left) = if arrows {
+                (
+                    take(Modifiers::NONE, Key::ArrowRight) | take(Modifiers::NONE, Key::ArrowDown),
+                    take(Modifiers::NONE, Key::ArrowLeft) | take(Modifiers::NONE, Key::ArrowUp),
+                )
+            } else {
+                (false, false)
+            };
+            DialogKeys {
+                enter,
+                escape,
+                next: tab || right,
+                previous: back || left,
+            }
+        })
+    }
+}
+
+/// The dialog's two buttons, in order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Button {
+    Yes,
+    Cancel,
+}
+
+impl Button {
+    fn other(self) -> Button {
+        match self {
+            Button::Yes => Button::Cancel,
+            Button::Cancel => Button::Yes,
+        }
+    }
+}
+
+/// A modal with `body`, a `yes` button and Cancel. It owns the keyboard while open:
+/// Escape cancels, Tab / Shift+Tab and the arrows move between the buttons (the
+/// chosen one is drawn selected), Enter presses the chosen one: `yes` at first when
+/// `enter_confirms`, none at first otherwise (Enter then does nothing). `Some(true)`
+/// for `yes`, `Some(false)` for Cancel, `None` while it stays open.
 #[must_use = "what the panel asks for happens only when applied"]
 pub fn dialog(
     ctx: &egui::Context,
@@ -11,31 +70,47 @@ pub fn dialog(
     enter_confirms: bool,
     body: impl FnOnce(&mut egui::Ui),
 ) -> Option<bool> {
+    let id = egui::Id::unique(("tern-dialog", title));
+    let first = enter_confirms.then_some(Button::Yes);
+    let mut chosen: Option<Button> = ctx.data(|d| d.get_temp(id)).unwrap_or(first);
+    let keys = DialogKeys::take(ctx);
+    if keys.next {
+        chosen = Some(chosen.map_or(Button::Yes, Button::other));
+    }
+    if keys.previous {
+        chosen = Some(chosen.map_or(Button::Cancel, Button::other));
+    }
     let mut result = None;
-    egui::Modal::new(egui::Id::unique(("tern-dialog", title))).show(ctx, |ui| {
+    egui::Modal::new(id.with("modal")).show(ctx, |ui| {
         ui.heading(title);
         body(ui);
         ui.horizontal(|ui| {
-            if ui.button(yes).clicked() {
+            let yes_button = egui::Button::new(yes).selected(chosen == Some(Button::Yes));
+            if ui.add(yes_button).clicked() {
                 result = Some(true);
             }
-            if ui.button("Cancel").clicked() {
+            let cancel = egui::Button::new("Cancel").selected(chosen == Some(Button::Cancel));
+            if ui.add(cancel).clicked() {
                 result = Some(false);
             }
         });
     });
-    let (enter, escape) = ctx.input(|i| {
-        (
-            i.key_pressed(egui::Key::Enter),
-            i.key_pressed(egui::Key::Escape),
-        )
-    });
-    if enter && enter_confirms {
-        result = Some(true);
+    if keys.enter {
+        match chosen {
+            Some(Button::Yes) => result = Some(true),
+            Some(Button::Cancel) => result = Some(false),
+            None => {}
+        }
     }
-    if escape {
+    if keys.escape {
         result = Some(false);
     }
+    ctx.data_mut(|d| match result {
+        Some(_) => d.remove::<Option<Button>>(id),
+        None => {
+            d.insert_temp(id, chosen);
+        }
+    });
     result
 }
 

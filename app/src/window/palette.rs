@@ -58,7 +58,13 @@ pub struct Picker<T> {
     ranked: Vec<usize>,
     ranked_for: Option<String>,
     pub selected: usize,
+    /// The entry that stands for what is in use now (the palette's current theme):
+    /// chosen first when a query shows it among the rows drawn.
+    current: Option<usize>,
 }
+
+/// The rows a picker draws.
+const ROWS: usize = 12;
 
 impl<T: Clone> Picker<T> {
     pub fn new(title: &'static str, entries: Vec<Entry<T>>) -> Picker<T> {
@@ -69,7 +75,14 @@ impl<T: Clone> Picker<T> {
             ranked: Vec::new(),
             ranked_for: None,
             selected: 0,
+            current: None,
         }
+    }
+
+    /// Marks `entries[index]` as the one in use now.
+    pub fn with_current(mut self, index: Option<usize>) -> Picker<T> {
+        self.current = index;
+        self
     }
 
     /// The entries that match the query, best first.
@@ -82,7 +95,11 @@ impl<T: Clone> Picker<T> {
                 .collect();
             self.ranked = fuzzy_rank(&self.query, &texts);
             self.ranked_for = Some(self.query.clone());
-            self.selected = 0;
+            self.selected = self
+                .current
+                .filter(|_| !self.query.is_empty())
+                .and_then(|c| self.ranked.iter().take(ROWS).position(|&i| i == c))
+                .unwrap_or(0);
         }
         self.ranked.iter().map(|&i| &self.entries[i]).collect()
     }
@@ -132,7 +149,7 @@ impl<T: Clone> Picker<T> {
                     let rows: Vec<(String, String, Vec<egui::Color32>, T)> = self
                         .matches()
                         .into_iter()
-                        .take(12)
+                        .take(ROWS)
                         .map(|e| {
                             (
                                 e.text.clone(),

@@ -108,7 +108,7 @@ fn add_row(
     m: &Metrics,
     palette: &Palette,
     default_bg: Color32,
-    selection: (Color32, &dyn Fn(usize) -> bool),
+    selection: (Color32, Option<Color32>, &dyn Fn(usize) -> bool),
     cursor_col: Option<usize>,
 ) {
     let cw = m.cell.x;
@@ -132,7 +132,17 @@ fn add_row(
         }
     }
     // Selection, over the backgrounds and under the text.
-    let (sel_color, selected) = selection;
+    let (sel_color, sel_text, selected) = selection;
+    // A cell's look, with the theme's selection text colour when it is selected.
+    let look_at = |i: usize| {
+        let mut lk = look(&cells[i], palette, default_bg);
+        if let Some(text) = sel_text
+            && selected(i)
+        {
+            lk.fg = text;
+        }
+        lk
+    };
     let mut col = 0;
     while col < cells.len() {
         if !selected(col) {
@@ -147,9 +157,7 @@ fn add_row(
     }
     // Runs of punctuation shaped for ligatures; their cells are skipped below.
     let text_at = |i: usize| cell_rect(i, 1.0).min + m.inset;
-    let in_run = shaped_runs(mesh, glyphs, ctx, &text_at, row, cursor_col, &|i| {
-        look(&cells[i], palette, default_bg)
-    });
+    let in_run = shaped_runs(mesh, glyphs, ctx, &text_at, row, cursor_col, &look_at);
     // Glyphs and decorations.
     let px = Pixels(ctx.pixels_per_point());
     let thickness = px.thickness(m.cell.y / 16.0);
@@ -158,7 +166,7 @@ fn add_row(
         if flags.contains(Flags::WIDE_SPACER) {
             continue;
         }
-        let lk = look(cell, palette, default_bg);
+        let lk = look_at(i);
         let wide = if flags.contains(Flags::WIDE) {
             2.0
         } else {
@@ -379,6 +387,7 @@ struct CacheKey {
     atlas: u64,
     palette: Palette,
     selection: Color32,
+    selection_text: Option<Color32>,
 }
 
 struct CachedRow {
@@ -445,6 +454,7 @@ pub fn paint(
         atlas: glyphs.generation(),
         palette: palette.clone(),
         selection: theme.selection,
+        selection_text: theme.selection_text,
     };
     if cache.key.as_ref() != Some(&key) {
         cache.rows.clear();
@@ -485,7 +495,7 @@ pub fn paint(
                 m,
                 palette,
                 default_bg,
-                (theme.selection, &is_selected),
+                (theme.selection, theme.selection_text, &is_selected),
                 cursor_col,
             );
             cache.rebuilt += 1;

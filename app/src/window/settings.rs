@@ -119,6 +119,11 @@ pub struct SessionFile {
     saver: Option<mpsc::Sender<SessionState>>,
     thread: Option<std::thread::JoinHandle<()>>,
     last_saved: Option<SessionState>,
+    /// The window as it is now, saved with the session (`TernApp::note_window`).
+    pub window: Option<tern_core::session::SavedWindow>,
+    /// The restored window was maximized: asked again once the window is up (a
+    /// window manager may drop the state asked for before the window was mapped).
+    pub maximize_pending: bool,
 }
 
 impl SessionFile {
@@ -148,6 +153,8 @@ impl SessionFile {
             saver: thread.is_some().then_some(saver),
             thread,
             last_saved: None,
+            window: None,
+            maximize_pending: false,
         }
     }
 

@@ -8,6 +8,8 @@ use tern_core::model::{Color, Palette, Rgb};
 #[derive(Clone, Debug)]
 pub struct Theme {
     pub selection: Color32,
+    /// The text of selected cells; `None`: each cell's own colour.
+    pub selection_text: Option<Color32>,
     pub cursor_text: Color32,
     /// The outline of the focused pane when a tab is split.
     pub focus_ring: Color32,
@@ -78,6 +80,7 @@ impl Default for Theme {
     fn default() -> Self {
         Theme {
             selection: Color32::from_rgba_unmultiplied(80, 120, 200, 110),
+            selection_text: None,
             cursor_text: Color32::from_rgb(0x18, 0x18, 0x18),
             focus_ring: Color32::from_rgb(90, 140, 230),
             chrome: ChromeColors::default(),
@@ -109,16 +112,29 @@ impl Theme {
         } else {
             Theme::default()
         };
-        let selection = config
-            .selection
-            .or(scheme.as_ref().and_then(|s| s.selection));
+        // The theme file's own colours where it names them (issue 51: Dracula's
+        // selection was tern's translucent blue over its background). A selection
+        // colour the config or the theme names is painted as it is written.
+        let accents = scheme
+            .as_ref()
+            .map(|s| s.accents.clone())
+            .unwrap_or_default();
+        let translucent = |c: Option<tern_core::config::Rgb>, alpha: u8, or: Color32| {
+            c.map_or(or, |c| {
+                Color32::from_rgba_unmultiplied(c.r, c.g, c.b, alpha)
+            })
+        };
+        let selection = config.selection.or(accents.selection_background);
         Theme {
-            selection: selection.map_or(base.selection, |c| {
-                Color32::from_rgba_unmultiplied(c.r, c.g, c.b, 110)
-            }),
-            cursor_text: scheme
-                .as_ref()
-                .map_or(base.cursor_text, |s| rgb_of(s.background)),
+            selection: selection.map_or(base.selection, rgb_of),
+            selection_text: accents.selection_foreground.map(rgb_of),
+            cursor_text: accents
+                .cursor_text
+                .or(scheme.as_ref().map(|s| s.background))
+                .map_or(base.cursor_text, rgb_of),
+            link: accents.url.map_or(base.link, rgb_of),
+            search_match: translucent(accents.search_match, 110, base.search_match),
+            search_current: translucent(accents.search_focused, 150, base.search_current),
             ..base
         }
     }

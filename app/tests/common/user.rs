@@ -69,6 +69,12 @@ impl Start {
         self
     }
 
+    /// The window on `display` (one the test prepared: a window manager on it).
+    pub fn on_display(mut self, display: Display) -> Start {
+        self.display = Some(display);
+        self
+    }
+
     /// Do not wait for the `tern msg` socket (a start that is expected to end early,
     /// or to run without one).
     pub fn no_socket(mut self) -> Start {

@@ -26,6 +26,19 @@ if [ -n "${TERN_BASH_INJECT-}" ]; then
                 [ -r "$__tern_rc" ] && { builtin source "$__tern_rc"; break; }
             done
         fi
+        # Folders tern was started with that the profile dropped (Debian's
+        # /etc/profile sets PATH afresh) go back, after the profile's own.
+        if [ -n "${TERN_BASH_PATH-}" ]; then
+            builtin declare __tern_dirs __tern_dir
+            IFS=: builtin read -r -a __tern_dirs <<< "$TERN_BASH_PATH"
+            for __tern_dir in "${__tern_dirs[@]}"; do
+                case ":$PATH:" in
+                    *":$__tern_dir:"*) ;;
+                    *) [ -n "$__tern_dir" ] && PATH="${PATH:+$PATH:}$__tern_dir" ;;
+                esac
+            done
+            builtin unset __tern_dirs __tern_dir
+        fi
     elif [[ $__tern_bash_flags != *--norc* ]]; then
         for __tern_rc in /etc/bash.bashrc /etc/bash/bashrc /etc/bashrc; do
             [ -r "$__tern_rc" ] && { builtin source "$__tern_rc"; break; }
@@ -34,6 +47,7 @@ if [ -n "${TERN_BASH_INJECT-}" ]; then
     fi
     builtin unset __tern_rc __tern_bash_flags
 fi
+builtin unset TERN_BASH_PATH
 # Programs started from this shell must not see tern's folder (zsh and fish drop it too).
 builtin unset TERN_SHELL_INTEGRATION_DIR
 

@@ -96,8 +96,10 @@ impl FromStr for KeyChord {
                     "super" | "cmd" | "command" | "win" | "logo" => &mut chord.super_,
                     "" => return Err(err("a modifier is missing between two '+'".into())),
                     other => {
+                        let hint =
+                            super::suggest::did_you_mean(other, ["ctrl", "shift", "alt", "super"]);
                         return Err(err(format!(
-                            "unknown modifier {other:?} (use ctrl, shift, alt or super)"
+                            "unknown modifier {other:?}{hint} (use ctrl, shift, alt or super)"
                         )));
                     }
                 };
@@ -145,8 +147,9 @@ fn canonical_key(key: &str) -> Result<String, String> {
     {
         return Ok(format!("f{n}"));
     }
+    let hint = super::suggest::did_you_mean(key, NAMED_KEYS.iter().map(|(n, _)| *n));
     Err(format!(
-        "unknown key {key:?} (use one character, f1-f24, or one of: {})",
+        "unknown key {key:?}{hint} (use one character, f1-f24, or one of: {})",
         NAMED_KEYS
             .iter()
             .map(|(n, _)| *n)

@@ -14,6 +14,7 @@ mod chord;
 mod font;
 mod overrides;
 pub mod settings_file;
+pub mod suggest;
 mod theme_cache;
 mod theme_config;
 pub mod themes;
@@ -97,8 +98,14 @@ pub struct Config {
     /// URLs, paths, `path:line`, hashes and IP addresses.
     pub hint_patterns: Vec<String>,
     /// The editor a hint's `path:line` opens in, at that line, in a new tab (`"nvim"`,
-    /// `"code --wait"`...); `None`: `$VISUAL`, else `$EDITOR`, else the file opener.
+    /// `"code --wait"`...); `None`: `$VISUAL`, else `$EDITOR` (tern's, else the user's
+    /// interactive shell's: `crate::shell_env`), else the file opener.
     pub editor: Option<String>,
+    /// What "Review changes" runs in a new tab of the worktree, through `sh -c`;
+    /// `{base}` stands for the repository's main branch. `None`: `git diff
+    /// --merge-base {base}` (git's pager shows it). Say `lazygit`, `tig {base}..` or
+    /// `git diff --merge-base {base} | delta` for another reviewer.
+    pub review_command: Option<String>,
 }
 
 impl Default for Config {
@@ -129,6 +136,7 @@ impl Default for Config {
             remote: RemoteConfig::default(),
             hint_patterns: Vec::new(),
             editor: None,
+            review_command: None,
         }
     }
 }
@@ -139,6 +147,15 @@ pub struct ShellConfig {
     /// The program new panes run; `None`: the user's login shell.
     pub program: Option<String>,
     pub args: Vec<String>,
+    /// Start the shell as a login shell (`-l`): it reads `/etc/profile` and
+    /// `~/.profile` (or `.bash_profile`, `.zprofile`) before its rc file. Off by
+    /// default, as GNOME Terminal, Konsole and Alacritty start shells on Linux: the
+    /// desktop's own login already read the profile, and Debian's `/etc/profile` sets
+    /// `PATH` afresh. On, as WezTerm and Ghostty do, each pane reads the profile again;
+    /// folders on tern's own `PATH` that the profile dropped are put back at its end.
+    /// Applies to the shell tern picks, and to `program` when it names bash, zsh or
+    /// fish with no `args`.
+    pub login: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -332,6 +349,24 @@ impl Config {
 
     /// Parses config text; `path` only labels errors. Blank text is the defaults.
     pub fn parse(text: &str, path: impl AsRef<Path>) -> Result<Config, ConfigError> {
+        let config = Config::parse_settings(text, path.as_ref())?;
+        // A theme name that names nothing is an error of the file, where it is written
+        // (the window keeps the last good settings).
+        if let Some((_, name, e)) = config.theme.unknown_names().into_iter().next() {
+            return Err(ConfigError {
+                path: path.as_ref().to_owned(),
+                position: position_of(text, &name),
+                message: e,
+                not_found: false,
+            });
+        }
+        Ok(config)
+    }
+
+    /// Parses config text into settings without asking whether the themes it names
+    /// exist (`tern config check` reports those beside every other problem). An
+    /// unknown field's error offers the nearest field's name.
+    pub fn parse_settings(text: &str, path: &Path) -> Result<Config, ConfigError> {
         if text.trim().is_empty() {
             return Ok(Config::default());
         }
@@ -339,31 +374,12 @@ impl Config {
             ron_options()
                 .from_str(text)
                 .map_err(|e: ron::error::SpannedError| ConfigError {
-                    path: path.as_ref().to_owned(),
+                    path: path.to_owned(),
                     position: Some((e.span.start.line, e.span.start.col)),
-                    message: e.code.to_string(),
+                    message: message_with_suggestion(&e.code),
                     not_found: false,
                 })?;
-        config.theme.themes_dir = path.as_ref().parent().map(|d| d.join("themes"));
-        // A theme name that names nothing is an error of the file, where it is written
-        // (the window keeps the last good settings).
-        if let Some((_, name, e)) = config.theme.unknown_names().into_iter().next() {
-            let at = text
-                .find(&format!("\"{name}\""))
-                .or_else(|| text.find(name.as_str()));
-            let position = at.map(|at| {
-                let before = &text[..at];
-                let line = before.matches('\n').count() + 1;
-                let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
-                (line, col)
-            });
-            return Err(ConfigError {
-                path: path.as_ref().to_owned(),
-                position,
-                message: e,
-                not_found: false,
-            });
-        }
+        config.theme.themes_dir = path.parent().map(|d| d.join("themes"));
         Ok(config)
     }
 
@@ -431,11 +447,17 @@ impl Config {
     /// with the configured environment, in `cwd`.
     pub fn spawn_spec(&self, cwd: Option<PathBuf>) -> SpawnSpec {
         SpawnSpec {
-            command: self
-                .shell
-                .program
-                .clone()
-                .map(|p| (p, self.shell.args.clone())),
+            command: self.shell.program.clone().map(|p| {
+                let mut args = self.shell.args.clone();
+                if self.shell.login
+                    && args.is_empty()
+                    && crate::shell_integration::Shell::detect(&p).is_some()
+                {
+                    args.push("-l".to_owned());
+                }
+                (p, args)
+            }),
+            login_shell: self.shell.login,
             cwd,
             size: None,
             env: self
@@ -449,6 +471,35 @@ impl Config {
                 .flatten(),
         }
     }
+}
+
+/// RON's message, with the nearest allowed name for an unknown field or variant.
+fn message_with_suggestion(code: &ron::Error) -> String {
+    let hint = match code {
+        ron::Error::NoSuchStructField {
+            expected, found, ..
+        } => suggest::did_you_mean(found, expected.iter().copied()),
+        ron::Error::NoSuchEnumVariant {
+            expected, found, ..
+        } => suggest::did_you_mean(found, expected.iter().copied()),
+        _ => String::new(),
+    };
+    format!("{code}{hint}")
+}
+
+/// The 1-based line and column where `needle` is first written in `text` (quoted
+/// first: `"Dracla"`, then bare).
+pub fn position_of(text: &str, needle: &str) -> Option<(usize, usize)> {
+    if needle.is_empty() {
+        return None;
+    }
+    let at = text
+        .find(&format!("\"{needle}\""))
+        .or_else(|| text.find(needle))?;
+    let before = &text[..at];
+    let line = before.matches('\n').count() + 1;
+    let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+    Some((line, col))
 }
 
 fn ron_options() -> ron::Options {

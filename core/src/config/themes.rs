@@ -16,9 +16,25 @@ pub struct Scheme {
     pub foreground: Rgb,
     pub background: Rgb,
     pub cursor: Option<Rgb>,
-    pub selection: Option<Rgb>,
     /// ANSI colours 0-15.
     pub ansi: [Rgb; 16],
+    /// The window's colours the file names, beyond the palette.
+    pub accents: Accents,
+}
+
+/// Colours a theme file may name for what the window draws over the cells; `None`:
+/// the file does not name it (or names the cell's own colour), tern's own is used.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Accents {
+    /// The text under the block cursor.
+    pub cursor_text: Option<Rgb>,
+    pub selection_background: Option<Rgb>,
+    pub selection_foreground: Option<Rgb>,
+    /// Links (kitty's `url_color`).
+    pub url: Option<Rgb>,
+    /// Search matches, and the match search is on (Alacritty's `[colors.search]`).
+    pub search_match: Option<Rgb>,
+    pub search_focused: Option<Rgb>,
 }
 
 impl Scheme {
@@ -171,13 +187,28 @@ pub fn find(name: &str, themes_dir: Option<&Path>) -> Result<Scheme, String> {
 
 fn unknown(name: &str, dir: Option<&Path>) -> String {
     let names: Vec<&str> = built_in_names().collect();
+    // The nearest built-in name or theme file, when one is near.
+    let files: Vec<String> = dir
+        .and_then(|d| std::fs::read_dir(d).ok())
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| Some(e.path().file_stem()?.to_string_lossy().into_owned()))
+        .collect();
+    let hint = super::suggest::did_you_mean(
+        name,
+        names
+            .iter()
+            .copied()
+            .chain(files.iter().map(String::as_str)),
+    );
     match dir {
         Some(d) => format!(
-            "no theme {name:?}: not built in ({}) and no file for it in {}",
+            "no theme {name:?}{hint}: not built in ({}) and no file for it in {}",
             names.join(", "),
             d.display()
         ),
-        None => format!("no theme {name:?} (built in: {})", names.join(", ")),
+        None => format!("no theme {name:?}{hint} (built in: {})", names.join(", ")),
     }
 }
 
@@ -216,8 +247,14 @@ struct Partial {
     foreground: Option<Rgb>,
     background: Option<Rgb>,
     cursor: Option<Rgb>,
-    selection: Option<Rgb>,
+    accents: Accents,
     ansi: [Option<Rgb>; 16],
+}
+
+/// A colour that may instead name the cell's own (`none`, `CellForeground`,
+/// `background`...): `None` then.
+fn optional_colour(text: &str) -> Option<Rgb> {
+    colour(text).ok()
 }
 
 impl Partial {
@@ -231,14 +268,15 @@ impl Partial {
             foreground: self.foreground.ok_or_else(|| missing("foreground"))?,
             background: self.background.ok_or_else(|| missing("background"))?,
             cursor: self.cursor,
-            selection: self.selection,
             ansi,
+            accents: self.accents,
         })
     }
 }
 
 /// Ghostty: `palette = N=#rrggbb`, `background = #rrggbb`, `foreground`,
-/// `cursor-color`, `selection-background`; `#` starts a comment line.
+/// `cursor-color`, `cursor-text`, `selection-background`, `selection-foreground`; `#`
+/// starts a comment line.
 pub fn parse_ghostty(text: &str) -> Result<Scheme, String> {
     let mut p = Partial::default();
     for (n, line) in text.lines().enumerate() {
@@ -266,7 +304,11 @@ pub fn parse_ghostty(text: &str) -> Result<Scheme, String> {
             "background" => p.background = Some(colour(v).map_err(at)?),
             "foreground" => p.foreground = Some(colour(v).map_err(at)?),
             "cursor-color" => p.cursor = Some(colour(v).map_err(at)?),
-            "selection-background" => p.selection = Some(colour(v).map_err(at)?),
+            "cursor-text" => p.accents.cursor_text = optional_colour(v),
+            "selection-background" => {
+                p.accents.selection_background = Some(colour(v).map_err(at)?);
+            }
+            "selection-foreground" => p.accents.selection_foreground = optional_colour(v),
             _ => {}
         }
     }
@@ -274,7 +316,7 @@ pub fn parse_ghostty(text: &str) -> Result<Scheme, String> {
 }
 
 /// kitty: `colorN #rrggbb`, `foreground`, `background`, `cursor`,
-/// `selection_background`.
+/// `cursor_text_color`, `selection_background`, `selection_foreground`, `url_color`.
 pub fn parse_kitty(text: &str) -> Result<Scheme, String> {
     let mut p = Partial::default();
     for (n, line) in text.lines().enumerate() {
@@ -291,7 +333,10 @@ pub fn parse_kitty(text: &str) -> Result<Scheme, String> {
             "foreground" => &mut p.foreground,
             "background" => &mut p.background,
             "cursor" => &mut p.cursor,
-            "selection_background" => &mut p.selection,
+            "cursor_text_color" => &mut p.accents.cursor_text,
+            "selection_background" => &mut p.accents.selection_background,
+            "selection_foreground" => &mut p.accents.selection_foreground,
+            "url_color" => &mut p.accents.url,
             _ => match k
                 .strip_prefix("color")
                 .and_then(|i| i.parse::<usize>().ok())
@@ -300,8 +345,9 @@ pub fn parse_kitty(text: &str) -> Result<Scheme, String> {
                 _ => continue,
             },
         };
-        // kitty writes `none` for "the cell's own colour".
-        if v != "none" {
+        // kitty writes `none` (and `background` for the cursor's text) for "the
+        // cell's own colour".
+        if v != "none" && v != "background" {
             *slot = Some(colour(v).map_err(at)?);
         }
     }
@@ -309,8 +355,10 @@ pub fn parse_kitty(text: &str) -> Result<Scheme, String> {
 }
 
 /// Alacritty's TOML: `[colors.primary]` foreground and background,
-/// `[colors.normal]` / `[colors.bright]` by colour name, `[colors.cursor] cursor`,
-/// `[colors.selection] background`.
+/// `[colors.normal]` / `[colors.bright]` by colour name, `[colors.cursor]` cursor and
+/// text, `[colors.selection]` background and text, `[colors.search.matches]` and
+/// `[colors.search.focused_match]` background (`CellForeground` / `CellBackground`:
+/// the cell's own colour).
 pub fn parse_alacritty(text: &str) -> Result<Scheme, String> {
     let doc: toml::Table = text.parse().map_err(|e: toml::de::Error| e.to_string())?;
     let colors = doc
@@ -330,11 +378,25 @@ pub fn parse_alacritty(text: &str) -> Result<Scheme, String> {
             None => Ok(None),
         }
     };
+    let cell_or = |path: &[&str]| -> Option<Rgb> {
+        let mut at = colors.get(path[0])?;
+        for key in &path[1..] {
+            at = at.get(key)?;
+        }
+        optional_colour(at.as_str()?)
+    };
     let mut p = Partial {
         foreground: get("primary", "foreground")?,
         background: get("primary", "background")?,
-        cursor: get("cursor", "cursor")?,
-        selection: get("selection", "background")?,
+        cursor: cell_or(&["cursor", "cursor"]),
+        accents: Accents {
+            cursor_text: cell_or(&["cursor", "text"]),
+            selection_background: cell_or(&["selection", "background"]),
+            selection_foreground: cell_or(&["selection", "text"]),
+            url: None,
+            search_match: cell_or(&["search", "matches", "background"]),
+            search_focused: cell_or(&["search", "focused_match", "background"]),
+        },
         ..Partial::default()
     };
     let names = [

@@ -11,8 +11,11 @@ use crate::model::TermSize;
 /// What to run and where.
 #[derive(Clone, Debug, Default)]
 pub struct SpawnSpec {
-    /// Program and arguments; `None` runs the user's login shell.
+    /// Program and arguments; `None` runs the user's shell
+    /// (`crate::shell_integration::login_shell`).
     pub command: Option<(String, Vec<String>)>,
+    /// With no `command`: start the user's shell as a login shell (`-l`).
+    pub login_shell: bool,
     /// Working directory; `None` is tern's own.
     pub cwd: Option<PathBuf>,
     pub size: Option<TermSize>,
@@ -142,19 +145,29 @@ fn remove_inherited_tern_vars(cmd: &mut CommandBuilder) {
     }
 }
 
+/// The program and arguments `spec` starts: its command, else the user's shell, as a
+/// login shell (`-l`) when the spec asks for one.
+fn program_and_args(spec: &SpawnSpec) -> (String, Vec<String>) {
+    match &spec.command {
+        Some((program, args)) => (program.clone(), args.clone()),
+        None => (
+            crate::shell_integration::login_shell(),
+            if spec.login_shell {
+                vec!["-l".to_owned()]
+            } else {
+                Vec::new()
+            },
+        ),
+    }
+}
+
 /// The shell-integrated command for `spec`, if it runs an interactive bash, zsh or
-/// fish (the login shell runs as one, with `--login`).
+/// fish.
 fn integrate(
     spec: &SpawnSpec,
     dir: &std::path::Path,
 ) -> Option<crate::shell_integration::Injected> {
-    let (program, args) = match &spec.command {
-        Some((program, args)) => (program.clone(), args.clone()),
-        None => (
-            crate::shell_integration::login_shell(),
-            vec!["--login".to_owned()],
-        ),
-    };
+    let (program, args) = program_and_args(spec);
     let get_env = |key: &str| {
         spec.env
             .iter()
@@ -197,22 +210,12 @@ pub fn spawn(spec: &SpawnSpec, default_size: TermSize) -> Result<Spawned, SpawnE
         }
         None => None,
     };
-    let (mut cmd, program) = match (&spec.command, &injected) {
-        (_, Some(i)) => {
-            let mut cmd = CommandBuilder::new(&i.program);
-            cmd.args(&i.args);
-            (cmd, i.program.clone())
-        }
-        (Some((program, args)), None) => {
-            let mut cmd = CommandBuilder::new(program);
-            cmd.args(args);
-            (cmd, program.clone())
-        }
-        (None, None) => (
-            CommandBuilder::new_default_prog(),
-            "the login shell".to_string(),
-        ),
+    let (program, args) = match &injected {
+        Some(i) => (i.program.clone(), i.args.clone()),
+        None => program_and_args(spec),
     };
+    let mut cmd = CommandBuilder::new(&program);
+    cmd.args(&args);
     // Without a directory the child starts where tern runs (portable-pty would use $HOME).
     if let Some(dir) = spec.cwd.clone().or_else(|| std::env::current_dir().ok()) {
         cmd.cwd(dir);

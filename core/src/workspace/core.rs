@@ -409,6 +409,13 @@ impl WorkspaceCore {
                 repo,
                 start,
             } => {
+                let (name, repo) = match repo {
+                    Some(repo) => (name, Some(repo)),
+                    None => match group_identity(&path) {
+                        (branch, Some(repo)) => (branch, Some(repo)),
+                        (_, None) => (name, None),
+                    },
+                };
                 let group = self.ws.add_group(name, path.clone(), repo);
                 self.ws.active = group;
                 if self.ws.groups[group].tabs.is_empty() {
@@ -432,7 +439,8 @@ impl WorkspaceCore {
                 if let Some(r) = self.panes.get_mut(&pane) {
                     r.started_in.get_or_insert_with(|| path.clone());
                 }
-                let group = self.ws.add_group(dir_name(&path), path, None);
+                let (name, repo) = group_identity(&path);
+                let group = self.ws.add_group(name, path, repo);
                 self.ws.active = group;
                 self.ws.add_tab(group, pane);
                 self.ws.focus_pane(pane);
@@ -517,7 +525,8 @@ impl WorkspaceCore {
         let group = if self.ws.groups.get(group).is_some() {
             group
         } else {
-            self.ws.add_group(dir_name(&dir), dir, None)
+            let (name, repo) = group_identity(&dir);
+            self.ws.add_group(name, dir, repo)
         };
         let tab = self.ws.add_tab(group, pane);
         if let (Some(title), Some(tab)) = (title, tab)
@@ -638,6 +647,19 @@ fn names_real_folder(reported: &str, real: Option<&Path>) -> bool {
 
 fn fallback_dir() -> PathBuf {
     PathBuf::from("/")
+}
+
+/// A new group's one name and its repository, from git's files in `dir`: the branch
+/// checked out there, else the folder's name (issue 51: the sidebar said `fix-login`
+/// where `tern msg list`, the switcher and notifications said `app-fix-login`).
+pub fn group_identity(dir: &Path) -> (String, Option<PathBuf>) {
+    match crate::worktree::git_place(dir) {
+        Some(place) => (
+            place.branch.unwrap_or_else(|| dir_name(dir)),
+            Some(place.repo),
+        ),
+        None => (dir_name(dir), None),
+    }
 }
 
 /// The last part of a path, for names ("/home/me/src/tern" → "tern").

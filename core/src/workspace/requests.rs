@@ -150,7 +150,10 @@ impl WorkspaceCore {
             .map_or(0, |d| d.as_millis() as u64);
         let mut out = Vec::new();
         for g in &self.ws.groups {
-            let (name, branch) = worktree(&g.path).unwrap_or_else(|| (g.name.clone(), None));
+            let (name, branch) = worktree(&g.path).unwrap_or_else(|| {
+                let branch = crate::worktree::git_place(&g.path).and_then(|p| p.branch);
+                (g.name.clone(), branch)
+            });
             for (ti, tab) in g.tabs.iter().enumerate() {
                 for pane in tab.layout.panes() {
                     let Some(r) = self.record(pane) else {
@@ -170,7 +173,13 @@ impl WorkspaceCore {
                         title: self.tab_title(tab),
                         cwd: self.pane_cwd(pane).or_else(|| Some(g.path.clone())),
                         pid: self.pipeline().pid(pane),
-                        command: r.foreground.clone(),
+                        // A tab opened with a program runs it as the pane's own
+                        // child (never "in front of the shell"): that is its command.
+                        command: r.foreground.clone().or_else(|| {
+                            let program = r.launched.as_ref()?.first()?;
+                            let name = std::path::Path::new(program).file_name()?;
+                            Some(name.to_string_lossy().into_owned())
+                        }),
                         last_command: report.and_then(|r| r.last_command.clone()),
                         activity,
                         activity_source: report.map(|r| r.source),

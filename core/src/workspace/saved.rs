@@ -51,6 +51,18 @@ impl<P: Copy + PartialEq> Workspace<P> {
         state: &SessionState,
         mut spawn: impl FnMut(&SavedPane) -> Option<P>,
     ) -> Workspace<P> {
+        Workspace::from_session_sized(state, None, |p, _| spawn(p))
+    }
+
+    /// [`Workspace::from_session`], with each pane's size in cells when the panes'
+    /// area (`area`: columns, rows) is known: its share of the area by the saved
+    /// split ratios, so that a program starts at the size it will have (issue 51: a
+    /// narrow split pane started at 80 columns showed its prompt cut, twice).
+    pub fn from_session_sized(
+        state: &SessionState,
+        area: Option<(u16, u16)>,
+        mut spawn: impl FnMut(&SavedPane, Option<(u16, u16)>) -> Option<P>,
+    ) -> Workspace<P> {
         let state = state.clone().sanitized();
         let mut ws = Workspace::default();
         let mut restore_group = |ws: &mut Workspace<P>,
@@ -62,9 +74,13 @@ impl<P: Copy + PartialEq> Workspace<P> {
             let g = ws.add_group(name, path, repo);
             for tab in tabs {
                 let panes: Vec<&SavedPane> = tab.layout.panes();
+                let mut sizes = Vec::with_capacity(panes.len());
+                if let Some(area) = area {
+                    leaf_sizes(&tab.layout, area, &mut sizes);
+                }
                 let mut started: Vec<Option<P>> = Vec::with_capacity(panes.len());
-                for p in &panes {
-                    started.push(spawn(p));
+                for (i, p) in panes.iter().enumerate() {
+                    started.push(spawn(p, sizes.get(i).copied()));
                 }
                 let mut next = started.iter().copied();
                 let Some(layout) = restore_layout(&tab.layout, &mut next) else {
@@ -86,14 +102,13 @@ impl<P: Copy + PartialEq> Workspace<P> {
         };
         for w in &state.worktrees {
             let repo = (!w.repo.as_os_str().is_empty()).then(|| w.repo.clone());
-            restore_group(
-                &mut ws,
-                w.name.clone(),
-                w.path.clone(),
-                repo,
-                &w.tabs,
-                w.active_tab,
-            );
+            // The branch checked out now names it (a session saved before it was
+            // switched, or by a tern that named worktrees by folder).
+            let name = match super::core::group_identity(&w.path) {
+                (branch, Some(_)) => branch,
+                (_, None) => w.name.clone(),
+            };
+            restore_group(&mut ws, name, w.path.clone(), repo, &w.tabs, w.active_tab);
         }
         if let Some(first) = state
             .loose_tabs
@@ -113,10 +128,20 @@ impl<P: Copy + PartialEq> Workspace<P> {
                 state.active_loose_tab,
             );
         }
-        ws.active = state
+        // Groups may not come back in the saved order (a repository's worktrees are
+        // kept in the sidebar's order): the active one is found by its folder.
+        let active_path = state
             .active_worktree
-            .unwrap_or(0)
-            .min(ws.groups.len().saturating_sub(1));
+            .and_then(|i| state.worktrees.get(i))
+            .map(|w| w.path.clone());
+        ws.active = active_path
+            .and_then(|p| ws.groups.iter().position(|g| g.path == p))
+            .unwrap_or_else(|| {
+                state
+                    .active_worktree
+                    .unwrap_or(0)
+                    .min(ws.groups.len().saturating_sub(1))
+            });
         if ws.groups.get(ws.active).is_some_and(|g| g.tabs.is_empty()) {
             ws.cycle_group(1);
         }
@@ -145,6 +170,34 @@ fn save_layout<P: Copy + PartialEq>(l: &Layout<P>, pane: &impl Fn(P) -> SavedPan
 
 /// A saved tree (splits may have any number of children) as a binary tree, taking
 /// started panes in depth-first order; panes that did not start are left out.
+/// Each leaf's share of `area` (columns, rows), depth first: a split divides its
+/// axis by its ratios (a divider is narrower than a cell and is not counted).
+fn leaf_sizes(l: &SavedLayout, area: (u16, u16), out: &mut Vec<(u16, u16)>) {
+    match l {
+        SavedLayout::Leaf(_) => out.push((area.0.max(2), area.1.max(1))),
+        SavedLayout::Split {
+            dir,
+            ratios,
+            children,
+        } => {
+            let total: f32 = ratios
+                .iter()
+                .take(children.len())
+                .sum::<f32>()
+                .max(f32::EPSILON);
+            for (i, child) in children.iter().enumerate() {
+                let share = ratios.get(i).copied().unwrap_or(0.0).max(0.0) / total;
+                let part = |n: u16| ((f32::from(n) * share).floor() as u16).max(1);
+                let sub = match dir {
+                    SplitDir::Horizontal => (part(area.0), area.1),
+                    SplitDir::Vertical => (area.0, part(area.1)),
+                };
+                leaf_sizes(child, sub, out);
+            }
+        }
+    }
+}
+
 fn restore_layout<P: Copy + PartialEq>(
     l: &SavedLayout,
     started: &mut impl Iterator<Item = Option<P>>,

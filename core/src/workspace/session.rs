@@ -19,21 +19,29 @@ impl WorkspaceCore {
     /// by a shell with a line saying what ran there, and with `last_screen` the old
     /// screen printed above the new prompt. Replaces the tree (call it on an empty one).
     pub fn restore(&mut self, state: &SessionState, last_screen: bool) {
-        let tree = Workspace::from_session(state, |p| {
+        // Each pane starts at its share of the panes' area when the face knows it.
+        let area = self.area_cells;
+        let spawn_size = self.spawn_size;
+        let tree = Workspace::from_session_sized(state, area, |p, size| {
             let dir = if p.cwd.is_dir() {
                 p.cwd.clone()
             } else {
                 dirs::home_dir().unwrap_or_else(|| "/".into())
             };
+            self.spawn_size = size
+                .map(|(cols, rows)| crate::model::TermSize::new(cols.into(), rows.into()))
+                .or(spawn_size);
             let resumed = p
                 .agent
                 .as_ref()
                 .and_then(|a| self.restore_agent(&dir, a, p.command.as_deref()));
             let pane = match (resumed, &p.command) {
-                (Some(pane), _) => pane,
-                (None, Some(command)) => self.restore_command(&dir, command)?,
-                (None, None) => self.spawn_in(&dir, &[]).ok()?,
+                (Some(pane), _) => Some(pane),
+                (None, Some(command)) => self.restore_command(&dir, command),
+                (None, None) => self.spawn_in(&dir, &[]).ok(),
             };
+            self.spawn_size = spawn_size;
+            let pane = pane?;
             if let (Some(screen), true) = (&p.last_screen, last_screen) {
                 // The old screen, as history above the new prompt.
                 let mut text = String::new();

@@ -39,7 +39,8 @@ impl<P: Copy + PartialEq> Tab<P> {
 /// A worktree (or any directory) with its tabs.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Group<P> {
-    /// Shown in the sidebar: the branch, or the directory's name.
+    /// The worktree's one name, everywhere (sidebar, tabs, switcher, notifications,
+    /// `tern msg list`): the branch checked out, or the folder's name.
     pub name: String,
     /// Where new tabs start.
     pub path: PathBuf,
@@ -87,19 +88,49 @@ impl<P> Default for Workspace<P> {
 }
 
 impl<P: Copy + PartialEq> Workspace<P> {
-    /// Adds a group (or returns the one already at `path`).
+    /// Adds a group (or returns the one already at `path`). A worktree of a repository
+    /// that has groups goes among them in the sidebar's order (git's: the main
+    /// worktree first, then by path), so the worktree keys walk them as it lists them;
+    /// any other group goes last.
     pub fn add_group(&mut self, name: String, path: PathBuf, repo: Option<PathBuf>) -> usize {
         if let Some(i) = self.groups.iter().position(|g| g.path == path) {
             return i;
         }
-        self.groups.push(Group {
-            name,
-            path,
-            repo,
-            tabs: Vec::new(),
-            active_tab: 0,
-        });
-        self.groups.len() - 1
+        let at = self.place_for(&path, repo.as_deref());
+        self.groups.insert(
+            at,
+            Group {
+                name,
+                path,
+                repo,
+                tabs: Vec::new(),
+                active_tab: 0,
+            },
+        );
+        if at <= self.active && self.groups.len() > 1 {
+            self.active += 1;
+        }
+        at
+    }
+
+    /// Where a group at `path` in `repo` goes (see [`Workspace::add_group`]).
+    fn place_for(&self, path: &std::path::Path, repo: Option<&std::path::Path>) -> usize {
+        let Some(repo) = repo else {
+            return self.groups.len();
+        };
+        let key = |p: &std::path::Path| (p != repo, p.to_path_buf());
+        let mine = key(path);
+        let same: Vec<usize> = (0..self.groups.len())
+            .filter(|&i| self.groups[i].repo.as_deref() == Some(repo))
+            .collect();
+        match same.last() {
+            None => self.groups.len(),
+            Some(&last) => same
+                .iter()
+                .copied()
+                .find(|&i| key(&self.groups[i].path) > mine)
+                .unwrap_or(last + 1),
+        }
     }
 
     /// Removes a group that has no tabs left; returns false otherwise.

@@ -15,8 +15,10 @@
 //! worktree has changes) are checked before git runs and come back as their own
 //! [`WorktreeError`] variants; anything else git refuses comes back with git's stderr.
 
+mod diffstat;
 mod error;
 mod parse;
+mod place;
 mod worker;
 
 use std::ffi::OsStr;
@@ -24,8 +26,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::SystemTime;
 
+pub use diffstat::{DiffStat, diff_against, parse_numstat};
 pub use error::{Result, WorktreeError};
 pub use parse::{WorktreeRecord, parse_status_v2, parse_worktree_list};
+pub use place::{GitPlace, git_place};
 pub use worker::{GitReply, GitRequest, GitResponse, GitWorker, RequestId};
 
 /// At most this many `git status` processes run at once while listing.
@@ -45,6 +49,9 @@ pub struct WorktreeStatus {
     pub changed_files: usize,
     /// `None` when the branch has no upstream (or it is gone, or HEAD is detached).
     pub ahead_behind: Option<AheadBehind>,
+    /// What it changed against the repository's main branch (`None`: not known, or
+    /// no main branch to compare with).
+    pub diff: Option<DiffStat>,
 }
 
 impl WorktreeStatus {
@@ -191,9 +198,11 @@ impl Repo {
             .unwrap_or_else(|| self.root.display().to_string())
     }
 
-    /// The worktrees with their status (one `git status` per worktree, a few at once).
+    /// The worktrees with their status (one `git status` and one `git diff` against
+    /// the main worktree's branch per worktree, a few at once).
     pub fn list(&self) -> Result<Vec<Worktree>> {
         let mut worktrees = self.list_quick()?;
+        let base = worktrees.first().and_then(|w| w.branch.clone());
         let wanted: Vec<usize> = (0..worktrees.len())
             .filter(|&i| {
                 let w = &worktrees[i];
@@ -206,7 +215,15 @@ impl Repo {
                     .iter()
                     .map(|&i| {
                         let path = worktrees[i].path.clone();
-                        (i, s.spawn(move || status(&path)))
+                        let base = base.clone();
+                        (
+                            i,
+                            s.spawn(move || {
+                                let mut found = status(&path)?;
+                                found.diff = base.and_then(|b| diff_against(&path, &b).ok());
+                                Ok(found)
+                            }),
+                        )
                     })
                     .collect();
                 handles

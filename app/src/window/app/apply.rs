@@ -80,6 +80,7 @@ impl TernApp {
                     self.open_group_with(name, path, Some(repo), start);
                 }
                 SidebarAction::Removed { path } => self.remove_group_at(&path),
+                SidebarAction::Review { path, repo } => self.review_changes(path, Some(repo)),
                 SidebarAction::Identified { path, repo, .. } => {
                     // The repository's own folder; linked worktrees are matched when
                     // their list arrives (`adopt_groups`).

@@ -35,10 +35,11 @@ impl TernApp {
             match event {
                 PaneEvent::Fact { event, .. } => match event {
                     TermEvent::Bell => p.badges.bell |= hidden,
-                    TermEvent::Notification(n) => {
-                        p.badges.notification |= hidden;
-                        self.status = Some(format!("{}: {}", n.title, n.body));
-                    }
+                    // The badge, the desktop notification (the core's) and the
+                    // pane's reason (while it waits) say it; not the status line,
+                    // which an empty worktree shows until something replaces it
+                    // (issue 51: ": askagent needs your permission" long after).
+                    TermEvent::Notification(_) => p.badges.notification |= hidden,
                     TermEvent::Shell { mark, line } => {
                         p.marks.record(mark, line);
                         if let ShellMark::CommandFinished { exit_code } = mark

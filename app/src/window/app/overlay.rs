@@ -32,7 +32,10 @@ use crate::window::palette::{Entry, Picked, Picker};
 
 impl TernApp {
     pub(super) fn open_palette(&mut self) {
-        let entries = COMMANDS
+        // The theme in use: its entry says so, and is the one chosen when a query
+        // shows it (not "Theme: Dark" while Dracula is on).
+        let in_use = current_theme(&self.settings.config.theme.name);
+        let entries: Vec<Entry<Command>> = COMMANDS
             .iter()
             .map(|c| Entry {
                 text: c.title.to_owned(),
@@ -49,13 +52,20 @@ impl TernApp {
                     .enumerate()
                     .map(|(i, name)| Entry {
                         text: format!("Theme: {name}"),
-                        hint: theme_hint(name),
+                        hint: if Some(i) == in_use {
+                            format!("in use · {}", theme_hint(name))
+                        } else {
+                            theme_hint(name)
+                        },
                         swatches: theme_swatches(name),
                         value: Command::Theme(i as u8),
                     }),
             )
             .collect();
-        self.overlay = Some(Overlay::Palette(Picker::new("Command palette", entries)));
+        let current = in_use.map(|i| COMMANDS.len() + i);
+        self.overlay = Some(Overlay::Palette(
+            Picker::new("Command palette", entries).with_current(current),
+        ));
     }
 
     pub(super) fn open_switcher(&mut self) {
@@ -119,6 +129,19 @@ impl TernApp {
         self.overlay = keep;
         action.into_iter().collect()
     }
+}
+
+/// Which built-in theme (its index among `built_in_names`) `name` is, if one.
+fn current_theme(name: &tern_core::config::ThemeName) -> Option<usize> {
+    use tern_core::config::{BaseTheme, ThemeName, themes};
+    themes::built_in_names().position(|built_in| match name {
+        ThemeName::Base(BaseTheme::Dark) => built_in == "Dark",
+        ThemeName::Base(BaseTheme::Light) => built_in == "Light",
+        ThemeName::Named(n) => {
+            !matches!(built_in, "Dark" | "Light")
+                && themes::find(n, None).ok() == themes::find(built_in, None).ok()
+        }
+    })
 }
 
 /// A theme's look in words for its palette entry: dark or light, and its background.

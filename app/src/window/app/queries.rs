@@ -165,7 +165,9 @@ impl TernApp {
                         .filter(|r| r.state != ActivityState::Idle)
                         .map(|r| format!(" {}", crate::window::agents::short_age(r.since_ms)))
                         .unwrap_or_default();
+                    // The reason only while it waits: answered, it is gone.
                     let why = report
+                        .filter(|r| r.state == ActivityState::Waiting)
                         .and_then(|r| r.wait_text.as_deref())
                         .map(|w| format!(" — {w}"))
                         .unwrap_or_default();

@@ -1,5 +1,7 @@
 //! Commands carried out: the key map's, the palette's and the chrome's.
 
+use std::path::PathBuf;
+
 use tern_core::layout::{Axis, Direction};
 use tern_core::workspace::requests::TextJob;
 use tern_core::workspace::{Command as WsCommand, Effect, Outcome, Source};
@@ -144,6 +146,12 @@ impl TernApp {
                                 .into(),
                         )
                     }
+                }
+            }
+            Command::ReviewChanges => {
+                if let Some(g) = self.core.ws().active_group() {
+                    let (path, repo) = (g.path.clone(), g.repo.clone());
+                    self.review_changes(path, repo);
                 }
             }
             Command::Copy => {
@@ -342,5 +350,36 @@ impl TernApp {
             });
         raw.events = rest;
         self.held_input.extend(keys);
+    }
+
+    /// Opens a tab in the worktree at `path` running `review_command` (its changes
+    /// against the repository's main branch, read from git's files: no git runs here).
+    pub(super) fn review_changes(&mut self, path: PathBuf, repo: Option<PathBuf>) {
+        let main = repo.unwrap_or_else(|| path.clone());
+        let Some(base) = tern_core::worktree::git_place(&main).and_then(|p| p.branch) else {
+            self.status = Some(format!(
+                "{} is in no repository with a main branch to review against",
+                path.display()
+            ));
+            return;
+        };
+        let template = self
+            .settings
+            .config
+            .review_command
+            .clone()
+            .unwrap_or_else(|| "git diff --merge-base {base}".to_owned());
+        // Quoted for sh: a branch name may hold anything git allows.
+        let quoted = format!("'{}'", base.replace('\'', "'\\''"));
+        let command = template.replace("{base}", &quoted);
+        let _ = self.exec(
+            Source::Key,
+            WsCommand::NewTab {
+                group: None,
+                cwd: Some(path),
+                title: Some("review".to_owned()),
+                program: vec!["sh".to_owned(), "-c".to_owned(), command],
+            },
+        );
     }
 }

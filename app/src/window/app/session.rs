@@ -14,7 +14,18 @@ impl TernApp {
         let mut file = SessionFile::new(path);
         match file.load() {
             tern_core::session::LoadOutcome::Restored(state) => {
+                file.window = state.window;
+                file.maximize_pending = state.window.is_some_and(|w| w.maximized);
                 self.core.set_spawn_size(None);
+                // The panes' area before the first frame measures it: the window's
+                // grid as `main` sized it from the saved window.
+                if self.core.area_cells().is_none()
+                    && let Some(size) = self.launch.spec.size
+                {
+                    let cells = |n: usize| u16::try_from(n).unwrap_or(u16::MAX);
+                    self.core
+                        .set_area_cells((cells(size.cols), cells(size.rows)));
+                }
                 // The core restarts the panes and reconnects remote worktrees.
                 self.core
                     .restore(&state, self.settings.config.session.restore_last_screen);
@@ -40,11 +51,13 @@ impl TernApp {
     /// waited for: for the exit, when the window is going anyway).
     pub fn session_state(&self) -> tern_core::session::SessionState {
         let screens = self.settings.config.session.restore_last_screen;
-        self.session_state_with(|p| {
+        let mut state = self.session_state_with(|p| {
             screens
                 .then(|| self.core.pipeline().dump_screen(p).map(|d| d.rows))
                 .flatten()
-        })
+        });
+        state.window = self.session.as_ref().and_then(|f| f.window);
+        state
     }
 
     /// The core's session, each pane's last screen as `screen` has it.
@@ -57,12 +70,46 @@ impl TernApp {
 
     /// Saves the session when it is due (`tern_core::workspace::SaveSchedule`: its layout, folders or
     /// tabs changed, and with `restore_last_screen` every pane's screen came).
-    pub(super) fn save_session_if_due(&mut self) {
+    /// Also keeps the window's size, maximized state and place for the next start
+    /// (saved with the next save, and at exit; a resize alone saves nothing).
+    pub(super) fn save_session_if_due(&mut self, ctx: &egui::Context) {
         let Some(file) = self.session.as_mut() else {
             return;
         };
-        if let Some(state) = self.saves.due(&self.core) {
+        if std::mem::take(&mut file.maximize_pending) {
+            ctx.send_viewport_cmd(egui::ViewportCommand::Maximized(true));
+        }
+        file.window = note_window(ctx, file.window);
+        if let Some(mut state) = self.saves.due(&self.core) {
+            state.window = file.window;
             file.save_if_changed(state);
         }
     }
+}
+
+/// The window now, from egui's viewport facts: a maximized window keeps the size it
+/// had before (to come back to when it is restored), and its place where known.
+fn note_window(
+    ctx: &egui::Context,
+    before: Option<tern_core::session::SavedWindow>,
+) -> Option<tern_core::session::SavedWindow> {
+    let (inner, outer, maximized) = ctx.input(|i| {
+        let v = i.viewport();
+        (v.inner_rect, v.outer_rect, v.maximized.unwrap_or(false))
+    });
+    let inner = inner?;
+    let (width, height) = match (maximized, before) {
+        (true, Some(b)) => (b.width, b.height),
+        _ => (inner.width(), inner.height()),
+    };
+    let position = match (maximized, before) {
+        (true, Some(b)) => b.position,
+        _ => outer.map(|r| (r.min.x, r.min.y)),
+    };
+    Some(tern_core::session::SavedWindow {
+        width,
+        height,
+        maximized,
+        position,
+    })
 }

@@ -341,4 +341,37 @@ impl PaneUi {
             egui::StrokeKind::Inside,
         );
     }
+
+    /// What copy mode says of itself at the pane's top right, and in its accessible
+    /// label: `COPY`, then the selection's kind once one is started.
+    pub fn copy_mode_words(&self) -> Option<&'static str> {
+        use tern_core::text::copy_mode::CopySelectMode;
+        let mode = self.copy.as_ref()?;
+        Some(match mode.selection().map(|(_, _, kind)| kind) {
+            None => "COPY",
+            Some(CopySelectMode::Cells) => "COPY · VISUAL",
+            Some(CopySelectMode::Lines) => "COPY · VISUAL LINE",
+            Some(CopySelectMode::Block) => "COPY · VISUAL BLOCK",
+        })
+    }
+
+    /// Draws the mode indicator (issue 51: copy mode showed none) in the pane's top
+    /// right corner: the link colour behind the pane's background colour.
+    pub(super) fn paint_copy_indicator(
+        &self,
+        painter: &egui::Painter,
+        rect: egui::Rect,
+        (accent, background): (egui::Color32, egui::Color32),
+    ) {
+        let Some(words) = self.copy_mode_words() else {
+            return;
+        };
+        let font = egui::FontId::proportional(12.0);
+        let galley = painter.layout_no_wrap(words.to_owned(), font, background);
+        let pad = egui::vec2(6.0, 2.0);
+        let size = galley.size() + 2.0 * pad;
+        let at = egui::pos2(rect.right() - size.x - 4.0, rect.top() + 4.0);
+        painter.rect_filled(egui::Rect::from_min_size(at, size), 3.0, accent);
+        painter.galley(at + pad, galley, background);
+    }
 }

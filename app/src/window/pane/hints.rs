@@ -220,11 +220,17 @@ fn resolve(path: &str, cwd: Option<&Path>) -> PathBuf {
 }
 
 /// The environment's editor and its arguments: `$VISUAL`, else `$EDITOR` (split like a
-/// shell would); `None` when neither names one.
+/// shell would), else the one the user's interactive shell names
+/// (`tern_core::shell_env`, read once at start); `None` when none does.
 fn editor() -> Option<Vec<String>> {
-    ["VISUAL", "EDITOR"].iter().find_map(|k| {
-        std::env::var(k)
-            .ok()
-            .and_then(|v| tern_core::resume::split_command(&v))
-    })
+    ["VISUAL", "EDITOR"]
+        .iter()
+        .find_map(|k| {
+            std::env::var(k)
+                .ok()
+                .and_then(|v| tern_core::resume::split_command(&v))
+        })
+        .or_else(|| {
+            tern_core::shell_env::editor().and_then(|v| tern_core::resume::split_command(&v))
+        })
 }

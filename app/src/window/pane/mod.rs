@@ -504,10 +504,14 @@ impl PaneUi {
         ctx.accesskit_node_builder(response.id, |n| {
             n.set_role(egui::accesskit::Role::Terminal);
             // The focused pane is "terminal"; the others say which pane they are.
-            if keyboard {
-                n.set_label("terminal");
+            let label = if keyboard {
+                "terminal".to_owned()
             } else {
-                n.set_label(format!("terminal {}", self.id.0));
+                format!("terminal {}", self.id.0)
+            };
+            match self.copy_mode_words() {
+                Some(mode) => n.set_label(format!("{label} ({mode})")),
+                None => n.set_label(label),
             }
         });
         if !keyboard {
@@ -547,6 +551,7 @@ impl PaneUi {
         self.paint_terminal(&ctx, &painter, rect, cx, focused);
         self.paint_search_matches(&painter, rect, m, cx.theme);
         self.paint_copy_cursor(&painter, rect, m, cx.theme.link);
+        self.paint_copy_indicator(&painter, rect, (cx.theme.link, cx.background));
         self.paint_hints(&painter, rect, m, (cx.theme.link, cx.background));
         self.search_bar(&ctx, rect, cx.theme);
         if focused {

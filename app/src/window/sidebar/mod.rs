@@ -59,6 +59,11 @@ pub enum SidebarAction {
     ForgetRemote {
         path: PathBuf,
     },
+    /// "Review changes" from a worktree's menu: a tab there running `review_command`.
+    Review {
+        path: PathBuf,
+        repo: PathBuf,
+    },
     /// A repository's worktrees were listed (for the trace).
     Listed {
         root: PathBuf,
@@ -400,14 +405,19 @@ impl Sidebar {
                         repo: Some(entry.repo.root().to_path_buf()),
                     });
                 }
-                if !w.is_main {
-                    row.context_menu(|ui| {
-                        if ui.button("Remove worktree…").clicked() {
-                            remove = Some((entry.repo.root().to_path_buf(), w.clone()));
-                            ui.close();
-                        }
-                    });
-                }
+                row.context_menu(|ui| {
+                    if ui.button("Review changes").clicked() {
+                        actions.push(SidebarAction::Review {
+                            path: w.path.clone(),
+                            repo: entry.repo.root().to_path_buf(),
+                        });
+                        ui.close();
+                    }
+                    if !w.is_main && ui.button("Remove worktree…").clicked() {
+                        remove = Some((entry.repo.root().to_path_buf(), w.clone()));
+                        ui.close();
+                    }
+                });
             }
         }
         // Folders that are not repositories.

@@ -38,6 +38,17 @@ pub(super) fn worktree_row(
             job.append(&format!("±{}", s.changed_files), 6.0, small(colors.changed));
             words.push(format!("{} changed", s.changed_files));
         }
+        // What its agent changed against the main branch: files, +added −removed.
+        if let Some(d) = s.diff.filter(|d| !d.is_empty()) {
+            let files = match d.files {
+                1 => "1 file".to_owned(),
+                n => format!("{n} files"),
+            };
+            job.append(&files, 6.0, small(colors.text_dim));
+            job.append(&format!("+{}", d.added), 4.0, small(colors.ahead));
+            job.append(&format!("−{}", d.removed), 3.0, small(colors.behind));
+            words.push(format!("{files} +{} −{}", d.added, d.removed));
+        }
         if let Some(ab) = s.ahead_behind {
             if ab.ahead > 0 {
                 job.append(&format!("↑{}", ab.ahead), 4.0, small(colors.ahead));
@@ -64,7 +75,12 @@ pub(super) fn worktree_row(
         if let Some(state) = g.badges.activity {
             words.push(state.label().to_owned());
         }
-        job.append(&format!("{} tabs", g.tabs), 6.0, small(colors.text_dim));
+        let tabs = match g.tabs {
+            1 => "1 tab".to_owned(),
+            n => format!("{n} tabs"),
+        };
+        job.append(&tabs, 6.0, small(colors.text_dim));
+        words.push(tabs);
     }
     let r = ui
         .add(egui::Button::selectable(
