@@ -398,3 +398,26 @@ fn the_window_starts_with_a_theme_that_is_a_fifo() {
         "{said}"
     );
 }
+
+/// The diagnostics panel's first line says how many notifications went to the desktop
+/// notifier and how many calls it made to the notification server.
+///
+/// Catches: the calls made nowhere to be seen (issue 48 asks for them in the panel).
+#[test]
+fn the_diagnostics_panel_shows_the_notification_calls() {
+    use egui_kittest::kittest::Queryable as _;
+    let launch = tern::window::app::Launch::new(
+        tern_core::pipeline::SpawnSpec::command("cat", &[])
+            .size(tern_core::model::TermSize::new(80, 24)),
+    );
+    let mut h = common::app_harness(launch, egui::vec2(1200.0, 800.0));
+    h.step();
+    h.key_press_modifiers(egui::Modifiers::CTRL | egui::Modifiers::SHIFT, egui::Key::G);
+    h.step();
+    h.step();
+    assert!(
+        h.query_by_label_contains("desktop notifications 0 (0 notification server calls)")
+            .is_some(),
+        "no line for the notification calls"
+    );
+}

@@ -484,10 +484,6 @@ impl TernApp {
         // The diagnostics panel: frame time, the panel itself, jump to a clicked pane.
         self.diagnostics.record_frame(frame_started.elapsed());
         if self.diagnostics.is_open() {
-            self.diagnostics.set_notifications(
-                self.core.notifications_sent(),
-                self.core.notification_calls(),
-            );
             // Labels are looked up only while the panel is open.
             let names: HashMap<PaneId, tern_core::diagnostics::PaneLabel> = self
                 .panes

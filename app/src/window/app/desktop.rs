@@ -48,6 +48,12 @@ impl TernApp {
         }
         self.window_close_request(ctx);
         self.close_dialog(ctx);
+        // What the diagnostics panel says of desktop notifications (two counters).
+        let (handed, calls) = (
+            self.core.notifications_sent(),
+            self.core.notification_calls(),
+        );
+        self.diagnostics.set_notifications(handed, calls);
     }
 
     /// The window goes with its last pane when that pane's program exited.
