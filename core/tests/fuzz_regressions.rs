@@ -58,3 +58,16 @@ mod theme_checks;
 fn theme_corpus_parses_or_errors_without_panics() {
     replay("theme", theme_checks::theme);
 }
+
+#[path = "fuzz_checks/agents.rs"]
+mod agent_checks;
+
+#[test]
+fn agent_status_corpus_is_bounded_clean_and_alike_in_any_split() {
+    replay("agent_status", agent_checks::agent_status);
+}
+
+#[test]
+fn hooks_corpus_reads_to_reports_the_socket_accepts() {
+    replay("hooks", agent_checks::hooks);
+}
