@@ -297,7 +297,7 @@ fn codex_notify_decides_and_the_thread_is_resumed(face: Face) {
     );
     let words: Vec<String> = argv.iter().map(|w| format!("'{w}'")).collect();
     let script = format!(
-        "printf '\\033]21337;status=Working\\033\\\\'\n{} '{payload}' </dev/null >/dev/null 2>&1\nexec sleep 600\n",
+        "{} '{payload}' </dev/null >/dev/null 2>&1\nexec sleep 600\n",
         words.join(" ")
     );
     let pane = t.new_tab(&script);

@@ -359,8 +359,25 @@ pub fn parse_kitty(text: &str) -> Result<Scheme, String> {
 /// text, `[colors.selection]` background and text, `[colors.search.matches]` and
 /// `[colors.search.focused_match]` background (`CellForeground` / `CellBackground`:
 /// the cell's own colour).
+/// A TOML error as "line L, column C: message", without TOML's quoted line (a theme's
+/// line can be any length; the error names the place, it does not echo the file).
+fn toml_error(text: &str, e: &toml::de::Error) -> String {
+    let message: String = e.message().chars().take(200).collect();
+    match e.span() {
+        Some(span) => {
+            let before = &text[..span.start.min(text.len())];
+            let line = before.matches('\n').count() + 1;
+            let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            format!("line {line}, column {column}: {message}")
+        }
+        None => message,
+    }
+}
+
 pub fn parse_alacritty(text: &str) -> Result<Scheme, String> {
-    let doc: toml::Table = text.parse().map_err(|e: toml::de::Error| e.to_string())?;
+    let doc: toml::Table = text
+        .parse()
+        .map_err(|e: toml::de::Error| toml_error(text, &e))?;
     let colors = doc
         .get("colors")
         .and_then(|c| c.as_table())

@@ -180,51 +180,6 @@ impl WorkspaceCore {
         self.panes.keys().copied()
     }
 
-    /// What the pane is doing, by the one rule every face reads (the tab mark, the
-    /// sidebar, the switcher, next-waiting, `tern msg list` and `wait`): the activity
-    /// tracker's report (the agent's own word first, see
-    /// [`crate::pipeline::activity`]), and `exited` for a held pane.
-    pub fn activity(&self, pane: PaneId) -> Option<crate::pipeline::activity::ActivityReport> {
-        self.held(pane, self.pipeline.activity(pane)?)
-    }
-
-    /// [`Self::activity`] of every pane the core knows, by pane id.
-    pub fn activities(&self) -> Vec<(PaneId, crate::pipeline::activity::ActivityReport)> {
-        self.pipeline
-            .activities()
-            .into_iter()
-            .filter_map(|(pane, report)| Some((pane, self.held(pane, report)?)))
-            .collect()
-    }
-
-    /// The waiting pane, in any worktree, that has waited longest (ties: the lower
-    /// pane id).
-    pub fn longest_waiting(&self) -> Option<PaneId> {
-        self.activities()
-            .into_iter()
-            .filter(|(p, r)| {
-                r.state == crate::pipeline::activity::ActivityState::Waiting
-                    && self.ws.locate(*p).is_some()
-            })
-            .max_by_key(|(p, r)| (r.since_ms, std::cmp::Reverse(p.0)))
-            .map(|(p, _)| p)
-    }
-
-    /// The tracker's report as the core says it: `exited` for a held pane; `None` for a
-    /// pane the core does not know.
-    fn held(
-        &self,
-        pane: PaneId,
-        mut report: crate::pipeline::activity::ActivityReport,
-    ) -> Option<crate::pipeline::activity::ActivityReport> {
-        use crate::pipeline::activity::{ActivitySource, ActivityState};
-        if self.panes.get(&pane)?.exit.is_some() {
-            report.state = ActivityState::Exited;
-            report.source = ActivitySource::Exit;
-        }
-        Some(report)
-    }
-
     /// The commands applied, oldest first (the last [`JOURNAL_LEN`]).
     pub fn journal(&self) -> impl Iterator<Item = &Applied> {
         self.journal.iter()
@@ -448,29 +403,7 @@ impl WorkspaceCore {
             }
             Command::Report { pane, report } => {
                 let pane = self.known(pane)?;
-                let was_waiting = self.activity(pane).map(|r| r.state)
-                    == Some(crate::pipeline::activity::ActivityState::Waiting);
-                self.pipeline.report_activity(pane, report.activity());
-                // "It waits for you" reaches the desktop as the config says, once per
-                // wait (a permission dialog is reported twice: at once, then after 6 s).
-                if report.state == Some(crate::pipeline::activity::ActivityState::Waiting)
-                    && !was_waiting
-                {
-                    let body = report.reason.as_deref().unwrap_or("waiting for you");
-                    let note = crate::model::notify::Notification::new(
-                        crate::model::notify::NotifySource::Agent,
-                        "",
-                        body,
-                    );
-                    self.on_notice(pane, Some(&note));
-                }
-                if let Some(r) = self.panes.get_mut(&pane) {
-                    match report.session {
-                        crate::agent::SessionNews::Current(s) => r.agent = Some(s),
-                        crate::agent::SessionNews::Ended => r.agent = None,
-                        crate::agent::SessionNews::None => {}
-                    }
-                }
+                self.report(pane, report);
                 Ok(Outcome::Done)
             }
             Command::SetRepo { path, repo } => {
@@ -609,24 +542,6 @@ impl WorkspaceCore {
         if last {
             self.effects.push(Effect::LastExited { code: exit.code });
         }
-    }
-
-    fn group_path_of(&self, pane: PaneId) -> Option<PathBuf> {
-        let at = self.ws.locate(pane)?;
-        Some(self.ws.groups[at.group].path.clone())
-    }
-
-    /// The group whose folder holds `dir` (the deepest), or an index past the end when
-    /// none does (the caller makes one).
-    fn group_for(&self, dir: &Path) -> usize {
-        self.ws
-            .groups
-            .iter()
-            .enumerate()
-            .filter(|(_, g)| dir.starts_with(&g.path))
-            .max_by_key(|(_, g)| g.path.components().count())
-            .map(|(i, _)| i)
-            .unwrap_or(self.ws.groups.len())
     }
 }
 

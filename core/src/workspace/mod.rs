@@ -4,6 +4,7 @@
 //! `tern --headless` are two faces of it: each turns its input into commands and
 //! carries out the [`Effect`]s that come back.
 
+mod activity;
 mod command;
 mod core;
 mod names;

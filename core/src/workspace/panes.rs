@@ -2,7 +2,7 @@
 //! config's shell or a program, one started elsewhere adopted (the window's first pane,
 //! a remote pane), and what each pane runs, looked up from the process table.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use super::command::Effect;
@@ -128,5 +128,25 @@ impl WorkspaceCore {
                 }
             })
             .collect()
+    }
+}
+
+impl WorkspaceCore {
+    pub(super) fn group_path_of(&self, pane: PaneId) -> Option<PathBuf> {
+        let at = self.ws.locate(pane)?;
+        Some(self.ws.groups[at.group].path.clone())
+    }
+
+    /// The group whose folder holds `dir` (the deepest), or an index past the end when
+    /// none does (the caller makes one).
+    pub(super) fn group_for(&self, dir: &Path) -> usize {
+        self.ws
+            .groups
+            .iter()
+            .enumerate()
+            .filter(|(_, g)| dir.starts_with(&g.path))
+            .max_by_key(|(_, g)| g.path.components().count())
+            .map(|(i, _)| i)
+            .unwrap_or(self.ws.groups.len())
     }
 }

@@ -13,7 +13,7 @@
 //!   the socket would accept (`AgentReport::validated`).
 
 use tern_core::agent::{AgentKind, AgentSession, MAX_REASON_CHARS, SessionNews, hooks};
-use tern_core::model::agent_status::{MAX_DETAIL_CHARS, Update, parse_21337, parse_7501};
+use tern_core::model::agent_status::{MAX_DETAIL_CHARS, Update, parse_7501, parse_21337};
 use tern_core::model::{TermConfig, TermEvent, TermSize, Terminal};
 
 fn clean(text: &str, cap: usize) -> bool {

@@ -267,10 +267,20 @@ impl ActivityCell {
 
     /// After a parse step: output arrived, and these facts came out of it.
     pub fn on_output(&self, at: Instant, events: &[TermEvent]) {
+        self.on_output_read(at, at, events);
+    }
+
+    /// [`Self::on_output`] for bytes read from the pty at `read_at`: a status sequence
+    /// read before the agent's hook last reported is older than that report and does
+    /// not undo it (the two come by different roads: the pty, and the socket).
+    pub fn on_output_read(&self, at: Instant, read_at: Instant, events: &[TermEvent]) {
         self.with(|f| {
             f.last_output = Some(at);
             for e in events {
-                f.apply(at, e);
+                match e {
+                    TermEvent::AgentStatus(status) => f.agent_status(at, read_at, status),
+                    e => f.apply(at, e),
+                }
             }
         });
     }
@@ -324,10 +334,20 @@ impl Facts {
     /// OSC 21337 / 7501, an incremental update of the report: Working runs, Waiting
     /// waits, Idle is done after work (idle when nothing ran since the last report).
     /// A key the sequence leaves out keeps its value.
-    fn agent_status(&mut self, at: Instant, status: &AgentStatus) {
+    fn agent_status(&mut self, at: Instant, read_at: Instant, status: &AgentStatus) {
         let before = self.explicit.as_ref();
-        let worked = before
-            .is_some_and(|e| matches!(e.state, ActivityState::Running | ActivityState::Waiting));
+        if before.is_some_and(|e| {
+            matches!(e.via, ActivitySource::Hook | ActivitySource::SetStatus) && read_at < e.at
+        }) {
+            return;
+        }
+        // Idle after work (or after a hook said done) is done.
+        let worked = before.is_some_and(|e| {
+            matches!(
+                e.state,
+                ActivityState::Running | ActivityState::Waiting | ActivityState::Done
+            )
+        });
         let state = match &status.state {
             Update::Keep => before.map(|e| e.state),
             Update::Clear => None,
@@ -358,7 +378,7 @@ impl Facts {
 
     fn apply(&mut self, at: Instant, event: &TermEvent) {
         match event {
-            TermEvent::AgentStatus(status) => self.agent_status(at, status),
+            TermEvent::AgentStatus(status) => self.agent_status(at, at, status),
             TermEvent::Bell => self.attention = Some((at, WaitReason::Bell)),
             TermEvent::Notification(n) => {
                 self.attention = Some((at, WaitReason::Notification));

@@ -442,3 +442,27 @@ fn without_a_report_the_source_says_which_rule_decided() {
     c.on_output(ms(t, 30), &[TermEvent::Bell]);
     assert_eq!(c.report(ms(t, 40)).source, ActivitySource::Bell);
 }
+
+/// The pty and the socket are two roads: a status sequence read before the hook's
+/// report is older and does not undo it; one read after it does; idle after a hook's
+/// done stays done. (Catches a rule of arrival order alone: the OSC "working" a
+/// program printed before its hook said "done" would leave the pane running.)
+#[test]
+fn a_status_read_before_the_hooks_report_does_not_undo_it() {
+    let (c, t) = (ActivityCell::default(), t0());
+    c.on_report(ms(t, 10), report(Some(ActivityState::Done), None));
+    c.on_output_read(ms(t, 20), ms(t, 5), &[osc21337("status=Working")]);
+    let r = c.report(ms(t, 30));
+    assert_eq!(
+        (r.state, r.source),
+        (ActivityState::Done, ActivitySource::Hook)
+    );
+    c.on_output_read(ms(t, 40), ms(t, 35), &[osc21337("status=Idle")]);
+    let r = c.report(ms(t, 50));
+    assert_eq!(
+        (r.state, r.source),
+        (ActivityState::Done, ActivitySource::Osc21337)
+    );
+    c.on_output_read(ms(t, 60), ms(t, 55), &[osc21337("status=Working")]);
+    assert_eq!(c.report(ms(t, 70)).state, ActivityState::Running);
+}

@@ -162,7 +162,7 @@ impl ModelThread {
                 p.stats.reply_latency.record(read_at.elapsed());
             }
             let facts = coalesce(parsed.events);
-            p.activity.on_output(now, &facts);
+            p.activity.on_output_read(now, read_at, &facts);
             for event in facts {
                 told = true;
                 let _ = events.send(PaneEvent::Fact { pane, event });
