@@ -318,22 +318,7 @@ fn codex_notify_decides_and_the_thread_is_resumed(face: Face) {
     let _ = std::fs::remove_dir_all(&bins);
 }
 
-/// A scenario as two tests: in the window, and headless.
-macro_rules! on_both_faces {
-    ($($scenario:ident: $window:ident, $headless:ident;)*) => {$(
-        #[test]
-        fn $window() {
-            $scenario(Face::Window);
-        }
-
-        #[test]
-        fn $headless() {
-            $scenario(Face::Headless);
-        }
-    )*};
-}
-
-on_both_faces! {
+common::user::on_both_faces! {
     osc_21337_waiting_working_idle: osc_21337_waiting_working_idle_in_the_window, osc_21337_waiting_working_idle_headless;
     claude_hooks_decide_and_the_session_is_resumed: claude_hooks_decide_and_the_session_is_resumed_in_the_window, claude_hooks_decide_and_the_session_is_resumed_headless;
     codex_notify_decides_and_the_thread_is_resumed: codex_notify_decides_and_the_thread_is_resumed_in_the_window, codex_notify_decides_and_the_thread_is_resumed_headless;

@@ -39,6 +39,23 @@ fn worktree(root: &Path, name: &str, script: &str) -> PathBuf {
     dir
 }
 
+/// The window, its first pane in `first`; every new pane runs its worktree's agent.sh.
+fn agents_window(root: &Path, first: &Path) -> Harness<'static, Slot> {
+    let config = root.join("config.ron");
+    std::fs::write(
+        &config,
+        "(shell: (program: \"sh\", args: [\"agent.sh\"]), shell_integration: false)\n",
+    )
+    .expect("config");
+    let mut launch = Launch::new(
+        SpawnSpec::command("sh", &["agent.sh"])
+            .cwd(first)
+            .size(TermSize::new(80, 24)),
+    );
+    launch.config = tern::window::settings::ConfigSource::File(config);
+    common::app_harness(launch, egui::vec2(1100.0, 600.0))
+}
+
 fn app<'a>(h: &'a Harness<'_, Slot>) -> &'a TernApp {
     h.state().as_ref().expect("the app started")
 }
@@ -77,20 +94,7 @@ fn fake_agents_show_running_waiting_and_done_and_the_waiting_one_is_reached() {
     let stream = worktree(&root, "stream", STREAMING);
     let ask = worktree(&root, "ask", ASKING);
     let exit = worktree(&root, "exit", EXITING);
-    // Every new pane runs its worktree's agent.sh.
-    let config = root.join("config.ron");
-    std::fs::write(
-        &config,
-        "(shell: (program: \"sh\", args: [\"agent.sh\"]), shell_integration: false)\n",
-    )
-    .expect("config");
-    let mut launch = Launch::new(
-        SpawnSpec::command("sh", &["agent.sh"])
-            .cwd(&stream)
-            .size(TermSize::new(80, 24)),
-    );
-    launch.config = tern::window::settings::ConfigSource::File(config);
-    let mut h = common::app_harness(launch, egui::vec2(1100.0, 600.0));
+    let mut h = agents_window(&root, &stream);
     h.step();
     if let Some(a) = h.state_mut().as_mut() {
         a.open_group("ask".into(), ask, None);
@@ -368,19 +372,7 @@ fn an_agents_own_status_is_its_reason_on_the_sidebar_and_in_the_switcher() {
         "printf '\\033]21337;status=Waiting;indicator=#5f87ff;detail=Allow Bash: cargo test?\\007'; echo 'working on it'; sleep 600\n",
     );
     let quiet = worktree(&root, "quiet", "sleep 600\n");
-    let config = root.join("config.ron");
-    std::fs::write(
-        &config,
-        "(shell: (program: \"sh\", args: [\"agent.sh\"]), shell_integration: false)\n",
-    )
-    .expect("config");
-    let mut launch = Launch::new(
-        SpawnSpec::command("sh", &["agent.sh"])
-            .cwd(&quiet)
-            .size(TermSize::new(80, 24)),
-    );
-    launch.config = tern::window::settings::ConfigSource::File(config);
-    let mut h = common::app_harness(launch, egui::vec2(1100.0, 600.0));
+    let mut h = agents_window(&root, &quiet);
     h.step();
     if let Some(a) = h.state_mut().as_mut() {
         a.open_group("report".into(), reporting, None);

@@ -247,24 +247,7 @@ fn a_notification_flood_costs_one_call_per_interval_and_keeps_the_count() {
     std::fs::write(&config, "(notify: (min_interval_ms: 1000))").expect("config");
     let monitor = dir.join("monitor.txt");
     let pid_file = dir.join("tern.pid");
-    let inner = format!(
-        "dbus-monitor --session \"interface='org.freedesktop.Notifications'\" > '{mon}' 2>&1 & m=$!; \
-         sleep 1; '{tern}' --headless & echo $! > '{pid}'; wait $!; kill $m",
-        mon = monitor.display(),
-        tern = env!("CARGO_BIN_EXE_tern"),
-        pid = pid_file.display(),
-    );
-    let mut cmd = Command::new("dbus-run-session");
-    common::headless::scratch_env(&mut cmd, &dir);
-    let child = cmd
-        .args(["--", "sh", "-c", &inner])
-        .env_remove("DBUS_SESSION_BUS_ADDRESS")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("dbus-run-session (apt-get install dbus)");
-    let served = Served::wrap(&dir, child);
+    let served = common::headless::served_on_a_private_bus(&dir);
     let started = Instant::now();
     served.ok(&[
         "new-tab",

@@ -208,29 +208,12 @@ fn a_second_headless_workspace_on_the_same_session_is_refused() {
 /// before the core took the routing over).
 #[test]
 fn a_headless_workspace_sends_notifications_to_the_desktop() {
-    use std::process::{Command, Stdio};
+    use std::process::Command;
     use std::time::{Duration, Instant};
     let dir = scratch("hw-notify");
     let monitor = dir.join("monitor.txt");
     let pid_file = dir.join("tern.pid");
-    let inner = format!(
-        "dbus-monitor --session \"interface='org.freedesktop.Notifications'\" > '{mon}' 2>&1 & m=$!; \
-         sleep 1; '{tern}' --headless & echo $! > '{pid}'; wait $!; kill $m",
-        mon = monitor.display(),
-        tern = env!("CARGO_BIN_EXE_tern"),
-        pid = pid_file.display(),
-    );
-    let mut cmd = Command::new("dbus-run-session");
-    common::headless::scratch_env(&mut cmd, &dir);
-    let child = cmd
-        .args(["--", "sh", "-c", &inner])
-        .env_remove("DBUS_SESSION_BUS_ADDRESS")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("dbus-run-session (apt-get install dbus)");
-    let served = Served::wrap(&dir, child);
+    let served = common::headless::served_on_a_private_bus(&dir);
     let pane = pane_id(&served.ok(&[
         "new-tab",
         "--title",

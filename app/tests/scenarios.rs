@@ -463,22 +463,7 @@ fn title_and_class_reach_the_x11_window() {
     );
 }
 
-/// A scenario as two tests: in the window, and headless.
-macro_rules! on_both_faces {
-    ($($scenario:ident: $window:ident, $headless:ident;)*) => {$(
-        #[test]
-        fn $window() {
-            $scenario(Face::Window);
-        }
-
-        #[test]
-        fn $headless() {
-            $scenario(Face::Headless);
-        }
-    )*};
-}
-
-on_both_faces! {
+common::user::on_both_faces! {
     a_fresh_home_starts_one_shell_in_home_and_saves_the_session: a_fresh_home_starts_one_shell_in_home_and_saves_the_session_in_the_window, a_fresh_home_starts_one_shell_in_home_and_saves_the_session_headless;
     a_tab_opened_by_msg_runs_its_program_in_its_folder_with_its_title: a_tab_opened_by_msg_runs_its_program_in_its_folder_with_its_title_in_the_window, a_tab_opened_by_msg_runs_its_program_in_its_folder_with_its_title_headless;
     splits_by_msg_stay_in_the_tab_and_take_the_focus: splits_by_msg_stay_in_the_tab_and_take_the_focus_in_the_window, splits_by_msg_stay_in_the_tab_and_take_the_focus_headless;

@@ -49,6 +49,30 @@ pub fn scratch_env(cmd: &mut Command, dir: &Path) {
         .current_dir(dir.join("home"));
 }
 
+/// `tern --headless` in `dir` inside a private session bus (`dbus-run-session`), with
+/// `dbus-monitor` writing the notification server's calls to `dir/monitor.txt` and
+/// tern's pid in `dir/tern.pid` (SIGTERM to it ends tern, the monitor and the bus).
+pub fn served_on_a_private_bus(dir: &Path) -> Served {
+    let inner = format!(
+        "dbus-monitor --session \"interface='org.freedesktop.Notifications'\" > '{mon}' 2>&1 & m=$!; \
+         sleep 1; '{tern}' --headless & echo $! > '{pid}'; wait $!; kill $m",
+        mon = dir.join("monitor.txt").display(),
+        tern = env!("CARGO_BIN_EXE_tern"),
+        pid = dir.join("tern.pid").display(),
+    );
+    let mut cmd = Command::new("dbus-run-session");
+    scratch_env(&mut cmd, dir);
+    let child = cmd
+        .args(["--", "sh", "-c", &inner])
+        .env_remove("DBUS_SESSION_BUS_ADDRESS")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("dbus-run-session (apt-get install dbus)");
+    Served::wrap(dir, child)
+}
+
 impl Served {
     /// Starts `tern --headless [args]` in `dir` and waits for its socket.
     pub fn start(dir: &Path, args: &[&str]) -> Served {

@@ -341,3 +341,22 @@ impl Tern {
         })
     }
 }
+
+/// Each scenario `fn(Face)` as two tests: in the window, and headless
+/// (`on_both_faces! { scenario: test_in_the_window, test_headless; }`).
+#[allow(unused_macros)]
+macro_rules! on_both_faces {
+    ($($scenario:ident: $window:ident, $headless:ident;)*) => {$(
+        #[test]
+        fn $window() {
+            $scenario($crate::common::user::Face::Window);
+        }
+
+        #[test]
+        fn $headless() {
+            $scenario($crate::common::user::Face::Headless);
+        }
+    )*};
+}
+#[allow(unused_imports)]
+pub(crate) use on_both_faces;
