@@ -168,9 +168,10 @@ fn read_hook_stdin() -> Option<Vec<u8>> {
     let cap = tern_core::agent::hooks::MAX_HOOK_INPUT_BYTES as u64;
     let mut input = Vec::new();
     stdin.lock().take(cap + 1).read_to_end(&mut input).ok()?;
-    // Whatever is left is drained, so the agent never writes into a closed pipe.
+    // What is left is drained (up to 64 times the cap: a stream that never ends is
+    // not drained forever), so the agent does not write into a closed pipe.
     if input.len() as u64 > cap {
-        let _ = std::io::copy(&mut stdin.lock(), &mut std::io::sink());
+        let _ = std::io::copy(&mut stdin.lock().take(64 * cap), &mut std::io::sink());
         return None;
     }
     Some(input)
