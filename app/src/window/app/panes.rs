@@ -193,7 +193,7 @@ impl TernApp {
             }
         }
         if !tab.zoomed {
-            actions.extend(chrome::dividers(ui, &self.core.ws(), area_c, &self.theme));
+            actions.extend(chrome::dividers(ui, self.core.ws(), area_c, &self.theme));
         }
         self.glyphs.end_frame(ui.ctx());
         // A key's release asks a frame only while the focused pane's program reads
