@@ -143,20 +143,12 @@ fn path_with(bin: &Path) -> String {
     )
 }
 
-/// A scratch HOME prepared before tern starts (so its PATH can name a folder in it).
-fn scratch_home(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tern-agent-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("mkdir");
-    dir
-}
-
 /// With a fresh HOME: `tern agents setup claude`; a stand-in runs the configured hook
 /// commands with Claude Code's JSON for SessionStart, Notification (permission_prompt)
 /// and Stop: the pane is idle, waiting with the message, then done, in the agent's
 /// conversation; after a restart the tab runs `claude --resume <that session_id>`.
 fn claude_hooks_decide_and_the_session_is_resumed(face: Face) {
-    let bins = scratch_home(&format!("claude-bins-{face:?}"));
+    let bins = common::headless::scratch(&format!("claude-bins-{face:?}"));
     let bin = fake_agents(&bins);
     let mut t = Start::new(face, "claude-hooks")
         .env("PATH", &path_with(&bin))
@@ -266,7 +258,7 @@ fn resumed(mut t: Tern, line: &str) {
 /// the `agent-turn-complete` JSON as its last argument, as Codex does: done, in thread
 /// `thread-id`, resumed as `codex resume <thread-id>`.
 fn codex_notify_decides_and_the_thread_is_resumed(face: Face) {
-    let bins = scratch_home(&format!("codex-bins-{face:?}"));
+    let bins = common::headless::scratch(&format!("codex-bins-{face:?}"));
     let bin = fake_agents(&bins);
     let mut t = Start::new(face, "codex-notify")
         .env("PATH", &path_with(&bin))
@@ -331,7 +323,7 @@ const USER_SETTINGS: &str = "{\n  \"model\": \"opus\",\n  \"hooks\": {\n    \"St
 /// JSON is left untouched with an error naming where.
 #[test]
 fn setup_is_idempotent_dry_runs_write_nothing_and_remove_restores_the_users_file() {
-    let home = scratch_home("setup");
+    let home = common::headless::scratch("setup");
     let file = home.join(".claude/settings.json");
     std::fs::create_dir_all(file.parent().expect("parent")).expect("mkdir");
     std::fs::write(&file, USER_SETTINGS).expect("settings");
@@ -373,7 +365,7 @@ fn setup_is_idempotent_dry_runs_write_nothing_and_remove_restores_the_users_file
 /// as "block this", and a SessionStart hook's stdout as context for the model).
 #[test]
 fn the_hook_command_is_silent_and_succeeds_whatever_happens() {
-    let dir = scratch_home("hook-silent");
+    let dir = common::headless::scratch("hook-silent");
     let hook = |env: &[(&str, &str)], args: &[&str], stdin: &str| {
         use std::io::Write as _;
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_tern"));

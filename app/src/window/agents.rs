@@ -105,7 +105,7 @@ pub fn next_change_ms<'a>(reports: impl IntoIterator<Item = &'a ActivityReport>)
 #[derive(Default)]
 pub struct Agents {
     pub activity: HashMap<PaneId, ActivityReport>,
-    /// Each pane's state as last drawn, sorted by pane (for the trace's `marks`).
+    /// Each pane's state as last traced, sorted by pane (the trace's `marks`).
     drawn: Vec<(PaneId, ActivityState)>,
 }
 
@@ -115,13 +115,21 @@ impl Agents {
     /// no timer repaints an idle window. (The switcher's "45s" ages are read when it
     /// opens; nothing on screen counts seconds.)
     ///
-    /// Returns the marks as JSON fields (`"marks":{"3":"waiting",..}`) when any
-    /// changed, for the window's trace: what the tab bar and the sidebar draw, so a
-    /// test can hold it against `tern msg list`.
-    pub fn refresh(&mut self, ctx: &egui::Context, core: &WorkspaceCore) -> Option<String> {
+    /// With `traced` (the window's trace is on), returns the marks as JSON fields
+    /// (`"marks":{"3":"waiting",..}`) when any changed: what the tab bar and the
+    /// sidebar draw, so a test can hold it against `tern msg list`.
+    pub fn refresh(
+        &mut self,
+        ctx: &egui::Context,
+        core: &WorkspaceCore,
+        traced: bool,
+    ) -> Option<String> {
         self.activity = core.activities().into_iter().collect();
         if let Some(ms) = next_change_ms(self.activity.values()) {
             ctx.request_repaint_after(Duration::from_millis(ms));
+        }
+        if !traced {
+            return None;
         }
         let mut drawn: Vec<(PaneId, ActivityState)> =
             self.activity.iter().map(|(p, r)| (*p, r.state)).collect();

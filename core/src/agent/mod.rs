@@ -135,11 +135,7 @@ impl AgentReport {
 /// A reason as tern shows it: control and bidi characters dropped, at most
 /// [`MAX_REASON_CHARS`]; `None` when nothing is left.
 pub fn clean_reason(text: &str) -> Option<String> {
-    let text: String = crate::model::notify::sanitize(text)
-        .chars()
-        .take(MAX_REASON_CHARS)
-        .collect();
-    (!text.is_empty()).then_some(text)
+    crate::model::notify::clean_text(text, MAX_REASON_CHARS)
 }
 
 #[cfg(test)]

@@ -161,6 +161,22 @@ impl Plan {
     }
 }
 
+/// What a removal writes once tern's entries are out: the backup's bytes when what is
+/// left means the same (`same_as`: the user's file back, byte for byte), nothing when
+/// tern made the file (no backup) and nothing is left, else what is left.
+fn after_removal(
+    left: Vec<u8>,
+    left_empty: bool,
+    backup: Option<&[u8]>,
+    same_as: impl Fn(&[u8]) -> bool,
+) -> Option<Vec<u8>> {
+    match backup {
+        Some(old) if same_as(old) => Some(old.to_vec()),
+        None if left_empty => None,
+        _ => Some(left),
+    }
+}
+
 fn backup_path(real: &Path) -> PathBuf {
     let mut name = real.as_os_str().to_owned();
     name.push(BACKUP_SUFFIX);

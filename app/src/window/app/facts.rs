@@ -75,7 +75,8 @@ impl TernApp {
         // Clicked desktop notifications focus their pane (the core applies it).
         self.core.poll_notices();
         self.take_effects();
-        if let Some(marks) = self.agents.refresh(ctx, &self.core) {
+        let traced = self.trace.enabled();
+        if let Some(marks) = self.agents.refresh(ctx, &self.core, traced) {
             self.trace.event("marks", &marks);
         }
     }

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use super::{CLAUDE_EVENTS, SetupContext, is_tern_line};
+use super::{CLAUDE_EVENTS, SetupContext, after_removal, is_tern_line};
 use crate::agent::AgentKind;
 
 fn parse_json(text: &str, file: &Path) -> Result<Map<String, Value>, String> {
@@ -146,16 +146,9 @@ pub(super) fn claude_remove(
     if !strip_tern_hooks(&mut settings) {
         return Ok(Some(text.as_bytes().to_vec()));
     }
-    // What the backup holds, when what is left is just that: the user's bytes back.
-    if let Some(old) = backup
-        && let Ok(old_text) = std::str::from_utf8(old)
-        && parse_json(old_text, file).is_ok_and(|m| m == settings)
-    {
-        return Ok(Some(old.to_vec()));
-    }
-    if backup.is_none() && settings.is_empty() {
-        // tern made the file: it goes.
-        return Ok(None);
-    }
-    Ok(Some(json_bytes(&settings, text.ends_with('\n'))))
+    let same_as = |old: &[u8]| {
+        std::str::from_utf8(old).is_ok_and(|t| parse_json(t, file).is_ok_and(|m| m == settings))
+    };
+    let left = json_bytes(&settings, text.ends_with('\n'));
+    Ok(after_removal(left, settings.is_empty(), backup, same_as))
 }

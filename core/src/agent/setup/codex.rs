@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::{SetupContext, is_tern_hook};
+use super::{SetupContext, after_removal, is_tern_hook};
 use crate::agent::AgentKind;
 
 fn parse_toml(text: &str, file: &Path) -> Result<toml_edit::DocumentMut, String> {
@@ -158,14 +158,9 @@ pub(super) fn codex_remove(
         return Ok(Some(text.as_bytes().to_vec()));
     }
     let left = doc.to_string();
-    if let Some(old_bytes) = backup
-        && toml::from_str::<toml::Table>(&left).ok()
-            == toml::from_str::<toml::Table>(&String::from_utf8_lossy(old_bytes)).ok()
-    {
-        return Ok(Some(old_bytes.to_vec()));
-    }
-    if backup.is_none() && left.trim().is_empty() {
-        return Ok(None);
-    }
-    Ok(Some(left.into_bytes()))
+    let meaning = toml::from_str::<toml::Table>(&left).ok();
+    let same_as =
+        |old: &[u8]| toml::from_str::<toml::Table>(&String::from_utf8_lossy(old)).ok() == meaning;
+    let empty = left.trim().is_empty();
+    Ok(after_removal(left.into_bytes(), empty, backup, same_as))
 }

@@ -10,10 +10,10 @@
 //! - **OSC 7501**, Codex's own state line, printed to every terminal:
 //!   `OSC 7501 ; state=idle|working|blocked|clear : app=NAME ST`.
 //!
-//! Text is data: [`super::notify::sanitize`] strips control and bidi characters, and
+//! Text is data: [`super::notify::clean_text`] strips control and bidi characters, and
 //! every value is capped.
 
-use super::notify::sanitize;
+use super::notify::clean_text;
 use crate::model::palette::Rgb;
 
 /// Most characters of a status or detail kept.
@@ -193,8 +193,7 @@ fn unescaped_tokens(payload: &[u8]) -> Vec<String> {
 }
 
 fn clean(text: &str) -> Option<String> {
-    let text: String = sanitize(text).chars().take(MAX_DETAIL_CHARS).collect();
-    (!text.is_empty()).then_some(text)
+    clean_text(text, MAX_DETAIL_CHARS)
 }
 
 /// `#rgb`, `#rrggbb` or `rgb:r/g/b` (xterm's forms; no colour names: a mark's colour

@@ -105,6 +105,13 @@ pub fn sanitize(text: &str) -> String {
         .to_owned()
 }
 
+/// [`sanitize`]d and cut to `max` characters; `None` when nothing is left (an agent's
+/// status, detail or reason).
+pub fn clean_text(text: &str, max: usize) -> Option<String> {
+    let text: String = sanitize(text).chars().take(max).collect();
+    (!text.is_empty()).then_some(text)
+}
+
 /// OSC 9;4;state;percent. Anything malformed is ignored.
 pub fn parse_progress(params: &[&[u8]]) -> Option<Progress> {
     let num = |i: usize| -> Option<u16> {

@@ -220,10 +220,7 @@ impl ActivityCell {
         self.with(|f| {
             f.last_output = Some(at);
             for e in events {
-                match e {
-                    TermEvent::AgentStatus(status) => f.agent_status(at, read_at, status),
-                    e => f.apply(at, e),
-                }
+                f.apply(at, read_at, e);
             }
         });
     }
@@ -319,9 +316,9 @@ impl Facts {
         self.report_explicit(at, report);
     }
 
-    fn apply(&mut self, at: Instant, event: &TermEvent) {
+    fn apply(&mut self, at: Instant, read_at: Instant, event: &TermEvent) {
         match event {
-            TermEvent::AgentStatus(status) => self.agent_status(at, at, status),
+            TermEvent::AgentStatus(status) => self.agent_status(at, read_at, status),
             TermEvent::Bell => self.attention = Some((at, WaitReason::Bell)),
             TermEvent::Notification(n) => {
                 self.attention = Some((at, WaitReason::Notification));

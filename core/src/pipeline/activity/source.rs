@@ -35,19 +35,6 @@ pub enum ActivitySource {
     None,
 }
 
-impl ActivitySource {
-    /// The agent's own word: a hook, OSC 21337 or `set-status`.
-    pub fn is_explicit(self) -> bool {
-        matches!(
-            self,
-            ActivitySource::Hook
-                | ActivitySource::Osc21337
-                | ActivitySource::Osc7501
-                | ActivitySource::SetStatus
-        )
-    }
-}
-
 /// An explicit report of what a pane's program does: the agent's own word.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Report {

@@ -189,6 +189,19 @@ impl ModelThread {
     }
 }
 
+/// Where the last fact of each kind that [`coalesce`] keeps one of stands.
+#[derive(Default)]
+struct Last {
+    title: Option<usize>,
+    cwd: Option<usize>,
+    write: Option<usize>,
+    read: Option<usize>,
+    progress: Option<usize>,
+    notification: Option<usize>,
+    command: Option<usize>,
+    status: Option<usize>,
+}
+
 /// Collapses runs of the same kind of fact from one parse step: bells become one, and
 /// only the last title, cwd, progress and notification count (a program printing OSC 9
 /// in a loop sends one a step, and the app rate-limits what reaches the desktop). The
@@ -199,44 +212,40 @@ pub(super) fn coalesce(events: Vec<TermEvent>) -> Vec<TermEvent> {
         return events;
     }
     let mut out: Vec<TermEvent> = Vec::with_capacity(events.len());
-    let last_title = events
-        .iter()
-        .rposition(|e| matches!(e, TermEvent::Title(_)));
-    let last_cwd = events.iter().rposition(|e| matches!(e, TermEvent::Cwd(_)));
-    // Each clipboard write replaces the one before, and one read answers them all: a
-    // flood of 64 KiB requests must not pile up in the facts channel.
-    let last_write = events.iter().rposition(|e| {
-        matches!(
-            e,
-            TermEvent::Clipboard(crate::model::ClipboardRequest::Write { .. })
-        )
-    });
-    let last_read = events.iter().rposition(|e| {
-        matches!(
-            e,
-            TermEvent::Clipboard(crate::model::ClipboardRequest::Read { .. })
-        )
-    });
-    let last_progress = events
-        .iter()
-        .rposition(|e| matches!(e, TermEvent::Progress(_)));
-    let last_notification = events
-        .iter()
-        .rposition(|e| matches!(e, TermEvent::Notification(_)));
-    let notifications: u32 = events
-        .iter()
-        .map(|e| match e {
-            TermEvent::Notification(n) => n.count,
-            _ => 0,
-        })
-        .fold(0, u32::saturating_add);
-    // A program printing OSC 133 B..C in a loop: the last command line is enough.
-    let last_command = events
-        .iter()
-        .rposition(|e| matches!(e, TermEvent::Command(_)));
-    let last_status = events
-        .iter()
-        .rposition(|e| matches!(e, TermEvent::AgentStatus(_)));
+    // One look at the step's events: where the last of each kind is, and how many
+    // notifications they hold.
+    let mut last = Last::default();
+    let mut notifications: u32 = 0;
+    for (i, e) in events.iter().enumerate() {
+        let slot = match e {
+            TermEvent::Title(_) => &mut last.title,
+            TermEvent::Cwd(_) => &mut last.cwd,
+            // Each clipboard write replaces the one before, and one read answers them
+            // all: a flood of 64 KiB requests must not pile up in the facts channel.
+            TermEvent::Clipboard(crate::model::ClipboardRequest::Write { .. }) => &mut last.write,
+            TermEvent::Clipboard(crate::model::ClipboardRequest::Read { .. }) => &mut last.read,
+            TermEvent::Progress(_) => &mut last.progress,
+            TermEvent::Notification(n) => {
+                notifications = notifications.saturating_add(n.count);
+                &mut last.notification
+            }
+            // A program printing OSC 133 B..C in a loop: the last command line is enough.
+            TermEvent::Command(_) => &mut last.command,
+            TermEvent::AgentStatus(_) => &mut last.status,
+            _ => continue,
+        };
+        *slot = Some(i);
+    }
+    let Last {
+        title: last_title,
+        cwd: last_cwd,
+        write: last_write,
+        read: last_read,
+        progress: last_progress,
+        notification: last_notification,
+        command: last_command,
+        status: last_status,
+    } = last;
     let mut bell = false;
     for (i, e) in events.into_iter().enumerate() {
         match e {
