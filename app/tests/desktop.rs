@@ -346,8 +346,8 @@ fn keys_and_msg_requests_reach_the_same_command_code() {
             .collect()
     };
     // The first pane joined its group through the core too (it was started before
-    // the window: adopted at start-up).
-    assert_eq!(journal(&h).first(), Some(&(Source::Start, "adopt")));
+    // the window: adopted by the core's start-up).
+    assert_eq!(journal(&h).first(), Some(&(Source::Start, "start")));
     h.key_press_modifiers(CTRL_SHIFT, Key::T);
     step_until(&mut h, "a second tab", |h| panes(h) == 2);
     h.key_press_modifiers(CTRL_SHIFT, Key::D);

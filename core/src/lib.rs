@@ -28,6 +28,7 @@ pub mod pipeline;
 pub mod resume;
 pub mod security;
 pub mod session;
+pub mod session_file;
 pub mod shell_env;
 pub mod shell_integration;
 pub mod text;

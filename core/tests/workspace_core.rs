@@ -240,7 +240,7 @@ fn a_saved_workspace_comes_back_with_its_groups_tabs_and_splits() {
     let state = core.session_state(false);
 
     let mut again = self::core();
-    again.restore(&state, false);
+    restore(&mut again, &state);
     assert_eq!(again.ws().groups.len(), 2);
     assert_eq!(again.ws().groups[0].path, a);
     assert_eq!(again.ws().groups[1].path, b);
@@ -259,7 +259,7 @@ fn a_saved_workspace_comes_back_with_its_groups_tabs_and_splits() {
         p.cwd = "/nonexistent/tern".into();
     }
     let mut third = self::core();
-    third.restore(&gone, false);
+    restore(&mut third, &gone);
     assert_eq!(third.ws().all_panes().len(), 3);
 }
 
@@ -504,4 +504,18 @@ fn an_agents_report_is_a_command_that_decides_the_one_activity_and_is_saved() {
         )
         .expect_err("refused");
     assert!(err.contains(&format!("no pane {}", b.0)), "{err}");
+}
+
+/// Start-up with a saved session, as both faces start.
+fn restore(core: &mut WorkspaceCore, state: &tern_core::session::SessionState) {
+    let start = tern_core::workspace::Start {
+        session: Some(state.clone()),
+        last_screen: false,
+        dir: std::env::temp_dir(),
+        started: None,
+        program: Vec::new(),
+        size: None,
+    };
+    core.apply(Source::Start, Command::Start(Box::new(start)))
+        .expect("started");
 }

@@ -58,8 +58,11 @@ fn a_tmux_peer_adding_and_killing_windows_makes_and_closes_tabs() {
     config.remote.tmux = server.tmux_words();
     let mut core = WorkspaceCore::new(pipeline(), config);
     core.set_waker(Arc::new(|| {}));
-    core.add_remote(&format!("peerhost:{}", work.display()))
-        .expect("a remote target");
+    core.apply(
+        Source::Chrome,
+        Command::AddRemote(format!("peerhost:{}", work.display())),
+    )
+    .expect("a remote target");
     let group = core.ws().active;
     assert!(core.remote_of_group(group).is_some());
     pump(&mut core, "tmux's first window as a tab", |c| {
@@ -79,8 +82,15 @@ fn a_tmux_peer_adding_and_killing_windows_makes_and_closes_tabs() {
     });
     assert!(core.record(second).is_none(), "its pane left the registry");
     assert!(
-        core.journal()
-            .any(|a| a.source == Source::Tmux && a.command == "close" && a.result.is_ok()),
+        core.journal().any(|a| a.source == Source::Tmux
+            && matches!(
+                &a.change,
+                Command::Tmux {
+                    event: tern_core::tmux::RemoteEvent::WindowClosed(_),
+                    ..
+                }
+            )
+            && a.result.is_ok()),
         "tmux's news reached the workspace as a command"
     );
 
@@ -132,4 +142,136 @@ fn a_tmux_peer_adding_and_killing_windows_makes_and_closes_tabs() {
         "a remote group is saved as its target"
     );
     core.detach_remotes();
+}
+
+/// The journal holds every change whole, so it replays: a scenario of a restored
+/// session, keys, `tern msg` requests and a tmux peer's news (windows added, renamed
+/// and killed), applied again in order to a fresh core whose ssh cannot connect, gives
+/// the same workspace — groups, tabs, split trees, names, focus. Catches a change to
+/// the workspace that bypasses `apply` (it would be missing from the replay) or a
+/// command journalled without what it carried.
+#[test]
+fn the_journal_replays_into_a_fresh_core_as_the_same_workspace() {
+    if !tmux_available() {
+        return;
+    }
+    let server = Server::new();
+    let ssh = server.dir.path().join("ssh");
+    std::fs::write(&ssh, FAKE_SSH).expect("write the ssh stand-in");
+    std::fs::set_permissions(&ssh, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let work = server.dir.path().join("work");
+    let (a, b) = (server.dir.path().join("a"), server.dir.path().join("b"));
+    for dir in [&work, &a, &b] {
+        std::fs::create_dir_all(dir).expect("folder");
+    }
+    let mut config = Config::default();
+    config.shell.program = Some("/bin/sh".into());
+    config.remote.ssh = ssh.display().to_string();
+    config.remote.tmux = server.tmux_words();
+
+    // A saved session of two worktrees, one split, from an earlier run.
+    let mut earlier = WorkspaceCore::new(pipeline(), config.clone());
+    for dir in [&a, &b] {
+        earlier
+            .apply(Source::Chrome, open_group(dir))
+            .expect("a group");
+    }
+    earlier.apply(Source::Key, split(Axis::Vertical)).expect("split");
+    let saved = earlier.session_state(false);
+    drop(earlier);
+
+    let mut core = WorkspaceCore::new(pipeline(), config.clone());
+    core.set_waker(Arc::new(|| {}));
+    let start = tern_core::workspace::Start {
+        session: Some(saved),
+        last_screen: false,
+        dir: a.clone(),
+        started: None,
+        program: Vec::new(),
+        size: None,
+    };
+    core.apply(Source::Start, Command::Start(Box::new(start)))
+        .expect("restored");
+    // Keys and the chrome.
+    core.apply(Source::Key, split(Axis::Horizontal)).expect("split");
+    core.apply(Source::Key, Command::ToggleZoom).expect("zoom");
+    core.apply(Source::Key, Command::CycleGroup(1)).expect("cycle");
+    // `tern msg`, routed as the socket routes it.
+    let request = tern_core::ipc::Request::NewTab {
+        cwd: Some(b.clone()),
+        title: Some("logs".into()),
+        command: Vec::new(),
+    };
+    let Ok(tern_core::workspace::requests::Routed::Command(new_tab)) =
+        tern_core::workspace::requests::route(&core, request)
+    else {
+        panic!("new-tab routes to a command");
+    };
+    core.apply(Source::Msg, new_tab).expect("new tab");
+    core.apply(Source::Msg, Command::MoveTab(-1)).expect("moved");
+    let first = core.ws().groups[0].tabs[0].layout.panes()[0];
+    core.apply(Source::Msg, Command::Focus(first)).expect("focus");
+    // A remote worktree; its tmux adds a window, renames it and kills another.
+    core.apply(
+        Source::Chrome,
+        Command::AddRemote(format!("peerhost:{}", work.display())),
+    )
+    .expect("a remote target");
+    let group = core.ws().active;
+    pump(&mut core, "tmux's first window as a tab", |c| {
+        tabs(c, group) == 1
+    });
+    let session = tern_core::tmux::session_name(&work.display().to_string());
+    server.tmux(&["new-window", "-d", "-t", &session, "-n", "build"]);
+    pump(&mut core, "the second window's tab", |c| tabs(c, group) == 2);
+    server.tmux(&["rename-window", "-t", &format!("{session}:1"), "tests"]);
+    pump(&mut core, "the renamed tab", |c| {
+        c.ws().groups[group].tabs[1].custom_title.as_deref() == Some("tests")
+    });
+    server.tmux(&["kill-window", "-t", &format!("{session}:0")]);
+    pump(&mut core, "the killed window's tab gone", |c| {
+        tabs(c, group) == 1
+    });
+    core.apply(Source::Key, Command::CycleGroup(-1)).expect("cycle");
+    let journal: Vec<_> = core.journal().cloned().collect();
+    let sources: std::collections::HashSet<_> = journal.iter().map(|a| a.source).collect();
+    for source in [Source::Start, Source::Key, Source::Msg, Source::Tmux] {
+        assert!(sources.contains(&source), "the scenario has {source:?}");
+    }
+
+    // The replay: nothing reaches this core but the journal (its ssh fails, and its
+    // connection is never polled).
+    let mut replayed_config = config;
+    replayed_config.remote.ssh = "/bin/false".into();
+    let mut fresh = WorkspaceCore::new(pipeline(), replayed_config);
+    for applied in &journal {
+        let again = fresh.apply(applied.source, applied.change.clone());
+        assert_eq!(
+            again.is_ok(),
+            applied.result.is_ok(),
+            "{} replays as it ran: {again:?}",
+            applied.command
+        );
+    }
+    assert_eq!(fresh.ws(), core.ws(), "the same workspace");
+    core.detach_remotes();
+    fresh.detach_remotes();
+}
+
+fn open_group(dir: &std::path::Path) -> Command {
+    Command::OpenGroup {
+        name: tern_core::workspace::dir_name(dir),
+        path: dir.to_path_buf(),
+        repo: None,
+        start: None,
+    }
+}
+
+fn split(axis: Axis) -> Command {
+    Command::Split {
+        pane: None,
+        axis,
+        cwd: None,
+        program: Vec::new(),
+    }
 }

@@ -20,11 +20,11 @@ use tern_core::ipc::server::BindError;
 use tern_core::model::TermSize;
 use tern_core::pipeline::{Pipeline, PipelineConfig};
 use tern_core::session::LoadOutcome;
+use tern_core::session_file::SessionFile;
 use tern_core::workspace::remote_policy;
-use tern_core::workspace::{Command, Effect, SaveSchedule, Source, WorkspaceCore, dir_name};
+use tern_core::workspace::{Command, Effect, SaveSchedule, Source, Start, WorkspaceCore};
 
 use crate::desktop::{Ipc, LateWaker};
-use crate::window::settings::SessionFile;
 
 pub struct ServeArgs {
     pub size: TermSize,
@@ -114,10 +114,13 @@ pub fn serve(args: ServeArgs) -> Result<i32, String> {
             r.path().display().to_string(),
         )]);
     }
-    let mut session = args.session.map(SessionFile::new);
+    let mut session = args
+        .session
+        .map(|p| SessionFile::new(p).remembering(crate::signals::remember_session));
+    let mut saved = None;
     if let Some(file) = session.as_mut() {
         match file.load() {
-            LoadOutcome::Restored(state) => core.restore(&state, last_screen),
+            LoadOutcome::Restored(state) => saved = Some(state),
             LoadOutcome::Corrupt { kept_aside, error } => eprintln!(
                 "tern: the saved session could not be read ({error}); it was kept as {}",
                 kept_aside.display()
@@ -130,20 +133,20 @@ pub fn serve(args: ServeArgs) -> Result<i32, String> {
             LoadOutcome::Fresh => {}
         }
     }
-    if core.ws().groups.is_empty() {
-        let dir = args
+    // Start-up is the core's, as in the window: the session, else a first tab.
+    let start = Start {
+        session: saved,
+        last_screen,
+        dir: args
             .cwd
             .or_else(|| std::env::current_dir().ok())
-            .unwrap_or_else(|| PathBuf::from("/"));
-        let first = Command::OpenGroup {
-            name: dir_name(&dir),
-            path: dir,
-            repo: None,
-            start: None,
-        };
-        if let Err(e) = core.apply(Source::Start, first) {
-            eprintln!("tern: {e}");
-        }
+            .unwrap_or_else(|| PathBuf::from("/")),
+        started: None,
+        program: Vec::new(),
+        size: Some(args.size),
+    };
+    if let Err(e) = core.apply(Source::Start, Command::Start(Box::new(start))) {
+        eprintln!("tern: {e}");
     }
     match &remote {
         Some(r) => eprintln!("tern: serving the workspace on {}", r.path().display()),

@@ -26,7 +26,8 @@ use super::diagnostics::Diagnostics;
 use super::glyphs::GlyphCache;
 use super::pane::PaneUi;
 use super::primary::Primary;
-use super::settings::{ConfigSource, SessionFile, Settings};
+use super::settings::{ConfigSource, Settings};
+use tern_core::session_file::SessionFile;
 use super::sidebar::Sidebar;
 use super::theme::Theme;
 use super::trace::Trace;
@@ -280,23 +281,12 @@ impl TernApp {
             window_clear: None,
         };
         app.apply_config(ctx, None);
-        if let Some(path) = app.launch.session.clone() {
-            app.restore_session(path);
-            if !app.core.ws().groups.is_empty() {
-                let repos: Vec<PathBuf> = app
-                    .core
-                    .ws()
-                    .groups
-                    .iter()
-                    .filter_map(|g| g.repo.clone())
-                    .collect();
-                for repo in repos {
-                    app.sidebar.add_repository(ctx, repo, true);
-                }
-                app.sidebar_open = app.core.ws().groups.len() > 1;
-                return app;
-            }
-        }
+        let saved = app
+            .launch
+            .session
+            .clone()
+            .and_then(|path| app.load_session(path));
+        let restoring = saved.is_some();
         let dir = app
             .launch
             .spec
@@ -304,29 +294,46 @@ impl TernApp {
             .clone()
             .or_else(|| std::env::current_dir().ok())
             .unwrap_or_else(|| PathBuf::from("/"));
-        // If the folder is in a repository, its worktrees show in the sidebar.
-        app.sidebar.add_repository(ctx, dir.clone(), true);
         let spec = app.launch.spec.clone();
         let launched = spec.command.as_ref().map(command_line);
-        let pane = match first {
-            Some(Ok(pane)) => Some(pane),
+        let started = match first {
+            Some(Ok(pane)) => Some((pane, launched.clone())),
             Some(Err(e)) => {
                 app.status = Some(format!("cannot start a shell: {e}"));
                 None
             }
-            None => app.core.spawn(spec).map_err(|e| app.status = Some(e)).ok(),
+            None => None,
         };
-        // The first pane (started before the window, or just now) joins its folder's
-        // group through the core, like every change.
-        if let Some(pane) = pane {
-            let adopt = tern_core::workspace::Command::Adopt {
-                pane,
-                path: dir,
-                launched,
-            };
-            if let Err(e) = app.core.apply(tern_core::workspace::Source::Start, adopt) {
-                app.status = Some(e);
+        // Start-up is the core's, as in the headless face: the session, else a first
+        // tab (the pane started before the window, or one started now).
+        let start = tern_core::workspace::Start {
+            session: saved,
+            last_screen: app.settings.config.session.restore_last_screen,
+            dir: dir.clone(),
+            started,
+            program: launched.unwrap_or_default(),
+            size: spec.size,
+        };
+        let start = tern_core::workspace::Command::Start(Box::new(start));
+        if let Err(e) = app.core.apply(tern_core::workspace::Source::Start, start) {
+            app.status = Some(e);
+        }
+        if restoring && !app.core.ws().groups.is_empty() {
+            // The restored worktrees' repositories show in the sidebar.
+            let repos: Vec<PathBuf> = app
+                .core
+                .ws()
+                .groups
+                .iter()
+                .filter_map(|g| g.repo.clone())
+                .collect();
+            for repo in repos {
+                app.sidebar.add_repository(ctx, repo, true);
             }
+            app.sidebar_open = app.core.ws().groups.len() > 1;
+        } else {
+            // If the folder is in a repository, its worktrees show in the sidebar.
+            app.sidebar.add_repository(ctx, dir, true);
         }
         app.take_effects();
         app

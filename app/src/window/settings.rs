@@ -1,14 +1,12 @@
 //! The config file as the window uses it: loaded at start, watched for saves, and the
 //! last good config kept when a save does not parse (the error, with its line and
-//! column, is shown until the file is fixed). Also the session file: restored at start
-//! and saved off the UI thread whenever the layout changes.
+//! column, is shown until the file is fixed). The session file is the core's
+//! (`tern_core::session_file`).
 
 use std::path::PathBuf;
-use std::sync::mpsc;
 
 use tern_core::config::{Config, ConfigEvent, ConfigWatcher};
 use tern_core::pipeline::Waker;
-use tern_core::session::{LoadOutcome, SessionState, SessionStore};
 
 /// Where the settings come from.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -109,93 +107,5 @@ impl Settings {
     pub fn poll(&mut self) -> Option<ConfigChange> {
         let event = self.watcher.as_ref()?.try_recv()?;
         Some(self.take(event))
-    }
-}
-
-/// The session file and a thread that writes it, so saving never blocks a frame.
-pub struct SessionFile {
-    store: SessionStore,
-    /// The saving thread's queue (`None` once `save_now` closed it).
-    saver: Option<mpsc::Sender<SessionState>>,
-    thread: Option<std::thread::JoinHandle<()>>,
-    last_saved: Option<SessionState>,
-    /// The window as it is now, saved with the session (`TernApp::note_window`).
-    pub window: Option<tern_core::session::SavedWindow>,
-    /// The restored window was maximized: asked again once the window is up (a
-    /// window manager may drop the state asked for before the window was mapped).
-    pub maximize_pending: bool,
-}
-
-impl SessionFile {
-    pub fn new(path: PathBuf) -> SessionFile {
-        let store = SessionStore::new(path);
-        let (saver, jobs) = mpsc::channel::<SessionState>();
-        let thread_store = SessionStore::new(store.path().to_path_buf());
-        let thread = std::thread::Builder::new()
-            .name("tern-session".into())
-            .spawn(move || {
-                while let Ok(mut state) = jobs.recv() {
-                    // Only the newest state matters.
-                    while let Ok(newer) = jobs.try_recv() {
-                        state = newer;
-                    }
-                    if let Err(e) = thread_store.save(&state) {
-                        eprintln!(
-                            "tern: cannot save the session to {}: {e}",
-                            thread_store.path().display()
-                        );
-                    }
-                }
-            })
-            .ok();
-        SessionFile {
-            store,
-            saver: thread.is_some().then_some(saver),
-            thread,
-            last_saved: None,
-            window: None,
-            maximize_pending: false,
-        }
-    }
-
-    pub fn load(&mut self) -> LoadOutcome {
-        let outcome = self.store.load();
-        if let LoadOutcome::Restored(s) = &outcome {
-            self.last_saved = Some(s.clone());
-        }
-        outcome
-    }
-
-    /// Saves `state` in the background if it differs from the last one saved.
-    pub fn save_if_changed(&mut self, state: SessionState) {
-        if self.last_saved.as_ref() != Some(&state) {
-            crate::signals::remember_session(&self.store, &state);
-            match &self.saver {
-                Some(tx) => {
-                    let _ = tx.send(state.clone());
-                }
-                None => {
-                    let _ = self.store.save(&state);
-                }
-            }
-            self.last_saved = Some(state);
-        }
-    }
-
-    /// Saves now and returns once it is written (at exit). The saving thread is
-    /// closed and waited for first, so an older state it was still writing cannot land
-    /// after this one.
-    pub fn save_now(&mut self, state: SessionState) -> std::io::Result<()> {
-        drop(self.saver.take());
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
-        self.store.save(&state)?;
-        self.last_saved = Some(state);
-        Ok(())
-    }
-
-    pub fn path(&self) -> &std::path::Path {
-        self.store.path()
     }
 }

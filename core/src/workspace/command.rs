@@ -10,7 +10,10 @@ use std::path::PathBuf;
 
 use super::tree::{Location, TabId};
 use crate::layout::{Axis, Direction};
+use crate::model::TermSize;
 use crate::pipeline::PaneId;
+use crate::session::SessionState;
+use crate::tmux::RemoteEvent;
 
 /// One change to the workspace.
 #[derive(Clone, Debug, PartialEq)]
@@ -108,6 +111,40 @@ pub enum Command {
         pane: PaneId,
         report: crate::agent::AgentReport,
     },
+    /// The remote worktree the text names (`ssh://host/path`, `host:path`) becomes a
+    /// group and connects; one already open is shown (and reconnected if it is down).
+    AddRemote(String),
+    /// Detaches from the remote worktree keyed `host:path` and drops its group: its
+    /// programs run on in tmux, and the session no longer lists it.
+    ForgetRemote(PathBuf),
+    /// A remote worktree's tmux told what changed there (windows, layouts, panes,
+    /// focus, the connection's state): the group keyed `remote` follows it.
+    Tmux {
+        remote: PathBuf,
+        event: RemoteEvent,
+    },
+    /// Start-up, the same for both faces: the saved session restored when there is
+    /// one; else (or when it restored nothing) a first tab in `dir`.
+    Start(Box<Start>),
+}
+
+/// What [`Command::Start`] starts from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Start {
+    /// The saved session (`None`: none, or it could not be read).
+    pub session: Option<SessionState>,
+    /// Each restored pane's last screen printed above its new prompt.
+    pub last_screen: bool,
+    /// The folder of a first tab when nothing was restored.
+    pub dir: PathBuf,
+    /// The first tab's pane when the face started it already (the window starts it
+    /// while the window opens), with the program it runs when not the shell; a
+    /// restored session closes it.
+    pub started: Option<(PaneId, Option<Vec<String>>)>,
+    /// What a first tab started here runs (empty: the shell).
+    pub program: Vec<String>,
+    /// The size the first panes start at (`None`: the core's spawn size).
+    pub size: Option<TermSize>,
 }
 
 impl Command {
@@ -136,9 +173,37 @@ impl Command {
             Command::SetRepo { .. } => "set-repo",
             Command::Adopt { .. } => "adopt",
             Command::Report { .. } => "report",
+            Command::AddRemote(_) => "add-remote",
+            Command::ForgetRemote(_) => "forget-remote",
+            Command::Tmux { .. } => "tmux",
+            Command::Start(_) => "start",
         }
     }
 }
+
+impl Command {
+    /// The command as the journal keeps it: what it typed into a pane cut to its first
+    /// 4 KiB (a paste can be large, and typing changes no workspace), so 256 entries
+    /// stay small.
+    pub fn for_journal(&self) -> Command {
+        match self {
+            Command::SendText { pane, text } if text.len() > JOURNAL_TEXT => {
+                let mut end = JOURNAL_TEXT;
+                while !text.is_char_boundary(end) {
+                    end -= 1;
+                }
+                Command::SendText {
+                    pane: *pane,
+                    text: text[..end].to_owned(),
+                }
+            }
+            other => other.clone(),
+        }
+    }
+}
+
+/// The most of a `SendText` the journal keeps.
+const JOURNAL_TEXT: usize = 4096;
 
 /// Who asked for a command (kept in the journal; the rules do not depend on it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -190,7 +255,11 @@ pub enum Effect {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Applied {
     pub source: Source,
+    /// Its name ([`Command::name`]).
     pub command: &'static str,
+    /// The whole command, so the journal replays into a fresh core
+    /// ([`Command::for_journal`]: text typed into a pane kept to its first 4 KiB).
+    pub change: Command,
     /// `Err` with the message the asker got.
     pub result: Result<(), String>,
 }

@@ -193,6 +193,7 @@ impl WorkspaceCore {
     /// Applies one command: the one place the workspace changes.
     pub fn apply(&mut self, source: Source, command: Command) -> Result<Outcome, String> {
         let name = command.name();
+        let change = command.for_journal();
         let result = self.run(command);
         if let Err(e) = &result {
             self.effects.push(Effect::Status(e.clone()));
@@ -203,12 +204,14 @@ impl WorkspaceCore {
         self.journal.push_back(Applied {
             source,
             command: name,
+            change,
             result: result.as_ref().map(|_| ()).map_err(Clone::clone),
         });
         result
     }
 
-    fn run(&mut self, command: Command) -> Result<Outcome, String> {
+    /// Runs a command without journalling it (part of one that is).
+    pub(super) fn run(&mut self, command: Command) -> Result<Outcome, String> {
         // A tab, a split or a group in a remote worktree is tmux's to make (the pane
         // comes with its layout).
         match &command {
@@ -416,6 +419,24 @@ impl WorkspaceCore {
                 g.repo = Some(repo);
                 Ok(Outcome::Done)
             }
+            Command::AddRemote(target) => {
+                self.add_remote(&target)?;
+                Ok(Outcome::Done)
+            }
+            Command::ForgetRemote(key) => {
+                self.forget_remote(&key);
+                Ok(Outcome::Done)
+            }
+            Command::Tmux { remote, event } => {
+                let i = self
+                    .remotes
+                    .iter()
+                    .position(|r| r.key == remote)
+                    .ok_or_else(|| format!("no remote worktree {}", remote.display()))?;
+                self.remote_event(i, event);
+                Ok(Outcome::Done)
+            }
+            Command::Start(start) => self.start(*start),
             Command::RemoveGroup(path) => {
                 let gi = self
                     .ws

@@ -18,7 +18,7 @@ mod saved;
 mod session;
 mod tree;
 
-pub use command::{Applied, Command, Effect, Outcome, Source};
+pub use command::{Applied, Command, Effect, Outcome, Source, Start};
 pub use core::{PROCESS_REFRESH, PaneRecord, WorkspaceCore, dir_name};
 pub use notices::should_notify;
 pub use session::SaveSchedule;

@@ -27,7 +27,7 @@ impl WorkspaceCore {
     /// Adds the remote worktree `text` names (`ssh://host/path`, `host:path`) as a
     /// group and connects it; one already open is shown (and reconnected now if it is
     /// down). What the sidebar's "Add repository" field does with such text.
-    pub fn add_remote(&mut self, text: &str) -> Result<(), String> {
+    pub(super) fn add_remote(&mut self, text: &str) -> Result<(), String> {
         let target = match remote::parse_target(text) {
             Some(Ok(t)) => t,
             Some(Err(e)) => return Err(e),
@@ -57,7 +57,7 @@ impl WorkspaceCore {
 
     /// Detaches from the remote worktree keyed `key` (`host:path`) and drops its group:
     /// its programs run on in tmux, and the session no longer lists it.
-    pub fn forget_remote(&mut self, key: &std::path::Path) {
+    pub(super) fn forget_remote(&mut self, key: &std::path::Path) {
         let Some(i) = self.remotes.iter().position(|r| r.key == key) else {
             return;
         };
@@ -66,9 +66,9 @@ impl WorkspaceCore {
         // `kill-pane` through when they are closed below.
         drop(r.conn.take());
         for pane in r.panes.keys().copied().collect::<Vec<_>>() {
-            let _ = self.apply(Source::Chrome, Command::Close(pane));
+            let _ = self.run(Command::Close(pane));
         }
-        let _ = self.apply(Source::Chrome, Command::RemoveGroup(key.to_path_buf()));
+        let _ = self.run(Command::RemoveGroup(key.to_path_buf()));
     }
 
     fn connect_remote(&mut self, i: usize) {
@@ -211,8 +211,13 @@ impl WorkspaceCore {
                 .as_ref()
                 .map(Connection::poll_events)
                 .unwrap_or_default();
+            let remote = self.remotes[i].key.clone();
             for event in events {
-                self.remote_event(i, event);
+                let event = Command::Tmux {
+                    remote: remote.clone(),
+                    event,
+                };
+                let _ = self.apply(Source::Tmux, event);
             }
             if let LinkState::Down {
                 retry_at: Some(at), ..
@@ -229,7 +234,7 @@ impl WorkspaceCore {
         next
     }
 
-    fn remote_event(&mut self, i: usize, event: RemoteEvent) {
+    pub(super) fn remote_event(&mut self, i: usize, event: RemoteEvent) {
         let Some(group) = self
             .ws
             .groups
@@ -502,7 +507,7 @@ impl WorkspaceCore {
     fn forget_remote_pane(&mut self, i: usize, pane: PaneId) {
         self.remotes[i].panes.remove(&pane);
         if self.record(pane).is_some() {
-            let _ = self.apply(Source::Tmux, Command::Close(pane));
+            let _ = self.run(Command::Close(pane));
         }
     }
 

@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
+use super::command::{Command, Outcome, Start};
 use super::core::WorkspaceCore;
 use super::tree::Workspace;
 use crate::agent::AgentSession;
@@ -14,11 +15,56 @@ use crate::resume::{Restore, installed, plan};
 use crate::session::{SavedPane, SessionState};
 
 impl WorkspaceCore {
+    /// [`Command::Start`](super::Command::Start): the saved session restored when there
+    /// is one; a first tab in `dir` when that restored nothing (the face's pane when it
+    /// started one, else one started here). A pane the face started is closed when the
+    /// session brought its own.
+    pub(super) fn start(&mut self, start: Start) -> Result<Outcome, String> {
+        let Start {
+            session,
+            last_screen,
+            dir,
+            started,
+            program,
+            size,
+        } = start;
+        let before = self.spawn_size;
+        if size.is_some() {
+            self.spawn_size = size;
+        }
+        if let Some(state) = &session {
+            self.restore(state, last_screen);
+        }
+        let result = if !self.ws.groups.is_empty() {
+            if let Some((pane, _)) = started {
+                self.adopt(pane, None);
+                self.run(Command::Close(pane)).map(|_| Outcome::Done)
+            } else {
+                Ok(Outcome::Done)
+            }
+        } else if let Some((pane, launched)) = started {
+            self.run(Command::Adopt {
+                pane,
+                path: dir,
+                launched,
+            })
+        } else {
+            self.run(Command::OpenGroup {
+                name: super::dir_name(&dir),
+                path: dir,
+                repo: None,
+                start: (!program.is_empty()).then_some(program),
+            })
+        };
+        self.spawn_size = before;
+        result
+    }
+
     /// Rebuilds the saved workspace: each pane restarted in its folder (the home
     /// folder when that is gone), a known agent resumed, any other program replaced
     /// by a shell with a line saying what ran there, and with `last_screen` the old
     /// screen printed above the new prompt. Replaces the tree (call it on an empty one).
-    pub fn restore(&mut self, state: &SessionState, last_screen: bool) {
+    pub(super) fn restore(&mut self, state: &SessionState, last_screen: bool) {
         // Each pane starts at its share of the panes' area when the face knows it.
         let area = self.area_cells;
         let spawn_size = self.spawn_size;

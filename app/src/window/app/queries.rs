@@ -234,14 +234,20 @@ impl TernApp {
     /// Adds the remote worktree `text` names (`ssh://host/path`, `host:path`) as a
     /// group and connects it (the sidebar's "Add repository" with such text).
     pub fn add_remote(&mut self, text: &str) -> Result<(), String> {
-        let added = self.core.add_remote(text);
+        let added = self.core.apply(
+            tern_core::workspace::Source::Chrome,
+            tern_core::workspace::Command::AddRemote(text.to_owned()),
+        );
         self.take_effects();
-        added
+        added.map(|_| ())
     }
 
     /// Detaches from the remote worktree keyed `key` and drops its group.
     pub fn forget_remote(&mut self, key: &std::path::Path) {
-        self.core.forget_remote(key);
+        let _ = self.core.apply(
+            tern_core::workspace::Source::Chrome,
+            tern_core::workspace::Command::ForgetRemote(key.to_path_buf()),
+        );
         self.take_effects();
     }
 

@@ -5,18 +5,20 @@ use std::path::PathBuf;
 use tern_core::pipeline::PaneId;
 
 use super::TernApp;
-use crate::window::settings::SessionFile;
+use tern_core::session::{LoadOutcome, SessionState};
+use tern_core::session_file::SessionFile;
 
 impl TernApp {
-    /// Restores the saved session (a corrupt file is kept aside and reported): the
-    /// core restarts the panes; remote worktrees reconnect here.
-    pub(super) fn restore_session(&mut self, path: PathBuf) {
-        let mut file = SessionFile::new(path);
+    /// Loads the saved session for [`Command::Start`](tern_core::workspace::Command)
+    /// (a corrupt file is kept aside and reported) and keeps the file to save to; the
+    /// panes' area is set first, so restored panes start at their share of it.
+    pub(super) fn load_session(&mut self, path: PathBuf) -> Option<SessionState> {
+        let mut file = SessionFile::new(path).remembering(crate::signals::remember_session);
+        let mut restored = None;
         match file.load() {
-            tern_core::session::LoadOutcome::Restored(state) => {
+            LoadOutcome::Restored(state) => {
                 file.window = state.window;
                 file.maximize_pending = state.window.is_some_and(|w| w.maximized);
-                self.core.set_spawn_size(None);
                 // The panes' area before the first frame measures it: the window's
                 // grid as `main` sized it from the saved window.
                 if self.core.area_cells().is_none()
@@ -26,25 +28,23 @@ impl TernApp {
                     self.core
                         .set_area_cells((cells(size.cols), cells(size.rows)));
                 }
-                // The core restarts the panes and reconnects remote worktrees.
-                self.core
-                    .restore(&state, self.settings.config.session.restore_last_screen);
-                self.take_effects();
+                restored = Some(state);
             }
-            tern_core::session::LoadOutcome::Corrupt { kept_aside, error } => {
+            LoadOutcome::Corrupt { kept_aside, error } => {
                 self.status = Some(format!(
                     "the saved session could not be read ({error}); it was kept as {}",
                     kept_aside.display()
                 ));
             }
-            tern_core::session::LoadOutcome::Unreadable { error } => {
+            LoadOutcome::Unreadable { error } => {
                 // Saving would replace a file that may be fine: this run keeps no session.
                 self.status = Some(format!("the saved session was left alone: {error}"));
-                return;
+                return None;
             }
-            tern_core::session::LoadOutcome::Fresh => {}
+            LoadOutcome::Fresh => {}
         }
         self.session = Some(file);
+        restored
     }
 
     /// What a restart would need, from what the window has now (the last screens
