@@ -176,7 +176,9 @@ fn the_journal_replays_into_a_fresh_core_as_the_same_workspace() {
             .apply(Source::Chrome, open_group(dir))
             .expect("a group");
     }
-    earlier.apply(Source::Key, split(Axis::Vertical)).expect("split");
+    earlier
+        .apply(Source::Key, split(Axis::Vertical))
+        .expect("split");
     let saved = earlier.session_state(false);
     drop(earlier);
 
@@ -193,9 +195,11 @@ fn the_journal_replays_into_a_fresh_core_as_the_same_workspace() {
     core.apply(Source::Start, Command::Start(Box::new(start)))
         .expect("restored");
     // Keys and the chrome.
-    core.apply(Source::Key, split(Axis::Horizontal)).expect("split");
+    core.apply(Source::Key, split(Axis::Horizontal))
+        .expect("split");
     core.apply(Source::Key, Command::ToggleZoom).expect("zoom");
-    core.apply(Source::Key, Command::CycleGroup(1)).expect("cycle");
+    core.apply(Source::Key, Command::CycleGroup(1))
+        .expect("cycle");
     // `tern msg`, routed as the socket routes it.
     let request = tern_core::ipc::Request::NewTab {
         cwd: Some(b.clone()),
@@ -208,9 +212,11 @@ fn the_journal_replays_into_a_fresh_core_as_the_same_workspace() {
         panic!("new-tab routes to a command");
     };
     core.apply(Source::Msg, new_tab).expect("new tab");
-    core.apply(Source::Msg, Command::MoveTab(-1)).expect("moved");
+    core.apply(Source::Msg, Command::MoveTab(-1))
+        .expect("moved");
     let first = core.ws().groups[0].tabs[0].layout.panes()[0];
-    core.apply(Source::Msg, Command::Focus(first)).expect("focus");
+    core.apply(Source::Msg, Command::Focus(first))
+        .expect("focus");
     // A remote worktree; its tmux adds a window, renames it and kills another.
     core.apply(
         Source::Chrome,
@@ -223,7 +229,9 @@ fn the_journal_replays_into_a_fresh_core_as_the_same_workspace() {
     });
     let session = tern_core::tmux::session_name(&work.display().to_string());
     server.tmux(&["new-window", "-d", "-t", &session, "-n", "build"]);
-    pump(&mut core, "the second window's tab", |c| tabs(c, group) == 2);
+    pump(&mut core, "the second window's tab", |c| {
+        tabs(c, group) == 2
+    });
     server.tmux(&["rename-window", "-t", &format!("{session}:1"), "tests"]);
     pump(&mut core, "the renamed tab", |c| {
         c.ws().groups[group].tabs[1].custom_title.as_deref() == Some("tests")
@@ -232,7 +240,8 @@ fn the_journal_replays_into_a_fresh_core_as_the_same_workspace() {
     pump(&mut core, "the killed window's tab gone", |c| {
         tabs(c, group) == 1
     });
-    core.apply(Source::Key, Command::CycleGroup(-1)).expect("cycle");
+    core.apply(Source::Key, Command::CycleGroup(-1))
+        .expect("cycle");
     let journal: Vec<_> = core.journal().cloned().collect();
     let sources: std::collections::HashSet<_> = journal.iter().map(|a| a.source).collect();
     for source in [Source::Start, Source::Key, Source::Msg, Source::Tmux] {

@@ -27,10 +27,10 @@ use super::glyphs::GlyphCache;
 use super::pane::PaneUi;
 use super::primary::Primary;
 use super::settings::{ConfigSource, Settings};
-use tern_core::session_file::SessionFile;
 use super::sidebar::Sidebar;
 use super::theme::Theme;
 use super::trace::Trace;
+use tern_core::session_file::SessionFile;
 
 pub use super::chrome::DIVIDER;
 pub use super::glyphs::fonts::{

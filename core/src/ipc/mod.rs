@@ -151,6 +151,11 @@ pub struct PaneInfo {
     #[serde(default)]
     pub agent_session: Option<crate::agent::AgentSession>,
     pub focused: bool,
+    /// What it has to tell the user that no face has shown since: a bell, a
+    /// notification, a finished command (`finished`: true when it succeeded), output
+    /// not seen. Headless, no pane is ever shown.
+    #[serde(default)]
+    pub badges: crate::workspace::Badges,
 }
 
 /// OSC 9;4 progress as `list` reports it.
@@ -391,6 +396,7 @@ mod tests {
                 exit_status: None,
                 agent_session: None,
                 focused: true,
+                badges: Default::default(),
             }]),
             Reply::Done {},
         ] {

@@ -249,6 +249,16 @@ pub enum Effect {
     Attention { critical: bool },
     /// A clicked desktop notification focused its pane: the face comes to the front.
     Raise,
+    /// A program set the clipboard (OSC 52) and the config allows it (`ask`: the face
+    /// asks the user first).
+    SetClipboard {
+        pane: PaneId,
+        text: String,
+        ask: bool,
+    },
+    /// A program asked to read the clipboard and the config allows it: the face
+    /// answers the pane with its contents (`ask`: once the user agrees).
+    ReadClipboard { pane: PaneId, ask: bool },
 }
 
 /// One command as applied, for the journal.

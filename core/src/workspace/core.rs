@@ -51,6 +51,8 @@ pub struct PaneRecord {
     /// The agent conversation running here, as the agent reported it (its hooks): a
     /// restored tab resumes exactly this one.
     pub agent: Option<crate::agent::AgentSession>,
+    /// What it has to tell the user, collected while no face shows it (`badges.rs`).
+    pub badges: super::tree::Badges,
 }
 
 /// What the person sees, as the face last said (for notifications, `notices.rs`).
@@ -515,6 +517,14 @@ impl WorkspaceCore {
     /// the desktop as the config says (`notices.rs`); an exit follows the exit policy
     /// (the pane stays held, or closes — and with the last pane, [`Effect::LastExited`]).
     pub fn on_event(&mut self, event: &PaneEvent) {
+        self.badge(event);
+        if let PaneEvent::Fact {
+            pane,
+            event: TermEvent::Clipboard(request),
+        } = event
+        {
+            self.clipboard(*pane, request);
+        }
         match event {
             PaneEvent::Fact { pane, event } => {
                 let Some(r) = self.panes.get_mut(pane) else {

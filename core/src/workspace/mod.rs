@@ -5,6 +5,7 @@
 //! carries out the [`Effect`]s that come back.
 
 mod activity;
+mod badges;
 mod command;
 mod core;
 mod names;

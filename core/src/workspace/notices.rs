@@ -38,6 +38,7 @@ impl WorkspaceCore {
         self.notices.seen.window_focused = window_focused;
         self.notices.seen.shown.clear();
         self.notices.seen.shown.extend(shown);
+        self.clear_badges_of_shown();
     }
 
     /// A bell (`note` is `None`) or a notification from `pane`: to the desktop if the

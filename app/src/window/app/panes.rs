@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use tern_core::layout::Rect;
 use tern_core::pipeline::PaneId;
-use tern_core::workspace::{Badges, Command as WsCommand, Source};
+use tern_core::workspace::{Command as WsCommand, Source};
 
 use super::TernApp;
 use super::overlay::Overlay;
@@ -30,11 +30,13 @@ impl TernApp {
         for new in now.difference(&self.shown) {
             self.core.pipeline().set_visible(*new, true);
             if let Some(p) = self.panes.get_mut(new) {
-                p.badges = Badges::default();
                 p.revealed_at = Some(Instant::now());
             }
         }
         self.shown = now;
+        // The core clears the badges of panes that came on screen.
+        self.core
+            .set_seen(self.window_focused, self.shown.iter().copied());
         let focused = self.core.ws().focused_pane();
         if focused != self.focused_last {
             self.core.pipeline().set_focus(focused);

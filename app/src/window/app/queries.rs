@@ -133,7 +133,7 @@ impl TernApp {
 
     /// The pane's badges and its live activity (state, progress).
     pub fn pane_badges(&self, pane: PaneId) -> Badges {
-        let mut b = self.panes.get(&pane).map(|p| p.badges).unwrap_or_default();
+        let mut b = self.core.record(pane).map(|r| r.badges).unwrap_or_default();
         b.activity = self.agents.state(pane);
         b.progress = self.agents.progress(pane);
         b.indicator = self.agents.indicator(pane);

@@ -51,6 +51,25 @@ impl TernApp {
                         .send_viewport_cmd(egui::ViewportCommand::RequestUserAttention(kind));
                 }
                 Effect::Raise => self.ctx.send_viewport_cmd(egui::ViewportCommand::Focus),
+                // OSC 52, as the core decided: the window owns the clipboard.
+                Effect::SetClipboard { pane, text, ask } => {
+                    if ask {
+                        self.overlay = Some(super::overlay::Overlay::Clipboard {
+                            pane,
+                            write: Some(text),
+                        });
+                    } else {
+                        self.ctx.copy_text(text);
+                    }
+                }
+                Effect::ReadClipboard { pane, ask } => {
+                    if ask {
+                        self.overlay =
+                            Some(super::overlay::Overlay::Clipboard { pane, write: None });
+                    } else {
+                        self.answer_clipboard_read(pane);
+                    }
+                }
             }
         }
     }

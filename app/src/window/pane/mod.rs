@@ -14,7 +14,6 @@ use tern_core::input::MouseButton;
 use tern_core::model::TermSize;
 use tern_core::pipeline::delivery::{Delivery, PaneView};
 use tern_core::pipeline::{PaneId, Pipeline};
-use tern_core::workspace::Badges;
 
 use super::glyphs::GlyphCache;
 use super::primary::Primary;
@@ -121,7 +120,6 @@ pub struct PaneUi {
     /// Prompts and the last command's output (OSC 133), for prompt jumps and "copy
     /// last output".
     pub marks: tern_core::model::marks::PromptMarks,
-    pub badges: Badges,
     /// Keys waiting for the frame that shows their echo: (seq before, received at).
     pending_keys: Vec<(u64, Instant)>,
     viewport: Viewport,
@@ -191,7 +189,6 @@ impl PaneUi {
             edit_request: None,
             editor: None,
             marks: Default::default(),
-            badges: Badges::default(),
             pending_keys: Vec::new(),
             viewport: Viewport::default(),
             dragging: None,
