@@ -281,60 +281,7 @@ impl TernApp {
             window_clear: None,
         };
         app.apply_config(ctx, None);
-        let saved = app
-            .launch
-            .session
-            .clone()
-            .and_then(|path| app.load_session(path));
-        let restoring = saved.is_some();
-        let dir = app
-            .launch
-            .spec
-            .cwd
-            .clone()
-            .or_else(|| std::env::current_dir().ok())
-            .unwrap_or_else(|| PathBuf::from("/"));
-        let spec = app.launch.spec.clone();
-        let launched = spec.command.as_ref().map(command_line);
-        let started = match first {
-            Some(Ok(pane)) => Some((pane, launched.clone())),
-            Some(Err(e)) => {
-                app.status = Some(format!("cannot start a shell: {e}"));
-                None
-            }
-            None => None,
-        };
-        // Start-up is the core's, as in the headless face: the session, else a first
-        // tab (the pane started before the window, or one started now).
-        let start = tern_core::workspace::Start {
-            session: saved,
-            last_screen: app.settings.config.session.restore_last_screen,
-            dir: dir.clone(),
-            started,
-            program: launched.unwrap_or_default(),
-            size: spec.size,
-        };
-        let start = tern_core::workspace::Command::Start(Box::new(start));
-        if let Err(e) = app.core.apply(tern_core::workspace::Source::Start, start) {
-            app.status = Some(e);
-        }
-        if restoring && !app.core.ws().groups.is_empty() {
-            // The restored worktrees' repositories show in the sidebar.
-            let repos: Vec<PathBuf> = app
-                .core
-                .ws()
-                .groups
-                .iter()
-                .filter_map(|g| g.repo.clone())
-                .collect();
-            for repo in repos {
-                app.sidebar.add_repository(ctx, repo, true);
-            }
-            app.sidebar_open = app.core.ws().groups.len() > 1;
-        } else {
-            // If the folder is in a repository, its worktrees show in the sidebar.
-            app.sidebar.add_repository(ctx, dir, true);
-        }
+        app.start(ctx, first);
         app.take_effects();
         app
     }
@@ -424,7 +371,8 @@ impl TernApp {
             if let Some(text) = super::agents::take_send_text(&ctx, &self.send_text)
                 && let Some(pane) = self.core.ws().focused_pane()
             {
-                self.core.pipeline().write(pane, text.as_bytes());
+                let send = tern_core::workspace::Command::SendText { pane, text };
+                let _ = self.exec(tern_core::workspace::Source::Key, send);
             }
         }
         let mut actions = self.overlay_ui(&ctx);

@@ -9,6 +9,66 @@ use tern_core::session::{LoadOutcome, SessionState};
 use tern_core::session_file::SessionFile;
 
 impl TernApp {
+    /// Start-up through the core (`Command::Start`), as in the headless face: the
+    /// saved session, else a first tab — `first` when it was started before the
+    /// window; then the worktrees' repositories in the sidebar.
+    pub(super) fn start(&mut self, ctx: &egui::Context, first: Option<Result<PaneId, String>>) {
+        let saved = self
+            .launch
+            .session
+            .clone()
+            .and_then(|path| self.load_session(path));
+        let restoring = saved.is_some();
+        let dir = self
+            .launch
+            .spec
+            .cwd
+            .clone()
+            .or_else(|| std::env::current_dir().ok())
+            .unwrap_or_else(|| PathBuf::from("/"));
+        let spec = self.launch.spec.clone();
+        let launched = spec.command.as_ref().map(super::command_line);
+        let started = match first {
+            Some(Ok(pane)) => Some((pane, launched.clone())),
+            Some(Err(e)) => {
+                self.status = Some(format!("cannot start a shell: {e}"));
+                None
+            }
+            None => None,
+        };
+        // Start-up is the core's, as in the headless face: the session, else a first
+        // tab (the pane started before the window, or one started now).
+        let start = tern_core::workspace::Start {
+            session: saved,
+            last_screen: self.settings.config.session.restore_last_screen,
+            dir: dir.clone(),
+            started,
+            program: launched.unwrap_or_default(),
+            size: spec.size,
+        };
+        let start = tern_core::workspace::Command::Start(Box::new(start));
+        if let Err(e) = self.core.apply(tern_core::workspace::Source::Start, start) {
+            self.status = Some(e);
+        }
+        if restoring && !self.core.ws().groups.is_empty() {
+            // The restored worktrees' repositories show in the sidebar.
+            let repos: Vec<PathBuf> = self
+                .core
+                .ws()
+                .groups
+                .iter()
+                .filter_map(|g| g.repo.clone())
+                .collect();
+            for repo in repos {
+                self.sidebar.add_repository(ctx, repo, true);
+            }
+            self.sidebar_open = self.core.ws().groups.len() > 1;
+        } else {
+            // If the folder is in a repository, its worktrees show in the sidebar.
+            self.sidebar.add_repository(ctx, dir, true);
+        }
+    }
+
     /// Loads the saved session for [`Command::Start`](tern_core::workspace::Command)
     /// (a corrupt file is kept aside and reported) and keeps the file to save to; the
     /// panes' area is set first, so restored panes start at their share of it.
