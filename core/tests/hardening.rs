@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use tern_core::config::{Config, ConfigEvent, ConfigWatcher, theme_files_read};
 use tern_core::desktop_appearance::ColorScheme;
 use tern_core::pipeline::{Pipeline, PipelineConfig, SpawnSpec};
+use tern_testkit::eventually;
 
 fn mkfifo(path: &Path) {
     let made = std::process::Command::new("mkfifo").arg(path).status();
@@ -129,14 +130,6 @@ fn pty_masters() -> usize {
                 .count()
         })
         .unwrap_or(0)
-}
-
-fn eventually(what: &str, within: Duration, done: impl Fn() -> bool) {
-    let deadline = Instant::now() + within;
-    while !done() {
-        assert!(Instant::now() < deadline, "{what} (waited {within:?})");
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 /// A pane read ahead whose window is full (its program floods cursor position queries

@@ -13,39 +13,24 @@ use tern_core::model::TermSize;
 use tern_core::model::search::SearchQuery;
 use tern_core::pipeline::delivery::{Delivery, Snapshot};
 use tern_core::pipeline::{PaneId, Pipeline, PipelineConfig, SpawnSpec};
+use tern_testkit::eventually;
 
 /// How long a wait for an event may take before the test fails with a message (not a
 /// pass/fail threshold: the event is expected in milliseconds).
 const EVENT_BOUND: Duration = Duration::from_secs(60);
 
-fn wait_until(what: &str, mut done: impl FnMut() -> bool, state: impl Fn() -> String) {
-    let deadline = Instant::now() + EVENT_BOUND;
-    while !done() {
-        assert!(
-            Instant::now() < deadline,
-            "{what} did not happen within {EVENT_BOUND:?}: {}",
-            state()
-        );
-        std::thread::sleep(Duration::from_millis(1));
-    }
-}
-
 /// Reveals `pane` and waits for the snapshot the reveal builds (`what` names the pane
 /// in the failure message).
 fn reveal_snapshot(p: &Pipeline, pane: PaneId, what: String) -> Box<Snapshot> {
     p.set_visible(pane, true);
-    let mut snapshot = None;
-    wait_until(
-        "a snapshot on reveal",
-        || {
-            if let Some(Delivery::Snapshot(s)) = p.take(pane) {
-                snapshot = Some(s);
-            }
-            snapshot.is_some()
+    eventually(
+        format!("a snapshot on reveal of {what}"),
+        EVENT_BOUND,
+        || match p.take(pane) {
+            Some(Delivery::Snapshot(s)) => Some(s),
+            _ => None,
         },
-        || what.clone(),
-    );
-    snapshot.expect("the wait returned with one")
+    )
 }
 
 /// The bytes the model's parser has consumed for `pane`: the seq of the snapshot a
@@ -96,11 +81,10 @@ fn invariant_1_read_equals_parsed_equals_credited_at_every_quiescent_point() {
                     credit.parsed_total()
                 )
             };
-            wait_until(
-                "the phase's bytes read and credited",
-                || credit.read_total() >= written && credit.parsed_total() >= written,
-                books,
-            );
+            eventually("the phase's bytes read and credited", EVENT_BOUND, || {
+                let done = credit.read_total() >= written && credit.parsed_total() >= written;
+                if done { Ok(()) } else { Err(books()) }
+            });
             assert_eq!(credit.read_total(), written, "read != written: {}", books());
             assert_eq!(
                 credit.parsed_total(),
@@ -229,11 +213,14 @@ fn snapshot_rows_after(lines: usize) -> (usize, usize, u64) {
         .collect();
     p.feed(pane, history.as_bytes());
     let credit = p.credit(pane).expect("credit");
-    wait_until(
-        "the history parsed",
-        || credit.parsed_total() == history.len() as u64,
-        || format!("{} of {}", credit.parsed_total(), history.len()),
-    );
+    eventually("the history parsed", EVENT_BOUND, || {
+        let parsed = credit.parsed_total();
+        if parsed == history.len() as u64 {
+            Ok(())
+        } else {
+            Err(format!("{parsed} of {}", history.len()))
+        }
+    });
     let s = reveal_snapshot(&p, pane, format!("{lines} lines"));
     // The history the snapshot leaves out is still there, paged on demand.
     let oldest = p
@@ -440,25 +427,27 @@ fn invariant_2_a_hidden_pane_gets_no_frames_and_loses_no_byte_fact_or_reply() {
         .expect("spawn");
     let credit = p.credit(pane).expect("credit");
     let mut facts = Vec::new();
-    wait_until(
+    eventually(
         "the program's answer and its last output",
+        EVENT_BOUND,
         || {
             facts.extend(p.poll_events().into_iter().filter_map(|e| match e {
                 PaneEvent::Fact { pane: from, event } if from == pane => Some(event),
                 _ => None,
             }));
-            std::fs::metadata(&answer).is_ok_and(|m| m.len() == 7)
+            let done = std::fs::metadata(&answer).is_ok_and(|m| m.len() == 7)
                 && p.dump_screen(pane)
                     .is_some_and(|d| d.rows.iter().any(|r| r.trim_end() == "end"))
-                && credit.parsed_total() == credit.read_total()
-        },
-        || {
-            format!(
+                && credit.parsed_total() == credit.read_total();
+            if done {
+                return Ok(());
+            }
+            Err(format!(
                 "answer {:?}, read {} parsed {}",
                 std::fs::read(&answer),
                 credit.read_total(),
                 credit.parsed_total()
-            )
+            ))
         },
     );
     facts.extend(p.poll_events().into_iter().filter_map(|e| match e {

@@ -321,7 +321,9 @@ fn helpers_inherit_no_pty_master() {
         })
         .collect();
     // The pool has registered the panes' descriptors once their pids are known.
-    std::thread::sleep(Duration::from_millis(200));
+    tern_testkit::eventually("the panes' pids", Duration::from_secs(60), || {
+        panes.iter().all(|&pane| p.pid(pane).is_some())
+    });
     let out = Command::new("ls")
         .args(["-l", "/proc/self/fd/"])
         .stdin(Stdio::null())

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use tern_core::model::TermSize;
 use tern_core::pipeline::model_thread::SLICE_WORK_CELLS;
 use tern_core::pipeline::{Pipeline, PipelineConfig, SpawnSpec};
+use tern_testkit::eventually;
 
 /// How long a wait for an event may take before the test fails with a message (not a
 /// pass/fail threshold: the event is expected in milliseconds).
@@ -94,12 +95,10 @@ fn invariant_9_a_dsr_is_answered_after_a_bounded_count_of_a_rep_flood() {
 
 /// Waits (bounded) until `done` holds, polling the pipeline's events.
 fn wait_until(p: &Pipeline, what: &str, done: impl Fn(&Pipeline) -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !done(p) {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+    eventually(what, Duration::from_secs(30), || {
         p.poll_events();
-        std::thread::sleep(Duration::from_millis(5));
-    }
+        done(p)
+    });
 }
 
 /// One pane floods DECFRA over its whole 400x200 screen (80,000 cells per 20 bytes)

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use tern_core::model::{TermConfig, TermSize, Terminal};
 use tern_core::pipeline::delivery::PaneView;
 use tern_core::pipeline::{PaneEvent, PaneId, Pipeline, PipelineConfig, SpawnSpec};
+use tern_testkit::rss_bytes;
 
 const FLOODS: usize = 16;
 const TYPISTS: usize = 4;
@@ -18,16 +19,6 @@ const TYPISTS: usize = 4;
 /// as wedged: a bounded wait for the echo, not a latency bound (echo latency under
 /// load is `tern-bench keys`'s figure).
 const ECHO_BOUND: Duration = Duration::from_secs(60);
-
-fn rss_bytes() -> u64 {
-    let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
-    let pages: u64 = statm
-        .split_whitespace()
-        .nth(1)
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0);
-    pages * 4096
-}
 
 fn secs_from_env(default: u64) -> Duration {
     Duration::from_secs(

@@ -10,6 +10,7 @@ use tern_core::model::TermSize;
 use tern_core::pipeline::diag::PtyReport;
 use tern_core::pipeline::throttle::THROTTLED_WINDOW_BYTES;
 use tern_core::pipeline::{PaneEvent, PaneId, Pipeline, PipelineConfig, SpawnSpec};
+use tern_testkit::eventually;
 
 /// The longest any wait here may take before the test fails.
 const BOUND: Duration = Duration::from_secs(60);
@@ -63,13 +64,10 @@ fn type_until(
     }
 }
 
-/// Waits (without typing) until `done` returns `None`, or fails after [`BOUND`].
+/// Waits (without typing) until `done` returns `None` (else what it saw), or fails
+/// after [`BOUND`].
 fn wait_until(what: &str, mut done: impl FnMut() -> Option<String>) {
-    let deadline = Instant::now() + BOUND;
-    while let Some(seen) = done() {
-        assert!(Instant::now() < deadline, "{what}; last seen: {seen}");
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    eventually(what, BOUND, || done().map_or(Ok(()), Err));
 }
 
 /// While keys come, a hidden pane that floods is throttled: its window is

@@ -15,6 +15,7 @@ use tern_core::tmux::{
     CellContent, DisconnectReason, FlowConfig, RemoteCommand, RemoteEvent, SplitDirection,
     TmuxPaneId,
 };
+use tern_testkit::rss_bytes;
 
 #[test]
 fn output_reaches_the_model_and_typing_reaches_the_program() {

@@ -258,19 +258,6 @@ pub fn wait_exited(pipeline: &Pipeline, pane: PaneId) -> tern_core::pipeline::Ex
     panic!("{pane:?} never exited")
 }
 
-/// Resident memory of this process (Linux), in bytes.
-pub fn rss_bytes() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmRSS:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|kb| kb.parse::<u64>().ok())
-        })
-        .map_or(0, |kb| kb * 1024)
-}
-
 pub fn hex(bytes: &[u8]) -> String {
     bytes
         .iter()

@@ -627,16 +627,7 @@ pub fn log_lines(n: usize) -> Vec<u8> {
     out
 }
 
-/// Resident set size of this process.
-pub fn rss_bytes() -> u64 {
-    let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
-    statm
-        .split_whitespace()
-        .nth(1)
-        .and_then(|v| v.parse::<u64>().ok())
-        .unwrap_or(0)
-        * 4096
-}
+pub use tern_testkit::rss_bytes;
 
 /// Runs in a child process (`tern-bench worker ...`) so each measurement starts clean.
 pub fn memory_worker(args: &[String]) -> Result<Value, String> {
