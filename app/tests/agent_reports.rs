@@ -8,7 +8,7 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::{Duration, Instant};
 
 use common::user::{Face, Start, Tern};
@@ -106,13 +106,11 @@ fn osc_21337_waiting_working_idle(face: Face) {
 
 /// `tern agents setup AGENT` with `t`'s HOME: its output.
 fn setup(home: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tern"))
+    common::tern_cmd()
         .arg("agents")
         .arg("setup")
         .args(args)
         .env("HOME", home)
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("CODEX_HOME")
         .output()
         .expect("tern agents setup runs")
 }
@@ -368,11 +366,9 @@ fn the_hook_command_is_silent_and_succeeds_whatever_happens() {
     let dir = common::headless::scratch("hook-silent");
     let hook = |env: &[(&str, &str)], args: &[&str], stdin: &str| {
         use std::io::Write as _;
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_tern"));
+        let mut cmd = common::tern_cmd();
         cmd.args(["msg", "agent-event"])
             .args(args)
-            .env_remove("TERN_SOCKET")
-            .env_remove("TERN_PANE_ID")
             .envs(env.iter().copied())
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())

@@ -2,13 +2,14 @@
 //! `tern config check|show` report the effective settings and name bad `-o` overrides,
 //! `tern msg` without a running tern says where it looked.
 
+mod common;
+
 use std::process::{Command, Output};
 
 fn tern(args: &[&str], config: &std::path::Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tern"))
+    common::tern_cmd()
         .args(args)
         .env("TERN_CONFIG", config)
-        .env_remove("TERN_SOCKET")
         .output()
         .expect("runs tern")
 }

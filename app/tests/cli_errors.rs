@@ -3,6 +3,8 @@
 //! would be right; the help, the version and the subcommands that need no window say
 //! what they should; with no display the window's error says how to run without one.
 
+mod common;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -15,7 +17,7 @@ fn tern(args: &[&str]) -> Output {
 fn tern_in(dir: &Path, args: &[&str]) -> Output {
     let runtime = dir.join("xdg");
     std::fs::create_dir_all(&runtime).expect("runtime dir");
-    Command::new(env!("CARGO_BIN_EXE_tern"))
+    common::tern_in(dir)
         .args(args)
         .current_dir(dir)
         .env("TERN_CONFIG", dir.join("no-config.ron"))

@@ -3,16 +3,17 @@
 //! `$XDG_CONFIG_HOME/tern/config.ron`), what each problem says (the file, line and
 //! column), and that what `show` prints is a config `check` accepts.
 
+mod common;
+
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 /// `tern ARGS` with HOME and XDG_CONFIG_HOME in `home` and `TERN_CONFIG` as given.
 fn tern(home: &Path, tern_config: Option<&Path>, args: &[&str]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tern"));
+    let mut cmd = common::tern_cmd();
     cmd.args(args)
         .env("HOME", home)
-        .env("XDG_CONFIG_HOME", home.join(".config"))
-        .env_remove("TERN_CONFIG");
+        .env("XDG_CONFIG_HOME", home.join(".config"));
     if let Some(path) = tern_config {
         cmd.env("TERN_CONFIG", path);
     }

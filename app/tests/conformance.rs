@@ -10,8 +10,10 @@
 //! writing what went wrong to the file. Expected checksums are computed here from the
 //! expected text, never from tern's output.
 
+mod common;
+
 use std::io::{Read, Write};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
 use rustix::termios::{self, OptionalActions};
@@ -41,7 +43,7 @@ fn screen_checks_from_inside_pass() {
     let exe = std::env::current_exe().expect("test binary path");
     let report = std::env::temp_dir().join(format!("tern-conformance-{}.txt", std::process::id()));
     let _ = std::fs::remove_file(&report);
-    let out = Command::new(env!("CARGO_BIN_EXE_tern"))
+    let out = common::tern_cmd()
         .args([
             "--headless",
             "--cols",

@@ -87,10 +87,7 @@ fn tern_e_exits_with_its_programs_status_and_hold_keeps_the_window() {
         if let Some(status) = tern.0.try_wait().expect("waits") {
             panic!("--hold did not keep the window: tern exited with {status}");
         }
-        let listed = Command::new(env!("CARGO_BIN_EXE_tern"))
-            .arg("msg")
-            .arg("--socket")
-            .arg(&socket)
+        let listed = common::msg_cmd(&socket)
             .arg("list")
             .output()
             .expect("tern msg runs");
@@ -177,9 +174,7 @@ fn tern_msg_opens_lists_and_types_into_a_tab_of_the_real_window() {
     let got = wait_file(&work.join("got.txt"), "the text reached the pane", &dir);
     assert_eq!(got, "got hello\n");
     // A pane that does not exist is an error naming it.
-    let out = Command::new(env!("CARGO_BIN_EXE_tern"))
-        .args(["msg", "--socket"])
-        .arg(&socket)
+    let out = common::msg_cmd(&socket)
         .args(["focus", "--pane", "4242"])
         .output()
         .expect("runs");
@@ -233,7 +228,7 @@ fn a_second_plain_start_opens_a_tab_in_the_running_tern() {
     assert_eq!(focused_window(&display), other_window);
     let elsewhere = dir.join("elsewhere");
     std::fs::create_dir_all(&elsewhere).expect("mkdir");
-    let second = Command::new(env!("CARGO_BIN_EXE_tern"))
+    let second = common::tern_in(&dir)
         .current_dir(&elsewhere)
         .env("DISPLAY", &display.name)
         .env("XDG_RUNTIME_DIR", &runtime)

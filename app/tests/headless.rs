@@ -1,11 +1,11 @@
 //! `tern --headless` end to end: the whole pipeline with no window.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+mod common;
 
-fn tern() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_tern"))
-}
+use std::io::Write;
+use std::process::Stdio;
+
+use common::tern_cmd as tern;
 
 #[test]
 fn cursor_position_queries_are_answered_and_the_exit_status_passes_through() {

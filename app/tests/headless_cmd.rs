@@ -3,7 +3,9 @@
 //! folder, its environment is a terminal's, its questions are answered, and bad
 //! arguments are clear errors.
 
-use std::process::{Command, Output, Stdio};
+mod common;
+
+use std::process::{Output, Stdio};
 
 /// `tern --headless --cols C --rows R --dump-screen - -- sh -c SCRIPT`, no config file.
 fn headless(cols: usize, rows: usize, script: &str) -> Output {
@@ -23,7 +25,7 @@ fn headless(cols: usize, rows: usize, script: &str) -> Output {
 
 fn headless_args(args: &[&str]) -> Output {
     let dir = tempfile::tempdir().expect("dir");
-    Command::new(env!("CARGO_BIN_EXE_tern"))
+    common::tern_cmd()
         .arg("--headless")
         .args(args)
         .env("TERN_CONFIG", dir.path().join("no-config.ron"))

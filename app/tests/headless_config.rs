@@ -1,14 +1,14 @@
 //! `tern --headless --config F` applies F: scrollback, flow-control window, environment,
 //! shell; and a config that cannot be read is a clear error, not a silent default.
 
+mod common;
+
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use tern_core::diagnostics::DiagnosticsReport;
 
-fn tern() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_tern"))
-}
+use common::tern_cmd as tern;
 
 fn temp(name: &str) -> PathBuf {
     std::env::temp_dir().join(format!("tern-hc-{}-{name}", std::process::id()))

@@ -4,13 +4,15 @@
 //! checked end to end: the pty, the pipeline, the model and the dump, as a user's
 //! program meets them.
 
-use std::process::{Command, Stdio};
+mod common;
+
+use std::process::Stdio;
 
 /// The screen (`cols` x `rows`, trailing blanks trimmed) after a program prints
 /// `bytes` (a `printf` format: `\033` for ESC) and exits.
 fn screen(cols: usize, rows: usize, bytes: &str) -> Vec<String> {
     let dir = tempfile::tempdir().expect("dir");
-    let out = Command::new(env!("CARGO_BIN_EXE_tern"))
+    let out = common::tern_cmd()
         .args(["--headless", "--cols", &cols.to_string(), "--rows"])
         .arg(rows.to_string())
         .args(["--dump-screen", "-", "--", "printf", bytes])

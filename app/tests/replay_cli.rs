@@ -1,10 +1,8 @@
 //! `tern replay` end to end: the binary reads a file and prints the screen.
 
-use std::process::Command;
+mod common;
 
-fn tern() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_tern"))
-}
+use common::tern_cmd as tern;
 
 fn temp_file(name: &str, bytes: &[u8]) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("tern-replay-{}", std::process::id()));

@@ -233,10 +233,7 @@ fn wait_child(child: &mut Child, what: &str) -> ExitStatus {
 /// `tern msg wait ARGS`, started (it ends by itself: its state, its timeout, or tern
 /// gone).
 fn msg_wait(t: &Tern, args: &[&str]) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_tern"))
-        .arg("msg")
-        .arg("--socket")
-        .arg(&t.socket)
+    common::msg_cmd(&t.socket)
         .arg("wait")
         .args(args)
         .spawn()

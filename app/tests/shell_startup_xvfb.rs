@@ -13,7 +13,6 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use common::x11::*;
 
@@ -160,10 +159,7 @@ fn fish_in_the_window_reads_the_users_files_and_sends_marks() {
 /// `tern msg wait --pane ID --for STATE --timeout S` through the binary: its exit
 /// status.
 fn wait_state(socket: &Path, pane: u64, state: &str, timeout_s: u32) -> Option<i32> {
-    Command::new(env!("CARGO_BIN_EXE_tern"))
-        .arg("msg")
-        .arg("--socket")
-        .arg(socket)
+    common::msg_cmd(socket)
         .args([
             "wait",
             "--pane",

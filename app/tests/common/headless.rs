@@ -36,6 +36,7 @@ pub fn tern_in(dir: &Path) -> Command {
 pub fn scratch_env(cmd: &mut Command, dir: &Path) {
     let run = dir.join("run");
     std::fs::create_dir_all(&run).expect("runtime dir");
+    std::fs::create_dir_all(dir.join("home")).expect("home dir");
     cmd.env("HOME", dir.join("home"))
         .env("XDG_RUNTIME_DIR", &run)
         .env("XDG_CONFIG_HOME", dir.join("home/.config"))
@@ -44,6 +45,9 @@ pub fn scratch_env(cmd: &mut Command, dir: &Path) {
         .env("SHELL", "/bin/sh")
         .env_remove("TERN_SOCKET")
         .env_remove("TERN_PANE_ID")
+        .env_remove("TERN_CONFIG")
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("CODEX_HOME")
         .env_remove("DISPLAY")
         .env_remove("WAYLAND_DISPLAY")
         .current_dir(dir.join("home"));

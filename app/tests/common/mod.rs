@@ -8,10 +8,32 @@ pub mod x11;
 
 use std::path::{Path, PathBuf};
 
+use std::process::Command;
+
 use egui_kittest::Harness;
 use tern::window::app::{Launch, TernApp};
 
 pub type Slot = Option<TernApp>;
+
+pub use headless::{scratch, tern_in};
+
+/// The one way a test starts the binary: `tern` as a fresh user starts it — its own
+/// HOME, XDG config, state and runtime folders and session file, `SHELL=/bin/sh`, and
+/// nothing of the caller's tern (socket, pane), display or agents' settings inherited
+/// (`headless::scratch_env`) — in a scratch folder of its own. [`tern_in`] is the same
+/// in a folder the test keeps; a window test sets `DISPLAY` on it.
+pub fn tern_cmd() -> Command {
+    static STARTS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = STARTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    tern_in(&scratch(&format!("cmd{n}")))
+}
+
+/// `tern msg --socket SOCKET`, a client of a running tern started the kit's way.
+pub fn msg_cmd(socket: &Path) -> Command {
+    let mut cmd = tern_cmd();
+    cmd.arg("msg").arg("--socket").arg(socket);
+    cmd
+}
 
 /// Steps the harness until `done` holds or `timeout` has passed; whether it held.
 pub fn step_until_or<'a, S>(

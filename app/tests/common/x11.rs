@@ -224,7 +224,7 @@ pub fn start_tern_with(
     let trace = dir.join("trace.jsonl");
     let stderr = std::fs::File::create(dir.join("tern.stderr")).expect("stderr file");
     let tern = Killed(
-        Command::new(env!("CARGO_BIN_EXE_tern"))
+        super::tern_in(dir)
             .args(args)
             .env("DISPLAY", &display.name)
             .env("XDG_RUNTIME_DIR", runtime)
@@ -298,10 +298,7 @@ pub fn type_line(display: &Display, window: &str, text: &str) {
 
 /// `tern msg --socket S ARGS`: stdout, or a panic with stderr.
 pub fn msg(socket: &Path, args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_tern"))
-        .arg("msg")
-        .arg("--socket")
-        .arg(socket)
+    let out = super::msg_cmd(socket)
         .args(args)
         .output()
         .expect("tern msg runs");
