@@ -109,7 +109,7 @@ pub fn deeper_problems(config: &Config) -> Vec<Problem> {
                 .map(|e| Problem::new(format!("key_bindings: {e}"), Some(action))),
         );
     }
-    let (_, errors) = crate::window::agents::send_text_chords(&config.send_text);
+    let (_, errors) = crate::window::activity::send_text_chords(&config.send_text);
     problems.extend(errors.into_iter().map(|e| Problem::new(e, None)));
     let (_, errors) = tern_core::text::hints::HintPatterns::new(&config.hint_patterns);
     problems.extend(

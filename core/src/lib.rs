@@ -22,7 +22,6 @@ pub mod fixtures;
 pub mod helper;
 pub mod input;
 pub mod ipc;
-pub mod layout;
 pub mod model;
 pub mod pipeline;
 pub mod resume;

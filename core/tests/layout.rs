@@ -1,6 +1,6 @@
 //! Split trees, spatial focus, tabs and worktree groups, without a window.
 
-use tern_core::layout::{Axis, Direction, Layout, Rect};
+use tern_core::workspace::split_tree::{Axis, Direction, Layout, Rect};
 use tern_core::workspace::{Badges, Closed, Workspace, fuzzy_rank};
 
 const AREA: Rect = Rect {
@@ -301,9 +301,9 @@ mod session_round_trip {
     use std::collections::HashMap;
     use std::path::PathBuf;
 
-    use tern_core::layout::{Axis, Layout};
     use tern_core::session::{SavedLayout, SavedPane, SessionState, SessionStore, SplitDir};
     use tern_core::workspace::Workspace;
+    use tern_core::workspace::split_tree::{Axis, Layout};
 
     /// Pane n lives in /w/n.
     fn cwd(p: u32) -> PathBuf {
@@ -327,7 +327,7 @@ mod session_round_trip {
         ws.add_tab(main, 1);
         ws.split_focused(Axis::Horizontal, 2);
         ws.split_focused(Axis::Vertical, 3);
-        ws.resize_focused(tern_core::layout::Direction::Up, 0.1);
+        ws.resize_focused(tern_core::workspace::split_tree::Direction::Up, 0.1);
         ws.focus_pane(2);
         ws.add_tab(main, 4);
         ws.groups[main].tabs[1].custom_title = Some("logs".into());
@@ -364,7 +364,7 @@ mod session_round_trip {
         let restored = &back.groups[main].tabs[0].layout;
         assert_eq!(restored.panes(), expected_layout.panes());
         let close = |a: &Layout<u32>, b: &Layout<u32>| {
-            let area = tern_core::layout::Rect::new(0.0, 0.0, 1000.0, 1000.0);
+            let area = tern_core::workspace::split_tree::Rect::new(0.0, 0.0, 1000.0, 1000.0);
             a.rects(area, 0.0)
                 .iter()
                 .zip(b.rects(area, 0.0))
@@ -423,7 +423,7 @@ mod session_round_trip {
             "the tab whose pane failed is gone"
         );
         let layout = &ws.groups[0].tabs[0].layout;
-        let area = tern_core::layout::Rect::new(0.0, 0.0, 1000.0, 100.0);
+        let area = tern_core::workspace::split_tree::Rect::new(0.0, 0.0, 1000.0, 100.0);
         let widths: Vec<f32> = layout.rects(area, 0.0).iter().map(|(_, r)| r.w).collect();
         assert_eq!(widths, vec![500.0, 250.0, 250.0]);
         assert_eq!(ws.focused_pane(), Some(3));

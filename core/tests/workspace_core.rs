@@ -8,8 +8,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tern_core::config::Config;
-use tern_core::layout::Axis;
 use tern_core::pipeline::{PaneId, Pipeline, PipelineConfig};
+use tern_core::workspace::split_tree::Axis;
 use tern_core::workspace::{Command, Effect, Outcome, Source, WorkspaceCore};
 
 fn core() -> WorkspaceCore {

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use remote_support::*;
 use tern_core::config::Config;
-use tern_core::layout::Axis;
+use tern_core::workspace::split_tree::Axis;
 use tern_core::workspace::{Command, Source, WorkspaceCore};
 
 /// Runs what follows `--` with sh, here: the remote side of `ssh host -- LINE`.

@@ -2,8 +2,8 @@
 //! diagnostics panel draw from shared references and return these; `TernApp` applies
 //! them after the frame, so no panel changes the workspace while it is being drawn.
 
-use tern_core::layout::NodePath;
 use tern_core::pipeline::PaneId;
+use tern_core::workspace::split_tree::NodePath;
 use tern_core::workspace::{Location, TabId};
 
 use super::commands::Command;

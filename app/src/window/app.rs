@@ -19,7 +19,7 @@ use tern_core::pipeline::{PaneId, Pipeline, PipelineConfig, SpawnSpec, Waker};
 use tern_core::workspace::WorkspaceCore;
 
 use super::action::Action;
-use super::agents::Agents;
+use super::activity::Agents;
 use super::chrome;
 use super::commands::{Chord, KeyMap};
 use super::diagnostics::Diagnostics;
@@ -368,7 +368,7 @@ impl TernApp {
             for command in commands {
                 self.run(&ctx, command);
             }
-            if let Some(text) = super::agents::take_send_text(&ctx, &self.send_text)
+            if let Some(text) = super::activity::take_send_text(&ctx, &self.send_text)
                 && let Some(pane) = self.core.ws().focused_pane()
             {
                 let send = tern_core::workspace::Command::SendText { pane, text };

@@ -11,7 +11,7 @@ use super::theme::Theme;
 /// notification, ● unseen output (all in the bundled font).
 pub fn badge_marks(b: Badges, theme: &Theme) -> Vec<(&'static str, Color32)> {
     let c = &theme.chrome;
-    let mut out = super::agents::activity_marks(b);
+    let mut out = super::activity::activity_marks(b);
     if b.bell {
         out.push(("⚑", c.bell));
     }
@@ -80,7 +80,7 @@ pub fn badged_title(
 /// "tab build" or "tab build (bell, failed)": the accessibility label of a row.
 pub fn labelled(kind: &str, name: &str, b: Badges) -> String {
     let words = badge_words(b);
-    let activity = super::agents::activity_suffix(b);
+    let activity = super::activity::activity_suffix(b);
     if words.is_empty() {
         format!("{kind} {name}{activity}")
     } else {

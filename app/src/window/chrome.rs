@@ -2,8 +2,8 @@
 //! split dividers. Each draws from what it is given and returns [`Action`]s.
 
 use egui::RichText;
-use tern_core::layout::{Axis, Rect};
 use tern_core::pipeline::PaneId;
+use tern_core::workspace::split_tree::{Axis, Rect};
 use tern_core::workspace::{Badges, Location, TabId, Workspace};
 
 use super::action::Action;
@@ -23,7 +23,7 @@ pub struct TabEntry {
     pub id: TabId,
     pub title: String,
     pub badges: Badges,
-    pub attention: super::agents::Attention,
+    pub attention: super::activity::Attention,
 }
 
 /// What the tab bar shows: the active worktree's tabs.
@@ -103,7 +103,7 @@ pub fn tab_bar(ui: &mut egui::Ui, strip: &TabStrip, theme: &Theme, on_dark: bool
                             .join("\n"),
                         );
                     if let Some(p) = tab.attention.progress {
-                        super::agents::progress_bar(ui.painter(), r.rect, p, theme);
+                        super::activity::progress_bar(ui.painter(), r.rect, p, theme);
                     }
                     let label = labelled("tab", &tab.title, tab.badges) + &tab.attention.suffix();
                     ui.ctx()

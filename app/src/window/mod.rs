@@ -7,7 +7,7 @@
 //! nothing below `app` imports it.
 
 pub mod action;
-pub mod agents;
+pub mod activity;
 pub mod app;
 pub mod badges;
 pub mod boxes;

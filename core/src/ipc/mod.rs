@@ -34,7 +34,7 @@ pub use crate::pipeline::PANE_ENV;
 /// The longest request line a server reads (a `send-text` paste included).
 pub const MAX_REQUEST_BYTES: usize = 1 << 20;
 
-pub use crate::layout::SplitDirection;
+pub use crate::workspace::split_tree::SplitDirection;
 
 /// What a client asks for.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

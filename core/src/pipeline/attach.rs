@@ -23,7 +23,7 @@ use portable_pty::{Child, ChildKiller, ExitStatus, native_pty_system};
 use rustix::fs::{Mode, OFlags};
 
 use super::PaneId;
-use super::session::{SpawnError, Spawned, pty_size, set_nonblocking};
+use super::spawn::{SpawnError, Spawned, pty_size, set_nonblocking};
 use crate::model::TermSize;
 
 /// What [`super::Pipeline::attach`] needs.

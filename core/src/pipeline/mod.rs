@@ -27,7 +27,7 @@ pub mod readiness;
 pub mod reply_poll;
 mod reports;
 mod requests;
-pub mod session;
+pub mod spawn;
 pub mod throttle;
 
 use std::collections::HashMap;
@@ -49,7 +49,7 @@ use io::{BufferPool, IoPool, PoolShared, PtyWriter};
 use model_thread::{ModelDiag, ModelThread, PaneEntry};
 use readiness::{ModelTx, Poller};
 pub use requests::{Answer, HistoryPage, Pending, SearchProgress, SearchRequest, SearchResults};
-pub use session::{SpawnError, SpawnSpec};
+pub use spawn::{SpawnError, SpawnSpec};
 
 /// The environment variable carrying the id of the pane a program runs in (set by
 /// [`Pipeline::spawn`]; `tern msg` reads it).
@@ -262,7 +262,7 @@ struct PaneHandle {
 impl PaneHandle {
     /// SIGHUP to the child, through its pidfd when there is one (never to a reused pid).
     fn hang_up(&mut self) {
-        if !session::hang_up(self.pidfd.as_ref()) {
+        if !spawn::hang_up(self.pidfd.as_ref()) {
             let _ = self.killer.kill();
         }
     }

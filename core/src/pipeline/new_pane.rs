@@ -18,7 +18,7 @@ use super::pane::PaneCore;
 use super::reader::PtyInput;
 use super::{
     AttachSpec, Attached, ModelMsg, PANE_ENV, PaneHandle, PaneId, Pipeline, SpawnError, SpawnSpec,
-    attach, session,
+    attach, spawn,
 };
 
 /// Where a pane's program runs.
@@ -37,7 +37,7 @@ impl Pipeline {
         let pane = PaneId(self.next_id.fetch_add(1, Ordering::Relaxed));
         let mut spec = spec.clone();
         spec.env.push((PANE_ENV.to_owned(), pane.0.to_string()));
-        let spawned = session::spawn(&spec, self.config.default_size)?;
+        let spawned = spawn::spawn(&spec, self.config.default_size)?;
         let size = spec.size.unwrap_or(self.config.default_size);
         let what = match spawned.pid {
             Some(pid) => format!("spawned pid {pid}"),
@@ -72,7 +72,7 @@ impl Pipeline {
     fn register(
         &self,
         pane: PaneId,
-        spawned: session::Spawned,
+        spawned: spawn::Spawned,
         size: TermSize,
         origin: PaneOrigin,
         what: String,

@@ -9,11 +9,11 @@
 use std::path::PathBuf;
 
 use super::tree::{Location, TabId};
-use crate::layout::{Axis, Direction};
 use crate::model::TermSize;
 use crate::pipeline::PaneId;
 use crate::session::SessionState;
 use crate::tmux::RemoteEvent;
+use crate::workspace::split_tree::{Axis, Direction};
 
 /// One change to the workspace.
 #[derive(Clone, Debug, PartialEq)]

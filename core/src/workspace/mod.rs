@@ -17,6 +17,7 @@ pub mod remote_policy;
 pub mod requests;
 mod saved;
 mod session;
+pub mod split_tree;
 mod tree;
 
 pub use command::{Applied, Command, Effect, Outcome, Source, Start};

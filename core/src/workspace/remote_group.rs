@@ -8,13 +8,13 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use crate::config::RemoteConfig;
-use crate::layout::{Axis, Layout, MIN_RATIO};
 use crate::pipeline::PaneId;
 use crate::tmux::{
     Backoff, CellContent, ConnectSpec, Connection, DisconnectReason, LayoutCell, RemoteTarget,
     SshOptions, TmuxPaneId, Transport, WindowId, session_name,
 };
 use crate::workspace::TabId;
+use crate::workspace::split_tree::{Axis, Layout, MIN_RATIO};
 
 /// Text typed in "Add repository" that names a remote worktree rather than a local
 /// folder: `ssh://…`, or `[user@]host:path` (a local path starts with `/`, `~` or `.`).

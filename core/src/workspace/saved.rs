@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 
 use super::{Group, Workspace};
-use crate::layout::{Axis, Layout};
 use crate::session::{SavedLayout, SavedPane, SavedTab, SavedWorktree, SessionState, SplitDir};
+use crate::workspace::split_tree::{Axis, Layout};
 
 impl<P: Copy + PartialEq> Workspace<P> {
     /// The session to save: every group (a group with no repository is saved
@@ -227,7 +227,10 @@ fn restore_layout<P: Copy + PartialEq>(
                 let ratio = if total > 0.0 { r / total } else { 0.5 };
                 acc = Layout::Split {
                     axis,
-                    ratio: ratio.clamp(crate::layout::MIN_RATIO, 1.0 - crate::layout::MIN_RATIO),
+                    ratio: ratio.clamp(
+                        crate::workspace::split_tree::MIN_RATIO,
+                        1.0 - crate::workspace::split_tree::MIN_RATIO,
+                    ),
                     first: Box::new(l),
                     second: Box::new(acc),
                 };

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::layout::{Axis, Direction, Layout};
+use crate::workspace::split_tree::{Axis, Direction, Layout};
 
 /// Identifies a tab for the life of the app (stable across reorders).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

@@ -46,7 +46,7 @@ impl TernApp {
         self.core
             .pipeline()
             .set_new_pane_settings(new.term_config(), new.flow_control_window_bytes);
-        let (send_text, errors) = crate::window::agents::send_text_chords(&new.send_text);
+        let (send_text, errors) = crate::window::activity::send_text_chords(&new.send_text);
         self.send_text = send_text;
         problems.extend(errors);
         // What `tern config check` also says (a missing font family is reported where the

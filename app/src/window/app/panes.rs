@@ -5,8 +5,8 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use tern_core::layout::Rect;
 use tern_core::pipeline::PaneId;
+use tern_core::workspace::split_tree::Rect;
 use tern_core::workspace::{Command as WsCommand, Source};
 
 use super::TernApp;

@@ -158,12 +158,12 @@ impl TernApp {
                         .and_then(|r| r.last_foreground.clone())
                         .unwrap_or_default();
                     let state = self.agents.state(pane);
-                    let activity = crate::window::agents::activity_suffix(self.pane_badges(pane));
+                    let activity = crate::window::activity::activity_suffix(self.pane_badges(pane));
                     let report = self.agents.activity.get(&pane);
                     // How long in that state, and why it waits.
                     let since = report
                         .filter(|r| r.state != ActivityState::Idle)
-                        .map(|r| format!(" {}", crate::window::agents::short_age(r.since_ms)))
+                        .map(|r| format!(" {}", crate::window::activity::short_age(r.since_ms)))
                         .unwrap_or_default();
                     // The reason only while it waits: answered, it is gone.
                     let why = report

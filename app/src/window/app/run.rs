@@ -2,8 +2,8 @@
 
 use std::path::PathBuf;
 
-use tern_core::layout::{Axis, Direction};
 use tern_core::workspace::requests::TextJob;
+use tern_core::workspace::split_tree::{Axis, Direction};
 use tern_core::workspace::{Command as WsCommand, Effect, Outcome, Source};
 
 use super::overlay::Overlay;

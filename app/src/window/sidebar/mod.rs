@@ -82,7 +82,7 @@ pub struct GroupInfo {
     /// A remote worktree: its connection's note (empty while connected).
     pub remote: Option<String>,
     /// Why one of its panes waits, and its progress.
-    pub attention: crate::window::agents::Attention,
+    pub attention: crate::window::activity::Attention,
 }
 
 pub struct RepoEntry {

@@ -89,7 +89,7 @@ pub(super) fn worktree_row(
         ))
         .on_hover_text(hover(&w.path, group));
     if let Some(p) = group.and_then(|g| g.attention.progress) {
-        crate::window::agents::progress_bar(ui.painter(), r.rect, p, theme);
+        crate::window::activity::progress_bar(ui.painter(), r.rect, p, theme);
     }
     let why = group.map(|g| g.attention.suffix()).unwrap_or_default();
     let label = if words.is_empty() {
@@ -138,7 +138,7 @@ pub(super) fn group_row(
         .add(egui::Button::selectable(g.active, job))
         .on_hover_text(hover(&g.path, Some(g)));
     if let Some(p) = g.attention.progress {
-        crate::window::agents::progress_bar(ui.painter(), r.rect, p, theme);
+        crate::window::activity::progress_bar(ui.painter(), r.rect, p, theme);
     }
     let label = labelled("worktree", name, g.badges) + &g.attention.suffix();
     ui.ctx()

@@ -151,7 +151,7 @@ impl PaneEntry {
         self.pty_size = size;
         if let Some(fd) = &self.pty {
             // A pty whose child is gone refuses: nothing is left to tell.
-            let _ = crate::pipeline::session::set_winsize(fd.as_fd(), size);
+            let _ = crate::pipeline::spawn::set_winsize(fd.as_fd(), size);
         }
         Some(size)
     }

@@ -313,7 +313,7 @@ impl Worker {
             .ok_or_else(|| start(io::Error::other("stderr")))?
             .into();
         for fd in [&stdin, &stdout, &stderr] {
-            crate::pipeline::session::set_nonblocking(fd.as_fd()).map_err(start)?;
+            crate::pipeline::spawn::set_nonblocking(fd.as_fd()).map_err(start)?;
         }
         let epoll = epoll::create(epoll::CreateFlags::CLOEXEC).map_err(|e| start(e.into()))?;
         let watch = |fd: &OwnedFd, token: u64, flags: epoll::EventFlags| {
