@@ -18,6 +18,7 @@ use tern_core::pipeline::{PaneId, SpawnSpec};
 
 mod common;
 use common::Slot;
+use tern::window::app::TestView as _;
 
 const CTRL_SHIFT: Modifiers = Modifiers {
     alt: false,

@@ -17,6 +17,7 @@ use tern_core::pipeline::SpawnSpec;
 
 mod common;
 use common::Slot;
+use tern::window::app::TestView as _;
 
 const CTRL_SHIFT: Modifiers = Modifiers {
     alt: false,

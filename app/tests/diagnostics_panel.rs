@@ -17,6 +17,7 @@ use tern_core::pipeline::{PaneId, Pipeline, PipelineConfig, SpawnSpec};
 
 mod common;
 use common::Slot;
+use tern::window::app::TestView as _;
 
 fn app_harness() -> Harness<'static, Slot> {
     let launch = Launch::new(SpawnSpec::command("cat", &[]).size(TermSize::new(80, 24)));

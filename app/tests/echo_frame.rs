@@ -10,6 +10,7 @@ use tern_core::pipeline::SpawnSpec;
 
 mod common;
 use common::Slot;
+use tern::window::app::TestView as _;
 
 fn shown(h: &mut Harness<'static, Slot>) -> Vec<String> {
     h.state_mut()

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
 use common::headless::{Served, pane_id, scratch, tern_in};
+use tern::window::app::TestView as _;
 
 /// A stand-in `claude` in `bin` that records its arguments and folder in `record`,
 /// then runs `then` (shell) and sleeps.

@@ -5,6 +5,7 @@
 use std::time::{Duration, Instant};
 
 use egui_kittest::Harness;
+use tern::window::app::TestView as _;
 use tern::window::app::{Launch, TernApp};
 use tern_core::model::TermSize;
 use tern_core::pipeline::SpawnSpec;

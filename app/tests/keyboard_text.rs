@@ -13,6 +13,7 @@ use tern_core::pipeline::SpawnSpec;
 
 mod common;
 use common::Slot;
+use tern::window::app::TestView as _;
 
 fn harness(program: &str, args: &[&str]) -> Harness<'static, Slot> {
     let launch = Launch::new(SpawnSpec::command(program, args).size(TermSize::new(80, 24)));

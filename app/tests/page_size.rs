@@ -14,6 +14,7 @@ use tern_core::pipeline::SpawnSpec;
 
 mod common;
 use common::Slot;
+use tern::window::app::TestView as _;
 
 const WINDOW: egui::Vec2 = egui::vec2(800.0, 480.0);
 

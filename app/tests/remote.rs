@@ -18,6 +18,7 @@ use tern_core::pipeline::SpawnSpec;
 mod common;
 use common::Slot;
 use common::sshd::{Sshd, available};
+use tern::window::app::TestView as _;
 
 const CTRL_SHIFT: Modifiers = Modifiers {
     alt: false,
@@ -165,7 +166,11 @@ fn the_sidebar_adds_a_remote_whose_windows_are_tabs_and_a_lost_connection_comes_
         let now = h.query_by_label("Add").map(|n| n.rect());
         now.is_some() && now == last.replace(now)
     });
-    h.state_mut().as_mut().expect("the app").sidebar.add_path = target.clone();
+    h.state_mut()
+        .as_mut()
+        .expect("the app")
+        .sidebar_mut()
+        .add_path = target.clone();
     // Through accesskit: the button is found wherever the sidebar's rows (the git
     // thread's answers for the local folder arrive any time) have moved it.
     h.get_by_label("Add").click_accesskit();
@@ -173,7 +178,7 @@ fn the_sidebar_adds_a_remote_whose_windows_are_tabs_and_a_lost_connection_comes_
         active_group_name(h) == target && screen(h).contains("remote-ready")
     });
     assert!(
-        app(&h).sidebar.add_path.is_empty(),
+        app(&h).sidebar().add_path.is_empty(),
         "the field is cleared once the remote is added"
     );
     // A new tab in the remote group is a tmux window; tmux's names are the titles,

@@ -14,6 +14,7 @@ use std::time::Duration;
 use egui::{Key, Modifiers};
 use egui_kittest::kittest::{NodeT as _, Queryable as _};
 use tern::window::app::Launch;
+use tern::window::app::TestView as _;
 use tern_core::model::TermSize;
 use tern_core::pipeline::SpawnSpec;
 

@@ -10,6 +10,7 @@
 use std::time::Duration;
 
 use tern::window::app::Launch;
+use tern::window::app::TestView as _;
 use tern_core::model::TermSize;
 use tern_core::pipeline::SpawnSpec;
 

@@ -7,6 +7,7 @@ use std::time::Duration;
 mod common;
 use common::Slot;
 use egui_kittest::Harness;
+use tern::window::app::TestView as _;
 
 fn started(args: &[&str]) -> (Harness<'static, Slot>, tempfile::TempDir) {
     let dir = tempfile::tempdir().expect("dir");

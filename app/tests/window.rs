@@ -9,6 +9,7 @@ use egui_kittest::kittest::Queryable as _;
 
 mod common;
 use common::{Slot, selected};
+use tern::window::app::TestView as _;
 
 /// `tern --hold -e PROGRAM ARGS` (80x24, no config file) through the binary's start-up;
 /// held, so a test can read the last screen after the program exits.

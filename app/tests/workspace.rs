@@ -13,6 +13,7 @@ use tern_core::pipeline::{PaneId, SpawnSpec};
 
 mod common;
 use common::Slot;
+use tern::window::app::TestView as _;
 
 const CTRL_SHIFT: Modifiers = Modifiers {
     alt: false,
@@ -391,11 +392,11 @@ fn the_sidebar_lists_worktrees_creates_one_and_opens_a_tab_in_it() {
     // A folder that is not a repository gets a clear message.
     let plain = dir.path().join("plain");
     std::fs::create_dir(&plain).expect("mkdir");
-    app_mut(&mut h).sidebar.add_path = plain.display().to_string();
+    app_mut(&mut h).sidebar_mut().add_path = plain.display().to_string();
     h.get_by_label("Add").click();
     step_until(&mut h, "the not-a-repository message", |h| {
         app(h)
-            .sidebar
+            .sidebar()
             .add_error
             .as_deref()
             .is_some_and(|e| e.contains("not inside a git repository"))
@@ -430,7 +431,7 @@ fn the_sidebar_lists_worktrees_creates_one_and_opens_a_tab_in_it() {
     h.key_press(Key::Enter);
     step_until(&mut h, "the error in the form", |h| {
         app(h)
-            .sidebar
+            .sidebar()
             .new_worktree
             .as_ref()
             .and_then(|f| f.error.as_deref())
@@ -443,7 +444,7 @@ fn the_sidebar_lists_worktrees_creates_one_and_opens_a_tab_in_it() {
     h.key_press_modifiers(CTRL_SHIFT | Modifiers::ALT, Key::N);
     h.step();
     app_mut(&mut h)
-        .sidebar
+        .sidebar_mut()
         .new_worktree
         .as_mut()
         .expect("the form")

@@ -9,28 +9,21 @@
 //! child modules: `config`, `session`, `facts`, `panes`, `run` (commands), `overlay`,
 //! `apply` and `queries` (what the window shows, for the chrome and the tests).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use tern_core::model::{Palette, TermSize};
+use tern_core::model::TermSize;
 use tern_core::pipeline::{PaneId, Pipeline, PipelineConfig, SpawnSpec, Waker};
 use tern_core::workspace::WorkspaceCore;
 
 use super::action::Action;
 use super::activity::Agents;
 use super::chrome;
-use super::commands::{Chord, KeyMap};
 use super::diagnostics::Diagnostics;
-use super::glyphs::GlyphCache;
-use super::pane::PaneUi;
-use super::primary::Primary;
 use super::settings::{ConfigSource, Settings};
-use super::sidebar::Sidebar;
-use super::theme::Theme;
 use super::trace::Trace;
-use tern_core::session_file::SessionFile;
 
 pub use super::chrome::DIVIDER;
 pub use super::glyphs::fonts::{
@@ -45,11 +38,12 @@ mod facts;
 mod overlay;
 mod page;
 mod panes;
+mod parts;
 mod queries;
 mod run;
 mod session;
-
-use overlay::Overlay;
+mod test_view;
+pub use test_view::TestView;
 
 /// How far one keyboard resize moves a pane edge (share of the split).
 const RESIZE_STEP: f32 = 0.05;
@@ -139,59 +133,18 @@ pub struct TernApp {
     /// The workspace, its panes' facts and its rules (GUI-free); every change to it
     /// goes through `exec` (`run.rs`).
     core: WorkspaceCore,
-    /// What the window keeps per pane to draw it (views, badges, selection…).
-    panes: HashMap<PaneId, PaneUi>,
-    keymap: KeyMap,
     launch: Launch,
     /// Exit behaviour, `tern msg`, close questions (`desktop.rs`).
     desk: desktop::DesktopState,
-    overlay: Option<Overlay>,
-    sidebar_open: bool,
-    /// Panes shown last frame (the rest are parked).
-    shown: HashSet<PaneId>,
-    focused_last: Option<PaneId>,
-    /// A message for the user (spawn errors, refused actions).
-    status: Option<String>,
-    window_title: String,
-    /// The diagnostics panel (Ctrl+Shift+G) and the frame time histogram.
-    diagnostics: Diagnostics,
     settings: Settings,
-    session: Option<SessionFile>,
-    /// When the session is saved next (the core's rule).
-    saves: tern_core::workspace::SaveSchedule,
-    pub sidebar: Sidebar,
-    /// A save in progress (dialog and write on their own thread).
-    saving: Option<std::sync::mpsc::Receiver<Result<PathBuf, String>>>,
-    font_size: f32,
-    theme: Theme,
-    /// The desktop's light/dark preference, followed while `theme.light` or
-    /// `theme.dark` is set (`config.rs`).
-    appearance: Option<tern_core::desktop_appearance::AppearanceWatcher>,
-    desktop_scheme: tern_core::desktop_appearance::ColorScheme,
-    /// Colours before a pane's first delivery.
-    palette: Palette,
-    glyphs: GlyphCache,
-    trace: Trace,
-    /// The window has keyboard focus.
-    window_focused: bool,
-    /// A modal form or picker was open when the panes were last drawn.
-    modal_last: bool,
-    /// Input that waits for the next frame: a command and what followed it, when typed
-    /// input came before the command in the same frame (see `KeyMap::take_commands`).
-    held_input: Vec<egui::Event>,
-    /// The widget ids of the panes (keyboard focus on anything else is a text field).
-    pane_ids: HashSet<egui::Id>,
-    primary: Primary,
-    /// Activity, desktop notifications, send_text (`agents.rs`).
+    /// Activity marks and progress as the chrome shows them (`activity.rs`).
     agents: Agents,
-    send_text: Vec<(Chord, String)>,
-    /// eframe's measure of the last whole frame (UI, tessellation, painting), seconds.
-    last_frame_cpu: Option<f32>,
-    /// The focused pane's search progress last frame, while one runs (for the trace).
-    searching_last: Option<(u64, u64)>,
-    /// The colour eframe clears the window to this frame (`None` outside eframe, as
-    /// in the kittest harness): panes on it draw no background rectangle.
-    window_clear: Option<egui::Color32>,
+    keys: parts::Keys,
+    panes: parts::PaneSet,
+    chrome: parts::Chrome,
+    look: parts::Look,
+    saving: parts::Saving,
+    frames: parts::Frames,
 }
 
 impl TernApp {
@@ -240,45 +193,26 @@ impl TernApp {
         core.set_hold(launch.desktop.hold);
         core.set_child_env(launch.desktop.child_env());
         core.set_waker(repaint);
+        let diagnostics =
+            Diagnostics::new(&font_description(&settings.config), settings.path.clone());
         let mut app = TernApp {
             ctx: ctx.clone(),
             core,
-            panes: HashMap::new(),
-            keymap: KeyMap::default(),
             launch,
             desk: Default::default(),
-            overlay: None,
-            sidebar_open: false,
-            shown: HashSet::new(),
-            focused_last: None,
-            status: None,
-            window_title: String::new(),
-            diagnostics: Diagnostics::new(
-                &font_description(&settings.config),
-                settings.path.clone(),
-            ),
             settings,
-            session: None,
-            saves: Default::default(),
-            sidebar: Sidebar::default(),
-            saving: None,
-            font_size: DEFAULT_FONT_SIZE,
-            theme: Theme::default(),
-            appearance: None,
-            desktop_scheme: tern_core::desktop_appearance::ColorScheme::NoPreference,
-            palette: Palette::default(),
-            glyphs: GlyphCache::default(),
-            trace,
-            window_focused: true,
-            modal_last: false,
-            held_input: Vec::new(),
-            pane_ids: HashSet::new(),
-            primary: Primary::default(),
             agents: Agents::default(),
-            send_text: Vec::new(),
-            last_frame_cpu: None,
-            searching_last: None,
-            window_clear: None,
+            keys: Default::default(),
+            panes: Default::default(),
+            chrome: Default::default(),
+            look: parts::Look::new(DEFAULT_FONT_SIZE),
+            saving: Default::default(),
+            frames: parts::Frames {
+                diagnostics,
+                trace,
+                last_cpu: None,
+                searching_last: None,
+            },
         };
         app.apply_config(ctx, None);
         app.start(ctx, first);
@@ -289,7 +223,9 @@ impl TernApp {
     /// A dialog (a close question, the sidebar's forms) or a picker has the keys: no
     /// pane takes any and no key-map command runs, whatever egui's focus says.
     fn modal_open(&self) -> bool {
-        self.overlay.is_some() || self.sidebar.dialog_open() || self.close_question().is_some()
+        self.chrome.overlay.is_some()
+            || self.chrome.sidebar.dialog_open()
+            || self.close_question().is_some()
     }
 
     /// One frame of the window: the work of [`Self::logic`], then the drawing.
@@ -314,7 +250,7 @@ impl TernApp {
         self.core.refresh_processes();
         self.desktop_frame(ctx);
         self.poll_saving();
-        let sidebar_news = self.sidebar.poll(ctx, self.sidebar_open);
+        let sidebar_news = self.chrome.sidebar.poll(ctx, self.chrome.sidebar_open);
         self.sidebar_actions(sidebar_news);
         self.adopt_groups();
         // A page size refused between frames goes to the pty now.
@@ -324,11 +260,11 @@ impl TernApp {
     /// Carries out what each pane's input asked (see `PaneUi::apply_output`), and
     /// puts what the panes copied on the clipboard and PRIMARY.
     fn apply_pane_output(&mut self, ctx: &egui::Context) {
-        for p in self.panes.values_mut() {
+        for p in self.panes.ui.values_mut() {
             p.apply_output();
             for (text, to) in p.take_copied() {
                 if to.primary {
-                    self.primary.set(&text);
+                    self.panes.primary.set(&text);
                 }
                 if to.clipboard {
                     ctx.copy_text(text);
@@ -340,7 +276,7 @@ impl TernApp {
     /// Draws the window; the panels' actions are applied after they are drawn.
     fn draw(&mut self, ui: &mut egui::Ui) {
         let frame_started = Instant::now();
-        self.trace.frame_started = Some(frame_started);
+        self.frames.trace.frame_started = Some(frame_started);
         let ctx = ui.ctx().clone();
         if let Some(focused) = ctx.input(|i| {
             i.events.iter().rev().find_map(|e| match e {
@@ -348,10 +284,10 @@ impl TernApp {
                 _ => None,
             })
         }) {
-            self.window_focused = focused;
+            self.chrome.window_focused = focused;
         }
         // Input held back last frame (it came after a command that followed typing).
-        let held = std::mem::take(&mut self.held_input);
+        let held = std::mem::take(&mut self.keys.held);
         if !held.is_empty() {
             ctx.input_mut(|i| {
                 let now = std::mem::take(&mut i.events);
@@ -360,15 +296,15 @@ impl TernApp {
             });
         }
         if !self.modal_open() {
-            let (commands, later) = self.keymap.take_commands(&ctx);
+            let (commands, later) = self.keys.map.take_commands(&ctx);
             if !later.is_empty() {
-                self.held_input = later;
+                self.keys.held = later;
                 ctx.request_repaint();
             }
             for command in commands {
                 self.run(&ctx, command);
             }
-            if let Some(text) = super::activity::take_send_text(&ctx, &self.send_text)
+            if let Some(text) = super::activity::take_send_text(&ctx, &self.keys.send_text)
                 && let Some(pane) = self.core.ws().focused_pane()
             {
                 let send = tern_core::workspace::Command::SendText { pane, text };
@@ -376,29 +312,34 @@ impl TernApp {
             }
         }
         let mut actions = self.overlay_ui(&ctx);
-        self.sidebar.dialogs(&ctx, &self.theme);
+        self.chrome.sidebar.dialogs(&ctx, &self.look.theme);
         self.apply(&ctx, std::mem::take(&mut actions));
         self.sync_visibility();
-        if self.sidebar_open {
+        if self.chrome.sidebar_open {
             let groups = self.group_infos();
-            actions.extend(chrome::sidebar(ui, &mut self.sidebar, &groups, &self.theme));
+            actions.extend(chrome::sidebar(
+                ui,
+                &mut self.chrome.sidebar,
+                &groups,
+                &self.look.theme,
+            ));
         }
         if let Some(strip) = self.tab_strip() {
             actions.extend(chrome::tab_bar(
                 ui,
                 &strip,
-                &self.theme,
-                self.palette.background().is_dark(),
+                &self.look.theme,
+                self.look.palette.background().is_dark(),
             ));
         }
         // A form or picker that just closed leaves egui's keyboard focus on its text
         // field for one more frame, which would swallow the first keys typed into the
         // pane that opens next (a new worktree's tab, the switcher's pick).
         let modal = self.modal_open();
-        if self.modal_last && !modal {
+        if self.panes.modal_last && !modal {
             ctx.memory_mut(|m| m.stop_text_input());
         }
-        self.modal_last = modal;
+        self.panes.modal_last = modal;
         egui::CentralPanel::default()
             .frame(egui::Frame::NONE)
             .show(ui, |ui| actions.extend(self.panes_ui(ui)));
@@ -416,12 +357,12 @@ impl TernApp {
                 .map(|p| self.core.pane_title(p))
                 .unwrap_or_else(|| "tern".into()),
         };
-        if title != self.window_title {
+        if title != self.chrome.window_title {
             ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
-            self.window_title = title;
+            self.chrome.window_title = title;
         }
-        self.trace.first_frame();
-        if self.trace.enabled() {
+        self.frames.trace.first_frame();
+        if self.frames.trace.enabled() {
             self.trace_frame(frame_started);
         }
         self.save_session_if_due(&ctx);
@@ -432,16 +373,19 @@ impl TernApp {
                 .order(egui::Order::Foreground)
                 .show(&ctx, |ui| {
                     egui::Frame::popup(ui.style()).show(ui, |ui| {
-                        ui.colored_label(self.theme.chrome.error, e);
+                        ui.colored_label(self.look.theme.chrome.error, e);
                     });
                 });
         }
         // The diagnostics panel: frame time, the panel itself, jump to a clicked pane.
-        self.diagnostics.record_frame(frame_started.elapsed());
-        if self.diagnostics.is_open() {
+        self.frames
+            .diagnostics
+            .record_frame(frame_started.elapsed());
+        if self.frames.diagnostics.is_open() {
             // Labels are looked up only while the panel is open.
             let names: HashMap<PaneId, tern_core::diagnostics::PaneLabel> = self
                 .panes
+                .ui
                 .keys()
                 .map(|p| (*p, self.core.pane_label(*p)))
                 .collect();
@@ -451,7 +395,11 @@ impl TernApp {
                     .cloned()
                     .unwrap_or_else(|| tern_core::diagnostics::PaneLabel::unplaced(p))
             };
-            if let Some(jump) = self.diagnostics.show(&ctx, self.core.pipeline(), &labels) {
+            if let Some(jump) = self
+                .frames
+                .diagnostics
+                .show(&ctx, self.core.pipeline(), &labels)
+            {
                 self.apply(&ctx, vec![Action::FocusPane(jump)]);
             }
         }
@@ -464,31 +412,32 @@ impl TernApp {
     fn trace_frame(&mut self, started: Instant) {
         let ui_us = started.elapsed().as_micros();
         let prev = self
-            .last_frame_cpu
+            .frames
+            .last_cpu
             .map_or(-1, |s| (f64::from(s) * 1e6) as i64);
-        self.trace.event(
+        self.frames.trace.event(
             "frame",
             &format!("\"ui_us\":{ui_us},\"prev_frame_us\":{prev}"),
         );
         let search = self.search();
         let progress = search.and_then(|s| s.progress());
         let searching = progress.is_some();
-        if searching != self.searching_last.is_some() {
+        if searching != self.frames.searching_last.is_some() {
             // At the end: the lines the running search had to read, as it last said.
-            let (done, total) = progress.or(self.searching_last).unwrap_or((0, 0));
-            self.trace.event(
+            let (done, total) = progress.or(self.frames.searching_last).unwrap_or((0, 0));
+            self.frames.trace.event(
                 "search",
                 &format!("\"running\":{searching},\"lines\":{done},\"of\":{total}"),
             );
         }
-        self.searching_last = progress;
+        self.frames.searching_last = progress;
     }
 }
 impl eframe::App for TernApp {
     fn on_exit(&mut self) {
-        if self.session.is_some() {
+        if self.saving.file.is_some() {
             let state = self.session_state();
-            if let Some(file) = self.session.as_mut()
+            if let Some(file) = self.saving.file.as_mut()
                 && let Err(e) = file.save_now(state)
             {
                 eprintln!(
@@ -504,7 +453,8 @@ impl eframe::App for TernApp {
     /// The terminal's background, so a pane on it needs no full-size rectangle (a
     /// software renderer fills every pixel of one each frame).
     fn clear_color(&self, visuals: &egui::Visuals) -> [f32; 4] {
-        self.window_clear
+        self.look
+            .window_clear
             .unwrap_or(visuals.panel_fill)
             .to_normalized_gamma_f32()
     }
@@ -519,9 +469,9 @@ impl eframe::App for TernApp {
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, frame: &mut eframe::Frame) {
-        self.diagnostics.note_frame(frame);
-        self.last_frame_cpu = frame.info().cpu_usage;
-        self.window_clear = Some(super::theme::rgb(self.palette.background()));
+        self.frames.diagnostics.note_frame(frame);
+        self.frames.last_cpu = frame.info().cpu_usage;
+        self.look.window_clear = Some(super::theme::rgb(self.look.palette.background()));
         egui::CentralPanel::default()
             .frame(egui::Frame::NONE)
             .show(ui, |ui| self.draw(ui));

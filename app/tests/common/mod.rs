@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use egui_kittest::Harness;
+use tern::window::app::TestView as _;
 use tern::window::app::{Launch, TernApp};
 
 pub type Slot = Option<TernApp>;

@@ -91,16 +91,16 @@ impl TernApp {
                         );
                     }
                 }
-                SidebarAction::Status(s) => self.status = Some(s),
+                SidebarAction::Status(s) => self.chrome.status = Some(s),
                 SidebarAction::ForgetRemote { path } => self.forget_remote(&path),
                 SidebarAction::AddRemote { target } => match self.add_remote(&target) {
-                    Ok(()) => self.sidebar.add_error = None,
-                    Err(e) => self.sidebar.add_error = Some(e),
+                    Ok(()) => self.chrome.sidebar.add_error = None,
+                    Err(e) => self.chrome.sidebar.add_error = Some(e),
                 },
                 SidebarAction::Listed { root, worktrees } => {
-                    if self.trace.enabled() {
+                    if self.frames.trace.enabled() {
                         let root = root.display().to_string().replace(['"', '\\'], "_");
-                        self.trace.event(
+                        self.frames.trace.event(
                             "worktrees",
                             &format!("\"repo\":\"{root}\",\"count\":{worktrees}"),
                         );
@@ -121,6 +121,7 @@ impl TernApp {
             .filter(|g| g.repo.is_none())
             .filter_map(|g| {
                 let r = self
+                    .chrome
                     .sidebar
                     .repos
                     .iter()

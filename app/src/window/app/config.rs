@@ -33,21 +33,22 @@ impl TernApp {
         }
         // Following the desktop's light/dark preference starts with the first config
         // that asks for it (`theme.light` / `theme.dark`): no bus otherwise.
-        if (new.theme.light.is_some() || new.theme.dark.is_some()) && self.appearance.is_none() {
+        if (new.theme.light.is_some() || new.theme.dark.is_some()) && self.look.appearance.is_none()
+        {
             let wake = ctx.clone();
-            self.appearance = Some(AppearanceWatcher::start(None, move || {
+            self.look.appearance = Some(AppearanceWatcher::start(None, move || {
                 wake.request_repaint()
             }));
         }
         self.apply_theme(old.is_some_and(|o| o.theme != new.theme));
         let (keymap, errors) = KeyMap::from_config(&new);
-        self.keymap = keymap;
+        self.keys.map = keymap;
         problems.extend(errors);
         self.core
             .pipeline()
             .set_new_pane_settings(new.term_config(), new.flow_control_window_bytes);
         let (send_text, errors) = crate::window::activity::send_text_chords(&new.send_text);
-        self.send_text = send_text;
+        self.keys.send_text = send_text;
         problems.extend(errors);
         // What `tern config check` also says (a missing font family is reported where the
         // fonts are installed).
@@ -62,32 +63,40 @@ impl TernApp {
             ));
         }
         if !problems.is_empty() {
-            self.status = Some(problems.join("; "));
+            self.chrome.status = Some(problems.join("; "));
         }
     }
 
     /// The theme in force: `theme.name`, or `theme.light` / `theme.dark` for the
     /// desktop's preference; `to_panes`: the panes take its colours too.
     fn apply_theme(&mut self, to_panes: bool) {
-        let chosen = self.settings.config.theme.for_scheme(self.desktop_scheme);
+        let chosen = self
+            .settings
+            .config
+            .theme
+            .for_scheme(self.look.desktop_scheme);
         let defaults = chosen.palette_defaults();
-        self.palette = tern_core::model::Palette::new(defaults);
+        self.look.palette = tern_core::model::Palette::new(defaults);
         if to_panes {
             self.core.pipeline().set_theme(defaults);
         }
-        self.theme = crate::window::theme::Theme::from_config(&chosen);
+        self.look.theme = crate::window::theme::Theme::from_config(&chosen);
     }
 
     /// Follows a change of the desktop's light/dark preference.
     fn poll_appearance(&mut self) {
-        let Some(watcher) = &self.appearance else {
+        let Some(watcher) = &self.look.appearance else {
             return;
         };
         for report in watcher.reports() {
             match report {
-                Appearance::Scheme(s) if s != self.desktop_scheme => {
-                    let before = self.settings.config.theme.for_scheme(self.desktop_scheme);
-                    self.desktop_scheme = s;
+                Appearance::Scheme(s) if s != self.look.desktop_scheme => {
+                    let before = self
+                        .settings
+                        .config
+                        .theme
+                        .for_scheme(self.look.desktop_scheme);
+                    self.look.desktop_scheme = s;
                     let after = self.settings.config.theme.for_scheme(s);
                     self.core
                         .pipeline()
@@ -114,7 +123,7 @@ impl TernApp {
                     self.apply_config(ctx, Some(&in_force));
                     in_force = self.settings.config.clone();
                     self.core.pipeline().breadcrumb(None, "config reloaded");
-                    self.status = Some("config reloaded".into());
+                    self.chrome.status = Some("config reloaded".into());
                 }
                 ConfigChange::Failed => {
                     let e = self.settings.error.clone().unwrap_or_default();
@@ -123,7 +132,7 @@ impl TernApp {
                         .breadcrumb(None, format!("config error: {e}"));
                 }
                 ConfigChange::Removed => {
-                    self.status =
+                    self.chrome.status =
                         Some("the config file is gone; keeping the settings in force".into());
                 }
             }

@@ -3,11 +3,11 @@
 //! UI thread, between frames), and asking before a tab or the window closes over
 //! running programs (the window's close request is cancelled until answered).
 
+use tern_core::ipc::Request;
 use tern_core::ipc::server::IpcCall;
-use tern_core::ipc::{PaneInfo, Reply, Request};
 use tern_core::pipeline::PaneId;
+use tern_core::workspace::remote_policy;
 use tern_core::workspace::{Command as WsCommand, Source};
-use tern_core::workspace::{remote_policy, requests};
 
 use super::TernApp;
 use crate::window::dialogs;
@@ -53,7 +53,7 @@ impl TernApp {
             self.core.notifications_sent(),
             self.core.notification_calls(),
         );
-        self.diagnostics.set_notifications(handed, calls);
+        self.frames.diagnostics.set_notifications(handed, calls);
     }
 
     /// The window goes with its last pane when that pane's program exited.
@@ -143,7 +143,7 @@ impl TernApp {
             self.focused_ui()
                 .and_then(crate::window::pane::PaneUi::grid),
         );
-        let sidebar = &self.sidebar;
+        let sidebar = &self.chrome.sidebar;
         let reply = remote_policy::answer(&mut self.core, call, |path| {
             sidebar
                 .worktree_at(path)
@@ -160,31 +160,5 @@ impl TernApp {
             ));
         }
         ctx.request_repaint();
-    }
-
-    /// Carries out one `tern msg` request on this thread (tests; a text request reads
-    /// the pane here).
-    pub fn msg_request(&mut self, request: Request) -> Result<Reply, String> {
-        self.core.set_spawn_size(
-            self.focused_ui()
-                .and_then(crate::window::pane::PaneUi::grid),
-        );
-        let sidebar = &self.sidebar;
-        let reply = requests::serve(&mut self.core, request, |path| {
-            sidebar
-                .worktree_at(path)
-                .map(|w| (w.name(), w.branch.clone()))
-        });
-        self.take_effects();
-        reply
-    }
-
-    /// Every pane for `tern msg list`, worktrees named as the sidebar names them.
-    pub fn pane_infos(&self) -> Vec<PaneInfo> {
-        self.core.list(|path| {
-            self.sidebar
-                .worktree_at(path)
-                .map(|w| (w.name(), w.branch.clone()))
-        })
     }
 }

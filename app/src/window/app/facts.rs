@@ -12,7 +12,7 @@ impl TernApp {
     pub(super) fn route_events(&mut self, ctx: &egui::Context) {
         let mut page_sizes = Vec::new();
         self.core
-            .set_seen(self.window_focused, self.shown.iter().copied());
+            .set_seen(self.chrome.window_focused, self.panes.shown.iter().copied());
         for event in self.core.pipeline().poll_events() {
             // The core keeps titles and folders, sends notifications to the desktop
             // and applies the exit policy.
@@ -25,7 +25,7 @@ impl TernApp {
                 | PaneEvent::Resized { pane, .. }
                 | PaneEvent::ResizeRequested { pane, .. } => *pane,
             };
-            let Some(p) = self.panes.get_mut(&pane) else {
+            let Some(p) = self.panes.ui.get_mut(&pane) else {
                 continue;
             };
             // Badges, notifications and OSC 52 are the core's (a notification is said
@@ -53,9 +53,9 @@ impl TernApp {
         // Clicked desktop notifications focus their pane (the core applies it).
         self.core.poll_notices();
         self.take_effects();
-        let traced = self.trace.enabled();
+        let traced = self.frames.trace.enabled();
         if let Some(marks) = self.agents.refresh(ctx, &self.core, traced) {
-            self.trace.event("marks", &marks);
+            self.frames.trace.event("marks", &marks);
         }
     }
 

@@ -40,7 +40,8 @@ impl TernApp {
             .map(|c| Entry {
                 text: c.title.to_owned(),
                 hint: self
-                    .keymap
+                    .keys
+                    .map
                     .chord_of(c.command)
                     .map(|k| k.label())
                     .unwrap_or_default(),
@@ -63,20 +64,20 @@ impl TernApp {
             )
             .collect();
         let current = in_use.map(|i| COMMANDS.len() + i);
-        self.overlay = Some(Overlay::Palette(
+        self.chrome.overlay = Some(Overlay::Palette(
             Picker::new("Command palette", entries).with_current(current),
         ));
     }
 
     pub(super) fn open_switcher(&mut self) {
         let entries = self.switcher_entries();
-        self.overlay = Some(Overlay::Switcher(Picker::new("Go to pane", entries)));
+        self.chrome.overlay = Some(Overlay::Switcher(Picker::new("Go to pane", entries)));
     }
 
     /// The open picker or dialog, if any; what the user chose comes back as actions.
     #[must_use = "what the panel asks for happens only when applied"]
     pub(super) fn overlay_ui(&mut self, ctx: &egui::Context) -> Vec<Action> {
-        let Some(overlay) = self.overlay.take() else {
+        let Some(overlay) = self.chrome.overlay.take() else {
             return Vec::new();
         };
         let (keep, action) = match overlay {
@@ -126,7 +127,7 @@ impl TernApp {
                 }
             }
         };
-        self.overlay = keep;
+        self.chrome.overlay = keep;
         action.into_iter().collect()
     }
 }

@@ -46,7 +46,7 @@ impl TernApp {
         size: TermSize,
         how: PageSize,
     ) {
-        let alone = self.shown.len() == 1 && self.shown.contains(&pane);
+        let alone = self.panes.shown.len() == 1 && self.panes.shown.contains(&pane);
         if how == PageSize::Asked {
             if !self.settings.config.resize_requests {
                 self.core.pipeline().breadcrumb(
@@ -63,13 +63,13 @@ impl TernApp {
             }
             self.core.pipeline().resize(pane, size.clamped());
         }
-        let metrics = Metrics::new(ctx, self.font_size);
+        let metrics = Metrics::new(ctx, self.look.font_size);
         let (window, monitor, fixed) = ctx.input(|i| {
             let v = i.viewport();
             let fixed = v.maximized == Some(true) || v.fullscreen == Some(true);
             (i.viewport_rect().size(), v.monitor_size, fixed)
         });
-        let Some(p) = self.panes.get_mut(&pane) else {
+        let Some(p) = self.panes.ui.get_mut(&pane) else {
             return;
         };
         let target = match (alone && !fixed, p.fits(), p.rect()) {

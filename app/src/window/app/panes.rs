@@ -21,27 +21,27 @@ impl TernApp {
     /// Parks panes that left the screen and reveals the ones that came on it.
     pub(super) fn sync_visibility(&mut self) {
         let now: HashSet<PaneId> = self.core.ws().visible_panes().into_iter().collect();
-        for gone in self.shown.difference(&now) {
+        for gone in self.panes.shown.difference(&now) {
             self.core.pipeline().set_visible(*gone, false);
-            if let Some(p) = self.panes.get_mut(gone) {
+            if let Some(p) = self.panes.ui.get_mut(gone) {
                 p.park();
             }
         }
-        for new in now.difference(&self.shown) {
+        for new in now.difference(&self.panes.shown) {
             self.core.pipeline().set_visible(*new, true);
-            if let Some(p) = self.panes.get_mut(new) {
+            if let Some(p) = self.panes.ui.get_mut(new) {
                 p.revealed_at = Some(Instant::now());
             }
         }
-        self.shown = now;
+        self.panes.shown = now;
         // The core clears the badges of panes that came on screen.
         self.core
-            .set_seen(self.window_focused, self.shown.iter().copied());
+            .set_seen(self.chrome.window_focused, self.panes.shown.iter().copied());
         let focused = self.core.ws().focused_pane();
-        if focused != self.focused_last {
+        if focused != self.panes.focused_last {
             self.core.pipeline().set_focus(focused);
-            self.focused_last = focused;
-            if self.trace.enabled()
+            self.panes.focused_last = focused;
+            if self.frames.trace.enabled()
                 && let Some(p) = focused
             {
                 // Which pane has the keys now, and where its shell runs.
@@ -53,14 +53,15 @@ impl TernApp {
                     .map(|d| d.display().to_string())
                     .unwrap_or_default();
                 let cwd = cwd.replace('\\', "\\\\").replace('"', "\\\"");
-                self.trace
+                self.frames
+                    .trace
                     .event("focus", &format!("\"pane\":{},\"cwd\":\"{cwd}\"", p.0));
             }
         }
         // Revealed panes: trace when the frame showing their snapshot is drawn.
-        for p in &self.shown {
-            if let Some(u) = self.panes.get_mut(p) {
-                u.trace_reveal(&mut self.trace);
+        for p in &self.panes.shown {
+            if let Some(u) = self.panes.ui.get_mut(p) {
+                u.trace_reveal(&mut self.frames.trace);
             }
         }
     }
@@ -70,7 +71,7 @@ impl TernApp {
     /// it ends its tmux pane on the host).
     pub(super) fn request_close(&mut self, pane: PaneId) {
         match self.core.programs_to_confirm(&[pane], true).pop() {
-            Some(program) => self.overlay = Some(Overlay::ConfirmClose { pane, program }),
+            Some(program) => self.chrome.overlay = Some(Overlay::ConfirmClose { pane, program }),
             None => self.close_pane(Source::Key, pane),
         }
     }
@@ -126,27 +127,27 @@ impl TernApp {
         let area = full.shrink(pad);
         if pad > 0.0 {
             ui.painter_at(full)
-                .rect_filled(full, 0.0, rgb(self.palette.background()));
+                .rect_filled(full, 0.0, rgb(self.look.palette.background()));
         }
-        let metrics = Metrics::new(ui.ctx(), self.font_size);
+        let metrics = Metrics::new(ui.ctx(), self.look.font_size);
         self.core.set_area_cells((
             (area.width() / metrics.cell.x).floor().clamp(2.0, 1000.0) as u16,
             (area.height() / metrics.cell.y).floor().clamp(1.0, 1000.0) as u16,
         ));
         let Some(tab) = self.core.ws().active_tab().cloned() else {
             let painter = ui.painter_at(area);
-            painter.rect_filled(area, 0.0, rgb(self.palette.background()));
+            painter.rect_filled(area, 0.0, rgb(self.look.palette.background()));
             let msg = self
                 .core
                 .remote_note(self.core.ws().active)
-                .or_else(|| self.status.clone())
+                .or_else(|| self.chrome.status.clone())
                 .unwrap_or_else(|| "No tabs here: Ctrl+Shift+T opens one.".into());
             painter.text(
                 area.center(),
                 egui::Align2::CENTER_CENTER,
                 msg,
                 egui::FontId::proportional(15.0),
-                self.theme.chrome.empty,
+                self.look.theme.chrome.empty,
             );
             return actions;
         };
@@ -159,21 +160,21 @@ impl TernApp {
         let overlay_open = self.modal_open();
         let mut cx = PaneCx {
             metrics: &metrics,
-            theme: &self.theme,
-            background: rgb(self.palette.background()),
-            window_clear: self.window_clear,
-            glyphs: &mut self.glyphs,
-            trace: &mut self.trace,
-            window_focused: self.window_focused,
+            theme: &self.look.theme,
+            background: rgb(self.look.palette.background()),
+            window_clear: self.look.window_clear,
+            glyphs: &mut self.look.glyphs,
+            trace: &mut self.frames.trace,
+            window_focused: self.chrome.window_focused,
             confirm_multiline_paste: self.settings.config.confirm_multiline_paste,
             hint_patterns: &self.settings.config.hint_patterns,
             editor: self.settings.config.editor.as_deref(),
-            pane_ids: &mut self.pane_ids,
-            primary: &mut self.primary,
+            pane_ids: &mut self.panes.ids,
+            primary: &mut self.panes.primary,
         };
         for (pane, r) in rects {
             let rect = egui::Rect::from_min_size(egui::pos2(r.x, r.y), egui::vec2(r.w, r.h));
-            let Some(p) = self.panes.get_mut(&pane) else {
+            let Some(p) = self.panes.ui.get_mut(&pane) else {
                 continue;
             };
             p.cwd = self.core.pane_cwd(pane);
@@ -189,15 +190,20 @@ impl TernApp {
                 ui.painter().rect_stroke(
                     rect,
                     0.0,
-                    egui::Stroke::new(1.0, self.theme.focus_ring),
+                    egui::Stroke::new(1.0, self.look.theme.focus_ring),
                     egui::StrokeKind::Inside,
                 );
             }
         }
         if !tab.zoomed {
-            actions.extend(chrome::dividers(ui, self.core.ws(), area_c, &self.theme));
+            actions.extend(chrome::dividers(
+                ui,
+                self.core.ws(),
+                area_c,
+                &self.look.theme,
+            ));
         }
-        self.glyphs.end_frame(ui.ctx());
+        self.look.glyphs.end_frame(ui.ctx());
         // A key's release asks a frame only while the focused pane's program reads
         // releases (the kitty keyboard protocol's event types): else it waits for the
         // next frame, instead of painting one of its own after every key.

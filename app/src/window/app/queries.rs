@@ -3,132 +3,28 @@
 
 use tern_core::pipeline::PaneId;
 use tern_core::pipeline::activity::ActivityState;
-use tern_core::pipeline::delivery::PaneView;
 use tern_core::workspace::Badges;
 
-use super::overlay::Overlay;
 use super::{TernApp, tilde};
 use crate::window::palette::Entry;
 use crate::window::pane::PaneUi;
-use crate::window::render::Metrics;
 
 impl TernApp {
-    /// The diagnostics panel (the command palette toggles it).
-    pub fn diagnostics_mut(&mut self) -> &mut crate::window::diagnostics::Diagnostics {
-        &mut self.diagnostics
-    }
-
-    pub fn diagnostics(&self) -> &crate::window::diagnostics::Diagnostics {
-        &self.diagnostics
-    }
-
-    /// The focused pane.
-    pub fn pane(&self) -> Option<PaneId> {
-        self.core.ws().focused_pane()
-    }
-
-    pub fn pane_ui(&self, pane: PaneId) -> Option<&PaneUi> {
-        self.panes.get(&pane)
-    }
-
-    pub fn pane_ui_mut(&mut self, pane: PaneId) -> Option<&mut PaneUi> {
-        self.panes.get_mut(&pane)
-    }
-
     pub(super) fn focused_ui(&self) -> Option<&PaneUi> {
-        self.panes.get(&self.core.ws().focused_pane()?)
+        self.panes.ui.get(&self.core.ws().focused_pane()?)
     }
 
     pub(super) fn focused_ui_mut(&mut self) -> Option<&mut PaneUi> {
         let id = self.core.ws().focused_pane()?;
-        self.panes.get_mut(&id)
-    }
-
-    pub fn font_size(&self) -> f32 {
-        self.font_size
+        self.panes.ui.get_mut(&id)
     }
 
     pub fn set_font_size(&mut self, size: f32) {
-        self.font_size = size.clamp(6.0, 72.0);
-    }
-
-    pub fn view(&self) -> Option<&PaneView> {
-        self.focused_ui()?.view()
-    }
-
-    pub fn scroll_offset(&self) -> usize {
-        self.focused_ui().map_or(0, PaneUi::scroll_offset)
-    }
-
-    pub fn scroll_position(&self) -> f32 {
-        self.focused_ui().map_or(0.0, PaneUi::scroll_position)
-    }
-
-    pub fn shown_rows(&mut self) -> Vec<String> {
-        self.focused_ui_mut()
-            .map(PaneUi::shown_rows)
-            .unwrap_or_default()
-    }
-
-    pub fn exited(&self) -> Option<&str> {
-        self.focused_ui()?.exited.as_deref()
-    }
-
-    pub fn metrics(&self, ctx: &egui::Context) -> crate::window::render::Metrics {
-        Metrics::new(ctx, self.font_size)
-    }
-
-    pub fn link_at_cell(
-        &mut self,
-        row: usize,
-        col: usize,
-    ) -> Option<(crate::window::links::LinkSpans, String)> {
-        self.focused_ui_mut()?.link_at_cell(row, col)
-    }
-
-    /// The tooltip the focused pane shows for the link at cell `(row, col)`.
-    pub fn link_tooltip_at_cell(&mut self, row: usize, col: usize) -> Option<String> {
-        self.focused_ui_mut()?.link_tooltip_at_cell(row, col)
+        self.look.font_size = size.clamp(6.0, 72.0);
     }
 
     pub fn search(&self) -> Option<&crate::window::search::SearchBar> {
         self.focused_ui()?.search()
-    }
-
-    pub fn paste_pending(&self) -> bool {
-        self.focused_ui().is_some_and(PaneUi::paste_pending)
-    }
-
-    /// The message shown to the user, if any.
-    pub fn status(&self) -> Option<&str> {
-        self.status.as_deref()
-    }
-
-    /// Why the config file on disk is not in force, if it is not.
-    pub fn config_error(&self) -> Option<&str> {
-        self.settings.error.as_deref()
-    }
-
-    /// The settings in force.
-    pub fn config(&self) -> &tern_core::config::Config {
-        &self.settings.config
-    }
-
-    /// Which picker is open: "palette", "switcher", or `None`.
-    pub fn overlay(&self) -> Option<&'static str> {
-        match self.overlay {
-            Some(Overlay::Palette(_)) => Some("palette"),
-            Some(Overlay::Switcher(_)) => Some("switcher"),
-            Some(Overlay::Rename { .. }) => Some("rename"),
-            Some(Overlay::ConfirmClose { .. }) => Some("confirm-close"),
-            Some(Overlay::Clipboard { .. }) => Some("clipboard"),
-            None => None,
-        }
-    }
-
-    /// The workspace core (its journal of applied commands, for tests).
-    pub fn core(&self) -> &tern_core::workspace::WorkspaceCore {
-        &self.core
     }
 
     /// The pane's badges and its live activity (state, progress).
@@ -256,7 +152,7 @@ impl TernApp {
     pub(super) fn tab_strip(&self) -> Option<crate::window::chrome::TabStrip> {
         let group = self.core.ws().active;
         let g = self.core.ws().groups.get(group)?;
-        if g.tabs.len() <= 1 && self.core.ws().groups.len() <= 1 && !self.sidebar_open {
+        if g.tabs.len() <= 1 && self.core.ws().groups.len() <= 1 && !self.chrome.sidebar_open {
             return None;
         }
         let tabs = g

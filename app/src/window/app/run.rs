@@ -30,16 +30,17 @@ impl TernApp {
                 Effect::Opened(pane) => {
                     let remote = self.core.record(pane).is_some_and(|r| r.remote);
                     self.panes
+                        .ui
                         .entry(pane)
                         .or_insert_with(|| PaneUi::new(pane, self.core.pipeline().clone()))
                         .remote = remote;
                 }
                 Effect::Closed(pane) => {
-                    self.panes.remove(&pane);
-                    self.shown.remove(&pane);
+                    self.panes.ui.remove(&pane);
+                    self.panes.shown.remove(&pane);
                     self.agents.forget(pane);
                 }
-                Effect::Status(message) => self.status = Some(message),
+                Effect::Status(message) => self.chrome.status = Some(message),
                 Effect::LastExited { code } => self.desk.last_exited = Some(code),
                 Effect::Attention { critical } => {
                     let kind = if critical {
@@ -54,7 +55,7 @@ impl TernApp {
                 // OSC 52, as the core decided: the window owns the clipboard.
                 Effect::SetClipboard { pane, text, ask } => {
                     if ask {
-                        self.overlay = Some(super::overlay::Overlay::Clipboard {
+                        self.chrome.overlay = Some(super::overlay::Overlay::Clipboard {
                             pane,
                             write: Some(text),
                         });
@@ -64,7 +65,7 @@ impl TernApp {
                 }
                 Effect::ReadClipboard { pane, ask } => {
                     if ask {
-                        self.overlay =
+                        self.chrome.overlay =
                             Some(super::overlay::Overlay::Clipboard { pane, write: None });
                     } else {
                         self.answer_clipboard_read(pane);
@@ -103,7 +104,7 @@ impl TernApp {
             Command::RenameTab => {
                 if let Some(tab) = self.core.ws().active_tab() {
                     let text = self.core.tab_title(tab);
-                    self.overlay = Some(Overlay::Rename { tab: tab.id, text });
+                    self.chrome.overlay = Some(Overlay::Rename { tab: tab.id, text });
                 }
                 None
             }
@@ -148,19 +149,20 @@ impl TernApp {
         match command {
             Command::QuickSwitcher => self.open_switcher(),
             Command::CommandPalette => self.open_palette(),
-            Command::ToggleSidebar => self.sidebar_open = !self.sidebar_open,
+            Command::ToggleSidebar => self.chrome.sidebar_open = !self.chrome.sidebar_open,
             Command::AddRepository => {
-                self.sidebar_open = true;
-                self.status = Some("type a repository's path in the sidebar, or Browse…".into());
+                self.chrome.sidebar_open = true;
+                self.chrome.status =
+                    Some("type a repository's path in the sidebar, or Browse…".into());
             }
             Command::NewWorktree => {
                 match self.core.ws().active_group().and_then(|g| g.repo.clone()) {
                     Some(root) => {
-                        self.sidebar_open = true;
-                        self.sidebar.start_new_worktree(root);
+                        self.chrome.sidebar_open = true;
+                        self.chrome.sidebar.start_new_worktree(root);
                     }
                     None => {
-                        self.status = Some(
+                        self.chrome.status = Some(
                             "this tab's folder is not a git repository: add one in the sidebar"
                                 .into(),
                         )
@@ -204,10 +206,10 @@ impl TernApp {
                     p.scroll_to_bottom();
                 }
             }
-            Command::FontBigger => self.set_font_size(self.font_size + 1.0),
-            Command::FontSmaller => self.set_font_size(self.font_size - 1.0),
+            Command::FontBigger => self.set_font_size(self.look.font_size + 1.0),
+            Command::FontSmaller => self.set_font_size(self.look.font_size - 1.0),
             // Back to the configured size (not the built-in one).
-            Command::FontReset => self.font_size = self.settings.config.font.size,
+            Command::FontReset => self.look.font_size = self.settings.config.font.size,
             Command::SaveScrollback => {
                 if let Some(pane) = focused {
                     // Read on the save's own thread: the window never waits on the model.
@@ -221,7 +223,7 @@ impl TernApp {
                     );
                 }
             }
-            Command::Diagnostics => self.diagnostics.toggle(),
+            Command::Diagnostics => self.frames.diagnostics.toggle(),
             Command::Theme(n) => {
                 let Some(name) = tern_core::config::themes::built_in_names().nth(n as usize) else {
                     return;
@@ -234,7 +236,7 @@ impl TernApp {
                 let old = self.settings.config.clone();
                 self.settings.config.theme.name = name;
                 self.apply_config(ctx, Some(&old));
-                self.status = Some(format!(
+                self.chrome.status = Some(format!(
                     "theme: {} (set theme.name in the config to keep it)",
                     tern_core::config::themes::built_in_names()
                         .nth(n as usize)
@@ -247,7 +249,7 @@ impl TernApp {
                     .focused_ui_mut()
                     .is_some_and(|p| p.jump_to_prompt(forward));
                 if !found {
-                    self.status = Some(no_marks("prompt"));
+                    self.chrome.status = Some(no_marks("prompt"));
                 }
             }
             Command::SelectLastOutput | Command::CopyLastOutput => {
@@ -255,7 +257,7 @@ impl TernApp {
                     .focused_ui_mut()
                     .is_some_and(|p| p.select_last_output());
                 if !found {
-                    self.status = Some(no_marks("finished command with output"));
+                    self.chrome.status = Some(no_marks("finished command with output"));
                 } else if command == Command::CopyLastOutput
                     && let Some(p) = self.focused_ui_mut()
                 {
@@ -275,17 +277,12 @@ impl TernApp {
             Command::NextWaitingPane => {
                 let found = self.next_waiting_pane();
                 if found.is_none() {
-                    self.status = Some("no pane is waiting".into());
+                    self.chrome.status = Some("no pane is waiting".into());
                 }
             }
             // The workspace's own commands went to `exec` (see `run`).
             _ => {}
         }
-    }
-
-    /// Runs `command` as if its key was pressed (for tests and the palette).
-    pub fn run_command(&mut self, ctx: &egui::Context, command: Command) {
-        self.run(ctx, command);
     }
 
     /// Saves the text `text` makes where the user says (rfd's save dialog and the
@@ -319,18 +316,18 @@ impl TernApp {
                 let _ = tx.send(result);
             });
         match spawned {
-            Ok(_) => self.saving = Some(rx),
-            Err(e) => self.status = Some(format!("cannot save: {e}")),
+            Ok(_) => self.saving.dialog = Some(rx),
+            Err(e) => self.chrome.status = Some(format!("cannot save: {e}")),
         }
     }
 
     /// The save in progress, if it finished: the status line says where it went.
     pub(super) fn poll_saving(&mut self) {
-        if let Some(rx) = &self.saving
+        if let Some(rx) = &self.saving.dialog
             && let Ok(result) = rx.try_recv()
         {
-            self.saving = None;
-            self.status = Some(match result {
+            self.saving.dialog = None;
+            self.chrome.status = Some(match result {
                 Ok(p) => format!("saved to {}", p.display()),
                 Err(e) => e,
             });
@@ -353,7 +350,7 @@ impl TernApp {
     pub(super) fn hold_pane_keys(&mut self, ctx: &egui::Context, raw: &mut egui::RawInput) {
         let focus_in_pane = ctx
             .memory(|m| m.focused())
-            .is_none_or(|id| self.pane_ids.contains(&id));
+            .is_none_or(|id| self.panes.ids.contains(&id));
         let search_open = self.focused_ui().is_some_and(|p| p.search().is_some());
         if self.modal_open() || search_open || !focus_in_pane {
             return;
@@ -368,7 +365,7 @@ impl TernApp {
                 )
             });
         raw.events = rest;
-        self.held_input.extend(keys);
+        self.keys.held.extend(keys);
     }
 
     /// Opens a tab in the worktree at `path` running `review_command` (its changes
@@ -376,7 +373,7 @@ impl TernApp {
     pub(super) fn review_changes(&mut self, path: PathBuf, repo: Option<PathBuf>) {
         let main = repo.unwrap_or_else(|| path.clone());
         let Some(base) = tern_core::worktree::git_place(&main).and_then(|p| p.branch) else {
-            self.status = Some(format!(
+            self.chrome.status = Some(format!(
                 "{} is in no repository with a main branch to review against",
                 path.display()
             ));

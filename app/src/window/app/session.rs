@@ -31,7 +31,7 @@ impl TernApp {
         let started = match first {
             Some(Ok(pane)) => Some((pane, launched.clone())),
             Some(Err(e)) => {
-                self.status = Some(format!("cannot start a shell: {e}"));
+                self.chrome.status = Some(format!("cannot start a shell: {e}"));
                 None
             }
             None => None,
@@ -48,7 +48,7 @@ impl TernApp {
         };
         let start = tern_core::workspace::Command::Start(Box::new(start));
         if let Err(e) = self.core.apply(tern_core::workspace::Source::Start, start) {
-            self.status = Some(e);
+            self.chrome.status = Some(e);
         }
         if restoring && !self.core.ws().groups.is_empty() {
             // The restored worktrees' repositories show in the sidebar.
@@ -60,12 +60,12 @@ impl TernApp {
                 .filter_map(|g| g.repo.clone())
                 .collect();
             for repo in repos {
-                self.sidebar.add_repository(ctx, repo, true);
+                self.chrome.sidebar.add_repository(ctx, repo, true);
             }
-            self.sidebar_open = self.core.ws().groups.len() > 1;
+            self.chrome.sidebar_open = self.core.ws().groups.len() > 1;
         } else {
             // If the folder is in a repository, its worktrees show in the sidebar.
-            self.sidebar.add_repository(ctx, dir, true);
+            self.chrome.sidebar.add_repository(ctx, dir, true);
         }
     }
 
@@ -91,19 +91,19 @@ impl TernApp {
                 restored = Some(state);
             }
             LoadOutcome::Corrupt { kept_aside, error } => {
-                self.status = Some(format!(
+                self.chrome.status = Some(format!(
                     "the saved session could not be read ({error}); it was kept as {}",
                     kept_aside.display()
                 ));
             }
             LoadOutcome::Unreadable { error } => {
                 // Saving would replace a file that may be fine: this run keeps no session.
-                self.status = Some(format!("the saved session was left alone: {error}"));
+                self.chrome.status = Some(format!("the saved session was left alone: {error}"));
                 return None;
             }
             LoadOutcome::Fresh => {}
         }
-        self.session = Some(file);
+        self.saving.file = Some(file);
         restored
     }
 
@@ -116,7 +116,7 @@ impl TernApp {
                 .then(|| self.core.pipeline().dump_screen(p).map(|d| d.rows))
                 .flatten()
         });
-        state.window = self.session.as_ref().and_then(|f| f.window);
+        state.window = self.saving.file.as_ref().and_then(|f| f.window);
         state
     }
 
@@ -133,14 +133,14 @@ impl TernApp {
     /// Also keeps the window's size, maximized state and place for the next start
     /// (saved with the next save, and at exit; a resize alone saves nothing).
     pub(super) fn save_session_if_due(&mut self, ctx: &egui::Context) {
-        let Some(file) = self.session.as_mut() else {
+        let Some(file) = self.saving.file.as_mut() else {
             return;
         };
         if std::mem::take(&mut file.maximize_pending) {
             ctx.send_viewport_cmd(egui::ViewportCommand::Maximized(true));
         }
         file.window = note_window(ctx, file.window);
-        if let Some(mut state) = self.saves.due(&self.core) {
+        if let Some(mut state) = self.saving.schedule.due(&self.core) {
             state.window = file.window;
             file.save_if_changed(state);
         }
