@@ -154,11 +154,12 @@ fn panels_that_return_what_they_ask_for_are_must_use() {
             {
                 continue;
             }
-            // The signature, to its opening brace.
+            // The signature, to its opening brace (or a trait declaration's `;`).
+            let ends = |l: &&str| l.trim_end().ends_with('{') || l.trim_end().ends_with(';');
             let signature: String = lines[i..]
                 .iter()
-                .take_while(|l| !l.trim_end().ends_with('{'))
-                .chain(lines[i..].iter().find(|l| l.trim_end().ends_with('{')))
+                .take_while(|l| !ends(l))
+                .chain(lines[i..].iter().find(|l| ends(l)))
                 .copied()
                 .collect::<Vec<_>>()
                 .join(" ");
