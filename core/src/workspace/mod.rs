@@ -15,6 +15,7 @@ mod remote_group;
 pub mod remote_policy;
 pub mod requests;
 mod saved;
+pub mod search;
 mod session;
 mod tree;
 
