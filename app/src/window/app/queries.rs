@@ -122,6 +122,7 @@ impl TernApp {
             Some(Overlay::Rename { .. }) => Some("rename"),
             Some(Overlay::ConfirmClose { .. }) => Some("confirm-close"),
             Some(Overlay::Clipboard { .. }) => Some("clipboard"),
+            Some(Overlay::Everywhere(_)) => Some("search-everywhere"),
             None => None,
         }
     }
