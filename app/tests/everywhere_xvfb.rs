@@ -171,7 +171,8 @@ fn search_everywhere_finds_the_needle_in_pane_9_and_reveals_it() {
     }
 
     // Walk across panes: a query found in panes 3 and 7, Enter then `n`.
-    key(&display, &window, &["slash", "ctrl+a", "BackSpace"]);
+    // `/`: a new query.
+    key(&display, &window, &["slash"]);
     xdo(
         &display,
         &["type", "--delay", "30", "--window", &window, "pair-marker"],

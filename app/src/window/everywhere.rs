@@ -183,7 +183,7 @@ impl Everywhere {
     }
 
     /// The keys of the walking mode: `n` / Down next, `N` / Up previous, Enter stays at
-    /// the match and closes, `/` edits the query again.
+    /// the match and closes, `/` starts a new query.
     fn walk_keys(&mut self, ctx: &egui::Context) -> EverywhereOut {
         let (next, prev, enter, edit) = ctx.input_mut(|i| {
             let shift_n = i.consume_key(egui::Modifiers::SHIFT, egui::Key::N);
@@ -196,9 +196,20 @@ impl Everywhere {
             )
         });
         if edit {
+            // A new query; the `/` itself is no part of it.
             self.walking = false;
             self.focus_field = true;
-            return EverywhereOut::None;
+            self.text.clear();
+            ctx.input_mut(|i| {
+                if let Some(at) = i
+                    .events
+                    .iter()
+                    .position(|e| matches!(e, egui::Event::Text(t) if t == "/"))
+                {
+                    i.events.remove(at);
+                }
+            });
+            return EverywhereOut::Search;
         }
         if enter {
             return EverywhereOut::Close { back: false };
@@ -207,6 +218,25 @@ impl Everywhere {
             return self.step(next);
         }
         EverywhereOut::None
+    }
+
+    /// Text typed in the frame that asks the field for focus (it has it only from the
+    /// next frame on): added to the query, so no key typed right after the chord or
+    /// `/` is lost. Returns whether there was any.
+    fn take_typed_ahead(&mut self, ctx: &egui::Context) -> bool {
+        let typed = ctx.input_mut(|i| {
+            let mut typed = String::new();
+            i.events.retain(|e| match e {
+                egui::Event::Text(t) => {
+                    typed.push_str(t);
+                    false
+                }
+                _ => true,
+            });
+            typed
+        });
+        self.text.push_str(&typed);
+        !typed.is_empty()
     }
 
     /// Draws the overlay at the top right of the window.
@@ -220,6 +250,9 @@ impl Everywhere {
         } else {
             EverywhereOut::None
         };
+        if self.focus_field && self.take_typed_ahead(ctx) {
+            out = EverywhereOut::Search;
+        }
         let screen = ctx.content_rect();
         egui::Window::new("Search everywhere")
             .id(egui::Id::unique("tern-search-everywhere"))
@@ -234,7 +267,7 @@ impl Everywhere {
                 self.results(ui, &mut out);
                 ui.separator();
                 ui.weak(if self.walking {
-                    "n / ↓ next · N / ↑ previous · Enter stay here · / edit · Esc back"
+                    "n / ↓ next · N / ↑ previous · Enter stay here · / new query · Esc back"
                 } else {
                     "Enter show · ↓ ↑ choose · Esc back"
                 });
@@ -249,9 +282,8 @@ impl Everywhere {
                     .hint_text("search every pane")
                     .desired_width(260.0),
             );
-            if self.focus_field {
+            if std::mem::take(&mut self.focus_field) {
                 edit.request_focus();
-                self.focus_field = false;
             }
             let regex = ui
                 .toggle_value(&mut self.regex, ".*")
