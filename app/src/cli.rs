@@ -215,6 +215,27 @@ pub enum MsgAction {
         #[arg(long)]
         scrollback: bool,
     },
+    /// Search every pane's history and screen for PATTERN and print each matching line
+    /// as a JSON line: pane, worktree, tab, line (counted from the pane's first line;
+    /// its index in `get-text --scrollback` while no history was dropped), text. Plain
+    /// text unless --regex; a pattern with no capital ignores case. Notes (a remote
+    /// pane searched only as far as its history here goes, a search stopped at its
+    /// limit) go to stderr.
+    Search {
+        pattern: String,
+        /// PATTERN is a regular expression (Rust `regex` syntax).
+        #[arg(long)]
+        regex: bool,
+        /// Only this pane.
+        #[arg(long, value_name = "ID", conflicts_with = "worktree")]
+        pane: Option<u64>,
+        /// Only this worktree (its name as `list` gives it, its branch or its folder).
+        #[arg(long, value_name = "W")]
+        worktree: Option<String>,
+        /// At most N matching lines (default 1000, at most 100000).
+        #[arg(long, value_name = "N")]
+        limit: Option<usize>,
+    },
     /// Say what the program in a pane does (default: $TERN_PANE_ID): its state, shown
     /// by every part of tern, until a newer report or the program ends. Outside tern,
     /// or with tern gone, it does nothing and exits 0.

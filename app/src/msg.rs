@@ -57,6 +57,27 @@ pub fn request(action: MsgAction) -> Result<Request, String> {
             lines,
             scrollback,
         },
+        MsgAction::Search {
+            pattern,
+            regex,
+            pane,
+            worktree,
+            limit,
+        } => Request::Search {
+            pattern,
+            regex,
+            pane,
+            worktree: worktree.map(|w| {
+                // A folder given as a relative path means the one under `tern msg`'s.
+                let path = PathBuf::from(&w);
+                if path.components().count() > 1 || w == "." {
+                    absolute(path).to_string_lossy().into_owned()
+                } else {
+                    w
+                }
+            }),
+            limit,
+        },
         MsgAction::SetStatus {
             pane,
             state,
@@ -201,6 +222,14 @@ pub fn render(reply: &Reply) -> String {
             text
         }
         Reply::Text { text } => text.clone(),
+        Reply::Matches { matches, .. } => {
+            let mut text = String::new();
+            for m in matches {
+                text.push_str(&serde_json::to_string(m).unwrap_or_default());
+                text.push('\n');
+            }
+            text
+        }
         Reply::Done {} => String::new(),
     }
 }
@@ -285,5 +314,22 @@ pub fn run(args: MsgArgs) -> Result<String, MsgError> {
         }
     }
     let request = request(args.action)?;
-    Ok(ipc::client::send(&socket, request).map(|r| render(&r))?)
+    let timeout = request.answer_timeout() + std::time::Duration::from_secs(5);
+    let reply =
+        ipc::client::send_within(&socket, request, timeout.max(ipc::client::CLIENT_TIMEOUT))
+            .map_err(|e| e.to_string())?;
+    if let Reply::Matches {
+        notes,
+        stopped_after,
+        ..
+    } = &reply
+    {
+        for note in notes {
+            eprintln!("tern msg search: {note}");
+        }
+        if let Some(n) = stopped_after {
+            eprintln!("tern msg search: stopped after {n} matches (--limit N for more)");
+        }
+    }
+    Ok(render(&reply))
 }

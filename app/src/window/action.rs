@@ -41,6 +41,17 @@ pub enum Action {
     /// Close the pane without asking (the user already said yes).
     ClosePane(PaneId),
     Sidebar(SidebarAction),
+    /// Open search everywhere with this query.
+    SearchEverywhere {
+        text: String,
+        regex: bool,
+    },
+    /// Reveal the pane and show a match search everywhere found.
+    ShowFound(crate::window::everywhere::Shown),
+    /// Search everywhere closed: its highlight goes; with `back`, focus that pane.
+    EndFound {
+        back: Option<PaneId>,
+    },
     /// Open a tab in the active worktree running `command` in `cwd` (a hint's
     /// `path:line` in the editor).
     RunInNewTab {

@@ -43,6 +43,7 @@ pub enum Command {
     Copy,
     Paste,
     Search,
+    SearchEverywhere,
     ScrollPageUp,
     ScrollPageDown,
     ScrollToTop,
@@ -126,6 +127,7 @@ table! {
     Copy, "copy", "Copy selection", ["ctrl+shift+c"];
     Paste, "paste", "Paste", ["ctrl+shift+v", "shift+insert"];
     Search, "search", "Search scrollback", ["ctrl+shift+f"];
+    SearchEverywhere, "search_everywhere", "Search everywhere (every pane's history)", ["ctrl+shift+alt+f"];
     ScrollPageUp, "scroll_page_up", "Scroll up a page", ["shift+pageup"];
     ScrollPageDown, "scroll_page_down", "Scroll down a page", ["shift+pagedown"];
     ScrollToTop, "scroll_to_top", "Scroll to the top", ["ctrl+shift+home"];

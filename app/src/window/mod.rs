@@ -15,6 +15,7 @@ pub mod chrome;
 pub mod commands;
 pub mod diagnostics;
 pub mod dialogs;
+pub mod everywhere;
 pub mod glyphs;
 pub mod input;
 pub mod kitty_keys;

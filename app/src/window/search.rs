@@ -35,6 +35,8 @@ pub enum SearchAction {
     Close,
     /// Show this match (an index into the results).
     Show(usize),
+    /// Search every pane for the query instead (the scope button).
+    Everywhere,
 }
 
 impl SearchBar {
@@ -199,6 +201,13 @@ impl SearchBar {
                                 ui.label(format!("{}/{}", self.current + 1, r.matches.len()));
                             }
                             _ => {}
+                        }
+                        if ui
+                            .button("all panes")
+                            .on_hover_text("search everywhere (Ctrl+Shift+Alt+F)")
+                            .clicked()
+                        {
+                            action = SearchAction::Everywhere;
                         }
                         if ui.input(|i| i.key_pressed(egui::Key::Escape)) {
                             action = SearchAction::Close;

@@ -85,15 +85,73 @@ pub enum Request {
         #[serde(default)]
         scrollback: bool,
     },
+    /// Searches every pane's history and screen (or one pane's, or one worktree's) for
+    /// `pattern`: plain text, or a regex with `regex`; case-smart (a pattern with no
+    /// capital ignores case). At most `limit` matching lines (default 1,000). Replies
+    /// [`Reply::Matches`].
+    Search {
+        pattern: String,
+        #[serde(default)]
+        regex: bool,
+        #[serde(default)]
+        pane: Option<u64>,
+        /// A worktree by the name `list` gives it, its branch or its folder.
+        #[serde(default)]
+        worktree: Option<String>,
+        #[serde(default)]
+        limit: Option<usize>,
+    },
+}
+
+impl Request {
+    /// How long the server waits for the app's answer to this request.
+    pub fn answer_timeout(&self) -> std::time::Duration {
+        match self {
+            // Searching every pane's history can take a while; it never holds the app.
+            Request::Search { .. } => {
+                crate::workspace::search::MSG_SEARCH_TIMEOUT + std::time::Duration::from_secs(5)
+            }
+            _ => server::ANSWER_TIMEOUT,
+        }
+    }
+}
+
+/// One matching line of a `search` reply (`tern msg search` prints one JSON line each).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SearchHit {
+    pub pane: u64,
+    /// The worktree as `list` names it.
+    pub worktree: String,
+    /// The tab's index in its worktree (0 first).
+    pub tab: usize,
+    /// The line: counted from the first line the pane ever had (history, then the
+    /// screen); while no history was dropped, its index in `get-text --scrollback`.
+    pub line: u64,
+    /// The line's text, trailing blanks trimmed.
+    pub text: String,
 }
 
 /// What a request is answered with when it worked.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Reply {
-    Pane { pane: u64 },
+    Pane {
+        pane: u64,
+    },
     Panes(Vec<PaneInfo>),
-    Text { text: String },
+    Text {
+        text: String,
+    },
+    /// A search's matching lines in the sidebar's order; `notes` on what was not
+    /// searched (remote panes' history beyond what is held here, closed panes), and
+    /// the limit when the search stopped at it.
+    Matches {
+        matches: Vec<SearchHit>,
+        #[serde(default)]
+        notes: Vec<String>,
+        #[serde(default)]
+        stopped_after: Option<usize>,
+    },
     Done {},
 }
 

@@ -300,6 +300,7 @@ fn serve(stream: &UnixStream, calls: &mpsc::Sender<IpcCall>, wake: &dyn Fn()) ->
         Err(e) => return Response::error(e),
     };
     let (tx, rx) = mpsc::channel();
+    let timeout = request.answer_timeout();
     let call = IpcCall {
         request,
         reply: tx,
@@ -309,6 +310,6 @@ fn serve(stream: &UnixStream, calls: &mpsc::Sender<IpcCall>, wake: &dyn Fn()) ->
         return Response::error("tern is shutting down");
     }
     wake();
-    rx.recv_timeout(ANSWER_TIMEOUT)
+    rx.recv_timeout(timeout)
         .unwrap_or_else(|_| Response::error("tern did not answer in time"))
 }

@@ -24,7 +24,93 @@ pub struct SearchMatch {
 /// Most matches one search returns.
 pub const MAX_MATCHES: usize = 10_000;
 
+/// Most bytes the compiled form of one query may take (`regex`'s size limit): a
+/// pattern past it is refused, never built.
+pub const COMPILED_SIZE_LIMIT: usize = 1 << 20;
+
+/// Why a query was refused: the message, and for a pattern that does not parse, the
+/// character (0-based, counted in `char`s of the pattern) where the error is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QueryError {
+    pub message: String,
+    pub position: Option<usize>,
+}
+
+impl std::fmt::Display for QueryError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.position {
+            Some(at) => write!(f, "invalid regex at character {}: {}", at + 1, self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
 impl SearchQuery {
+    /// A case-smart query: a pattern with no upper-case letter ignores case, one with an
+    /// upper-case letter keeps it (in a regex, an escape such as `\S` or `\P{..}` is no
+    /// letter of the text).
+    pub fn case_smart(pattern: &str, regex: bool) -> SearchQuery {
+        let mut upper = false;
+        let mut chars = pattern.chars();
+        while let Some(c) = chars.next() {
+            if regex && c == '\\' {
+                chars.next();
+                continue;
+            }
+            upper |= c.is_uppercase();
+        }
+        SearchQuery {
+            pattern: pattern.to_owned(),
+            regex,
+            case_sensitive: upper,
+        }
+    }
+
+    /// Compiles the query, or says why not: an empty pattern, a regex that does not
+    /// parse (with its position) or one whose compiled form is over
+    /// [`COMPILED_SIZE_LIMIT`]. The `regex` crate matches in time linear in the text,
+    /// whatever the pattern.
+    pub fn compile_checked(&self) -> Result<Regex, QueryError> {
+        if self.pattern.is_empty() {
+            return Err(QueryError {
+                message: "the query is empty".into(),
+                position: None,
+            });
+        }
+        if self.regex
+            && let Err(e) = regex_syntax::ParserBuilder::new()
+                .case_insensitive(!self.case_sensitive)
+                .build()
+                .parse(&self.pattern)
+        {
+            let (kind, span) = match &e {
+                regex_syntax::Error::Parse(e) => (e.kind().to_string(), *e.span()),
+                regex_syntax::Error::Translate(e) => (e.kind().to_string(), *e.span()),
+                other => (
+                    other.to_string(),
+                    regex_syntax::ast::Span::splat(regex_syntax::ast::Position::new(0, 1, 1)),
+                ),
+            };
+            let offset = span.start.offset.min(self.pattern.len());
+            let position = self.pattern.get(..offset).map(|s| s.chars().count());
+            return Err(QueryError {
+                message: kind,
+                position,
+            });
+        }
+        self.compile().map_err(|message| QueryError {
+            message: if message.contains("size limit") {
+                format!(
+                    "the pattern is too large: its compiled form is over {} KiB",
+                    COMPILED_SIZE_LIMIT / 1024
+                )
+            } else {
+                message
+            },
+            position: None,
+        })
+    }
+
     pub fn compile(&self) -> Result<Regex, String> {
         let pattern = if self.regex {
             self.pattern.clone()
@@ -33,7 +119,8 @@ impl SearchQuery {
         };
         RegexBuilder::new(&pattern)
             .case_insensitive(!self.case_sensitive)
-            .size_limit(1 << 20)
+            .size_limit(COMPILED_SIZE_LIMIT)
+            .dfa_size_limit(COMPILED_SIZE_LIMIT)
             .build()
             .map_err(|e| e.to_string())
     }

@@ -27,6 +27,7 @@ pub mod readiness;
 pub mod reply_poll;
 mod reports;
 mod requests;
+pub mod search_all;
 pub mod spawn;
 pub mod throttle;
 
@@ -196,6 +197,10 @@ pub enum ModelMsg {
         query: crate::model::search::SearchQuery,
         reply: Sender<Result<SearchResults, String>>,
         progress: Arc<SearchProgress>,
+    },
+    /// Searches many panes, one bounded slice per round (`search_all.rs`).
+    SearchPanes {
+        job: Box<search_all::PanesJobSpec>,
     },
     Query {
         pane: PaneId,

@@ -16,6 +16,7 @@ mod remote_group;
 pub mod remote_policy;
 pub mod requests;
 mod saved;
+pub mod search;
 mod session;
 pub mod split_tree;
 mod tree;

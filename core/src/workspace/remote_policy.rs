@@ -83,6 +83,17 @@ impl WorkspaceCore {
             Request::Close { pane } => (Some(*pane), "close"),
             // An agent's hook speaks for the pane it runs in.
             Request::Report { pane, .. } => (Some(*pane), "report the state of"),
+            // Reading other panes' text, as `get-text` of another pane.
+            Request::Search {
+                pane: Some(pane), ..
+            } => (Some(*pane), "search"),
+            Request::Search { pane: None, .. } => {
+                return Some(format!(
+                    "a program in pane {0} may not search other panes (only its own: \
+                     --pane {0}); `pane_remote_control: AllPanes` in config.ron allows it",
+                    own.0
+                ));
+            }
         };
         let target = target?;
         (target != own.0).then(|| {

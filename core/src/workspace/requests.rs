@@ -11,7 +11,10 @@ use super::core::WorkspaceCore;
 use crate::ipc::server::IpcCall;
 use crate::ipc::{PaneInfo, ProgressInfo, Reply, Request, Response};
 use crate::pipeline::activity::ActivityState;
+use crate::pipeline::search_all::{DEFAULT_LIMIT, MAX_LIMIT, PanesQuery};
 use crate::pipeline::{PaneId, Pipeline};
+
+use super::search::{MsgSearch, SearchScope};
 
 /// What a request asks of the face.
 pub enum Routed {
@@ -21,6 +24,12 @@ pub enum Routed {
     List,
     /// A pane's text: run the job off the face's thread and answer with its result.
     Text(TextJob),
+    /// A search: its panes are named with the face's worktree names
+    /// ([`WorkspaceCore::search_targets`]), then it runs off the face's thread.
+    Search {
+        scope: SearchScope,
+        query: PanesQuery,
+    },
 }
 
 /// Turns a request into what the face does with it. A request naming a pane the core
@@ -76,6 +85,32 @@ pub fn route(core: &WorkspaceCore, request: Request) -> Result<Routed, String> {
             lines,
             scrollback,
         }),
+        Request::Search {
+            pattern,
+            regex,
+            pane,
+            worktree,
+            limit,
+        } => Routed::Search {
+            scope: match (pane, worktree) {
+                (Some(_), Some(_)) => return Err("give --pane or --worktree, not both".into()),
+                (Some(p), None) => SearchScope::Pane(known(p)?),
+                (None, Some(w)) => SearchScope::Worktree(w),
+                (None, None) => SearchScope::Everywhere,
+            },
+            query: PanesQuery {
+                limit: match limit {
+                    Some(0) => return Err("--limit must be at least 1".into()),
+                    Some(n) if n > MAX_LIMIT => {
+                        return Err(format!("--limit is at most {MAX_LIMIT}"));
+                    }
+                    Some(n) => n,
+                    None => DEFAULT_LIMIT,
+                },
+                context_lines: 0,
+                ..PanesQuery::new(&pattern, regex)
+            },
+        },
     })
 }
 
@@ -92,6 +127,10 @@ pub fn serve(
         Routed::Command(c) => core.apply(Source::Msg, c).map(outcome_reply),
         Routed::List => Ok(Reply::Panes(core.list(worktree))),
         Routed::Text(job) => job.run(),
+        Routed::Search { scope, query } => {
+            let targets = core.search_targets(&scope, worktree)?;
+            MsgSearch::start(core.pipeline(), targets, &query)?.run()
+        }
     }
 }
 
@@ -113,6 +152,21 @@ pub fn answer(
                 core.effects.push(super::Effect::Status(message));
             }
             return None;
+        }
+        Ok(Routed::Search { scope, query }) => {
+            let started = core
+                .search_targets(&scope, worktree)
+                .and_then(|targets| MsgSearch::start(core.pipeline(), targets, &query));
+            match started {
+                Ok(search) => {
+                    if let Err(e) = search.answer_off_thread(call) {
+                        core.effects
+                            .push(super::Effect::Status(format!("cannot search: {e}")));
+                    }
+                    return None;
+                }
+                Err(e) => Err(e),
+            }
         }
         Ok(Routed::Command(c)) => core.apply(Source::Msg, c).map(outcome_reply),
         Ok(Routed::List) => Ok(Reply::Panes(core.list(worktree))),

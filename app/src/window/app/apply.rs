@@ -56,6 +56,11 @@ impl TernApp {
                 Action::RenameTab { tab, name } => {
                     let _ = self.exec(Source::Chrome, WsCommand::RenameTab { tab, name });
                 }
+                Action::SearchEverywhere { text, regex } => {
+                    self.open_everywhere(text, regex);
+                }
+                Action::ShowFound(shown) => self.show_found(shown),
+                Action::EndFound { back } => self.end_found(back),
                 Action::CopyText(text) => ctx.copy_text(text),
                 Action::AnswerClipboardRead(pane) => self.answer_clipboard_read(pane),
                 Action::ClosePane(pane) => self.close_pane(Source::Chrome, pane),

@@ -24,11 +24,16 @@ pub(super) enum Overlay {
         pane: PaneId,
         write: Option<String>,
     },
+    /// Search everywhere (`everywhere.rs`).
+    Everywhere(Box<Everywhere>),
 }
 use crate::window::action::Action;
 use crate::window::commands::{COMMANDS, Command};
 use crate::window::dialogs;
+use crate::window::everywhere::{Everywhere, EverywhereOut, Shown};
 use crate::window::palette::{Entry, Picked, Picker};
+use tern_core::workspace::search::SearchScope;
+use tern_core::workspace::{Command as WsCommand, Source};
 
 impl TernApp {
     pub(super) fn open_palette(&mut self) {
@@ -119,6 +124,23 @@ impl TernApp {
                     },
                 }
             }
+            Overlay::Everywhere(mut e) => {
+                let out = self.everywhere_frame(ctx, &mut e);
+                match out {
+                    EverywhereOut::Close { back } => (
+                        None,
+                        Some(Action::EndFound {
+                            back: if back { e.return_to } else { None },
+                        }),
+                    ),
+                    EverywhereOut::Reveal(shown) => {
+                        (Some(Overlay::Everywhere(e)), Some(Action::ShowFound(shown)))
+                    }
+                    EverywhereOut::None | EverywhereOut::Search => {
+                        (Some(Overlay::Everywhere(e)), None)
+                    }
+                }
+            }
             Overlay::ConfirmClose { pane, program } => {
                 match dialogs::confirm_close_dialog(ctx, &program) {
                     None => (Some(Overlay::ConfirmClose { pane, program }), None),
@@ -129,6 +151,89 @@ impl TernApp {
         };
         self.chrome.overlay = keep;
         action.into_iter().collect()
+    }
+}
+
+impl TernApp {
+    /// Opens search everywhere with `text` (searched at once when not empty).
+    pub(super) fn open_everywhere(&mut self, text: String, regex: bool) {
+        let back = self.core.ws().focused_pane();
+        let mut e = Everywhere::new(text, regex, back);
+        if !e.text.is_empty() {
+            self.search_everywhere(&mut e);
+        }
+        self.chrome.overlay = Some(Overlay::Everywhere(Box::new(e)));
+    }
+
+    /// Starts `e`'s query over every pane, named as the sidebar names them.
+    fn search_everywhere(&self, e: &mut Everywhere) {
+        let sidebar = &self.chrome.sidebar;
+        let targets = self
+            .core
+            .search_targets(&SearchScope::Everywhere, |path| {
+                sidebar
+                    .worktree_at(path)
+                    .map(|w| (w.name(), w.branch.clone()))
+            })
+            .unwrap_or_default();
+        e.start(self.core.pipeline(), targets);
+    }
+
+    /// One frame of search everywhere: the panes' answers so far, the overlay, a new
+    /// search when the query changed.
+    fn everywhere_frame(&mut self, ctx: &egui::Context, e: &mut Everywhere) -> EverywhereOut {
+        for (pane, hits) in e.poll() {
+            self.frames.trace.event(
+                "everywhere_pane",
+                &format!("\"pane\":{},\"hits\":{hits}", pane.0),
+            );
+        }
+        if e.take_finished() && self.frames.trace.enabled() {
+            let (matches, _) = e.counts();
+            let hits: serde_json::Map<String, serde_json::Value> = e
+                .per_pane()
+                .map(|(pane, n)| (pane.0.to_string(), n.into()))
+                .collect();
+            let query = serde_json::Value::from(e.text.as_str());
+            self.frames.trace.event(
+                "everywhere_done",
+                &format!(
+                    "\"query\":{query},\"matches\":{matches},\"hits\":{}",
+                    serde_json::Value::Object(hits)
+                ),
+            );
+        }
+        let out = e.ui(ctx, &self.look.theme);
+        if out == EverywhereOut::Search {
+            self.search_everywhere(e);
+        }
+        out
+    }
+
+    /// Reveals the match's pane (its worktree and tab too) and shows the match there;
+    /// another pane's highlight goes.
+    pub(super) fn show_found(&mut self, shown: Shown) {
+        let _ = self.exec(Source::Chrome, WsCommand::Focus(shown.pane));
+        for (id, p) in self.panes.ui.iter_mut() {
+            if *id == shown.pane {
+                p.show_found(shown.line, shown.cols.clone());
+            } else {
+                p.clear_found();
+            }
+        }
+    }
+
+    /// Search everywhere closed: highlights go; `back` is focused again.
+    pub(super) fn end_found(&mut self, back: Option<PaneId>) {
+        for p in self.panes.ui.values_mut() {
+            p.clear_found();
+        }
+        if let Some(pane) = back {
+            let _ = self.exec(Source::Chrome, WsCommand::Focus(pane));
+            if let Some(p) = self.panes.ui.get_mut(&pane) {
+                p.scroll_to_bottom();
+            }
+        }
     }
 }
 

@@ -183,6 +183,9 @@ impl TernApp {
             if response.clicked {
                 actions.push(Action::FocusPane(pane));
             }
+            if let Some((text, regex)) = p.take_everywhere_request() {
+                actions.push(Action::SearchEverywhere { text, regex });
+            }
             if let Some((cwd, command)) = p.take_edit_request() {
                 actions.push(Action::RunInNewTab { cwd, command });
             }

@@ -181,6 +181,7 @@ impl TernApp {
                 }
             }
             Command::Paste => ctx.send_viewport_cmd(egui::ViewportCommand::RequestPaste),
+            Command::SearchEverywhere => self.open_everywhere(String::new(), false),
             Command::Search => {
                 if let Some(p) = self.focused_ui_mut() {
                     p.open_search();

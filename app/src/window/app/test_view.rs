@@ -147,6 +147,7 @@ impl TestView for TernApp {
             Some(Overlay::Rename { .. }) => Some("rename"),
             Some(Overlay::ConfirmClose { .. }) => Some("confirm-close"),
             Some(Overlay::Clipboard { .. }) => Some("clipboard"),
+            Some(Overlay::Everywhere(_)) => Some("search-everywhere"),
             None => None,
         }
     }

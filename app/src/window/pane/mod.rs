@@ -26,6 +26,7 @@ use super::viewport::Viewport;
 mod clip;
 pub use clip::CopyTo;
 mod copy;
+mod found;
 mod hints;
 mod input;
 mod paint;
@@ -133,6 +134,10 @@ pub struct PaneUi {
     /// When the user last typed: the blinking cursor restarts its phase (shown) then.
     last_key_at: Instant,
     search: Option<SearchBar>,
+    /// A match search everywhere shows here (`found.rs`); the search bar's ask to
+    /// search everywhere for its query.
+    found: Option<found::Found>,
+    everywhere_request: Option<(String, bool)>,
     /// Copy mode's state, while it is on (keys go to it, not to the program).
     copy: Option<tern_core::text::copy_mode::CopyMode>,
     /// The last search's matches, for copy mode's `n`/`N`.
@@ -196,6 +201,8 @@ impl PaneUi {
             pending_paste: None,
             last_key_at: Instant::now(),
             search: None,
+            found: None,
+            everywhere_request: None,
             copy: None,
             copy_matches: Vec::new(),
             copy_lines: Default::default(),
@@ -428,6 +435,11 @@ impl PaneUi {
         })
     }
 
+    /// The search bar's query, when it asked to search everywhere instead.
+    pub fn take_everywhere_request(&mut self) -> Option<(String, bool)> {
+        self.everywhere_request.take()
+    }
+
     pub fn open_search(&mut self) {
         self.search = Some(SearchBar::new());
     }
@@ -547,6 +559,7 @@ impl PaneUi {
         let painter = ui.painter_at(rect);
         self.paint_terminal(&ctx, &painter, rect, cx, focused);
         self.paint_search_matches(&painter, rect, m, cx.theme);
+        self.paint_found(&painter, rect, m, cx.theme, cx.trace);
         self.paint_copy_cursor(&painter, rect, m, cx.theme.link);
         self.paint_copy_indicator(&painter, rect, (cx.theme.link, cx.background));
         self.paint_hints(&painter, rect, m, (cx.theme.link, cx.background));

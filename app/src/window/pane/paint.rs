@@ -129,6 +129,10 @@ impl PaneUi {
         };
         match bar.ui(ctx, rect, &self.pipeline, self.id, theme) {
             SearchAction::Close => return,
+            SearchAction::Everywhere => {
+                self.everywhere_request = Some((bar.text.clone(), bar.regex));
+                return;
+            }
             SearchAction::None => {}
             SearchAction::Show(i) => {
                 if let Some(results) = &bar.results

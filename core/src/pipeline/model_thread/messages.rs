@@ -144,6 +144,7 @@ impl ModelThread {
                 reply,
                 progress,
             } => self.start_search(pane, query, reply, progress),
+            ModelMsg::SearchPanes { job } => self.start_search_panes(*job),
             ModelMsg::Shutdown => {
                 self.shutting_down = true;
                 return false;

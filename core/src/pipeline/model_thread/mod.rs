@@ -26,11 +26,13 @@ mod parse;
 mod read;
 mod requests;
 mod round;
+mod search_all;
 mod throttle;
 
 pub use entry::PaneEntry;
 pub use requests::SEARCH_SLICE_LINES;
 use requests::SearchJob;
+pub use search_all::{SLICE_BUDGET, SLICE_LINES};
 
 /// Most bytes parsed for one pane before the scheduler looks at the others (and at new
 /// input). Small enough that a round over many flooding panes stays short.
@@ -97,6 +99,8 @@ pub struct ModelThread {
     pending_exits: HashMap<PaneId, super::ExitInfo>,
     /// Searches in progress, worked on a slice at a time between parse rounds.
     searches: VecDeque<SearchJob>,
+    /// Searches of many panes (`search_all.rs`), the oldest worked on first.
+    panes_searches: VecDeque<search_all::PanesJob>,
     /// Shutdown was received (possibly in the middle of a round).
     shutting_down: bool,
     /// Scrollback bytes all panes may hold together (see `budget`).
@@ -152,6 +156,7 @@ impl ModelThread {
             focused: None,
             pending_exits: HashMap::new(),
             searches: VecDeque::new(),
+            panes_searches: VecDeque::new(),
             shutting_down: false,
             scrollback_budget: usize::MAX,
             received: 0,

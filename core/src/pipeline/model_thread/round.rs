@@ -194,6 +194,7 @@ impl ModelThread {
         self.ring_starved();
         self.look_for_questions(false);
         self.search_step();
+        self.search_panes_step();
         self.flush_exits();
         self.enforce_scrollback_budget();
     }
@@ -201,6 +202,7 @@ impl ModelThread {
     pub(super) fn has_work(&self) -> bool {
         self.has_input()
             || !self.searches.is_empty()
+            || self.panes_search_due(Instant::now())
             || self
                 .panes
                 .values()
