@@ -71,3 +71,11 @@ fn agent_status_corpus_is_bounded_clean_and_alike_in_any_split() {
 fn hooks_corpus_reads_to_reports_the_socket_accepts() {
     replay("hooks", agent_checks::hooks);
 }
+
+#[path = "fuzz_checks/search.rs"]
+mod search_checks;
+
+#[test]
+fn search_corpus_compiles_bounded_and_matches_on_the_row() {
+    replay("search", search_checks::search);
+}
