@@ -22,6 +22,7 @@ pub mod fixtures;
 pub mod helper;
 pub mod input;
 pub mod ipc;
+pub mod keeper;
 pub mod layout;
 pub mod model;
 pub mod pipeline;

@@ -151,6 +151,10 @@ pub struct PaneInfo {
     #[serde(default)]
     pub agent_session: Option<crate::agent::AgentSession>,
     pub focused: bool,
+    /// The pane's program ran while no tern was attached (the keeper held it) and
+    /// printed meanwhile.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ran_detached: bool,
 }
 
 /// OSC 9;4 progress as `list` reports it.
@@ -391,6 +395,7 @@ mod tests {
                 exit_status: None,
                 agent_session: None,
                 focused: true,
+                ran_detached: false,
             }]),
             Reply::Done {},
         ] {

@@ -43,7 +43,14 @@ impl Pipeline {
             Some(pid) => format!("spawned pid {pid}"),
             None => "spawned".to_owned(),
         };
-        self.register(pane, spawned, size, PaneOrigin::Local, what);
+        self.register(
+            pane,
+            spawned,
+            size,
+            PaneOrigin::Local,
+            what,
+            Extra::default(),
+        );
         Ok(pane)
     }
 
@@ -62,13 +69,29 @@ impl Pipeline {
         let origin = PaneOrigin::Attached {
             answers_queries: spec.answers_queries,
         };
-        self.register(pane, spawned, size, origin, spec.label);
+        self.register(pane, spawned, size, origin, spec.label, Extra::default());
         Ok(Attached { pane, slave })
+    }
+
+    /// [`Pipeline::adopt`]'s registration: a local pane with bytes to replay first and
+    /// the key the keeper holds it under.
+    pub(super) fn register_with(
+        &self,
+        pane: PaneId,
+        spawned: session::Spawned,
+        size: TermSize,
+        what: String,
+        replay: Vec<u8>,
+        key: Option<u64>,
+    ) {
+        let extra = Extra { replay, key };
+        self.register(pane, spawned, size, PaneOrigin::Local, what, extra);
     }
 
     /// The shared second half of [`Pipeline::spawn`] and [`Pipeline::attach`]: the
     /// model thread reads the master from here on; the pool writes to it and waits for
-    /// the child once the model read its end of file.
+    /// the child once the model read its end of file. A local pane is handed to the
+    /// keeper when there is one.
     fn register(
         &self,
         pane: PaneId,
@@ -76,6 +99,7 @@ impl Pipeline {
         size: TermSize,
         origin: PaneOrigin,
         what: String,
+        extra: Extra,
     ) {
         let answers_queries = match origin {
             PaneOrigin::Local => true,
@@ -113,7 +137,8 @@ impl Pipeline {
             writer.clone(),
         )
         .with_pty(fd.clone())
-        .answering_queries(answers_queries);
+        .answering_queries(answers_queries)
+        .with_replay(extra.replay);
         let activity = entry.activity.clone();
         let _ = self.model_tx.send(ModelMsg::Add {
             pane,
@@ -128,6 +153,18 @@ impl Pipeline {
             // The pool learns of the exit from it (readable when the child ends).
             exited: spawned.pidfd.as_ref().and_then(|fd| fd.try_clone().ok()),
         });
+        let local = origin == PaneOrigin::Local;
+        let keeper_key = match (local, spawned.master.as_raw_fd()) {
+            (true, Some(raw)) => self.keep(
+                pane,
+                extra.key,
+                spawned.pid,
+                &what,
+                raw,
+                spawned.pidfd.as_ref(),
+            ),
+            _ => None,
+        };
         self.crumbs.push(pane.0, what);
         if let Some(note) = &spawned.note {
             self.crumbs.push(pane.0, note.clone());
@@ -147,10 +184,20 @@ impl Pipeline {
                     visible: false,
                     pid: spawned.pid,
                     pidfd: spawned.pidfd,
+                    local,
+                    keeper_key,
                 },
             );
         }
     }
+}
+
+/// What a registration brings besides the program: bytes to parse first, and the key
+/// a keeper holds the pane under already.
+#[derive(Default)]
+struct Extra {
+    replay: Vec<u8>,
+    key: Option<u64>,
 }
 
 /// Prints a start-up problem to stderr once per run (each pane's breadcrumb still says

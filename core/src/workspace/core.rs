@@ -51,6 +51,8 @@ pub struct PaneRecord {
     /// The agent conversation running here, as the agent reported it (its hooks): a
     /// restored tab resumes exactly this one.
     pub agent: Option<crate::agent::AgentSession>,
+    /// Taken back from the keeper after it printed while no tern was attached.
+    pub ran_detached: bool,
 }
 
 /// What the person sees, as the face last said (for notifications, `notices.rs`).
@@ -96,6 +98,8 @@ pub struct WorkspaceCore {
     pub(super) waker: Waker,
     /// Bells and notifications to the desktop (`notices.rs`).
     pub(super) notices: Notices,
+    /// Panes taken back from the keeper, by key, until restore places them.
+    pub(super) reattach: HashMap<u64, crate::pipeline::Reattach>,
 }
 
 impl WorkspaceCore {
@@ -115,6 +119,7 @@ impl WorkspaceCore {
             area_cells: None,
             waker: Arc::new(|| {}),
             notices: Default::default(),
+            reattach: HashMap::new(),
         }
     }
 

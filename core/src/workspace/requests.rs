@@ -192,6 +192,7 @@ impl WorkspaceCore {
                         exit_status: r.exit.as_ref().map(|e| e.code),
                         agent_session: r.agent.clone(),
                         focused: focused == Some(pane),
+                        ran_detached: r.ran_detached,
                     });
                 }
             }

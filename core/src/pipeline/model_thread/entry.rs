@@ -135,6 +135,22 @@ impl PaneEntry {
         self
     }
 
+    /// Bytes the pane's program wrote before this tern read its pty (what a keeper
+    /// kept while no tern was attached): parsed first, like a read, so they count
+    /// against the credit as read and come before anything read from the pty.
+    pub fn with_replay(mut self, bytes: Vec<u8>) -> Self {
+        if !bytes.is_empty() {
+            self.credit.on_read(bytes.len() as u64);
+            self.queue.push_back(crate::pipeline::chunk::Chunk {
+                data: bytes,
+                offset: 0,
+                read_at: std::time::Instant::now(),
+                sent_before: 0,
+            });
+        }
+        self
+    }
+
     /// The pty master whose window size follows the model's.
     pub fn with_pty(mut self, fd: Arc<OwnedFd>) -> Self {
         self.pty = Some(fd);
