@@ -20,6 +20,7 @@ pub mod diagnostics;
 pub mod escapes;
 pub mod fixtures;
 pub mod helper;
+pub mod history;
 pub mod input;
 pub mod ipc;
 pub mod keeper;

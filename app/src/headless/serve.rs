@@ -105,8 +105,8 @@ pub fn serve(args: ServeArgs) -> Result<i32, String> {
     let last_screen = args.config.session.restore_last_screen;
     // The programs of the session's panes outlive this tern (a keeper holds them);
     // those it held for the last one come back as they are.
-    let reattach = if args.session.is_some() && !tern_core::keeper::disabled_by_env() {
-        tern_core::keeper::start(&pipeline, std::env::current_exe().ok())
+    let reattach = if args.session.is_some() {
+        tern_core::keeper::start_face(&pipeline, &args.config.session)
     } else {
         Vec::new()
     };

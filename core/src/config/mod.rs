@@ -214,6 +214,10 @@ pub struct SessionConfig {
     /// Programs started again, resumed, in a restored tab that ran them
     /// (`crate::resume`); others come back as a shell saying what ran there.
     pub resume: Vec<crate::resume::ResumeRule>,
+    /// Keep each pane's history in the state folder as it grows (compressed, private,
+    /// capped, removed when the pane is closed), so that a restart, even after a
+    /// reboot, shows it above the program that comes back.
+    pub persist_scrollback: bool,
 }
 
 impl Default for SessionConfig {
@@ -222,6 +226,7 @@ impl Default for SessionConfig {
             restore: true,
             restore_last_screen: false,
             resume: crate::resume::default_rules(),
+            persist_scrollback: true,
         }
     }
 }
@@ -457,6 +462,7 @@ impl Config {
                 }
                 (p, args)
             }),
+            history_key: None,
             login_shell: self.shell.login,
             cwd,
             size: None,

@@ -100,3 +100,28 @@ pub fn start(pipeline: &crate::pipeline::Pipeline, exe: Option<PathBuf>) -> Vec<
 }
 
 use crate::pipeline::Reattach;
+
+/// What either face does at start when it owns the session: the panes' history kept
+/// (when `session.persist_scrollback`), then the keeper ([`start`], unless
+/// `TERN_NO_KEEPER=1`). The panes taken back from the keeper.
+pub fn start_face(
+    pipeline: &crate::pipeline::Pipeline,
+    session: &crate::config::SessionConfig,
+) -> Vec<Reattach> {
+    if session.persist_scrollback
+        && let Some(dir) = crate::history::default_dir()
+    {
+        match crate::history::History::start(dir, pipeline.crumb_sink()) {
+            Ok(h) => pipeline.set_history(h),
+            Err(e) => {
+                let why = format!("history: not kept ({e})");
+                eprintln!("tern: {why}");
+                pipeline.crumb_sink()(why);
+            }
+        }
+    }
+    if disabled_by_env() {
+        return Vec::new();
+    }
+    start(pipeline, std::env::current_exe().ok())
+}

@@ -212,7 +212,11 @@ impl Pipeline {
                 ""
             }
         );
-        self.register_with(pane, spawned, size, what, r.bytes, Some(r.key));
+        // Its history first (already in its file), then what the keeper kept.
+        let mut replay = self.history_of(r.key);
+        let untapped = replay.len();
+        replay.extend_from_slice(&r.bytes);
+        self.register_with(pane, spawned, size, what, replay, untapped, Some(r.key));
         if let Some(pgrp) = foreground {
             // Full-screen programs repaint for the size they have.
             let _ = rustix::process::kill_process_group(pgrp, rustix::process::Signal::WINCH);
@@ -237,9 +241,8 @@ impl Pipeline {
                 let Some(raw) = h.master.as_raw_fd() else {
                     continue;
                 };
-                if h.local && h.keeper_key.is_none() {
-                    let key = crate::keeper::new_key();
-                    h.keeper_key = Some(key);
+                if h.local {
+                    let key = *h.keeper_key.get_or_insert_with(crate::keeper::new_key);
                     hand_over(
                         &link,
                         key,
@@ -255,7 +258,8 @@ impl Pipeline {
         *slot = Some(link);
     }
 
-    /// The key the keeper holds the pane under (saved with the session).
+    /// The pane's key (saved with the session): the keeper holds its program under it
+    /// and its history file is named by it.
     pub fn keeper_key(&self, pane: PaneId) -> Option<u64> {
         self.with_pane(pane, |p| p.keeper_key).flatten()
     }
@@ -271,31 +275,64 @@ impl Pipeline {
         self.keeper.lock().is_ok_and(|k| k.is_some())
     }
 
-    /// Gives the keeper a new local pane (called by `register`); the key it is held
-    /// under, or `None` without a keeper.
+    /// Gives the keeper a new local pane (called by `register`).
     pub(super) fn keep(
         &self,
         pane: PaneId,
-        key: Option<u64>,
+        key: u64,
         pid: Option<u32>,
         what: &str,
         master: RawFd,
         pidfd: Option<&OwnedFd>,
-    ) -> Option<u64> {
-        let keeper = self.keeper.lock().ok()?;
-        let link = keeper.as_ref()?;
-        let key = key.unwrap_or_else(crate::keeper::new_key);
-        hand_over(link, key, pane, pid, what.to_owned(), master, pidfd);
-        Some(key)
+    ) {
+        if let Ok(keeper) = self.keeper.lock()
+            && let Some(link) = keeper.as_ref()
+        {
+            hand_over(link, key, pane, pid, what.to_owned(), master, pidfd);
+        }
     }
 
-    /// Tells the keeper the pane is closed (its program ends).
+    /// The user closed the pane: the keeper lets its program go and its history goes.
     pub(super) fn unkeep(&self, key: Option<u64>) {
-        if let (Some(key), Ok(keeper)) = (key, self.keeper.lock())
+        let Some(key) = key else {
+            return;
+        };
+        if let Ok(keeper) = self.keeper.lock()
             && let Some(link) = keeper.as_ref()
         {
             link.release(key);
         }
+        if let Ok(history) = self.history.lock()
+            && let Some(h) = history.as_ref()
+        {
+            h.remove(key);
+        }
+    }
+
+    /// Keeps every local pane's output in the state folder from now on
+    /// ([`crate::history`]); call it before starting panes.
+    pub fn set_history(&self, history: crate::history::History) {
+        if let Ok(mut h) = self.history.lock() {
+            *h = Some(std::sync::Arc::new(history));
+        }
+    }
+
+    /// Whether local panes get a key (a keeper holds them or their history is kept).
+    pub(super) fn keeps_panes(&self) -> bool {
+        self.has_keeper() || self.history.lock().is_ok_and(|h| h.is_some())
+    }
+
+    pub(super) fn history_tap(&self, key: u64) -> Option<crate::history::Tap> {
+        self.history.lock().ok()?.as_ref().map(|h| h.tap(key))
+    }
+
+    /// What the pane under `key` printed before, as its history file kept it.
+    pub fn history_of(&self, key: u64) -> Vec<u8> {
+        self.history
+            .lock()
+            .ok()
+            .and_then(|h| h.as_ref().map(|h| h.read(key)))
+            .unwrap_or_default()
     }
 
     /// Leaves every pane's program running with the keeper and forgets the panes

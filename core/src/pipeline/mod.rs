@@ -302,6 +302,8 @@ pub struct Pipeline {
     interaction: Arc<throttle::Interaction>,
     /// The keeper that holds every local pane's pty ([`Pipeline::set_keeper`]).
     keeper: Mutex<Option<crate::keeper::link::Link>>,
+    /// Where each local pane's output is kept ([`Pipeline::set_history`]).
+    history: Mutex<Option<Arc<crate::history::History>>>,
     /// Ids below it are kept for panes taken back from the keeper.
     reserved_below: AtomicU64,
 }
@@ -366,6 +368,7 @@ impl Pipeline {
             ui_waits: AtomicU64::new(0),
             interaction,
             keeper: Mutex::new(None),
+            history: Mutex::new(None),
             reserved_below: AtomicU64::new(0),
         })
     }

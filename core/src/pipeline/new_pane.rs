@@ -43,14 +43,23 @@ impl Pipeline {
             Some(pid) => format!("spawned pid {pid}"),
             None => "spawned".to_owned(),
         };
-        self.register(
-            pane,
-            spawned,
-            size,
-            PaneOrigin::Local,
-            what,
-            Extra::default(),
-        );
+        // A pane started again after its program was gone (a reboot): its history
+        // first, then a line saying so, and it goes on under the same key.
+        let extra = match spec.history_key {
+            Some(key) => {
+                let mut replay = self.history_of(key);
+                if !replay.is_empty() {
+                    replay.extend_from_slice(RESUMED_AFTER_HISTORY);
+                }
+                Extra {
+                    untapped: replay.len(),
+                    replay,
+                    key: Some(key),
+                }
+            }
+            None => Extra::default(),
+        };
+        self.register(pane, spawned, size, PaneOrigin::Local, what, extra);
         Ok(pane)
     }
 
@@ -82,9 +91,14 @@ impl Pipeline {
         size: TermSize,
         what: String,
         replay: Vec<u8>,
+        untapped: usize,
         key: Option<u64>,
     ) {
-        let extra = Extra { replay, key };
+        let extra = Extra {
+            replay,
+            untapped,
+            key,
+        };
         self.register(pane, spawned, size, PaneOrigin::Local, what, extra);
     }
 
@@ -113,6 +127,12 @@ impl Pipeline {
                 let _ = model_tx.send(ModelMsg::WriteQueueDrained { pane });
             }),
         ));
+        // A local pane has a key when a keeper holds it or its history is kept.
+        let local = origin == PaneOrigin::Local;
+        let key = extra
+            .key
+            .or_else(|| (local && self.keeps_panes()).then(crate::keeper::new_key));
+        let history = key.and_then(|k| self.history_tap(k));
         let (term, window_bytes) = self
             .new_panes
             .lock()
@@ -138,7 +158,8 @@ impl Pipeline {
         )
         .with_pty(fd.clone())
         .answering_queries(answers_queries)
-        .with_replay(extra.replay);
+        .with_replay(extra.replay, extra.untapped)
+        .with_history(history);
         let activity = entry.activity.clone();
         let _ = self.model_tx.send(ModelMsg::Add {
             pane,
@@ -153,18 +174,9 @@ impl Pipeline {
             // The pool learns of the exit from it (readable when the child ends).
             exited: spawned.pidfd.as_ref().and_then(|fd| fd.try_clone().ok()),
         });
-        let local = origin == PaneOrigin::Local;
-        let keeper_key = match (local, spawned.master.as_raw_fd()) {
-            (true, Some(raw)) => self.keep(
-                pane,
-                extra.key,
-                spawned.pid,
-                &what,
-                raw,
-                spawned.pidfd.as_ref(),
-            ),
-            _ => None,
-        };
+        if let (Some(key), Some(raw)) = (key, spawned.master.as_raw_fd()) {
+            self.keep(pane, key, spawned.pid, &what, raw, spawned.pidfd.as_ref());
+        }
         self.crumbs.push(pane.0, what);
         if let Some(note) = &spawned.note {
             self.crumbs.push(pane.0, note.clone());
@@ -185,18 +197,26 @@ impl Pipeline {
                     pid: spawned.pid,
                     pidfd: spawned.pidfd,
                     local,
-                    keeper_key,
+                    keeper_key: key,
                 },
             );
         }
     }
 }
 
+/// After a pane's history and before its program starts again: the modes a
+/// full-screen program left are reset, and a dim line says what happened.
+const RESUMED_AFTER_HISTORY: &[u8] =
+    b"\x1b[?1049l\x1b[?25h\x1b[0m\r\n\x1b[2m[tern] the history above is \
+    from before; the program started again\x1b[0m\r\n";
+
 /// What a registration brings besides the program: bytes to parse first, and the key
 /// a keeper holds the pane under already.
 #[derive(Default)]
 struct Extra {
     replay: Vec<u8>,
+    /// The first bytes of `replay` already in the history file.
+    untapped: usize,
     key: Option<u64>,
 }
 

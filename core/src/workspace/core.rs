@@ -100,6 +100,8 @@ pub struct WorkspaceCore {
     pub(super) notices: Notices,
     /// Panes taken back from the keeper, by key, until restore places them.
     pub(super) reattach: HashMap<u64, crate::pipeline::Reattach>,
+    /// The saved pane's key while restore starts its program again (its history).
+    pub(super) resume_key: Option<u64>,
 }
 
 impl WorkspaceCore {
@@ -120,6 +122,7 @@ impl WorkspaceCore {
             waker: Arc::new(|| {}),
             notices: Default::default(),
             reattach: HashMap::new(),
+            resume_key: None,
         }
     }
 

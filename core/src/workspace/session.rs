@@ -36,6 +36,7 @@ impl WorkspaceCore {
                 self.spawn_size = spawn_size;
                 return Some(pane);
             }
+            self.resume_key = p.keeper;
             let resumed = p
                 .agent
                 .as_ref()
@@ -46,6 +47,7 @@ impl WorkspaceCore {
                 (None, None) => self.spawn_in(&dir, &[]).ok(),
             };
             self.spawn_size = spawn_size;
+            self.resume_key = None;
             let pane = pane?;
             if let (Some(screen), true) = (&p.last_screen, last_screen) {
                 // The old screen, as history above the new prompt.
