@@ -216,6 +216,13 @@ impl Drop for Tern {
             let _ = self.child.kill();
             let _ = self.child.wait();
         }
+        // A keeper left by a tern that had to be killed: it and its programs end.
+        if self.runtime.join("tern/keeper.sock").exists() {
+            let _ = Command::new(env!("CARGO_BIN_EXE_tern"))
+                .args(["keeper", "--stop", "--socket"])
+                .arg(self.runtime.join("tern/keeper.sock"))
+                .output();
+        }
         if !self.keep_dir {
             let _ = std::fs::remove_dir_all(&self.dir);
         }
@@ -229,7 +236,10 @@ impl Tern {
             .ok()?
             .flatten()
             .map(|e| e.path())
-            .find(|p| p.extension().is_some_and(|x| x == "sock"))
+            .find(|p| {
+                p.extension().is_some_and(|x| x == "sock")
+                    && p.file_name().is_some_and(|n| n != "keeper.sock")
+            })
     }
 
     /// What tern printed to stderr so far.
