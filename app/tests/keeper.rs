@@ -40,7 +40,7 @@ fn ticks_in(text: &str) -> Vec<u64> {
 /// file `<count>.hold` exists it holds its next tick (and says so in `<count>.held`).
 fn ticker(count: &Path) -> String {
     format!(
-        "i=0; while true; do while [ -e '{c}.hold' ]; do sleep 0.02; done; \
+        "i=0; while true; do while [ -e '{c}.hold' ]; do : > '{c}.held'; sleep 0.02; done; \
          i=$((i+1)); echo tick $i; echo $i > '{c}'; sleep 0.1; done",
         c = count.display()
     )
