@@ -259,11 +259,9 @@ fn append(
     key: u64,
     data: &[u8],
 ) -> std::io::Result<()> {
-    if !open_files.contains_key(&key) {
-        open_files.insert(key, open(dir, key)?);
-    }
-    let Some(o) = open_files.get_mut(&key) else {
-        return Ok(());
+    let o = match open_files.entry(key) {
+        std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+        std::collections::hash_map::Entry::Vacant(v) => v.insert(open(dir, key)?),
     };
     o.encoder.write_all(data)?;
     o.written += data.len() as u64;

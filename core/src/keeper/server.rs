@@ -199,7 +199,7 @@ impl Keeper {
         for (i, flags) in ready {
             match i {
                 0 => self.accept(),
-                1 if !detached => self.from_owner(),
+                1 if !detached => self.serve_owner(),
                 i => {
                     let (key, is_pidfd) = keys[i - first_pane];
                     if is_pidfd {
@@ -283,7 +283,7 @@ impl Keeper {
         }
     }
 
-    fn from_owner(&mut self) {
+    fn serve_owner(&mut self) {
         let Some(owner) = self.owner.take() else {
             return;
         };

@@ -216,7 +216,12 @@ impl Pipeline {
         let mut replay = self.history_of(r.key);
         let untapped = replay.len();
         replay.extend_from_slice(&r.bytes);
-        self.register_with(pane, spawned, size, what, replay, untapped, Some(r.key));
+        let extra = super::new_pane::Extra {
+            replay,
+            untapped,
+            key: Some(r.key),
+        };
+        self.register_with(pane, spawned, size, what, extra);
         if let Some(pgrp) = foreground {
             // Full-screen programs repaint for the size they have.
             let _ = rustix::process::kill_process_group(pgrp, rustix::process::Signal::WINCH);

@@ -90,15 +90,8 @@ impl Pipeline {
         spawned: session::Spawned,
         size: TermSize,
         what: String,
-        replay: Vec<u8>,
-        untapped: usize,
-        key: Option<u64>,
+        extra: Extra,
     ) {
-        let extra = Extra {
-            replay,
-            untapped,
-            key,
-        };
         self.register(pane, spawned, size, PaneOrigin::Local, what, extra);
     }
 
@@ -213,11 +206,11 @@ const RESUMED_AFTER_HISTORY: &[u8] =
 /// What a registration brings besides the program: bytes to parse first, and the key
 /// a keeper holds the pane under already.
 #[derive(Default)]
-struct Extra {
-    replay: Vec<u8>,
+pub(super) struct Extra {
+    pub(super) replay: Vec<u8>,
     /// The first bytes of `replay` already in the history file.
-    untapped: usize,
-    key: Option<u64>,
+    pub(super) untapped: usize,
+    pub(super) key: Option<u64>,
 }
 
 /// Prints a start-up problem to stderr once per run (each pane's breadcrumb still says
