@@ -218,6 +218,22 @@ pub struct SessionConfig {
     /// capped, removed when the pane is closed), so that a restart, even after a
     /// reboot, shows it above the program that comes back.
     pub persist_scrollback: bool,
+    /// Closing the window while programs run: ask whether to keep them running (a
+    /// keeper holds them for the next start) or end them, or decide for good.
+    pub on_close: OnClose,
+}
+
+/// What closing the window does to the programs still running in it (the keeper
+/// holds those kept; without a keeper they end, as always).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum OnClose {
+    /// Ask each time (Keep running / End them / Cancel).
+    #[default]
+    Ask,
+    /// Keep them running without asking; the next start takes them back.
+    KeepRunning,
+    /// End them (asking first, as `confirm_close` says, like a tab's close).
+    End,
 }
 
 impl Default for SessionConfig {
@@ -227,6 +243,7 @@ impl Default for SessionConfig {
             restore_last_screen: false,
             resume: crate::resume::default_rules(),
             persist_scrollback: true,
+            on_close: OnClose::Ask,
         }
     }
 }
