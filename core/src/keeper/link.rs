@@ -9,7 +9,6 @@ use std::io::{Read, Write};
 use std::os::fd::OwnedFd;
 use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::sync::mpsc;
 
 use rustix::event::{PollFd, PollFlags, poll};
@@ -18,7 +17,7 @@ use super::client::{self, AttachError, Attached};
 use super::protocol::HeldPane;
 
 /// Writes a breadcrumb (the pipeline's ring).
-pub type Note = Arc<dyn Fn(String) + Send + Sync>;
+pub type Note = crate::pipeline::CrumbSink;
 
 /// Where the keeper is and how to start one.
 pub struct LinkConfig {
@@ -105,6 +104,31 @@ impl Link {
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
+    }
+}
+
+impl crate::pipeline::Keep for Link {
+    fn hold(&self, pane: crate::pipeline::KeptPane, master: OwnedFd, pidfd: Option<OwnedFd>) {
+        let held = HeldPane {
+            key: pane.key,
+            pane: pane.pane,
+            pid: pane.pid,
+            what: pane.what,
+            cwd: None,
+        };
+        Link::hold(self, held, master, pidfd);
+    }
+
+    fn release(&self, key: u64) {
+        Link::release(self, key);
+    }
+
+    fn end(self: Box<Self>) {
+        Link::end(*self);
+    }
+
+    fn detach(self: Box<Self>) {
+        Link::detach(*self);
     }
 }
 

@@ -30,18 +30,7 @@ pub fn disabled_by_env() -> bool {
     std::env::var_os("TERN_NO_KEEPER").is_some_and(|v| !v.is_empty() && v != "0")
 }
 
-/// A fresh key naming a pane across terns.
-pub fn new_key() -> u64 {
-    use std::hash::{BuildHasher, Hasher};
-    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u32(std::process::id());
-    h.write_u64(COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
-    if let Ok(t) = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) {
-        h.write_u128(t.as_nanos());
-    }
-    h.finish().max(1)
-}
+pub use crate::pipeline::new_pane_key as new_key;
 
 /// A face's start with a keeper: attaches to the one running (taking back every pane
 /// it holds: for [`crate::workspace::WorkspaceCore::set_reattach`]) or starts one on
@@ -93,7 +82,7 @@ pub fn start(pipeline: &crate::pipeline::Pipeline, exe: Option<PathBuf>) -> Vec<
         pipeline.reserve_ids_below(top + 1);
     }
     match link::Link::start(config(note.clone()), attached) {
-        Ok(l) => pipeline.set_keeper(l),
+        Ok(l) => pipeline.set_keeper(Box::new(l)),
         Err(e) => note(format!("keeper: no link thread: {e}")),
     }
     taken

@@ -13,9 +13,45 @@ use portable_pty::{Child, ChildKiller, ExitStatus, MasterPty, PtySize};
 
 use super::session::{SpawnError, Spawned, set_nonblocking, set_winsize};
 use super::{PaneId, Pipeline};
-use crate::keeper::link::Link;
-use crate::keeper::protocol::HeldPane;
 use crate::model::TermSize;
+
+/// A pane as the pipeline hands it to whoever keeps programs alive past tern (the
+/// keeper's link, `crate::keeper::link`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeptPane {
+    pub key: u64,
+    pub pane: u64,
+    pub pid: Option<u32>,
+    pub what: String,
+}
+
+/// What keeps programs alive past tern ([`Pipeline::set_keeper`]): told of each local
+/// pane (with duplicates of its descriptors) and each pane closed. The pipeline knows
+/// it only through this, so the keeper's module sits above the pipeline.
+pub trait Keep: Send {
+    fn hold(&self, pane: KeptPane, master: OwnedFd, pidfd: Option<OwnedFd>);
+    fn release(&self, key: u64);
+    /// Every pane released (their programs end with tern); waits.
+    fn end(self: Box<Self>);
+    /// Every pane left held (their programs outlive tern); waits.
+    fn detach(self: Box<Self>);
+}
+
+/// Breadcrumbs from other threads (the keeper's link, the history writer).
+pub type CrumbSink = std::sync::Arc<dyn Fn(String) + Send + Sync>;
+
+/// A fresh key naming a pane across terns (its keeper entry, its history file).
+pub fn new_pane_key() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u32(std::process::id());
+    h.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
+    if let Ok(t) = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) {
+        h.write_u128(t.as_nanos());
+    }
+    h.finish().max(1)
+}
 
 /// How an adopted program's end is reported (it is not this tern's child).
 pub const UNKNOWN_STATUS: &str = "ended while tern was away or not its parent: status unknown";
@@ -237,7 +273,7 @@ impl Pipeline {
     }
 
     /// Hands every local pane, now and from now on, to the keeper behind `link`.
-    pub fn set_keeper(&self, link: Link) {
+    pub fn set_keeper(&self, link: Box<dyn Keep>) {
         let Ok(mut slot) = self.keeper.lock() else {
             return;
         };
@@ -247,9 +283,9 @@ impl Pipeline {
                     continue;
                 };
                 if h.local {
-                    let key = *h.keeper_key.get_or_insert_with(crate::keeper::new_key);
+                    let key = *h.keeper_key.get_or_insert_with(new_pane_key);
                     hand_over(
-                        &link,
+                        link.as_ref(),
                         key,
                         *pane,
                         h.pid,
@@ -270,7 +306,7 @@ impl Pipeline {
     }
 
     /// A sink for breadcrumbs from other threads (the keeper's link).
-    pub fn crumb_sink(&self) -> crate::keeper::link::Note {
+    pub fn crumb_sink(&self) -> CrumbSink {
         let crumbs = self.crumbs.clone();
         std::sync::Arc::new(move |m: String| crumbs.push(super::diag::APP_CRUMB, m))
     }
@@ -293,7 +329,15 @@ impl Pipeline {
         if let Ok(keeper) = self.keeper.lock()
             && let Some(link) = keeper.as_ref()
         {
-            hand_over(link, key, pane, pid, what.to_owned(), master, pidfd);
+            hand_over(
+                link.as_ref(),
+                key,
+                pane,
+                pid,
+                what.to_owned(),
+                master,
+                pidfd,
+            );
         }
     }
 
@@ -365,7 +409,7 @@ impl Pipeline {
 }
 
 fn hand_over(
-    link: &Link,
+    link: &dyn Keep,
     key: u64,
     pane: PaneId,
     pid: Option<u32>,
@@ -380,12 +424,11 @@ fn hand_over(
         return;
     };
     let pidfd = pidfd.and_then(|p| p.try_clone().ok());
-    let held = HeldPane {
+    let held = KeptPane {
         key,
         pane: pane.0,
         pid,
         what,
-        cwd: None,
     };
     link.hold(held, master, pidfd);
 }

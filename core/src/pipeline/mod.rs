@@ -42,7 +42,7 @@ use portable_pty::{ChildKiller, MasterPty};
 
 use crate::model::{ScreenDump, TermConfig, TermEvent, TermSize};
 
-pub use adopt::{Reattach, UNKNOWN_STATUS};
+pub use adopt::{CrumbSink, Keep, KeptPane, Reattach, UNKNOWN_STATUS, new_pane_key};
 pub use attach::{AttachSpec, Attached, StandIn, StandInChild};
 use credit::Credit;
 use delivery::Slot;
@@ -301,7 +301,7 @@ pub struct Pipeline {
     /// ([`throttle`]).
     interaction: Arc<throttle::Interaction>,
     /// The keeper that holds every local pane's pty ([`Pipeline::set_keeper`]).
-    keeper: Mutex<Option<crate::keeper::link::Link>>,
+    keeper: Mutex<Option<Box<dyn adopt::Keep>>>,
     /// Where each local pane's output is kept ([`Pipeline::set_history`]).
     history: Mutex<Option<Arc<crate::history::History>>>,
     /// Ids below it are kept for panes taken back from the keeper.

@@ -124,7 +124,7 @@ impl Pipeline {
         let local = origin == PaneOrigin::Local;
         let key = extra
             .key
-            .or_else(|| (local && self.keeps_panes()).then(crate::keeper::new_key));
+            .or_else(|| (local && self.keeps_panes()).then(super::new_pane_key));
         let history = key.and_then(|k| self.history_tap(k));
         let (term, window_bytes) = self
             .new_panes
