@@ -35,7 +35,9 @@ pub const SEGMENT_CAP_BYTES: u64 = 32 << 20;
 /// Pieces waiting for the writer at most (then pieces are dropped and counted).
 const QUEUE_PIECES: usize = 4096;
 
-/// The folder of the history files: `$XDG_STATE_HOME/tern/history`.
+/// The folder of the history files when the session file has no folder:
+/// `$XDG_STATE_HOME/tern/history` (the faces keep them beside the session file, which
+/// is `$XDG_STATE_HOME/tern/session.ron` by default).
 pub fn default_dir() -> Option<PathBuf> {
     dirs::state_dir()
         .or_else(|| dirs::home_dir().map(|h| h.join(".local/state")))

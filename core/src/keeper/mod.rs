@@ -90,15 +90,22 @@ pub fn start(pipeline: &crate::pipeline::Pipeline, exe: Option<PathBuf>) -> Vec<
 
 use crate::pipeline::Reattach;
 
-/// What either face does at start when it owns the session: the panes' history kept
-/// (when `session.persist_scrollback`), then the keeper ([`start`], unless
-/// `TERN_NO_KEEPER=1`). The panes taken back from the keeper.
+/// What either face does at start when it owns the session file `session_file`: the
+/// panes' history kept beside it in `history/` (when `session.persist_scrollback`),
+/// then the keeper ([`start`], unless `TERN_NO_KEEPER=1`). The panes taken back from
+/// the keeper.
 pub fn start_face(
     pipeline: &crate::pipeline::Pipeline,
     session: &crate::config::SessionConfig,
+    session_file: &std::path::Path,
 ) -> Vec<Reattach> {
+    let history_dir = session_file
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .map(|d| d.join("history"))
+        .or_else(crate::history::default_dir);
     if session.persist_scrollback
-        && let Some(dir) = crate::history::default_dir()
+        && let Some(dir) = history_dir
     {
         match crate::history::History::start(dir, pipeline.crumb_sink()) {
             Ok(h) => pipeline.set_history(h),

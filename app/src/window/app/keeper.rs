@@ -25,17 +25,17 @@ pub(super) fn start_pipeline(
         .map_err(|e| format!("cannot start the pipeline: {e}"))
 }
 
-/// With a session: the history kept and the keeper attached (or started on the first
+/// With a session: the history kept beside its file and the keeper attached (or started on the first
 /// pane); the panes it held for the last tern, for the restore.
 pub(super) fn start_keeper(
     launch: &Launch,
     settings: &Settings,
     pipeline: &Pipeline,
 ) -> Vec<Reattach> {
-    if launch.session.is_none() {
-        return Vec::new();
+    match &launch.session {
+        Some(file) => tern_core::keeper::start_face(pipeline, &settings.config.session, file),
+        None => Vec::new(),
     }
-    tern_core::keeper::start_face(pipeline, &settings.config.session)
 }
 
 impl TernApp {
