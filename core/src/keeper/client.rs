@@ -252,3 +252,60 @@ pub fn stop(socket: &Path) -> Result<(), String> {
         Err(e) => Err(e.to_string()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::net::UnixListener;
+
+    /// A stand-in keeper answering hello with `protocol`.
+    fn keeper_speaking(protocol: u32) -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+        let socket = dir.path().join("keeper.sock");
+        let listener = UnixListener::bind(&socket).unwrap();
+        std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o600)).unwrap();
+        std::thread::spawn(move || {
+            let (stream, _) = listener.accept().unwrap();
+            let _ = protocol::recv::<ToKeeper>(&stream, MAX_FRAME_BYTES);
+            let welcome = FromKeeper::Welcome {
+                protocol,
+                keeper: "9.9.9".into(),
+                panes: Vec::new(),
+            };
+            protocol::send(&stream, &welcome, &[]).unwrap();
+        });
+        (dir, socket)
+    }
+
+    #[test]
+    fn a_keeper_speaking_a_protocol_this_tern_cannot_read_is_refused_with_the_reason() {
+        let (_dir, socket) = keeper_speaking(PROTOCOL_VERSION + 1);
+        match attach(&socket) {
+            Err(AttachError::Refused(why)) => {
+                assert!(why.contains("tern 9.9.9"), "{why}");
+                assert!(why.contains("left running"), "{why}");
+            }
+            other => panic!("not refused: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_keeper_of_a_readable_protocol_is_attached() {
+        let (_dir, socket) = keeper_speaking(OLDEST_PROTOCOL);
+        let attached = attach(&socket).expect("attached");
+        assert_eq!(attached.protocol, OLDEST_PROTOCOL);
+        assert_eq!(attached.keeper, "9.9.9");
+    }
+
+    #[test]
+    fn a_keeper_socket_open_to_others_is_refused_before_anything_is_sent() {
+        let (_dir, socket) = keeper_speaking(PROTOCOL_VERSION);
+        std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o666)).unwrap();
+        match attach(&socket) {
+            Err(AttachError::Refused(why)) => assert!(why.contains("open to others"), "{why}"),
+            other => panic!("not refused: {other:?}"),
+        }
+    }
+}
