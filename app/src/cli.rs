@@ -105,6 +105,19 @@ pub enum Command {
     },
     /// Print the man page (roff): `tern man > tern.1`.
     Man,
+    /// The keeper that holds the panes' programs while no tern runs (started by tern).
+    #[command(hide = true)]
+    Keeper {
+        /// Serve (tern starts it so; it ends when it holds nothing).
+        #[arg(long)]
+        serve: bool,
+        /// Hang up every program the keeper holds and end it.
+        #[arg(long, conflicts_with = "serve")]
+        stop: bool,
+        /// Its socket (default: $XDG_RUNTIME_DIR/tern/keeper.sock).
+        #[arg(long, value_name = "PATH")]
+        socket: Option<PathBuf>,
+    },
 }
 
 #[derive(Subcommand, Debug, Clone, Copy)]

@@ -388,6 +388,29 @@ fn main() -> ExitCode {
             }
         },
         Some(Command::Completions { shell }) => print_bytes(&tern::cli::completions(shell)),
+        Some(Command::Keeper {
+            serve,
+            stop,
+            socket,
+        }) => {
+            let socket = socket.unwrap_or_else(tern_core::keeper::socket_path);
+            let done = if serve {
+                tern_core::keeper::server::run(tern_core::keeper::server::KeeperOptions::new(
+                    socket,
+                ))
+            } else if stop {
+                tern_core::keeper::client::stop(&socket)
+            } else {
+                Err("say --serve or --stop".into())
+            };
+            match done {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("tern keeper: {e}");
+                    ExitCode::from(1)
+                }
+            }
+        }
         Some(Command::Man) => match tern::cli::man_page() {
             Ok(page) => print_bytes(&page),
             Err(e) => {

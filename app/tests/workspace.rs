@@ -622,6 +622,7 @@ fn a_restored_pane_can_show_its_last_screen_above_the_new_prompt() {
                     last_screen: Some(vec!["before the restart".into(), "second line".into()]),
                     command: None,
                     agent: None,
+                    keeper: None,
                 }),
                 focused_pane: 0,
             }],

@@ -150,6 +150,10 @@ pub struct SavedPane {
     /// (`claude --resume ID`, `codex resume ID`) instead of by `session.resume`'s rule.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<crate::agent::AgentSession>,
+    /// The key the keeper holds the pane's program under: a start that finds it there
+    /// takes the running program back instead of starting a new one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keeper: Option<u64>,
 }
 
 impl SavedLayout {
@@ -159,6 +163,7 @@ impl SavedLayout {
             last_screen: None,
             command: None,
             agent: None,
+            keeper: None,
         })
     }
 

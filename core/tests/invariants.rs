@@ -286,6 +286,11 @@ fn invariant_7_timers_in_the_pipeline_only_log_or_wait_for_an_answer() {
             "without a pidfd (Linux < 5.3) an exited pty's child is polled for its status",
         ),
         (
+            "adopt.rs",
+            "None => std::thread::sleep(std::time::Duration::from_millis(100)),",
+            "without a pidfd (Linux < 5.3) an adopted program (not tern's child) is polled for its end",
+        ),
+        (
             "facts.rs",
             "b = self.arrived.wait_timeout(b, left).ok()?.0;",
             "a caller waits for the next fact",

@@ -316,6 +316,7 @@ mod session_round_trip {
             last_screen: None,
             command: None,
             agent: None,
+            keeper: None,
         }
     }
 

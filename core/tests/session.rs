@@ -29,6 +29,7 @@ fn sample() -> SessionState {
                 last_screen: Some(vec!["$ cargo test".into(), "ok: 12 passed".into()]),
                 command: Some(vec!["claude".into(), "--model".into(), "opus".into()]),
                 agent: None,
+                keeper: None,
             }),
             SavedLayout::split(
                 SplitDir::Vertical,

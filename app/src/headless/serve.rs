@@ -103,7 +103,14 @@ pub fn serve(args: ServeArgs) -> Result<i32, String> {
         .map_err(|e| format!("cannot catch SIGTERM/SIGHUP: {e}"))?;
 
     let last_screen = args.config.session.restore_last_screen;
+    // The programs of the session's panes outlive this tern (a keeper holds them);
+    // those it held for the last one come back as they are.
+    let reattach = match &args.session {
+        Some(file) => tern_core::keeper::start_face(&pipeline, &args.config.session, file),
+        None => Vec::new(),
+    };
     let mut core = WorkspaceCore::new(pipeline.clone(), args.config);
+    core.set_reattach(reattach);
     let core_wake = wake.clone();
     core.set_waker(Arc::new(move || core_wake.notify()));
     core.set_hold(args.hold);

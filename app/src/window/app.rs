@@ -14,8 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use tern_core::model::TermSize;
-use tern_core::pipeline::{PaneId, Pipeline, PipelineConfig, SpawnSpec, Waker};
+use tern_core::pipeline::{PaneId, Pipeline, SpawnSpec, Waker};
 use tern_core::workspace::WorkspaceCore;
 
 use super::action::Action;
@@ -35,6 +34,7 @@ mod apply;
 mod config;
 mod desktop;
 mod facts;
+mod keeper;
 mod overlay;
 mod page;
 mod panes;
@@ -88,6 +88,8 @@ pub struct Early {
     first: Option<Result<PaneId, String>>,
     /// When the first pane's program was started (for the trace).
     spawned_at: Instant,
+    /// Panes the keeper held for the last tern, for the restore.
+    reattach: Vec<tern_core::pipeline::Reattach>,
 }
 
 impl Early {
@@ -97,7 +99,8 @@ impl Early {
     pub fn start(launch: &Launch, waker: Waker) -> Result<Early, String> {
         let settings = Settings::load(&launch.config, waker.clone())
             .with_overrides(launch.desktop.overrides.clone());
-        let pipeline = start_pipeline(launch, &settings, waker)?;
+        let pipeline = keeper::start_pipeline(launch, &settings, waker)?;
+        let reattach = keeper::start_keeper(launch, &settings, &pipeline);
         let restores = launch.session.as_ref().is_some_and(|p| p.exists());
         let first = (!restores).then(|| {
             let mut spec = launch.spec.clone();
@@ -109,22 +112,9 @@ impl Early {
             pipeline,
             first,
             spawned_at: Instant::now(),
+            reattach,
         })
     }
-}
-
-fn start_pipeline(
-    launch: &Launch,
-    settings: &Settings,
-    waker: Waker,
-) -> Result<Arc<Pipeline>, String> {
-    let config = PipelineConfig {
-        default_size: launch.spec.size.unwrap_or(TermSize::new(80, 24)),
-        ..settings.config.pipeline_config()
-    };
-    Pipeline::start(config, waker)
-        .map(Arc::new)
-        .map_err(|e| format!("cannot start the pipeline: {e}"))
 }
 
 pub struct TernApp {
@@ -163,12 +153,12 @@ impl TernApp {
         });
         let mut trace = Trace::from_env();
         trace.event("window_created", "");
-        let (settings, pipeline, first) = match early {
+        let (settings, pipeline, first, reattach) = match early {
             Some(e) => {
                 if matches!(e.first, Some(Ok(_))) {
                     trace.event_at("first_pane_spawned", e.spawned_at, "");
                 }
-                (e.settings, e.pipeline, e.first)
+                (e.settings, e.pipeline, e.first, e.reattach)
             }
             None => {
                 let waker: Waker = Arc::new({
@@ -177,9 +167,9 @@ impl TernApp {
                 });
                 let settings = Settings::load(&launch.config, waker.clone())
                     .with_overrides(launch.desktop.overrides.clone());
-                let pipeline =
-                    start_pipeline(&launch, &settings, waker).unwrap_or_else(|e| panic!("{e}"));
-                (settings, pipeline, None)
+                let pipeline = keeper::start_pipeline(&launch, &settings, waker)
+                    .unwrap_or_else(|e| panic!("{e}"));
+                (settings, pipeline, None, Vec::new())
             }
         };
         let repaint: Waker = Arc::new({
@@ -215,6 +205,7 @@ impl TernApp {
             },
         };
         app.apply_config(ctx, None);
+        app.core.set_reattach(reattach);
         app.start(ctx, first);
         app.take_effects();
         app
@@ -448,6 +439,7 @@ impl eframe::App for TernApp {
         }
         // Remote worktrees detach: their programs run on in tmux.
         self.core.detach_remotes();
+        self.keep_or_end();
     }
 
     /// The terminal's background, so a pane on it needs no full-size rectangle (a

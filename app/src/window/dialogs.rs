@@ -157,3 +157,52 @@ pub fn confirm_close_many_dialog(
         ui.label(format!("Still running, and will be ended: {list}."));
     })
 }
+
+/// The answer to [`keep_or_end_dialog`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeepOrEnd {
+    /// Close the window; the keeper holds the programs for the next start.
+    Keep,
+    /// Close the window and end the programs.
+    End,
+    Cancel,
+}
+
+/// Closing the window over running programs when a keeper can hold them: keep them
+/// running (like detaching tmux), end them, or cancel. Enter keeps, Escape cancels.
+pub fn keep_or_end_dialog(ctx: &egui::Context, programs: &[String]) -> Option<KeepOrEnd> {
+    let keys = DialogKeys::take(ctx);
+    let mut result = None;
+    egui::Modal::new(egui::Id::unique("tern-keep-or-end")).show(ctx, |ui| {
+        ui.heading("Close the window?");
+        let list = programs
+            .iter()
+            .map(|p| format!("`{p}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        ui.label(format!(
+            "Still running: {list}. Keep them running for the next start, or end them?"
+        ));
+        ui.horizontal(|ui| {
+            if ui
+                .add(egui::Button::new("Keep running").selected(true))
+                .clicked()
+            {
+                result = Some(KeepOrEnd::Keep);
+            }
+            if ui.button("End them").clicked() {
+                result = Some(KeepOrEnd::End);
+            }
+            if ui.button("Cancel").clicked() {
+                result = Some(KeepOrEnd::Cancel);
+            }
+        });
+    });
+    if keys.enter {
+        result = Some(KeepOrEnd::Keep);
+    }
+    if keys.escape {
+        result = Some(KeepOrEnd::Cancel);
+    }
+    result
+}

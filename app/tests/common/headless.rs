@@ -11,6 +11,9 @@ pub const PATIENCE: Duration = Duration::from_secs(20);
 
 pub struct Served {
     pub child: Child,
+    /// Leave the keeper (and the programs it holds) when this is dropped: a test of
+    /// programs outliving tern ([`Served::crash`]).
+    keep_keeper: bool,
     /// The scratch folder holding home/, run/ and session.ron.
     pub dir: PathBuf,
     pub home: PathBuf,
@@ -96,6 +99,7 @@ impl Served {
     pub fn wrap(dir: &Path, child: Child) -> Served {
         let served = Served {
             child,
+            keep_keeper: false,
             dir: dir.to_path_buf(),
             home: dir.join("home"),
             socket: dir.join("run/tern/session.sock"),
@@ -183,10 +187,43 @@ impl Served {
     }
 }
 
+impl Served {
+    /// `kill -9` of tern, as a crash: its programs go on with the keeper (stopped when
+    /// the next `Served` in this folder is dropped, or by [`stop_keeper`]).
+    pub fn crash(mut self) {
+        self.keep_keeper = true;
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        // As a killed tern leaves it (the next start replaces it); gone here so that
+        // the next `Served` waits for its own.
+        let _ = std::fs::remove_file(&self.socket);
+    }
+}
+
+/// Ends the scratch folder's keeper when dropped, also when a test fails half way.
+pub struct KeeperGuard(pub PathBuf);
+
+impl Drop for KeeperGuard {
+    fn drop(&mut self) {
+        stop_keeper(&self.0);
+    }
+}
+
 impl Drop for Served {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        if !self.keep_keeper {
+            stop_keeper(&self.dir);
+        }
+    }
+}
+
+/// Ends the keeper of the scratch folder `dir` (and the programs it holds), if one
+/// runs: a test that kills tern leaves nothing behind.
+pub fn stop_keeper(dir: &Path) {
+    if dir.join("run/tern/keeper.sock").exists() {
+        let _ = tern_in(dir).args(["keeper", "--stop"]).output();
     }
 }
 

@@ -125,7 +125,10 @@ impl Start {
         // A socket left by the tern before (killed) is not this one's.
         if let Ok(entries) = std::fs::read_dir(runtime.join("tern")) {
             for e in entries.flatten() {
-                if e.path().extension().is_some_and(|x| x == "sock") {
+                // (The keeper's is: it holds the programs for this start.)
+                if e.path().extension().is_some_and(|x| x == "sock")
+                    && e.file_name() != "keeper.sock"
+                {
                     let _ = std::fs::remove_file(e.path());
                 }
             }
@@ -176,6 +179,7 @@ impl Start {
             socket: PathBuf::new(),
             display,
             keep_dir: false,
+            keep_keeper: false,
         };
         if self.wait_for_socket {
             tern.socket = tern.wait_for("tern msg socket", |t| t.find_socket());
@@ -198,6 +202,8 @@ pub struct Tern {
     pub display: Option<Display>,
     /// Kept for a next start ([`Start::again`]); else removed when this is dropped.
     keep_dir: bool,
+    /// Leave the keeper running when dropped (after [`Tern::crash`]).
+    keep_keeper: bool,
 }
 
 impl Drop for Tern {
@@ -216,6 +222,14 @@ impl Drop for Tern {
             let _ = self.child.kill();
             let _ = self.child.wait();
         }
+        // A keeper left by a tern that had to be killed: it and its programs end
+        // (unless the next start is to take them back).
+        if !self.keep_keeper && self.runtime.join("tern/keeper.sock").exists() {
+            let _ = Command::new(env!("CARGO_BIN_EXE_tern"))
+                .args(["keeper", "--stop", "--socket"])
+                .arg(self.runtime.join("tern/keeper.sock"))
+                .output();
+        }
         if !self.keep_dir {
             let _ = std::fs::remove_dir_all(&self.dir);
         }
@@ -223,13 +237,24 @@ impl Drop for Tern {
 }
 
 impl Tern {
+    /// `kill -9` of tern, as a crash: its programs go on with the keeper, for the
+    /// next start ([`Start::again`]) to take back.
+    pub fn crash(&mut self) {
+        self.keep_keeper = true;
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
     /// The socket tern listens on, when there is one.
     pub fn find_socket(&self) -> Option<PathBuf> {
         std::fs::read_dir(self.runtime.join("tern"))
             .ok()?
             .flatten()
             .map(|e| e.path())
-            .find(|p| p.extension().is_some_and(|x| x == "sock"))
+            .find(|p| {
+                p.extension().is_some_and(|x| x == "sock")
+                    && p.file_name().is_some_and(|n| n != "keeper.sock")
+            })
     }
 
     /// What tern printed to stderr so far.

@@ -214,6 +214,26 @@ pub struct SessionConfig {
     /// Programs started again, resumed, in a restored tab that ran them
     /// (`crate::resume`); others come back as a shell saying what ran there.
     pub resume: Vec<crate::resume::ResumeRule>,
+    /// Keep each pane's history in the state folder as it grows (compressed, private,
+    /// capped, removed when the pane is closed), so that a restart, even after a
+    /// reboot, shows it above the program that comes back.
+    pub persist_scrollback: bool,
+    /// Closing the window while programs run: ask whether to keep them running (a
+    /// keeper holds them for the next start) or end them, or decide for good.
+    pub on_close: OnClose,
+}
+
+/// What closing the window does to the programs still running in it (the keeper
+/// holds those kept; without a keeper they end, as always).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum OnClose {
+    /// Ask each time (Keep running / End them / Cancel).
+    #[default]
+    Ask,
+    /// Keep them running without asking; the next start takes them back.
+    KeepRunning,
+    /// End them (asking first, as `confirm_close` says, like a tab's close).
+    End,
 }
 
 impl Default for SessionConfig {
@@ -222,6 +242,8 @@ impl Default for SessionConfig {
             restore: true,
             restore_last_screen: false,
             resume: crate::resume::default_rules(),
+            persist_scrollback: true,
+            on_close: OnClose::Ask,
         }
     }
 }
@@ -457,6 +479,7 @@ impl Config {
                 }
                 (p, args)
             }),
+            history_key: None,
             login_shell: self.shell.login,
             cwd,
             size: None,

@@ -214,6 +214,10 @@ pub struct PaneInfo {
     /// not seen. Headless, no pane is ever shown.
     #[serde(default)]
     pub badges: crate::workspace::Badges,
+    /// The pane's program ran while no tern was attached (the keeper held it) and
+    /// printed meanwhile.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ran_detached: bool,
 }
 
 /// OSC 9;4 progress as `list` reports it.
@@ -455,6 +459,7 @@ mod tests {
                 agent_session: None,
                 focused: true,
                 badges: Default::default(),
+                ran_detached: false,
             }]),
             Reply::Done {},
         ] {

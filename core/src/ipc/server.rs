@@ -137,7 +137,7 @@ impl Drop for IpcServer {
 /// that connects the moment it sees the file is answered, never refused between
 /// `bind` and `listen`). The link fails if the path was taken meanwhile, as `bind`
 /// there would: a second tern started at the same moment does not take the first's.
-fn bind_listening(path: &Path) -> std::io::Result<UnixListener> {
+pub(crate) fn bind_listening(path: &Path) -> std::io::Result<UnixListener> {
     let mut name = std::ffi::OsString::from(".");
     name.push(path.file_name().unwrap_or_default());
     name.push(format!(".{}.binding", std::process::id()));
@@ -162,7 +162,7 @@ fn bind_listening(path: &Path) -> std::io::Result<UnixListener> {
 
 /// Makes `dir` (0700) or checks that it is ours and private (fixing the mode of our
 /// own folder).
-fn private_dir(dir: &Path) -> Result<(), BindError> {
+pub(crate) fn private_dir(dir: &Path) -> Result<(), BindError> {
     let unsafe_dir = |reason: String| BindError::UnsafeDir {
         dir: dir.to_owned(),
         reason,

@@ -213,6 +213,8 @@ pub enum PoolCmd {
         exited: Option<OwnedFd>,
     },
     Remove(PaneId),
+    /// Stop watching a pane whose program the keeper keeps (no hang-up, no reaping).
+    Forget(PaneId),
 }
 
 struct PaneTasks {
@@ -275,6 +277,12 @@ impl IoPool {
                                         child,
                                     },
                                 );
+                            }
+                            PoolCmd::Forget(pane) => {
+                                if let Some(t) = tasks.remove(&pane) {
+                                    t.watcher.abort();
+                                    t.writer.abort();
+                                }
                             }
                             PoolCmd::Remove(pane) => {
                                 if let Some(t) = tasks.remove(&pane) {

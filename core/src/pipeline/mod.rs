@@ -8,6 +8,7 @@
 //! ```
 
 pub mod activity;
+mod adopt;
 pub mod ahead;
 pub mod attach;
 pub mod budget;
@@ -42,6 +43,7 @@ use portable_pty::{ChildKiller, MasterPty};
 
 use crate::model::{ScreenDump, TermConfig, TermEvent, TermSize};
 
+pub use adopt::{CrumbSink, Keep, KeptPane, Reattach, UNKNOWN_STATUS, new_pane_key};
 pub use attach::{AttachSpec, Attached, StandIn, StandInChild};
 use credit::Credit;
 use delivery::Slot;
@@ -262,6 +264,10 @@ struct PaneHandle {
     visible: bool,
     pid: Option<u32>,
     pidfd: Option<OwnedFd>,
+    /// A program on a pty of ours (not a remote pane's stand-in).
+    local: bool,
+    /// The key the keeper holds it under.
+    keeper_key: Option<u64>,
 }
 
 impl PaneHandle {
@@ -299,6 +305,12 @@ pub struct Pipeline {
     /// A person's last key or reveal: hidden floods are throttled for a while after it
     /// ([`throttle`]).
     interaction: Arc<throttle::Interaction>,
+    /// The keeper that holds every local pane's pty ([`Pipeline::set_keeper`]).
+    keeper: Mutex<Option<Box<dyn adopt::Keep>>>,
+    /// Where each local pane's output is kept ([`Pipeline::set_history`]).
+    history: Mutex<Option<Arc<crate::history::History>>>,
+    /// Ids below it are kept for panes taken back from the keeper.
+    reserved_below: AtomicU64,
 }
 
 impl Pipeline {
@@ -360,6 +372,9 @@ impl Pipeline {
             ui_thread: Mutex::new(None),
             ui_waits: AtomicU64::new(0),
             interaction,
+            keeper: Mutex::new(None),
+            history: Mutex::new(None),
+            reserved_below: AtomicU64::new(0),
         })
     }
 
@@ -395,6 +410,8 @@ impl Drop for Pipeline {
                 p.hang_up();
             }
         }
+        // Programs end with tern: the keeper lets go of them too.
+        self.end_keeper();
         let _ = self.model_tx.send(ModelMsg::Shutdown);
         if let Some(t) = self.model.take() {
             let _ = t.join();

@@ -43,7 +43,23 @@ impl Pipeline {
             Some(pid) => format!("spawned pid {pid}"),
             None => "spawned".to_owned(),
         };
-        self.register(pane, spawned, size, PaneOrigin::Local, what);
+        // A pane started again after its program was gone (a reboot): its history
+        // first, then a line saying so, and it goes on under the same key.
+        let extra = match spec.history_key {
+            Some(key) => {
+                let mut replay = self.history_of(key);
+                if !replay.is_empty() {
+                    replay.extend_from_slice(RESUMED_AFTER_HISTORY);
+                }
+                Extra {
+                    untapped: replay.len(),
+                    replay,
+                    key: Some(key),
+                }
+            }
+            None => Extra::default(),
+        };
+        self.register(pane, spawned, size, PaneOrigin::Local, what, extra);
         Ok(pane)
     }
 
@@ -62,13 +78,27 @@ impl Pipeline {
         let origin = PaneOrigin::Attached {
             answers_queries: spec.answers_queries,
         };
-        self.register(pane, spawned, size, origin, spec.label);
+        self.register(pane, spawned, size, origin, spec.label, Extra::default());
         Ok(Attached { pane, slave })
+    }
+
+    /// [`Pipeline::adopt`]'s registration: a local pane with bytes to replay first and
+    /// the key the keeper holds it under.
+    pub(super) fn register_with(
+        &self,
+        pane: PaneId,
+        spawned: spawn::Spawned,
+        size: TermSize,
+        what: String,
+        extra: Extra,
+    ) {
+        self.register(pane, spawned, size, PaneOrigin::Local, what, extra);
     }
 
     /// The shared second half of [`Pipeline::spawn`] and [`Pipeline::attach`]: the
     /// model thread reads the master from here on; the pool writes to it and waits for
-    /// the child once the model read its end of file.
+    /// the child once the model read its end of file. A local pane is handed to the
+    /// keeper when there is one.
     fn register(
         &self,
         pane: PaneId,
@@ -76,6 +106,7 @@ impl Pipeline {
         size: TermSize,
         origin: PaneOrigin,
         what: String,
+        extra: Extra,
     ) {
         let answers_queries = match origin {
             PaneOrigin::Local => true,
@@ -89,6 +120,12 @@ impl Pipeline {
                 let _ = model_tx.send(ModelMsg::WriteQueueDrained { pane });
             }),
         ));
+        // A local pane has a key when a keeper holds it or its history is kept.
+        let local = origin == PaneOrigin::Local;
+        let key = extra
+            .key
+            .or_else(|| (local && self.keeps_panes()).then(super::new_pane_key));
+        let history = key.and_then(|k| self.history_tap(k));
         let (term, window_bytes) = self
             .new_panes
             .lock()
@@ -113,7 +150,9 @@ impl Pipeline {
             writer.clone(),
         )
         .with_pty(fd.clone())
-        .answering_queries(answers_queries);
+        .answering_queries(answers_queries)
+        .with_replay(extra.replay, extra.untapped)
+        .with_history(history);
         let activity = entry.activity.clone();
         let _ = self.model_tx.send(ModelMsg::Add {
             pane,
@@ -128,6 +167,9 @@ impl Pipeline {
             // The pool learns of the exit from it (readable when the child ends).
             exited: spawned.pidfd.as_ref().and_then(|fd| fd.try_clone().ok()),
         });
+        if let (Some(key), Some(raw)) = (key, spawned.master.as_raw_fd()) {
+            self.keep(pane, key, spawned.pid, &what, raw, spawned.pidfd.as_ref());
+        }
         self.crumbs.push(pane.0, what);
         if let Some(note) = &spawned.note {
             self.crumbs.push(pane.0, note.clone());
@@ -147,10 +189,28 @@ impl Pipeline {
                     visible: false,
                     pid: spawned.pid,
                     pidfd: spawned.pidfd,
+                    local,
+                    keeper_key: key,
                 },
             );
         }
     }
+}
+
+/// After a pane's history and before its program starts again: the modes a
+/// full-screen program left are reset, and a dim line says what happened.
+const RESUMED_AFTER_HISTORY: &[u8] =
+    b"\x1b[?1049l\x1b[?25h\x1b[0m\r\n\x1b[2m[tern] the history above is \
+    from before; the program started again\x1b[0m\r\n";
+
+/// What a registration brings besides the program: bytes to parse first, and the key
+/// a keeper holds the pane under already.
+#[derive(Default)]
+pub(super) struct Extra {
+    pub(super) replay: Vec<u8>,
+    /// The first bytes of `replay` already in the history file.
+    pub(super) untapped: usize,
+    pub(super) key: Option<u64>,
 }
 
 /// Prints a start-up problem to stderr once per run (each pane's breadcrumb still says

@@ -177,6 +177,7 @@ impl Pipeline {
     pub fn close(&self, pane: PaneId) {
         if let Some(mut handle) = self.panes.lock().ok().and_then(|mut p| p.remove(&pane)) {
             handle.hang_up();
+            self.unkeep(handle.keeper_key);
         }
         self.pool.send(PoolCmd::Remove(pane));
         let _ = self.model_tx.send(ModelMsg::Remove { pane });

@@ -24,6 +24,9 @@ pub struct SpawnSpec {
     /// The folder of tern's shell-integration scripts (`crate::shell_integration`);
     /// `None` starts shells untouched.
     pub shell_integration: Option<PathBuf>,
+    /// The pane's key from before (a restored session's): its kept history is shown
+    /// first and goes on being written under it.
+    pub history_key: Option<u64>,
 }
 
 impl SpawnSpec {

@@ -53,6 +53,8 @@ pub struct PaneRecord {
     pub agent: Option<crate::agent::AgentSession>,
     /// What it has to tell the user, collected while no face shows it (`badges.rs`).
     pub badges: super::tree::Badges,
+    /// Taken back from the keeper after it printed while no tern was attached.
+    pub ran_detached: bool,
 }
 
 /// What the person sees, as the face last said (for notifications, `notices.rs`).
@@ -98,6 +100,10 @@ pub struct WorkspaceCore {
     pub(super) waker: Waker,
     /// Bells and notifications to the desktop (`notices.rs`).
     pub(super) notices: Notices,
+    /// Panes taken back from the keeper, by key, until restore places them.
+    pub(super) reattach: HashMap<u64, crate::pipeline::Reattach>,
+    /// The saved pane's key while restore starts its program again (its history).
+    pub(super) resume_key: Option<u64>,
 }
 
 impl WorkspaceCore {
@@ -117,6 +123,8 @@ impl WorkspaceCore {
             area_cells: None,
             waker: Arc::new(|| {}),
             notices: Default::default(),
+            reattach: HashMap::new(),
+            resume_key: None,
         }
     }
 

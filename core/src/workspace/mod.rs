@@ -11,6 +11,7 @@ mod core;
 mod names;
 mod notices;
 mod panes;
+mod reattach;
 pub mod remote;
 mod remote_group;
 pub mod remote_policy;

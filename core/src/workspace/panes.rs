@@ -27,6 +27,7 @@ impl WorkspaceCore {
     /// program other than the configured shell is remembered for the session).
     pub fn spawn(&mut self, mut spec: SpawnSpec) -> Result<PaneId, String> {
         spec.env.extend(self.env.iter().cloned());
+        spec.history_key = self.resume_key.take();
         let shell = self.config.spawn_spec(None).command;
         let id = self
             .pipeline

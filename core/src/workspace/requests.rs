@@ -247,6 +247,7 @@ impl WorkspaceCore {
                         agent_session: r.agent.clone(),
                         focused: focused == Some(pane),
                         badges: r.badges,
+                        ran_detached: r.ran_detached,
                     });
                 }
             }

@@ -77,6 +77,12 @@ impl WorkspaceCore {
             self.spawn_size = size
                 .map(|(cols, rows)| crate::model::TermSize::new(cols.into(), rows.into()))
                 .or(spawn_size);
+            // Still running, held by the keeper: taken back as it is.
+            if let Some(pane) = p.keeper.and_then(|key| self.reattach_saved(key, p)) {
+                self.spawn_size = spawn_size;
+                return Some(pane);
+            }
+            self.resume_key = p.keeper;
             let resumed = p
                 .agent
                 .as_ref()
@@ -87,6 +93,7 @@ impl WorkspaceCore {
                 (None, None) => self.spawn_in(&dir, &[]).ok(),
             };
             self.spawn_size = spawn_size;
+            self.resume_key = None;
             let pane = pane?;
             if let (Some(screen), true) = (&p.last_screen, last_screen) {
                 // The old screen, as history above the new prompt.
@@ -100,6 +107,7 @@ impl WorkspaceCore {
             Some(pane)
         });
         self.ws = tree;
+        self.reattach_leftovers();
         // Remote worktrees connect again; one added last takes the front only if it
         // had it.
         let active_before = self.ws.active;
@@ -215,6 +223,7 @@ impl WorkspaceCore {
             last_screen: screen(p),
             command: self.record(p).and_then(|r| r.launched.clone()),
             agent: self.record(p).and_then(|r| r.agent.clone()),
+            keeper: self.pipeline().keeper_key(p),
         });
         let remote_keys: Vec<&Path> = self.remotes.iter().map(|r| r.key.as_path()).collect();
         let front = state

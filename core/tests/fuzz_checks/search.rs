@@ -28,8 +28,14 @@ pub fn search(data: &[u8]) {
     let first = query.compile_checked();
     let second = query.compile_checked();
     assert_eq!(
-        first.as_ref().map(|r| r.as_str().to_owned()).map_err(Clone::clone),
-        second.as_ref().map(|r| r.as_str().to_owned()).map_err(Clone::clone),
+        first
+            .as_ref()
+            .map(|r| r.as_str().to_owned())
+            .map_err(Clone::clone),
+        second
+            .as_ref()
+            .map(|r| r.as_str().to_owned())
+            .map_err(Clone::clone),
         "the same query compiles the same"
     );
     let re = match first {
@@ -41,7 +47,10 @@ pub fn search(data: &[u8]) {
                 e.message.chars().count()
             );
             if let Some(at) = e.position {
-                assert!(at <= pattern.chars().count(), "position {at} past the pattern");
+                assert!(
+                    at <= pattern.chars().count(),
+                    "position {at} past the pattern"
+                );
             }
             return;
         }

@@ -299,6 +299,14 @@ impl TernRig {
             )
             .map_err(|e| e.to_string())?,
         );
+        // `TERN_BENCH_HISTORY=DIR`: every pane's output also goes to a history file in
+        // DIR, as in a face that owns the session (the only part of the keeper's work
+        // on the model thread), for a before/after of the data path.
+        if let Some(dir) = std::env::var_os("TERN_BENCH_HISTORY").filter(|d| !d.is_empty()) {
+            let history = tern_core::history::History::start(dir.into(), pipeline.crumb_sink())
+                .map_err(|e| format!("history: {e}"))?;
+            pipeline.set_history(history);
+        }
         let visible: Arc<Mutex<HashMap<PaneId, ArrivalLog>>> = Arc::new(Mutex::new(HashMap::new()));
         let stopping = Arc::new(AtomicBool::new(false));
         let (p, v, stop) = (pipeline.clone(), visible.clone(), stopping.clone());

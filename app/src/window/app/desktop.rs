@@ -3,6 +3,7 @@
 //! UI thread, between frames), and asking before a tab or the window closes over
 //! running programs (the window's close request is cancelled until answered).
 
+use tern_core::config::OnClose;
 use tern_core::ipc::Request;
 use tern_core::ipc::server::IpcCall;
 use tern_core::pipeline::PaneId;
@@ -22,6 +23,8 @@ pub enum CloseAsk {
     },
     /// The whole window.
     Window { programs: Vec<String> },
+    /// The whole window, with a keeper to hold the programs: keep them or end them.
+    KeepOrEnd { programs: Vec<String> },
 }
 
 /// The desktop side's state in the app.
@@ -34,6 +37,8 @@ pub struct DesktopState {
     pub(crate) asking: Option<CloseAsk>,
     /// The user agreed to close the window: the next close request goes through.
     window_close_confirmed: bool,
+    /// Closing the window keeps the programs running (the keeper holds them).
+    pub(super) keep_running: bool,
 }
 
 impl TernApp {
@@ -97,6 +102,19 @@ impl TernApp {
         if programs.is_empty() {
             return;
         }
+        let keeper = self.core.pipeline().has_keeper();
+        match self.settings.config.session.on_close {
+            OnClose::KeepRunning if keeper => {
+                self.desk.keep_running = true;
+                return;
+            }
+            OnClose::Ask if keeper => {
+                ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
+                self.desk.asking = Some(CloseAsk::KeepOrEnd { programs });
+                return;
+            }
+            _ => {}
+        }
         ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
         self.desk.asking = Some(CloseAsk::Window { programs });
     }
@@ -105,9 +123,23 @@ impl TernApp {
         let Some(ask) = self.desk.asking.take() else {
             return;
         };
+        if let CloseAsk::KeepOrEnd { programs } = &ask {
+            match dialogs::keep_or_end_dialog(ctx, programs) {
+                None => self.desk.asking = Some(ask),
+                Some(dialogs::KeepOrEnd::Cancel) => {}
+                Some(choice) => {
+                    self.desk.keep_running = choice == dialogs::KeepOrEnd::Keep;
+                    self.desk.window_close_confirmed = true;
+                    ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+                }
+            }
+            return;
+        }
         let (title, programs) = match &ask {
             CloseAsk::Tab { programs, .. } => ("Close this tab?", programs),
-            CloseAsk::Window { programs } => ("Close the window?", programs),
+            CloseAsk::Window { programs } | CloseAsk::KeepOrEnd { programs } => {
+                ("Close the window?", programs)
+            }
         };
         match dialogs::confirm_close_many_dialog(ctx, title, programs) {
             None => self.desk.asking = Some(ask),
@@ -118,7 +150,7 @@ impl TernApp {
                         self.close_pane(Source::Key, pane);
                     }
                 }
-                CloseAsk::Window { .. } => {
+                CloseAsk::Window { .. } | CloseAsk::KeepOrEnd { .. } => {
                     self.desk.window_close_confirmed = true;
                     ctx.send_viewport_cmd(egui::ViewportCommand::Close);
                 }
@@ -131,6 +163,7 @@ impl TernApp {
         match self.desk.asking {
             Some(CloseAsk::Tab { .. }) => Some("close-tab"),
             Some(CloseAsk::Window { .. }) => Some("close-window"),
+            Some(CloseAsk::KeepOrEnd { .. }) => Some("keep-or-end"),
             None => None,
         }
     }

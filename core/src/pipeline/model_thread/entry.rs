@@ -62,6 +62,10 @@ pub struct PaneEntry {
     /// A frame waited for the next read (`frame_can_wait`): build it once that read
     /// finds the pty empty.
     pub(super) frame_owed: bool,
+    /// Where a copy of each parsed piece goes (persisted scrollback), and how many
+    /// of the first bytes parsed not to copy (history replayed from its own file).
+    pub(super) history: Option<crate::history::Tap>,
+    pub(super) untapped: u64,
 }
 
 impl PaneEntry {
@@ -125,6 +129,8 @@ impl PaneEntry {
             framed_seq: 0,
             last_read_bytes: 0,
             frame_owed: false,
+            history: None,
+            untapped: 0,
         }
     }
 
@@ -132,6 +138,29 @@ impl PaneEntry {
     /// a remote pane's own emulator (tmux) already answers them.
     pub fn answering_queries(mut self, answers: bool) -> Self {
         self.answers_queries = answers;
+        self
+    }
+
+    /// Bytes the pane's program wrote before this tern read its pty (what a keeper
+    /// kept while no tern was attached): parsed first, like a read, so they count
+    /// against the credit as read and come before anything read from the pty.
+    pub fn with_replay(mut self, bytes: Vec<u8>, untapped: usize) -> Self {
+        self.untapped = untapped as u64;
+        if !bytes.is_empty() {
+            self.credit.on_read(bytes.len() as u64);
+            self.queue.push_back(crate::pipeline::chunk::Chunk {
+                data: bytes,
+                offset: 0,
+                read_at: std::time::Instant::now(),
+                sent_before: 0,
+            });
+        }
+        self
+    }
+
+    /// Copies every parsed byte to the pane's history file.
+    pub fn with_history(mut self, tap: Option<crate::history::Tap>) -> Self {
+        self.history = tap;
         self
     }
 

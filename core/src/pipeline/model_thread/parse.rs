@@ -136,6 +136,12 @@ impl ModelThread {
             let parsed = p
                 .core
                 .parse_bounded(&chunk.data[chunk.offset..end], until_work_cells);
+            if let Some(tap) = &p.history {
+                let piece = &chunk.data[chunk.offset..chunk.offset + parsed.consumed];
+                let skip = p.untapped.min(piece.len() as u64);
+                p.untapped -= skip;
+                tap.send(&piece[skip as usize..]);
+            }
             left -= parsed.consumed;
             chunk.offset += parsed.consumed;
             let read_at = chunk.read_at;
