@@ -29,7 +29,7 @@ struct StopKeeper(std::path::PathBuf);
 impl Drop for StopKeeper {
     fn drop(&mut self) {
         if self.0.exists() {
-            let _ = std::process::Command::new(env!("CARGO_BIN_EXE_tern"))
+            let _ = common::tern_cmd()
                 .args(["keeper", "--stop", "--socket"])
                 .arg(&self.0)
                 .output();
