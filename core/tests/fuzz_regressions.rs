@@ -79,3 +79,11 @@ mod search_checks;
 fn search_corpus_compiles_bounded_and_matches_on_the_row() {
     replay("search", search_checks::search);
 }
+
+#[path = "fuzz_checks/keeper.rs"]
+mod keeper_checks;
+
+#[test]
+fn keeper_corpus_frames_read_back_and_the_ring_keeps_its_cap() {
+    replay("keeper", keeper_checks::keeper);
+}
