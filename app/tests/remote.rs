@@ -444,3 +444,68 @@ fn a_remote_worktree_shows_types_splits_detaches_and_comes_back() {
         })
     });
 }
+
+/// Search everywhere covers a remote (tmux) pane as far as the history held here goes,
+/// and says so (`tern msg search`'s reply, built by the same `MsgSearch` the socket
+/// uses). Catches: remote panes left out of `search_targets`, or no note for them.
+#[test]
+fn search_covers_a_remote_pane_and_says_how_far() {
+    use tern_core::ipc::Reply;
+    use tern_core::pipeline::search_all::PanesQuery;
+    use tern_core::workspace::search::{MsgSearch, SearchScope};
+    if !available() {
+        return;
+    }
+    let (_dir, sshd, launch, target, _session) = setup();
+    let mut h = common::app_harness(launch, egui::vec2(1000.0, 600.0));
+    step_until(&mut h, &sshd, "the local shell", |h| {
+        app(h).view().is_some()
+    });
+    h.state_mut()
+        .as_mut()
+        .expect("the app")
+        .add_remote(&target)
+        .expect("a remote target");
+    step_until(&mut h, &sshd, "the remote window's screen", |h| {
+        screen(h).contains("remote-ready")
+    });
+    h.event(Event::Text("echo needle-$((6*7))".into()));
+    h.key_press(Key::Enter);
+    step_until(&mut h, &sshd, "the remote shell's answer", |h| {
+        screen(h).contains("needle-42")
+    });
+    let core = app(&h).core();
+    let targets = core
+        .search_targets(&SearchScope::Everywhere, |_| None)
+        .expect("panes");
+    let remote: Vec<u64> = targets
+        .iter()
+        .filter(|t| t.remote)
+        .map(|t| t.pane.0)
+        .collect();
+    assert_eq!(remote.len(), 1, "one remote pane among {targets:?}");
+    let reply = MsgSearch::start(
+        core.pipeline(),
+        targets,
+        &PanesQuery::new("needle-42", false),
+    )
+    .expect("the query compiles")
+    .run()
+    .expect("the search answers");
+    let Reply::Matches { matches, notes, .. } = reply else {
+        panic!("not a search reply: {reply:?}");
+    };
+    assert!(
+        matches
+            .iter()
+            .any(|m| m.pane == remote[0] && m.text.trim_end() == "needle-42"),
+        "the remote pane's output line: {matches:?}"
+    );
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains(&format!("pane {} is remote", remote[0]))
+                && n.contains("history held here")),
+        "{notes:?}"
+    );
+}

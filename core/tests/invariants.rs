@@ -320,6 +320,16 @@ fn invariant_7_timers_in_the_pipeline_only_log_or_wait_for_an_answer() {
             "rx.recv_timeout(Duration::from_secs(10)).ok()",
             "blocking helpers (dump_screen, history) wait for an answer",
         ),
+        (
+            "search_all.rs",
+            "let deadline = Instant::now() + timeout;",
+            "`PanesSearch::wait_all` (tools, tests, `tern msg search` off the face's thread) waits for the panes' answers",
+        ),
+        (
+            "search_all.rs",
+            "match self.rx.recv_timeout(left) {",
+            "`PanesSearch::wait_all` waits for the next pane's answer until its deadline",
+        ),
     ];
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/pipeline");
     let timed = [

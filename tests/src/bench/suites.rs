@@ -25,7 +25,7 @@ pub struct Opts {
 }
 
 impl Opts {
-    fn rounds(&self) -> usize {
+    pub(super) fn rounds(&self) -> usize {
         if self.quick { 1 } else { self.rounds.max(1) }
     }
 }
@@ -331,14 +331,14 @@ impl Drop for Burners {
 
 /// Per key: total latency, input half, output half (µs).
 #[derive(Default)]
-struct KeySamples {
-    total: Vec<f64>,
+pub(super) struct KeySamples {
+    pub(super) total: Vec<f64>,
     input: Vec<f64>,
     output: Vec<f64>,
 }
 
 /// Types `keys` keys into the echo pane and times each until `log` shows its echo.
-fn type_keys(
+pub(super) fn type_keys(
     keys: usize,
     write: &dyn Fn(&[u8]),
     log: &Arrivals,

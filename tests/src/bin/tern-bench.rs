@@ -2,7 +2,7 @@
 //! with a floor (a bare pty that only answers `ESC[6n`) and a peer (portable-pty plus
 //! `alacritty_terminal` on a reader thread) in the same run, alternating between them.
 //!
-//! Suites: `dsr`, `throughput`, `typing`, `reveal`, `memory`, `frame`, `all`.
+//! Suites: `dsr`, `throughput`, `typing`, `reveal`, `memory`, `frame`, `search`, `all`.
 //! `cargo run --release -p tern-tests --bin tern-bench -- all --quick --json out.json`
 
 use std::path::PathBuf;
@@ -20,6 +20,7 @@ enum Suite {
     Reveal,
     Memory,
     Frame,
+    Search,
     All,
 }
 
@@ -165,6 +166,7 @@ fn main() -> ExitCode {
         Suite::Reveal => vec![("reveal", suites::reveal)],
         Suite::Memory => vec![("memory", suites::memory)],
         Suite::Frame => vec![("frame", suites::frame)],
+        Suite::Search => vec![("search", tern_tests::bench::search::search)],
         Suite::All => vec![
             ("frame", suites::frame),
             ("dsr", suites::dsr),
@@ -172,6 +174,7 @@ fn main() -> ExitCode {
             ("typing", suites::typing),
             ("reveal", suites::reveal),
             ("memory", suites::memory),
+            ("search", tern_tests::bench::search::search),
         ],
     };
     let started = std::time::Instant::now();

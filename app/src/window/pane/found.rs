@@ -46,7 +46,7 @@ impl PaneUi {
             return;
         };
         let dropped = view.meta.scrollback_dropped;
-        let total = view.meta.scrollback_lines as u64;
+        let total = view.meta.scrollback_lines;
         let rows = view.rows.len() as u64;
         if !found.placed {
             found.placed = true;

@@ -94,7 +94,8 @@ impl ModelThread {
     /// Whether a search of many panes has a slice to run now (not while hidden work
     /// rests for a person's keys).
     pub(super) fn panes_search_due(&self, now: Instant) -> bool {
-        !self.panes_searches.is_empty() && !(self.pace.throttling() && self.pace.resting(now))
+        // `resting` is only ever true while throttling.
+        !self.panes_searches.is_empty() && !self.pace.resting(now)
     }
 
     /// One slice of the oldest search of many panes.
