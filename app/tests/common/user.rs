@@ -237,6 +237,12 @@ impl Drop for Tern {
 }
 
 impl Tern {
+    /// Leaves the keeper (and the programs it holds) running when this is dropped, for
+    /// the next start ([`Start::again`]) to take back.
+    pub fn leave_keeper(&mut self) {
+        self.keep_keeper = true;
+    }
+
     /// `kill -9` of tern, as a crash: its programs go on with the keeper, for the
     /// next start ([`Start::again`]) to take back.
     pub fn crash(&mut self) {

@@ -95,6 +95,12 @@ impl TernApp {
         {
             return;
         }
+        let keeper = self.core.pipeline().has_keeper();
+        if keeper && self.settings.config.session.on_close == OnClose::KeepRunning {
+            // Decided for good: every program stays with the keeper, nothing is asked.
+            self.desk.keep_running = true;
+            return;
+        }
         // Closing the window only detaches remote worktrees: their panes ask nothing.
         let programs = self
             .core
@@ -102,12 +108,7 @@ impl TernApp {
         if programs.is_empty() {
             return;
         }
-        let keeper = self.core.pipeline().has_keeper();
         match self.settings.config.session.on_close {
-            OnClose::KeepRunning if keeper => {
-                self.desk.keep_running = true;
-                return;
-            }
             OnClose::Ask if keeper => {
                 ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
                 self.desk.asking = Some(CloseAsk::KeepOrEnd { programs });
