@@ -21,6 +21,12 @@ pub fn note_wake() {
     }
 }
 
+/// Whether `TERN_TRACE` is set: parts without the app's [`Trace`] (a pane's input)
+/// keep a note for it only then.
+pub fn tracing() -> bool {
+    TRACING.load(Ordering::Relaxed)
+}
+
 /// When the UI was last woken by the pipeline (µs since process start; 0: never).
 pub fn woken_us() -> u64 {
     WOKEN_US.load(Ordering::Relaxed)
@@ -43,6 +49,8 @@ pub struct Trace {
     first_output_traced: bool,
     /// When the frame being drawn started (for the key trace).
     pub frame_started: Option<Instant>,
+    /// The last fields written for each event written only when they change.
+    last_changed: std::collections::HashMap<&'static str, String>,
 }
 
 impl Trace {
@@ -60,6 +68,7 @@ impl Trace {
             first_frame_traced: false,
             first_output_traced: false,
             frame_started: None,
+            last_changed: std::collections::HashMap::new(),
         };
         if let Some(start) = START.get() {
             // The start on CLOCK_MONOTONIC, so a script can put its own clock
@@ -94,6 +103,16 @@ impl Trace {
 
     pub fn event(&mut self, event: &str, extra: &str) {
         self.event_at(event, Instant::now(), extra);
+    }
+
+    /// [`Trace::event`], only when `extra` differs from what this event last wrote (a
+    /// tooltip shown frame after frame is written once).
+    pub fn event_if_changed(&mut self, event: &'static str, extra: &str) {
+        if self.file.is_none() || self.last_changed.get(event).is_some_and(|l| l == extra) {
+            return;
+        }
+        self.last_changed.insert(event, extra.to_owned());
+        self.event(event, extra);
     }
 
     /// Traces the first frame the window presents.
