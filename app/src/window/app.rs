@@ -511,10 +511,8 @@ impl TernApp {
         let prev = self
             .last_frame_cpu
             .map_or(-1, |s| (f64::from(s) * 1e6) as i64);
-        self.trace.event(
-            "frame",
-            &format!("\"ui_us\":{ui_us},\"prev_frame_us\":{prev}"),
-        );
+        self.trace
+            .frame(&format!("\"ui_us\":{ui_us},\"prev_frame_us\":{prev}"));
         let search = self.search();
         let progress = search.and_then(|s| s.progress());
         let searching = progress.is_some();
