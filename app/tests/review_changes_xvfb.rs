@@ -96,6 +96,10 @@ fn a_worktrees_row_shows_its_changes_and_review_opens_a_tab_on_them() {
         row_label(&trace, &feat).filter(|l| l.contains("2 files +4 −1"))
     });
     assert!(label.starts_with("worktree feat"), "{label}");
+    assert!(
+        label.contains("1 tab") && !label.contains("1 tabs"),
+        "one tab, said in the singular: {label}"
+    );
     // A new file of two lines: the row follows.
     std::fs::write(feat.join("b.txt"), "x\ny\n").expect("write");
     git(&feat, &["add", "b.txt"]);
@@ -110,4 +114,7 @@ fn a_worktrees_row_shows_its_changes_and_review_opens_a_tab_on_them() {
             .filter(|t| !t.is_empty())
     });
     assert_eq!(got, "base=main\n");
+    wait_for("the review is a second tab of feat", &dir, || {
+        row_label(&trace, &feat).filter(|l| l.contains("2 tabs"))
+    });
 }
