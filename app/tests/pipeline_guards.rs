@@ -146,13 +146,13 @@ fn a_hidden_pane_answers_da1_like_a_shown_one(face: Face) {
     if face == Face::Window {
         // The window shows the second tab (its pane set visible, then traced as
         // focused): the first tab's pane is hidden.
-        let focused = format!("\"event\":\"focus\",\"t_us\"");
+        let focused = "\"event\":\"focus\",\"t_us\"";
         let pane = format!("\"pane\":{shown_pane},");
         tern.wait_for("the second tab shown", |t| {
             let trace = read(&t.dir.join("trace.jsonl"));
             trace
                 .lines()
-                .any(|l| l.contains(&focused) && l.contains(&pane))
+                .any(|l| l.contains(focused) && l.contains(&pane))
                 .then_some(())
         });
     }

@@ -37,7 +37,7 @@ fn row_label(trace: &Path, path: &Path) -> Option<String> {
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
         .filter(|e| e["event"] == "sidebar_row" && e["key"] == key.as_str())
         .filter_map(|e| e["label"].as_str().map(str::to_owned))
-        .last()
+        .next_back()
 }
 
 /// The window under Xvfb in worktree `feat` of a repository (branch `feat`, which

@@ -20,8 +20,7 @@ fn last(trace: &Path, event: &str, key: &str) -> Option<serde_json::Value> {
         .unwrap_or_default()
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter(|e| e["event"] == event && e["key"] == key)
-        .last()
+        .rfind(|e| e["event"] == event && e["key"] == key)
 }
 
 #[test]

@@ -98,7 +98,7 @@ fn a_closed_tabs_notification_leaves_no_words_on_its_empty_worktree() {
             .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
             .filter(|e| e["event"] == "empty_worktree")
             .filter_map(|e| e["text"].as_str().map(str::to_owned))
-            .last()
+            .next_back()
     });
     assert!(!shown.contains("askagent"), "{shown}");
 }
