@@ -21,12 +21,12 @@ PACKAGES=(xvfb xauth mesa-vulkan-drivers libvulkan1 libegl1 libegl-mesa0 libgl1-
   libgbm1 libxkbcommon-x11-0 libxcursor1 libxi6 libxrandr2 libx11-xcb1 libwayland-client0
   xdotool imagemagick git fonts-noto-color-emoji fontconfig fonts-dejavu-core fonts-symbola
   fonts-nanum fonts-wqy-microhei fonts-firacode desktop-file-utils
-  bash zsh fish dbus tmux openssh-server openssh-client openbox xclip)
+  bash zsh fish dbus tmux openssh-server openssh-client openbox xclip weston)
 # The programs those packages bring, for systems without dpkg (Fedora, Arch, macOS):
 # what is missing is named, and the tests run with what is there (those that need a
 # missing program fail saying which one).
 TOOLS=(Xvfb xauth xdotool import git fc-match desktop-file-validate bash zsh fish
-  dbus-run-session tmux sshd ssh ssh-keygen openbox xclip)
+  dbus-run-session tmux sshd ssh ssh-keygen openbox xclip weston weston-screenshooter)
 if command -v dpkg >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
   missing=()
   for p in "${PACKAGES[@]}"; do

@@ -2,7 +2,8 @@
 //! program that records every byte it gets (`cat` in raw mode), the "Close this tab?"
 //! question answers Escape (cancel), Tab then Enter (the Cancel button) and Enter
 //! (close the tab), and no key typed while it is open reaches the program; nor does
-//! one typed in the palette, the quick switcher or the search bar. Needs xvfb and
+//! one typed in the palette, the quick switcher, the search bar or at the "Close this
+//! pane?" question (Escape cancels it). Needs xvfb and
 //! xdotool.
 //!
 //! Catches: the question shown while the pane kept the keyboard (Escape and Enter
@@ -93,6 +94,20 @@ fn the_close_tab_question_answers_the_keyboard_and_keeps_keys_from_the_program()
         "no key typed in an overlay reached cat"
     );
 
+    // "Close this pane?" (Ctrl+Shift+W over cat): Escape cancels it and reaches no
+    // program, nor does a key typed at it.
+    press(&display, &window, &["ctrl+shift+w"]);
+    press(&display, &window, &["h", "Escape"]);
+    press(&display, &window, &["v"]);
+    wait_for("v reached cat after the pane's question", &dir, || {
+        typed(&file).ends_with('v').then_some(())
+    });
+    assert_eq!(
+        typed(&file),
+        "xyzwv",
+        "Escape and h stayed with the question"
+    );
+
     // Enter closes the tab (the window stays, with no tab): no pane is left.
     press(&display, &window, &["ctrl+shift+alt+w"]);
     press(&display, &window, &["Return"]);
@@ -117,5 +132,5 @@ fn the_close_tab_question_answers_the_keyboard_and_keeps_keys_from_the_program()
         );
         std::thread::sleep(Duration::from_millis(100));
     }
-    assert_eq!(typed(&file), "xyzw");
+    assert_eq!(typed(&file), "xyzwv");
 }

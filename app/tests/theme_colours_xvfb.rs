@@ -1,11 +1,12 @@
 //! A theme file's selection colours in the real window (issue 51, item 8): for each
 //! format tern reads (Ghostty, kitty, Alacritty), a theme in the config folder's
 //! `themes/` names a selection background and text colour; text selected with the
-//! mouse must be painted in exactly those colours. Needs xvfb, xdotool, imagemagick.
+//! mouse must be painted in exactly those colours. The same for the cursor's colour
+//! and the colour of the character under it. Needs xvfb, xdotool, imagemagick.
 //!
 //! Catches: the theme's `selection-background` blended at 43% over the background
 //! (Dracula's #44475a came out as rgb(52,55,70)) and its selection text colour
-//! ignored; seen failing so.
+//! ignored; seen failing so. The cursor's: the theme's cursor text colour ignored.
 
 mod common;
 
@@ -16,6 +17,8 @@ use common::x11::*;
 const FOREGROUND: (u8, u8, u8) = (0xe0, 0xe0, 0xe0);
 const SELECTION_BACKGROUND: (u8, u8, u8) = (0xc8, 0x1e, 0x96);
 const SELECTION_TEXT: (u8, u8, u8) = (0x1e, 0xdc, 0x28);
+const CURSOR: (u8, u8, u8) = (0x28, 0x50, 0xdc);
+const CURSOR_TEXT: (u8, u8, u8) = (0xf0, 0xa0, 0x00);
 
 /// Grey ANSI colours (none of them the colours looked for).
 fn palette(line: impl Fn(usize, String) -> String) -> String {
@@ -98,6 +101,78 @@ fn selection_is_painted_in_the_themes_colours(name: &str, file: &str, text: &str
     }
 }
 
+/// Starts the window with `file` (in `themes/`, holding `text`) as its theme, a steady
+/// block cursor on a left half block (`▌`, drawn by tern: exact colours); asserts the
+/// cell's right half in the theme's cursor colour and its left half, the character,
+/// in the theme's cursor text colour.
+fn cursor_is_painted_in_the_themes_colours(name: &str, file: &str, text: &str) {
+    let display = start_xvfb();
+    let (dir, runtime) = scratch(name);
+    std::fs::create_dir_all(dir.join("themes")).expect("themes");
+    std::fs::write(dir.join("themes").join(file), text).expect("theme file");
+    std::fs::write(dir.join("no-config.ron"), "(theme: (name: \"Probe\"))").expect("config");
+    let (_tern, trace) = start_tern_with(
+        &display,
+        &dir,
+        &runtime,
+        &[
+            "--cols",
+            "40",
+            "--rows",
+            "6",
+            "-e",
+            "sh",
+            "-c",
+            "printf '\\033[2 q  \\342\\226\\214\\033[D'; exec sleep 600",
+        ],
+        &[],
+    );
+    wait_trace(&trace, &dir, "no first frame", |t| {
+        t.contains("first_output_frame_built")
+    });
+    // The cursor is drawn solid while the window has the keyboard.
+    tern_window(&display);
+    let (cursor, glyph) = wait_for("the cursor in the theme's colours", &dir, || {
+        let screen = Screen::grab(&display.name);
+        Some((screen.bbox(CURSOR)?, screen.bbox(CURSOR_TEXT)?))
+    });
+    // One cell (edges may round to a pixel either way): the character's half, then
+    // the cursor's.
+    assert!(
+        glyph.1 == cursor.1 && glyph.3.abs_diff(cursor.3) <= 1,
+        "the character and the cursor on one row: {glyph:?} {cursor:?}"
+    );
+    assert!(
+        glyph.2 <= cursor.0 && cursor.0 - glyph.2 <= 1,
+        "the character's half just left of the cursor's: {glyph:?} {cursor:?}"
+    );
+}
+
+#[test]
+fn a_ghostty_themes_cursor_colours_are_painted() {
+    let text = format!(
+        "background = #101010\nforeground = #e0e0e0\ncursor-color = #2850dc\n\
+         cursor-text = #f0a000\n{}\n",
+        palette(|i, c| format!("palette = {i}={c}"))
+    );
+    cursor_is_painted_in_the_themes_colours("cursor-ghostty", "Probe", &text);
+}
+
+#[test]
+fn a_kitty_themes_cursor_colours_are_painted() {
+    let text = format!(
+        "background #101010\nforeground #e0e0e0\ncursor #2850dc\ncursor_text_color #f0a000\n{}\n",
+        palette(|i, c| format!("color{i} {c}"))
+    );
+    cursor_is_painted_in_the_themes_colours("cursor-kitty", "Probe.conf", &text);
+}
+
+#[test]
+fn an_alacritty_themes_cursor_colours_are_painted() {
+    let text = alacritty_theme("[colors.cursor]\ncursor = '#2850dc'\ntext = '#f0a000'\n");
+    cursor_is_painted_in_the_themes_colours("cursor-alacritty", "Probe.toml", &text);
+}
+
 #[test]
 fn a_ghostty_themes_selection_colours_are_painted() {
     let text = format!(
@@ -118,8 +193,8 @@ fn a_kitty_themes_selection_colours_are_painted() {
     selection_is_painted_in_the_themes_colours("theme-kitty", "Probe.conf", &text);
 }
 
-#[test]
-fn an_alacritty_themes_selection_colours_are_painted() {
+/// An Alacritty theme with grey ANSI colours, the primary colours and `extra`.
+fn alacritty_theme(extra: &str) -> String {
     let names = [
         "black", "red", "green", "yellow", "blue", "magenta", "cyan", "white",
     ];
@@ -131,13 +206,19 @@ fn an_alacritty_themes_selection_colours_are_painted() {
             .collect::<Vec<_>>()
             .join("\n")
     };
-    let text = format!(
-        "[colors.primary]\nbackground = '#101010'\nforeground = '#e0e0e0'\n\
-         [colors.selection]\nbackground = '#c81e96'\ntext = '#1edc28'\n\
-         [colors.cursor]\ncursor = 'CellForeground'\ntext = 'CellBackground'\n\
+    format!(
+        "[colors.primary]\nbackground = '#101010'\nforeground = '#e0e0e0'\n{extra}\
          [colors.normal]\n{}\n[colors.bright]\n{}\n",
         table(0),
         table(8)
+    )
+}
+
+#[test]
+fn an_alacritty_themes_selection_colours_are_painted() {
+    let text = alacritty_theme(
+        "[colors.selection]\nbackground = '#c81e96'\ntext = '#1edc28'\n\
+         [colors.cursor]\ncursor = 'CellForeground'\ntext = 'CellBackground'\n",
     );
     selection_is_painted_in_the_themes_colours("theme-alacritty", "Probe.toml", &text);
 }

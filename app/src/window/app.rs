@@ -406,10 +406,9 @@ impl TernApp {
             .frames
             .last_cpu
             .map_or(-1, |s| (f64::from(s) * 1e6) as i64);
-        self.frames.trace.event(
-            "frame",
-            &format!("\"ui_us\":{ui_us},\"prev_frame_us\":{prev}"),
-        );
+        self.frames
+            .trace
+            .frame(&format!("\"ui_us\":{ui_us},\"prev_frame_us\":{prev}"));
         let search = self.search();
         let progress = search.and_then(|s| s.progress());
         let searching = progress.is_some();

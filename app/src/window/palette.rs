@@ -163,6 +163,12 @@ impl<T: Clone> Picker<T> {
                         ui.weak("no match");
                     }
                     for (i, (text, hint, colours, value)) in rows.into_iter().enumerate() {
+                        if i == selected {
+                            crate::window::trace::note_if_changed("picker_selected", title, || {
+                                let row = serde_json::json!({ "text": text, "hint": hint });
+                                format!("\"row\":{row}")
+                            });
+                        }
                         let row = ui.horizontal(|ui| {
                             let r = ui.selectable_label(i == selected, text);
                             ui.with_layout(

@@ -21,6 +21,33 @@ pub fn note_wake() {
     }
 }
 
+/// Whether `TERN_TRACE` is set: parts without the app's [`Trace`] (a pane's input)
+/// keep a note for it only then.
+pub fn tracing() -> bool {
+    TRACING.load(Ordering::Relaxed)
+}
+
+/// Events kept by parts that draw without the app's [`Trace`] (the sidebar's rows,
+/// the status line): (event, key, fields), written with the next `frame` event when
+/// their fields changed for that key. At most [`NOTES_MAX`] wait; only while tracing.
+static NOTES: std::sync::Mutex<Vec<(&'static str, String, String)>> =
+    std::sync::Mutex::new(Vec::new());
+const NOTES_MAX: usize = 256;
+
+/// Keeps `{"event": event, "key": key, fields}` for the trace, written when `fields`
+/// differ from what this event and key last wrote (a row drawn every frame is written
+/// when it changes). Nothing while not tracing.
+pub fn note_if_changed(event: &'static str, key: &str, fields: impl FnOnce() -> String) {
+    if !tracing() {
+        return;
+    }
+    if let Ok(mut notes) = NOTES.lock()
+        && notes.len() < NOTES_MAX
+    {
+        notes.push((event, key.to_owned(), fields()));
+    }
+}
+
 /// When the UI was last woken by the pipeline (µs since process start; 0: never).
 pub fn woken_us() -> u64 {
     WOKEN_US.load(Ordering::Relaxed)
@@ -43,6 +70,8 @@ pub struct Trace {
     first_output_traced: bool,
     /// When the frame being drawn started (for the key trace).
     pub frame_started: Option<Instant>,
+    /// The last fields written for each event (and key) written only when they change.
+    last_changed: std::collections::HashMap<(&'static str, String), String>,
 }
 
 impl Trace {
@@ -60,6 +89,7 @@ impl Trace {
             first_frame_traced: false,
             first_output_traced: false,
             frame_started: None,
+            last_changed: std::collections::HashMap::new(),
         };
         if let Some(start) = START.get() {
             // The start on CLOCK_MONOTONIC, so a script can put its own clock
@@ -94,6 +124,38 @@ impl Trace {
 
     pub fn event(&mut self, event: &str, extra: &str) {
         self.event_at(event, Instant::now(), extra);
+    }
+
+    /// [`Trace::event`], only when `extra` differs from what this event last wrote (a
+    /// tooltip shown frame after frame is written once).
+    pub fn event_if_changed(&mut self, event: &'static str, extra: &str) {
+        self.keyed_if_changed(event, String::new(), extra);
+    }
+
+    fn keyed_if_changed(&mut self, event: &'static str, key: String, extra: &str) {
+        if self.file.is_none() {
+            return;
+        }
+        let slot = (event, key);
+        if self.last_changed.get(&slot).is_some_and(|l| l == extra) {
+            return;
+        }
+        self.event(event, extra);
+        self.last_changed.insert(slot, extra.to_owned());
+    }
+
+    /// The `frame` event (`extra`: its fields), then the events parts noted while it
+    /// was drawn ([`note_if_changed`]) whose fields changed.
+    pub fn frame(&mut self, extra: &str) {
+        self.event("frame", extra);
+        let notes = NOTES
+            .lock()
+            .map(|mut n| std::mem::take(&mut *n))
+            .unwrap_or_default();
+        for (event, key, fields) in notes {
+            let key_json = serde_json::Value::from(key.as_str()).to_string();
+            self.keyed_if_changed(event, key, &format!("\"key\":{key_json},{fields}"));
+        }
     }
 
     /// Traces the first frame the window presents.

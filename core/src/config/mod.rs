@@ -103,7 +103,8 @@ pub struct Config {
     pub editor: Option<String>,
     /// What "Review changes" runs in a new tab of the worktree, through `sh -c`;
     /// `{base}` stands for the repository's main branch. `None`: `git diff
-    /// --merge-base {base}` (git's pager shows it). Say `lazygit`, `tig {base}..` or
+    /// --merge-base {base}` (git's pager shows it), then a line that keeps the tab until
+    /// Enter. Say `lazygit`, `tig {base}..` or
     /// `git diff --merge-base {base} | delta` for another reviewer.
     pub review_command: Option<String>,
 }

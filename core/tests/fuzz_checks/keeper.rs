@@ -26,7 +26,8 @@ where
     T: serde::Serialize + for<'de> serde::Deserialize<'de> + PartialEq + std::fmt::Debug,
 {
     let (mut tx, rx) = UnixStream::pair().expect("a socket pair");
-    tx.write_all(bytes).expect("the bytes fit the pair's buffer");
+    tx.write_all(bytes)
+        .expect("the bytes fit the pair's buffer");
     drop(tx);
     loop {
         match recv::<T>(&rx, cap) {
@@ -39,7 +40,11 @@ where
             }
             Err(e) => {
                 let text = e.to_string();
-                assert!(text.chars().count() <= 4096, "an error of {} chars", text.len());
+                assert!(
+                    text.chars().count() <= 4096,
+                    "an error of {} chars",
+                    text.len()
+                );
                 return;
             }
         }
@@ -66,8 +71,16 @@ pub fn keeper(data: &[u8]) {
         ring.push(&rest[at..at + n]);
         fed.extend_from_slice(&rest[at..at + n]);
         at += n;
-        assert!(ring.len() <= cap, "the ring holds {} of cap {cap}", ring.len());
-        assert_eq!(ring.len() as u64 + ring.dropped(), fed.len() as u64, "every byte kept or counted");
+        assert!(
+            ring.len() <= cap,
+            "the ring holds {} of cap {cap}",
+            ring.len()
+        );
+        assert_eq!(
+            ring.len() as u64 + ring.dropped(),
+            fed.len() as u64,
+            "every byte kept or counted"
+        );
     }
     let dropped = ring.dropped();
     let out = ring.take();
@@ -76,9 +89,15 @@ pub fn keeper(data: &[u8]) {
     if dropped > 0 {
         assert!(out.len() > kept.len(), "a marker before the kept bytes");
         let marker = String::from_utf8_lossy(&out[..out.len() - kept.len()]).into_owned();
-        assert!(marker.contains(&dropped.to_string()), "the marker counts {dropped}: {marker:?}");
+        assert!(
+            marker.contains(&dropped.to_string()),
+            "the marker counts {dropped}: {marker:?}"
+        );
     } else {
         assert_eq!(out, kept);
     }
-    assert!(ring.is_empty() && ring.dropped() == 0, "taken empties the ring");
+    assert!(
+        ring.is_empty() && ring.dropped() == 0,
+        "taken empties the ring"
+    );
 }

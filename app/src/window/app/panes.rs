@@ -142,6 +142,9 @@ impl TernApp {
                 .remote_note(self.core.ws().active)
                 .or_else(|| self.chrome.status.clone())
                 .unwrap_or_else(|| "No tabs here: Ctrl+Shift+T opens one.".into());
+            crate::window::trace::note_if_changed("empty_worktree", "", || {
+                format!("\"text\":{}", serde_json::Value::from(msg.as_str()))
+            });
             painter.text(
                 area.center(),
                 egui::Align2::CENTER_CENTER,

@@ -385,7 +385,7 @@ impl TernApp {
             .config
             .review_command
             .clone()
-            .unwrap_or_else(|| "git diff --merge-base {base}".to_owned());
+            .unwrap_or_else(|| DEFAULT_REVIEW.to_owned());
         // Quoted for sh: a branch name may hold anything git allows.
         let quoted = format!("'{}'", base.replace('\'', "'\\''"));
         let command = template.replace("{base}", &quoted);
@@ -400,3 +400,9 @@ impl TernApp {
         );
     }
 }
+
+/// What "Review changes" runs when the config names nothing: the diff in git's pager,
+/// then a line that keeps the tab (git's `LESS=FRX` ends the pager at once when the
+/// diff fits the screen, and the tab would close before it was seen).
+const DEFAULT_REVIEW: &str = "git diff --merge-base {base}; \
+     printf '\\n[tern] end of the changes; Enter closes this tab. '; read -r _";

@@ -363,7 +363,11 @@ impl PaneUi {
         rect: egui::Rect,
         (accent, background): (egui::Color32, egui::Color32),
     ) {
-        let Some(words) = self.copy_mode_words() else {
+        let words = self.copy_mode_words();
+        crate::window::trace::note_if_changed("copy_mode", &self.id.0.to_string(), || {
+            format!("\"shown\":{}", super::paint::json(words.unwrap_or("")))
+        });
+        let Some(words) = words else {
             return;
         };
         let font = egui::FontId::proportional(12.0);

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use tern_core::text::hints::{Hint, HintKind, HintOutcome, HintPicker, find_hints};
+use tern_core::text::hints::{Hint, HintKind, HintOutcome, HintPicker, find_hints_counted};
 
 use super::PaneUi;
 use crate::window::render::Metrics;
@@ -30,7 +30,17 @@ impl PaneUi {
         };
         self.viewport.refresh(&self.pipeline, self.id, view);
         let rows = self.viewport.rows(view);
-        let hints = find_hints(&rows, &self.hint_patterns.1);
+        let started = std::time::Instant::now();
+        let (hints, work) = find_hints_counted(&rows, &self.hint_patterns.1);
+        // The work done and the time taken, for the trace: linear in the screen's size.
+        let cells: usize = rows.iter().map(|r| r.cells.len()).sum();
+        let extra = format!(
+            "\"pane\":{},\"labels\":{},\"cells\":{cells},\"work\":{work},\"us\":{}",
+            self.id.0,
+            hints.len(),
+            started.elapsed().as_micros()
+        );
+        self.note_trace("hints", extra);
         // Nothing to label: no mode to leave.
         if !hints.is_empty() {
             self.hints = Some(HintPicker::new(hints));

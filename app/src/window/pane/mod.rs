@@ -111,6 +111,10 @@ pub struct PaneUi {
     copy_jobs: Vec<clip::CopyJob>,
     /// Links to open (checked when asked for).
     links_out: Vec<String>,
+    /// Events for the trace (`TERN_TRACE`) from parts that have none (input, hints),
+    /// written at the end of the pane's frame; kept only while tracing, at most
+    /// [`paint::TRACE_NOTES_MAX`].
+    trace_notes: Vec<(&'static str, String)>,
     /// The pane's folder as the workspace core knows it (set before each frame), for
     /// paths in hints and links.
     pub cwd: Option<std::path::PathBuf>,
@@ -190,6 +194,7 @@ impl PaneUi {
             copied: Vec::new(),
             copy_jobs: Vec::new(),
             links_out: Vec::new(),
+            trace_notes: Vec::new(),
             cwd: None,
             edit_request: None,
             editor: None,
@@ -567,7 +572,7 @@ impl PaneUi {
         if focused {
             self.place_ime(&ctx, rect, m);
         }
-        self.paint_link_hover(&ctx, &painter, rect, m, cx.theme, &response);
+        self.paint_link_hover(&ctx, &painter, rect, m, cx, &response);
         if let Some(msg) = self.exited.as_ref() {
             painter.text(
                 rect.left_bottom(),
@@ -578,6 +583,7 @@ impl PaneUi {
             );
         }
         self.trace_key_echoes(cx.trace);
+        self.write_trace_notes(cx.trace);
         out
     }
 }

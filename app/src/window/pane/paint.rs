@@ -199,9 +199,10 @@ impl PaneUi {
         painter: &egui::Painter,
         rect: egui::Rect,
         m: &Metrics,
-        theme: &Theme,
+        cx: &mut PaneCx<'_>,
         response: &egui::Response,
     ) {
+        let theme = cx.theme;
         let Some(pos) = ctx
             .input(|i| i.pointer.hover_pos())
             .filter(|p| rect.contains(*p))
@@ -217,8 +218,26 @@ impl PaneUi {
                 painter.hline(x0..=x1, y, egui::Stroke::new(1.0, theme.link));
             }
             if let Some(tip) = self.link_tooltip_at_cell(row, col) {
+                if cx.trace.enabled() {
+                    let extra = format!("\"pane\":{},\"tooltip\":{}", self.id.0, json(&tip));
+                    cx.trace.event_if_changed("link_tooltip", &extra);
+                }
                 response.clone().on_hover_text_at_pointer(tip);
             }
+        }
+    }
+
+    /// Keeps an event for the trace, while tracing (written at the end of the frame).
+    pub(super) fn note_trace(&mut self, event: &'static str, extra: String) {
+        if crate::window::trace::tracing() && self.trace_notes.len() < TRACE_NOTES_MAX {
+            self.trace_notes.push((event, extra));
+        }
+    }
+
+    /// Writes the events kept for the trace.
+    pub(super) fn write_trace_notes(&mut self, trace: &mut Trace) {
+        for (event, extra) in self.trace_notes.drain(..) {
+            trace.event(event, &extra);
         }
     }
 
@@ -256,4 +275,12 @@ impl PaneUi {
         }
         self.pending_keys = waiting;
     }
+}
+
+/// The most trace events a pane keeps between two of its frames.
+pub(super) const TRACE_NOTES_MAX: usize = 64;
+
+/// `text` as a JSON string.
+pub(super) fn json(text: &str) -> String {
+    serde_json::Value::from(text).to_string()
 }

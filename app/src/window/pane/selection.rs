@@ -89,7 +89,23 @@ impl PaneUi {
     /// ([`PaneUi::apply_output`]), and an opener that is missing leaves a breadcrumb
     /// (Diagnostics) for this pane.
     pub fn open_link(&mut self, uri: &str) -> Result<(), String> {
-        crate::window::links::allowed(uri)?;
+        let uri_json = super::paint::json(uri);
+        if let Err(why) = crate::window::links::allowed(uri) {
+            let extra = format!(
+                "\"pane\":{},\"uri\":{uri_json},\"refused\":{}",
+                self.id.0,
+                super::paint::json(&why)
+            );
+            self.note_trace("link_refused", extra);
+            return Err(why);
+        }
+        let given = tern_core::security::link_for_opener(uri);
+        let extra = format!(
+            "\"pane\":{},\"uri\":{uri_json},\"opener_gets\":{}",
+            self.id.0,
+            super::paint::json(&given)
+        );
+        self.note_trace("link_open", extra);
         self.links_out.push(uri.to_owned());
         Ok(())
     }

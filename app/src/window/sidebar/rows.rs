@@ -97,6 +97,10 @@ pub(super) fn worktree_row(
     } else {
         format!("worktree {} ({}){why}", w.name(), words.join(", "))
     };
+    let path = w.path.display().to_string();
+    crate::window::trace::note_if_changed("sidebar_row", &path, || {
+        format!("\"label\":{}", serde_json::Value::from(label.as_str()))
+    });
     ui.ctx()
         .accesskit_node_builder(r.id, |n| n.set_label(label));
     r
