@@ -8,7 +8,8 @@
 //! Catches: `"worktree": "proj-fix-login", "branch": null` in the headless list (the
 //! folder's name; the window's sidebar said `fix-login`), and worktrees kept in the
 //! order they were opened (the keys walked main → fix-login → docs-update →
-//! feat-api); seen failing so.
+//! feat-api); seen failing so. Tabs whose program set no title are called by the same
+//! name (they said `proj-feat-api`).
 
 mod common;
 
@@ -82,6 +83,22 @@ fn names_and_order(face: Face) {
         listed, pairs,
         "each worktree under its branch, main first, then by folder"
     );
+    // A tab whose shell set no title is called by its worktree's one name too, not by
+    // the folder (`proj-feat-api`).
+    let titles = tern.wait_for("the tabs titled by their worktrees", |t| {
+        let titles: Vec<String> = t
+            .panes()
+            .iter()
+            .filter(|p| {
+                p["worktree_path"]
+                    .as_str()
+                    .is_some_and(|w| w.contains("proj"))
+            })
+            .map(|p| p["title"].as_str().unwrap_or("?").to_owned())
+            .collect();
+        (titles == sidebar).then_some(titles)
+    });
+    assert_eq!(titles, sidebar);
     let Some(display) = tern.display.take() else {
         return;
     };

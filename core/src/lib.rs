@@ -13,6 +13,7 @@
 
 pub mod agent;
 pub mod atomic_file;
+pub mod badges;
 pub mod config;
 pub mod desktop_appearance;
 pub mod desktop_notify;

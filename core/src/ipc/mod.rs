@@ -213,7 +213,7 @@ pub struct PaneInfo {
     /// notification, a finished command (`finished`: true when it succeeded), output
     /// not seen. Headless, no pane is ever shown.
     #[serde(default)]
-    pub badges: crate::workspace::Badges,
+    pub badges: crate::badges::Badges,
     /// The pane's program ran while no tern was attached (the keeper held it) and
     /// printed meanwhile.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]

@@ -19,7 +19,7 @@ use super::protocol::{
 /// How long tern waits for any one answer of the keeper.
 pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long a started keeper may take to answer on its socket.
-pub const START_TIMEOUT: Duration = Duration::from_secs(5);
+pub const START_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Why tern has no keeper.
 #[derive(Debug, Clone, PartialEq, Eq)]

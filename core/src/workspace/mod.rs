@@ -12,6 +12,7 @@ mod names;
 mod notices;
 mod panes;
 mod reattach;
+mod record;
 pub mod remote;
 mod remote_group;
 pub mod remote_policy;

@@ -20,7 +20,8 @@ impl WorkspaceCore {
     }
 
     /// A pane's title: the program's (OSC 0/2), else the running program, else the
-    /// folder.
+    /// folder — its worktree's one name (the branch) when it is the worktree's own
+    /// folder, as the sidebar, the switcher and `list` say it.
     pub fn pane_title(&self, pane: PaneId) -> String {
         let Some(r) = self.record(pane) else {
             return "—".into();
@@ -32,7 +33,10 @@ impl WorkspaceCore {
             return c.clone();
         }
         match self.pane_cwd(pane) {
-            Some(dir) => dir_name(&dir),
+            Some(dir) => match self.ws.locate(pane).map(|at| &self.ws.groups[at.group]) {
+                Some(group) if group.path == dir => group.name.clone(),
+                _ => dir_name(&dir),
+            },
             None => "shell".into(),
         }
     }
