@@ -1,6 +1,7 @@
-//! The window's source keeps its shape: modules under `app/src/window/` depend on each
-//! other one way only (the coordinator `app` on the panels, the panels on the leaves),
-//! and no file grows past the size a reader can hold.
+//! The source keeps its shape: in every folder of `app/src` the modules depend on each
+//! other one way only (under `app/src/window/`: the coordinator `app` on
+//! the panels, the panels on the leaves), and no window file grows past the size a
+//! reader can hold.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -187,4 +188,204 @@ fn panels_that_return_what_they_ask_for_are_must_use() {
         missing.is_empty(),
         "panels without #[must_use]: {missing:#?}"
     );
+}
+
+/// A source file's module path from its crate's root: `window/glyphs/emoji.rs` →
+/// `window::glyphs::emoji`; `mod.rs`, `lib.rs` and `main.rs` are their folder's module.
+fn module_path(rel: &Path) -> Vec<String> {
+    let mut parts: Vec<String> = rel
+        .iter()
+        .map(|s| s.to_string_lossy().into_owned())
+        .collect();
+    let file = parts.pop().unwrap_or_default();
+    let stem = file.trim_end_matches(".rs");
+    if !matches!(stem, "mod" | "lib" | "main") {
+        parts.push(stem.to_owned());
+    }
+    parts
+}
+
+fn is_ident(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+/// The leading path of `text` (`a::b::C`), up to a group, a space or punctuation.
+fn leading_path(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text.trim_start();
+    loop {
+        let name: String = rest.chars().take_while(|c| is_ident(*c)).collect();
+        if name.is_empty() {
+            return out;
+        }
+        rest = &rest[name.len()..];
+        out.push(name);
+        match rest.strip_prefix("::") {
+            Some(r) if r.starts_with(|c: char| is_ident(c)) => rest = r,
+            _ => return out,
+        }
+    }
+}
+
+/// The modules `code` (in module `module`) names through `crate::…` and `super::…`
+/// paths, each item of a `{…}` group after one counted; comments left out.
+fn named_modules(code: &str, module: &[String]) -> Vec<Vec<String>> {
+    let code: String = code
+        .lines()
+        .map(|l| l.split("//").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut out = Vec::new();
+    let mut at = 0;
+    while let Some(found) = code[at..].find(['c', 's']).map(|i| at + i) {
+        at = found + 1;
+        let before = code[..found].chars().next_back();
+        if before.is_some_and(|c| is_ident(c) || c == ':' || c == '$') {
+            continue;
+        }
+        let mut rest = &code[found..];
+        let mut base: Vec<String> = if let Some(r) = rest.strip_prefix("crate::") {
+            rest = r;
+            Vec::new()
+        } else if rest.starts_with("super::") {
+            let mut base = module.to_vec();
+            while let Some(r) = rest.strip_prefix("super::") {
+                rest = r;
+                if base.pop().is_none() {
+                    break;
+                }
+            }
+            base
+        } else {
+            continue;
+        };
+        // The path up to a group, if any.
+        let path = leading_path(rest);
+        let after = &rest[path
+            .iter()
+            .map(|p| p.len() + 2)
+            .sum::<usize>()
+            .min(rest.len())..];
+        base.extend(path);
+        if !after.starts_with('{') || !rest[..rest.len() - after.len()].ends_with("::") {
+            out.push(base);
+            continue;
+        }
+        // `{a::b, c, d::{e, f}}`: the leading path of each top-level item.
+        let (mut depth, mut item_start) = (0usize, 1usize);
+        for (i, c) in after.char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' | ',' if depth == 1 => {
+                    let item = leading_path(&after[item_start..i]);
+                    if item.first().is_some_and(|n| n != "self") {
+                        out.push(base.iter().cloned().chain(item).collect());
+                    }
+                    item_start = i + 1;
+                    if c == '}' {
+                        break;
+                    }
+                }
+                '}' => depth -= 1,
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// For each folder of the crate at `root` (its module path), each child module → the
+/// sibling modules its non-test code names.
+fn folder_dependencies(root: &Path) -> BTreeMap<String, BTreeMap<String, BTreeSet<String>>> {
+    let mut files = Vec::new();
+    rust_files(root, &mut files);
+    let mut deps: BTreeMap<String, BTreeMap<String, BTreeSet<String>>> = BTreeMap::new();
+    for f in files {
+        let rel = f.strip_prefix(root).expect("under the crate's src");
+        let name = rel.file_name().unwrap_or_default().to_string_lossy();
+        if name.ends_with("tests.rs") {
+            continue;
+        }
+        let module = module_path(rel);
+        let text = std::fs::read_to_string(&f).expect("readable source");
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        for target in named_modules(code, &module) {
+            let shared = module
+                .iter()
+                .zip(&target)
+                .take_while(|(a, b)| a == b)
+                .count();
+            let (Some(from), Some(to)) = (module.get(shared), target.get(shared)) else {
+                continue;
+            };
+            if !to.starts_with(|c: char| c.is_ascii_lowercase()) {
+                continue;
+            }
+            deps.entry(module[..shared].join("/"))
+                .or_default()
+                .entry(from.clone())
+                .or_default()
+                .insert(to.clone());
+        }
+    }
+    deps
+}
+
+/// The import circles among the modules of each folder of the crate at `root`, each as
+/// `folder: a -> b -> a`.
+fn import_circles(root: &Path) -> Vec<String> {
+    fn visit(
+        m: &str,
+        deps: &BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+        found: &mut Vec<String>,
+    ) {
+        if done.contains(m) {
+            return;
+        }
+        if let Some(at) = path.iter().position(|p| p == m) {
+            // Written from its first module by name, whichever was met first.
+            let mut circle = path[at..].to_vec();
+            let first = (0..circle.len()).min_by_key(|&i| &circle[i]).unwrap_or(0);
+            circle.rotate_left(first);
+            circle.push(circle[0].clone());
+            found.push(circle.join(" -> "));
+            return;
+        }
+        path.push(m.to_owned());
+        for d in deps.get(m).into_iter().flatten() {
+            visit(d, deps, path, done, found);
+        }
+        path.pop();
+        done.insert(m.to_owned());
+    }
+    let mut circles = Vec::new();
+    for (folder, deps) in folder_dependencies(root) {
+        let (mut done, mut found) = (BTreeSet::new(), Vec::new());
+        for m in deps.keys() {
+            visit(m, &deps, &mut Vec::new(), &mut done, &mut found);
+        }
+        let folder = if folder.is_empty() { "src" } else { &folder };
+        circles.extend(found.into_iter().map(|c| format!("{folder}: {c}")));
+    }
+    circles
+}
+
+/// No module of any folder of `app/src` reaches, through its siblings, back to itself
+/// (`crate::…` and `super::…` paths in non-test code; `core/tests/structure.rs` does the
+/// same for `core/src`). Seen failing on `window/glyphs: emoji -> system_fonts -> emoji`
+/// before `presentation.rs`.
+#[test]
+fn no_folder_of_app_src_has_an_import_circle() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let app = folder_dependencies(&src);
+    assert!(
+        app.get("window/glyphs")
+            .and_then(|g| g.get("fonts"))
+            .is_some_and(|d| d.contains("system_fonts")),
+        "the search does not see `super::system_fonts` in window/glyphs/fonts.rs: {app:?}"
+    );
+    let circles = import_circles(&src);
+    assert!(circles.is_empty(), "import circles: {circles:#?}");
 }

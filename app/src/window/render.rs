@@ -6,7 +6,7 @@ use egui::{Align2, Color32, FontId, Mesh, Painter, Pos2, Rect, Stroke, Vec2, pos
 use tern_core::model::{Cell, Cursor, CursorShape, Flags, Palette, Row, Underline};
 
 use super::boxes::{Pixels, draw_box};
-use super::glyphs::{self, GlyphCache, emoji};
+use super::glyphs::{self, GlyphCache, emoji, presentation};
 use super::theme::{self, Theme};
 
 /// Cell geometry for one font.
@@ -181,7 +181,7 @@ fn add_row(
         };
         let marks: &[char] = combining.map_or(&[], |e| &e.combining);
         let face = face_of(flags);
-        let colour_emoji = if lk.fg != lk.bg && emoji::wants_colour(c, marks) {
+        let colour_emoji = if lk.fg != lk.bg && presentation::wants_colour(c, marks) {
             // The whole cluster, so that a sequence the font joins is one glyph.
             let mut cluster = String::from(c);
             cluster.extend(marks);

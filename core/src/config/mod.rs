@@ -305,9 +305,7 @@ pub enum ExitBehavior {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum PresentMode {
     /// The lowest latency the surface offers: Immediate, else Mailbox, else FIFO (a
-    /// frame may tear where Immediate is used). With a software renderer (a CPU
-    /// adapter) on X11 the frames go through shared memory (MIT-SHM) instead of the
-    /// driver's swapchain (`vendor/eframe`, `shm_present.rs`).
+    /// frame may tear where Immediate is used).
     #[default]
     LowLatency,
     /// Wait for the vertical blank (FIFO; relaxed FIFO where offered): no tearing, up

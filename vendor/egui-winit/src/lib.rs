@@ -29,7 +29,6 @@ pub mod clipboard;
 mod dropped_file;
 mod safe_area;
 mod window_settings;
-// tern's patch (PATCHES.md): window facts kept between frames.
 pub mod window_facts;
 
 pub use window_settings::{WindowGeometry, WindowSettings};
@@ -53,7 +52,6 @@ pub fn screen_size_in_pixels(window: &Window) -> egui::Vec2 {
         // That will be easier once https://github.com/rust-windowing/winit/pull/3890 lands
         window.outer_size()
     } else {
-        // tern's patch: kept between frames, not one X11 round trip per frame.
         window_facts::facts(window).inner_size
     };
     egui::vec2(size.width as f32, size.height as f32)
@@ -365,7 +363,6 @@ impl State {
 
         use winit::event::WindowEvent;
 
-        // tern's patch: what may have changed the window is asked again next frame.
         if window_facts::may_change_facts(event) {
             window_facts::forget(window.id());
         }
@@ -482,9 +479,7 @@ impl State {
                             || event.logical_key
                                 == winit::keyboard::Key::Named(winit::keyboard::NamedKey::Tab);
                         EventResponse {
-                            // tern's patch: a modifier key alone asks no frame, nor a
-                            // release the app does not read as it comes.
-                            repaint: !window_facts::is_modifier_key(event)
+                            repaint: !is_modifier_key(event)
                                 && (event.state == ElementState::Pressed
                                     || window_facts::key_releases_wanted()),
                             consumed,
@@ -579,10 +574,8 @@ impl State {
                     .events
                     .push(egui::Event::ModifiersChanged(self.modifiers));
 
-                // tern's patch: a modifier alone asks no frame; the next key or pointer
-                // event's frame sees it.
                 EventResponse {
-                    repaint: false,
+                    repaint: false, // the next key or pointer event's frame sees them
                     consumed: false,
                 }
             }
@@ -1441,8 +1434,25 @@ fn to_egui_theme(theme: winit::window::Theme) -> Theme {
     }
 }
 
+/// A modifier key alone (Ctrl, Shift, Alt, Super...) asks no frame of its own: egui
+/// sees the modifiers with the next key or pointer event.
+fn is_modifier_key(event: &winit::event::KeyEvent) -> bool {
+    use winit::keyboard::{Key, NamedKey};
+    matches!(
+        event.logical_key,
+        Key::Named(
+            NamedKey::Control
+                | NamedKey::Shift
+                | NamedKey::Alt
+                | NamedKey::AltGraph
+                | NamedKey::Super
+                | NamedKey::Meta
+                | NamedKey::Hyper
+        )
+    )
+}
+
 pub fn inner_rect_in_points(window: &Window, pixels_per_point: f32) -> Option<Rect> {
-    // tern's patch: kept between frames.
     let facts = window_facts::facts(window);
     let inner_pos_px = facts.inner_position?;
     let inner_pos_px = egui::pos2(inner_pos_px.x as f32, inner_pos_px.y as f32);
@@ -1456,7 +1466,6 @@ pub fn inner_rect_in_points(window: &Window, pixels_per_point: f32) -> Option<Re
 }
 
 pub fn outer_rect_in_points(window: &Window, pixels_per_point: f32) -> Option<Rect> {
-    // tern's patch: kept between frames.
     let facts = window_facts::facts(window);
     let outer_pos_px = facts.outer_position?;
     let outer_pos_px = egui::pos2(outer_pos_px.x as f32, outer_pos_px.y as f32);
@@ -1483,7 +1492,6 @@ pub fn update_viewport_info(
     profiling::function_scope!();
     let pixels_per_point = pixels_per_point(egui_ctx, window);
 
-    // tern's patch: the facts are kept between frames; a new window asks afresh.
     if is_init {
         window_facts::forget(window.id());
     }

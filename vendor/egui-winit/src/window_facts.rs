@@ -1,14 +1,10 @@
-//! tern's patch (see `PATCHES.md`): the window facts that winit asks the X server for
-//! on every call — `inner_size`, `inner_position`, `outer_position`, `outer_size`,
-//! `is_minimized`, `is_maximized`, each a synchronous round trip on X11 — are read once
-//! and kept until a window event that can change them arrives. egui-winit and eframe
-//! asked for them on every frame (about ten round trips before a frame could begin,
-//! each one waiting for the X server to finish whatever it was doing for other
-//! clients).
+//! A window's geometry and state, kept between frames: on X11 winit asks the server for
+//! each on every call (a synchronous round trip), and egui-winit and eframe asked for
+//! them every frame. They are kept until a window event that may change them.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{LazyLock, Mutex};
 
 use winit::dpi::{PhysicalPosition, PhysicalSize};
 use winit::event::WindowEvent;
@@ -25,11 +21,10 @@ pub struct WindowFacts {
     pub maximized: bool,
 }
 
-static FACTS: Mutex<Option<HashMap<WindowId, WindowFacts>>> = Mutex::new(None);
+static FACTS: LazyLock<Mutex<HashMap<WindowId, WindowFacts>>> = LazyLock::new(Default::default);
 
 fn with_map<R>(f: impl FnOnce(&mut HashMap<WindowId, WindowFacts>) -> R) -> R {
-    let mut guard = FACTS.lock().unwrap_or_else(|e| e.into_inner());
-    f(guard.get_or_insert_with(HashMap::new))
+    f(&mut FACTS.lock().unwrap_or_else(|e| e.into_inner()))
 }
 
 /// The window's facts: the kept ones, or asked now (and kept) when none are.
@@ -55,9 +50,7 @@ pub fn forget(window: WindowId) {
 }
 
 /// Whether `event` may change a window's geometry or state: every event but input and
-/// the redraw request. (A window manager that maximizes, moves, resizes, minimizes or
-/// restores a window sends a configure, focus, visibility or property change, which
-/// winit reports as one of the events kept here.)
+/// the redraw request.
 pub fn may_change_facts(event: &WindowEvent) -> bool {
     !matches!(
         event,
@@ -80,43 +73,10 @@ pub fn may_change_facts(event: &WindowEvent) -> bool {
     )
 }
 
-/// Whether a key event is a modifier key alone (Ctrl, Shift, Alt, Super…): egui sees
-/// the modifiers with the next key or pointer event, so it asks no frame of its own.
-pub fn is_modifier_key(event: &winit::event::KeyEvent) -> bool {
-    use winit::keyboard::{KeyCode, NamedKey, PhysicalKey};
-    matches!(
-        event.physical_key,
-        PhysicalKey::Code(
-            KeyCode::ControlLeft
-                | KeyCode::ControlRight
-                | KeyCode::ShiftLeft
-                | KeyCode::ShiftRight
-                | KeyCode::AltLeft
-                | KeyCode::AltRight
-                | KeyCode::SuperLeft
-                | KeyCode::SuperRight
-                | KeyCode::Meta
-                | KeyCode::Hyper
-        )
-    ) || matches!(
-        event.logical_key,
-        winit::keyboard::Key::Named(
-            NamedKey::Control
-                | NamedKey::Shift
-                | NamedKey::Alt
-                | NamedKey::AltGraph
-                | NamedKey::Super
-                | NamedKey::Meta
-                | NamedKey::Hyper
-        )
-    )
-}
-
 static KEY_RELEASES_WANTED: AtomicBool = AtomicBool::new(false);
 
-/// Says whether the app reads key releases as they come (tern: the focused pane's
-/// program asked the kitty keyboard protocol for event types). When it does not, a
-/// key's release asks no frame of its own; egui sees it with the next frame.
+/// Says whether the app reads key releases as they come. When it does not (the
+/// default), a key's release asks no frame of its own: egui sees it with the next one.
 pub fn set_key_releases_wanted(wanted: bool) {
     KEY_RELEASES_WANTED.store(wanted, Ordering::Relaxed);
 }

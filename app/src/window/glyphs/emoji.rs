@@ -1,5 +1,5 @@
-//! Colour emoji: which font has them, which cells are drawn with them, and how a colour
-//! glyph is fitted into its cells.
+//! Colour emoji: which font has them and how a colour glyph is fitted into its cells
+//! (which cells are drawn with them: `presentation.rs`).
 //!
 //! egui's font atlas holds colour glyphs (epaint's `color_fonts` feature rasterizes
 //! `CBDT`, `sbix` and `COLR` glyphs at the physical pixel size, like any glyph). The
@@ -15,7 +15,6 @@
 use std::path::{Path, PathBuf};
 
 use egui::{Pos2, Rect, Vec2};
-use unicode_properties::{EmojiStatus, UnicodeEmoji as _};
 
 /// The family holding only the colour emoji font (absent when the system has none).
 pub const EMOJI_FAMILY: &str = "tern-emoji";
@@ -71,36 +70,6 @@ fn read(path: &Path) -> Option<(PathBuf, egui::FontData)> {
         .map(|b| (path.to_owned(), egui::FontData::from_owned(b)))
 }
 
-/// Whether a cell holding `c` (with the combining marks and variation selectors in
-/// `marks`) asks for a colour emoji: the character is presented as emoji by default
-/// (`Emoji_Presentation=Yes`) or is an emoji followed by VS16 (U+FE0F). VS15 (U+FE0E)
-/// asks for text. ASCII digits, `#` and `*` stay text unless they are a keycap (VS16
-/// and U+20E3 after them).
-pub fn wants_colour(c: char, marks: &[char]) -> bool {
-    if marks.contains(&'\u{FE0E}') {
-        return false;
-    }
-    if c.is_ascii() {
-        return marks.contains(&'\u{FE0F}') && marks.contains(&'\u{20E3}');
-    }
-    if marks.contains(&'\u{FE0F}') && c.is_emoji_char() {
-        return true;
-    }
-    emoji_presentation(c)
-}
-
-/// Whether `c` is presented as an emoji without a variation selector
-/// (`Emoji_Presentation=Yes`).
-pub fn emoji_presentation(c: char) -> bool {
-    matches!(
-        c.emoji_status(),
-        EmojiStatus::EmojiPresentation
-            | EmojiStatus::EmojiPresentationAndModifierBase
-            | EmojiStatus::EmojiPresentationAndEmojiComponent
-            | EmojiStatus::EmojiPresentationAndModifierAndEmojiComponent
-    )
-}
-
 /// The rectangle a colour glyph of `size` (points) takes in the cell box `cells`:
 /// scaled down to fit if it is larger (never up), centred, its top-left on a physical
 /// pixel so that a glyph rasterized at its size is sampled one texel per pixel.
@@ -117,24 +86,6 @@ pub fn fit(cells: Rect, size: Vec2, pixels_per_point: f32) -> Rect {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-
-    #[test]
-    fn emoji_presentation_and_vs16_ask_for_colour_vs15_and_ascii_do_not() {
-        assert!(wants_colour('😀', &[]));
-        assert!(wants_colour('🚀', &[]));
-        assert!(wants_colour('⌚', &[]));
-        // Text by default; colour with VS16; text again with VS15.
-        assert!(!wants_colour('❤', &[]));
-        assert!(wants_colour('❤', &['\u{FE0F}']));
-        assert!(!wants_colour('😀', &['\u{FE0E}']));
-        assert!(wants_colour('1', &['\u{FE0F}', '\u{20E3}']), "a keycap");
-        assert!(!wants_colour('1', &['\u{FE0F}']));
-        assert!(!wants_colour('a', &[]));
-        assert!(!wants_colour('日', &[]));
-        assert!(!wants_colour('─', &[]));
-        assert!(!wants_colour('\u{23FA}', &[]), "⏺ is text by default");
-        assert!(wants_colour('\u{23FA}', &['\u{FE0F}']));
-    }
 
     /// fontconfig's `emoji` family (fonts-noto-color-emoji, which `scripts/test.sh`
     /// installs), not a list of paths.

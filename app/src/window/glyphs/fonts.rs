@@ -279,7 +279,7 @@ pub fn install_fonts_with(ctx: &egui::Context, config: &FontConfig) -> Result<()
         system_names.push((*name).to_owned());
     }
     // Colour emoji: a family of their own, for cells that ask for emoji presentation
-    // (`emoji::wants_colour`), and the UI's fallback. Not in the grid's text chains: a
+    // (`presentation::wants_colour`), and the UI's fallback. Not in the grid's text chains: a
     // character whose Emoji_Presentation is No (⏺, ☑, ❤) is text in the cell's colour
     // unless VS16 follows, as in kitty and Ghostty, so fallback finds a text font for it.
     let mut emoji_font = None;

@@ -16,6 +16,7 @@
 pub mod emoji;
 pub mod families;
 pub mod fonts;
+pub mod presentation;
 pub mod shaping;
 pub mod symbols;
 pub mod system_fonts;

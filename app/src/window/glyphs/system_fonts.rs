@@ -220,7 +220,7 @@ impl SystemFonts {
         charset.add_char(c).ok()?;
         p.add_charset(charset).ok()?;
         let sorted = p.sort_fonts(UnicodeCoverage::Trim).ok()?;
-        let text_first = !super::emoji::emoji_presentation(c);
+        let text_first = !super::presentation::emoji_presentation(c);
         let mut colour = None;
         for candidate in sorted.iter().take(MAX_CANDIDATES) {
             let Some(face) = Self::face_of(&candidate) else {

@@ -17,6 +17,3 @@ mod glow_integration;
 
 #[cfg(feature = "wgpu_no_default_features")]
 mod wgpu_integration;
-
-#[cfg(all(feature = "wgpu_no_default_features", target_os = "linux"))]
-mod shm_present;

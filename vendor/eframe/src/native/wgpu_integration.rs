@@ -93,13 +93,6 @@ pub struct SharedState {
 
     /// Passed on to each [`egui_winit::State`]. See [`NativeOptions::clipboard_shortcuts`].
     clipboard_shortcuts: bool,
-
-    /// tern's patch: the root window's frames through MIT-SHM (`shm_present.rs`), once
-    /// tried (`shm_tried`) and when it could be set up.
-    #[cfg(target_os = "linux")]
-    shm: Option<super::shm_present::ShmPresenter>,
-    #[cfg(target_os = "linux")]
-    shm_tried: bool,
 }
 
 pub type Viewports = egui::OrderedViewportIdMap<Viewport>;
@@ -125,9 +118,7 @@ pub struct Viewport {
     /// `window` and `egui_winit` are initialized together.
     egui_winit: Option<egui_winit::State>,
 
-    /// tern's patch: the window last given to the painter, so that a frame gives it
-    /// again only when it changed (`Painter::set_window` asks the window for its size, a
-    /// round trip to the X server, before it looks whether it has a surface already).
+    /// The window last given to the painter (`Painter::set_window` asks its size).
     painter_window: Option<winit::window::WindowId>,
 }
 
@@ -386,10 +377,6 @@ impl<'app> WgpuWinitApp<'app> {
             focused_viewport: Some(ViewportId::ROOT),
             resized_viewport: None,
             clipboard_shortcuts: self.native_options.clipboard_shortcuts,
-            #[cfg(target_os = "linux")]
-            shm: None,
-            #[cfg(target_os = "linux")]
-            shm_tried: false,
         }));
 
         {
@@ -707,7 +694,6 @@ impl WgpuWinitRunning<'_> {
                     .iter()
                     .any(egui_winit::ActionRequested::wants_paint);
 
-            // tern's patch: only a window the painter has not been given yet.
             if *painter_window != Some(window.id()) {
                 profiling::scope!("set_window");
                 pollster::block_on(painter.set_window(viewport_id, Some(Arc::clone(window))))?;
@@ -801,10 +787,6 @@ impl WgpuWinitRunning<'_> {
             viewports,
             painter,
             viewport_from_window,
-            #[cfg(target_os = "linux")]
-            shm,
-            #[cfg(target_os = "linux")]
-            shm_tried,
             ..
         } = &mut *shared_mut;
 
@@ -854,56 +836,15 @@ impl WgpuWinitRunning<'_> {
                     true
                 }
             });
-            let clear_color = app.clear_color(&egui_ctx.global_style().visuals);
-            // tern's patch: the root window's frames through MIT-SHM where it can be set
-            // up (`shm_present.rs`); a screenshot, and any failure, take the swapchain.
-            #[cfg(target_os = "linux")]
-            let shm_painted = viewport_id == ViewportId::ROOT && screenshot_commands.is_empty() && {
-                if !*shm_tried {
-                    *shm_tried = true;
-                    *shm = painter.render_state().and_then(|render| {
-                        super::shm_present::ShmPresenter::new(
-                            window,
-                            &render,
-                            painter.surface_config().present_mode,
-                        )
-                    });
-                }
-                let size = egui_winit::window_facts::facts(window).inner_size;
-                let painted = shm.as_mut().map(|presenter| {
-                    presenter.paint(
-                        [size.width, size.height],
-                        pixels_per_point,
-                        clear_color,
-                        &clipped_primitives,
-                        pending_deltas,
-                    )
-                });
-                match painted {
-                    Some(Ok(())) => true,
-                    Some(Err(err)) => {
-                        log::warn!("frames go through the swapchain from now on: {err}");
-                        *shm = None;
-                        false
-                    }
-                    None => false,
-                }
-            };
-            #[cfg(not(target_os = "linux"))]
-            let shm_painted = false;
-            let vsync_secs = if shm_painted {
-                0.0
-            } else {
-                painter.paint_and_update_textures(
-                    viewport_id,
-                    pixels_per_point,
-                    clear_color,
-                    &clipped_primitives,
-                    pending_deltas,
-                    screenshot_commands,
-                    window,
-                )
-            };
+            let vsync_secs = painter.paint_and_update_textures(
+                viewport_id,
+                pixels_per_point,
+                app.clear_color(&egui_ctx.global_style().visuals),
+                &clipped_primitives,
+                pending_deltas,
+                screenshot_commands,
+                window,
+            );
 
             for action in viewport.actions_requested.drain(..) {
                 match action {
@@ -1431,8 +1372,7 @@ fn handle_viewport_output(
         let viewport =
             initialize_or_update_viewport(viewports, ids, class, builder, viewport_ui_cb, painter);
 
-        // tern's patch: only commands can resize the window here; with none, the size is
-        // not asked (two round trips to the X server after every frame).
+        // Only commands resize the window here: with none, its size is not asked.
         let old_inner_size = if commands.is_empty() {
             None
         } else {
@@ -1517,6 +1457,7 @@ fn initialize_or_update_viewport<'a>(
                 );
                 viewport.window = None;
                 viewport.egui_winit = None;
+                viewport.painter_window = None;
                 if let Err(err) = pollster::block_on(painter.set_window(viewport.ids.this, None)) {
                     log::error!(
                         "when rendering viewport_id={:?}, set_window Error {err}",

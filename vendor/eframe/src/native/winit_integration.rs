@@ -14,9 +14,8 @@ use egui_winit::accesskit_winit;
 /// These windows don't receive `RedrawRequested` events on Windows,
 /// so they need special handling to keep processing viewport commands.
 ///
-/// tern's patch: the minimized state is egui-winit's kept one (see `PATCHES.md`), not
-/// asked of the window: on X11 each `is_minimized` is a round trip to the server, and
-/// this runs after every event of the loop.
+/// The minimized state is egui-winit's kept one: on X11 each `is_minimized` is a round
+/// trip to the server, and this runs after every event of the loop.
 pub fn is_invisible_or_minimized(window: &Window) -> bool {
     window.is_visible() == Some(false)
         || egui_winit::window_facts::facts(window).minimized == Some(true)
