@@ -8,7 +8,7 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use common::headless::{KeeperGuard, PATIENCE, Served, pane_id, scratch, stop_keeper};
 

@@ -34,7 +34,17 @@ pub use crate::pipeline::PANE_ENV;
 /// The longest request line a server reads (a `send-text` paste included).
 pub const MAX_REQUEST_BYTES: usize = 1 << 20;
 
-pub use crate::workspace::split_tree::SplitDirection;
+/// Where a split puts the new pane: the one split direction (keys, `tern msg` —
+/// written `right`/`down` — and tmux's `split-window -h`/`-v`). [`Axis`] is how a
+/// split node arranges its children.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SplitDirection {
+    /// Side by side (a vertical divider).
+    Right,
+    /// One above the other (a horizontal divider).
+    Down,
+}
 
 /// What a client asks for.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -103,14 +113,15 @@ pub enum Request {
     },
 }
 
+/// The longest `tern msg search` waits for every pane to answer.
+pub const MSG_SEARCH_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
+
 impl Request {
     /// How long the server waits for the app's answer to this request.
     pub fn answer_timeout(&self) -> std::time::Duration {
         match self {
             // Searching every pane's history can take a while; it never holds the app.
-            Request::Search { .. } => {
-                crate::workspace::search::MSG_SEARCH_TIMEOUT + std::time::Duration::from_secs(5)
-            }
+            Request::Search { .. } => MSG_SEARCH_TIMEOUT + std::time::Duration::from_secs(5),
             _ => server::ANSWER_TIMEOUT,
         }
     }

@@ -34,7 +34,7 @@ pub enum FlowAction {
 }
 
 /// Where `split-window` puts the new pane (`Right`: `-h`, `Down`: `-v`).
-pub use crate::workspace::split_tree::SplitDirection;
+pub use crate::ipc::SplitDirection;
 
 /// A command for tmux.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -3,14 +3,14 @@
 //! the workspace only through [`WorkspaceCore::apply`]; what the core cannot do itself
 //! comes back as [`Effect`]s.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::command::{Applied, Command, Effect, Outcome, Source};
-pub use super::record::PaneRecord;
 use super::record::Notices;
+pub use super::record::PaneRecord;
 use super::tree::Workspace;
 use crate::config::{Config, ExitBehavior};
 use crate::model::TermEvent;

@@ -7,6 +7,10 @@ use super::core::{WorkspaceCore, dir_name};
 use crate::diagnostics::PaneLabel;
 use crate::pipeline::PaneId;
 
+/// A worktree as the face names it: its name and branch (the window's sidebar knows
+/// git; without it, the group's name stands).
+pub type WorktreeName = (String, Option<String>);
+
 impl WorkspaceCore {
     /// The pane's folder: OSC 7 when the shell reports it (only a report that named
     /// the shell's real folder is kept, `core::names_real_folder`), else the shell's

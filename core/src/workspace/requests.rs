@@ -187,9 +187,7 @@ pub fn outcome_reply(outcome: super::Outcome) -> Reply {
     }
 }
 
-/// A worktree as the face names it: its name and branch (the window's sidebar knows
-/// git; without it, the group's name stands).
-pub type WorktreeName = (String, Option<String>);
+pub use super::names::WorktreeName;
 
 impl WorkspaceCore {
     /// Every pane for `tern msg list`. `worktree` names a group's folder when the face

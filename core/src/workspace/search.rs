@@ -4,17 +4,15 @@
 //! the face never waits for it).
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use super::core::WorkspaceCore;
-use super::requests::WorktreeName;
+use super::names::WorktreeName;
 use crate::ipc::server::IpcCall;
 use crate::ipc::{Reply, Response, SearchHit};
 use crate::pipeline::search_all::{PaneEnd, PaneFound, PanesQuery, PanesSearch};
 use crate::pipeline::{PaneId, Pipeline};
 
-/// The longest `tern msg search` waits for every pane to answer.
-pub const MSG_SEARCH_TIMEOUT: Duration = Duration::from_secs(60);
+pub use crate::ipc::MSG_SEARCH_TIMEOUT;
 /// Most bytes of matching text one `tern msg search` reply carries (past it the reply
 /// says it stopped).
 pub const MAX_REPLY_TEXT_BYTES: usize = 16 << 20;

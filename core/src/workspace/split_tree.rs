@@ -14,17 +14,7 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Where a split puts the new pane: the one split direction (keys, `tern msg` —
-/// written `right`/`down` — and tmux's `split-window -h`/`-v`). [`Axis`] is how a
-/// split node arranges its children.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum SplitDirection {
-    /// Side by side (a vertical divider).
-    Right,
-    /// One above the other (a horizontal divider).
-    Down,
-}
+pub use crate::ipc::SplitDirection;
 
 impl From<SplitDirection> for Axis {
     fn from(d: SplitDirection) -> Axis {
