@@ -113,19 +113,19 @@ pub enum Request {
     },
 }
 
-/// The longest `tern msg search` waits for every pane to answer.
-pub const MSG_SEARCH_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
-
 impl Request {
     /// How long the server waits for the app's answer to this request.
     pub fn answer_timeout(&self) -> std::time::Duration {
         match self {
             // Searching every pane's history can take a while; it never holds the app.
-            Request::Search { .. } => MSG_SEARCH_TIMEOUT + std::time::Duration::from_secs(5),
+            Request::Search { .. } => SEARCH_TIMEOUT + std::time::Duration::from_secs(5),
             _ => server::ANSWER_TIMEOUT,
         }
     }
 }
+
+/// The longest a `search` waits for every pane to answer (the server waits 5 s more).
+pub const SEARCH_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// One matching line of a `search` reply (`tern msg search` prints one JSON line each).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

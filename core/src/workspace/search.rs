@@ -6,13 +6,13 @@
 use std::sync::Arc;
 
 use super::core::WorkspaceCore;
-use super::names::WorktreeName;
 use crate::ipc::server::IpcCall;
 use crate::ipc::{Reply, Response, SearchHit};
 use crate::pipeline::search_all::{PaneEnd, PaneFound, PanesQuery, PanesSearch};
 use crate::pipeline::{PaneId, Pipeline};
 
-pub use crate::ipc::MSG_SEARCH_TIMEOUT;
+/// The longest `tern msg search` waits for every pane to answer.
+pub const MSG_SEARCH_TIMEOUT: std::time::Duration = crate::ipc::SEARCH_TIMEOUT;
 /// Most bytes of matching text one `tern msg search` reply carries (past it the reply
 /// says it stopped).
 pub const MAX_REPLY_TEXT_BYTES: usize = 16 << 20;
@@ -47,7 +47,8 @@ impl WorkspaceCore {
     pub fn search_targets(
         &self,
         scope: &SearchScope,
-        worktree: impl Fn(&std::path::Path) -> Option<WorktreeName>,
+        // A worktree's name and branch as the face names it (`requests::WorktreeName`).
+        worktree: impl Fn(&std::path::Path) -> Option<(String, Option<String>)>,
     ) -> Result<Vec<SearchTarget>, String> {
         let mut out = Vec::new();
         for (gi, g) in self.ws.groups.iter().enumerate() {

@@ -202,7 +202,7 @@ impl ModelThread {
     pub(super) fn has_work(&self) -> bool {
         self.has_input()
             || !self.searches.is_empty()
-            || self.panes_search_due(Instant::now())
+            || (!self.panes_searches.is_empty() && self.panes_search_due(Instant::now()))
             || self
                 .panes
                 .values()
