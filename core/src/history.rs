@@ -34,6 +34,8 @@ use flate2::write::GzEncoder;
 pub const SEGMENT_CAP_BYTES: u64 = 32 << 20;
 /// Pieces waiting for the writer at most (then pieces are dropped and counted).
 const QUEUE_PIECES: usize = 4096;
+/// The writer thread's nice value (Linux: per thread).
+const HISTORY_NICE: i32 = 10;
 
 /// The folder of the history files when the session file has no folder:
 /// `$XDG_STATE_HOME/tern/history` (the faces keep them beside the session file, which
@@ -45,8 +47,15 @@ pub fn default_dir() -> Option<PathBuf> {
 }
 
 enum Msg {
-    Bytes { key: u64, data: Vec<u8> },
-    Remove { key: u64 },
+    /// `lost`: bytes of this pane not written before these (the queue was full).
+    Bytes {
+        key: u64,
+        data: Vec<u8>,
+        lost: u64,
+    },
+    Remove {
+        key: u64,
+    },
     Stop,
 }
 
@@ -73,6 +82,8 @@ pub struct Tap {
     key: u64,
     tx: SyncSender<Msg>,
     dropped: Arc<AtomicU64>,
+    /// This pane's bytes not queued since its last piece that was.
+    lost: Arc<AtomicU64>,
 }
 
 impl std::fmt::Debug for Msg {
@@ -84,16 +95,23 @@ impl std::fmt::Debug for Msg {
 impl Tap {
     /// Queues a copy of `bytes`; never waits (a full queue drops them and counts).
     pub fn send(&self, bytes: &[u8]) {
+        self.send_owned(bytes.to_vec());
+    }
+
+    /// Queues `bytes`; never waits (a full queue drops them and counts).
+    pub fn send_owned(&self, bytes: Vec<u8>) {
         if bytes.is_empty() {
             return;
         }
+        let len = bytes.len() as u64;
         let msg = Msg::Bytes {
             key: self.key,
-            data: bytes.to_vec(),
+            data: bytes,
+            lost: self.lost.swap(0, Ordering::Relaxed),
         };
-        if let Err(TrySendError::Full(_)) = self.tx.try_send(msg) {
-            self.dropped
-                .fetch_add(bytes.len() as u64, Ordering::Relaxed);
+        if let Err(TrySendError::Full(Msg::Bytes { lost, .. })) = self.tx.try_send(msg) {
+            self.dropped.fetch_add(len, Ordering::Relaxed);
+            self.lost.fetch_add(lost + len, Ordering::Relaxed);
         }
     }
 }
@@ -111,7 +129,13 @@ impl History {
             let (dir, dropped) = (dir.clone(), dropped.clone());
             std::thread::Builder::new()
                 .name("tern-history".into())
-                .spawn(move || write_loop(&dir, &rx, &dropped, &note))?
+                .spawn(move || {
+                    // Behind the model thread and the programs: compressing a flood's
+                    // history must not take their CPU (on a busy machine the queue fills
+                    // and pieces are dropped, with a marker in the file, instead).
+                    let _ = rustix::process::setpriority_process(None, HISTORY_NICE);
+                    write_loop(&dir, &rx, &dropped, &note)
+                })?
         };
         Ok(History {
             dir,
@@ -126,6 +150,7 @@ impl History {
             key,
             tx: self.tx.clone(),
             dropped: self.dropped.clone(),
+            lost: Arc::default(),
         }
     }
 
@@ -227,11 +252,19 @@ fn write_loop(dir: &Path, rx: &Receiver<Msg>, dropped: &AtomicU64, note: &Note) 
                     dirty.retain(|k| *k != key);
                     remove_history(dir, key);
                 }
-                Msg::Bytes { key, data } => {
+                Msg::Bytes { key, data, lost } => {
                     if failed.contains_key(&key) {
                         continue;
                     }
-                    if let Err(e) = append(dir, &mut open_files, key, &data) {
+                    let marked = if lost > 0 {
+                        let line = format!(
+                            "\r\n\x1b[0;2m[tern] {lost} bytes of history not kept (tern was busy)\x1b[0m\r\n"
+                        );
+                        append(dir, &mut open_files, key, line.as_bytes())
+                    } else {
+                        Ok(())
+                    };
+                    if let Err(e) = marked.and_then(|()| append(dir, &mut open_files, key, &data)) {
                         note(format!(
                             "history: cannot write pane history ({e}); it stops here"
                         ));

@@ -66,6 +66,8 @@ pub struct PaneEntry {
     /// of the first bytes parsed not to copy (history replayed from its own file).
     pub(super) history: Option<crate::history::Tap>,
     pub(super) untapped: u64,
+    /// Parsed bytes for the history writer, sent at the end of the parse slice.
+    pub(super) history_pending: Vec<u8>,
 }
 
 impl PaneEntry {
@@ -131,6 +133,7 @@ impl PaneEntry {
             frame_owed: false,
             history: None,
             untapped: 0,
+            history_pending: Vec::new(),
         }
     }
 

@@ -136,11 +136,13 @@ impl ModelThread {
             let parsed = p
                 .core
                 .parse_bounded(&chunk.data[chunk.offset..end], until_work_cells);
-            if let Some(tap) = &p.history {
+            if p.history.is_some() {
+                // Copied now, handed to the history writer once the slice's replies
+                // are out (one wake-up per slice, never before a reply).
                 let piece = &chunk.data[chunk.offset..chunk.offset + parsed.consumed];
                 let skip = p.untapped.min(piece.len() as u64);
                 p.untapped -= skip;
-                tap.send(&piece[skip as usize..]);
+                p.history_pending.extend_from_slice(&piece[skip as usize..]);
             }
             left -= parsed.consumed;
             chunk.offset += parsed.consumed;
@@ -180,6 +182,11 @@ impl ModelThread {
                 // each answered query), and at the end of the round.
                 p.question_due |= p.question_look() != p.question_looked;
             }
+        }
+        if let Some(tap) = &p.history
+            && !p.history_pending.is_empty()
+        {
+            tap.send_owned(std::mem::take(&mut p.history_pending));
         }
         p.stats.slice_work_cells_max.fetch_max(
             p.core.term.work_cells().saturating_sub(work_start),
