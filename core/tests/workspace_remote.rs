@@ -41,21 +41,27 @@ fn tabs(core: &WorkspaceCore, group: usize) -> usize {
     core.ws().groups.get(group).map_or(0, |g| g.tabs.len())
 }
 
+/// A config whose ssh is the stand-in (written into the server's folder) and whose
+/// tmux is the test server's, and the remote folder `work` it serves.
+fn remote_config(server: &Server) -> (Config, std::path::PathBuf) {
+    let ssh = server.dir.path().join("ssh");
+    std::fs::write(&ssh, FAKE_SSH).expect("write the ssh stand-in");
+    std::fs::set_permissions(&ssh, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let work = server.dir.path().join("work");
+    std::fs::create_dir_all(&work).expect("work folder");
+    let mut config = Config::default();
+    config.remote.ssh = ssh.display().to_string();
+    config.remote.tmux = server.tmux_words();
+    (config, work)
+}
+
 #[test]
 fn a_tmux_peer_adding_and_killing_windows_makes_and_closes_tabs() {
     if !tmux_available() {
         return;
     }
     let server = Server::new();
-    let ssh = server.dir.path().join("ssh");
-    std::fs::write(&ssh, FAKE_SSH).expect("write the ssh stand-in");
-    std::fs::set_permissions(&ssh, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    let work = server.dir.path().join("work");
-    std::fs::create_dir_all(&work).expect("work folder");
-
-    let mut config = Config::default();
-    config.remote.ssh = ssh.display().to_string();
-    config.remote.tmux = server.tmux_words();
+    let (config, work) = remote_config(&server);
     let mut core = WorkspaceCore::new(pipeline(), config);
     core.set_waker(Arc::new(|| {}));
     core.apply(
@@ -156,18 +162,12 @@ fn the_journal_replays_into_a_fresh_core_as_the_same_workspace() {
         return;
     }
     let server = Server::new();
-    let ssh = server.dir.path().join("ssh");
-    std::fs::write(&ssh, FAKE_SSH).expect("write the ssh stand-in");
-    std::fs::set_permissions(&ssh, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    let work = server.dir.path().join("work");
+    let (mut config, work) = remote_config(&server);
     let (a, b) = (server.dir.path().join("a"), server.dir.path().join("b"));
-    for dir in [&work, &a, &b] {
+    for dir in [&a, &b] {
         std::fs::create_dir_all(dir).expect("folder");
     }
-    let mut config = Config::default();
     config.shell.program = Some("/bin/sh".into());
-    config.remote.ssh = ssh.display().to_string();
-    config.remote.tmux = server.tmux_words();
 
     // A saved session of two worktrees, one split, from an earlier run.
     let mut earlier = WorkspaceCore::new(pipeline(), config.clone());
