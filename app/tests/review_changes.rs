@@ -20,18 +20,7 @@ use tern_core::pipeline::SpawnSpec;
 
 mod common;
 
-fn git(dir: &Path, args: &[&str]) {
-    let out = std::process::Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.com")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.com")
-        .output()
-        .expect("git runs");
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-}
+use common::git;
 
 #[test]
 fn a_worktrees_row_shows_its_changes_and_review_opens_a_tab_on_them() {

@@ -15,18 +15,7 @@ use std::path::Path;
 
 use common::x11::*;
 
-fn git(dir: &Path, args: &[&str]) {
-    let out = std::process::Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.com")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.com")
-        .output()
-        .expect("git runs");
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-}
+use common::git;
 
 /// The last label the trace says the sidebar drew for the worktree at `path`.
 fn row_label(trace: &Path, path: &Path) -> Option<String> {

@@ -18,14 +18,7 @@ use std::path::Path;
 use common::git_repo;
 use common::user::{Face, Start, on_both_faces};
 
-fn git(dir: &Path, args: &[&str]) {
-    let out = std::process::Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("git runs");
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-}
+use common::git;
 
 /// The scenario on one face: four worktrees of a repository, a tab in each opened in
 /// another order than git lists them; `list` names each by its branch, in the

@@ -114,23 +114,25 @@ pub fn app_harness_from_args(args: &[&str], size: egui::Vec2) -> Harness<'static
 pub fn git_repo(dir: &Path) -> PathBuf {
     let repo = dir.join("proj");
     std::fs::create_dir_all(&repo).expect("mkdir");
-    let git = |args: &[&str]| {
-        let out = std::process::Command::new("git")
-            .args(args)
-            .current_dir(&repo)
-            .env("GIT_AUTHOR_NAME", "t")
-            .env("GIT_AUTHOR_EMAIL", "t@example.com")
-            .env("GIT_COMMITTER_NAME", "t")
-            .env("GIT_COMMITTER_EMAIL", "t@example.com")
-            .output()
-            .expect("git runs");
-        assert!(out.status.success(), "git {args:?}: {out:?}");
-    };
-    git(&["init", "-q", "-b", "main"]);
+    git(&repo, &["init", "-q", "-b", "main"]);
     std::fs::write(repo.join("README"), "hi\n").expect("write");
-    git(&["add", "README"]);
-    git(&["commit", "-q", "-m", "first"]);
+    git(&repo, &["add", "README"]);
+    git(&repo, &["commit", "-q", "-m", "first"]);
     repo.canonicalize().expect("canonical")
+}
+
+/// `git ARGS` in `dir` with a fixed author; a failure fails the test with git's output.
+pub fn git(dir: &Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git {args:?}: {out:?}");
 }
 
 /// What the last frame put on the clipboard.
