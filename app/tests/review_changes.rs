@@ -8,7 +8,6 @@
 //! Catches: no diff on the row, and no review command; seen failing so (the row's
 //! label had no "+4 −1", the key did nothing).
 
-use std::path::Path;
 use std::time::Duration;
 
 use egui::{Key, Modifiers};
