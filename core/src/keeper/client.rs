@@ -221,25 +221,38 @@ pub fn start_keeper(exe: &Path, socket: &Path) -> Result<(), String> {
     let mut child = cmd
         .spawn()
         .map_err(|e| format!("cannot start the keeper ({}): {e}", exe.display()))?;
+    let deadline = Instant::now() + START_TIMEOUT;
+    let outcome = loop {
+        if socket.exists() && UnixStream::connect(socket).is_ok() {
+            break Ok(());
+        }
+        // It ended without opening the socket (it could not bind, or found another
+        // keeper that has just gone): say so now rather than at the deadline.
+        if let Ok(Some(status)) = child.try_wait() {
+            break if UnixStream::connect(socket).is_ok() {
+                Ok(())
+            } else {
+                Err(format!(
+                    "the keeper ended at start ({status}) without opening {}",
+                    socket.display()
+                ))
+            };
+        }
+        if Instant::now() >= deadline {
+            break Err(format!(
+                "the keeper did not open {} in {START_TIMEOUT:?}",
+                socket.display()
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
     // Reaped by a thread of its own whenever it ends (it outlives this tern if it must).
     let _ = std::thread::Builder::new()
         .name("tern-keeper-reap".into())
         .spawn(move || {
             let _ = child.wait();
         });
-    let deadline = Instant::now() + START_TIMEOUT;
-    loop {
-        if socket.exists() && UnixStream::connect(socket).is_ok() {
-            return Ok(());
-        }
-        if Instant::now() >= deadline {
-            return Err(format!(
-                "the keeper did not open {} in {START_TIMEOUT:?}",
-                socket.display()
-            ));
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    outcome
 }
 
 /// Asks the keeper at `socket` to hang up every program it holds and exit.

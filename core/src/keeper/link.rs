@@ -2,7 +2,9 @@
 //! is handed over (a duplicate of its pty master and its pidfd), each pane closed is
 //! released. It is never on the data path: the pipeline only queues a command here.
 //! When the keeper goes away while tern runs, a new one is started and takes every
-//! pane over; when none can be had, tern runs as it would without (a breadcrumb).
+//! pane over; when none can be had, tern runs as it would without (a breadcrumb) and
+//! tries again, less and less often (a keeper killed before tern attached, a start
+//! that lost a race, a runtime folder briefly unusable).
 
 use std::collections::HashMap;
 use std::io::{Read, Write};
@@ -10,6 +12,7 @@ use std::os::fd::OwnedFd;
 use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
 use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 use rustix::event::{PollFd, PollFlags, poll};
 
@@ -18,6 +21,11 @@ use super::protocol::HeldPane;
 
 /// Writes a breadcrumb (the pipeline's ring).
 pub type Note = crate::pipeline::CrumbSink;
+
+/// The first wait before trying again for a keeper; each failure doubles it.
+const FIRST_RETRY: Duration = Duration::from_millis(250);
+/// The longest wait between tries.
+const LAST_RETRY: Duration = Duration::from_secs(30);
 
 /// Where the keeper is and how to start one.
 pub struct LinkConfig {
@@ -60,6 +68,7 @@ impl Link {
                     config,
                     conn: attached,
                     held: HashMap::new(),
+                    retry: None,
                 }
                 .run(rx, woken)
             })?;
@@ -145,6 +154,8 @@ struct Worker {
     config: LinkConfig,
     conn: Option<Attached>,
     held: HashMap<u64, (HeldPane, OwnedFd, Option<OwnedFd>)>,
+    /// With no keeper and panes to hand over: when to try again, and the wait after.
+    retry: Option<(Instant, Duration)>,
 }
 
 impl Worker {
@@ -155,7 +166,14 @@ impl Worker {
                 if let Some(c) = &self.conn {
                     fds.push(PollFd::new(c.stream(), PollFlags::IN));
                 }
-                if poll(&mut fds, None).is_err() {
+                let timeout = self.retry.map(|(at, _)| {
+                    let left = at.saturating_duration_since(Instant::now());
+                    rustix::event::Timespec {
+                        tv_sec: left.as_secs() as i64,
+                        tv_nsec: i64::from(left.subsec_nanos()),
+                    }
+                });
+                if poll(&mut fds, timeout.as_ref()).is_err() {
                     continue;
                 }
                 (
@@ -167,6 +185,9 @@ impl Worker {
                 // The keeper never speaks first: readable means it went away.
                 self.conn = None;
                 (self.config.note)("keeper: it went away; a new one takes the panes over".into());
+                self.reconnect();
+            }
+            if self.conn.is_none() && self.retry.is_some_and(|(at, _)| Instant::now() >= at) {
                 self.reconnect();
             }
             if wake {
@@ -197,6 +218,7 @@ impl Worker {
                             && c.release(key).is_err()
                         {
                             self.conn = None;
+                            self.reconnect();
                         }
                     }
                     LinkCmd::End => {
@@ -215,11 +237,32 @@ impl Worker {
         }
     }
 
-    /// Attaches to the keeper (starting one when none runs) and hands it every pane.
+    /// Attaches to the keeper (starting one when none runs) and hands it every pane;
+    /// when that fails, sets when to try again.
     fn reconnect(&mut self) {
         if self.held.is_empty() {
+            self.retry = None;
             return; // the next pane started brings it back
         }
+        match self.try_reconnect() {
+            Ok(()) => self.retry = None,
+            Err(why) => {
+                let after = match self.retry {
+                    None => {
+                        (self.config.note)(format!(
+                            "keeper: none ({why}); programs end with this tern unless one \
+                             can be had: trying again"
+                        ));
+                        FIRST_RETRY
+                    }
+                    Some((_, after)) => after,
+                };
+                self.retry = Some((Instant::now() + after, (after * 2).min(LAST_RETRY)));
+            }
+        }
+    }
+
+    fn try_reconnect(&mut self) -> Result<(), String> {
         let attached = match client::attach(&self.config.socket) {
             Err(AttachError::NoKeeper) => match &self.config.exe {
                 Some(exe) => client::start_keeper(exe, &self.config.socket)
@@ -229,20 +272,122 @@ impl Worker {
             },
             other => other,
         };
-        let conn = match attached {
-            Ok(c) => c,
-            Err(e) => {
-                (self.config.note)(format!("keeper: none ({e}); programs end with this tern"));
-                return;
-            }
-        };
+        let conn = attached.map_err(|e| e.to_string())?;
         for (pane, master, pidfd) in self.held.values() {
-            if let Err(e) = conn.hold(pane, master, pidfd.as_ref()) {
-                (self.config.note)(format!("keeper: cannot hand pane {} over: {e}", pane.pane));
-                return;
-            }
+            conn.hold(pane, master, pidfd.as_ref())
+                .map_err(|e| format!("cannot hand pane {} over: {e}", pane.pane))?;
         }
         (self.config.note)(format!("keeper: holds {} panes", self.held.len()));
         self.conn = Some(conn);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::keeper::protocol::{self, FromKeeper, MAX_REQUEST_BYTES, PROTOCOL_VERSION, ToKeeper};
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::net::UnixListener;
+    use std::sync::{Arc, Mutex};
+
+    /// A keeper that cannot be had (its start fails: killed before tern attached, a
+    /// runtime folder briefly unusable) is tried again, each failed start said at
+    /// once rather than after the start's deadline, until one holds every pane.
+    #[test]
+    fn a_keeper_that_cannot_be_had_at_first_is_tried_again_until_one_holds_the_panes() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+        let socket = dir.path().join("keeper.sock");
+        let tries = dir.path().join("tries");
+        let exe = dir.path().join("a-tern-whose-keeper-fails");
+        std::fs::write(
+            &exe,
+            format!("#!/bin/sh\necho try >> '{}'\nexit 1\n", tries.display()),
+        )
+        .unwrap();
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let notes = Arc::new(Mutex::new(Vec::<String>::new()));
+        let note: Note = {
+            let notes = notes.clone();
+            Arc::new(move |n| notes.lock().unwrap().push(n))
+        };
+        let link = Link::start(
+            LinkConfig {
+                socket: socket.clone(),
+                exe: Some(exe),
+                note,
+            },
+            None,
+        )
+        .unwrap();
+        let pane = HeldPane {
+            key: 77,
+            pane: 3,
+            pid: None,
+            what: "sh".into(),
+            cwd: None,
+        };
+        let master: OwnedFd = std::fs::File::open("/dev/null").unwrap().into();
+        link.hold(pane, master, None);
+        let tried = || {
+            std::fs::read_to_string(&tries)
+                .map(|t| t.lines().count())
+                .unwrap_or(0)
+        };
+        // Three starts within far less than one start's deadline (30 s).
+        let began = Instant::now();
+        while tried() < 3 {
+            assert!(
+                began.elapsed() < Duration::from_secs(20),
+                "tried {} times in {:?}; notes: {:?}",
+                tried(),
+                began.elapsed(),
+                notes.lock().unwrap()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert_eq!(
+            notes
+                .lock()
+                .unwrap()
+                .iter()
+                .filter(|n| n.contains("trying again"))
+                .count(),
+            1,
+            "the failure is said once: {:?}",
+            notes.lock().unwrap()
+        );
+        // A keeper comes: the next try attaches and hands the pane over.
+        let listener = UnixListener::bind(&socket).unwrap();
+        std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o600)).unwrap();
+        // (A start under way when it came probes it with a connection that says nothing.)
+        let stream = loop {
+            let (stream, _) = listener.accept().unwrap();
+            match protocol::recv::<ToKeeper>(&stream, MAX_REQUEST_BYTES) {
+                Ok((ToKeeper::Hello { .. }, _)) => break stream,
+                Ok((other, _)) => panic!("not a hello: {other:?}"),
+                Err(_) => continue,
+            }
+        };
+        let welcome = FromKeeper::Welcome {
+            protocol: PROTOCOL_VERSION,
+            keeper: "test".into(),
+            panes: Vec::new(),
+        };
+        protocol::send(&stream, &welcome, &[]).unwrap();
+        let (hold, fds) = protocol::recv::<ToKeeper>(&stream, MAX_REQUEST_BYTES).unwrap();
+        match hold {
+            ToKeeper::Hold { pane } => assert_eq!(pane.key, 77),
+            other => panic!("not a hold: {other:?}"),
+        }
+        assert_eq!(fds.len(), 1, "the pty master comes with it");
+        protocol::send(&stream, &FromKeeper::Done, &[]).unwrap();
+        let began = Instant::now();
+        while !notes.lock().unwrap().iter().any(|n| n == "keeper: holds 1 panes") {
+            assert!(began.elapsed() < Duration::from_secs(20), "{:?}", notes.lock().unwrap());
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        link.detach();
     }
 }
