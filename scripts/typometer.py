@@ -22,8 +22,8 @@ on all alike:
          keys come and for as long after them;
   agents 32 hidden tabs (--agents) each running a stand-in agent (a spinner line
          redrawn 20 times a second, OSC 2 with a spinner frame 10 times a second; the
-         -quiet lines: no titles), `cat` in view: CPU ticks in 20 s (--agents-s), RSS,
-         then keys into `cat` (tern, tern-before and kitty).
+         -quiet lines: no titles; tern-none: no agents), `cat` in view: CPU ticks in
+         20 s (--agents-s), RSS, then keys into `cat` (tern, tern-before and kitty).
 
 Prints p50 / p90 / p99 in ms and each terminal's ratio to the best GPU peer
 (alacritty, kitty); `--json PATH` writes every sample. Only libX11 and libXtst (ctypes).
@@ -31,7 +31,7 @@ Prints p50 / p90 / p99 in ms and each terminal's ratio to the best GPU peer
   scripts/typometer.py [--tests keys,keys-full,tab,tab-full,paint,idle,flood,agents] [--keys 100] [--runs 3] [--cols 80
                         --rows 24] [--terms tern,alacritty,kitty,xterm] [--json PATH]
                         [--tern PATH] [-o KEY=VALUE (tern option, repeatable)]
-                        [--before PATH [--before-env KEY=VALUE]]
+                        [--before PATH [--before-env KEY=VALUE] [--before-option KEY=VALUE]]
 """
 
 import argparse
@@ -197,6 +197,9 @@ def launch_cmd(term, args, cols, rows, program, extra):
         opts = []
         for o in args.tern_option:
             opts += ["-o", o]
+        if term == "tern-before":
+            for o in args.before_option:
+                opts += ["-o", o]
         envs = ["env", *args.before_env] if term == "tern-before" and args.before_env else []
         opts += extra.get("tern_opts", [])
         return [*envs, binary, "--config", extra["config"], *opts, "-o", "cursor.blinking=false",
@@ -547,7 +550,7 @@ def vm_kb(pid, field):
     return 0
 
 
-def test_agents(x, term, args, env, extra, cols, rows, work, titles):
+def test_agents(x, term, args, env, extra, cols, rows, work, titles, agents):
     """CPU ticks in `args.agents_s` seconds of a window whose `args.agents` hidden tabs
     each run a stand-in agent (a spinner line redrawn 20 times a second and, with
     `titles`, OSC 2 with a spinner frame 10 times a second, as Claude Code and Codex do)
@@ -560,12 +563,12 @@ def test_agents(x, term, args, env, extra, cols, rows, work, titles):
     cat = "stty raw -echo; exec cat"
     if term.startswith("tern"):
         tern = os.path.abspath(args.tern if term == "tern" else args.before)
-        tabs = "".join(f"{tern} msg new-tab -- {run_agent} >/dev/null; " for _ in range(args.agents))
+        tabs = "".join(f"{tern} msg new-tab -- {run_agent} >/dev/null; " for _ in range(agents))
         program = ["sh", "-c", f"{tabs}{tern} msg new-tab -- sh -c '{cat}' >/dev/null; exec sleep 1000"]
     else:
         session = os.path.join(work, f"kitty-agents-{int(titles)}")
         with open(session, "w") as f:
-            for i in range(args.agents):
+            for i in range(agents):
                 f.write(f"new_tab agent{i}\nlaunch {run_agent}\n")
             f.write(f"new_tab cat\nlaunch sh -c '{cat}'\nfocus\n")
         extra = dict(extra, session=session)
@@ -574,7 +577,7 @@ def test_agents(x, term, args, env, extra, cols, rows, work, titles):
     try:
         if not run.wait_window():
             return None, "no window"
-        time.sleep(2.0 + args.agents * 0.1)  # the tabs open, the agents start
+        time.sleep(2.0 + agents * 0.1)  # the tabs open, the agents start
         x.focus(run.win)
         time.sleep(3.0)  # past the activity rules' quiet time
         before = ticks(run.proc.pid)
@@ -649,6 +652,9 @@ def main():
     p.add_argument("--before-env", action="append", default=[],
                    help="KEY=VALUE for tern-before's environment (repeatable): with --before the "
                         "same binary, say TERN_NO_THROTTLE=1, measures one change in one run")
+    p.add_argument("--before-option", action="append", default=[],
+                   help="KEY=VALUE, a tern option for tern-before only (repeatable): with --before "
+                        "the same binary, say session.persist_scrollback=false")
     p.add_argument("--idle-s", type=float, default=10.0)
     p.add_argument("--agents", type=int, default=32, help="hidden tabs of stand-in agents (agents test)")
     p.add_argument("--agents-s", type=float, default=20.0, help="seconds of CPU ticks (agents test)")
@@ -701,8 +707,10 @@ def main():
                         names.insert(names.index(t) + 1, t + "-x20")
             if test == "agents":
                 # Each terminal with the agents' titles and without (-quiet).
+                # tern-none: the same window with no agents (its keys are the peer of
+                # tern's keys with the agents).
                 names = [v for t in names if t in ("tern", "tern-before", "kitty")
-                         for v in (t, t + "-quiet")]
+                         for v in (t, t + "-quiet", *(["tern-none"] if t == "tern" else []))]
             samples = {t: [] for t in names}
             breakdown = {}
             missed = {t: 0 for t in names}
@@ -722,8 +730,9 @@ def main():
                         got = test_idle(x, t.removesuffix("-x20"), args, env, extra, args.cols,
                                         args.rows, 20 if t.endswith("x20") else 1)
                     elif test == "agents":
-                        got = test_agents(x, t.removesuffix("-quiet"), args, env, extra, args.cols,
-                                          args.rows, work, not t.endswith("-quiet"))
+                        got = test_agents(x, t.removesuffix("-quiet").removesuffix("-none"), args, env,
+                                          extra, args.cols, args.rows, work, not t.endswith("-quiet"),
+                                          0 if t.endswith("-none") else args.agents)
                     elif test == "paint":
                         got = test_paint(x, t, args, env, extra, args.cols, args.rows)
                     else:
@@ -777,7 +786,7 @@ def report(test, samples, missed, args):
               f"RSS at the end, {args.runs} runs:")
         med = {t: pct([a for a, _, _ in s], 0.5) for t, s in samples.items()}
         for t, s in samples.items():
-            ratios = "  ".join(f"x{med[t] / med[p]:.2f} of {p}" for p in ("kitty", "tern-quiet")
+            ratios = "  ".join(f"x{med[t] / med[p]:.2f} of {p}" for p in ("kitty", "tern-quiet", "tern-none")
                                if p != t and med.get(p))
             keys = [v for _, _, k in s for v in k]
             key = f"  keys p50 {pct(keys, 0.5) * 1e3:.1f} p90 {pct(keys, 0.9) * 1e3:.1f} n={len(keys)}" if keys else ""
