@@ -5,17 +5,22 @@
 //!
 //! ```text
 //!  model thread ─copy of each parsed piece─▶ bounded channel ─▶ "tern-history" thread
-//!     (never waits: a full channel drops the piece and counts it)     │ gzip, sync flush
+//!     (never waits: a full channel drops the piece and counts it)     │ append raw
 //!                                                                      ▼
-//!      $XDG_STATE_HOME/tern/history/<key>.gz   (0600 in 0700; gzip members appended;
-//!      <key>.old.gz: the segment before, once the current one passed its cap)
+//!      $XDG_STATE_HOME/tern/history/<key>.raw  ──the pane quiet SETTLE_AFTER──▶ <key>.gz
+//!      (0600 in 0700; gzip members appended; <key>.old.{gz,raw}: the segment before,
+//!      once the current one passed its cap)
 //! ```
 //!
-//! Each tern run appends a gzip member, flushed (`Z_SYNC_FLUSH`) after each batch, so
-//! what was written before a `kill -9` decodes. A file is capped per pane (two
-//! segments of [`SEGMENT_CAP_BYTES`] of output); the user closing the pane removes it;
-//! a write that fails (a full disk) leaves a breadcrumb and stops that pane's history,
-//! nothing else.
+//! Bytes are appended raw as they come, after each batch, so what was written before
+//! a `kill -9` reads back; once a pane has been quiet for [`SETTLE_AFTER`] its raw
+//! tail is compressed into a gzip member of its segment. A flood thus costs a write,
+//! not compression: most of a long flood's bytes pass the per-pane cap (two segments
+//! of [`SEGMENT_CAP_BYTES`] of output) and are thrown away without ever being
+//! compressed, and what is kept is compressed when the pane rests (or by the next
+//! tern's writer at its start). The user closing the pane removes its files; a write
+//! that fails (a full disk) leaves a breadcrumb and stops that pane's history, nothing
+//! else.
 
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
@@ -24,7 +29,8 @@ use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError, sync_channel};
+use std::time::{Duration, Instant};
 
 use flate2::Compression;
 use flate2::read::MultiGzDecoder;
@@ -36,6 +42,8 @@ pub const SEGMENT_CAP_BYTES: u64 = 32 << 20;
 const QUEUE_PIECES: usize = 4096;
 /// The writer thread's nice value (Linux: per thread).
 const HISTORY_NICE: i32 = 10;
+/// How long a pane stays quiet before its raw tail is compressed.
+pub const SETTLE_AFTER: Duration = Duration::from_secs(2);
 
 /// The folder of the history files when the session file has no folder:
 /// `$XDG_STATE_HOME/tern/history` (the faces keep them beside the session file, which
@@ -119,6 +127,15 @@ impl Tap {
 impl History {
     /// Starts the writer for `dir` (made 0700).
     pub fn start(dir: PathBuf, note: Note) -> std::io::Result<History> {
+        History::start_settling_after(dir, note, SETTLE_AFTER)
+    }
+
+    /// [`History::start`], compressing a pane's raw tail once it was quiet `settle`.
+    pub fn start_settling_after(
+        dir: PathBuf,
+        note: Note,
+        settle: Duration,
+    ) -> std::io::Result<History> {
         std::fs::DirBuilder::new()
             .recursive(true)
             .mode(0o700)
@@ -130,11 +147,11 @@ impl History {
             std::thread::Builder::new()
                 .name("tern-history".into())
                 .spawn(move || {
-                    // Behind the model thread and the programs: compressing a flood's
+                    // Behind the model thread and the programs: writing and compressing
                     // history must not take their CPU (on a busy machine the queue fills
                     // and pieces are dropped, with a marker in the file, instead).
                     let _ = rustix::process::setpriority_process(None, HISTORY_NICE);
-                    write_loop(&dir, &rx, &dropped, &note)
+                    write_loop(&dir, &rx, &dropped, &note, settle)
                 })?
         };
         Ok(History {
@@ -174,29 +191,49 @@ impl Drop for History {
     }
 }
 
+/// The segment being written: its compressed part and its raw tail.
 fn path_of(dir: &Path, key: u64) -> PathBuf {
     dir.join(format!("{key:016x}.gz"))
 }
 
+fn raw_path_of(dir: &Path, key: u64) -> PathBuf {
+    dir.join(format!("{key:016x}.raw"))
+}
+
+/// The segment before.
 fn old_path_of(dir: &Path, key: u64) -> PathBuf {
     dir.join(format!("{key:016x}.old.gz"))
+}
+
+fn old_raw_path_of(dir: &Path, key: u64) -> PathBuf {
+    dir.join(format!("{key:016x}.old.raw"))
+}
+
+/// Each segment's (raw tail, compressed part), oldest first.
+fn segments(dir: &Path, key: u64) -> [(PathBuf, PathBuf); 2] {
+    [
+        (old_raw_path_of(dir, key), old_path_of(dir, key)),
+        (raw_path_of(dir, key), path_of(dir, key)),
+    ]
 }
 
 /// What `dir` holds for `key`, oldest first. A member cut short (tern killed while
 /// writing) gives what decodes up to the cut.
 pub fn read_history(dir: &Path, key: u64) -> Vec<u8> {
     let mut out = Vec::new();
-    for path in [old_path_of(dir, key), path_of(dir, key)] {
-        let Ok(file) = File::open(&path) else {
-            continue;
-        };
-        let mut decoder = MultiGzDecoder::new(std::io::BufReader::new(file));
-        let mut buf = vec![0u8; 64 << 10];
-        loop {
-            match decoder.read(&mut buf) {
-                Ok(0) | Err(_) => break,
-                Ok(n) => out.extend_from_slice(&buf[..n]),
+    for (raw, gz) in segments(dir, key) {
+        if let Ok(file) = File::open(&gz) {
+            let mut decoder = MultiGzDecoder::new(std::io::BufReader::new(file));
+            let mut buf = vec![0u8; 64 << 10];
+            loop {
+                match decoder.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => out.extend_from_slice(&buf[..n]),
+                }
             }
+        }
+        if let Ok(mut file) = File::open(&raw) {
+            let _ = file.read_to_end(&mut out);
         }
     }
     out
@@ -204,52 +241,127 @@ pub fn read_history(dir: &Path, key: u64) -> Vec<u8> {
 
 /// Removes what `dir` holds for `key`.
 pub fn remove_history(dir: &Path, key: u64) {
-    let _ = std::fs::remove_file(path_of(dir, key));
-    let _ = std::fs::remove_file(old_path_of(dir, key));
+    for (raw, gz) in segments(dir, key) {
+        let _ = std::fs::remove_file(raw);
+        let _ = std::fs::remove_file(gz);
+    }
+}
+
+/// Compresses each segment's raw tail of `key` into a gzip member of that segment.
+/// A tern killed between the member's end and the tail's removal shows that tail twice.
+fn settle(dir: &Path, key: u64) -> std::io::Result<()> {
+    for (raw, gz) in segments(dir, key) {
+        let mut tail = match File::open(&raw) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(e),
+        };
+        if tail.metadata()?.len() > 0 {
+            let file = OpenOptions::new()
+                .create(true)
+                .append(true)
+                .mode(0o600)
+                .open(&gz)?;
+            let mut encoder = GzEncoder::new(file, Compression::fast());
+            std::io::copy(&mut tail, &mut encoder)?;
+            encoder.finish()?;
+        }
+        std::fs::remove_file(&raw)?;
+    }
+    Ok(())
+}
+
+/// The keys of raw tails left in `dir` (a tern that ended or was killed mid-flood).
+fn raw_keys(dir: &Path) -> Vec<u64> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut keys: Vec<u64> = entries
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().into_string().ok()?;
+            let stem = name
+                .strip_suffix(".old.raw")
+                .or_else(|| name.strip_suffix(".raw"))?;
+            u64::from_str_radix(stem, 16).ok()
+        })
+        .collect();
+    keys.sort_unstable();
+    keys.dedup();
+    keys
 }
 
 struct Open {
-    encoder: GzEncoder<File>,
+    raw: std::io::BufWriter<File>,
+    /// Output bytes in this segment (its compressed part counted at about 4x).
     written: u64,
 }
 
 fn open(dir: &Path, key: u64) -> std::io::Result<Open> {
-    let path = path_of(dir, key);
     let file = OpenOptions::new()
         .create(true)
         .append(true)
         .mode(0o600)
-        .open(&path)?;
-    // Roughly what the segment held before: its compressed size counts against the cap
-    // (so a pane that keeps coming back still rotates).
-    let written = file.metadata().map(|m| m.len()).unwrap_or(0) * 4;
+        .open(raw_path_of(dir, key))?;
+    // Roughly what the segment held before: it counts against the cap (so a pane that
+    // keeps coming back still rotates).
+    let compressed = std::fs::metadata(path_of(dir, key)).map_or(0, |m| m.len());
+    let written = compressed * 4 + file.metadata().map_or(0, |m| m.len());
     Ok(Open {
-        encoder: GzEncoder::new(file, Compression::fast()),
+        raw: std::io::BufWriter::with_capacity(64 << 10, file),
         written,
     })
 }
 
-fn write_loop(dir: &Path, rx: &Receiver<Msg>, dropped: &AtomicU64, note: &Note) {
+fn write_loop(
+    dir: &Path,
+    rx: &Receiver<Msg>,
+    dropped: &AtomicU64,
+    note: &Note,
+    settle_after: Duration,
+) {
     let mut open_files: HashMap<u64, Open> = HashMap::new();
     let mut failed: HashMap<u64, ()> = HashMap::new();
     let mut dirty: Vec<u64> = Vec::new();
+    // Panes with a raw tail to compress, and when they last had bytes.
+    let mut unsettled: HashMap<u64, Instant> = raw_keys(dir)
+        .into_iter()
+        .map(|k| {
+            let at = Instant::now();
+            (k, at.checked_sub(settle_after).unwrap_or(at))
+        })
+        .collect();
     let mut reported_drops = 0;
-    while let Ok(first) = rx.recv() {
-        let mut next = Some(first);
+    loop {
+        let first = if unsettled.is_empty() {
+            rx.recv().map_err(|_| RecvTimeoutError::Disconnected)
+        } else {
+            let due = unsettled
+                .values()
+                .min()
+                .copied()
+                .unwrap_or_else(Instant::now)
+                + settle_after;
+            rx.recv_timeout(due.saturating_duration_since(Instant::now()))
+        };
+        let first = match first {
+            Ok(m) => Some(m),
+            Err(RecvTimeoutError::Timeout) => None,
+            Err(RecvTimeoutError::Disconnected) => return,
+        };
+        let mut next = first;
         // A batch: everything queued now, then one flush per file.
         while let Some(msg) = next.take() {
             match msg {
                 Msg::Stop => {
                     flush(&mut open_files, &mut dirty, &mut failed, note);
-                    for (_, o) in open_files.drain() {
-                        let _ = o.encoder.finish();
-                    }
                     return;
                 }
                 Msg::Remove { key } => {
                     open_files.remove(&key);
                     failed.remove(&key);
                     dirty.retain(|k| *k != key);
+                    unsettled.remove(&key);
                     remove_history(dir, key);
                 }
                 Msg::Bytes { key, data, lost } => {
@@ -273,11 +385,36 @@ fn write_loop(dir: &Path, rx: &Receiver<Msg>, dropped: &AtomicU64, note: &Note) 
                     } else if !dirty.contains(&key) {
                         dirty.push(key);
                     }
+                    unsettled.insert(key, Instant::now());
                 }
             }
             next = rx.try_recv().ok();
         }
         flush(&mut open_files, &mut dirty, &mut failed, note);
+        let now = Instant::now();
+        let quiet: Vec<u64> = unsettled
+            .iter()
+            .filter(|(_, at)| now.saturating_duration_since(**at) >= settle_after)
+            .map(|(k, _)| *k)
+            .collect();
+        for key in quiet {
+            unsettled.remove(&key);
+            if failed.contains_key(&key) {
+                continue;
+            }
+            // Closed first: the next bytes open a new raw tail after the member.
+            let written = open_files.remove(&key).map(|o| o.written);
+            if let Err(e) = settle(dir, key) {
+                note(format!(
+                    "history: cannot compress pane history ({e}); kept raw"
+                ));
+            }
+            if let Some(written) = written
+                && let Ok(o) = open(dir, key)
+            {
+                open_files.insert(key, Open { written, ..o });
+            }
+        }
         let now = dropped.load(Ordering::Relaxed);
         if now != reported_drops {
             reported_drops = now;
@@ -298,14 +435,24 @@ fn append(
         std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
         std::collections::hash_map::Entry::Vacant(v) => v.insert(open(dir, key)?),
     };
-    o.encoder.write_all(data)?;
+    o.raw.write_all(data)?;
     o.written += data.len() as u64;
     if o.written >= SEGMENT_CAP_BYTES {
-        // The segment is full: it becomes the old one (the one before goes).
-        if let Some(o) = open_files.remove(&key) {
-            o.encoder.finish()?;
+        // The segment is full: it becomes the old one (the one before goes, never
+        // compressed if it was still raw).
+        if let Some(mut o) = open_files.remove(&key) {
+            o.raw.flush()?;
         }
-        std::fs::rename(path_of(dir, key), old_path_of(dir, key))?;
+        let [(old_raw, old_gz), (raw, gz)] = segments(dir, key);
+        for (from, to) in [(raw, old_raw), (gz, old_gz)] {
+            match std::fs::rename(&from, &to) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    let _ = std::fs::remove_file(&to);
+                }
+                Err(e) => return Err(e),
+            }
+        }
     }
     Ok(())
 }
@@ -318,7 +465,7 @@ fn flush(
 ) {
     for key in dirty.drain(..) {
         if let Some(o) = open_files.get_mut(&key)
-            && let Err(e) = o.encoder.flush()
+            && let Err(e) = o.raw.flush()
         {
             note(format!(
                 "history: cannot write pane history ({e}); it stops here"
@@ -354,9 +501,12 @@ mod tests {
             .flat_map(|run| (0..1000).map(move |i| format!("run {run} line {i}\r\n")))
             .collect();
         assert_eq!(text, want);
-        let mode = std::fs::metadata(path_of(&path, 7)).unwrap().permissions();
         use std::os::unix::fs::PermissionsExt;
-        assert_eq!(mode.mode() & 0o777, 0o600);
+        for file in [path_of(&path, 7), raw_path_of(&path, 7)] {
+            if let Ok(meta) = std::fs::metadata(&file) {
+                assert_eq!(meta.permissions().mode() & 0o777, 0o600, "{file:?}");
+            }
+        }
         let h = History::start(path.clone(), quiet()).unwrap();
         h.remove(7);
         drop(h);
@@ -374,5 +524,68 @@ mod tests {
             std::thread::yield_now();
         }
         std::mem::forget(h); // as a tern killed with -9 leaves it
+    }
+
+    /// A flood's bytes are appended raw (a write, no compression on the way) and
+    /// compressed only once the pane has been quiet; both read back the same.
+    #[test]
+    fn a_pane_s_bytes_are_kept_raw_while_it_prints_and_compressed_once_it_rests() {
+        let dir = tempfile::tempdir().unwrap();
+        let settle = std::time::Duration::from_millis(300);
+        let h = History::start_settling_after(dir.path().to_owned(), quiet(), settle).unwrap();
+        let tap = h.tap(3);
+        let mut want = Vec::new();
+        // Printing for 4 settle periods, a line every 20 ms: never quiet long enough.
+        let began = Instant::now();
+        let mut i = 0;
+        while began.elapsed() < settle * 4 {
+            let line = format!("line {i} {}\r\n", "x".repeat(60));
+            tap.send(line.as_bytes());
+            want.extend_from_slice(line.as_bytes());
+            i += 1;
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let deadline = Instant::now() + std::time::Duration::from_secs(10);
+        while read_history(dir.path(), 3) != want {
+            assert!(Instant::now() < deadline, "never written");
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert!(
+            !path_of(dir.path(), 3).exists(),
+            "nothing compressed while the pane printed"
+        );
+        // Quiet: the tail becomes a gzip member, the raw file goes.
+        while std::fs::metadata(raw_path_of(dir.path(), 3)).is_ok_and(|m| m.len() > 0)
+            || !path_of(dir.path(), 3).exists()
+        {
+            assert!(Instant::now() < deadline, "never compressed");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let gz = std::fs::metadata(path_of(dir.path(), 3)).unwrap().len();
+        assert!(
+            gz * 4 < want.len() as u64,
+            "compressed: {gz} of {}",
+            want.len()
+        );
+        assert_eq!(read_history(dir.path(), 3), want);
+        tap.send(b"after the rest");
+        drop(h);
+        want.extend_from_slice(b"after the rest");
+        assert_eq!(
+            read_history(dir.path(), 3),
+            want,
+            "a new tail after the member"
+        );
+        // The next writer compresses a tail it finds at its start.
+        let h = History::start_settling_after(dir.path().to_owned(), quiet(), settle).unwrap();
+        while raw_path_of(dir.path(), 3).exists() {
+            assert!(
+                Instant::now() < deadline,
+                "a tail left at start never compressed"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        assert_eq!(read_history(dir.path(), 3), want);
+        drop(h);
     }
 }
