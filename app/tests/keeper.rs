@@ -379,3 +379,74 @@ fn after_the_keeper_is_gone_too_the_history_comes_back_above_a_new_shell() {
     );
     assert!(text.contains("the history above is from before"), "said so");
 }
+
+/// An upgrade between two starts: tern is installed at a path, killed, the file at that
+/// path replaced by another build (a new inode, other bytes), and started again from
+/// the same path. The keeper the old build started still runs (its binary deleted) and
+/// the new build takes its panes back with every tick in order.
+#[test]
+fn a_binary_replaced_between_two_starts_takes_the_panes_back() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch("keeper-upgrade");
+    let _keeper = KeeperGuard(dir.clone());
+    let installed = dir.join("bin/tern");
+    let install = |extra: &[u8]| {
+        let _ = std::fs::remove_file(&installed);
+        std::fs::create_dir_all(dir.join("bin")).expect("bin");
+        let mut bytes = std::fs::read(env!("CARGO_BIN_EXE_tern")).expect("the build");
+        // Another build's bytes (trailing data an ELF loader ignores).
+        bytes.extend_from_slice(extra);
+        std::fs::write(&installed, bytes).expect("install");
+        std::fs::set_permissions(&installed, std::fs::Permissions::from_mode(0o755)).expect("0755");
+    };
+    let start = || {
+        let mut cmd = std::process::Command::new(&installed);
+        common::headless::scratch_env(&mut cmd, &dir);
+        let child = cmd
+            .arg("--headless")
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("start the installed tern");
+        Served::wrap(&dir, child)
+    };
+    install(b"build one");
+    let served = start();
+    let count = dir.join("ticks.txt");
+    let ticks = pane_id(&served.ok(&["new-tab", "--", "sh", "-c", &ticker(&count)]));
+    served.wait_text(ticks, &[], |t| ticks_in(t).len() >= 3);
+    let pid = pid_of(&served, ticks);
+    wait_saved(&dir, 2);
+    let keeper: u32 = {
+        let pid_file = dir.join("run/tern/keeper.pid");
+        wait_until("a keeper runs", || pid_file.exists());
+        std::fs::read_to_string(&pid_file)
+            .expect("keeper.pid")
+            .trim()
+            .parse()
+            .expect("a pid")
+    };
+    served.crash();
+    install(b"build two");
+    let exe = std::fs::read_link(format!("/proc/{keeper}/exe")).expect("the keeper's binary");
+    assert!(
+        exe.to_string_lossy().ends_with("(deleted)"),
+        "the keeper runs the replaced build: {}",
+        exe.display()
+    );
+    let at_kill = count_of(&count);
+    wait_until("ticks while tern is gone", || {
+        count_of(&count) >= at_kill + 3
+    });
+    let served = start();
+    assert_eq!(pid_of(&served, ticks), pid, "the same program, taken back");
+    let goal = count_of(&count);
+    let text = served.wait_text(ticks, &["--scrollback"], |t| {
+        ticks_in(t).last().is_some_and(|&n| n >= goal)
+    });
+    let got = ticks_in(&text);
+    let last = *got.last().expect("ticks");
+    assert_eq!(got, (1..=last).collect::<Vec<_>>(), "every tick in order");
+    assert!(last > at_kill, "ticks from while tern was gone");
+}
