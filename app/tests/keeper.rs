@@ -341,6 +341,72 @@ fn a_program_that_ended_while_tern_was_gone_shows_its_end() {
     });
 }
 
+/// As on a desktop, where the session's manager (systemd, or an init) adopts and reaps
+/// what a killed tern leaves: the program that ended while tern was gone shows how it
+/// ended (its exit code), read through its pidfd (Linux 6.15+). Here `tini -s` is that
+/// reaper: tern runs under it, and it outlives tern.
+#[test]
+fn a_program_that_ended_while_tern_was_gone_shows_how_it_ended() {
+    let dir = scratch("keeper-exit-code");
+    let _keeper = KeeperGuard(dir.clone());
+    let (tern_pid, sh_pid) = (dir.join("tern.pid"), dir.join("sh.pid"));
+    let mut wrapper = std::process::Command::new("tini");
+    common::headless::scratch_env(&mut wrapper, &dir);
+    let child = wrapper
+        .args(["-s", "--", "sh", "-c"])
+        .arg(format!(
+            "echo $$ > '{sh}'; \"$0\" --headless -o exit_behavior=Hold & echo $! > '{tern}'; \
+             wait; exec sleep 60",
+            sh = sh_pid.display(),
+            tern = tern_pid.display()
+        ))
+        .arg(env!("CARGO_BIN_EXE_tern"))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("tini (apt-get install tini)");
+    let reaper = Served::wrap(&dir, child);
+    let go = dir.join("go");
+    let script = format!(
+        "echo started; while [ ! -e '{}' ]; do sleep 0.05; done; echo last-words; exit 3",
+        go.display()
+    );
+    let pane = pane_id(&reaper.ok(&["new-tab", "--", "sh", "-c", &script]));
+    reaper.wait_text(pane, &[], |t| t.contains("started"));
+    let pid = pid_of(&reaper, pane);
+    wait_saved(&dir, 2);
+    let tern: u32 = std::fs::read_to_string(&tern_pid)
+        .expect("tern.pid")
+        .trim()
+        .parse()
+        .expect("a pid");
+    std::process::Command::new("kill")
+        .args(["-9", &tern.to_string()])
+        .status()
+        .expect("kill tern");
+    wait_until("tern is gone", || !alive(tern.into()));
+    let _ = std::fs::remove_file(dir.join("run/tern/session.sock"));
+    std::fs::write(&go, "").expect("go");
+    // Gone from /proc: reaped by tini, not left a zombie.
+    wait_until("the program ends and is reaped while tern is gone", || {
+        !std::path::Path::new(&format!("/proc/{pid}")).exists()
+    });
+    let served = Served::start(&dir, &["-o", "exit_behavior=Hold"]);
+    served.wait_text(pane, &[], |t| t.contains("last-words"));
+    wait_until("its exit code is shown", || {
+        served
+            .list()
+            .iter()
+            .any(|p| p["id"] == pane && p["exit_status"] == 3)
+    });
+    drop(served);
+    if let Some(sh) = std::fs::read_to_string(&sh_pid).ok() {
+        let _ = std::process::Command::new("kill").arg(sh.trim()).status();
+    }
+    drop(reaper);
+}
+
 #[test]
 fn after_the_keeper_is_gone_too_the_history_comes_back_above_a_new_shell() {
     let dir = scratch("keeper-reboot");
