@@ -38,6 +38,9 @@ use flate2::write::GzEncoder;
 
 /// Output bytes one segment holds before the next begins (the one before is kept).
 pub const SEGMENT_CAP_BYTES: u64 = 32 << 20;
+/// The history folder's size at most, all panes together: past it, the panes written
+/// least recently lose their history (whole), with a breadcrumb.
+pub const TOTAL_CAP_BYTES: u64 = 1 << 30;
 /// Pieces waiting for the writer at most (then pieces are dropped and counted).
 const QUEUE_PIECES: usize = 4096;
 /// The writer thread's nice value (Linux: per thread).
@@ -69,6 +72,24 @@ enum Msg {
 
 /// Writes breadcrumbs (the pipeline's ring).
 pub type Note = Arc<dyn Fn(String) + Send + Sync>;
+
+/// When a raw tail is compressed, and how large the folder may grow.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// A pane quiet this long has its raw tail compressed.
+    pub settle_after: Duration,
+    /// The folder's size at most, all panes together.
+    pub total_cap_bytes: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            settle_after: SETTLE_AFTER,
+            total_cap_bytes: TOTAL_CAP_BYTES,
+        }
+    }
+}
 
 /// The history writer: a thread and the channel to it.
 pub struct History {
@@ -127,15 +148,11 @@ impl Tap {
 impl History {
     /// Starts the writer for `dir` (made 0700).
     pub fn start(dir: PathBuf, note: Note) -> std::io::Result<History> {
-        History::start_settling_after(dir, note, SETTLE_AFTER)
+        History::start_with(dir, note, Limits::default())
     }
 
-    /// [`History::start`], compressing a pane's raw tail once it was quiet `settle`.
-    pub fn start_settling_after(
-        dir: PathBuf,
-        note: Note,
-        settle: Duration,
-    ) -> std::io::Result<History> {
+    /// [`History::start`] with other limits (tests).
+    pub fn start_with(dir: PathBuf, note: Note, limits: Limits) -> std::io::Result<History> {
         std::fs::DirBuilder::new()
             .recursive(true)
             .mode(0o700)
@@ -151,7 +168,7 @@ impl History {
                     // history must not take their CPU (on a busy machine the queue fills
                     // and pieces are dropped, with a marker in the file, instead).
                     let _ = rustix::process::setpriority_process(None, HISTORY_NICE);
-                    write_loop(&dir, &rx, &dropped, &note, settle)
+                    write_loop(&dir, &rx, &dropped, &note, limits)
                 })?
         };
         Ok(History {
@@ -291,6 +308,54 @@ fn raw_keys(dir: &Path) -> Vec<u64> {
     keys
 }
 
+/// Removes whole panes' history, the panes written least recently first, until the
+/// folder holds at most `cap` bytes; never the pane written last. The keys removed.
+fn enforce_total_cap(dir: &Path, cap: u64) -> Vec<u64> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    // Per key: its bytes and its newest file's time.
+    let mut panes: HashMap<u64, (u64, std::time::SystemTime)> = HashMap::new();
+    let mut total = 0;
+    for entry in entries.flatten() {
+        let Ok(name) = entry.file_name().into_string() else {
+            continue;
+        };
+        let Some(key) = name
+            .split('.')
+            .next()
+            .filter(|k| k.len() == 16)
+            .and_then(|k| u64::from_str_radix(k, 16).ok())
+        else {
+            continue;
+        };
+        let Ok(meta) = entry.metadata() else {
+            continue;
+        };
+        let modified = meta.modified().unwrap_or(std::time::UNIX_EPOCH);
+        let pane = panes.entry(key).or_insert((0, std::time::UNIX_EPOCH));
+        pane.0 += meta.len();
+        pane.1 = pane.1.max(modified);
+        total += meta.len();
+    }
+    if total <= cap {
+        return Vec::new();
+    }
+    let mut by_age: Vec<(u64, (u64, std::time::SystemTime))> = panes.into_iter().collect();
+    by_age.sort_by_key(|(key, (_, at))| (*at, *key));
+    by_age.pop(); // the newest stays
+    let mut gone = Vec::new();
+    for (key, (bytes, _)) in by_age {
+        if total <= cap {
+            break;
+        }
+        remove_history(dir, key);
+        total = total.saturating_sub(bytes);
+        gone.push(key);
+    }
+    gone
+}
+
 struct Open {
     raw: std::io::BufWriter<File>,
     /// Output bytes in this segment (its compressed part counted at about 4x).
@@ -313,13 +378,10 @@ fn open(dir: &Path, key: u64) -> std::io::Result<Open> {
     })
 }
 
-fn write_loop(
-    dir: &Path,
-    rx: &Receiver<Msg>,
-    dropped: &AtomicU64,
-    note: &Note,
-    settle_after: Duration,
-) {
+fn write_loop(dir: &Path, rx: &Receiver<Msg>, dropped: &AtomicU64, note: &Note, limits: Limits) {
+    let settle_after = limits.settle_after;
+    // The folder grew past what was last checked (a pane's first bytes, a new segment).
+    let mut grew = true;
     let mut open_files: HashMap<u64, Open> = HashMap::new();
     let mut failed: HashMap<u64, ()> = HashMap::new();
     let mut dirty: Vec<u64> = Vec::new();
@@ -372,11 +434,13 @@ fn write_loop(
                         let line = format!(
                             "\r\n\x1b[0;2m[tern] {lost} bytes of history not kept (tern was busy)\x1b[0m\r\n"
                         );
-                        append(dir, &mut open_files, key, line.as_bytes())
+                        append(dir, &mut open_files, key, line.as_bytes(), &mut grew)
                     } else {
                         Ok(())
                     };
-                    if let Err(e) = marked.and_then(|()| append(dir, &mut open_files, key, &data)) {
+                    if let Err(e) =
+                        marked.and_then(|()| append(dir, &mut open_files, key, &data, &mut grew))
+                    {
                         note(format!(
                             "history: cannot write pane history ({e}); it stops here"
                         ));
@@ -391,6 +455,21 @@ fn write_loop(
             next = rx.try_recv().ok();
         }
         flush(&mut open_files, &mut dirty, &mut failed, note);
+        if std::mem::take(&mut grew) {
+            let gone = enforce_total_cap(dir, limits.total_cap_bytes);
+            for key in &gone {
+                open_files.remove(key);
+                unsettled.remove(key);
+            }
+            if !gone.is_empty() {
+                note(format!(
+                    "history: the history folder passed its cap ({} MiB): the history of \
+                     {} panes written least recently removed",
+                    limits.total_cap_bytes >> 20,
+                    gone.len()
+                ));
+            }
+        }
         let now = Instant::now();
         let quiet: Vec<u64> = unsettled
             .iter()
@@ -425,21 +504,28 @@ fn write_loop(
     }
 }
 
+/// Appends `data` to `key`'s raw tail; whether the folder grew by a file (a pane's
+/// first bytes in this run, a new segment) is said through `grew`.
 fn append(
     dir: &Path,
     open_files: &mut HashMap<u64, Open>,
     key: u64,
     data: &[u8],
+    grew: &mut bool,
 ) -> std::io::Result<()> {
     let o = match open_files.entry(key) {
         std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-        std::collections::hash_map::Entry::Vacant(v) => v.insert(open(dir, key)?),
+        std::collections::hash_map::Entry::Vacant(v) => {
+            *grew = true;
+            v.insert(open(dir, key)?)
+        }
     };
     o.raw.write_all(data)?;
     o.written += data.len() as u64;
     if o.written >= SEGMENT_CAP_BYTES {
         // The segment is full: it becomes the old one (the one before goes, never
         // compressed if it was still raw).
+        *grew = true;
         if let Some(mut o) = open_files.remove(&key) {
             o.raw.flush()?;
         }
@@ -532,7 +618,11 @@ mod tests {
     fn a_pane_s_bytes_are_kept_raw_while_it_prints_and_compressed_once_it_rests() {
         let dir = tempfile::tempdir().unwrap();
         let settle = std::time::Duration::from_millis(300);
-        let h = History::start_settling_after(dir.path().to_owned(), quiet(), settle).unwrap();
+        let limits = Limits {
+            settle_after: settle,
+            ..Limits::default()
+        };
+        let h = History::start_with(dir.path().to_owned(), quiet(), limits).unwrap();
         let tap = h.tap(3);
         let mut want = Vec::new();
         // Printing for 4 settle periods, a line every 20 ms: never quiet long enough.
@@ -577,7 +667,7 @@ mod tests {
             "a new tail after the member"
         );
         // The next writer compresses a tail it finds at its start.
-        let h = History::start_settling_after(dir.path().to_owned(), quiet(), settle).unwrap();
+        let h = History::start_with(dir.path().to_owned(), quiet(), limits).unwrap();
         while raw_path_of(dir.path(), 3).exists() {
             assert!(
                 Instant::now() < deadline,
@@ -587,5 +677,44 @@ mod tests {
         }
         assert_eq!(read_history(dir.path(), 3), want);
         drop(h);
+    }
+
+    /// Past the folder's cap, the panes written least recently lose their history,
+    /// whole; the pane being written keeps its own.
+    #[test]
+    fn past_the_folder_s_cap_the_least_recently_written_panes_lose_their_history() {
+        let dir = tempfile::tempdir().unwrap();
+        let notes = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+        let note: Note = {
+            let notes = notes.clone();
+            Arc::new(move |n| notes.lock().unwrap().push(n))
+        };
+        let limits = Limits {
+            total_cap_bytes: 25_000,
+            ..Limits::default()
+        };
+        let h = History::start_with(dir.path().to_owned(), note, limits).unwrap();
+        let block = |pane: u64| format!("pane {pane} {}\r\n", "y".repeat(9_980)).into_bytes();
+        for pane in 1..=4u64 {
+            h.tap(pane).send(&block(pane));
+            let deadline = Instant::now() + std::time::Duration::from_secs(10);
+            while read_history(dir.path(), pane) != block(pane) {
+                assert!(Instant::now() < deadline, "pane {pane} never written");
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            // Distinct file times, oldest first.
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        drop(h);
+        let kept: Vec<u64> = (1..=4)
+            .filter(|p| !read_history(dir.path(), *p).is_empty())
+            .collect();
+        assert_eq!(kept, vec![3, 4], "the two written last are kept");
+        assert_eq!(read_history(dir.path(), 4), block(4));
+        let notes = notes.lock().unwrap();
+        assert!(
+            notes.iter().any(|n| n.contains("passed its cap")),
+            "said: {notes:?}"
+        );
     }
 }
