@@ -401,7 +401,7 @@ fn a_program_that_ended_while_tern_was_gone_shows_how_it_ended() {
             .any(|p| p["id"] == pane && p["exit_status"] == 3)
     });
     drop(served);
-    if let Some(sh) = std::fs::read_to_string(&sh_pid).ok() {
+    if let Ok(sh) = std::fs::read_to_string(&sh_pid) {
         let _ = std::process::Command::new("kill").arg(sh.trim()).status();
     }
     drop(reaper);
