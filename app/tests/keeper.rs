@@ -59,13 +59,37 @@ fn pid_of(served: &Served, pane: u64) -> u64 {
         .unwrap_or_else(|| panic!("pane {pane} has no pid"))
 }
 
-/// Waits until the saved session names `panes` panes with their keeper keys (so a
-/// crash from now on finds them again).
+/// Waits until the saved session names `panes` panes with their keeper keys and the
+/// keeper holds that many pty masters (so a crash from now on finds them again: on a
+/// loaded machine the keeper may still be starting when the session is saved).
 fn wait_saved(dir: &Path, panes: usize) {
     wait_until("the session saved with every pane's key", || {
         std::fs::read_to_string(dir.join("session.ron"))
             .is_ok_and(|s| s.matches("keeper: Some(").count() == panes)
     });
+    wait_until("the keeper holds every pane's pty", || {
+        keeper_masters(dir) >= panes
+    });
+}
+
+/// How many pty masters the scratch folder's keeper holds (0 when none runs).
+fn keeper_masters(dir: &Path) -> usize {
+    let Some(pid) = std::fs::read_to_string(dir.join("run/tern/keeper.pid"))
+        .ok()
+        .and_then(|p| p.trim().parse::<u32>().ok())
+    else {
+        return 0;
+    };
+    std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .map(|fds| {
+            fds.flatten()
+                .filter(|fd| {
+                    std::fs::read_link(fd.path())
+                        .is_ok_and(|target| target == Path::new("/dev/ptmx"))
+                })
+                .count()
+        })
+        .unwrap_or(0)
 }
 
 fn worktree(dir: &Path, name: &str) -> PathBuf {
