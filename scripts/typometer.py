@@ -226,7 +226,8 @@ class Running:
         self.before = set(x.children())
         self.t0 = time.perf_counter()
         self.proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL, start_new_session=True)
+                                     stderr=open(os.environ.get("TYPOMETER_STDERR", os.devnull), "a"),
+                                     start_new_session=True)
         self.win = None
         self.size = None
 
@@ -666,6 +667,9 @@ def main():
     terms = [t for t in args.terms.split(",") if t == "tern" or shutil.which(t)]
     if args.before:
         terms.insert(1, "tern-before")
+        # The runs happen in a scratch folder: a relative path would name nothing there.
+        args.before = os.path.abspath(args.before)
+    args.tern = os.path.abspath(args.tern)
     if not os.access(args.tern, os.X_OK):
         raise SystemExit(f"no tern at {args.tern} (cargo build --release -p tern)")
 
