@@ -540,3 +540,83 @@ fn a_binary_replaced_between_two_starts_takes_the_panes_back() {
     assert_eq!(got, (1..=last).collect::<Vec<_>>(), "every tick in order");
     assert!(last > at_kill, "ticks from while tern was gone");
 }
+
+/// Two terns starting at once against one keeper (the real one, `tern keeper --serve`):
+/// the first attaches, the second is refused with the reason and runs without it; and
+/// a tern killed in the middle of handing a pane over (half a frame, then gone) leaves
+/// the keeper serving, holding nothing half-made, for the next tern.
+#[test]
+fn two_terns_at_once_and_a_tern_killed_mid_handover_leave_one_keeper_serving() {
+    use std::io::Write as _;
+    use tern_core::keeper::client::{AttachError, attach};
+    let dir = scratch("keeper-two");
+    let _keeper = KeeperGuard(dir.clone());
+    let socket = dir.join("run/tern/keeper.sock");
+    std::fs::create_dir_all(socket.parent().expect("folder")).expect("runtime folder");
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(
+            socket.parent().expect("folder"),
+            std::fs::Permissions::from_mode(0o700),
+        )
+        .expect("0700");
+    }
+    let mut serve = common::headless::tern_in(&dir);
+    let mut keeper = serve
+        .args(["keeper", "--serve", "--socket"])
+        .arg(&socket)
+        .spawn()
+        .expect("tern keeper --serve");
+    wait_until("the keeper's socket", || {
+        std::os::unix::net::UnixStream::connect(&socket).is_ok()
+    });
+    let first = attach(&socket).expect("the first tern attaches");
+    // It hands one pane over (the keeper, holding something, outlives its tern).
+    let held = tern_core::keeper::protocol::HeldPane {
+        key: 7,
+        pane: 1,
+        pid: None,
+        what: "sh".into(),
+        cwd: None,
+    };
+    let master: std::os::fd::OwnedFd = std::fs::File::open("/dev/null").expect("fd").into();
+    first.hold(&held, &master, None).expect("held");
+    match attach(&socket) {
+        Err(AttachError::Refused(why)) => {
+            assert!(why.contains("another tern is attached"), "{why}")
+        }
+        other => panic!("the second tern is not refused: {other:?}"),
+    }
+    drop(first);
+    // A tern that says hello, then dies half way through a Hold frame.
+    {
+        let raw = std::os::unix::net::UnixStream::connect(&socket).expect("connect");
+        let hello = br#"{"op":"hello","protocol":1,"tern":"0"}"#;
+        (&raw)
+            .write_all(&(hello.len() as u32).to_le_bytes())
+            .expect("length");
+        (&raw).write_all(hello).expect("hello");
+        let hold = br#"{"op":"hold","pane":{"key":9,"pane":1,"pid":null,"what":"sh"}}"#;
+        (&raw)
+            .write_all(&(hold.len() as u32).to_le_bytes())
+            .expect("length");
+        (&raw)
+            .write_all(&hold[..hold.len() / 2])
+            .expect("half a frame");
+    }
+    let next = (0..100)
+        .find_map(|_| {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            attach(&socket).ok()
+        })
+        .expect("the keeper serves the next tern");
+    let keys: Vec<u64> = next.panes.iter().map(|p| p.pane.key).collect();
+    assert_eq!(keys, vec![7], "the pane handed over, nothing half-made");
+    assert!(
+        keeper.try_wait().expect("keeper").is_none(),
+        "the keeper still runs"
+    );
+    drop(next);
+    let _ = keeper.kill();
+    let _ = keeper.wait();
+}

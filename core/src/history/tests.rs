@@ -152,3 +152,37 @@ fn past_the_folder_s_cap_the_least_recently_written_panes_lose_their_history() {
         "said: {notes:?}"
     );
 }
+
+/// A disk that is full (here the pane's file is `/dev/full`: every write fails with
+/// ENOSPC): a breadcrumb says so once, that pane's history stops, the writer and the
+/// other panes go on.
+#[test]
+fn a_full_disk_stops_that_pane_s_history_with_a_breadcrumb_and_nothing_else() {
+    let dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink("/dev/full", raw_path_of(dir.path(), 1)).unwrap();
+    let notes = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let note: Note = {
+        let notes = notes.clone();
+        Arc::new(move |n| notes.lock().unwrap().push(n))
+    };
+    let h = History::start(dir.path().to_owned(), note).unwrap();
+    let (full, fine) = (h.tap(1), h.tap(2));
+    for i in 0..50 {
+        full.send(format!("lost {i}\r\n").as_bytes());
+        fine.send(format!("kept {i}\r\n").as_bytes());
+    }
+    drop(h);
+    let want: String = (0..50).map(|i| format!("kept {i}\r\n")).collect();
+    assert_eq!(
+        read_history(dir.path(), 2),
+        want.as_bytes(),
+        "the other pane"
+    );
+    let notes = notes.lock().unwrap();
+    let said: Vec<&String> = notes
+        .iter()
+        .filter(|n| n.contains("cannot write pane history"))
+        .collect();
+    assert_eq!(said.len(), 1, "said once: {notes:?}");
+    assert!(said[0].contains("No space left"), "{said:?}");
+}
