@@ -23,12 +23,13 @@ on all alike:
   agents 32 hidden tabs (--agents) each running a stand-in agent (a spinner line
          redrawn 20 times a second, OSC 2 with a spinner frame 10 times a second; the
          -quiet lines: no titles; tern-none: no agents), `cat` in view: CPU ticks in
-         20 s (--agents-s), RSS, then keys into `cat` (tern, tern-before and kitty).
+         20 s (--agents-s), RSS, then keys into `cat` (tern, tern-before and kitty);
+  tui    the same stand-in agent in view: CPU ticks a second over --agents-s.
 
 Prints p50 / p90 / p99 in ms and each terminal's ratio to the best GPU peer
 (alacritty, kitty); `--json PATH` writes every sample. Only libX11 and libXtst (ctypes).
 
-  scripts/typometer.py [--tests keys,keys-full,tab,tab-full,paint,idle,flood,agents] [--keys 100] [--runs 3] [--cols 80
+  scripts/typometer.py [--tests keys,keys-full,tab,tab-full,paint,idle,flood,agents,tui] [--keys 100] [--runs 3] [--cols 80
                         --rows 24] [--terms tern,alacritty,kitty,xterm] [--json PATH]
                         [--tern PATH] [-o KEY=VALUE (tern option, repeatable)]
                         [--before PATH [--before-env KEY=VALUE] [--before-option KEY=VALUE]]
@@ -542,6 +543,24 @@ while True:
 """
 
 
+def test_tui(x, term, args, env, extra, cols, rows, work):
+    """CPU ticks per second of a window whose visible pane is a stand-in agent redrawing
+    its spinner line 20 times a second and its title 10 times a second."""
+    agent = os.path.join(work, "agent.py")
+    with open(agent, "w") as f:
+        f.write(AGENT)
+    run = Running(x, launch_cmd(term, args, cols, rows, [sys.executable, agent, "1"], extra), env)
+    try:
+        if not run.wait_window():
+            return None, "no window"
+        time.sleep(2.0)
+        before = ticks(run.proc.pid)
+        time.sleep(args.agents_s)
+        return [(ticks(run.proc.pid) - before) / args.agents_s], 0
+    finally:
+        run.stop()
+
+
 def vm_kb(pid, field):
     """A `VmRSS`-like field of /proc/PID/status, in kB."""
     with open(f"/proc/{pid}/status") as f:
@@ -737,6 +756,8 @@ def main():
                         got = test_agents(x, t.removesuffix("-quiet").removesuffix("-none"), args, env,
                                           extra, args.cols, args.rows, work, not t.endswith("-quiet"),
                                           0 if t.endswith("-none") else args.agents)
+                    elif test == "tui":
+                        got = test_tui(x, t, args, env, extra, args.cols, args.rows, work)
                     elif test == "paint":
                         got = test_paint(x, t, args, env, extra, args.cols, args.rows)
                     else:
@@ -752,7 +773,7 @@ def main():
                     missed[t] += m
             if test == "flood":
                 results["flood_mb_s_typing_after"] = args.flood_rates
-            if test == "idle":
+            if test in ("idle", "tui"):
                 results["tests"][test] = {t: {"ticks": samples[t]} for t in names}
             elif test == "agents":
                 results["tests"][test] = {t: {"ticks": [a for a, _, _ in samples[t]],
@@ -778,7 +799,7 @@ def main():
 
 
 def report(test, samples, missed, args):
-    what = {"keys": "key to screen", "agents": "agents", "tab": "Ctrl+Tab to screen (1,000,000-line tab <-> cat)",
+    what = {"keys": "key to screen", "agents": "agents", "tui": "tui", "tab": "Ctrl+Tab to screen (1,000,000-line tab <-> cat)",
             "tab-full": "Ctrl+Tab to screen between two full screens (1,000,000 55-column log lines <-> "
                         "cat below a screen of them)",
             "keys-full": "key to screen, typing over a full screen of log lines",
@@ -796,6 +817,14 @@ def report(test, samples, missed, args):
             key = f"  keys p50 {pct(keys, 0.5) * 1e3:.1f} p90 {pct(keys, 0.9) * 1e3:.1f} n={len(keys)}" if keys else ""
             print(f"  {t:16s} ticks median {med[t]:6.0f}  samples {' '.join(str(a) for a, _, _ in s):20s}"
                   f" RSS MB {' '.join(f'{b / 1024:.0f}' for _, b, _ in s)}  {ratios}{key}")
+        return
+    if test == "tui":
+        print(f"tui: a stand-in agent in view (spinner line 20/s, title 10/s): CPU ticks (1/100 s) a second, "
+              f"over {args.agents_s:g} s, {args.runs} runs:")
+        med = {t: pct(s, 0.5) for t, s in samples.items()}
+        for t, s in samples.items():
+            ratio = f"  x{med[t] / med['kitty']:.2f} of kitty" if med.get("kitty") and t != "kitty" else ""
+            print(f"  {t:10s} median {med[t]:5.1f}  samples {' '.join(f'{v:.1f}' for v in s)}{ratio}")
         return
     if test == "idle":
         print(f"idle: CPU ticks (1/100 s) in {args.idle_s:g} s, shells at a prompt, {args.runs} runs:")
