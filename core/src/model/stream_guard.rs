@@ -16,13 +16,16 @@ pub(super) enum OscGuard {
     Inside(usize),
     /// Inside an OSC that went over the cap: bytes are skipped until its terminator.
     Skipping,
+    /// Inside an APC string (`ESC _`): its bytes are kept for the kitty graphics
+    /// protocol (up to `MAX_APC_BYTES`) and not handed to vte, which ignores them.
+    Apc,
 }
 
 /// What a byte does to vte's Escape state, as far as the OSC guard cares.
 pub(super) enum AfterEscape {
     /// Still in Escape (ESC, C0 other than CAN/SUB, DEL, 0x80 and up).
     Stays,
-    /// `]`: an OSC string starts.
+    /// `]`: an OSC string starts; `_`: an APC string.
     Osc,
     /// Any other state (dispatch, CSI, DCS, SOS/PM/APC, intermediates, CAN/SUB).
     Leaves,
@@ -30,7 +33,7 @@ pub(super) enum AfterEscape {
 
 pub(super) fn after_escape(byte: u8) -> AfterEscape {
     match byte {
-        b']' => AfterEscape::Osc,
+        b']' | b'_' => AfterEscape::Osc,
         0x18 | 0x1a | 0x20..=0x7e => AfterEscape::Leaves,
         _ => AfterEscape::Stays,
     }
@@ -39,7 +42,8 @@ pub(super) fn after_escape(byte: u8) -> AfterEscape {
 /// Where [`scan_for_osc`] found the stream going.
 #[derive(Debug, PartialEq, Eq)]
 pub(super) enum OscScan {
-    /// The `]` at this offset starts an OSC (it is read in vte's Escape state).
+    /// The `]` (or `_`) at this offset starts an OSC (an APC): it is read in vte's
+    /// Escape state.
     StartsAt(usize),
     /// No OSC starts in the bytes; after them vte is in Escape or not.
     Ends { in_escape: bool },
@@ -69,7 +73,7 @@ pub(super) fn scan_for_osc(in_escape: bool, bytes: &[u8]) -> OscScan {
         from == 0 && in_escape
     };
     let mut from = 0;
-    while let Some(i) = memchr::memchr(b']', &bytes[from..]) {
+    while let Some(i) = memchr::memchr2(b']', b'_', &bytes[from..]) {
         let at = from + i;
         if escape_before(from, at) {
             return OscScan::StartsAt(at);
@@ -149,7 +153,7 @@ mod tests {
             in_escape in any::<bool>(),
             bytes in proptest::collection::vec(
                 prop_oneof![
-                    Just(0x1bu8), Just(b']'), Just(b'['), Just(0x07), Just(0x18), Just(0x1a),
+                    Just(0x1bu8), Just(b']'), Just(b'_'), Just(b'['), Just(0x07), Just(0x18), Just(0x1a),
                     Just(0x7f), Just(b'\n'), Just(0x00), 0x80u8..=0xff, 0x20u8..=0x7e, any::<u8>(),
                 ],
                 0..64,
