@@ -280,7 +280,7 @@ fn a_placement_far_off_screen_is_refused_or_bounded() {
     assert!(replies(&mut t).starts_with("\x1b_Gi=1;EINVAL:"));
     // Many rows: the cursor scrolls down through them once, bounded by the cap.
     let started = std::time::Instant::now();
-    t.advance(b"\x1b_Ga=p,i=1,r=10000,q=2\x1b\\");
+    t.advance(b"\x1b_Ga=p,i=1,c=1,r=10000,q=2\x1b\\");
     assert!(started.elapsed() < std::time::Duration::from_secs(5));
     assert_eq!(t.cursor().row, 4);
 }
@@ -431,4 +431,23 @@ fn da1_says_sixel() {
     let mut t = term(20, 5);
     t.advance(b"\x1b[c");
     assert!(replies(&mut t).contains(";4;"));
+}
+
+#[test]
+fn the_screen_dump_says_where_images_are_and_its_text_skips_them() {
+    let mut t = term(20, 5);
+    t.advance(b"\r\nab");
+    t.advance(&apc("a=T,f=24,s=20,v=30,i=5,q=2", &vec![1; 20 * 30 * 3]));
+    t.advance(b"cd");
+    let dump = t.dump();
+    assert_eq!(
+        dump.images,
+        ["image 5: 20x30 px at row 1 col 2, 2x2 cells, z 0"]
+    );
+    // The cursor went to the image's last row, after its last column.
+    assert_eq!(
+        dump.rows[1..3],
+        ["ab", "    cd"],
+        "the image's cells hold no text"
+    );
 }

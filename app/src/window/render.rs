@@ -343,6 +343,29 @@ pub struct Scene<'a> {
     pub any_selected: bool,
     /// Scrollbar: (lines above the screen in all, lines scrolled up).
     pub scroll: (u64, usize),
+    /// Images in view (`pane/images.rs`), drawn under or over the text.
+    pub images: &'a [ImageQuad],
+}
+
+/// An image to draw: a texture over a rectangle given in cells from cell 0,0 (rows may
+/// be negative: an image that starts above the view).
+#[derive(Clone, Debug)]
+pub struct ImageQuad {
+    pub texture: egui::TextureId,
+    /// Top-left (column, row) and size (columns, rows), in cells.
+    pub at: Vec2,
+    pub size: Vec2,
+    /// The part of the texture shown (0..1).
+    pub uv: Rect,
+    /// Drawn before the text (kitty's negative z-index), else after it.
+    pub below_text: bool,
+}
+
+fn paint_images(painter: &Painter, origin: Pos2, cell: Vec2, images: &[ImageQuad], below: bool) {
+    for q in images.iter().filter(|q| q.below_text == below) {
+        let rect = Rect::from_min_size(origin + q.at * cell, q.size * cell);
+        painter.add(egui::Shape::image(q.texture, rect, q.uv, Color32::WHITE));
+    }
 }
 
 /// Paints the whole pane into `rect` (its top-left is cell 0,0).
@@ -467,8 +490,17 @@ pub fn paint(
     let cells: usize = scene.rows.iter().map(|r| r.cells.len()).sum();
     mesh.reserve_vertices(cells * 8);
     mesh.reserve_triangles(cells * 4);
+    let any_below = scene.images.iter().any(|q| q.below_text);
     if let Some(r) = background_rect(rect, default_bg, style.window_clear) {
-        mesh.add_colored_rect(r, default_bg);
+        if any_below {
+            // Images under the text go over the background: it is its own shape.
+            painter.rect_filled(r, 0.0, default_bg);
+        } else {
+            mesh.add_colored_rect(r, default_bg);
+        }
+    }
+    if any_below {
+        paint_images(painter, origin, m.cell, scene.images, true);
     }
     // With ligatures on, the cursor's cell is drawn apart from a run it is in: its row
     // is built for where the cursor is.
@@ -512,6 +544,7 @@ pub fn paint(
         }
     }
     painter.add(egui::Shape::mesh(mesh));
+    paint_images(painter, origin, m.cell, scene.images, false);
     let (total, offset) = scene.scroll;
     if total > 0 && offset > 0 {
         let rows = scene.rows.len().max(1) as f32;

@@ -686,6 +686,29 @@ impl Terminal {
             rows,
             runs,
             cursor: (self.st.cursor.row, self.st.cursor.col),
+            images: self.image_dump(),
         }
+    }
+
+    /// One line for each placement on the screen (see [`ScreenDump::images`]).
+    fn image_dump(&self) -> Vec<String> {
+        let store = self.st.images();
+        let base = self.st.image_line_base();
+        let end = base + self.st.rows as u64;
+        store
+            .placements()
+            .iter()
+            .filter(|p| p.line < end && p.end_line() > base)
+            .map(|p| {
+                let row = p.line as i64 - base as i64;
+                let (w, h) = store
+                    .image(p.image_id)
+                    .map_or((0, 0), |i| (i.width, i.height));
+                format!(
+                    "image {}: {w}x{h} px at row {row} col {}, {}x{} cells, z {}",
+                    p.image_id, p.col, p.cols, p.rows, p.z
+                )
+            })
+            .collect()
     }
 }

@@ -28,6 +28,7 @@ pub use clip::CopyTo;
 mod copy;
 mod found;
 mod hints;
+mod images;
 mod input;
 mod paint;
 mod scroll;
@@ -161,6 +162,8 @@ pub struct PaneUi {
     confirm_multiline_paste: bool,
     /// Row meshes from the last frames (only changed rows are rebuilt).
     rows: RowCache,
+    /// Textures of the images in view (`images.rs`).
+    images: images::ImageTextures,
     /// When the pane was last revealed, until a frame shows it (for the trace).
     pub revealed_at: Option<Instant>,
     /// When the model thread built the last snapshot this pane took.
@@ -218,6 +221,7 @@ impl PaneUi {
             swallow_text: false,
             confirm_multiline_paste: true,
             rows: RowCache::default(),
+            images: Default::default(),
             revealed_at: None,
             snapshot_built_at: None,
             delivered_at: None,
@@ -322,6 +326,7 @@ impl PaneUi {
         self.search = None;
         self.dragging = None;
         self.rows.clear();
+        self.images.clear();
     }
 
     /// After a reveal, once the view is back: traces how long the reveal took (the

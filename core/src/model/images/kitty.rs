@@ -13,9 +13,9 @@ use std::io::Read;
 
 use base64::Engine;
 
-use super::{
-    ImageData, ImageStore, MAX_IMAGE_BYTES, MAX_IMAGE_SIDE, PixelRect, Placement, StoreError,
-};
+use super::files;
+use super::pixels::decode;
+use super::{ImageStore, MAX_IMAGE_BYTES, PixelRect, Placement, StoreError};
 use crate::model::state::State;
 
 /// Most bytes a transmission (all its chunks, decoded from base64, or a file) may have.
@@ -44,13 +44,13 @@ impl Upload {
 
 /// One command's keys.
 #[derive(Clone, Debug, PartialEq, Eq)]
-struct Command {
+pub(super) struct Command {
     action: u8,
     quiet: u32,
-    format: u32,
+    pub(super) format: u32,
     medium: u8,
-    width: u32,
-    height: u32,
+    pub(super) width: u32,
+    pub(super) height: u32,
     size: u32,
     offset: u32,
     id: u32,
@@ -104,12 +104,12 @@ impl Default for Command {
 
 /// An error reply: kitty's code and message.
 #[derive(Debug, PartialEq, Eq)]
-struct Refusal {
-    code: &'static str,
-    message: String,
+pub(super) struct Refusal {
+    pub(super) code: &'static str,
+    pub(super) message: String,
 }
 
-fn refuse(code: &'static str, message: impl Into<String>) -> Refusal {
+pub(super) fn refuse(code: &'static str, message: impl Into<String>) -> Refusal {
     Refusal {
         code,
         message: message.into(),
@@ -373,7 +373,7 @@ fn load(cmd: &Command, payload: Vec<u8>) -> Result<Vec<u8>, Refusal> {
         b'f' | b't' => {
             let path = String::from_utf8(payload)
                 .map_err(|_| refuse("EINVAL", "the file name is not UTF-8"))?;
-            let bytes = read_file(&path, cmd)?;
+            let bytes = files::read(&path, cmd.medium == b't', cmd.offset, cmd.size)?;
             if cmd.medium == b't' {
                 // read_file checked that it is a temporary file of ours.
                 let _ = std::fs::remove_file(&path);
@@ -396,187 +396,6 @@ fn load(cmd: &Command, payload: Vec<u8>) -> Result<Vec<u8>, Refusal> {
         return Err(refuse("EFBIG", "the decompressed data is too large"));
     }
     Ok(out)
-}
-
-/// The folders a temporary file (`t=t`) may be in.
-fn temp_dirs() -> Vec<std::path::PathBuf> {
-    let mut dirs = vec![std::env::temp_dir(), "/tmp".into(), "/dev/shm".into()];
-    dirs.iter_mut().for_each(|d| {
-        if let Ok(real) = d.canonicalize() {
-            *d = real;
-        }
-    });
-    dirs
-}
-
-/// Reads a file a program named, by kitty's rules and tern's: only a regular file (no
-/// FIFO, device, socket or folder: the type is checked before opening and again on
-/// the opened file), not in /proc, /sys or /dev; a temporary file only in the temp
-/// folder with `tty-graphics-protocol` in its name; and only a file everyone may read,
-/// or, for a temporary file, one of this user's (so a root tern does not show
-/// `/etc/shadow`). At most [`MAX_TRANSMISSION_BYTES`] from `O` (`S` bytes if given).
-fn read_file(path: &str, cmd: &Command) -> Result<Vec<u8>, Refusal> {
-    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
-    let bad = |why: &str| refuse("EBADF", format!("cannot read the file: {why}"));
-    let path = std::path::Path::new(path);
-    if !path.is_absolute() {
-        return Err(bad("the path is not absolute"));
-    }
-    let real = path.canonicalize().map_err(|_| bad("no such file"))?;
-    if ["/proc", "/sys", "/dev"]
-        .iter()
-        .any(|d| real.starts_with(d) && !real.starts_with("/dev/shm"))
-    {
-        return Err(bad("a system file"));
-    }
-    if cmd.medium == b't' {
-        let in_temp = real
-            .parent()
-            .is_some_and(|parent| temp_dirs().iter().any(|d| d == parent));
-        let named = real
-            .file_name()
-            .and_then(|n| n.to_str())
-            .is_some_and(|n| n.contains("tty-graphics-protocol"));
-        if !in_temp || !named {
-            return Err(bad("not a temporary file of the graphics protocol"));
-        }
-    }
-    let check = |meta: &std::fs::Metadata| -> Result<(), Refusal> {
-        if !meta.file_type().is_file() {
-            return Err(bad("not a regular file"));
-        }
-        let everyone_reads = meta.mode() & 0o004 != 0;
-        let ours = cmd.medium == b't' && meta.uid() == rustix::process::geteuid().as_raw();
-        if !everyone_reads && !ours {
-            return Err(bad("not readable by everyone"));
-        }
-        Ok(())
-    };
-    check(&std::fs::metadata(&real).map_err(|_| bad("no such file"))?)?;
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_NOFOLLOW)
-        .open(&real)
-        .map_err(|_| bad("it cannot be opened"))?;
-    check(&file.metadata().map_err(|_| bad("no such file"))?)?;
-    let mut file = std::io::BufReader::new(file);
-    std::io::copy(
-        &mut (&mut file).take(u64::from(cmd.offset)),
-        &mut std::io::sink(),
-    )
-    .map_err(|_| bad("a read failed"))?;
-    let limit = if cmd.size != 0 {
-        (cmd.size as usize).min(MAX_TRANSMISSION_BYTES)
-    } else {
-        MAX_TRANSMISSION_BYTES
-    };
-    let mut bytes = Vec::new();
-    file.take(limit as u64 + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|_| bad("a read failed"))?;
-    if bytes.len() > limit {
-        if cmd.size != 0 {
-            bytes.truncate(limit);
-        } else {
-            return Err(refuse("EFBIG", "the file is too large"));
-        }
-    }
-    Ok(bytes)
-}
-
-/// Whether a width and height are within the limits, before any pixel is allocated.
-fn check_dimensions(width: u32, height: u32) -> Result<(), Refusal> {
-    if width == 0 || height == 0 {
-        return Err(refuse("EINVAL", "the image has no width or height"));
-    }
-    if width > MAX_IMAGE_SIDE
-        || height > MAX_IMAGE_SIDE
-        || width as usize * height as usize * 4 > MAX_IMAGE_BYTES
-    {
-        return Err(refuse(
-            "EFBIG",
-            format!("an image of {width}x{height} pixels is too large"),
-        ));
-    }
-    Ok(())
-}
-
-fn decode(cmd: &Command, data: Vec<u8>) -> Result<ImageData, Refusal> {
-    let rgba = match cmd.format {
-        24 | 32 => {
-            check_dimensions(cmd.width, cmd.height)?;
-            let pixels = cmd.width as usize * cmd.height as usize;
-            let bpp = if cmd.format == 24 { 3 } else { 4 };
-            if data.len() < pixels * bpp {
-                return Err(refuse("ENODATA", "insufficient image data"));
-            }
-            if bpp == 4 {
-                let mut data = data;
-                data.truncate(pixels * 4);
-                data
-            } else {
-                let mut out = Vec::with_capacity(pixels * 4);
-                for px in data[..pixels * 3].chunks_exact(3) {
-                    out.extend_from_slice(&[px[0], px[1], px[2], 255]);
-                }
-                out
-            }
-        }
-        100 => return decode_png(&data),
-        _ => return Err(refuse("EINVAL", "unknown image format")),
-    };
-    ImageData::new(cmd.width, cmd.height, rgba)
-        .ok_or_else(|| refuse("EINVAL", "the image has no width or height"))
-}
-
-/// Decodes a PNG to RGBA, its size checked from the header before its pixels are.
-pub fn decode_png_rgba(data: &[u8]) -> Result<ImageData, String> {
-    decode_png(data).map_err(|r| r.message)
-}
-
-fn decode_png(data: &[u8]) -> Result<ImageData, Refusal> {
-    let bad = |e: png::DecodingError| refuse("EBADPNG", format!("the PNG cannot be decoded: {e}"));
-    let mut decoder = png::Decoder::new_with_limits(
-        std::io::Cursor::new(data),
-        png::Limits {
-            bytes: MAX_IMAGE_BYTES * 2,
-        },
-    );
-    decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
-    let info = decoder.read_header_info().map_err(bad)?;
-    check_dimensions(info.width, info.height)?;
-    let mut reader = decoder.read_info().map_err(bad)?;
-    let size = reader
-        .output_buffer_size()
-        .ok_or_else(|| refuse("EFBIG", "the PNG is too large"))?;
-    if size > MAX_IMAGE_BYTES {
-        return Err(refuse("EFBIG", "the PNG is too large"));
-    }
-    let mut buf = vec![0; size];
-    let frame = reader.next_frame(&mut buf).map_err(bad)?;
-    let (width, height) = (frame.width, frame.height);
-    let pixels = width as usize * height as usize;
-    let line = frame.line_size;
-    let channels = match frame.color_type {
-        png::ColorType::Grayscale => 1,
-        png::ColorType::GrayscaleAlpha => 2,
-        png::ColorType::Rgb => 3,
-        png::ColorType::Rgba => 4,
-        png::ColorType::Indexed => return Err(refuse("EBADPNG", "an indexed PNG not expanded")),
-    };
-    let mut rgba = Vec::with_capacity(pixels * 4);
-    for row in buf.chunks(line).take(height as usize) {
-        for px in row[..width as usize * channels].chunks_exact(channels) {
-            let p = match channels {
-                1 => [px[0], px[0], px[0], 255],
-                2 => [px[0], px[0], px[0], px[1]],
-                3 => [px[0], px[1], px[2], 255],
-                _ => [px[0], px[1], px[2], px[3]],
-            };
-            rgba.extend_from_slice(&p);
-        }
-    }
-    ImageData::new(width, height, rgba).ok_or_else(|| refuse("EBADPNG", "a truncated PNG"))
 }
 
 /// Shows a stored image at the cursor (`a=p`, and `a=T` after its transmission).
@@ -613,19 +432,32 @@ fn put(st: &mut State, cmd: &Command) -> Result<(), Refusal> {
     let (cell_w, cell_h) = (st.cell_pixels.0 as u32, st.cell_pixels.1 as u32);
     let x_off = cmd.x_off.min(cell_w.saturating_sub(1));
     let y_off = cmd.y_off.min(cell_h.saturating_sub(1));
-    let cols = if cmd.cols != 0 {
-        cmd.cols
-    } else {
-        (w + x_off).div_ceil(cell_w)
-    };
-    let rows = if cmd.rows != 0 {
-        cmd.rows
-    } else {
-        (h + y_off).div_ceil(cell_h)
-    };
-    if cols > MAX_PLACEMENT_CELLS || rows > MAX_PLACEMENT_CELLS {
+    if cmd.cols > MAX_PLACEMENT_CELLS || cmd.rows > MAX_PLACEMENT_CELLS {
         return Err(refuse("EINVAL", "the placement is too large"));
     }
+    // The drawn size in pixels: the cells asked for (one of them alone keeps the
+    // image's aspect), else the image's own size.
+    let (draw_w, draw_h) = match (cmd.cols, cmd.rows) {
+        (0, 0) => (u64::from(w), u64::from(h)),
+        (c, 0) => {
+            let dw = u64::from(c) * u64::from(cell_w);
+            (dw, dw * u64::from(h) / u64::from(w))
+        }
+        (0, r) => {
+            let dh = u64::from(r) * u64::from(cell_h);
+            (dh * u64::from(w) / u64::from(h), dh)
+        }
+        (c, r) => (
+            u64::from(c) * u64::from(cell_w),
+            u64::from(r) * u64::from(cell_h),
+        ),
+    };
+    let cols = (draw_w + u64::from(x_off)).div_ceil(u64::from(cell_w));
+    let rows = (draw_h + u64::from(y_off)).div_ceil(u64::from(cell_h));
+    if cols > u64::from(MAX_PLACEMENT_CELLS) || rows > u64::from(MAX_PLACEMENT_CELLS) {
+        return Err(refuse("EINVAL", "the placement is too large"));
+    }
+    let extent = (draw_w as f32 / cell_w as f32, draw_h as f32 / cell_h as f32);
     let (cols, rows) = (cols.max(1) as usize, rows.max(1) as usize);
     let line = st.image_line_base() + st.cursor.row as u64;
     let col = st.cursor.col;
@@ -642,7 +474,8 @@ fn put(st: &mut State, cmd: &Command) -> Result<(), Refusal> {
             width: w,
             height: h,
         },
-        offset_px: (x_off, y_off),
+        offset: (x_off as f32 / cell_w as f32, y_off as f32 / cell_h as f32),
+        extent,
         z: cmd.z,
     });
     let first = st.cursor.row;

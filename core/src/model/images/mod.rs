@@ -9,7 +9,9 @@
 //! dropped. Memory is capped per store (`quota_bytes`, the oldest unused image goes
 //! first, as kitty's quota does) and in total for the process ([`TOTAL_IMAGE_BYTES`]).
 
+mod files;
 pub mod kitty;
+mod pixels;
 pub mod sixel;
 
 use std::collections::BTreeMap;
@@ -114,8 +116,12 @@ pub struct Placement {
     pub rows: usize,
     /// The part of the image shown, scaled to the cells.
     pub source: PixelRect,
-    /// Pixel offset inside the first cell (kitty's `X`, `Y`).
-    pub offset_px: (u32, u32),
+    /// Where the image starts inside the first cell, in cells (kitty's `X`, `Y`
+    /// pixels over the cell's size when it was placed).
+    pub offset: (f32, f32),
+    /// The drawn size in cells (fractions where the image ends inside a cell): the
+    /// source rectangle is scaled to it.
+    pub extent: (f32, f32),
     /// Below text when negative (kitty: below -1,073,741,824 also below cell
     /// backgrounds; tern draws every negative one under the text).
     pub z: i32,
@@ -422,7 +428,8 @@ mod tests {
                 width: 10,
                 height: 10,
             },
-            offset_px: (0, 0),
+            offset: (0.0, 0.0),
+            extent: (1.0, 1.0),
             z: 0,
         });
         store.insert(4, 0, pixels(10, 10)).unwrap();

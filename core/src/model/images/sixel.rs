@@ -317,7 +317,8 @@ impl State {
                 width,
                 height,
             },
-            offset_px: (0, 0),
+            offset: (0.0, 0.0),
+            extent: (width as f32 / cell_w as f32, height as f32 / cell_h as f32),
             z: 0,
         });
         let first = self.cursor.row;

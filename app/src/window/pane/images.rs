@@ -1,0 +1,76 @@
+//! A pane's images on the GPU: a texture for each image with a placement in view,
+//! uploaded when it comes into view and freed in the frame it leaves it (scrolled
+//! away, deleted, the pane parked).
+
+use std::collections::HashMap;
+
+use egui::{Rect, pos2, vec2};
+use tern_core::model::images::ImageLayer;
+
+use crate::window::render::ImageQuad;
+
+#[derive(Default)]
+pub(super) struct ImageTextures {
+    /// By [`tern_core::model::images::ImageData::key`].
+    by_key: HashMap<u64, egui::TextureHandle>,
+}
+
+impl ImageTextures {
+    /// The quads of the placements that reach rows `0..rows` of the view, whose top
+    /// row is the absolute image line `top_line`. Images in view are uploaded once;
+    /// textures of images no longer in view are freed.
+    pub(super) fn quads(
+        &mut self,
+        ctx: &egui::Context,
+        layer: &ImageLayer,
+        top_line: i64,
+        rows: usize,
+    ) -> Vec<ImageQuad> {
+        let mut quads = Vec::new();
+        let mut used = Vec::new();
+        for placed in &layer.placements {
+            let p = &placed.placement;
+            let row = p.line as i64 - top_line;
+            if row >= rows as i64 || row + p.rows as i64 <= 0 {
+                continue;
+            }
+            let image = &placed.image;
+            let texture = self.by_key.entry(image.key).or_insert_with(|| {
+                let pixels = egui::ColorImage::from_rgba_unmultiplied(
+                    [image.width as usize, image.height as usize],
+                    &image.rgba,
+                );
+                ctx.load_texture(
+                    format!("tern-image-{}", image.key),
+                    pixels,
+                    egui::TextureOptions::LINEAR,
+                )
+            });
+            used.push(image.key);
+            let (w, h) = (image.width as f32, image.height as f32);
+            let s = p.source;
+            quads.push((
+                p.z,
+                ImageQuad {
+                    texture: texture.id(),
+                    at: vec2(p.col as f32 + p.offset.0, row as f32 + p.offset.1),
+                    size: vec2(p.extent.0, p.extent.1),
+                    uv: Rect::from_min_max(
+                        pos2(s.x as f32 / w, s.y as f32 / h),
+                        pos2((s.x + s.width) as f32 / w, (s.y + s.height) as f32 / h),
+                    ),
+                    below_text: p.z < 0,
+                },
+            ));
+        }
+        self.by_key.retain(|key, _| used.contains(key));
+        // Lower z first, so higher z is drawn over it (a stable sort keeps the order
+        // of placement among equals).
+        quads.sort_by_key(|(z, _)| *z);
+        quads.into_iter().map(|(_, q)| q).collect()
+    }
+
+    pub(super) fn clear(&mut self) {
+        self.by_key.clear();
+    }
+}
