@@ -197,6 +197,9 @@ fn an_image_sent_in_one_byte_reads_is_the_same() {
 
 // ---- bad input ----
 
+/// Seen failing with the header check (`check_dimensions` in `pixels::decode_png`) and
+/// the output-size check after it both taken out: the png crate's own limit then
+/// answers `EBADPNG` after allocating.
 #[test]
 fn a_png_bomb_is_refused_from_its_header_before_any_pixel() {
     // A real 1x1 PNG whose header then says 60000x60000 (14 GB of pixels).
@@ -232,6 +235,8 @@ fn a_command_over_its_cap_is_refused_and_memory_stays_flat() {
     assert!(t.heap_bytes() < 4 * 1024 * 1024, "{}", t.heap_bytes());
 }
 
+/// Seen failing with the cap in `Upload::push` taken out (the chunks are kept, the
+/// buffer doubles past the cap).
 #[test]
 fn chunks_past_the_transmission_cap_are_dropped_not_kept() {
     let mut t = term(20, 5);
@@ -408,6 +413,7 @@ fn a_sixel_image_is_shown_at_the_cursor_and_the_cursor_goes_below_it() {
     assert_eq!((t.cursor().row, t.cursor().col), (2, 0));
 }
 
+/// Seen failing with the repeat count not cut at the right edge (`Decoder::sixel`).
 #[test]
 fn a_sixel_with_a_billion_repeats_costs_little() {
     let mut t = term(20, 5);
