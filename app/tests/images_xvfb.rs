@@ -42,7 +42,7 @@ fn kitty_and_sixel_images_are_drawn_scroll_and_go() {
     )
     .expect("sixel.bin");
     let script = format!(
-        "printf '\\033[?25l\\n\\n\\n'; cat {d}/kitty.bin; read x; printf '\\n\\n\\n'; \
+        "printf ready; read x; printf '\\033[?25l\\033[H\\033[2J\\n\\n\\n'; cat {d}/kitty.bin; read x; printf '\\n\\n\\n'; \
          read x; printf '\\033_Ga=d,d=A\\033\\\\'; read x; cat {d}/sixel.bin; exec sleep 600",
         d = dir.display()
     );
@@ -66,25 +66,30 @@ fn kitty_and_sixel_images_are_drawn_scroll_and_go() {
     wait_trace(&trace, &dir, "no first frame", |t| {
         t.contains("first_output_frame_built")
     });
+    // The first Return once the window is up (it told the model its cell size).
+    let window = tern_window(&display);
+    xdo(&display, &["key", "--window", &window, "Return"]);
     let (x0, y0, x1, y1) = wait_for("the kitty image in magenta", &dir, || {
         Screen::grab(&display.name).bbox(MAGENTA)
     });
-    let (w, h) = (x1 - x0, y1 - y0);
-    assert!(w > 20 && h > 10, "an image of {w}x{h} pixels");
-    // 8 cells by 2: as wide as four times its height in cells' terms.
-    let window = tern_window(&display);
+    // bbox gives the last pixel, inclusive.
+    let (w, h) = (x1 - x0 + 1, y1 - y0 + 1);
+    // The window told the model its cell size, so the image is its own size on
+    // screen (with 8x16 assumed it would be scaled to 8x2 of the window's cells).
+    assert!(
+        w.abs_diff(64) <= 1 && h.abs_diff(32) <= 1,
+        "an image of {w}x{h} pixels, not 64x32"
+    );
     xdo(&display, &["key", "--window", &window, "Return"]);
-    // The echoed line feed and three more: the screen scrolls by one row, half the
-    // image's height.
+    // The echoed line feed and three more: the screen scrolls by one row.
     let moved = wait_for("the image one row up", &dir, || {
         Screen::grab(&display.name)
             .bbox(MAGENTA)
-            .filter(|b| b.1 + 2 < y0)
+            .filter(|b| b.1 + 5 < y0)
     });
-    let row = h.div_ceil(2);
     assert!(
-        (y0 - moved.1).abs_diff(row) <= 2,
-        "moved {} pixels for a row of {row}",
+        (8..=48).contains(&(y0 - moved.1)),
+        "moved {} pixels for one row",
         y0 - moved.1
     );
     assert_eq!(moved.0, x0, "the same column");
@@ -99,11 +104,10 @@ fn kitty_and_sixel_images_are_drawn_scroll_and_go() {
     let (gx0, gy0, gx1, gy1) = wait_for("the sixel image in green", &dir, || {
         Screen::grab(&display.name).bbox(GREEN)
     });
-    // 64x18 pixels: as wide as the kitty image.
+    // 64x18 pixels, drawn at that size.
+    let (gw, gh) = (gx1 - gx0 + 1, gy1 - gy0 + 1);
     assert!(
-        (gx1 - gx0).abs_diff(w) <= 2,
-        "sixel {}x{} against kitty {w}",
-        gx1 - gx0,
-        gy1 - gy0
+        gw.abs_diff(64) <= 1 && gh.abs_diff(18) <= 1,
+        "sixel {gw}x{gh}, not 64x18"
     );
 }

@@ -545,6 +545,11 @@ impl Terminal {
         self.st.cell_pixels = (width_px.max(1), height_px.max(1));
     }
 
+    /// One cell's size in pixels as the model knows it (`width, height`).
+    pub fn cell_pixel_size(&self) -> (usize, usize) {
+        self.st.cell_pixels
+    }
+
     /// The latest resize a program asked for with XTWINOPS 8 (`CSI 8 ; rows ; cols t`),
     /// taking it. The model never resizes itself; the app may honour or ignore it.
     pub fn take_resize_request(&mut self) -> Option<TermSize> {

@@ -164,6 +164,8 @@ pub struct PaneUi {
     rows: RowCache,
     /// Textures of the images in view (`images.rs`).
     images: images::ImageTextures,
+    /// The cell size in physical pixels the model was last told.
+    cell_px: Option<(u16, u16)>,
     /// When the pane was last revealed, until a frame shows it (for the trace).
     pub revealed_at: Option<Instant>,
     /// When the model thread built the last snapshot this pane took.
@@ -222,6 +224,7 @@ impl PaneUi {
             confirm_multiline_paste: true,
             rows: RowCache::default(),
             images: Default::default(),
+            cell_px: None,
             revealed_at: None,
             snapshot_built_at: None,
             delivered_at: None,
@@ -561,6 +564,15 @@ impl PaneUi {
             && (hold.rect_size != rect.size() || Instant::now() >= hold.until)
         {
             self.page_hold = None;
+        }
+        let ppp = ctx.pixels_per_point();
+        let cell_px = (
+            (m.cell.x * ppp).round().clamp(1.0, 1000.0) as u16,
+            (m.cell.y * ppp).round().clamp(1.0, 1000.0) as u16,
+        );
+        if self.cell_px != Some(cell_px) {
+            self.cell_px = Some(cell_px);
+            self.pipeline.set_cell_pixels(self.id, cell_px.0, cell_px.1);
         }
         if self.page_hold.is_none() && self.grid != Some(size) && !self.remote {
             self.grid = Some(size);
