@@ -7,6 +7,7 @@ use tern_core::model::{Cell, Cursor, CursorShape, Flags, Palette, Row, Underline
 
 use super::boxes::{Pixels, draw_box};
 use super::glyphs::{self, GlyphCache, emoji, presentation};
+use super::quads;
 use super::theme::{self, Theme};
 
 /// Cell geometry for one font.
@@ -344,28 +345,7 @@ pub struct Scene<'a> {
     /// Scrollbar: (lines above the screen in all, lines scrolled up).
     pub scroll: (u64, usize),
     /// Images in view (`pane/images.rs`), drawn under or over the text.
-    pub images: &'a [ImageQuad],
-}
-
-/// An image to draw: a texture over a rectangle given in cells from cell 0,0 (rows may
-/// be negative: an image that starts above the view).
-#[derive(Clone, Debug)]
-pub struct ImageQuad {
-    pub texture: egui::TextureId,
-    /// Top-left (column, row) and size (columns, rows), in cells.
-    pub at: Vec2,
-    pub size: Vec2,
-    /// The part of the texture shown (0..1).
-    pub uv: Rect,
-    /// Drawn before the text (kitty's negative z-index), else after it.
-    pub below_text: bool,
-}
-
-fn paint_images(painter: &Painter, origin: Pos2, cell: Vec2, images: &[ImageQuad], below: bool) {
-    for q in images.iter().filter(|q| q.below_text == below) {
-        let rect = Rect::from_min_size(origin + q.at * cell, q.size * cell);
-        painter.add(egui::Shape::image(q.texture, rect, q.uv, Color32::WHITE));
-    }
+    pub images: &'a [quads::ImageQuad],
 }
 
 /// Paints the whole pane into `rect` (its top-left is cell 0,0).
@@ -500,7 +480,7 @@ pub fn paint(
         }
     }
     if any_below {
-        paint_images(painter, origin, m.cell, scene.images, true);
+        quads::paint(painter, origin, m.cell, scene.images, true);
     }
     // With ligatures on, the cursor's cell is drawn apart from a run it is in: its row
     // is built for where the cursor is.
@@ -544,7 +524,7 @@ pub fn paint(
         }
     }
     painter.add(egui::Shape::mesh(mesh));
-    paint_images(painter, origin, m.cell, scene.images, false);
+    quads::paint(painter, origin, m.cell, scene.images, false);
     let (total, offset) = scene.scroll;
     if total > 0 && offset > 0 {
         let rows = scene.rows.len().max(1) as f32;

@@ -35,9 +35,10 @@ pub use rect::checksum_value;
 pub use scrollback::Scrollback;
 pub use state::{Cursor, CursorShape, Damage, Pen};
 pub use state::{agent_status, kitty, links, notify};
+pub use stream_guard::MAX_APC_BYTES;
 
 use state::{State, ground, osc, perform};
-use stream_guard::{OscGuard, OscScan, incomplete_utf8_tail, scan_for_osc, utf8_len};
+use stream_guard::{ApcCapture, OscGuard, OscScan, incomplete_utf8_tail, scan_for_osc, utf8_len};
 
 /// Screen size in cells.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -173,19 +174,9 @@ pub struct Terminal {
     ground: bool,
     /// Off only in tests that check the fast path against vte alone.
     fast_path: bool,
-    /// The APC string being received (the kitty graphics protocol), at most
-    /// [`MAX_APC_BYTES`].
-    apc: Vec<u8>,
-    /// The APC string went over its cap.
-    apc_truncated: bool,
-    /// The APC string is not a graphics command (its first byte is not `G`): ignored.
-    apc_foreign: bool,
+    /// The APC string being received (the kitty graphics protocol).
+    apc: ApcCapture,
 }
-
-/// Longest APC string kept (a kitty graphics command: programs send chunks of 4 KiB).
-pub const MAX_APC_BYTES: usize = 1024 * 1024;
-/// APC buffer capacity kept between commands.
-const MAX_IDLE_APC_BYTES: usize = 64 * 1024;
 
 /// Event capacity a terminal keeps between bursts.
 const MAX_IDLE_EVENTS: usize = 64;
@@ -201,9 +192,7 @@ impl Terminal {
             carry: Vec::new(),
             ground: true,
             fast_path: true,
-            apc: Vec::new(),
-            apc_truncated: false,
-            apc_foreign: false,
+            apc: ApcCapture::default(),
         }
     }
 
@@ -318,9 +307,7 @@ impl Terminal {
                 match scan_for_osc(self.guard == OscGuard::Escape, bytes) {
                     OscScan::StartsAt(at) => {
                         self.guard = if bytes[at] == b'_' {
-                            self.apc.clear();
-                            self.apc_truncated = false;
-                            self.apc_foreign = false;
+                            self.apc.start();
                             OscGuard::Apc
                         } else {
                             OscGuard::Inside(0)
@@ -360,21 +347,11 @@ impl Terminal {
                     }
                 }
             }
-            OscGuard::Apc => match memchr::memchr3(0x18, 0x1a, 0x1b, bytes) {
-                Some(i) => {
-                    self.keep_apc(&bytes[..i]);
-                    self.guard = OscGuard::Outside;
-                    // ESC ends it (as ST's first byte); CAN and SUB cancel it.
-                    if bytes[i] == 0x1b {
-                        self.dispatch_apc();
-                    }
-                    (0, i)
-                }
-                None => {
-                    self.keep_apc(bytes);
-                    (0, bytes.len())
-                }
-            },
+            OscGuard::Apc => {
+                let (taken, end) = self.apc.read(bytes);
+                self.end_apc(end);
+                (0, taken)
+            }
             OscGuard::Skipping => match bytes.iter().position(|b| TERMINATORS.contains(b)) {
                 Some(i) => {
                     self.guard = OscGuard::Outside;
@@ -382,40 +359,6 @@ impl Terminal {
                 }
                 None => (0, bytes.len()),
             },
-        }
-    }
-
-    /// Keeps bytes of an APC string, up to [`MAX_APC_BYTES`].
-    fn keep_apc(&mut self, bytes: &[u8]) {
-        if self.apc_foreign {
-            return;
-        }
-        if self.apc.is_empty() && bytes.first().is_some_and(|&b| b != b'G') {
-            // Not a graphics command: nothing of it is kept.
-            self.apc_foreign = true;
-            return;
-        }
-        let room = MAX_APC_BYTES - self.apc.len();
-        if bytes.len() > room {
-            self.apc_truncated = true;
-        }
-        self.apc.extend_from_slice(&bytes[..bytes.len().min(room)]);
-    }
-
-    /// An APC string ended: a kitty graphics command (`G`) goes to the image code,
-    /// anything else is ignored.
-    fn dispatch_apc(&mut self) {
-        if !self.apc_foreign && self.apc.first() == Some(&b'G') {
-            if self.apc_truncated {
-                self.st.events.push(TermEvent::Dropped {
-                    what: "graphics command over its cap",
-                });
-            }
-            images::kitty::apc(&mut self.st, &self.apc, self.apc_truncated);
-        }
-        self.apc.clear();
-        if self.apc.capacity() > MAX_IDLE_APC_BYTES {
-            self.apc = Vec::new();
         }
     }
 
@@ -545,11 +488,6 @@ impl Terminal {
         self.st.cell_pixels = (width_px.max(1), height_px.max(1));
     }
 
-    /// One cell's size in pixels as the model knows it (`width, height`).
-    pub fn cell_pixel_size(&self) -> (usize, usize) {
-        self.st.cell_pixels
-    }
-
     /// The latest resize a program asked for with XTWINOPS 8 (`CSI 8 ; rows ; cols t`),
     /// taking it. The model never resizes itself; the app may honour or ignore it.
     pub fn take_resize_request(&mut self) -> Option<TermSize> {
@@ -640,42 +578,6 @@ impl Terminal {
                 .map_or(0, notify::PendingNotification::heap_bytes)
     }
 
-    /// Heap bytes of images: both screens' stores, a transmission or sixel image being
-    /// received.
-    pub fn image_heap_bytes(&self) -> usize {
-        self.st.images_primary.heap_bytes()
-            + self.st.images_alt.heap_bytes()
-            + self.st.kitty_upload.as_ref().map_or(0, |u| u.heap_bytes())
-            + self.st.sixel.as_ref().map_or(0, |s| s.heap_bytes())
-    }
-
-    /// Forgets placements whose rows are gone (dropped from the history, or scrolled
-    /// off the alternate screen); returns the active screen's image generation, which
-    /// changes whenever what its images show changes.
-    pub fn settle_images(&mut self) -> u64 {
-        let dropped = self.st.scrollback.dropped();
-        self.st.images_primary.prune_above(dropped);
-        let alt_top = self.st.alt_scrolled_lines;
-        self.st.images_alt.prune_above(alt_top);
-        self.st.images().generation()
-    }
-
-    /// The active screen's placements with their pixels (`None`: it has none).
-    pub fn image_layer(&self) -> Option<images::ImageLayer> {
-        let store = self.st.images();
-        (!store.placements().is_empty()).then(|| store.layer())
-    }
-
-    /// The active screen's image store (images, placements, memory).
-    pub fn images(&self) -> &images::ImageStore {
-        self.st.images()
-    }
-
-    /// The absolute line of the active screen's first row, as placements count lines.
-    pub fn image_line_base(&self) -> u64 {
-        self.st.image_line_base()
-    }
-
     /// The visible screen as a neutral picture.
     pub fn dump(&self) -> ScreenDump {
         let grid = self.grid();
@@ -693,27 +595,5 @@ impl Terminal {
             cursor: (self.st.cursor.row, self.st.cursor.col),
             images: self.image_dump(),
         }
-    }
-
-    /// One line for each placement on the screen (see [`ScreenDump::images`]).
-    fn image_dump(&self) -> Vec<String> {
-        let store = self.st.images();
-        let base = self.st.image_line_base();
-        let end = base + self.st.rows as u64;
-        store
-            .placements()
-            .iter()
-            .filter(|p| p.line < end && p.end_line() > base)
-            .map(|p| {
-                let row = p.line as i64 - base as i64;
-                let (w, h) = store
-                    .image(p.image_id)
-                    .map_or((0, 0), |i| (i.width, i.height));
-                format!(
-                    "image {}: {w}x{h} px at row {row} col {}, {}x{} cells, z {}",
-                    p.image_id, p.col, p.cols, p.rows, p.z
-                )
-            })
-            .collect()
     }
 }

@@ -39,6 +39,80 @@ pub(super) fn after_escape(byte: u8) -> AfterEscape {
     }
 }
 
+/// An APC string being received: kept only if it is a kitty graphics command (its
+/// first byte `G`), at most [`super::MAX_APC_BYTES`].
+#[derive(Debug, Default)]
+pub(super) struct ApcCapture {
+    pub(super) bytes: Vec<u8>,
+    /// It went over the cap: only its start is kept.
+    pub(super) truncated: bool,
+    /// Not a graphics command: nothing of it is kept.
+    foreign: bool,
+}
+
+/// Longest APC string kept (a kitty graphics command: programs send chunks of 4 KiB).
+pub const MAX_APC_BYTES: usize = 1024 * 1024;
+
+/// APC buffer capacity kept between commands.
+const MAX_IDLE_APC_BYTES: usize = 64 * 1024;
+
+impl ApcCapture {
+    pub(super) fn start(&mut self) {
+        self.bytes.clear();
+        self.truncated = false;
+        self.foreign = false;
+    }
+
+    pub(super) fn keep(&mut self, bytes: &[u8]) {
+        if self.foreign {
+            return;
+        }
+        if self.bytes.is_empty() && bytes.first().is_some_and(|&b| b != b'G') {
+            self.foreign = true;
+            return;
+        }
+        let room = MAX_APC_BYTES - self.bytes.len();
+        if bytes.len() > room {
+            self.truncated = true;
+        }
+        self.bytes
+            .extend_from_slice(&bytes[..bytes.len().min(room)]);
+    }
+
+    /// Reads the string's bytes up to its end: how many it took, and whether it ended
+    /// (`Some(true)`: an ESC, ST's first byte, completes it; `Some(false)`: CAN or SUB
+    /// cancelled it). The terminator itself is left for vte.
+    pub(super) fn read(&mut self, bytes: &[u8]) -> (usize, Option<bool>) {
+        match memchr::memchr3(0x18, 0x1a, 0x1b, bytes) {
+            Some(i) => {
+                self.keep(&bytes[..i]);
+                (i, Some(bytes[i] == 0x1b))
+            }
+            None => {
+                self.keep(bytes);
+                (bytes.len(), None)
+            }
+        }
+    }
+
+    /// The graphics command received, if it is one.
+    pub(super) fn command(&self) -> Option<&[u8]> {
+        (!self.foreign && self.bytes.first() == Some(&b'G')).then_some(&self.bytes[..])
+    }
+
+    /// Forgets the command (keeping a small buffer for the next).
+    pub(super) fn done(&mut self) {
+        self.bytes.clear();
+        if self.bytes.capacity() > MAX_IDLE_APC_BYTES {
+            self.bytes = Vec::new();
+        }
+    }
+
+    pub(super) fn capacity(&self) -> usize {
+        self.bytes.capacity()
+    }
+}
+
 /// Where [`scan_for_osc`] found the stream going.
 #[derive(Debug, PartialEq, Eq)]
 pub(super) enum OscScan {

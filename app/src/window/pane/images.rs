@@ -7,7 +7,9 @@ use std::collections::HashMap;
 use egui::{Rect, pos2, vec2};
 use tern_core::model::images::ImageLayer;
 
-use crate::window::render::ImageQuad;
+use crate::window::quads::ImageQuad;
+
+use super::PaneUi;
 
 #[derive(Default)]
 pub(super) struct ImageTextures {
@@ -72,5 +74,18 @@ impl ImageTextures {
 
     pub(super) fn clear(&mut self) {
         self.by_key.clear();
+    }
+}
+
+impl PaneUi {
+    /// Tells the model the cell size in physical pixels when it changed (XTWINOPS
+    /// 14/16 answer it, the pty carries it, images are sized in cells with it).
+    pub(super) fn tell_cell_size(&mut self, ppp: f32, cell: egui::Vec2) {
+        let px = |v: f32| (v * ppp).round().clamp(1.0, 1000.0) as u16;
+        let cell_px = (px(cell.x), px(cell.y));
+        if self.cell_px != Some(cell_px) {
+            self.cell_px = Some(cell_px);
+            self.pipeline.set_cell_pixels(self.id, cell_px.0, cell_px.1);
+        }
     }
 }

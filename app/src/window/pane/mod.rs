@@ -565,15 +565,7 @@ impl PaneUi {
         {
             self.page_hold = None;
         }
-        let ppp = ctx.pixels_per_point();
-        let cell_px = (
-            (m.cell.x * ppp).round().clamp(1.0, 1000.0) as u16,
-            (m.cell.y * ppp).round().clamp(1.0, 1000.0) as u16,
-        );
-        if self.cell_px != Some(cell_px) {
-            self.cell_px = Some(cell_px);
-            self.pipeline.set_cell_pixels(self.id, cell_px.0, cell_px.1);
-        }
+        self.tell_cell_size(ctx.pixels_per_point(), m.cell);
         if self.page_hold.is_none() && self.grid != Some(size) && !self.remote {
             self.grid = Some(size);
             self.out_resize = Some(size);

@@ -2,7 +2,7 @@
 
 use std::io::Read;
 
-use super::kitty::{MAX_TRANSMISSION_BYTES, Refusal, refuse};
+use super::{MAX_TRANSMISSION_BYTES, Refusal, refuse};
 
 /// The folders a temporary file (`t=t`) may be in.
 fn temp_dirs() -> Vec<std::path::PathBuf> {

@@ -11,7 +11,7 @@
 
 mod files;
 pub mod kitty;
-mod pixels;
+pub(crate) mod pixels;
 pub mod sixel;
 
 use std::collections::BTreeMap;
@@ -30,6 +30,25 @@ pub const TOTAL_IMAGE_BYTES: usize = 512 * 1024 * 1024;
 pub const MAX_IMAGES: usize = 1024;
 /// Most placements one screen keeps (the oldest go first).
 pub const MAX_PLACEMENTS: usize = 1024;
+
+/// Most bytes a transmission (all its chunks, decoded from base64, or a file) may have.
+pub const MAX_TRANSMISSION_BYTES: usize = MAX_IMAGE_BYTES;
+/// Most cells a placement may cover in each direction.
+pub const MAX_PLACEMENT_CELLS: u32 = 10_000;
+
+/// An error reply: kitty's code and message.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Refusal {
+    pub(crate) code: &'static str,
+    pub(crate) message: String,
+}
+
+pub(crate) fn refuse(code: &'static str, message: impl Into<String>) -> Refusal {
+    Refusal {
+        code,
+        message: message.into(),
+    }
+}
 
 /// Decoded bytes of every live [`ImageData`] in the process.
 static LIVE_IMAGE_BYTES: AtomicUsize = AtomicUsize::new(0);
@@ -58,10 +77,12 @@ pub struct ImageData {
 impl ImageData {
     /// Takes `rgba` (exactly `width * height * 4` bytes, else `None`) and counts it in
     /// the process total.
-    pub fn new(width: u32, height: u32, rgba: Vec<u8>) -> Option<ImageData> {
+    pub fn new(width: u32, height: u32, mut rgba: Vec<u8>) -> Option<ImageData> {
         if width == 0 || height == 0 || rgba.len() != width as usize * height as usize * 4 {
             return None;
         }
+        // A transmission's buffer may be larger than its pixels: keep only them.
+        rgba.shrink_to_fit();
         LIVE_IMAGE_BYTES.fetch_add(rgba.len(), Ordering::Relaxed);
         Some(ImageData {
             key: NEXT_KEY.fetch_add(1, Ordering::Relaxed),

@@ -1,8 +1,7 @@
 //! Pixels from what a kitty graphics command sent: RGB, RGBA, PNG (the `png` crate),
 //! every size checked before memory is taken.
 
-use super::kitty::{Command, Refusal, refuse};
-use super::{ImageData, MAX_IMAGE_BYTES, MAX_IMAGE_SIDE};
+use super::{ImageData, MAX_IMAGE_BYTES, MAX_IMAGE_SIDE, Refusal, refuse};
 
 /// Whether a width and height are within the limits, before any pixel is allocated.
 pub(super) fn check_dimensions(width: u32, height: u32) -> Result<(), Refusal> {
@@ -21,12 +20,19 @@ pub(super) fn check_dimensions(width: u32, height: u32) -> Result<(), Refusal> {
     Ok(())
 }
 
-pub(super) fn decode(cmd: &Command, data: Vec<u8>) -> Result<ImageData, Refusal> {
-    let rgba = match cmd.format {
+/// Pixels of a transmission: `format` 24 (RGB), 32 (RGBA), each `width` x `height`,
+/// or 100 (PNG, its own size).
+pub(crate) fn decode(
+    format: u32,
+    width: u32,
+    height: u32,
+    data: Vec<u8>,
+) -> Result<ImageData, Refusal> {
+    let rgba = match format {
         24 | 32 => {
-            check_dimensions(cmd.width, cmd.height)?;
-            let pixels = cmd.width as usize * cmd.height as usize;
-            let bpp = if cmd.format == 24 { 3 } else { 4 };
+            check_dimensions(width, height)?;
+            let pixels = width as usize * height as usize;
+            let bpp = if format == 24 { 3 } else { 4 };
             if data.len() < pixels * bpp {
                 return Err(refuse("ENODATA", "insufficient image data"));
             }
@@ -45,7 +51,7 @@ pub(super) fn decode(cmd: &Command, data: Vec<u8>) -> Result<ImageData, Refusal>
         100 => return decode_png(&data),
         _ => return Err(refuse("EINVAL", "unknown image format")),
     };
-    ImageData::new(cmd.width, cmd.height, rgba)
+    ImageData::new(width, height, rgba)
         .ok_or_else(|| refuse("EINVAL", "the image has no width or height"))
 }
 

@@ -10,9 +10,7 @@
 //! `!999999999~` costs as little as the room left), [`REGISTERS`] registers; bytes past
 //! the limits are read and dropped.
 
-use super::{ImageData, MAX_IMAGE_BYTES, PixelRect, Placement};
-use crate::model::TermEvent;
-use crate::model::state::State;
+use super::{ImageData, MAX_IMAGE_BYTES};
 
 /// Widest or tallest sixel image, in pixels.
 pub const MAX_SIXEL_SIDE: usize = 4096;
@@ -126,7 +124,9 @@ impl Decoder {
 
     /// Heap bytes held so far.
     pub fn heap_bytes(&self) -> usize {
-        self.pixels * 4 + self.registers.len() * 4 + self.rows.capacity() * 24
+        self.rows.iter().map(|r| r.capacity() * 4).sum::<usize>()
+            + self.registers.len() * 4
+            + self.rows.capacity() * 24
     }
 
     pub fn put(&mut self, byte: u8) {
@@ -240,6 +240,12 @@ impl Decoder {
                     continue;
                 }
                 self.pixels += grow;
+                if row.capacity() < end {
+                    // Doubling, but never past the widest row: the rows' capacity
+                    // stays within the image cap.
+                    let target = end.max(row.capacity() * 2).min(MAX_SIXEL_SIDE);
+                    row.reserve_exact(target - row.len());
+                }
                 row.resize(end, 0);
             }
             row[self.x..end].fill(self.color);
@@ -277,58 +283,6 @@ impl Decoder {
             }
         }
         ImageData::new(width as u32, height as u32, out)
-    }
-}
-
-impl State {
-    /// A sixel image ended (its DCS was terminated or cancelled): it is shown at the
-    /// cursor, above the text, and the cursor goes to the start of the line after the
-    /// text row with the image's bottom edge, scrolling as needed (xterm and foot with
-    /// sixel scrolling, DECSDM reset).
-    pub(in crate::model) fn sixel_done(&mut self, decoder: Decoder) {
-        let Some(image) = decoder.finish() else {
-            return;
-        };
-        let (width, height) = (image.width, image.height);
-        self.work_cells += u64::from(width) * u64::from(height) / 16;
-        let store = self.images_mut();
-        let id = store.fresh_id();
-        if store.insert(id, 0, image).is_err() {
-            self.events.push(TermEvent::Dropped {
-                what: "sixel image over the image quota",
-            });
-            return;
-        }
-        let (cell_w, cell_h) = (self.cell_pixels.0 as u32, self.cell_pixels.1 as u32);
-        let cols = width.div_ceil(cell_w).max(1) as usize;
-        let rows = height.div_ceil(cell_h).max(1) as usize;
-        let line = self.image_line_base() + self.cursor.row as u64;
-        let col = self.cursor.col;
-        self.images_mut().place(Placement {
-            image_id: id,
-            placement_id: 0,
-            line,
-            col,
-            cols,
-            rows,
-            source: PixelRect {
-                x: 0,
-                y: 0,
-                width,
-                height,
-            },
-            offset: (0.0, 0.0),
-            extent: (width as f32 / cell_w as f32, height as f32 / cell_h as f32),
-            z: 0,
-        });
-        let first = self.cursor.row;
-        for r in first..(first + rows).min(self.rows) {
-            self.damage.mark(r);
-        }
-        for _ in 0..rows {
-            self.linefeed();
-        }
-        self.carriage_return();
     }
 }
 

@@ -16,6 +16,7 @@ mod controls;
 mod editing;
 mod geometry;
 mod grapheme;
+mod graphics;
 pub(super) mod ground;
 pub mod kitty;
 pub mod links;
