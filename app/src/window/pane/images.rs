@@ -89,3 +89,60 @@ impl PaneUi {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use tern_core::model::images::{ImageData, PixelRect, PlacedImage, Placement};
+
+    use super::*;
+
+    fn layer(line: u64, z: i32) -> ImageLayer {
+        let image = ImageData::new(2, 2, vec![255; 16]).expect("pixels");
+        ImageLayer {
+            placements: vec![PlacedImage {
+                placement: Placement {
+                    image_id: 1,
+                    placement_id: 0,
+                    line,
+                    col: 3,
+                    cols: 2,
+                    rows: 2,
+                    source: PixelRect {
+                        x: 0,
+                        y: 1,
+                        width: 2,
+                        height: 1,
+                    },
+                    offset: (0.0, 0.0),
+                    extent: (2.0, 1.5),
+                    z,
+                },
+                image: Arc::new(image),
+            }],
+        }
+    }
+
+    /// Catches a texture kept for an image scrolled out of view (or uploaded for one
+    /// never in view).
+    #[test]
+    fn a_texture_lives_only_while_its_image_is_in_view() {
+        let ctx = egui::Context::default();
+        let mut textures = ImageTextures::default();
+        let image = layer(100, -1);
+        // Rows 0..10 of the view show lines 95..105: the image is on rows 5 and 6.
+        let quads = textures.quads(&ctx, &image, 95, 10);
+        assert_eq!(textures.by_key.len(), 1);
+        let q = &quads[0];
+        assert_eq!((q.at, q.size), (vec2(3.0, 5.0), vec2(2.0, 1.5)));
+        assert_eq!(q.uv, Rect::from_min_max(pos2(0.0, 0.5), pos2(1.0, 1.0)));
+        assert!(q.below_text, "a negative z is under the text");
+        // An image whose last row is just above the view is not drawn, its texture gone.
+        assert!(textures.quads(&ctx, &image, 102, 10).is_empty());
+        assert_eq!(textures.by_key.len(), 0);
+        // Far below the view: never uploaded.
+        assert!(textures.quads(&ctx, &layer(1_000_000, 0), 0, 10).is_empty());
+        assert_eq!(textures.by_key.len(), 0);
+    }
+}
