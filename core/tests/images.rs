@@ -457,3 +457,37 @@ fn the_screen_dump_says_where_images_are_and_its_text_skips_them() {
         "the image's cells hold no text"
     );
 }
+
+// ---- delivery ----
+
+/// A hidden pane keeps its images (no frames are built for it); its reveal snapshot
+/// carries them, a later frame carries a change (here: all deleted), and a frame with
+/// no image change carries none. Catches a snapshot or frame that leaves the layer out.
+#[test]
+fn a_hidden_panes_images_come_back_on_reveal_and_frames_carry_changes_only() {
+    use tern_core::pipeline::delivery::{Delivery, PaneView};
+    use tern_core::pipeline::pane::PaneCore;
+    let mut pane = PaneCore::new(TermSize::new(20, 5), TermConfig::default());
+    pane.parse(&apc("a=T,f=24,s=1,v=1,i=4,q=2", &[1, 2, 3]));
+    assert!(pane.next_delivery().is_none(), "hidden: nothing delivered");
+    pane.set_visible(true);
+    let Some(Delivery::Snapshot(snapshot)) = pane.next_delivery() else {
+        panic!("a reveal is a snapshot");
+    };
+    assert_eq!(snapshot.images.placements.len(), 1);
+    let mut view = Some(PaneView::from_snapshot(*snapshot));
+    pane.on_taken();
+    pane.parse(b"text");
+    let Some(Delivery::Frame(frame)) = pane.next_delivery() else {
+        panic!("a frame for the text");
+    };
+    assert!(frame.images.is_none(), "no image change, no layer");
+    PaneView::apply_delivery(&mut view, Delivery::Frame(frame));
+    pane.on_taken();
+    pane.parse(b"\x1b_Ga=d,d=A\x1b\\");
+    let Some(frame) = pane.next_delivery() else {
+        panic!("a frame for the delete");
+    };
+    PaneView::apply_delivery(&mut view, frame);
+    assert!(view.unwrap().images.placements.is_empty());
+}
