@@ -16,17 +16,19 @@ cd "$(dirname "$0")/.."
 # 127.0.0.1 (core/tests/tmux_ssh.rs, app/tests/remote.rs, app/tests/remote_xvfb.rs:
 # ssh-keygen, sshd, ssh), and openbox, a window manager for the test that a second
 # start raises the running window (a request to the window manager), and xclip to read
-# the X clipboard that copy mode and hints fill.
+# the X clipboard that copy mode and hints fill; tini, a reaper that outlives a killed
+# tern, as a desktop's session manager does (app/tests/keeper.rs: an exit code read
+# back after tern was gone).
 PACKAGES=(xvfb xauth mesa-vulkan-drivers libvulkan1 libegl1 libegl-mesa0 libgl1-mesa-dri
   libgbm1 libxkbcommon-x11-0 libxcursor1 libxi6 libxrandr2 libx11-xcb1 libwayland-client0
   xdotool imagemagick git fonts-noto-color-emoji fontconfig fonts-dejavu-core fonts-symbola
   fonts-nanum fonts-wqy-microhei fonts-firacode desktop-file-utils
-  bash zsh fish dbus tmux openssh-server openssh-client openbox xclip weston)
+  bash zsh fish dbus tmux openssh-server openssh-client openbox xclip weston tini)
 # The programs those packages bring, for systems without dpkg (Fedora, Arch, macOS):
 # what is missing is named, and the tests run with what is there (those that need a
 # missing program fail saying which one).
 TOOLS=(Xvfb xauth xdotool import git fc-match desktop-file-validate bash zsh fish
-  dbus-run-session tmux sshd ssh ssh-keygen openbox xclip weston weston-screenshooter)
+  dbus-run-session tmux sshd ssh ssh-keygen openbox xclip weston weston-screenshooter tini)
 if command -v dpkg >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
   missing=()
   for p in "${PACKAGES[@]}"; do

@@ -7,23 +7,32 @@ on all alike:
 
   keys   a key pressed through XTEST into a window running `cat` (raw, no tty echo: the
          echo is cat's), timed until the window's pixels change;
+  keys-full  the same keys typed over a full screen of 55-column build-log lines (the
+         cursor at its top left);
   tab    Ctrl+Tab between a tab holding 1,000,000 lines and one running `cat`, timed
          until the pixels change (tern and kitty);
+  tab-full   the same between two full screens: 1,000,000 build-log lines, and `cat`
+         below a screen of them;
   paint  launch to the first frame that shows the program's first output (a line of
          magenta cells), the window read every 2 ms; best of RUNS;
   idle   CPU ticks in 10 s of a window whose shell sits at a prompt (tern also with
          20 panes, tern-x20): nothing changes, so nothing should be drawn;
   flood  keys as above while four hidden tabs print a file in a loop as fast as the
          pty takes it (tern and kitty), and the hidden tabs' output in MB/s while the
-         keys come and for as long after them.
+         keys come and for as long after them;
+  agents 32 hidden tabs (--agents) each running a stand-in agent (a spinner line
+         redrawn 20 times a second, OSC 2 with a spinner frame 10 times a second; the
+         -quiet lines: no titles; tern-none: no agents), `cat` in view: CPU ticks in
+         20 s (--agents-s), RSS, then keys into `cat` (tern, tern-before and kitty);
+  tui    the same stand-in agent in view: CPU ticks a second over --agents-s.
 
 Prints p50 / p90 / p99 in ms and each terminal's ratio to the best GPU peer
 (alacritty, kitty); `--json PATH` writes every sample. Only libX11 and libXtst (ctypes).
 
-  scripts/typometer.py [--tests keys,tab,paint,idle,flood] [--keys 100] [--runs 3] [--cols 80
+  scripts/typometer.py [--tests keys,keys-full,tab,tab-full,paint,idle,flood,agents,tui] [--keys 100] [--runs 3] [--cols 80
                         --rows 24] [--terms tern,alacritty,kitty,xterm] [--json PATH]
                         [--tern PATH] [-o KEY=VALUE (tern option, repeatable)]
-                        [--before PATH [--before-env KEY=VALUE]]
+                        [--before PATH [--before-env KEY=VALUE] [--before-option KEY=VALUE]]
 """
 
 import argparse
@@ -189,6 +198,9 @@ def launch_cmd(term, args, cols, rows, program, extra):
         opts = []
         for o in args.tern_option:
             opts += ["-o", o]
+        if term == "tern-before":
+            for o in args.before_option:
+                opts += ["-o", o]
         envs = ["env", *args.before_env] if term == "tern-before" and args.before_env else []
         opts += extra.get("tern_opts", [])
         return [*envs, binary, "--config", extra["config"], *opts, "-o", "cursor.blinking=false",
@@ -215,7 +227,8 @@ class Running:
         self.before = set(x.children())
         self.t0 = time.perf_counter()
         self.proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL, start_new_session=True)
+                                     stderr=open(os.environ.get("TYPOMETER_STDERR", os.devnull), "a"),
+                                     start_new_session=True)
         self.win = None
         self.size = None
 
@@ -356,12 +369,20 @@ def cat_program():
     return ["sh", "-c", "stty raw -echo; exec cat"]
 
 
-def test_keys(x, term, args, env, extra, cols, rows, breakdown=None):
+def full_screen_program(work, rows):
+    """A screen full of build-log lines, the cursor at its top left, then `cat`: each
+    key typed overwrites a cell of a full screen."""
+    screen = log_lines(os.path.join(work, "log-screen"), rows * 2, 4)
+    return ["sh", "-c", f"cat {screen}; printf '\\033[H'; stty raw -echo; exec cat"]
+
+
+def test_keys(x, term, args, env, extra, cols, rows, breakdown=None, work=None):
     trace = None
     if term == "tern" and breakdown is not None:
         trace = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"typometer-{os.getpid()}.jsonl")
         env = dict(env, TERN_TRACE=trace)
-    run = Running(x, launch_cmd(term, args, cols, rows, cat_program(), extra), env)
+    program = full_screen_program(work, rows) if work else cat_program()
+    run = Running(x, launch_cmd(term, args, cols, rows, program, extra), env)
     presses = []
     try:
         if not run.wait_window():
@@ -380,18 +401,48 @@ def test_keys(x, term, args, env, extra, cols, rows, breakdown=None):
             os.unlink(trace)
 
 
-def test_tab(x, term, args, env, extra, cols, rows, work):
-    big = "seq 1000000; exec cat"
+LEVELS = [("INFO ", "32"), ("DEBUG", "36"), ("WARN ", "33"), ("ERROR", "31")]
+
+
+def log_lines(path, n, seed):
+    """`n` build-log lines of 55 columns, mixed text with a coloured level, once."""
+    if os.path.exists(path):
+        return path
+    rnd = random.Random(seed)
+    words = ["compiled", "crate", "linking", "test", "ok", "cache", "miss", "fetch", "tern-core",
+             "wgpu", "egui", "parser", "grid", "scroll", "frame", "resolve", "step", "done"]
+    with open(path, "w") as f:
+        for i in range(n):
+            level, colour = LEVELS[rnd.randrange(4)]
+            text = " ".join(rnd.choice(words) for _ in range(6))
+            text = (text + " " * 30)[:30]
+            f.write(f"12:{i // 6000 % 60:02d}:{i // 100 % 60:02d}.{i % 100:02d} "
+                    f"\033[{colour}m{level}\033[0m {text} #{i % 1000:03d}\n")
+    return path
+
+
+def test_tab(x, term, args, env, extra, cols, rows, work, full=False):
+    """Ctrl+Tab between a tab of 1,000,000 lines and one running `cat`. `full`: the big
+    tab's lines are 55-column build-log lines and the `cat` tab's screen is full of
+    them too (the screens people switch between); else `seq` and an empty `cat`."""
+    cat = "stty raw -echo; exec cat"
+    if full:
+        big_file = log_lines(os.path.join(work, "log-1000000"), 1_000_000, 3)
+        small_file = log_lines(os.path.join(work, "log-screen"), rows * 2, 4)
+        big = f"cat {big_file}; exec cat"
+        cat = f"cat {small_file}; {cat}"
+    else:
+        big = "seq 1000000; exec cat"
     if term.startswith("tern"):
         # Keep the million lines (the default scrollback keeps 10,000), as kitty does.
         extra = dict(extra, tern_opts=["-o", "scrollback_lines=1100000"])
         tern = os.path.abspath(args.tern if term == "tern" else args.before)
         program = ["sh", "-c",
-                   f"seq 1000000; {tern} msg new-tab -- sh -c 'stty raw -echo; exec cat' >/dev/null; exec cat"]
+                   f"{big.removesuffix('; exec cat')}; {tern} msg new-tab -- sh -c '{cat}' >/dev/null; exec cat"]
     else:
-        session = os.path.join(work, "kitty-session")
+        session = os.path.join(work, f"kitty-session-{int(full)}")
         with open(session, "w") as f:
-            f.write(f"new_tab big\nlaunch sh -c '{big}'\nnew_tab cat\nlaunch sh -c 'stty raw -echo; exec cat'\n")
+            f.write(f"new_tab big\nlaunch sh -c '{big}'\nnew_tab cat\nlaunch sh -c '{cat}'\n")
         extra = dict(extra, session=session)
         program = []
     run = Running(x, launch_cmd(term, args, cols, rows, program, extra), env)
@@ -475,6 +526,94 @@ def test_flood(x, term, args, env, extra, cols, rows, work, breakdown=None):
             os.unlink(trace)
 
 
+AGENT = r"""
+import sys, time
+frames, titles, out = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏", sys.argv[1] == "1", sys.stdout.buffer
+out.write(b"a stand-in agent\r\n")
+t0, n = time.monotonic(), 0
+while True:
+    n += 1
+    f = frames[n % 10]
+    s = f"\r\x1b[2K\x1b[33m{f}\x1b[0m Working… ({n // 20}s · esc to interrupt)"
+    if titles and n % 2 == 0:
+        s += f"\x1b]2;{f} Claude Code\x07"
+    out.write(s.encode())
+    out.flush()
+    time.sleep(max(0.0, t0 + n * 0.05 - time.monotonic()))
+"""
+
+
+def test_tui(x, term, args, env, extra, cols, rows, work):
+    """CPU ticks per second of a window whose visible pane is a stand-in agent redrawing
+    its spinner line 20 times a second and its title 10 times a second."""
+    agent = os.path.join(work, "agent.py")
+    with open(agent, "w") as f:
+        f.write(AGENT)
+    run = Running(x, launch_cmd(term, args, cols, rows, [sys.executable, agent, "1"], extra), env)
+    try:
+        if not run.wait_window():
+            return None, "no window"
+        time.sleep(2.0)
+        before = ticks(run.proc.pid)
+        time.sleep(args.agents_s)
+        return [(ticks(run.proc.pid) - before) / args.agents_s], 0
+    finally:
+        run.stop()
+
+
+def vm_kb(pid, field):
+    """A `VmRSS`-like field of /proc/PID/status, in kB."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    return 0
+
+
+def test_agents(x, term, args, env, extra, cols, rows, work, titles, agents):
+    """CPU ticks in `args.agents_s` seconds of a window whose `args.agents` hidden tabs
+    each run a stand-in agent (a spinner line redrawn 20 times a second and, with
+    `titles`, OSC 2 with a spinner frame 10 times a second, as Claude Code and Codex do)
+    and whose visible tab runs `cat`; then the window's RSS and, with `--keys`, keys
+    into the visible `cat`. Returns (ticks, rss_kb, key samples)."""
+    agent = os.path.join(work, "agent.py")
+    with open(agent, "w") as f:
+        f.write(AGENT)
+    run_agent = f"{sys.executable} {agent} {1 if titles else 0}"
+    cat = "stty raw -echo; exec cat"
+    if term.startswith("tern"):
+        tern = os.path.abspath(args.tern if term == "tern" else args.before)
+        tabs = "".join(f"{tern} msg new-tab -- {run_agent} >/dev/null; " for _ in range(agents))
+        program = ["sh", "-c", f"{tabs}{tern} msg new-tab -- sh -c '{cat}' >/dev/null; exec sleep 1000"]
+    else:
+        session = os.path.join(work, f"kitty-agents-{int(titles)}")
+        with open(session, "w") as f:
+            for i in range(agents):
+                f.write(f"new_tab agent{i}\nlaunch {run_agent}\n")
+            f.write(f"new_tab cat\nlaunch sh -c '{cat}'\nfocus\n")
+        extra = dict(extra, session=session)
+        program = []
+    run = Running(x, launch_cmd(term, args, cols, rows, program, extra), env)
+    try:
+        if not run.wait_window():
+            return None, "no window"
+        time.sleep(2.0 + agents * 0.1)  # the tabs open, the agents start
+        x.focus(run.win)
+        time.sleep(3.0)  # past the activity rules' quiet time
+        before = ticks(run.proc.pid)
+        time.sleep(args.agents_s)
+        used = ticks(run.proc.pid) - before
+        rss = vm_kb(run.proc.pid, "VmRSS")
+        keys = []
+        if args.keys:
+            code = x.keycode("x")
+            press_and_time(x, run, [code], 5, 0.05)
+            keys, _ = press_and_time(x, run, [code], args.keys, 0.05)
+        return (used, rss, keys), 0
+    finally:
+        run.stop()
+
+
 def test_paint(x, term, args, env, extra, cols, rows):
     line = "\\033[48;2;255;0;255m" + " " * 40 + "\\033[0m"
     program = ["sh", "-c", f"printf '{line}'; exec sleep 30"]
@@ -533,7 +672,12 @@ def main():
     p.add_argument("--before-env", action="append", default=[],
                    help="KEY=VALUE for tern-before's environment (repeatable): with --before the "
                         "same binary, say TERN_NO_THROTTLE=1, measures one change in one run")
+    p.add_argument("--before-option", action="append", default=[],
+                   help="KEY=VALUE, a tern option for tern-before only (repeatable): with --before "
+                        "the same binary, say session.persist_scrollback=false")
     p.add_argument("--idle-s", type=float, default=10.0)
+    p.add_argument("--agents", type=int, default=32, help="hidden tabs of stand-in agents (agents test)")
+    p.add_argument("--agents-s", type=float, default=20.0, help="seconds of CPU ticks (agents test)")
     p.add_argument("--json")
     p.add_argument("--seed", type=int, default=1)
     args = p.parse_args()
@@ -542,6 +686,9 @@ def main():
     terms = [t for t in args.terms.split(",") if t == "tern" or shutil.which(t)]
     if args.before:
         terms.insert(1, "tern-before")
+        # The runs happen in a scratch folder: a relative path would name nothing there.
+        args.before = os.path.abspath(args.before)
+    args.tern = os.path.abspath(args.tern)
     if not os.access(args.tern, os.X_OK):
         raise SystemExit(f"no tern at {args.tern} (cargo build --release -p tern)")
 
@@ -552,6 +699,7 @@ def main():
     env["HOME"] = os.path.join(work, "home")
     os.mkdir(env["HOME"])
     env["SHELL"] = "/bin/sh"
+    env.setdefault("LIBGL_ALWAYS_SOFTWARE", "1")  # kitty's GL under Xvfb
     env.pop("TERN_SOCKET", None)
     extra = {"config": os.path.join(work, "tern.ron"), "alacritty": os.path.join(work, "alacritty.yml")}
     with open(extra["config"], "w") as f:
@@ -575,11 +723,17 @@ def main():
         os.chdir(work)
         for test in args.tests.split(","):
             names = [t for t in terms
-                     if test not in ("tab", "flood") or t in ("tern", "tern-before", "kitty")]
+                     if test not in ("tab", "tab-full", "flood") or t in ("tern", "tern-before", "kitty")]
             if test == "idle":
                 for t in ("tern-before", "tern"):
                     if t in names:
                         names.insert(names.index(t) + 1, t + "-x20")
+            if test == "agents":
+                # Each terminal with the agents' titles and without (-quiet).
+                # tern-none: the same window with no agents (its keys are the peer of
+                # tern's keys with the agents).
+                names = [v for t in names if t in ("tern", "tern-before", "kitty")
+                         for v in (t, t + "-quiet", *(["tern-none"] if t == "tern" else []))]
             samples = {t: [] for t in names}
             breakdown = {}
             missed = {t: 0 for t in names}
@@ -587,13 +741,23 @@ def main():
                 for t in names:
                     if test == "keys":
                         got = test_keys(x, t, args, env, extra, args.cols, args.rows, breakdown)
+                    elif test == "keys-full":
+                        got = test_keys(x, t, args, env, extra, args.cols, args.rows, breakdown, work)
                     elif test == "tab":
                         got = test_tab(x, t, args, env, extra, args.cols, args.rows, work)
+                    elif test == "tab-full":
+                        got = test_tab(x, t, args, env, extra, args.cols, args.rows, work, True)
                     elif test == "flood":
                         got = test_flood(x, t, args, env, extra, args.cols, args.rows, work, breakdown)
                     elif test == "idle":
                         got = test_idle(x, t.removesuffix("-x20"), args, env, extra, args.cols,
                                         args.rows, 20 if t.endswith("x20") else 1)
+                    elif test == "agents":
+                        got = test_agents(x, t.removesuffix("-quiet").removesuffix("-none"), args, env,
+                                          extra, args.cols, args.rows, work, not t.endswith("-quiet"),
+                                          0 if t.endswith("-none") else args.agents)
+                    elif test == "tui":
+                        got = test_tui(x, t, args, env, extra, args.cols, args.rows, work)
                     elif test == "paint":
                         got = test_paint(x, t, args, env, extra, args.cols, args.rows)
                     else:
@@ -602,12 +766,20 @@ def main():
                     if s is None:
                         print(f"  {test} {t} run {r + 1}: {m}", file=sys.stderr)
                         continue
-                    samples[t] += s
+                    if test == "agents":
+                        samples[t].append(s)
+                    else:
+                        samples[t] += s
                     missed[t] += m
             if test == "flood":
                 results["flood_mb_s_typing_after"] = args.flood_rates
-            if test == "idle":
+            if test in ("idle", "tui"):
                 results["tests"][test] = {t: {"ticks": samples[t]} for t in names}
+            elif test == "agents":
+                results["tests"][test] = {t: {"ticks": [a for a, _, _ in samples[t]],
+                                              "rss_kb": [b for _, b, _ in samples[t]],
+                                              "keys_ms": [round(v * 1e3, 3) for _, _, k in samples[t] for v in k]}
+                                          for t in names}
             else:
                 results["tests"][test] = {t: {"samples_ms": [round(v * 1e3, 3) for v in samples[t]],
                                               "missed": missed[t]} for t in names}
@@ -627,9 +799,33 @@ def main():
 
 
 def report(test, samples, missed, args):
-    what = {"keys": "key to screen", "tab": "Ctrl+Tab to screen (1,000,000-line tab <-> cat)",
+    what = {"keys": "key to screen", "agents": "agents", "tui": "tui", "tab": "Ctrl+Tab to screen (1,000,000-line tab <-> cat)",
+            "tab-full": "Ctrl+Tab to screen between two full screens (1,000,000 55-column log lines <-> "
+                        "cat below a screen of them)",
+            "keys-full": "key to screen, typing over a full screen of log lines",
             "paint": "launch to first visible output", "idle": "idle",
             "flood": "key to screen, four hidden tabs flooding"}[test]
+    if test == "agents":
+        print(f"agents: {args.agents} hidden tabs of stand-in agents (spinner line 20/s; OSC 2 title with a "
+              f"spinner 10/s, -quiet: none), `cat` in view; CPU ticks (1/100 s) in {args.agents_s:g} s, "
+              f"RSS at the end, {args.runs} runs:")
+        med = {t: pct([a for a, _, _ in s], 0.5) for t, s in samples.items()}
+        for t, s in samples.items():
+            ratios = "  ".join(f"x{med[t] / med[p]:.2f} of {p}" for p in ("kitty", "tern-quiet", "tern-none")
+                               if p != t and med.get(p))
+            keys = [v for _, _, k in s for v in k]
+            key = f"  keys p50 {pct(keys, 0.5) * 1e3:.1f} p90 {pct(keys, 0.9) * 1e3:.1f} n={len(keys)}" if keys else ""
+            print(f"  {t:16s} ticks median {med[t]:6.0f}  samples {' '.join(str(a) for a, _, _ in s):20s}"
+                  f" RSS MB {' '.join(f'{b / 1024:.0f}' for _, b, _ in s)}  {ratios}{key}")
+        return
+    if test == "tui":
+        print(f"tui: a stand-in agent in view (spinner line 20/s, title 10/s): CPU ticks (1/100 s) a second, "
+              f"over {args.agents_s:g} s, {args.runs} runs:")
+        med = {t: pct(s, 0.5) for t, s in samples.items()}
+        for t, s in samples.items():
+            ratio = f"  x{med[t] / med['kitty']:.2f} of kitty" if med.get("kitty") and t != "kitty" else ""
+            print(f"  {t:10s} median {med[t]:5.1f}  samples {' '.join(f'{v:.1f}' for v in s)}{ratio}")
+        return
     if test == "idle":
         print(f"idle: CPU ticks (1/100 s) in {args.idle_s:g} s, shells at a prompt, {args.runs} runs:")
         for t, s in samples.items():

@@ -30,13 +30,8 @@ pub struct Cli {
     pub working_directory: Option<PathBuf>,
     #[command(flatten)]
     pub settings: SettingsArgs,
-    /// The window's title (programs may still set the tab titles).
-    #[arg(long, value_name = "TITLE")]
-    pub title: Option<String>,
-    /// The window class: the Wayland app_id and the X11 WM_CLASS instance name, for
-    /// window rules and task bars (default: tern, as in tern.desktop).
-    #[arg(long, value_name = "NAME")]
-    pub class: Option<String>,
+    #[command(flatten)]
+    pub window: WindowArgs,
     /// Keep a pane open after its program exits, with a line saying how it ended
     /// (the config's exit_behavior: Hold).
     #[arg(long)]
@@ -58,6 +53,18 @@ pub struct Cli {
 }
 
 /// Where settings come from: shared by the window, `--headless` and `tern config`.
+/// How the window names itself to the desktop.
+#[derive(Args, Debug, Clone, Default)]
+pub struct WindowArgs {
+    /// The window's title (programs may still set the tab titles).
+    #[arg(long, value_name = "TITLE")]
+    pub title: Option<String>,
+    /// The window class: the Wayland app_id and the X11 WM_CLASS instance name, for
+    /// window rules and task bars (default: tern, as in tern.desktop).
+    #[arg(long, value_name = "NAME")]
+    pub class: Option<String>,
+}
+
 #[derive(Args, Debug, Clone, Default)]
 pub struct SettingsArgs {
     /// Read settings from PATH instead of the platform file (~/.config/tern/config.ron

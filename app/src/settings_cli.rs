@@ -25,26 +25,34 @@ impl SettingsArgs {
 
     /// Loads the file (a missing one is the defaults) and applies the overrides.
     pub fn load(&self) -> Effective {
-        self.load_with(|path| Config::load_or_default(path))
-    }
-
-    /// Loads the file as [`SettingsArgs::load`], except that themes that name nothing
-    /// stay in the settings, for [`deeper_problems`] to report beside the rest.
-    fn load_settings(&self) -> Effective {
-        self.load_with(|path| match std::fs::read_to_string(path) {
-            Ok(text) => Config::parse_settings(&text, path),
-            Err(_) => Config::load_or_default(path),
+        self.load_with(|path| match Config::load_or_default(path) {
+            Ok(config) => (config, Vec::new()),
+            Err(e) => (Config::default(), vec![e]),
         })
     }
 
-    fn load_with(&self, read: impl Fn(&Path) -> Result<Config, ConfigError>) -> Effective {
+    /// Loads the file as [`SettingsArgs::load`], except that every problem of the file
+    /// is reported (each erring entry left out, the rest read on) and themes that name
+    /// nothing stay in the settings, for [`deeper_problems`] to report beside the rest.
+    fn load_settings(&self) -> Effective {
+        self.load_with(|path| match std::fs::read_to_string(path) {
+            Ok(text) => Config::parse_reporting_all(&text, path),
+            Err(_) => match Config::load_or_default(path) {
+                Ok(config) => (config, Vec::new()),
+                Err(e) => (Config::default(), vec![e]),
+            },
+        })
+    }
+
+    fn load_with(&self, read: impl Fn(&Path) -> (Config, Vec<ConfigError>)) -> Effective {
         let path = self.path();
         let mut problems = Vec::new();
         let base = match &path {
-            Some(p) => read(p).unwrap_or_else(|e: ConfigError| {
-                problems.push(e.to_string());
-                Config::default()
-            }),
+            Some(p) => {
+                let (config, errors) = read(p);
+                problems.extend(errors.iter().map(ToString::to_string));
+                config
+            }
             None => Config::default(),
         };
         let text = path
@@ -164,8 +172,9 @@ pub fn deeper_problems(config: &Config) -> Vec<Problem> {
 pub fn run(action: ConfigAction, args: &SettingsArgs) -> (String, Vec<String>) {
     match action {
         ConfigAction::Check => {
-            // Every problem in one run: the file's own (a parse error stops there, and
-            // the defaults are checked on), the overrides', then each setting's.
+            // Every problem in one run: the file's own (each erring entry left out and
+            // the rest read on; a syntax error stops there), the overrides', then each
+            // setting's.
             let mut effective = args.load_settings();
             let path = effective.path.clone();
             let located = deeper_problems(&effective.config)

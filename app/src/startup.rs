@@ -82,8 +82,8 @@ impl WindowStart {
             session,
             overrides: cli.settings.overrides,
             hold: cli.hold,
-            title: cli.title,
-            class: cli.class.unwrap_or_else(|| "tern".to_owned()),
+            title: cli.window.title,
+            class: cli.window.class.unwrap_or_else(|| "tern".to_owned()),
             cols,
             rows,
         }

@@ -163,7 +163,8 @@ fn check_names_every_problem_in_one_run_with_where_and_a_suggestion() {
     let path = user_config(
         home.path(),
         "(\n    theme: (name: \"Dracla\"),\n    font: (family: \"No Such Family Anywhere\"),\n    \
-         key_bindings: { \"splt_right\": \"ctrl+shift+d\" },\n)\n",
+         key_bindings: { \"splt_right\": \"ctrl+shift+d\" },\n    scrollbak_lines: 5,\n    \
+         cursor: (blinkin: true, style: Beam),\n    confirm_on_close: \"yes\",\n)\n",
     );
     let out = tern(home.path(), None, &["config", "check"]);
     assert_eq!(out.status.code(), Some(1));
@@ -182,6 +183,10 @@ fn check_names_every_problem_in_one_run_with_where_and_a_suggestion() {
             "4:21",
             "key_bindings: key binding for unknown command `splt_right` (did you mean `split_right`?)",
         ),
+        // The file's own errors do not stop the check: each is left out, the rest read.
+        at("5:5", "Unexpected field named `scrollbak_lines`"),
+        at("6:14", "Unexpected field named `blinkin`"),
+        at("7:22", "Expected boolean"),
     ] {
         assert!(
             err.lines().any(|l| l.starts_with(&expected)),
@@ -190,8 +195,7 @@ fn check_names_every_problem_in_one_run_with_where_and_a_suggestion() {
     }
 }
 
-/// A misspelt setting or key name stops the parse where it is written, and says what
-/// was meant.
+/// A misspelt setting or key name is named where it is written, with what was meant.
 #[test]
 fn check_offers_the_nearest_setting_and_key_name() {
     let home = tempfile::tempdir().expect("home");

@@ -222,3 +222,120 @@ fn an_alacritty_themes_selection_colours_are_painted() {
     );
     selection_is_painted_in_the_themes_colours("theme-alacritty", "Probe.toml", &text);
 }
+
+/// The URL colour a theme names (kitty's `url_color`): a link under the pointer is
+/// underlined in it.
+#[test]
+fn a_kitty_themes_url_colour_underlines_the_link_under_the_pointer() {
+    const URL: (u8, u8, u8) = (0xc8, 0x1e, 0x96);
+    let display = start_xvfb();
+    let (dir, runtime) = scratch("theme-url");
+    std::fs::create_dir_all(dir.join("themes")).expect("themes");
+    let text = format!(
+        "background #101010\nforeground #e0e0e0\nurl_color #c81e96\n{}\n",
+        palette(|i, c| format!("color{i} {c}"))
+    );
+    std::fs::write(dir.join("themes/Probe.conf"), text).expect("theme file");
+    std::fs::write(dir.join("no-config.ron"), "(theme: (name: \"Probe\"))").expect("config");
+    let (_tern, trace) = start_tern_with(
+        &display,
+        &dir,
+        &runtime,
+        &[
+            "--cols",
+            "40",
+            "--rows",
+            "6",
+            "-e",
+            "sh",
+            "-c",
+            "printf '\\033[?25l  https://example.com/probe\\n'; exec sleep 600",
+        ],
+        &[],
+    );
+    wait_trace(&trace, &dir, "no first frame", |t| {
+        t.contains("first_output_frame_built")
+    });
+    let link = wait_for("the link in the theme's foreground", &dir, || {
+        Screen::grab(&display.name).bbox(FOREGROUND)
+    });
+    assert!(
+        Screen::grab(&display.name).bbox(URL).is_none(),
+        "nothing in the URL colour before the pointer is on the link"
+    );
+    let (x0, y0, x1, y1) = link;
+    tern_window(&display);
+    let (x, y) = (((x0 + x1) / 2).to_string(), ((y0 + y1) / 2).to_string());
+    xdo(&display, &["mousemove", &x, &y]);
+    let line = wait_for(
+        "the link underlined in the theme's URL colour",
+        &dir,
+        || {
+            // Moved again now and then: the first move may come before the window maps it.
+            xdo(&display, &["mousemove", &x, &y]);
+            Screen::grab(&display.name).bbox(URL)
+        },
+    );
+    assert!(
+        line.0 <= x0 + 2 && line.2 + 2 >= x1 && line.1 >= y0,
+        "an underline {line:?} under the whole link {link:?}"
+    );
+}
+
+/// The search-match colour a theme names (Alacritty's `[colors.search.matches]`): the
+/// matches of the pane's search are highlighted in it (translucent over the text).
+#[test]
+fn an_alacritty_themes_search_match_colour_highlights_the_matches() {
+    let display = start_xvfb();
+    let (dir, runtime) = scratch("theme-search");
+    std::fs::create_dir_all(dir.join("themes")).expect("themes");
+    let text = alacritty_theme(
+        "[colors.search.matches]\nbackground = '#dc2828'\nforeground = '#101010'\n\
+         [colors.search.focused_match]\nbackground = '#dc2828'\nforeground = '#101010'\n",
+    );
+    std::fs::write(dir.join("themes/Probe.toml"), text).expect("theme file");
+    std::fs::write(dir.join("no-config.ron"), "(theme: (name: \"Probe\"))").expect("config");
+    let (_tern, trace) = start_tern_with(
+        &display,
+        &dir,
+        &runtime,
+        &[
+            "--cols",
+            "40",
+            "--rows",
+            "6",
+            "-e",
+            "sh",
+            "-c",
+            "printf '\\033[?25l\\n\\n\\n  needle\\n'; exec sleep 600",
+        ],
+        &[],
+    );
+    wait_trace(&trace, &dir, "no first frame", |t| {
+        t.contains("first_output_frame_built")
+    });
+    let word = wait_for("the word in the theme's foreground", &dir, || {
+        Screen::grab(&display.name).bbox(FOREGROUND)
+    });
+    // Keys with modifiers to the focused window (not sent to it: winit reads the
+    // modifiers of sent events unreliably); the word is on row 4, under the bar.
+    let window = tern_window(&display);
+    xdo(&display, &["windowfocus", &window]);
+    xdo(&display, &["key", "ctrl+shift+f"]);
+    xdo(&display, &["type", "needle"]);
+    xdo(&display, &["key", "Return"]);
+    let (x0, y0, x1, y1) = word;
+    // A pixel of the word's cells off the glyphs: the cell background under the match.
+    let reddish = |(r, g, b): (u8, u8, u8)| {
+        let (r, g, b) = (u16::from(r), u16::from(g), u16::from(b));
+        r > 0x40 && r > 2 * g && r > 2 * b
+    };
+    wait_for("the match highlighted in the theme's colour", &dir, || {
+        let screen = Screen::grab(&display.name);
+        let hits = (x0..x1)
+            .flat_map(|x| (y0..y1).map(move |y| (x, y)))
+            .filter(|&(x, y)| reddish(screen.at(x, y)))
+            .count();
+        (hits > (x1 - x0) * (y1 - y0) / 4).then_some(())
+    });
+}

@@ -825,3 +825,36 @@ fn the_tab_bar_is_filled_only_on_a_light_background() {
         );
     }
 }
+
+/// The search bar stays inside a narrow pane (a 40-column split): its field and its
+/// buttons whole, none of it left of the pane.
+#[test]
+fn the_search_bar_fits_a_narrow_pane() {
+    let config = std::env::temp_dir().join("tern-window-tests-no-config.ron");
+    let args = [
+        "--config",
+        config.to_str().expect("utf-8"),
+        "--cols",
+        "40",
+        "--rows",
+        "10",
+        "-e",
+        "sh",
+        "-c",
+        "echo ready; exec cat",
+    ];
+    let mut h = common::app_harness_from_args(&args, egui::vec2(360.0, 200.0));
+    step_until(&mut h, "output", |rows| rows.iter().any(|r| r == "ready"));
+    run(&mut h, tern::window::commands::Command::Search);
+    h.run_steps(3);
+    let window = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(360.0, 200.0));
+    for label in ["Aa", ".*", "all panes"] {
+        let rect = h.get_by_label(label).rect();
+        assert!(
+            window.contains_rect(rect),
+            "{label} at {rect:?}, outside the 360-point window"
+        );
+    }
+    let field = h.get_by_role(egui::accesskit::Role::TextInput).rect();
+    assert!(field.left() >= 0.0, "the search field at {field:?}");
+}

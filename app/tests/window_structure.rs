@@ -389,3 +389,108 @@ fn no_folder_of_app_src_has_an_import_circle() {
     let circles = import_circles(&src);
     assert!(circles.is_empty(), "import circles: {circles:#?}");
 }
+
+/// The named fields of each braced struct in `code`: (name, count), counted at the
+/// struct's own depth (a field's type or attribute spanning lines counts once).
+fn struct_fields(code: &str) -> Vec<(String, usize)> {
+    let mut out = Vec::new();
+    let bytes = code.as_bytes();
+    let mut at = 0;
+    while let Some(found) = code[at..].find("struct ") {
+        let start = at + found;
+        at = start + 7;
+        // `struct` as a word at the start of an item (after `pub`/`pub(crate)`/spaces).
+        let line_start = code[..start].rfind('\n').map_or(0, |i| i + 1);
+        let before = code[line_start..start].trim();
+        if !(before.is_empty() || before.starts_with("pub")) {
+            continue;
+        }
+        let name: String = code[at..]
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        // The body: the first `{` before any `;` or `(` (tuple and unit structs skipped).
+        let Some(open) = code[at..].find(['{', ';', '(']).map(|i| at + i) else {
+            break;
+        };
+        if bytes[open] != b'{' {
+            continue;
+        }
+        let (mut depth, mut i, mut count) = (0usize, open, 0);
+        let mut line_begins_field = true;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'{' | b'(' | b'[' | b'<' => depth += 1,
+                b'}' | b')' | b']' | b'>' if bytes[i - 1] != b'-' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                b'\n' => line_begins_field = true,
+                b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                    i += code[i..].find('\n').unwrap_or(code.len() - i);
+                    continue;
+                }
+                c if line_begins_field && !c.is_ascii_whitespace() => {
+                    line_begins_field = false;
+                    let rest = &code[i..];
+                    let rest = rest
+                        .strip_prefix("pub(crate) ")
+                        .or_else(|| rest.strip_prefix("pub(super) "))
+                        .or_else(|| rest.strip_prefix("pub "))
+                        .unwrap_or(rest);
+                    let ident_len = rest
+                        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                        .unwrap_or(0);
+                    if depth == 1 && ident_len > 0 && rest[ident_len..].starts_with(':') {
+                        count += 1;
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        out.push((name, count));
+        at = i.max(at);
+    }
+    out
+}
+
+/// No type in `app/src` keeps more than about a dozen things (issue 44): a state that
+/// grows past it is split into parts, each a state of its own.
+#[test]
+fn no_type_in_app_src_has_more_than_about_a_dozen_fields() {
+    const MAX_FIELDS: usize = 13;
+    let mut files = Vec::new();
+    rust_files(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        &mut files,
+    );
+    let mut seen = 0;
+    let mut too_many = Vec::new();
+    for file in files {
+        let code = std::fs::read_to_string(&file).expect("source");
+        for (name, count) in struct_fields(&code) {
+            seen += 1;
+            if count > MAX_FIELDS {
+                too_many.push(format!("{} {name}: {count} fields", file.display()));
+            }
+        }
+    }
+    assert!(seen > 50, "the scan found the structs ({seen})");
+    assert!(
+        too_many.is_empty(),
+        "split into parts:\n{}",
+        too_many.join("\n")
+    );
+}
+
+#[test]
+fn the_field_count_reads_nested_types_and_comments_as_one_field() {
+    let code = "pub struct A {\n    /// a: not a field\n    pub a: Vec<(u8, u8)>,\n    b: HashMap<u8,\n        Vec<u8>>,\n    c: fn() -> u8,\n}\nstruct T(u8, u8);\nstruct B { x: u8, }\n";
+    assert_eq!(
+        struct_fields(code),
+        vec![("A".to_owned(), 3), ("B".to_owned(), 1)]
+    );
+}

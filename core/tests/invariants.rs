@@ -291,6 +291,11 @@ fn invariant_7_timers_in_the_pipeline_only_log_or_wait_for_an_answer() {
             "without a pidfd (Linux < 5.3) an adopted program (not tern's child) is polled for its end",
         ),
         (
+            "adopt.rs",
+            "std::thread::sleep(Duration::from_millis(10));",
+            "an adopted program that ended is waited for (1 s at most) until its new parent reaps it and the kernel keeps its status",
+        ),
+        (
             "facts.rs",
             "b = self.arrived.wait_timeout(b, left).ok()?.0;",
             "a caller waits for the next fact",

@@ -896,3 +896,81 @@ fn the_windows_cell_size_is_what_xtwinops_16_answers() {
     let screen = screen_text(&p, pane);
     assert!(screen.contains("6   ;   2   0   ;   1   0   t"), "{screen}");
 }
+
+/// Waits until `pane`'s title fact says `title`; the wakes counted when it came.
+fn wait_title(p: &Pipeline, pane: PaneId, title: &str, wakes: &AtomicUsize) -> usize {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while Instant::now() < deadline {
+        if let Some(PaneEvent::Fact {
+            pane: id,
+            event: TermEvent::Title(t),
+        }) = p.wait_event(Duration::from_millis(20))
+            && id == pane
+            && t == title
+        {
+            return wakes.load(Ordering::Relaxed);
+        }
+    }
+    panic!("no title {title:?} from pane {pane:?}");
+}
+
+/// Breaks if every title fact wakes the UI again (`TitleWake`, `PaneEntry::wake_for`):
+/// then this counts one wake per frame, 60.
+#[test]
+fn a_hidden_spinner_in_the_title_wakes_the_ui_for_nothing_but_its_facts_arrive() {
+    let (p, wakes) = pipeline_with(PipelineConfig::default());
+    // An agent's title: a spinner frame before the same words, 60 frames 10 ms apart,
+    // then other words; then it waits.
+    let pane = p
+        .spawn(&sh("printf '\\033]2;agent\\007'; sleep 0.3; \
+             for i in 1 2 3 4 5 6 7 8 9 10; do for f in ⠋ ⠙ ⠹ ⠸ ⠼ ⠴; do \
+             printf '\\033]2;%s agent\\007' $f; sleep 0.01; done; done; \
+             printf '\\033]2;⠏ agent\\007'; sleep 0.3; printf '\\033]2;done\\007'; read go"))
+        .expect("spawn");
+    let before = wait_title(&p, pane, "agent", &wakes);
+    let spun = wait_title(&p, pane, "⠏ agent", &wakes);
+    assert!(
+        spun - before <= 2,
+        "61 spinner frames of a hidden pane's title woke the UI {} times",
+        spun - before
+    );
+    wait_title(&p, pane, "done", &wakes);
+    assert!(
+        wakes_past(&wakes, spun),
+        "a title that shows something new wakes the UI"
+    );
+}
+
+/// Whether the wakes pass `count` within a second (a fact is sent before its wake).
+fn wakes_past(wakes: &AtomicUsize, count: usize) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(1);
+    while Instant::now() < deadline {
+        if wakes.load(Ordering::Relaxed) > count {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    false
+}
+
+/// Breaks if a hidden pane's new titles wake the UI each (no `TitleWake`): then 40
+/// wakes in about a second.
+#[test]
+fn a_hidden_panes_changing_titles_wake_the_ui_a_few_times_a_second() {
+    let (p, wakes) = pipeline_with(PipelineConfig::default());
+    let pane = p
+        .spawn(&sh("printf '\\033]2;start\\007'; sleep 0.3; \
+             for i in $(seq 40); do printf '\\033]2;step %s\\007' $i; sleep 0.025; done; read go"))
+        .expect("spawn");
+    let before = wait_title(&p, pane, "start", &wakes);
+    let started = Instant::now();
+    // The last title arrives: the wake it waited for came.
+    let after = wait_title(&p, pane, "step 40", &wakes);
+    let took = started.elapsed();
+    let allowed = 2 + (took.as_millis() / 250) as usize;
+    assert!(
+        after - before <= allowed,
+        "40 titles in {took:?} woke the UI {} times (at most {allowed})",
+        after - before
+    );
+}

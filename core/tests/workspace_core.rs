@@ -311,6 +311,35 @@ fn a_notification_reaches_the_desktop_only_when_its_pane_is_out_of_sight() {
     assert_eq!(attention(&core.take_effects()), 1, "and attention asked");
 }
 
+/// A title with a spinner frame before it (an agent at work) is named without the
+/// frame; one that is only a frame falls back to the program or the folder. Catches a
+/// face that shows the raw title (each frame would change the tab's text).
+#[test]
+fn a_spinner_frame_in_a_title_is_not_part_of_the_panes_name() {
+    let mut core = core();
+    let p = open(&mut core, &folder("spinner"));
+    pump(&mut core, "the pane has a record", |c| {
+        c.record(p).is_some()
+    });
+    core.pipeline()
+        .feed(p, "\x1b]2;⠙ Claude Code\x07".as_bytes());
+    pump(&mut core, "the title", |c| {
+        c.record(p).is_some_and(|r| r.title == "⠙ Claude Code")
+    });
+    assert_eq!(core.pane_title(p), "Claude Code");
+    core.pipeline()
+        .feed(p, "\x1b]2;✳ Claude Code\x07".as_bytes());
+    pump(&mut core, "the idle title", |c| {
+        c.pane_title(p) == "✳ Claude Code"
+    });
+    core.pipeline().feed(p, "\x1b]2;⠋\x07".as_bytes());
+    pump(&mut core, "a frame alone", |c| {
+        c.record(p).is_some_and(|r| r.title == "⠋")
+    });
+    assert_ne!(core.pane_title(p), "⠋");
+    assert!(!core.pane_title(p).is_empty());
+}
+
 /// A session save is due when the layout changes, not on every wake-up; with
 /// `restore_last_screen` it waits (without blocking) for every pane's screen and
 /// carries it. Both faces save by this schedule. Catches a schedule that saves on

@@ -40,6 +40,11 @@ pub enum Action {
     AnswerClipboardRead(PaneId),
     /// Close the pane without asking (the user already said yes).
     ClosePane(PaneId),
+    /// A `send_text` binding's text, for the focused pane's program.
+    SendText {
+        pane: PaneId,
+        text: String,
+    },
     Sidebar(SidebarAction),
     /// Open search everywhere with this query.
     SearchEverywhere {

@@ -73,7 +73,7 @@ pub fn progress_bar(painter: &egui::Painter, rect: egui::Rect, p: Progress, them
         ProgressState::Paused => (c.warning, p.percent.map_or(1.0, |v| v as f32 / 100.0)),
         ProgressState::Indeterminate => (c.text_dim, 1.0),
         ProgressState::Normal => (
-            c.notification,
+            c.badges.notification,
             p.percent.map_or(0.0, |v| v.min(100) as f32 / 100.0),
         ),
     };

@@ -241,8 +241,10 @@ impl TernApp {
         self.core.refresh_processes();
         self.desktop_frame(ctx);
         self.poll_saving();
+        // The sidebar's git news, carried out now: this wake-up may draw no frame (a
+        // minimized window), and the workspace follows the repositories regardless.
         let sidebar_news = self.chrome.sidebar.poll(ctx, self.chrome.sidebar_open);
-        self.sidebar_actions(sidebar_news);
+        self.apply(ctx, sidebar_news.into_iter().map(Action::Sidebar).collect());
         self.adopt_groups();
         // A page size refused between frames goes to the pty now.
         self.apply_pane_output(ctx);
@@ -292,20 +294,24 @@ impl TernApp {
                 self.keys.held = later;
                 ctx.request_repaint();
             }
-            for command in commands {
-                self.run(&ctx, command);
-            }
+            self.keys
+                .intents
+                .extend(commands.into_iter().map(Action::Run));
             if let Some(text) = super::activity::take_send_text(&ctx, &self.keys.send_text)
                 && let Some(pane) = self.core.ws().focused_pane()
             {
-                let send = tern_core::workspace::Command::SendText { pane, text };
-                let _ = self.exec(tern_core::workspace::Source::Key, send);
+                self.keys.intents.push(Action::SendText { pane, text });
             }
         }
-        let mut actions = self.overlay_ui(&ctx);
+        let overlay = self.overlay_ui(&ctx);
+        self.keys.intents.extend(overlay);
         self.chrome.sidebar.dialogs(&ctx, &self.look.theme);
-        self.apply(&ctx, std::mem::take(&mut actions));
+        // The frame's one point where intents are carried out: this frame's keys and
+        // overlay picks, and what the chrome, panes and diagnostics asked last frame.
+        let intents = std::mem::take(&mut self.keys.intents);
+        self.apply(&ctx, intents);
         self.sync_visibility();
+        let mut actions = Vec::new();
         if self.chrome.sidebar_open {
             let groups = self.group_infos();
             actions.extend(chrome::sidebar(
@@ -336,9 +342,8 @@ impl TernApp {
             .show(ui, |ui| actions.extend(self.panes_ui(ui)));
         // What the panes' input asked while they were drawn: typed bytes, new sizes.
         self.apply_pane_output(&ctx);
-        self.apply(&ctx, actions);
-        // Panes closed or revealed by this frame's clicks are parked / shown next frame.
-        self.sync_visibility();
+        // The chrome's and panes' clicks: carried out at the next frame's start.
+        self.queue(&ctx, actions);
         let title = match &self.launch.title {
             Some(t) => t.clone(),
             None => self
@@ -391,8 +396,17 @@ impl TernApp {
                 .diagnostics
                 .show(&ctx, self.core.pipeline(), &labels)
             {
-                self.apply(&ctx, vec![Action::FocusPane(jump)]);
+                self.queue(&ctx, vec![Action::FocusPane(jump)]);
             }
+        }
+    }
+
+    /// Queues intents for the next frame's one point where intents are carried out,
+    /// and asks for that frame now.
+    fn queue(&mut self, ctx: &egui::Context, intents: Vec<Action>) {
+        if !intents.is_empty() {
+            self.keys.intents.extend(intents);
+            ctx.request_repaint();
         }
     }
 

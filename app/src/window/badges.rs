@@ -13,18 +13,18 @@ pub fn badge_marks(b: Badges, theme: &Theme) -> Vec<(&'static str, Color32)> {
     let c = &theme.chrome;
     let mut out = super::activity::activity_marks(b);
     if b.bell {
-        out.push(("⚑", c.bell));
+        out.push(("⚑", c.badges.bell));
     }
     match b.finished {
-        Some(true) => out.push(("✔", c.succeeded)),
-        Some(false) => out.push(("✖", c.failed)),
+        Some(true) => out.push(("✔", c.badges.succeeded)),
+        Some(false) => out.push(("✖", c.badges.failed)),
         None => {}
     }
     if b.notification {
-        out.push(("✉", c.notification));
+        out.push(("✉", c.badges.notification));
     }
     if b.unseen_output {
-        out.push(("●", c.unseen));
+        out.push(("●", c.badges.unseen));
     }
     out
 }

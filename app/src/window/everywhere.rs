@@ -48,12 +48,18 @@ pub struct Everywhere {
     flat: Vec<(usize, usize)>,
     pub selected: usize,
     error: Option<String>,
+    /// The pane the person was in when the overlay opened.
+    pub return_to: Option<PaneId>,
+    ui: UiState,
+}
+
+/// Where the overlay's keys and focus are, and what it has told already.
+#[derive(Default)]
+struct UiState {
     /// Enter was pressed: keys walk the matches (the field is not focused).
     walking: bool,
     focus_field: bool,
     scroll_to_selected: bool,
-    /// The pane the person was in when the overlay opened.
-    pub return_to: Option<PaneId>,
     finished_told: bool,
 }
 
@@ -68,18 +74,18 @@ impl Everywhere {
             flat: Vec::new(),
             selected: 0,
             error: None,
-            walking: false,
-            focus_field: true,
-            scroll_to_selected: false,
             return_to,
-            finished_told: false,
+            ui: UiState {
+                focus_field: true,
+                ..UiState::default()
+            },
         }
     }
 
     /// True once when the running search has finished (for the trace).
     pub fn take_finished(&mut self) -> bool {
-        if self.finished() && !self.finished_told {
-            self.finished_told = true;
+        if self.finished() && !self.ui.finished_told {
+            self.ui.finished_told = true;
             return true;
         }
         false
@@ -89,7 +95,7 @@ impl Everywhere {
     /// cancelled); an empty query clears the results, a bad one shows its error.
     pub fn start(&mut self, pipeline: &tern_core::pipeline::Pipeline, targets: Vec<SearchTarget>) {
         self.search = None;
-        self.finished_told = false;
+        self.ui.finished_told = false;
         self.found.clear();
         self.flat.clear();
         self.selected = 0;
@@ -177,7 +183,7 @@ impl Everywhere {
         } else {
             (self.selected + n - 1) % n
         };
-        self.scroll_to_selected = true;
+        self.ui.scroll_to_selected = true;
         self.shown(self.selected)
             .map_or(EverywhereOut::None, EverywhereOut::Reveal)
     }
@@ -197,8 +203,8 @@ impl Everywhere {
         });
         if edit {
             // A new query; the `/` itself is no part of it.
-            self.walking = false;
-            self.focus_field = true;
+            self.ui.walking = false;
+            self.ui.focus_field = true;
             self.text.clear();
             ctx.input_mut(|i| {
                 if let Some(at) = i
@@ -245,12 +251,12 @@ impl Everywhere {
         if ctx.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::Escape)) {
             return EverywhereOut::Close { back: true };
         }
-        let mut out = if self.walking {
+        let mut out = if self.ui.walking {
             self.walk_keys(ctx)
         } else {
             EverywhereOut::None
         };
-        if self.focus_field && self.take_typed_ahead(ctx) {
+        if self.ui.focus_field && self.take_typed_ahead(ctx) {
             out = EverywhereOut::Search;
         }
         let screen = ctx.content_rect();
@@ -266,7 +272,7 @@ impl Everywhere {
                 ui.separator();
                 self.results(ui, &mut out);
                 ui.separator();
-                ui.weak(if self.walking {
+                ui.weak(if self.ui.walking {
                     "n / ↓ next · N / ↑ previous · Enter stay here · / new query · Esc back"
                 } else {
                     "Enter show · ↓ ↑ choose · Esc back"
@@ -282,7 +288,7 @@ impl Everywhere {
                     .hint_text("search every pane")
                     .desired_width(260.0),
             );
-            if std::mem::take(&mut self.focus_field) {
+            if std::mem::take(&mut self.ui.focus_field) {
                 edit.request_focus();
             }
             let regex = ui
@@ -290,7 +296,7 @@ impl Everywhere {
                 .on_hover_text("regular expression (a query with no capital ignores case)");
             if edit.changed() || regex.changed() {
                 *out = EverywhereOut::Search;
-                self.walking = false;
+                self.ui.walking = false;
             }
             if edit.has_focus() {
                 let (down, up) = ui.input_mut(|i| {
@@ -306,12 +312,12 @@ impl Everywhere {
                     } else {
                         (self.selected + n - 1) % n
                     };
-                    self.scroll_to_selected = true;
+                    self.ui.scroll_to_selected = true;
                 }
             }
             let enter = edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
             if enter && let Some(shown) = self.shown(self.selected) {
-                self.walking = true;
+                self.ui.walking = true;
                 *out = EverywhereOut::Reveal(shown);
             } else if enter {
                 edit.request_focus();
@@ -395,7 +401,7 @@ impl Everywhere {
                                     .weak(),
                             );
                         }
-                        if selected && self.scroll_to_selected {
+                        if selected && self.ui.scroll_to_selected {
                             row.scroll_to_me(Some(egui::Align::Center));
                         }
                         if row.clicked() {
@@ -408,12 +414,12 @@ impl Everywhere {
                     ui.label("no matches");
                 }
             });
-        self.scroll_to_selected = false;
+        self.ui.scroll_to_selected = false;
         if let Some(at) = clicked
             && let Some(shown) = self.shown(at)
         {
             self.selected = at;
-            self.walking = true;
+            self.ui.walking = true;
             *out = EverywhereOut::Reveal(shown);
         }
     }

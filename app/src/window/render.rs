@@ -381,6 +381,8 @@ pub struct RowCache {
     /// Rows rebuilt by the last paint, and by all paints (for benchmarks and tests).
     pub rebuilt: usize,
     pub rebuilt_total: u64,
+    /// Textures of the images in view (`quads.rs`).
+    pub images: quads::ImageTextures,
 }
 
 #[derive(PartialEq)]
@@ -406,6 +408,7 @@ impl RowCache {
     pub fn clear(&mut self) {
         self.key = None;
         self.rows.clear();
+        self.images.clear();
     }
 }
 

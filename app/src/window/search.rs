@@ -132,15 +132,20 @@ impl SearchBar {
         if self.pending.is_some() {
             ctx.request_repaint_after(PROGRESS_EVERY);
         }
+        // At the pane's top right, kept inside the pane: in a narrow split the field
+        // shrinks and the bar stays whole rather than reaching into its neighbour.
+        let field_width = (rect.width() - 250.0).clamp(60.0, 180.0);
         egui::Area::new(egui::Id::unique("tern-search"))
-            .fixed_pos(rect.right_top() + egui::vec2(-420.0, 4.0))
+            .pivot(egui::Align2::RIGHT_TOP)
+            .fixed_pos(rect.right_top() + egui::vec2(-4.0, 4.0))
+            .constrain_to(rect)
             .show(ctx, |ui| {
                 egui::Frame::popup(ui.style()).show(ui, |ui| {
                     ui.horizontal(|ui| {
                         let edit = ui.add(
                             egui::TextEdit::singleline(&mut self.text)
                                 .hint_text("search")
-                                .desired_width(180.0),
+                                .desired_width(field_width),
                         );
                         if self.focus_pending {
                             edit.request_focus();

@@ -38,18 +38,28 @@ pub struct ChromeColors {
     pub divider_hot: Color32,
     pub error: Color32,
     pub warning: Color32,
-    /// Badges: bell, command succeeded / failed, notification, unseen output.
+    pub badges: BadgeColors,
+    pub changes: ChangeColors,
+    /// The message shown where a tab would be when there is none.
+    pub empty: Color32,
+}
+
+/// Badges: bell, command succeeded / failed, notification, unseen output.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BadgeColors {
     pub bell: Color32,
     pub succeeded: Color32,
     pub failed: Color32,
     pub notification: Color32,
     pub unseen: Color32,
-    /// Worktree status: changed files, commits ahead and behind.
+}
+
+/// A worktree's status: changed files, commits (or lines) ahead and behind.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ChangeColors {
     pub changed: Color32,
     pub ahead: Color32,
     pub behind: Color32,
-    /// The message shown where a tab would be when there is none.
-    pub empty: Color32,
 }
 
 impl Default for ChromeColors {
@@ -63,14 +73,18 @@ impl Default for ChromeColors {
             divider_hot: Color32::from_rgb(90, 140, 230),
             error: Color32::from_rgb(235, 110, 90),
             warning: Color32::from_rgb(240, 190, 60),
-            bell: Color32::from_rgb(240, 190, 60),
-            succeeded: Color32::from_rgb(90, 200, 110),
-            failed: Color32::from_rgb(235, 80, 80),
-            notification: Color32::from_rgb(110, 160, 250),
-            unseen: Color32::from_rgb(160, 160, 160),
-            changed: Color32::from_rgb(230, 180, 80),
-            ahead: Color32::from_rgb(120, 200, 140),
-            behind: Color32::from_rgb(230, 130, 110),
+            badges: BadgeColors {
+                bell: Color32::from_rgb(240, 190, 60),
+                succeeded: Color32::from_rgb(90, 200, 110),
+                failed: Color32::from_rgb(235, 80, 80),
+                notification: Color32::from_rgb(110, 160, 250),
+                unseen: Color32::from_rgb(160, 160, 160),
+            },
+            changes: ChangeColors {
+                changed: Color32::from_rgb(230, 180, 80),
+                ahead: Color32::from_rgb(120, 200, 140),
+                behind: Color32::from_rgb(230, 130, 110),
+            },
             empty: Color32::GRAY,
         }
     }

@@ -11,6 +11,7 @@
 
 mod agents;
 mod chord;
+mod every_problem;
 mod font;
 mod overrides;
 pub mod settings_file;
@@ -402,6 +403,13 @@ impl Config {
                 })?;
         config.theme.themes_dir = path.parent().map(|d| d.join("themes"));
         Ok(config)
+    }
+
+    /// [`Config::parse_settings`] reporting every problem of the file in one run (each
+    /// erring entry left out and the rest parsed on), in the file's order, with the
+    /// settings the rest makes.
+    pub fn parse_reporting_all(text: &str, path: &Path) -> (Config, Vec<ConfigError>) {
+        every_problem::parse_reporting_all(text, path)
     }
 
     /// The config as RON (pretty), e.g. to show the effective settings.

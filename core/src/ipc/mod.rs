@@ -117,8 +117,13 @@ impl Request {
     /// How long the server waits for the app's answer to this request.
     pub fn answer_timeout(&self) -> std::time::Duration {
         match self {
-            // Searching every pane's history can take a while; it never holds the app.
-            Request::Search { .. } => SEARCH_TIMEOUT + std::time::Duration::from_secs(5),
+            // Searching every pane's history, or reading a whole history (a million
+            // lines), can take a while; neither holds the app (each runs on a thread
+            // of its own).
+            Request::Search { .. }
+            | Request::GetText {
+                scrollback: true, ..
+            } => SEARCH_TIMEOUT + std::time::Duration::from_secs(5),
             _ => server::ANSWER_TIMEOUT,
         }
     }

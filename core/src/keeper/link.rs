@@ -286,7 +286,9 @@ impl Worker {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::keeper::protocol::{self, FromKeeper, MAX_REQUEST_BYTES, PROTOCOL_VERSION, ToKeeper};
+    use crate::keeper::protocol::{
+        self, FromKeeper, MAX_REQUEST_BYTES, PROTOCOL_VERSION, ToKeeper,
+    };
     use std::os::unix::fs::PermissionsExt;
     use std::os::unix::net::UnixListener;
     use std::sync::{Arc, Mutex};
@@ -384,8 +386,17 @@ mod tests {
         assert_eq!(fds.len(), 1, "the pty master comes with it");
         protocol::send(&stream, &FromKeeper::Done, &[]).unwrap();
         let began = Instant::now();
-        while !notes.lock().unwrap().iter().any(|n| n == "keeper: holds 1 panes") {
-            assert!(began.elapsed() < Duration::from_secs(20), "{:?}", notes.lock().unwrap());
+        while !notes
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|n| n == "keeper: holds 1 panes")
+        {
+            assert!(
+                began.elapsed() < Duration::from_secs(20),
+                "{:?}",
+                notes.lock().unwrap()
+            );
             std::thread::sleep(Duration::from_millis(10));
         }
         link.detach();

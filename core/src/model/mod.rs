@@ -22,6 +22,7 @@ pub mod scrollback;
 pub mod search;
 pub mod state;
 mod stream_guard;
+pub mod title;
 mod width;
 
 pub use cell::{Cell, Color, Flags, Underline};

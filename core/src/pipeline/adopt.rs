@@ -3,11 +3,15 @@
 //! keeper ([`Pipeline::set_keeper`], [`Pipeline::detach`]).
 //!
 //! An adopted program is not this tern's child, so `waitid` cannot say how it ended:
-//! its pidfd says *that* it ended, and the exit is shown as "status unknown" (see
-//! `docs/architecture/keeper.md` for why the keeper does not fork the programs).
+//! its pidfd says *that* it ended, and how is read from the kernel through the same
+//! pidfd once whoever is its parent now reaped it (`PIDFD_GET_INFO`, Linux 6.15+);
+//! where the kernel has no answer (an older kernel, a parent that does not reap) the
+//! exit is shown as "status unknown" (see `docs/architecture/keeper.md` for why the
+//! keeper does not fork the programs).
 
-use std::os::fd::{AsFd, AsRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
 
 use portable_pty::{Child, ChildKiller, ExitStatus, MasterPty, PtySize};
 
@@ -53,8 +57,59 @@ pub fn new_pane_key() -> u64 {
     h.finish().max(1)
 }
 
-/// How an adopted program's end is reported (it is not this tern's child).
+/// How an adopted program's end is reported when the kernel cannot say how it ended.
 pub const UNKNOWN_STATUS: &str = "ended while tern was away or not its parent: status unknown";
+
+/// How long after its end an adopted program's status is waited for (its new parent,
+/// the init or the session's subreaper, reaps it; the kernel keeps the status then).
+const REAP_GRACE: Duration = Duration::from_secs(1);
+
+/// How the process behind `pidfd` ended, as the kernel keeps it for every holder of a
+/// pidfd once the process was reaped (`PIDFD_GET_INFO` with `PIDFD_INFO_EXIT`, Linux
+/// 6.15+). `None`: not ended or not reaped yet, or a kernel without it.
+pub fn pidfd_exit_status(pidfd: BorrowedFd<'_>) -> Option<ExitStatus> {
+    /// `struct pidfd_info` as of Linux 6.15 (`PIDFD_INFO_SIZE_VER0`, 64 bytes).
+    #[repr(C)]
+    #[derive(Default)]
+    struct PidfdInfo {
+        mask: u64,
+        cgroupid: u64,
+        pid: u32,
+        tgid: u32,
+        ppid: u32,
+        ruid: u32,
+        rgid: u32,
+        euid: u32,
+        egid: u32,
+        suid: u32,
+        sgid: u32,
+        fsuid: u32,
+        fsgid: u32,
+        exit_code: i32,
+    }
+    const _: () = assert!(std::mem::size_of::<PidfdInfo>() == 64);
+    const PIDFD_INFO_EXIT: u64 = 1 << 3;
+    // _IOWR(PIDFS_IOCTL_MAGIC = 0xFF, 11, struct pidfd_info)
+    const PIDFD_GET_INFO: u32 = (3 << 30) | (64 << 16) | (0xFF << 8) | 11;
+    let mut info = PidfdInfo {
+        mask: PIDFD_INFO_EXIT,
+        ..PidfdInfo::default()
+    };
+    // SAFETY: `info` is a live, writable `struct pidfd_info` of the size the request
+    // encodes; the kernel writes at most that many bytes into it and keeps no pointer.
+    let r = unsafe {
+        libc::ioctl(
+            pidfd.as_raw_fd(),
+            PIDFD_GET_INFO as _,
+            &mut info as *mut PidfdInfo,
+        )
+    };
+    if r != 0 || info.mask & PIDFD_INFO_EXIT == 0 {
+        return None;
+    }
+    use std::os::unix::process::ExitStatusExt;
+    Some(std::process::ExitStatus::from_raw(info.exit_code).into())
+}
 
 /// A pane taken back from the keeper, ready for [`Pipeline::adopt`].
 #[derive(Debug)]
@@ -126,6 +181,8 @@ impl MasterPty for AdoptedMaster {
 struct AdoptedChild {
     pid: Option<u32>,
     pidfd: Option<std::sync::Arc<OwnedFd>>,
+    /// When it was first seen ended (its status is waited for [`REAP_GRACE`]).
+    ended_at: Option<Instant>,
 }
 
 impl AdoptedChild {
@@ -162,14 +219,25 @@ impl ChildKiller for AdoptedChild {
         Box::new(AdoptedChild {
             pid: self.pid,
             pidfd: self.pidfd.clone(),
+            ended_at: None,
         })
     }
 }
 
 impl Child for AdoptedChild {
     fn try_wait(&mut self) -> std::io::Result<Option<ExitStatus>> {
-        Ok(self
-            .ended()
+        if !self.ended() {
+            return Ok(None);
+        }
+        if let Some(status) = self
+            .pidfd
+            .as_deref()
+            .and_then(|fd| pidfd_exit_status(fd.as_fd()))
+        {
+            return Ok(Some(status));
+        }
+        let since = *self.ended_at.get_or_insert_with(Instant::now);
+        Ok((self.pidfd.is_none() || since.elapsed() >= REAP_GRACE)
             .then(|| ExitStatus::with_signal(UNKNOWN_STATUS)))
     }
 
@@ -177,6 +245,11 @@ impl Child for AdoptedChild {
         loop {
             if let Some(s) = self.try_wait()? {
                 return Ok(s);
+            }
+            if self.ended_at.is_some() {
+                // Ended, its status not kept yet: its new parent reaps it soon.
+                std::thread::sleep(Duration::from_millis(10));
+                continue;
             }
             match &self.pidfd {
                 Some(fd) => {
@@ -232,6 +305,7 @@ impl Pipeline {
             child: Box::new(AdoptedChild {
                 pid: r.pid,
                 pidfd: pidfd_for_child,
+                ended_at: None,
             }),
             fd,
             pid: r.pid,
@@ -431,4 +505,52 @@ fn hand_over(
         what,
     };
     link.hold(held, master, pidfd);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Linux 6.15 or later (`PIDFD_INFO_EXIT`).
+    fn kernel_keeps_exit_status() -> bool {
+        let release = rustix::system::uname()
+            .release()
+            .to_string_lossy()
+            .into_owned();
+        let mut parts = release.split(|c: char| !c.is_ascii_digit());
+        let major: u32 = parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);
+        let minor: u32 = parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);
+        (major, minor) >= (6, 15)
+    }
+
+    /// A process's exit status read through a pidfd once it was reaped (here by its
+    /// parent, this test; for an adopted program, by its new parent).
+    #[test]
+    fn a_reaped_process_s_exit_status_is_read_through_its_pidfd() {
+        for (script, code, signal) in [("exit 3", 3, None), ("kill -TERM $$", 1, Some(()))] {
+            let mut child = std::process::Command::new("sh")
+                .args(["-c", &format!("read _; {script}")])
+                .stdin(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            let pid = rustix::process::Pid::from_child(&child);
+            let pidfd =
+                rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()).unwrap();
+            assert!(pidfd_exit_status(pidfd.as_fd()).is_none(), "still running");
+            drop(child.stdin.take());
+            child.wait().unwrap();
+            let status = pidfd_exit_status(pidfd.as_fd());
+            if !kernel_keeps_exit_status() {
+                assert!(status.is_none());
+                continue;
+            }
+            let status = status.expect("the kernel keeps the status");
+            assert_eq!(status.exit_code(), code, "{script}");
+            assert_eq!(
+                status.signal().is_some(),
+                signal.is_some(),
+                "{script}: {status:?}"
+            );
+        }
+    }
 }

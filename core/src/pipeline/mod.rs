@@ -43,7 +43,9 @@ use portable_pty::{ChildKiller, MasterPty};
 
 use crate::model::{ScreenDump, TermConfig, TermEvent, TermSize};
 
-pub use adopt::{CrumbSink, Keep, KeptPane, Reattach, UNKNOWN_STATUS, new_pane_key};
+pub use adopt::{
+    CrumbSink, Keep, KeptPane, Reattach, UNKNOWN_STATUS, new_pane_key, pidfd_exit_status,
+};
 pub use attach::{AttachSpec, Attached, StandIn, StandInChild};
 use credit::Credit;
 use delivery::Slot;

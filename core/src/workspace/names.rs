@@ -23,15 +23,17 @@ impl WorkspaceCore {
         r.cwd.clone()
     }
 
-    /// A pane's title: the program's (OSC 0/2), else the running program, else the
+    /// A pane's title: the program's (OSC 0/2, without a spinner frame:
+    /// [`crate::model::title::shown`]), else the running program, else the
     /// folder — its worktree's one name (the branch) when it is the worktree's own
     /// folder, as the sidebar, the switcher and `list` say it.
     pub fn pane_title(&self, pane: PaneId) -> String {
         let Some(r) = self.record(pane) else {
             return "—".into();
         };
-        if !r.title.is_empty() {
-            return r.title.clone();
+        let shown = crate::model::title::shown(&r.title);
+        if !shown.is_empty() {
+            return shown.to_owned();
         }
         if let Some(c) = &r.foreground {
             return c.clone();

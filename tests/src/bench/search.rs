@@ -55,6 +55,12 @@ pub fn search(opts: &Opts) -> Result<Value, String> {
     } else {
         (50, 100_000, 5, 200)
     };
+    // `TERN_BENCH_SEARCH_KEYS=N`: more keys for a steadier p90 on a loaded machine.
+    let keys = std::env::var("TERN_BENCH_SEARCH_KEYS")
+        .ok()
+        .and_then(|k| k.parse::<usize>().ok())
+        .filter(|&k| k > 0)
+        .unwrap_or(keys);
     println!(
         "\n== search: every pane's history, {panes} panes x {lines} lines; key → frame ready of the visible pane with and without a search running"
     );

@@ -64,6 +64,9 @@ impl TernApp {
                 Action::CopyText(text) => ctx.copy_text(text),
                 Action::AnswerClipboardRead(pane) => self.answer_clipboard_read(pane),
                 Action::ClosePane(pane) => self.close_pane(Source::Chrome, pane),
+                Action::SendText { pane, text } => {
+                    let _ = self.exec(Source::Key, WsCommand::SendText { pane, text });
+                }
                 Action::Sidebar(a) => self.sidebar_actions(vec![a]),
             }
         }

@@ -30,7 +30,7 @@ impl TernApp {
         for new in now.difference(&self.panes.shown) {
             self.core.pipeline().set_visible(*new, true);
             if let Some(p) = self.panes.ui.get_mut(new) {
-                p.revealed_at = Some(Instant::now());
+                p.mark_revealed(Instant::now());
             }
         }
         self.panes.shown = now;
@@ -180,7 +180,7 @@ impl TernApp {
             let Some(p) = self.panes.ui.get_mut(&pane) else {
                 continue;
             };
-            p.cwd = self.core.pane_cwd(pane);
+            p.set_cwd(self.core.pane_cwd(pane));
             let keyboard = pane == tab.focused && !overlay_open;
             let response = p.frame(ui, rect, &mut cx, keyboard);
             if response.clicked {

@@ -14,6 +14,7 @@ use tern_core::session_file::SessionFile;
 use tern_core::workspace::SaveSchedule;
 
 use super::overlay::Overlay;
+use crate::window::action::Action;
 use crate::window::commands::{Chord, KeyMap};
 use crate::window::diagnostics::Diagnostics;
 use crate::window::glyphs::GlyphCache;
@@ -23,14 +24,19 @@ use crate::window::sidebar::Sidebar;
 use crate::window::theme::Theme;
 use crate::window::trace::Trace;
 
-/// The keyboard: the key map, `send_text` bindings, and input that waits for the next
-/// frame (a command and what followed it, when typed input came before the command in
-/// the same frame; see `KeyMap::take_commands`).
+/// What the person asks for: the key map, `send_text` bindings, input that waits for
+/// the next frame (a command and what followed it, when typed input came before the
+/// command in the same frame; see `KeyMap::take_commands`), and the window's one queue
+/// of intents: every key-map command, overlay pick, click in the chrome or a pane and
+/// diagnostics jump is an [`Action`] queued here and carried out at one point of the
+/// frame (`TernApp::draw`, after the keys and overlays, before the chrome and panes are
+/// drawn), so no part changes the workspace while it is drawn.
 #[derive(Default)]
 pub struct Keys {
     pub map: KeyMap,
     pub send_text: Vec<(Chord, String)>,
     pub held: Vec<egui::Event>,
+    pub intents: Vec<Action>,
 }
 
 /// The panes as the window draws them.

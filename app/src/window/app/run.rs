@@ -33,7 +33,7 @@ impl TernApp {
                         .ui
                         .entry(pane)
                         .or_insert_with(|| PaneUi::new(pane, self.core.pipeline().clone()))
-                        .remote = remote;
+                        .set_remote(remote);
                 }
                 Effect::Closed(pane) => {
                     self.panes.ui.remove(&pane);

@@ -53,7 +53,7 @@ impl PaneUi {
     pub fn copy_selection(&mut self, to: CopyTo) {
         if let Some(text) = self.selection_text() {
             if !text.is_empty() {
-                self.copied.push((text, to));
+                self.asks.copied.push((text, to));
             }
             return;
         }
@@ -69,7 +69,7 @@ impl PaneUi {
         let page = self
             .pipeline
             .request_history(self.id, start.line as u64, count);
-        self.copy_jobs.push(CopyJob {
+        self.asks.copy_jobs.push(CopyJob {
             selection,
             to,
             screen_first,
@@ -81,7 +81,7 @@ impl PaneUi {
     /// Finishes the copies whose history came (each frame; never waits).
     pub(super) fn poll_copies(&mut self) {
         let mut waiting = Vec::new();
-        for job in std::mem::take(&mut self.copy_jobs) {
+        for job in std::mem::take(&mut self.asks.copy_jobs) {
             match job.page.poll() {
                 Answer::Waiting => waiting.push(job),
                 Answer::Ready(page) => {
@@ -97,23 +97,23 @@ impl PaneUi {
                         }
                     });
                     if let Some(text) = text.filter(|t| !t.is_empty()) {
-                        self.copied.push((text, job.to));
+                        self.asks.copied.push((text, job.to));
                     }
                 }
                 Answer::Gone => {}
             }
         }
-        self.copy_jobs = waiting;
+        self.asks.copy_jobs = waiting;
     }
 
     /// Text copied since last asked, and where each goes.
     pub fn take_copied(&mut self) -> Vec<Copied> {
         self.poll_copies();
-        std::mem::take(&mut self.copied)
+        std::mem::take(&mut self.asks.copied)
     }
 
     /// Whether a copy, or a copy-mode key, waits for history lines from the model.
     pub fn waits_for_history(&self) -> bool {
-        !self.copy_jobs.is_empty() || self.copy_wait.is_some()
+        !self.asks.copy_jobs.is_empty() || self.modes.copy_wait.is_some()
     }
 }

@@ -74,7 +74,7 @@ impl LineText for PaneText<'_> {
 impl PaneUi {
     /// Enters copy mode at the terminal's cursor, or leaves it.
     pub fn toggle_copy_mode(&mut self) {
-        if self.copy.is_some() {
+        if self.modes.copy.is_some() {
             self.leave_copy_mode();
             return;
         }
@@ -82,7 +82,7 @@ impl PaneUi {
             return;
         };
         let screen = v.meta.scrollback_dropped + v.meta.scrollback_lines;
-        self.copy = Some(CopyMode::new(CopyPoint {
+        self.modes.copy = Some(CopyMode::new(CopyPoint {
             line: screen + v.meta.cursor.row as u64,
             col: v.meta.cursor.col,
         }));
@@ -91,17 +91,17 @@ impl PaneUi {
     /// Leaves copy mode: its selection goes, and the view goes back to the live screen
     /// (as tmux does), where the program's output is.
     fn leave_copy_mode(&mut self) {
-        self.copy = None;
-        self.copy_wait = None;
-        self.copy_lines = CopyLines::default();
-        self.copy_matches.clear();
+        self.modes.copy = None;
+        self.modes.copy_wait = None;
+        self.modes.copy_lines = CopyLines::default();
+        self.modes.copy_matches.clear();
         self.viewport.selection = None;
         self.viewport.to_bottom();
     }
 
     /// The copy-mode state, while copy mode is on.
     pub fn copy_mode(&self) -> Option<&CopyMode> {
-        self.copy.as_ref()
+        self.modes.copy.as_ref()
     }
 
     fn copy_bounds(&self, v: &PaneView) -> CopyBounds {
@@ -152,7 +152,7 @@ impl PaneUi {
 
     /// Runs a copy-mode key, or queues it behind a key that waits for history.
     fn copy_key(&mut self, key: CopyKey) {
-        if let Some(wait) = self.copy_wait.as_mut() {
+        if let Some(wait) = self.modes.copy_wait.as_mut() {
             wait.keys.push_back(key);
             return;
         }
@@ -160,11 +160,11 @@ impl PaneUi {
             return;
         };
         let bounds = self.copy_bounds(v);
-        let Some(mode) = self.copy.as_mut() else {
+        let Some(mode) = self.modes.copy.as_mut() else {
             return;
         };
-        if self.copy_lines.cols != v.meta.size.cols {
-            self.copy_lines = CopyLines {
+        if self.modes.copy_lines.cols != v.meta.size.cols {
+            self.modes.copy_lines = CopyLines {
                 cols: v.meta.size.cols,
                 ..CopyLines::default()
             };
@@ -173,7 +173,7 @@ impl PaneUi {
         let mut text = PaneText {
             view: v,
             viewport: &self.viewport,
-            read: &self.copy_lines,
+            read: &self.modes.copy_lines,
             missing: None,
         };
         let action = mode.key(key, &bounds, &mut text, &self.marks);
@@ -183,7 +183,7 @@ impl PaneUi {
             let screen = v.meta.scrollback_dropped + v.meta.scrollback_lines;
             let first = line.saturating_sub(HISTORY_PAGE_LINES as u64 / 2);
             let count = HISTORY_PAGE_LINES.min(usize::try_from(screen - first).unwrap_or(0));
-            self.copy_wait = Some(CopyWait {
+            self.modes.copy_wait = Some(CopyWait {
                 keys: VecDeque::from([key]),
                 page: self.pipeline.request_history(self.id, first, count),
                 line,
@@ -205,7 +205,7 @@ impl PaneUi {
             CopyAction::AskSearch(_) => self.open_search(),
             CopyAction::SearchAgain(direction) => {
                 let from = mode.cursor();
-                if let Some(at) = next_match(&self.copy_matches, from, direction) {
+                if let Some(at) = next_match(&self.modes.copy_matches, from, direction) {
                     mode.move_to(at);
                 }
             }
@@ -217,21 +217,21 @@ impl PaneUi {
 
     /// Takes the page copy mode waits for, if it came, and runs the keys that waited.
     fn poll_copy_wait(&mut self) {
-        let Some(wait) = self.copy_wait.as_ref() else {
+        let Some(wait) = self.modes.copy_wait.as_ref() else {
             return;
         };
         let page = match wait.page.poll() {
             Answer::Waiting => return,
             Answer::Gone => {
-                self.copy_wait = None;
+                self.modes.copy_wait = None;
                 return;
             }
             Answer::Ready(page) => page,
         };
-        let Some(wait) = self.copy_wait.take() else {
+        let Some(wait) = self.modes.copy_wait.take() else {
             return;
         };
-        let read = &mut self.copy_lines;
+        let read = &mut self.modes.copy_lines;
         if read.lines.len() + page.rows.len() > LINES_KEPT {
             read.lines.clear();
         }
@@ -254,12 +254,12 @@ impl PaneUi {
         at: CopyPoint,
         matches: &[tern_core::model::search::SearchMatch],
     ) {
-        let Some(mode) = self.copy.as_mut() else {
+        let Some(mode) = self.modes.copy.as_mut() else {
             return;
         };
         let direction = mode.search_direction();
         mode.search_found(at, direction);
-        self.copy_matches = matches
+        self.modes.copy_matches = matches
             .iter()
             .map(|m| CopyPoint {
                 line: m.line as u64,
@@ -272,7 +272,7 @@ impl PaneUi {
 
     /// The copy-mode selection, as the viewport's (which draws and copies it).
     fn mirror_copy_selection(&mut self, seq: u64) {
-        let Some(mode) = &self.copy else {
+        let Some(mode) = &self.modes.copy else {
             return;
         };
         let point = |p: CopyPoint| Point {
@@ -295,7 +295,7 @@ impl PaneUi {
 
     /// Scrolls so the copy-mode cursor's line is shown.
     fn follow_copy_cursor(&mut self) {
-        let (Some(v), Some(mode)) = (&self.view, &self.copy) else {
+        let (Some(v), Some(mode)) = (&self.view, &self.modes.copy) else {
             return;
         };
         let b = self.copy_bounds(v);
@@ -321,7 +321,7 @@ impl PaneUi {
         m: &Metrics,
         color: egui::Color32,
     ) {
-        let (Some(v), Some(mode)) = (&self.view, &self.copy) else {
+        let (Some(v), Some(mode)) = (&self.view, &self.modes.copy) else {
             return;
         };
         let b = self.copy_bounds(v);
@@ -346,7 +346,7 @@ impl PaneUi {
     /// label: `COPY`, then the selection's kind once one is started.
     pub fn copy_mode_words(&self) -> Option<&'static str> {
         use tern_core::text::copy_mode::CopySelectMode;
-        let mode = self.copy.as_ref()?;
+        let mode = self.modes.copy.as_ref()?;
         Some(match mode.selection().map(|(_, _, kind)| kind) {
             None => "COPY",
             Some(CopySelectMode::Cells) => "COPY · VISUAL",

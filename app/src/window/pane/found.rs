@@ -22,7 +22,7 @@ impl PaneUi {
     /// Scrolls to absolute `line` on the next frame that has the view, and highlights
     /// `cols` there.
     pub fn show_found(&mut self, line: u64, cols: Vec<Range<usize>>) {
-        self.found = Some(Found {
+        self.modes.found = Some(Found {
             line,
             cols,
             placed: false,
@@ -30,7 +30,7 @@ impl PaneUi {
     }
 
     pub fn clear_found(&mut self) {
-        self.found = None;
+        self.modes.found = None;
     }
 
     /// Scrolls to the match (once, when the view is there), then highlights it.
@@ -42,7 +42,7 @@ impl PaneUi {
         theme: &Theme,
         trace: &mut Trace,
     ) {
-        let (Some(found), Some(view)) = (self.found.as_mut(), self.view.as_ref()) else {
+        let (Some(found), Some(view)) = (self.modes.found.as_mut(), self.view.as_ref()) else {
             return;
         };
         let dropped = view.meta.scrollback_dropped;

@@ -22,7 +22,7 @@ enum HintAction {
 impl PaneUi {
     /// Labels the matches on the shown rows, or takes the labels away.
     pub fn toggle_hints(&mut self) {
-        if self.hints.take().is_some() {
+        if self.modes.hints.take().is_some() {
             return;
         }
         let Some(view) = &self.view else {
@@ -31,7 +31,7 @@ impl PaneUi {
         self.viewport.refresh(&self.pipeline, self.id, view);
         let rows = self.viewport.rows(view);
         let started = std::time::Instant::now();
-        let (hints, work) = find_hints_counted(&rows, &self.hint_patterns.1);
+        let (hints, work) = find_hints_counted(&rows, &self.settings.hint_patterns.1);
         // The work done and the time taken, for the trace: linear in the screen's size.
         let cells: usize = rows.iter().map(|r| r.cells.len()).sum();
         let extra = format!(
@@ -43,13 +43,13 @@ impl PaneUi {
         self.note_trace("hints", extra);
         // Nothing to label: no mode to leave.
         if !hints.is_empty() {
-            self.hints = Some(HintPicker::new(hints));
+            self.modes.hints = Some(HintPicker::new(hints));
         }
     }
 
     /// The labels and what has been typed, while hints are shown.
     pub fn hint_picker(&self) -> Option<&HintPicker> {
-        self.hints.as_ref()
+        self.modes.hints.as_ref()
     }
 
     /// This frame's keys, for the hints (nothing reaches the program meanwhile).
@@ -76,22 +76,22 @@ impl PaneUi {
                     pressed: true,
                     ..
                 } => {
-                    self.hints = None;
+                    self.modes.hints = None;
                     return;
                 }
                 _ => continue,
             };
-            let Some(picker) = self.hints.as_mut() else {
+            let Some(picker) = self.modes.hints.as_mut() else {
                 return;
             };
             match picker.key(c) {
                 HintOutcome::Pending => {}
                 HintOutcome::NoMatch => {
-                    self.hints = None;
+                    self.modes.hints = None;
                     return;
                 }
                 HintOutcome::Chosen(hint) => {
-                    self.hints = None;
+                    self.modes.hints = None;
                     self.act_on_hint(&hint, action);
                     return;
                 }
@@ -101,13 +101,17 @@ impl PaneUi {
 
     fn act_on_hint(&mut self, hint: &Hint, action: HintAction) {
         match action {
-            HintAction::Copy => self.copied.push((hint.text.clone(), super::CopyTo::BOTH)),
+            HintAction::Copy => self
+                .asks
+                .copied
+                .push((hint.text.clone(), super::CopyTo::BOTH)),
             HintAction::Type => {
                 let bracketed = self
                     .view
                     .as_ref()
                     .is_some_and(|v| v.meta.modes.bracketed_paste);
-                self.out
+                self.asks
+                    .out
                     .extend_from_slice(&tern_core::input::encode_paste(&hint.text, bracketed));
             }
             HintAction::Open => {
@@ -122,7 +126,9 @@ impl PaneUi {
                     _ => Err(format!("{:?} is not something to open: copied", hint.text)),
                 };
                 if let Err(e) = result {
-                    self.copied.push((hint.text.clone(), super::CopyTo::BOTH));
+                    self.asks
+                        .copied
+                        .push((hint.text.clone(), super::CopyTo::BOTH));
                     self.exited = Some(format!("[{e}]"));
                 }
             }
@@ -138,7 +144,7 @@ impl PaneUi {
             .next()
             .and_then(|l| l.parse::<u64>().ok())
             .unwrap_or(1);
-        let cwd = self.cwd.clone();
+        let cwd = self.settings.cwd.clone();
         let full = resolve(path, cwd.as_deref());
         if !full.exists() {
             return Err(format!("{} does not exist", full.display()));
@@ -152,13 +158,14 @@ impl PaneUi {
             .parent()
             .map(Path::to_path_buf)
             .unwrap_or_else(|| PathBuf::from("/"));
-        self.edit_request = Some((cwd.unwrap_or(dir), command));
+        self.asks.edit_request = Some((cwd.unwrap_or(dir), command));
         Ok(())
     }
 
     /// The editor and its arguments: the config's, else `$VISUAL`, else `$EDITOR`.
     fn editor_command(&self) -> Option<Vec<String>> {
-        self.editor
+        self.settings
+            .editor
             .as_deref()
             .and_then(tern_core::resume::split_command)
             .or_else(editor)
@@ -167,14 +174,14 @@ impl PaneUi {
     /// A tab the app should open for the editor (taken once).
     #[must_use = "what the panel asks for happens only when applied"]
     pub fn take_edit_request(&mut self) -> Option<(PathBuf, Vec<String>)> {
-        self.edit_request.take()
+        self.asks.edit_request.take()
     }
 
     /// Opens a path (`path:line` opens the file) with the platform opener, resolved
     /// against the pane's folder; one that does not exist is an error at once.
     fn open_path(&mut self, text: &str) -> Result<(), String> {
         let path = text.split(':').next().unwrap_or(text);
-        let full = resolve(path, self.cwd.as_deref());
+        let full = resolve(path, self.settings.cwd.as_deref());
         if !full.exists() {
             return Err(format!("{} does not exist", full.display()));
         }
@@ -190,7 +197,7 @@ impl PaneUi {
         m: &Metrics,
         colors: (egui::Color32, egui::Color32),
     ) {
-        let Some(picker) = &self.hints else {
+        let Some(picker) = &self.modes.hints else {
             return;
         };
         let (bg, fg) = colors;

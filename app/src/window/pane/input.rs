@@ -23,10 +23,10 @@ impl PaneUi {
             .as_ref()
             .is_some_and(|v| v.meta.modes.bracketed_paste);
         if !bracketed
-            && self.confirm_multiline_paste
+            && self.settings.confirm_multiline_paste
             && tern_core::input::paste::is_multiline(&text)
         {
-            self.pending_paste = Some(text);
+            self.modes.pending_paste = Some(text);
         } else {
             self.pipeline
                 .write(self.id, &encode_paste(&text, bracketed));
@@ -53,16 +53,16 @@ impl PaneUi {
         {
             // Alt+character is sent here (ESC prefix); the text event that may follow
             // it must not be typed as well.
-            self.swallow_text = modifiers.alt && !modifiers.ctrl;
+            self.input.swallow_text = modifiers.alt && !modifiers.ctrl;
             self.write_key_bytes(&bytes, seq);
         }
     }
 
     pub(super) fn write_key_bytes(&mut self, bytes: &[u8], seq: u64) {
-        self.last_key_at = Instant::now();
-        self.out.extend_from_slice(bytes);
-        self.pending_keys.push((seq, Instant::now()));
-        self.key_this_frame = true;
+        self.timing.last_key_at = Instant::now();
+        self.asks.out.extend_from_slice(bytes);
+        self.timing.pending_keys.push((seq, Instant::now()));
+        self.timing.key_this_frame = true;
         self.viewport.to_bottom();
     }
 
@@ -79,7 +79,7 @@ impl PaneUi {
         let key_modes = KeyModes::from_modes(&modes);
         let events = ctx.input(|i| i.events.clone());
         let seq = self.view.as_ref().map_or(0, |v| v.seq);
-        let rows = self.grid.map_or(24, |g| g.rows) as isize;
+        let rows = self.size.grid.map_or(24, |g| g.rows) as isize;
         for event in events {
             match event {
                 // The kitty keyboard protocol: presses, repeats and releases.
@@ -95,7 +95,7 @@ impl PaneUi {
                         key, pressed, repeat, modifiers, flags, key_modes,
                     );
                     if let Some(bytes) = out.bytes {
-                        self.swallow_text = out.swallow_text;
+                        self.input.swallow_text = out.swallow_text;
                         self.write_key_bytes(&bytes, seq);
                     }
                 }
@@ -107,7 +107,7 @@ impl PaneUi {
                     ..
                 } => self.key_event(key, pressed, repeat, modifiers, key_modes, seq),
                 egui::Event::Text(text) => {
-                    if std::mem::take(&mut self.swallow_text) {
+                    if std::mem::take(&mut self.input.swallow_text) {
                         continue;
                     }
                     self.write_key_bytes(text.as_bytes(), seq)
@@ -138,8 +138,8 @@ impl PaneUi {
                         egui::PointerButton::Secondary => MouseButton::Right,
                         _ => continue,
                     };
-                    let was_dragging = self.dragging;
-                    self.dragging = if pressed { Some(b) } else { None };
+                    let was_dragging = self.input.dragging;
+                    self.input.dragging = if pressed { Some(b) } else { None };
                     if !pressed && was_dragging != Some(b) {
                         continue;
                     }
@@ -162,7 +162,7 @@ impl PaneUi {
                             modes.mouse_encoding,
                             modes.eight_bit_controls,
                         ) {
-                            self.out.extend_from_slice(&bytes);
+                            self.asks.out.extend_from_slice(&bytes);
                         }
                     } else if pressed && b == MouseButton::Left && modifiers.ctrl {
                         if let Some((_, uri)) = self.link_at_cell(row, col)
@@ -195,7 +195,7 @@ impl PaneUi {
                 egui::Event::PointerMoved(pos) => {
                     let (row, col) = self.cell_at(pos, rect, m);
                     if modes.mouse != MouseTracking::Off {
-                        let button = self.dragging.unwrap_or(MouseButton::None);
+                        let button = self.input.dragging.unwrap_or(MouseButton::None);
                         let ev = MouseEvent {
                             kind: MouseEventKind::Motion,
                             button,
@@ -211,9 +211,9 @@ impl PaneUi {
                                 modes.eight_bit_controls,
                             )
                         {
-                            self.out.extend_from_slice(&bytes);
+                            self.asks.out.extend_from_slice(&bytes);
                         }
-                    } else if self.dragging == Some(MouseButton::Left)
+                    } else if self.input.dragging == Some(MouseButton::Left)
                         && let Some(v) = &self.view
                     {
                         let line = self.viewport.line_of_row(v, row);
@@ -233,9 +233,9 @@ impl PaneUi {
                         egui::MouseWheelUnit::Line => delta.y * 3.0,
                         egui::MouseWheelUnit::Page => delta.y * rows as f32,
                         egui::MouseWheelUnit::Point => delta.y / m.cell.y,
-                    } + self.wheel_rest;
+                    } + self.input.wheel_rest;
                     let whole = lines.trunc();
-                    self.wheel_rest = lines - whole;
+                    self.input.wheel_rest = lines - whole;
                     let steps = whole as isize;
                     if steps == 0 {
                         continue;
@@ -262,7 +262,7 @@ impl PaneUi {
                                 modes.mouse_encoding,
                                 modes.eight_bit_controls,
                             ) {
-                                self.out.extend_from_slice(&bytes);
+                                self.asks.out.extend_from_slice(&bytes);
                             }
                         }
                     } else if modes.alt_screen && modes.alternate_scroll {
@@ -271,7 +271,7 @@ impl PaneUi {
                             if let Some(bytes) =
                                 encode_key(k, tern_core::input::Mods::NONE, key_modes)
                             {
-                                self.out.extend_from_slice(&bytes);
+                                self.asks.out.extend_from_slice(&bytes);
                             }
                         }
                     } else if !modes.alt_screen
@@ -318,7 +318,7 @@ impl PaneUi {
 
     /// Asks before sending a multi-line paste that is not bracketed.
     pub(super) fn confirm_paste(&mut self, ctx: &egui::Context) {
-        let Some(text) = self.pending_paste.clone() else {
+        let Some(text) = self.modes.pending_paste.clone() else {
             return;
         };
         let lines = tern_core::input::paste_line_count(&text);
@@ -343,9 +343,9 @@ impl PaneUi {
             decision = Some(false);
         }
         if let Some(go) = decision {
-            self.pending_paste = None;
+            self.modes.pending_paste = None;
             if go {
-                self.out.extend_from_slice(&encode_paste(&text, false));
+                self.asks.out.extend_from_slice(&encode_paste(&text, false));
                 self.viewport.to_bottom();
             }
         }

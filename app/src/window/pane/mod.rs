@@ -10,7 +10,6 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use egui::Sense;
-use tern_core::input::MouseButton;
 use tern_core::model::TermSize;
 use tern_core::pipeline::delivery::{Delivery, PaneView};
 use tern_core::pipeline::{PaneId, Pipeline};
@@ -31,6 +30,7 @@ mod hints;
 mod images;
 mod input;
 mod paint;
+mod parts;
 mod scroll;
 mod selection;
 
@@ -92,95 +92,22 @@ pub struct PaneUi {
     pipeline: Arc<Pipeline>,
     /// The model's deliveries; `None` while parked (the view is freed).
     view: Option<PaneView>,
-    /// The size the model and the pty were last given.
-    grid: Option<TermSize>,
-    /// Where the pane was last drawn, and the grid that fits there.
-    rect: Option<egui::Rect>,
-    fits: Option<TermSize>,
-    page_hold: Option<PageHold>,
+    viewport: Viewport,
+    /// Row meshes from the last frames (only changed rows are rebuilt).
+    rows: RowCache,
     pub exited: Option<String>,
-    /// What the pane's input asked — bytes typed, pasted or reported (mouse), a new
-    /// size — queued and carried out at one point ([`PaneUi::apply_output`]): typed
-    /// input right after the pane's input is read and before it is painted (so the
-    /// frame that wrote a key can show its echo), the rest by the app once the panes
-    /// are drawn.
-    out: Vec<u8>,
-    out_resize: Option<TermSize>,
-    /// Text copied (the app puts it on the clipboard once the panes are drawn), and
-    /// copies waiting for history lines (`clip.rs`).
-    copied: Vec<clip::Copied>,
-    copy_jobs: Vec<clip::CopyJob>,
-    /// Links to open (checked when asked for).
-    links_out: Vec<String>,
-    /// Events for the trace (`TERN_TRACE`) from parts that have none (input, hints),
-    /// written at the end of the pane's frame; kept only while tracing, at most
-    /// [`paint::TRACE_NOTES_MAX`].
-    trace_notes: Vec<(&'static str, String)>,
-    /// The pane's folder as the workspace core knows it (set before each frame), for
-    /// paths in hints and links.
-    pub cwd: Option<std::path::PathBuf>,
-    /// A hint asked for the editor at a line: (folder, command) for a new tab.
-    edit_request: Option<(std::path::PathBuf, Vec<String>)>,
-    /// The config's editor (set every frame).
-    editor: Option<String>,
     /// Prompts and the last command's output (OSC 133), for prompt jumps and "copy
     /// last output".
     pub marks: tern_core::model::marks::PromptMarks,
-    /// Keys waiting for the frame that shows their echo: (seq before, received at).
-    pending_keys: Vec<(u64, Instant)>,
-    viewport: Viewport,
-    /// Mouse button held for selection or reporting.
-    dragging: Option<MouseButton>,
-    /// Fractional wheel lines not yet scrolled.
-    wheel_rest: f32,
-    /// A multi-line paste waiting for the user's go-ahead (the program did not turn on
-    /// bracketed paste, so each line would run as typed).
-    pending_paste: Option<String>,
-    /// When the user last typed: the blinking cursor restarts its phase (shown) then.
-    last_key_at: Instant,
-    search: Option<SearchBar>,
-    /// A match search everywhere shows here (`found.rs`); the search bar's ask to
-    /// search everywhere for its query.
-    found: Option<found::Found>,
-    everywhere_request: Option<(String, bool)>,
-    /// Copy mode's state, while it is on (keys go to it, not to the program).
-    copy: Option<tern_core::text::copy_mode::CopyMode>,
-    /// The last search's matches, for copy mode's `n`/`N`.
-    copy_matches: Vec<tern_core::text::copy_mode::CopyPoint>,
-    /// History lines copy mode read, and keys waiting for a page of it (`copy.rs`).
-    copy_lines: copy::CopyLines,
-    copy_wait: Option<copy::CopyWait>,
-    /// The labelled matches, while hints are shown (keys go to them).
-    hints: Option<tern_core::text::hints::HintPicker>,
-    /// The config's hint patterns and their compiled form (recompiled when they change).
-    hint_patterns: (Vec<String>, tern_core::text::hints::HintPatterns),
-    /// The selection as last checked (see `check_selection`).
-    selection_guard: Option<selection::SelectionGuard>,
-    /// An Alt combination was sent as a key: its text event (if any) must not follow.
-    swallow_text: bool,
-    /// Ask before an unbracketed multi-line paste (the config's, set every frame).
-    confirm_multiline_paste: bool,
-    /// Row meshes from the last frames (only changed rows are rebuilt).
-    rows: RowCache,
-    /// Textures of the images in view (`images.rs`).
-    images: images::ImageTextures,
-    /// The cell size in physical pixels the model was last told.
-    cell_px: Option<(u16, u16)>,
-    /// When the pane was last revealed, until a frame shows it (for the trace).
-    pub revealed_at: Option<Instant>,
-    /// When the model thread built the last snapshot this pane took.
-    snapshot_built_at: Option<Instant>,
-    /// The last delivered frame's pty read and build times (the key trace).
-    delivered_at: Option<(Option<Instant>, Instant)>,
-    /// The program echoes keys at once: a frame that wrote a key waits for the echo
-    /// ([`ECHO_WAIT`]). Cleared when a wait runs out, set when output follows a key
-    /// within [`ECHO_SEEN_WITHIN`].
-    echoes: bool,
-    /// A key was written to the program in this frame.
-    key_this_frame: bool,
-    /// A tmux pane: its size is tmux's layout cell (the core sets it), never the
-    /// rectangle's.
-    pub remote: bool,
+    /// The pane's parts (`parts.rs`): its size, what it asks the app to do, its keys'
+    /// timing, the pointer, its modes (search, copy mode, hints, a paste waiting) and
+    /// the settings it was given.
+    size: parts::Size,
+    asks: parts::Asks,
+    timing: parts::Timing,
+    input: parts::Input,
+    modes: parts::Modes,
+    settings: parts::Settings,
 }
 
 impl PaneUi {
@@ -189,49 +116,32 @@ impl PaneUi {
             id,
             pipeline,
             view: None,
-            grid: None,
-            rect: None,
-            fits: None,
-            page_hold: None,
-            exited: None,
-            out: Vec::new(),
-            out_resize: None,
-            copied: Vec::new(),
-            copy_jobs: Vec::new(),
-            links_out: Vec::new(),
-            trace_notes: Vec::new(),
-            cwd: None,
-            edit_request: None,
-            editor: None,
-            marks: Default::default(),
-            pending_keys: Vec::new(),
             viewport: Viewport::default(),
-            dragging: None,
-            wheel_rest: 0.0,
-            pending_paste: None,
-            last_key_at: Instant::now(),
-            search: None,
-            found: None,
-            everywhere_request: None,
-            copy: None,
-            copy_matches: Vec::new(),
-            copy_lines: Default::default(),
-            copy_wait: None,
-            hints: None,
-            hint_patterns: Default::default(),
-            selection_guard: None,
-            swallow_text: false,
-            confirm_multiline_paste: true,
             rows: RowCache::default(),
-            images: Default::default(),
-            cell_px: None,
-            revealed_at: None,
-            snapshot_built_at: None,
-            delivered_at: None,
-            echoes: true,
-            key_this_frame: false,
-            remote: false,
+            exited: None,
+            marks: Default::default(),
+            size: parts::Size::default(),
+            asks: parts::Asks::default(),
+            timing: parts::Timing::new(),
+            input: parts::Input::default(),
+            modes: parts::Modes::default(),
+            settings: parts::Settings::new(),
         }
+    }
+
+    /// The pane was revealed at `at` (the trace measures until a frame shows it).
+    pub fn mark_revealed(&mut self, at: Instant) {
+        self.timing.revealed_at = Some(at);
+    }
+
+    /// The pane's folder as the workspace core knows it (for paths in hints, links).
+    pub fn set_cwd(&mut self, cwd: Option<std::path::PathBuf>) {
+        self.settings.cwd = cwd;
+    }
+
+    /// A tmux pane: sized by tmux's layout (the core), never by its rectangle.
+    pub fn set_remote(&mut self, remote: bool) {
+        self.size.remote = remote;
     }
 
     /// Carries out what the pane's input asked while it was drawn: the new size, then
@@ -243,18 +153,18 @@ impl PaneUi {
     /// [`PaneUi::apply_output`]; with `echo_next`, the bytes' write tells the slot that
     /// this frame takes the echo next ([`Pipeline::write_then_take`]).
     fn carry_out(&mut self, echo_next: bool) {
-        if let Some(size) = self.out_resize.take() {
+        if let Some(size) = self.asks.out_resize.take() {
             self.pipeline.resize(self.id, size);
         }
-        if !self.out.is_empty() {
-            let bytes = std::mem::take(&mut self.out);
+        if !self.asks.out.is_empty() {
+            let bytes = std::mem::take(&mut self.asks.out);
             if echo_next {
                 self.pipeline.write_then_take(self.id, &bytes);
             } else {
                 self.pipeline.write(self.id, &bytes);
             }
         }
-        for uri in std::mem::take(&mut self.links_out) {
+        for uri in std::mem::take(&mut self.asks.links_out) {
             let (pipeline, pane) = (self.pipeline.clone(), self.id);
             let opened =
                 crate::window::links::open(&uri, move |why| pipeline.breadcrumb(Some(pane), why));
@@ -277,7 +187,7 @@ impl PaneUi {
     }
 
     pub fn grid(&self) -> Option<TermSize> {
-        self.grid
+        self.size.grid
     }
 
     pub fn scroll_offset(&self) -> usize {
@@ -286,20 +196,20 @@ impl PaneUi {
 
     /// Where the pane was last drawn (`None` before its first frame).
     pub fn rect(&self) -> Option<egui::Rect> {
-        self.rect
+        self.size.rect
     }
 
     /// The grid that fits where the pane was last drawn.
     pub fn fits(&self) -> Option<TermSize> {
-        self.fits
+        self.size.fits
     }
 
     /// The program set its page to `size` (the model and the pty have it) and the
     /// window was asked to resize to show it: the pane keeps `size` until its rectangle
     /// changes or `until`, then takes what its rectangle fits.
     pub fn hold_page(&mut self, size: TermSize, until: Instant) {
-        self.grid = Some(size);
-        self.page_hold = self.rect.map(|r| PageHold {
+        self.size.grid = Some(size);
+        self.size.page_hold = self.size.rect.map(|r| PageHold {
             rect_size: r.size(),
             until,
         });
@@ -309,10 +219,10 @@ impl PaneUi {
     /// the pty go back to what the pane's rectangle fits (a pane never drawn takes its
     /// size when it is first drawn).
     pub fn refuse_page(&mut self) {
-        self.page_hold = None;
-        if let Some(size) = self.fits.or(self.grid) {
-            self.grid = Some(size);
-            self.out_resize = Some(size);
+        self.size.page_hold = None;
+        if let Some(size) = self.size.fits.or(self.size.grid) {
+            self.size.grid = Some(size);
+            self.asks.out_resize = Some(size);
         }
     }
 
@@ -325,24 +235,24 @@ impl PaneUi {
     pub fn park(&mut self) {
         self.view = None;
         self.viewport = Viewport::default();
-        self.selection_guard = None;
-        self.search = None;
-        self.dragging = None;
+        self.input.selection_guard = None;
+        self.modes.search = None;
+        self.input.dragging = None;
         self.rows.clear();
-        self.images.clear();
     }
 
     /// After a reveal, once the view is back: traces how long the reveal took (the
     /// switch, the pipeline's snapshot, this frame) and the history it holds.
     pub fn trace_reveal(&mut self, trace: &mut Trace) {
-        let (Some(at), Some(view)) = (self.revealed_at, self.view.as_ref()) else {
+        let (Some(at), Some(view)) = (self.timing.revealed_at, self.view.as_ref()) else {
             return;
         };
-        self.revealed_at = None;
+        self.timing.revealed_at = None;
         if trace.enabled() {
             // Where the time went: until the model thread had built the snapshot, and
             // from then to this frame.
             let built_us = self
+                .timing
                 .snapshot_built_at
                 .map_or(0, |b| b.saturating_duration_since(at).as_micros());
             let extra = format!(
@@ -375,7 +285,7 @@ impl PaneUi {
         // Just revealed: the snapshot is a viewport's copy away on the model thread;
         // wait that long (bounded) rather than draw an empty pane for a frame.
         if self.view.is_none()
-            && self.revealed_at.is_some()
+            && self.timing.revealed_at.is_some()
             && let Some(d) = self.pipeline.take_within(self.id, REVEAL_WAIT)
         {
             self.apply(trace, d);
@@ -392,17 +302,17 @@ impl PaneUi {
             Delivery::Snapshot(sn) => (sn.seq, None, sn.built_at),
         };
         if matches!(d, Delivery::Snapshot(_)) {
-            self.snapshot_built_at = Some(built_at);
+            self.timing.snapshot_built_at = Some(built_at);
         }
         if seq > 0 {
             trace.first_output(read_at, built_at);
         }
-        self.delivered_at = Some((read_at, built_at));
+        self.timing.delivered_at = Some((read_at, built_at));
         // Read from the pty soon after the last key: the program echoes keys. (When
         // it was read, not when this frame applies it: frames may be far apart.)
         let read = read_at.unwrap_or(built_at);
-        if read >= self.last_key_at && read - self.last_key_at < ECHO_SEEN_WITHIN {
-            self.echoes = true;
+        if read >= self.timing.last_key_at && read - self.timing.last_key_at < ECHO_SEEN_WITHIN {
+            self.timing.echoes = true;
         }
         PaneView::apply_delivery(&mut self.view, d);
     }
@@ -412,7 +322,7 @@ impl PaneUi {
     /// last key in time (it would wait for nothing on each key).
     fn take_echo(&mut self, trace: &mut Trace) {
         let awaits = self.awaits_echo();
-        self.key_this_frame = false;
+        self.timing.key_this_frame = false;
         if !awaits {
             return;
         }
@@ -422,13 +332,13 @@ impl PaneUi {
                 // No wake-up follows this delivery: this frame does what the next would.
                 self.follow_content();
             }
-            None => self.echoes = false,
+            None => self.timing.echoes = false,
         }
     }
 
     /// Whether this frame wrote a key whose echo it waits for ([`PaneUi::take_echo`]).
     fn awaits_echo(&self) -> bool {
-        self.key_this_frame && self.echoes && self.view.is_some()
+        self.timing.key_this_frame && self.timing.echoes && self.view.is_some()
     }
 
     /// After a delivery: the viewport follows the content, and a selection over cells
@@ -450,20 +360,20 @@ impl PaneUi {
 
     /// The search bar's query, when it asked to search everywhere instead.
     pub fn take_everywhere_request(&mut self) -> Option<(String, bool)> {
-        self.everywhere_request.take()
+        self.asks.everywhere_request.take()
     }
 
     pub fn open_search(&mut self) {
-        self.search = Some(SearchBar::new());
+        self.modes.search = Some(SearchBar::new());
     }
 
     /// The search bar's state, when it is open.
     pub fn search(&self) -> Option<&SearchBar> {
-        self.search.as_ref()
+        self.modes.search.as_ref()
     }
 
     pub fn paste_pending(&self) -> bool {
-        self.pending_paste.is_some()
+        self.modes.pending_paste.is_some()
     }
 
     /// Draws the pane into `rect` for one frame. `keyboard`: this is the focused pane
@@ -478,13 +388,13 @@ impl PaneUi {
     ) -> PaneResponse {
         let ctx = ui.ctx().clone();
         let mut out = PaneResponse::default();
-        self.confirm_multiline_paste = cx.confirm_multiline_paste;
-        if self.editor.as_deref() != cx.editor {
-            self.editor = cx.editor.map(str::to_owned);
+        self.settings.confirm_multiline_paste = cx.confirm_multiline_paste;
+        if self.settings.editor.as_deref() != cx.editor {
+            self.settings.editor = cx.editor.map(str::to_owned);
         }
-        if self.hint_patterns.0 != cx.hint_patterns {
+        if self.settings.hint_patterns.0 != cx.hint_patterns {
             let (compiled, _) = tern_core::text::hints::HintPatterns::new(cx.hint_patterns);
-            self.hint_patterns = (cx.hint_patterns.to_vec(), compiled);
+            self.settings.hint_patterns = (cx.hint_patterns.to_vec(), compiled);
         }
         self.take_deliveries(cx.trace);
         self.follow_content();
@@ -502,7 +412,7 @@ impl PaneUi {
             .memory(|m| m.focused())
             .is_some_and(|id| !cx.pane_ids.contains(&id));
         if keyboard
-            && self.search.is_none()
+            && self.modes.search.is_none()
             && (!other_field || response.is_pointer_button_down_on())
         {
             response.request_focus();
@@ -538,13 +448,13 @@ impl PaneUi {
         });
         if !keyboard {
             // Only the focused pane takes input.
-        } else if self.pending_paste.is_some() {
+        } else if self.modes.pending_paste.is_some() {
             self.confirm_paste(&ctx);
-        } else if self.search.is_some() || !takes_keys {
+        } else if self.modes.search.is_some() || !takes_keys {
             // Keys go to the search bar, or to the field the user is typing in.
-        } else if self.hints.is_some() {
+        } else if self.modes.hints.is_some() {
             self.hints_input(&ctx);
-        } else if self.copy.is_some() {
+        } else if self.modes.copy.is_some() {
             self.copy_input(&ctx);
         } else {
             self.handle_input(&ctx, rect, m, &response, cx.primary);
@@ -558,17 +468,17 @@ impl PaneUi {
         let cols = ((rect.width() / m.cell.x).floor() as usize).max(2);
         let rows = ((rect.height() / m.cell.y).floor() as usize).max(1);
         let size = TermSize::new(cols, rows);
-        self.rect = Some(rect);
-        self.fits = Some(size);
-        if let Some(hold) = self.page_hold
+        self.size.rect = Some(rect);
+        self.size.fits = Some(size);
+        if let Some(hold) = self.size.page_hold
             && (hold.rect_size != rect.size() || Instant::now() >= hold.until)
         {
-            self.page_hold = None;
+            self.size.page_hold = None;
         }
         self.tell_cell_size(ctx.pixels_per_point(), m.cell);
-        if self.page_hold.is_none() && self.grid != Some(size) && !self.remote {
-            self.grid = Some(size);
-            self.out_resize = Some(size);
+        if self.size.page_hold.is_none() && self.size.grid != Some(size) && !self.size.remote {
+            self.size.grid = Some(size);
+            self.asks.out_resize = Some(size);
         }
         let painter = ui.painter_at(rect);
         self.paint_terminal(&ctx, &painter, rect, cx, focused);

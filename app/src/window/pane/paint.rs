@@ -56,7 +56,7 @@ impl PaneUi {
             })
         };
         let blink_on = if view.meta.modes.cursor_blink && focused {
-            let ms = self.last_key_at.elapsed().as_millis();
+            let ms = self.timing.last_key_at.elapsed().as_millis();
             ctx.request_repaint_after(Duration::from_millis((BLINK_MS - ms % BLINK_MS) as u64));
             (ms / BLINK_MS) % 2 == 0
         } else {
@@ -66,6 +66,7 @@ impl PaneUi {
             .then_some((view.meta.cursor, view.meta.cursor_shape));
         let top_image_line = view.meta.image_base as i64 - (offset + usize::from(extra)) as i64;
         let images = self
+            .rows
             .images
             .quads(ctx, &view.images, top_image_line, shown.len());
         let scene = Scene {
@@ -101,7 +102,7 @@ impl PaneUi {
         m: &Metrics,
         theme: &Theme,
     ) {
-        let (Some(bar), Some(view)) = (self.search.as_ref(), self.view.as_ref()) else {
+        let (Some(bar), Some(view)) = (self.modes.search.as_ref(), self.view.as_ref()) else {
             return;
         };
         let Some(results) = &bar.results else {
@@ -129,13 +130,13 @@ impl PaneUi {
 
     /// The search bar, and scrolling to the match it shows.
     pub(super) fn search_bar(&mut self, ctx: &egui::Context, rect: egui::Rect, theme: &Theme) {
-        let Some(mut bar) = self.search.take() else {
+        let Some(mut bar) = self.modes.search.take() else {
             return;
         };
         match bar.ui(ctx, rect, &self.pipeline, self.id, theme) {
             SearchAction::Close => return,
             SearchAction::Everywhere => {
-                self.everywhere_request = Some((bar.text.clone(), bar.regex));
+                self.asks.everywhere_request = Some((bar.text.clone(), bar.regex));
                 return;
             }
             SearchAction::None => {}
@@ -168,7 +169,7 @@ impl PaneUi {
                 }
             }
         }
-        self.search = Some(bar);
+        self.modes.search = Some(bar);
     }
 
     /// Input methods compose at the cursor.
@@ -234,14 +235,14 @@ impl PaneUi {
 
     /// Keeps an event for the trace, while tracing (written at the end of the frame).
     pub(super) fn note_trace(&mut self, event: &'static str, extra: String) {
-        if crate::window::trace::tracing() && self.trace_notes.len() < TRACE_NOTES_MAX {
-            self.trace_notes.push((event, extra));
+        if crate::window::trace::tracing() && self.asks.trace_notes.len() < TRACE_NOTES_MAX {
+            self.asks.trace_notes.push((event, extra));
         }
     }
 
     /// Writes the events kept for the trace.
     pub(super) fn write_trace_notes(&mut self, trace: &mut Trace) {
-        for (event, extra) in self.trace_notes.drain(..) {
+        for (event, extra) in self.asks.trace_notes.drain(..) {
             trace.event(event, &extra);
         }
     }
@@ -250,11 +251,12 @@ impl PaneUi {
     pub(super) fn trace_key_echoes(&mut self, trace: &mut Trace) {
         let now = Instant::now();
         let Some(v) = self.view.as_ref().filter(|_| trace.enabled()) else {
-            self.pending_keys.clear();
+            self.timing.pending_keys.clear();
             return;
         };
         let seq = v.seq;
         let (shown, waiting): (Vec<_>, Vec<_>) = self
+            .timing
             .pending_keys
             .drain(..)
             .partition(|(before, _)| seq > *before);
@@ -262,7 +264,7 @@ impl PaneUi {
         // delivery built (the last delivery this frame took), the UI woken, this frame
         // started (-1: not known). The frame's painting is in the next `frame` event.
         let us = |at: Option<Instant>| at.map_or(-1, |t| since_start_us(t) as i64);
-        let (read, built) = self.delivered_at.unwrap_or((None, now));
+        let (read, built) = self.timing.delivered_at.unwrap_or((None, now));
         let steps = format!(
             "\"echo_read_us\":{},\"echo_built_us\":{},\"woken_us\":{},\"frame_started_us\":{}",
             us(read),
@@ -278,7 +280,7 @@ impl PaneUi {
             );
             trace.event_at("key_echo_frame", now, &extra);
         }
-        self.pending_keys = waiting;
+        self.timing.pending_keys = waiting;
     }
 }
 

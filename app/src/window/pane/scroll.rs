@@ -6,7 +6,7 @@ use super::PaneUi;
 impl PaneUi {
     /// Scrolls the history by pages (negative: down) or to an end.
     pub fn scroll_pages(&mut self, pages: isize) {
-        let rows = self.grid.map_or(24, |g| g.rows) as isize;
+        let rows = self.size.grid.map_or(24, |g| g.rows) as isize;
         if let Some(v) = &self.view {
             self.viewport.scroll_by(pages * (rows - 1), v);
         }

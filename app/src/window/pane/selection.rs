@@ -106,13 +106,13 @@ impl PaneUi {
             super::paint::json(&given)
         );
         self.note_trace("link_open", extra);
-        self.links_out.push(uri.to_owned());
+        self.asks.links_out.push(uri.to_owned());
         Ok(())
     }
 
     /// The cell under `pos` in `rect` (clamped to the grid).
     pub(super) fn cell_at(&self, pos: egui::Pos2, rect: egui::Rect, m: &Metrics) -> (usize, usize) {
-        let size = self.grid.unwrap_or(TermSize::new(80, 24));
+        let size = self.size.grid.unwrap_or(TermSize::new(80, 24));
         let col = ((pos.x - rect.left()) / m.cell.x).floor().max(0.0) as usize;
         let row = ((pos.y - rect.top()) / m.cell.y).floor().max(0.0) as usize;
         (
@@ -130,10 +130,10 @@ impl PaneUi {
     /// (its arrival wakes the window), then is kept or cleared.
     pub(super) fn check_selection(&mut self) {
         let (Some(sel), Some(view)) = (self.viewport.selection, self.view.as_ref()) else {
-            self.selection_guard = None;
+            self.input.selection_guard = None;
             return;
         };
-        let guard = match self.selection_guard.take() {
+        let guard = match self.input.selection_guard.take() {
             Some(g) if g.selection == sel && g.seq == view.seq && g.cols == view.meta.size.cols => {
                 Some(g)
             }
@@ -159,7 +159,7 @@ impl PaneUi {
         if guard.is_none() {
             self.viewport.selection = None;
         }
-        self.selection_guard = guard;
+        self.input.selection_guard = guard;
     }
 
     /// Whether the pieces `guard` kept still read the same in `view` (or, for lines

@@ -35,7 +35,11 @@ pub(super) fn worktree_row(
     let mut words = Vec::new();
     if let Some(s) = &w.status {
         if s.changed_files > 0 {
-            job.append(&format!("±{}", s.changed_files), 6.0, small(colors.changed));
+            job.append(
+                &format!("±{}", s.changed_files),
+                6.0,
+                small(colors.changes.changed),
+            );
             words.push(format!("{} changed", s.changed_files));
         }
         // What its agent changed against the main branch: files, +added −removed.
@@ -45,17 +49,25 @@ pub(super) fn worktree_row(
                 n => format!("{n} files"),
             };
             job.append(&files, 6.0, small(colors.text_dim));
-            job.append(&format!("+{}", d.added), 4.0, small(colors.ahead));
-            job.append(&format!("−{}", d.removed), 3.0, small(colors.behind));
+            job.append(&format!("+{}", d.added), 4.0, small(colors.changes.ahead));
+            job.append(
+                &format!("−{}", d.removed),
+                3.0,
+                small(colors.changes.behind),
+            );
             words.push(format!("{files} +{} −{}", d.added, d.removed));
         }
         if let Some(ab) = s.ahead_behind {
             if ab.ahead > 0 {
-                job.append(&format!("↑{}", ab.ahead), 4.0, small(colors.ahead));
+                job.append(&format!("↑{}", ab.ahead), 4.0, small(colors.changes.ahead));
                 words.push(format!("{} ahead", ab.ahead));
             }
             if ab.behind > 0 {
-                job.append(&format!("↓{}", ab.behind), 4.0, small(colors.behind));
+                job.append(
+                    &format!("↓{}", ab.behind),
+                    4.0,
+                    small(colors.changes.behind),
+                );
                 words.push(format!("{} behind", ab.behind));
             }
         }

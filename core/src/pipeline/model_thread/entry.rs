@@ -70,6 +70,9 @@ pub struct PaneEntry {
     pub(super) untapped: u64,
     /// Parsed bytes for the history writer, sent at the end of the parse slice.
     pub(super) history_pending: Vec<u8>,
+    /// What the last title sent to the UI shows ([`crate::model::title::shown`]): a
+    /// title that shows the same wakes no one.
+    pub(super) title_shown: String,
 }
 
 impl PaneEntry {
@@ -137,6 +140,7 @@ impl PaneEntry {
             history: None,
             untapped: 0,
             history_pending: Vec::new(),
+            title_shown: String::new(),
         }
     }
 

@@ -83,6 +83,8 @@ pub struct ModelThread {
     wake_due: bool,
     /// Some pane was parsed in this round.
     parsed_in_round: bool,
+    /// Hidden panes' title changes, woken for at a bounded rate.
+    title_wake: parse::TitleWake,
     /// Whether to poll for input before sleeping, after a reply.
     reply_poll: ReplyPoll,
     buffers: Arc<BufferPool>,
@@ -152,6 +154,7 @@ impl ModelThread {
             next_rr: 0,
             wake_due: false,
             parsed_in_round: false,
+            title_wake: Default::default(),
             reply_poll: ReplyPoll::default(),
             focused: None,
             pending_exits: HashMap::new(),

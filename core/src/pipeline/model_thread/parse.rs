@@ -3,13 +3,13 @@
 //! whose replies are not read.
 
 use std::sync::atomic::Ordering;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::model::TermEvent;
 use crate::pipeline::diag::Breadcrumbs;
 use crate::pipeline::facts::FactBox;
 use crate::pipeline::io::BufferPool;
-use crate::pipeline::{PaneEvent, PaneId};
+use crate::pipeline::{PaneEvent, PaneId, Waker};
 
 use super::{ModelThread, PaneEntry, SLICE_BYTES, SLICE_PIECE_BYTES, SLICE_TIME, SLICE_WORK_CELLS};
 
@@ -46,8 +46,10 @@ impl ModelThread {
         if p.stats.replies_sent.load(Ordering::Relaxed) != replies {
             self.reply_poll.replied(Instant::now());
         }
-        if told {
-            (self.waker)();
+        match told {
+            Told::Nothing => {}
+            Told::Later => self.title_wake.ask(Instant::now(), &self.waker),
+            Told::Now => (self.waker)(),
         }
         if let Some(started) = started {
             self.pace.ran(started, Instant::now());
@@ -92,8 +94,8 @@ impl ModelThread {
     }
 
     /// Parses up to `budget` bytes of the pane's queue; credits, replies and facts go
-    /// out after each chunk piece. Returns whether an event was sent (the UI must wake:
-    /// a parked pane's bell or title changes no frame).
+    /// out after each chunk piece. Returns how soon the UI must wake for the facts sent
+    /// (a parked pane's bell or title changes no frame, so nothing else wakes it).
     pub(super) fn parse_some(
         p: &mut PaneEntry,
         budget: usize,
@@ -101,11 +103,11 @@ impl ModelThread {
         events: &FactBox,
         epoch: Instant,
         pane: PaneId,
-    ) -> bool {
-        let mut told = false;
+    ) -> Told {
+        let mut told = Told::Nothing;
         if !p.core.is_visible() && !p.unseen_reported && !p.queue.is_empty() {
             p.unseen_reported = true;
-            told = true;
+            told = Told::Now;
             let _ = events.send(PaneEvent::UnseenOutput { pane });
         }
         let mut left = budget;
@@ -160,7 +162,9 @@ impl ModelThread {
             );
             // Before the replies: a program that asks CPR after DECCOLM and then reads
             // TIOCGWINSZ sees the new size.
-            told |= p.follow_program_size(events, pane);
+            if p.follow_program_size(events, pane) {
+                told = Told::Now;
+            }
             if !parsed.replies.is_empty() && p.answers_queries {
                 p.writer.write(&parsed.replies);
                 p.stats.replies_sent.fetch_add(1, Ordering::Relaxed);
@@ -172,7 +176,7 @@ impl ModelThread {
             let facts = coalesce(parsed.events);
             p.activity.on_output_read(now, read_at, &facts);
             for event in facts {
-                told = true;
+                told = told.max(p.wake_for(&event));
                 let _ = events.send(PaneEvent::Fact { pane, event });
             }
             p.last_read_at = Some(read_at);
@@ -199,6 +203,83 @@ impl ModelThread {
             .scrollback_lines
             .store(p.core.term.scrollback().len() as u64, Ordering::Relaxed);
         told
+    }
+}
+
+/// How soon the UI must wake for the facts a parse step sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Told {
+    /// Nothing it shows changed (a title whose spinner frame alone moved): the facts
+    /// wait in the mailbox for the next frame.
+    Nothing,
+    /// A hidden pane's title shows something new: the tab bar's text, redrawn at most
+    /// every [`TitleWake::EVERY`].
+    Later,
+    /// At once.
+    Now,
+}
+
+impl PaneEntry {
+    /// How soon a fact this pane sends must reach the UI; remembers what its title
+    /// shows.
+    fn wake_for(&mut self, event: &TermEvent) -> Told {
+        let TermEvent::Title(title) = event else {
+            return Told::Now;
+        };
+        let shown = crate::model::title::shown(title);
+        if shown == self.title_shown {
+            return Told::Nothing;
+        }
+        self.title_shown = shown.to_owned();
+        if self.core.is_visible() {
+            Told::Now
+        } else {
+            Told::Later
+        }
+    }
+}
+
+/// Hidden panes' title changes wake the UI at most once every [`TitleWake::EVERY`]
+/// (all panes together): 32 agents that change their titles ten times a second cost
+/// four tab-bar repaints a second, not 320 window repaints. A change within `EVERY` of
+/// the last wake is not lost: the wake comes when `EVERY` has passed
+/// ([`TitleWake::due`] bounds the model thread's sleep).
+#[derive(Debug, Default)]
+pub(super) struct TitleWake {
+    /// The last wake for a title.
+    last: Option<Instant>,
+    /// A title change waits for its wake.
+    pending: bool,
+}
+
+impl TitleWake {
+    pub(super) const EVERY: Duration = Duration::from_millis(250);
+
+    /// A hidden title changed at `now`: wakes the UI now if the last such wake is
+    /// `EVERY` old, else when it is.
+    pub(super) fn ask(&mut self, now: Instant, waker: &Waker) {
+        self.pending = true;
+        self.fire_if_due(now, waker);
+    }
+
+    /// When the waiting wake is due (`None`: none waits).
+    pub(super) fn due(&self) -> Option<Instant> {
+        if !self.pending {
+            return None;
+        }
+        Some(
+            self.last
+                .map_or_else(Instant::now, |last| last + Self::EVERY),
+        )
+    }
+
+    /// Wakes the UI if a title change waits and its time has come.
+    pub(super) fn fire_if_due(&mut self, now: Instant, waker: &Waker) {
+        if self.pending && self.last.is_none_or(|last| now >= last + Self::EVERY) {
+            self.pending = false;
+            self.last = Some(now);
+            waker();
+        }
     }
 }
 

@@ -33,6 +33,10 @@ impl ModelThread {
                         } else {
                             None
                         };
+                        let deadline = match (deadline, self.title_wake.due()) {
+                            (Some(a), Some(b)) => Some(a.min(b)),
+                            (a, b) => a.or(b),
+                        };
                         (self.poller.wait_until(deadline, &mut woken), true)
                     }
                 };
@@ -72,6 +76,9 @@ impl ModelThread {
             // if the thread is about to be idle (a search in steps is not).
             if self.parsed_in_round || self.has_work() {
                 self.flush_wake();
+            }
+            if self.title_wake.due().is_some() {
+                self.title_wake.fire_if_due(Instant::now(), &self.waker);
             }
             if self.shutting_down {
                 return;

@@ -1,0 +1,268 @@
+//! Persisted scrollback: each pane's output written to the state folder as it is
+//! parsed, so that a tern that comes back after a crash, a kill or a reboot shows the
+//! pane's history. Parsing the same bytes again gives the same model, screen and
+//! history (the model is deterministic), so what is kept is the pty's bytes.
+//!
+//! ```text
+//!  model thread ─copy of each parsed piece─▶ bounded channel ─▶ "tern-history" thread
+//!     (never waits: a full channel drops the piece and counts it)     │ append raw
+//!                                                                      ▼
+//!      $XDG_STATE_HOME/tern/history/<key>.raw  ──the pane quiet SETTLE_AFTER──▶ <key>.gz
+//!      (0600 in 0700; gzip members appended; <key>.old.{gz,raw}: the segment before,
+//!      once the current one passed its cap)
+//! ```
+//!
+//! Bytes are appended raw as they come, after each batch, so what was written before
+//! a `kill -9` reads back; once a pane has been quiet for [`SETTLE_AFTER`] its raw
+//! tail is compressed into a gzip member of its segment. A flood thus costs a write,
+//! not compression: most of a long flood's bytes pass the per-pane cap (two segments
+//! of [`SEGMENT_CAP_BYTES`] of output) and are thrown away without ever being
+//! compressed, and what is kept is compressed when the pane rests (or by the next
+//! tern's writer at its start). The user closing the pane removes its files; a write
+//! that fails (a full disk) leaves a breadcrumb and stops that pane's history, nothing
+//! else.
+
+use std::fs::File;
+use std::io::Read;
+use std::os::unix::fs::DirBuilderExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{SyncSender, TrySendError, sync_channel};
+use std::time::Duration;
+
+use flate2::read::MultiGzDecoder;
+
+/// Output bytes one segment holds before the next begins (the one before is kept).
+pub const SEGMENT_CAP_BYTES: u64 = 32 << 20;
+/// The history folder's size at most, all panes together: past it, the panes written
+/// least recently lose their history (whole), with a breadcrumb.
+pub const TOTAL_CAP_BYTES: u64 = 1 << 30;
+/// Pieces waiting for the writer at most (then pieces are dropped and counted).
+const QUEUE_PIECES: usize = 4096;
+/// The writer thread's nice value (Linux: per thread).
+const HISTORY_NICE: i32 = 10;
+/// How long a pane stays quiet before its raw tail is compressed.
+pub const SETTLE_AFTER: Duration = Duration::from_secs(2);
+
+/// The folder of the history files when the session file has no folder:
+/// `$XDG_STATE_HOME/tern/history` (the faces keep them beside the session file, which
+/// is `$XDG_STATE_HOME/tern/session.ron` by default).
+pub fn default_dir() -> Option<PathBuf> {
+    dirs::state_dir()
+        .or_else(|| dirs::home_dir().map(|h| h.join(".local/state")))
+        .map(|d| d.join("tern").join("history"))
+}
+
+pub(super) enum Msg {
+    /// `lost`: bytes of this pane not written before these (the queue was full).
+    Bytes {
+        key: u64,
+        data: Vec<u8>,
+        lost: u64,
+    },
+    Remove {
+        key: u64,
+    },
+    Stop,
+}
+
+/// Writes breadcrumbs (the pipeline's ring).
+pub type Note = Arc<dyn Fn(String) + Send + Sync>;
+
+/// When a raw tail is compressed, and how large the folder may grow.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// A pane quiet this long has its raw tail compressed.
+    pub settle_after: Duration,
+    /// The folder's size at most, all panes together.
+    pub total_cap_bytes: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            settle_after: SETTLE_AFTER,
+            total_cap_bytes: TOTAL_CAP_BYTES,
+        }
+    }
+}
+
+/// The history writer: a thread and the channel to it.
+pub struct History {
+    dir: PathBuf,
+    tx: SyncSender<Msg>,
+    dropped: Arc<AtomicU64>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for History {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("History").field("dir", &self.dir).finish()
+    }
+}
+
+/// A pane's end of the channel (on the model thread).
+#[derive(Clone, Debug)]
+pub struct Tap {
+    key: u64,
+    tx: SyncSender<Msg>,
+    dropped: Arc<AtomicU64>,
+    /// This pane's bytes not queued since its last piece that was.
+    lost: Arc<AtomicU64>,
+}
+
+impl std::fmt::Debug for Msg {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Msg")
+    }
+}
+
+impl Tap {
+    /// Queues a copy of `bytes`; never waits (a full queue drops them and counts).
+    pub fn send(&self, bytes: &[u8]) {
+        self.send_owned(bytes.to_vec());
+    }
+
+    /// Queues `bytes`; never waits (a full queue drops them and counts).
+    pub fn send_owned(&self, bytes: Vec<u8>) {
+        if bytes.is_empty() {
+            return;
+        }
+        let len = bytes.len() as u64;
+        let msg = Msg::Bytes {
+            key: self.key,
+            data: bytes,
+            lost: self.lost.swap(0, Ordering::Relaxed),
+        };
+        if let Err(TrySendError::Full(Msg::Bytes { lost, .. })) = self.tx.try_send(msg) {
+            self.dropped.fetch_add(len, Ordering::Relaxed);
+            self.lost.fetch_add(lost + len, Ordering::Relaxed);
+        }
+    }
+}
+
+impl History {
+    /// Starts the writer for `dir` (made 0700).
+    pub fn start(dir: PathBuf, note: Note) -> std::io::Result<History> {
+        History::start_with(dir, note, Limits::default())
+    }
+
+    /// [`History::start`] with other limits (tests).
+    pub fn start_with(dir: PathBuf, note: Note, limits: Limits) -> std::io::Result<History> {
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&dir)?;
+        let (tx, rx) = sync_channel(QUEUE_PIECES);
+        let dropped = Arc::new(AtomicU64::new(0));
+        let thread = {
+            let (dir, dropped) = (dir.clone(), dropped.clone());
+            std::thread::Builder::new()
+                .name("tern-history".into())
+                .spawn(move || {
+                    // Behind the model thread and the programs: writing and compressing
+                    // history must not take their CPU (on a busy machine the queue fills
+                    // and pieces are dropped, with a marker in the file, instead).
+                    let _ = rustix::process::setpriority_process(None, HISTORY_NICE);
+                    write_loop(&dir, &rx, &dropped, &note, limits)
+                })?
+        };
+        Ok(History {
+            dir,
+            tx,
+            dropped,
+            thread: Some(thread),
+        })
+    }
+
+    pub fn tap(&self, key: u64) -> Tap {
+        Tap {
+            key,
+            tx: self.tx.clone(),
+            dropped: self.dropped.clone(),
+            lost: Arc::default(),
+        }
+    }
+
+    /// The pane was closed by the user: its history goes.
+    pub fn remove(&self, key: u64) {
+        let _ = self.tx.send(Msg::Remove { key });
+    }
+
+    /// Everything the pane's files hold, oldest first (at most two segments).
+    pub fn read(&self, key: u64) -> Vec<u8> {
+        read_history(&self.dir, key)
+    }
+}
+
+impl Drop for History {
+    fn drop(&mut self) {
+        let _ = self.tx.send(Msg::Stop);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// The segment being written: its compressed part and its raw tail.
+pub(super) fn path_of(dir: &Path, key: u64) -> PathBuf {
+    dir.join(format!("{key:016x}.gz"))
+}
+
+pub(super) fn raw_path_of(dir: &Path, key: u64) -> PathBuf {
+    dir.join(format!("{key:016x}.raw"))
+}
+
+/// The segment before.
+pub(super) fn old_path_of(dir: &Path, key: u64) -> PathBuf {
+    dir.join(format!("{key:016x}.old.gz"))
+}
+
+pub(super) fn old_raw_path_of(dir: &Path, key: u64) -> PathBuf {
+    dir.join(format!("{key:016x}.old.raw"))
+}
+
+/// Each segment's (raw tail, compressed part), oldest first.
+pub(super) fn segments(dir: &Path, key: u64) -> [(PathBuf, PathBuf); 2] {
+    [
+        (old_raw_path_of(dir, key), old_path_of(dir, key)),
+        (raw_path_of(dir, key), path_of(dir, key)),
+    ]
+}
+
+/// What `dir` holds for `key`, oldest first. A member cut short (tern killed while
+/// writing) gives what decodes up to the cut.
+pub fn read_history(dir: &Path, key: u64) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (raw, gz) in segments(dir, key) {
+        if let Ok(file) = File::open(&gz) {
+            let mut decoder = MultiGzDecoder::new(std::io::BufReader::new(file));
+            let mut buf = vec![0u8; 64 << 10];
+            loop {
+                match decoder.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => out.extend_from_slice(&buf[..n]),
+                }
+            }
+        }
+        if let Ok(mut file) = File::open(&raw) {
+            let _ = file.read_to_end(&mut out);
+        }
+    }
+    out
+}
+
+/// Removes what `dir` holds for `key`.
+pub fn remove_history(dir: &Path, key: u64) {
+    for (raw, gz) in segments(dir, key) {
+        let _ = std::fs::remove_file(raw);
+        let _ = std::fs::remove_file(gz);
+    }
+}
+
+mod writer;
+use writer::write_loop;
+
+#[cfg(test)]
+mod tests;
