@@ -242,3 +242,21 @@ fn unknown_sequences_and_strings_are_dropped_whole() {
         ["abcd"]
     );
 }
+
+/// Issue 49: a kitty graphics image and a sixel image are listed after the rows, at
+/// their cells; the rows' text holds neither (so `tern msg get-text` and copy skip
+/// them).
+#[test]
+fn images_are_listed_after_the_text_and_never_in_it() {
+    let s = screen(
+        20,
+        3,
+        "ab\\033_Ga=T,f=24,s=1,v=1,i=3,q=2;AAAA\\033\\\\cd\\n\\033Pq#1!8~\\033\\\\",
+    );
+    assert_eq!(s[..3], ["ab cd", "", ""]);
+    assert_eq!(s[3], "[image 3: 1x1 px at row 0 col 2, 1x1 cells, z 0]");
+    assert!(
+        s[4].starts_with("[image ") && s[4].ends_with(": 8x6 px at row 1 col 0, 1x1 cells, z 0]"),
+        "{s:?}"
+    );
+}

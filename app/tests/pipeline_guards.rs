@@ -165,7 +165,7 @@ fn a_hidden_pane_answers_da1_like_a_shown_one(face: Face) {
     };
     let shown = answer(&mut tern, &shown_out);
     let hidden = answer(&mut tern, &hidden_out);
-    assert_eq!(shown, "\x1b[?65;1;6;22;28c", "tern's DA1");
+    assert_eq!(shown, "\x1b[?65;1;4;6;22;28c", "tern's DA1");
     assert_eq!(hidden, shown, "the hidden pane's answer");
 }
 

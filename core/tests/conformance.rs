@@ -187,7 +187,7 @@ fn decrqm_covers_every_implemented_mode() {
 fn device_attributes_and_version() {
     let mut t = TestTerm::new(10, 2);
     t.feed("\x1b[c\x1b[0c\x1bZ");
-    assert_eq!(t.replies(), "\x1b[?65;1;6;22;28c".repeat(3));
+    assert_eq!(t.replies(), "\x1b[?65;1;4;6;22;28c".repeat(3));
     t.feed("\x1b[=c");
     assert_eq!(t.replies(), "\x1bP!|00000000\x1b\\");
     t.feed("\x1b[>c\x1b[>q");

@@ -87,3 +87,16 @@ mod keeper_checks;
 fn keeper_corpus_frames_read_back_and_the_ring_keeps_its_cap() {
     replay("keeper", keeper_checks::keeper);
 }
+
+#[path = "fuzz_checks/images.rs"]
+mod image_checks;
+
+#[test]
+fn kitty_graphics_corpus_answers_cleanly_alike_in_any_split() {
+    replay("kitty_graphics", image_checks::kitty_graphics);
+}
+
+#[test]
+fn sixel_corpus_is_bounded_and_alike_in_any_split() {
+    replay("sixel", image_checks::sixel);
+}

@@ -81,7 +81,10 @@ fn decncsm_keeps_the_screen_through_deccolm_at_level_5() {
 fn da1_and_da2_identify_a_vt520() {
     let mut t = TestTerm::new(80, 25);
     t.feed("\x1b[c\x1b[>c\x1b[62;1\"p\x1b[c\x1b[>c");
-    assert_eq!(t.replies(), "\x1b[?65;1;6;22;28c\x1b[>64;379;0c".repeat(2));
+    assert_eq!(
+        t.replies(),
+        "\x1b[?65;1;4;6;22;28c\x1b[>64;379;0c".repeat(2)
+    );
 }
 
 /// Catches the DEC status reports ignoring the level: the keyboard report grows a

@@ -420,7 +420,7 @@ fn device_status_and_attributes() {
     let version = tern_core::model::VERSION;
     let replies = t.replies();
     assert!(
-        replies.starts_with("\x1b[0n\x1b[2;4R\x1b[?65;1;6;22;28c\x1b[>64;379;0c"),
+        replies.starts_with("\x1b[0n\x1b[2;4R\x1b[?65;1;4;6;22;28c\x1b[>64;379;0c"),
         "{replies:?}"
     );
     assert!(

@@ -879,6 +879,24 @@ fn a_redraw_written_at_once_is_framed_whole() {
     p.close(pane);
 }
 
+/// Issue 49: the window's cell size reaches the model (XTWINOPS 16 answers it, and
+/// images are sized in cells with it). Catches the size never sent, or not applied
+/// (8x16 answered).
+#[test]
+fn the_windows_cell_size_is_what_xtwinops_16_answers() {
+    let p = pipeline();
+    let pane = p
+        .spawn(&sh(
+            "stty raw -echo; read -r x; printf '\\033[16t'; dd bs=1 count=10 2>/dev/null | od -An -c; exit 0",
+        ))
+        .expect("spawn");
+    p.set_cell_pixels(pane, 10, 20);
+    p.write(pane, b"\r");
+    wait_exit(&p, pane, &mut Vec::new());
+    let screen = screen_text(&p, pane);
+    assert!(screen.contains("6   ;   2   0   ;   1   0   t"), "{screen}");
+}
+
 /// Waits until `pane`'s title fact says `title`; the wakes counted when it came.
 fn wait_title(p: &Pipeline, pane: PaneId, title: &str, wakes: &AtomicUsize) -> usize {
     let deadline = Instant::now() + Duration::from_secs(30);

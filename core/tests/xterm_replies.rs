@@ -363,7 +363,7 @@ fn da1_stays_the_same_whatever_decscl_selects() {
         } else {
             format!("\x1bP1$r{level};1\"p\x1b\\")
         };
-        assert_eq!(t.replies(), format!("\x1b[?65;1;6;22;28c{decrqss}"));
+        assert_eq!(t.replies(), format!("\x1b[?65;1;4;6;22;28c{decrqss}"));
     }
     // A level above the VT520 is ignored.
     t.feed("\x1b[66;1\"p\x1bP$q\"p\x1b\\");

@@ -132,6 +132,7 @@ impl Oracle {
             rows,
             runs,
             cursor: self.cursor(),
+            images: Vec::new(),
         }
     }
 }

@@ -155,7 +155,11 @@ pub fn run(args: HeadlessArgs) -> Result<i32, String> {
         let dump = pipeline
             .dump_screen(pane)
             .ok_or("the model did not answer")?;
-        let text = dump.rows.join("\n") + "\n";
+        let mut text = dump.rows.join("\n") + "\n";
+        // Where images are, after the text (which never holds them).
+        for image in &dump.images {
+            text.push_str(&format!("[{image}]\n"));
+        }
         if target == "-" {
             let _ = std::io::stdout().write_all(text.as_bytes());
         } else {

@@ -23,6 +23,7 @@ pub mod links;
 pub mod palette;
 pub mod pane;
 pub mod primary;
+pub mod quads;
 pub mod render;
 pub mod search;
 pub mod settings;

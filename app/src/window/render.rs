@@ -7,6 +7,7 @@ use tern_core::model::{Cell, Cursor, CursorShape, Flags, Palette, Row, Underline
 
 use super::boxes::{Pixels, draw_box};
 use super::glyphs::{self, GlyphCache, emoji, presentation};
+use super::quads;
 use super::theme::{self, Theme};
 
 /// Cell geometry for one font.
@@ -343,6 +344,8 @@ pub struct Scene<'a> {
     pub any_selected: bool,
     /// Scrollbar: (lines above the screen in all, lines scrolled up).
     pub scroll: (u64, usize),
+    /// Images in view (`pane/images.rs`), drawn under or over the text.
+    pub images: &'a [quads::ImageQuad],
 }
 
 /// Paints the whole pane into `rect` (its top-left is cell 0,0).
@@ -378,6 +381,8 @@ pub struct RowCache {
     /// Rows rebuilt by the last paint, and by all paints (for benchmarks and tests).
     pub rebuilt: usize,
     pub rebuilt_total: u64,
+    /// Textures of the images in view (`quads.rs`).
+    pub images: quads::ImageTextures,
 }
 
 #[derive(PartialEq)]
@@ -403,6 +408,7 @@ impl RowCache {
     pub fn clear(&mut self) {
         self.key = None;
         self.rows.clear();
+        self.images.clear();
     }
 }
 
@@ -467,8 +473,17 @@ pub fn paint(
     let cells: usize = scene.rows.iter().map(|r| r.cells.len()).sum();
     mesh.reserve_vertices(cells * 8);
     mesh.reserve_triangles(cells * 4);
+    let any_below = scene.images.iter().any(|q| q.below_text);
     if let Some(r) = background_rect(rect, default_bg, style.window_clear) {
-        mesh.add_colored_rect(r, default_bg);
+        if any_below {
+            // Images under the text go over the background: it is its own shape.
+            painter.rect_filled(r, 0.0, default_bg);
+        } else {
+            mesh.add_colored_rect(r, default_bg);
+        }
+    }
+    if any_below {
+        quads::paint(painter, origin, m.cell, scene.images, true);
     }
     // With ligatures on, the cursor's cell is drawn apart from a run it is in: its row
     // is built for where the cursor is.
@@ -512,6 +527,7 @@ pub fn paint(
         }
     }
     painter.add(egui::Shape::mesh(mesh));
+    quads::paint(painter, origin, m.cell, scene.images, false);
     let (total, offset) = scene.scroll;
     if total > 0 && offset > 0 {
         let rows = scene.rows.len().max(1) as f32;

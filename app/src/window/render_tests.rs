@@ -54,6 +54,7 @@ fn pane_mesh(text: &str, config: &FontConfig, cursor: Option<usize>) -> (Vec<Ver
                 selected: &none,
                 any_selected: false,
                 scroll: (0, 0),
+                images: &[],
             };
             let style = render::Style {
                 metrics: &metrics,

@@ -63,6 +63,9 @@ pub struct ScreenDump {
     pub rows: Vec<String>,
     pub runs: Vec<Vec<AttrRun>>,
     pub cursor: (usize, usize),
+    /// Images on the screen, one line each (`image 5: 20x30 px at row 0 col 2, 2x2
+    /// cells, z 0`); the rows' text never holds them.
+    pub images: Vec<String>,
 }
 
 impl ScreenDump {

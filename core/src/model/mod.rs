@@ -10,6 +10,7 @@ pub mod charset;
 mod colornames;
 pub mod dump;
 pub mod grid;
+pub mod images;
 pub mod marks;
 pub mod modes;
 pub mod palette;
@@ -35,9 +36,10 @@ pub use rect::checksum_value;
 pub use scrollback::Scrollback;
 pub use state::{Cursor, CursorShape, Damage, Pen};
 pub use state::{agent_status, kitty, links, notify};
+pub use stream_guard::MAX_APC_BYTES;
 
 use state::{State, ground, osc, perform};
-use stream_guard::{OscGuard, OscScan, incomplete_utf8_tail, scan_for_osc, utf8_len};
+use stream_guard::{ApcCapture, OscGuard, OscScan, incomplete_utf8_tail, scan_for_osc, utf8_len};
 
 /// Screen size in cells.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -173,6 +175,8 @@ pub struct Terminal {
     ground: bool,
     /// Off only in tests that check the fast path against vte alone.
     fast_path: bool,
+    /// The APC string being received (the kitty graphics protocol).
+    apc: ApcCapture,
 }
 
 /// Event capacity a terminal keeps between bursts.
@@ -189,6 +193,7 @@ impl Terminal {
             carry: Vec::new(),
             ground: true,
             fast_path: true,
+            apc: ApcCapture::default(),
         }
     }
 
@@ -302,7 +307,12 @@ impl Terminal {
             OscGuard::Outside | OscGuard::Escape => {
                 match scan_for_osc(self.guard == OscGuard::Escape, bytes) {
                     OscScan::StartsAt(at) => {
-                        self.guard = OscGuard::Inside(0);
+                        self.guard = if bytes[at] == b'_' {
+                            self.apc.start();
+                            OscGuard::Apc
+                        } else {
+                            OscGuard::Inside(0)
+                        };
                         (at + 1, 0)
                     }
                     OscScan::Ends { in_escape } => {
@@ -337,6 +347,11 @@ impl Terminal {
                         (window.len(), 0)
                     }
                 }
+            }
+            OscGuard::Apc => {
+                let (taken, end) = self.apc.read(bytes);
+                self.end_apc(end);
+                (0, taken)
             }
             OscGuard::Skipping => match bytes.iter().position(|b| TERMINATORS.contains(b)) {
                 Some(i) => {
@@ -541,6 +556,8 @@ impl Terminal {
     /// parser's OSC buffer).
     pub fn heap_bytes(&self) -> usize {
         self.osc_buffer_bytes
+            + self.apc.capacity()
+            + self.image_heap_bytes()
             + self.st.primary.heap_bytes()
             + self.st.alt.heap_bytes()
             + self.st.scrollback.heap_bytes()
@@ -577,6 +594,7 @@ impl Terminal {
             rows,
             runs,
             cursor: (self.st.cursor.row, self.st.cursor.col),
+            images: self.image_dump(),
         }
     }
 }

@@ -16,13 +16,16 @@ pub(super) enum OscGuard {
     Inside(usize),
     /// Inside an OSC that went over the cap: bytes are skipped until its terminator.
     Skipping,
+    /// Inside an APC string (`ESC _`): its bytes are kept for the kitty graphics
+    /// protocol (up to `MAX_APC_BYTES`) and not handed to vte, which ignores them.
+    Apc,
 }
 
 /// What a byte does to vte's Escape state, as far as the OSC guard cares.
 pub(super) enum AfterEscape {
     /// Still in Escape (ESC, C0 other than CAN/SUB, DEL, 0x80 and up).
     Stays,
-    /// `]`: an OSC string starts.
+    /// `]`: an OSC string starts; `_`: an APC string.
     Osc,
     /// Any other state (dispatch, CSI, DCS, SOS/PM/APC, intermediates, CAN/SUB).
     Leaves,
@@ -30,16 +33,91 @@ pub(super) enum AfterEscape {
 
 pub(super) fn after_escape(byte: u8) -> AfterEscape {
     match byte {
-        b']' => AfterEscape::Osc,
+        b']' | b'_' => AfterEscape::Osc,
         0x18 | 0x1a | 0x20..=0x7e => AfterEscape::Leaves,
         _ => AfterEscape::Stays,
+    }
+}
+
+/// An APC string being received: kept only if it is a kitty graphics command (its
+/// first byte `G`), at most [`super::MAX_APC_BYTES`].
+#[derive(Debug, Default)]
+pub(super) struct ApcCapture {
+    pub(super) bytes: Vec<u8>,
+    /// It went over the cap: only its start is kept.
+    pub(super) truncated: bool,
+    /// Not a graphics command: nothing of it is kept.
+    foreign: bool,
+}
+
+/// Longest APC string kept (a kitty graphics command: programs send chunks of 4 KiB).
+pub const MAX_APC_BYTES: usize = 1024 * 1024;
+
+/// APC buffer capacity kept between commands.
+const MAX_IDLE_APC_BYTES: usize = 64 * 1024;
+
+impl ApcCapture {
+    pub(super) fn start(&mut self) {
+        self.bytes.clear();
+        self.truncated = false;
+        self.foreign = false;
+    }
+
+    pub(super) fn keep(&mut self, bytes: &[u8]) {
+        if self.foreign {
+            return;
+        }
+        if self.bytes.is_empty() && bytes.first().is_some_and(|&b| b != b'G') {
+            self.foreign = true;
+            return;
+        }
+        let room = MAX_APC_BYTES - self.bytes.len();
+        if bytes.len() > room {
+            self.truncated = true;
+        }
+        self.bytes
+            .extend_from_slice(&bytes[..bytes.len().min(room)]);
+    }
+
+    /// Reads the string's bytes up to its end: how many it took, and whether it ended
+    /// (`Some(true)`: an ESC, ST's first byte, completes it; `Some(false)`: CAN or SUB
+    /// cancelled it). The terminator itself is left for vte.
+    pub(super) fn read(&mut self, bytes: &[u8]) -> (usize, Option<bool>) {
+        match memchr::memchr3(0x18, 0x1a, 0x1b, bytes) {
+            Some(i) => {
+                self.keep(&bytes[..i]);
+                (i, Some(bytes[i] == 0x1b))
+            }
+            None => {
+                self.keep(bytes);
+                (bytes.len(), None)
+            }
+        }
+    }
+
+    /// The graphics command received, if it is one.
+    pub(super) fn command(&self) -> Option<&[u8]> {
+        (!self.foreign && self.bytes.first() == Some(&b'G')).then_some(&self.bytes[..])
+    }
+
+    /// Forgets the command (keeping a small buffer for the next).
+    pub(super) fn done(&mut self) {
+        self.bytes.clear();
+        if self.bytes.capacity() > MAX_IDLE_APC_BYTES {
+            self.bytes = Vec::new();
+        }
+    }
+
+    pub(super) fn capacity(&self) -> usize {
+        self.bytes.capacity()
     }
 }
 
 /// Where [`scan_for_osc`] found the stream going.
 #[derive(Debug, PartialEq, Eq)]
 pub(super) enum OscScan {
-    /// The `]` at this offset starts an OSC (it is read in vte's Escape state).
+    /// The `]` (or `_`) at this offset starts an OSC (an APC): it is read in vte's
+    /// Escape state.
     StartsAt(usize),
     /// No OSC starts in the bytes; after them vte is in Escape or not.
     Ends { in_escape: bool },
@@ -69,7 +147,7 @@ pub(super) fn scan_for_osc(in_escape: bool, bytes: &[u8]) -> OscScan {
         from == 0 && in_escape
     };
     let mut from = 0;
-    while let Some(i) = memchr::memchr(b']', &bytes[from..]) {
+    while let Some(i) = memchr::memchr2(b']', b'_', &bytes[from..]) {
         let at = from + i;
         if escape_before(from, at) {
             return OscScan::StartsAt(at);
@@ -149,7 +227,7 @@ mod tests {
             in_escape in any::<bool>(),
             bytes in proptest::collection::vec(
                 prop_oneof![
-                    Just(0x1bu8), Just(b']'), Just(b'['), Just(0x07), Just(0x18), Just(0x1a),
+                    Just(0x1bu8), Just(b']'), Just(b'_'), Just(b'['), Just(0x07), Just(0x18), Just(0x1a),
                     Just(0x7f), Just(b'\n'), Just(0x00), 0x80u8..=0xff, 0x20u8..=0x7e, any::<u8>(),
                 ],
                 0..64,

@@ -6,6 +6,9 @@ use std::collections::VecDeque;
 use std::sync::Mutex;
 use std::time::Instant;
 
+use std::sync::Arc;
+
+use crate::model::images::ImageLayer;
 use crate::model::{Cursor, CursorShape, Modes, Palette, Row, ScreenDump, TermSize, Terminal};
 
 /// Lines of scrollback a snapshot carries; older history is paged on demand.
@@ -25,6 +28,9 @@ pub struct Frame {
     pub palette: Option<Box<Palette>>,
     /// URIs of the OSC 8 hyperlinks the delivered rows use.
     pub links: Vec<(u32, String)>,
+    /// The screen's images, only when they changed since the previous delivery (an
+    /// empty layer: none left). Pixels are shared, never copied.
+    pub images: Option<Arc<ImageLayer>>,
     /// When the newest bytes in this frame were read from the pty (set by the model
     /// thread; for latency analysis).
     pub read_at: Option<Instant>,
@@ -49,6 +55,8 @@ pub struct Snapshot {
     pub palette: Palette,
     /// URIs of the OSC 8 hyperlinks the snapshot's rows use.
     pub links: Vec<(u32, String)>,
+    /// The screen's image placements with their pixels (shared, never copied).
+    pub images: Arc<ImageLayer>,
     /// When the snapshot was built (for latency analysis).
     pub built_at: Instant,
 }
@@ -80,6 +88,10 @@ pub struct ScreenMeta {
     pub scrollback_lines: u64,
     /// Scrollback lines dropped off the front so far (absolute line = dropped + index).
     pub scrollback_dropped: u64,
+    /// The absolute line of the screen's first row as image placements count lines
+    /// (`dropped + scrollback_lines` on the primary screen; the lines scrolled off the
+    /// top on the alternate one).
+    pub image_base: u64,
 }
 
 impl ScreenMeta {
@@ -91,6 +103,7 @@ impl ScreenMeta {
             modes: *term.modes(),
             scrollback_lines: term.scrollback().len() as u64,
             scrollback_dropped: term.scrollback().dropped(),
+            image_base: term.image_line_base(),
         }
     }
 }
@@ -121,6 +134,7 @@ pub fn snapshot(term: &Terminal, seq: u64) -> Snapshot {
         cwd: term.cwd().map(str::to_owned),
         palette: term.palette().clone(),
         links: links_of(term, term.grid().iter()),
+        images: Arc::new(term.image_layer().unwrap_or_default()),
         built_at: Instant::now(),
     }
 }
@@ -140,6 +154,7 @@ pub fn frame(term: &mut Terminal, seq: u64) -> Frame {
         rows,
         palette: None,
         links,
+        images: None,
         read_at: None,
         built_at: Instant::now(),
     }
@@ -232,6 +247,9 @@ pub struct PaneView {
     pub palette: Palette,
     /// Hyperlink URIs by id.
     pub links: std::collections::HashMap<u32, String>,
+    /// Image placements (absolute lines: `meta.scrollback_dropped +
+    /// meta.scrollback_lines` is the screen's first row on the primary screen).
+    pub images: Arc<ImageLayer>,
 }
 
 impl PaneView {
@@ -244,6 +262,7 @@ impl PaneView {
             title: s.title,
             palette: s.palette,
             links: s.links.into_iter().collect(),
+            images: s.images,
         }
     }
 
@@ -269,6 +288,9 @@ impl PaneView {
             self.palette = *palette;
         }
         self.links.extend(f.links);
+        if let Some(images) = f.images {
+            self.images = images;
+        }
         true
     }
 

@@ -172,6 +172,13 @@ pub enum ModelMsg {
         pane: PaneId,
         size: TermSize,
     },
+    /// The window's cell size in physical pixels (XTWINOPS 14/16, the pty's pixel
+    /// size, images' sizes in cells).
+    CellPixels {
+        pane: PaneId,
+        width_px: u16,
+        height_px: u16,
+    },
     SetVisible {
         pane: PaneId,
         visible: bool,

@@ -31,6 +31,8 @@ pub struct PaneCore {
     delivered_meta: Option<delivery::ScreenMeta>,
     /// Palette generation the UI has (frames carry the palette only when it changed).
     delivered_palette: Option<u64>,
+    /// Image generation the UI has (frames carry the images only when they changed).
+    delivered_images: Option<u64>,
 }
 
 impl PaneCore {
@@ -43,6 +45,7 @@ impl PaneCore {
             outstanding: false,
             delivered_meta: None,
             delivered_palette: None,
+            delivered_images: None,
         }
     }
 
@@ -96,6 +99,7 @@ impl PaneCore {
         if !self.visible || self.outstanding {
             return None;
         }
+        let images = self.term.settle_images();
         let d = if self.snapshot_due {
             self.snapshot_due = false;
             let _ = self.term.take_damage();
@@ -103,10 +107,16 @@ impl PaneCore {
         } else if self.term.damage().any()
             || self.delivered_meta != Some(delivery::ScreenMeta::of(&self.term))
             || self.delivered_palette != Some(self.term.palette_generation())
+            || self.delivered_images != Some(images)
         {
             let mut f = delivery::frame(&mut self.term, self.seq);
             if self.delivered_palette != Some(self.term.palette_generation()) {
                 f.palette = Some(Box::new(self.term.palette().clone()));
+            }
+            if self.delivered_images != Some(images) {
+                f.images = Some(std::sync::Arc::new(
+                    self.term.image_layer().unwrap_or_default(),
+                ));
             }
             Delivery::Frame(f)
         } else {
@@ -115,6 +125,7 @@ impl PaneCore {
         self.outstanding = true;
         self.delivered_meta = Some(delivery::ScreenMeta::of(&self.term));
         self.delivered_palette = Some(self.term.palette_generation());
+        self.delivered_images = Some(images);
         Some(d)
     }
 }

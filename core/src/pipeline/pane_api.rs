@@ -114,6 +114,16 @@ impl Pipeline {
         let _ = self.model_tx.send(ModelMsg::Resize { pane, size });
     }
 
+    /// Tells the model the window's cell size in physical pixels: programs learn it
+    /// (XTWINOPS 14/16, the pty's pixel size) and images are sized in cells with it.
+    pub fn set_cell_pixels(&self, pane: PaneId, width_px: u16, height_px: u16) {
+        let _ = self.model_tx.send(ModelMsg::CellPixels {
+            pane,
+            width_px,
+            height_px,
+        });
+    }
+
     /// Shows (reveal: a snapshot, then frames) or parks a pane.
     pub fn set_visible(&self, pane: PaneId, visible: bool) {
         self.with_pane(pane, |p| {

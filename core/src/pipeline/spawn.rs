@@ -131,6 +131,26 @@ pub fn set_winsize(fd: BorrowedFd<'_>, size: TermSize) -> std::io::Result<()> {
     Ok(())
 }
 
+/// [`set_winsize`] with the window's size in pixels too (`ws_xpixel`, `ws_ypixel`:
+/// the cells' size times their count, what programs that size images read).
+pub fn set_winsize_px(
+    fd: BorrowedFd<'_>,
+    size: TermSize,
+    cell_px: (usize, usize),
+) -> std::io::Result<()> {
+    let size = pty_size(size);
+    let px =
+        |cells: u16, cell: usize| (usize::from(cells) * cell).min(usize::from(u16::MAX)) as u16;
+    let winsize = rustix::termios::Winsize {
+        ws_row: size.rows,
+        ws_col: size.cols,
+        ws_xpixel: px(size.cols, cell_px.0),
+        ws_ypixel: px(size.rows, cell_px.1),
+    };
+    rustix::termios::tcsetwinsize(fd, winsize)?;
+    Ok(())
+}
+
 pub fn set_nonblocking(fd: BorrowedFd<'_>) -> std::io::Result<()> {
     let flags = fcntl_getfl(fd)?;
     fcntl_setfl(fd, flags | OFlags::NONBLOCK)?;

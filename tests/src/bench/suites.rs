@@ -878,6 +878,7 @@ pub fn frame(opts: &Opts) -> Result<Value, String> {
                 selected: &none,
                 any_selected: false,
                 scroll: (0, 0),
+                images: &[],
             };
             let rect = egui::Rect::from_min_size(
                 egui::Pos2::ZERO,

@@ -27,6 +27,7 @@ pub use clip::CopyTo;
 mod copy;
 mod found;
 mod hints;
+mod images;
 mod input;
 mod paint;
 mod parts;
@@ -474,6 +475,7 @@ impl PaneUi {
         {
             self.size.page_hold = None;
         }
+        self.tell_cell_size(ctx.pixels_per_point(), m.cell);
         if self.size.page_hold.is_none() && self.size.grid != Some(size) && !self.size.remote {
             self.size.grid = Some(size);
             self.asks.out_resize = Some(size);

@@ -64,12 +64,18 @@ impl PaneUi {
         };
         let cursor = (offset == 0 && !extra && view.meta.modes.show_cursor && blink_on)
             .then_some((view.meta.cursor, view.meta.cursor_shape));
+        let top_image_line = view.meta.image_base as i64 - (offset + usize::from(extra)) as i64;
+        let images = self
+            .rows
+            .images
+            .quads(ctx, &view.images, top_image_line, shown.len());
         let scene = Scene {
             rows: &shown,
             cursor,
             selected: &selected,
             any_selected: viewport.selection.is_some(),
             scroll: (total, offset),
+            images: &images,
         };
         let style = render::Style {
             metrics: m,

@@ -22,6 +22,8 @@ pub(super) struct Size {
     /// A tmux pane: its size is tmux's layout cell (the core sets it), never the
     /// rectangle's.
     pub remote: bool,
+    /// The cell size in physical pixels the model was last told (`images.rs`).
+    pub cell_px: Option<(u16, u16)>,
 }
 
 /// What the pane's input asked — bytes typed, pasted or reported (mouse), a new size,

@@ -136,6 +136,13 @@ impl State {
                 for r in 0..rows {
                     self.erase_row(r, blank);
                 }
+                // As kitty does, clearing the screen takes its images away.
+                let base = self.image_line_base();
+                let end = base + rows as u64;
+                if !self.images().placements().is_empty() {
+                    self.images_mut()
+                        .delete_where(false, |p| p.line < end && p.end_line() > base);
+                }
             }
             3 => {
                 self.scrollback.clear();

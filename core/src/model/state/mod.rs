@@ -16,6 +16,7 @@ mod controls;
 mod editing;
 mod geometry;
 mod grapheme;
+mod graphics;
 pub(super) mod ground;
 pub mod kitty;
 pub mod links;
@@ -275,6 +276,15 @@ pub struct State {
     /// operations, DECIC/DECDC, DECSED, REP, DECALN), cumulative: the model thread
     /// counts it against a pane's slice ([`super::Terminal::advance_bounded`]).
     pub(super) work_cells: u64,
+    /// Images and placements of the primary and the alternate screen (`images/`).
+    pub(in crate::model) images_primary: crate::model::images::ImageStore,
+    pub(in crate::model) images_alt: crate::model::images::ImageStore,
+    /// Lines scrolled off the top of the alternate screen (its placements' line base).
+    pub(in crate::model) alt_scrolled_lines: u64,
+    /// A kitty graphics transmission still receiving chunks.
+    pub(in crate::model) kitty_upload: Option<Box<crate::model::images::kitty::Upload>>,
+    /// A sixel image being received (DCS q).
+    pub(in crate::model) sixel: Option<Box<crate::model::images::sixel::Decoder>>,
 }
 
 fn default_tabs(cols: usize) -> Vec<bool> {
@@ -338,6 +348,11 @@ impl State {
             cursor_shape: config.cursor_shape,
             last_printed: None,
             work_cells: 0,
+            images_primary: Default::default(),
+            images_alt: Default::default(),
+            alt_scrolled_lines: 0,
+            kitty_upload: None,
+            sixel: None,
             replies: Vec::new(),
             events: Vec::new(),
             damage: Damage::new(rows),

@@ -47,7 +47,7 @@ fn param(params: &Params, i: usize, default: u16) -> u16 {
 /// DA1: a level-5 terminal (65, a VT520 as xterm with `decTerminalID: 520`) with 132
 /// columns (1), selective erase (6), ANSI colour (22) and rectangular editing (28):
 /// only what tern has. Like xterm it stays the same whatever level DECSCL selects.
-pub const DA1_REPLY: &[u8] = b"\x1b[?65;1;6;22;28c";
+pub const DA1_REPLY: &[u8] = b"\x1b[?65;1;4;6;22;28c";
 
 /// DA2: a VT520 (64), as xterm with `decTerminalID: 520`; its firmware version is the
 /// xterm patch level whose behaviour tern reproduces (programs such as vim read it to
@@ -102,6 +102,12 @@ impl Perform for Performer<'_> {
     fn hook(&mut self, params: &Params, intermediates: &[u8], ignore: bool, action: char) {
         self.flush();
         self.st.last_printed = None;
+        if !ignore && intermediates.is_empty() && action == 'q' {
+            let params: Vec<u16> = params.iter().map(|p| p[0]).collect();
+            self.st.sixel = Some(Box::new(crate::model::images::sixel::Decoder::new(&params)));
+            self.st.dcs = None;
+            return;
+        }
         let kind = match (intermediates, action) {
             _ if ignore || params.iter().any(|p| p.iter().any(|&v| v != 0)) => None,
             ([b'$'], 'q') => Some(DcsKind::Decrqss),
@@ -112,12 +118,20 @@ impl Perform for Performer<'_> {
     }
 
     fn put(&mut self, byte: u8) {
+        if let Some(sixel) = self.st.sixel.as_mut() {
+            sixel.put(byte);
+            return;
+        }
         if let Some(dcs) = self.st.dcs.as_mut() {
             dcs.push(byte);
         }
     }
 
     fn unhook(&mut self) {
+        if let Some(sixel) = self.st.sixel.take() {
+            self.st.sixel_done(*sixel);
+            return;
+        }
         if let Some(request) = self.st.dcs.take() {
             reports::finish_dcs(self.st, request);
         }

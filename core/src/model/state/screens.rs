@@ -45,6 +45,7 @@ impl State {
         self.modes.alt_screen = true;
         self.sync_keyboard_flags();
         if clear {
+            self.images_alt.clear();
             let blank = self.erase_cell();
             for r in 0..self.rows {
                 self.reset_row(r, blank);
@@ -59,6 +60,7 @@ impl State {
             return;
         }
         if clear {
+            self.images_alt.clear();
             let blank = self.erase_cell();
             for r in 0..self.rows {
                 self.reset_row(r, blank);

@@ -26,6 +26,9 @@ impl State {
             return;
         }
         if self.modes.alt_screen {
+            if top == 0 {
+                self.alt_scrolled_lines += n.min(bottom) as u64;
+            }
             self.alt.scroll_up(top, bottom, n, bg, None);
         } else {
             let keep = top == 0;

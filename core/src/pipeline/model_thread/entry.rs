@@ -47,6 +47,8 @@ pub struct PaneEntry {
     pub(super) pty: Option<Arc<OwnedFd>>,
     /// The size the pty was last given: always the model's size after a parse step.
     pub(super) pty_size: TermSize,
+    /// The cell size in pixels the pty was last given (its `ws_xpixel` over columns).
+    pub(super) pty_cell_px: (usize, usize),
     /// Whether the model writes its query replies to the pty (`false` for a pane whose
     /// far side answers its program itself: a tmux pane).
     pub(super) answers_queries: bool,
@@ -127,6 +129,7 @@ impl PaneEntry {
             activity: Arc::default(),
             pty: None,
             pty_size: core.term.size(),
+            pty_cell_px: core.term.cell_pixel_size(),
             core,
             answers_queries: true,
             streak_bytes: 0,
@@ -181,13 +184,15 @@ impl PaneEntry {
     /// child only on a change). Returns the size when it changed.
     pub(super) fn size_pty_to_model(&mut self) -> Option<TermSize> {
         let size = self.core.term.size();
-        if size == self.pty_size {
+        let cell_px = self.core.term.cell_pixel_size();
+        if size == self.pty_size && cell_px == self.pty_cell_px {
             return None;
         }
         self.pty_size = size;
+        self.pty_cell_px = cell_px;
         if let Some(fd) = &self.pty {
             // A pty whose child is gone refuses: nothing is left to tell.
-            let _ = crate::pipeline::spawn::set_winsize(fd.as_fd(), size);
+            let _ = crate::pipeline::spawn::set_winsize_px(fd.as_fd(), size, cell_px);
         }
         Some(size)
     }

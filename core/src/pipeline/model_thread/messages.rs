@@ -100,6 +100,18 @@ impl ModelThread {
                     self.deliver(pane);
                 }
             }
+            ModelMsg::CellPixels {
+                pane,
+                width_px,
+                height_px,
+            } => {
+                if let Some(p) = self.panes.get_mut(&pane) {
+                    p.core
+                        .term
+                        .set_cell_pixel_size(usize::from(width_px), usize::from(height_px));
+                    p.size_pty_to_model();
+                }
+            }
             ModelMsg::SetVisible { pane, visible } => {
                 if let Some(p) = self.panes.get_mut(&pane) {
                     if p.core.is_visible() != visible {

@@ -1,0 +1,108 @@
+//! The checks behind the `kitty_graphics` and `sixel` fuzz targets
+//! (`fuzz/fuzz_targets/`), replayed over `tests/fuzz-corpus/{kitty_graphics,sixel}/` by
+//! `fuzz_regressions.rs`.
+//!
+//! - `kitty_graphics`: one header byte (bit 0: the part after each command's `;` is
+//!   base64-encoded here, so the fuzzer reaches the decoders; bits 1–7: where the
+//!   stream is split in two reads, in 64ths), then commands separated by `\n`, each
+//!   sent as `ESC _ G command ESC \`.
+//! - `sixel`: one header byte (the background select `P2`, and the split point as
+//!   above), then the sixel data, sent as `ESC P 0 ; P2 q data ESC \`.
+//!
+//! Checks: no panic; the same replies and placements whether the stream came in one
+//! read or two; replies are only `ESC _ G keys ; message ESC \` with digits in the keys
+//! and printable ASCII in the message (never a request's bytes); image memory within
+//! the quota of both screens plus one image in transit; the cursor on the screen.
+
+use base64::Engine;
+use tern_core::model::images::{MAX_IMAGE_BYTES, STORE_QUOTA_BYTES};
+use tern_core::model::{TermConfig, TermSize, Terminal};
+
+fn fresh() -> Terminal {
+    let mut t = Terminal::new(TermSize::new(20, 6), TermConfig::default());
+    t.set_cell_pixel_size(10, 20);
+    t
+}
+
+/// What a terminal shows of its images and answered, to compare two runs.
+fn outcome(t: &mut Terminal) -> (Vec<u8>, Vec<String>, String) {
+    let replies = t.take_replies();
+    let placements = t
+        .images()
+        .placements()
+        .iter()
+        .map(|p| format!("{p:?}"))
+        .collect();
+    (replies, placements, format!("{:?}", t.dump()))
+}
+
+fn check(stream: &[u8], split_64ths: u8) {
+    let mut whole = fresh();
+    whole.advance(stream);
+    let mut split = fresh();
+    let at = stream.len() * usize::from(split_64ths) / 64;
+    split.advance(&stream[..at.min(stream.len())]);
+    split.advance(&stream[at.min(stream.len())..]);
+    for t in [&whole, &split] {
+        let bytes = t.image_heap_bytes();
+        assert!(
+            bytes <= 2 * STORE_QUOTA_BYTES + 2 * MAX_IMAGE_BYTES + (1 << 20),
+            "image memory {bytes}"
+        );
+        let c = t.cursor();
+        assert!(c.row < t.size().rows && c.col < t.size().cols);
+    }
+    let a = outcome(&mut whole);
+    let b = outcome(&mut split);
+    assert_eq!(a.1, b.1, "placements differ with the split");
+    assert_eq!(a.2, b.2, "screens differ with the split");
+    assert_eq!(a.0, b.0, "replies differ with the split");
+    assert_replies_clean(&a.0);
+}
+
+fn assert_replies_clean(replies: &[u8]) {
+    let text = std::str::from_utf8(replies).expect("replies are ASCII");
+    for reply in text.split_terminator("\x1b\\") {
+        let body = reply.strip_prefix("\x1b_G").expect("a graphics reply");
+        let (keys, message) = body.split_once(';').expect("keys;message");
+        assert!(
+            keys.bytes()
+                .all(|b| b.is_ascii_digit() || b"iIp=,".contains(&b)),
+            "keys {keys:?}"
+        );
+        assert!(
+            message.bytes().all(|b| (0x20..0x7f).contains(&b)),
+            "message {message:?}"
+        );
+    }
+}
+
+pub fn kitty_graphics(data: &[u8]) {
+    let Some((&header, body)) = data.split_first() else {
+        return;
+    };
+    let mut stream = Vec::new();
+    for command in body.split(|&b| b == b'\n') {
+        stream.extend_from_slice(b"\x1b_G");
+        match command.iter().position(|&b| b == b';') {
+            Some(i) if header & 1 == 1 => {
+                stream.extend_from_slice(&command[..=i]);
+                let encoded = base64::engine::general_purpose::STANDARD.encode(&command[i + 1..]);
+                stream.extend_from_slice(encoded.as_bytes());
+            }
+            _ => stream.extend_from_slice(command),
+        }
+        stream.extend_from_slice(b"\x1b\\");
+    }
+    check(&stream, header >> 2);
+}
+
+pub fn sixel(data: &[u8]) {
+    let Some((&header, body)) = data.split_first() else {
+        return;
+    };
+    let mut stream = format!("\x1bP0;{}q", header % 3).into_bytes();
+    stream.extend_from_slice(body);
+    stream.extend_from_slice(b"\x1b\\");
+    check(&stream, header >> 2);
+}
