@@ -223,39 +223,49 @@ fn an_alacritty_themes_selection_colours_are_painted() {
     selection_is_painted_in_the_themes_colours("theme-alacritty", "Probe.toml", &text);
 }
 
-/// The URL colour a theme names (kitty's `url_color`): a link under the pointer is
-/// underlined in it.
-#[test]
-fn a_kitty_themes_url_colour_underlines_the_link_under_the_pointer() {
-    const URL: (u8, u8, u8) = (0xc8, 0x1e, 0x96);
+/// The window at 40x6 with `file` (in `themes/`, holding `text`) as its theme, running
+/// `sh -c script`, once its first output frame is built: the display, the scratch
+/// folder and tern (ended when dropped).
+fn themed_window(
+    name: &str,
+    file: &str,
+    text: &str,
+    script: &str,
+) -> (Display, std::path::PathBuf, Killed) {
     let display = start_xvfb();
-    let (dir, runtime) = scratch("theme-url");
+    let (dir, runtime) = scratch(name);
     std::fs::create_dir_all(dir.join("themes")).expect("themes");
-    let text = format!(
-        "background #101010\nforeground #e0e0e0\nurl_color #c81e96\n{}\n",
-        palette(|i, c| format!("color{i} {c}"))
-    );
-    std::fs::write(dir.join("themes/Probe.conf"), text).expect("theme file");
+    std::fs::write(dir.join("themes").join(file), text).expect("theme file");
+    // `start_tern_with` points TERN_CONFIG at dir/no-config.ron: the themes beside it.
     std::fs::write(dir.join("no-config.ron"), "(theme: (name: \"Probe\"))").expect("config");
-    let (_tern, trace) = start_tern_with(
+    let (tern, trace) = start_tern_with(
         &display,
         &dir,
         &runtime,
-        &[
-            "--cols",
-            "40",
-            "--rows",
-            "6",
-            "-e",
-            "sh",
-            "-c",
-            "printf '\\033[?25l  https://example.com/probe\\n'; exec sleep 600",
-        ],
+        &["--cols", "40", "--rows", "6", "-e", "sh", "-c", script],
         &[],
     );
     wait_trace(&trace, &dir, "no first frame", |t| {
         t.contains("first_output_frame_built")
     });
+    (display, dir, tern)
+}
+
+/// The URL colour a theme names (kitty's `url_color`): a link under the pointer is
+/// underlined in it.
+#[test]
+fn a_kitty_themes_url_colour_underlines_the_link_under_the_pointer() {
+    const URL: (u8, u8, u8) = (0xc8, 0x1e, 0x96);
+    let text = format!(
+        "background #101010\nforeground #e0e0e0\nurl_color #c81e96\n{}\n",
+        palette(|i, c| format!("color{i} {c}"))
+    );
+    let (display, dir, _tern) = themed_window(
+        "theme-url",
+        "Probe.conf",
+        &text,
+        "printf '\\033[?25l  https://example.com/probe\\n'; exec sleep 600",
+    );
     let link = wait_for("the link in the theme's foreground", &dir, || {
         Screen::grab(&display.name).bbox(FOREGROUND)
     });
@@ -286,34 +296,16 @@ fn a_kitty_themes_url_colour_underlines_the_link_under_the_pointer() {
 /// matches of the pane's search are highlighted in it (translucent over the text).
 #[test]
 fn an_alacritty_themes_search_match_colour_highlights_the_matches() {
-    let display = start_xvfb();
-    let (dir, runtime) = scratch("theme-search");
-    std::fs::create_dir_all(dir.join("themes")).expect("themes");
     let text = alacritty_theme(
         "[colors.search.matches]\nbackground = '#dc2828'\nforeground = '#101010'\n\
          [colors.search.focused_match]\nbackground = '#dc2828'\nforeground = '#101010'\n",
     );
-    std::fs::write(dir.join("themes/Probe.toml"), text).expect("theme file");
-    std::fs::write(dir.join("no-config.ron"), "(theme: (name: \"Probe\"))").expect("config");
-    let (_tern, trace) = start_tern_with(
-        &display,
-        &dir,
-        &runtime,
-        &[
-            "--cols",
-            "40",
-            "--rows",
-            "6",
-            "-e",
-            "sh",
-            "-c",
-            "printf '\\033[?25l\\n\\n\\n  needle\\n'; exec sleep 600",
-        ],
-        &[],
+    let (display, dir, _tern) = themed_window(
+        "theme-search",
+        "Probe.toml",
+        &text,
+        "printf '\\033[?25l\\n\\n\\n  needle\\n'; exec sleep 600",
     );
-    wait_trace(&trace, &dir, "no first frame", |t| {
-        t.contains("first_output_frame_built")
-    });
     let word = wait_for("the word in the theme's foreground", &dir, || {
         Screen::grab(&display.name).bbox(FOREGROUND)
     });
