@@ -9,7 +9,8 @@
 //! - `sixel`: one header byte (the background select `P2`, and the split point as
 //!   above), then the sixel data, sent as `ESC P 0 ; P2 q data ESC \`.
 //!
-//! Checks: no panic; the same replies and placements whether the stream came in one
+//! ESC, CAN and SUB in the data become `?` (they would end the string: what follows
+//! it is the `model` target's). Checks: no panic; the same replies and placements whether the stream came in one
 //! read or two; replies are only `ESC _ G keys ; message ESC \` with digits in the keys
 //! and printable ASCII in the message (never a request's bytes); image memory within
 //! the quota of both screens plus one image in transit; the cursor on the screen.
@@ -77,10 +78,25 @@ fn assert_replies_clean(replies: &[u8]) {
     }
 }
 
+/// The body with the bytes that would end the string (ESC, CAN, SUB) replaced: the
+/// targets fuzz what is inside one command, not the sequences after it.
+fn inside(body: &[u8]) -> Vec<u8> {
+    body.iter()
+        .map(|&b| {
+            if matches!(b, 0x18 | 0x1a | 0x1b) {
+                b'?'
+            } else {
+                b
+            }
+        })
+        .collect()
+}
+
 pub fn kitty_graphics(data: &[u8]) {
     let Some((&header, body)) = data.split_first() else {
         return;
     };
+    let body = inside(body);
     let mut stream = Vec::new();
     for command in body.split(|&b| b == b'\n') {
         stream.extend_from_slice(b"\x1b_G");
@@ -102,7 +118,7 @@ pub fn sixel(data: &[u8]) {
         return;
     };
     let mut stream = format!("\x1bP0;{}q", header % 3).into_bytes();
-    stream.extend_from_slice(body);
+    stream.extend_from_slice(&inside(body));
     stream.extend_from_slice(b"\x1b\\");
     check(&stream, header >> 2);
 }
