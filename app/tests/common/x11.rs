@@ -165,28 +165,47 @@ pub fn start_xvfb_sized(screen: &str) -> Display {
 }
 
 /// Xvfb with `screen` and further server arguments (say `-extension MIT-SHM`).
+///
+/// Another process (another test binary, a benchmark) may take the same free number at
+/// the same moment: the display is used only once its lock file names this Xvfb, else
+/// the next number is tried (an answer on the display may be the other server's).
 pub fn start_xvfb_with(screen: &str, args: &[&str]) -> Display {
     let serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let n = free_display();
-    let display = format!(":{n}");
-    let server = Killed(
-        Command::new("Xvfb")
-            .args([display.as_str(), "-screen", "0", screen, "-nolisten", "tcp"])
-            .args(args)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("Xvfb (apt-get install xvfb)"),
-    );
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !server_up(&display) {
-        assert!(Instant::now() < deadline, "Xvfb did not start");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    Display {
-        name: display,
-        _server: server,
-        _serial: serial,
+    loop {
+        let n = free_display();
+        let display = format!(":{n}");
+        let mut server = Killed(
+            Command::new("Xvfb")
+                .args([display.as_str(), "-screen", "0", screen, "-nolisten", "tcp"])
+                .args(args)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("Xvfb (apt-get install xvfb)"),
+        );
+        let ours = || {
+            std::fs::read_to_string(format!("/tmp/.X{n}-lock"))
+                .ok()
+                .and_then(|pid| pid.trim().parse::<u32>().ok())
+        };
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let up = loop {
+            if let Ok(Some(_)) = server.0.try_wait() {
+                break false; // another server holds the number
+            }
+            if server_up(&display) {
+                break ours() == Some(server.0.id());
+            }
+            assert!(Instant::now() < deadline, "Xvfb did not start");
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        if up {
+            return Display {
+                name: display,
+                _server: server,
+                _serial: serial,
+            };
+        }
     }
 }
 
