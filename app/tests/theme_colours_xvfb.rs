@@ -32,31 +32,12 @@ fn palette(line: impl Fn(usize, String) -> String) -> String {
 /// a row of full blocks in the theme's foreground (the cursor hidden); selects the row with the mouse and
 /// asserts the selection's background and the blocks' colour under it.
 fn selection_is_painted_in_the_themes_colours(name: &str, file: &str, text: &str) {
-    let display = start_xvfb();
-    let (dir, runtime) = scratch(name);
-    std::fs::create_dir_all(dir.join("themes")).expect("themes");
-    std::fs::write(dir.join("themes").join(file), text).expect("theme file");
-    // `start_tern_with` points TERN_CONFIG at dir/no-config.ron: the themes beside it.
-    std::fs::write(dir.join("no-config.ron"), "(theme: (name: \"Probe\"))").expect("config");
-    let (_tern, trace) = start_tern_with(
-        &display,
-        &dir,
-        &runtime,
-        &[
-            "--cols",
-            "40",
-            "--rows",
-            "6",
-            "-e",
-            "sh",
-            "-c",
-            "printf '\\033[?25l  \\342\\226\\210\\342\\226\\210\\342\\226\\210\\342\\226\\210  \\n'; exec sleep 600",
-        ],
-        &[],
+    let (display, dir, _tern) = themed_window(
+        name,
+        file,
+        text,
+        "printf '\\033[?25l  \\342\\226\\210\\342\\226\\210\\342\\226\\210\\342\\226\\210  \\n'; exec sleep 600",
     );
-    wait_trace(&trace, &dir, "no first frame", |t| {
-        t.contains("first_output_frame_built")
-    });
     let blocks = wait_for("four blocks in the theme's foreground", &dir, || {
         Screen::grab(&display.name).bbox(FOREGROUND)
     });
@@ -106,30 +87,12 @@ fn selection_is_painted_in_the_themes_colours(name: &str, file: &str, text: &str
 /// cell's right half in the theme's cursor colour and its left half, the character,
 /// in the theme's cursor text colour.
 fn cursor_is_painted_in_the_themes_colours(name: &str, file: &str, text: &str) {
-    let display = start_xvfb();
-    let (dir, runtime) = scratch(name);
-    std::fs::create_dir_all(dir.join("themes")).expect("themes");
-    std::fs::write(dir.join("themes").join(file), text).expect("theme file");
-    std::fs::write(dir.join("no-config.ron"), "(theme: (name: \"Probe\"))").expect("config");
-    let (_tern, trace) = start_tern_with(
-        &display,
-        &dir,
-        &runtime,
-        &[
-            "--cols",
-            "40",
-            "--rows",
-            "6",
-            "-e",
-            "sh",
-            "-c",
-            "printf '\\033[2 q  \\342\\226\\214\\033[D'; exec sleep 600",
-        ],
-        &[],
+    let (display, dir, _tern) = themed_window(
+        name,
+        file,
+        text,
+        "printf '\\033[2 q  \\342\\226\\214\\033[D'; exec sleep 600",
     );
-    wait_trace(&trace, &dir, "no first frame", |t| {
-        t.contains("first_output_frame_built")
-    });
     // The cursor is drawn solid while the window has the keyboard.
     tern_window(&display);
     let (cursor, glyph) = wait_for("the cursor in the theme's colours", &dir, || {
