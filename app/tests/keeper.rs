@@ -280,6 +280,35 @@ fn a_keeper_socket_open_to_others_is_refused_and_tern_runs_as_without_one() {
     assert_eq!(mode & 0o777, 0o666, "the foreign socket was left alone");
 }
 
+/// A keeper socket owned by another user (here `nobody`, which only root can arrange:
+/// elsewhere the test says so and checks nothing) is refused before anything is sent,
+/// and tern runs as it would without a keeper.
+#[test]
+fn a_keeper_socket_owned_by_another_user_is_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch("keeper-owner");
+    let _keeper = KeeperGuard(dir.clone());
+    let run = dir.join("run/tern");
+    std::fs::create_dir_all(&run).expect("runtime folder");
+    std::fs::set_permissions(&run, std::fs::Permissions::from_mode(0o700)).expect("0700");
+    let socket = run.join("keeper.sock");
+    let _listener = std::os::unix::net::UnixListener::bind(&socket).expect("a socket");
+    std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o600)).expect("0600");
+    if std::os::unix::fs::lchown(&socket, Some(65534), Some(65534)).is_err() {
+        eprintln!("not root: a socket of another user cannot be made here; nothing checked");
+        return;
+    }
+    let served = Served::start(&dir, &[]);
+    let pane = pane_id(&served.ok(&["new-tab", "--", "sh", "-c", "echo works; exec sleep 600"]));
+    served.wait_text(pane, &[], |t| t.contains("works"));
+    let (code, stderr) = served.stop();
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stderr.contains("refusing the keeper") && stderr.contains("owned by uid 65534"),
+        "the refusal is said: {stderr}"
+    );
+}
+
 #[test]
 fn a_detached_flood_is_capped_and_never_blocks_the_program() {
     let dir = scratch("keeper-flood");
