@@ -231,20 +231,46 @@ pub(super) fn segments(dir: &Path, key: u64) -> [(PathBuf, PathBuf); 2] {
     ]
 }
 
-/// What `dir` holds for `key`, oldest first. A member cut short (tern killed while
-/// writing) gives what decodes up to the cut.
+/// A raw tail being compressed (`<key>.settling`, `<key>.old.settling`).
+pub(super) fn settling_path_of(raw: &Path) -> PathBuf {
+    raw.with_extension("settling")
+}
+
+/// Everything a gzip file decodes to; a member cut short (tern killed while writing)
+/// gives what decodes up to the cut.
+fn decode(gz: &Path) -> Vec<u8> {
+    let mut out = Vec::new();
+    if let Ok(file) = File::open(gz) {
+        let mut decoder = MultiGzDecoder::new(std::io::BufReader::new(file));
+        let mut buf = vec![0u8; 64 << 10];
+        loop {
+            match decoder.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => out.extend_from_slice(&buf[..n]),
+            }
+        }
+    }
+    out
+}
+
+/// Whether `gz` already ends with what `settling` holds (a tern killed after the
+/// gzip file was remade, before the tail was removed).
+pub(super) fn settled_already(gz: &Path, settling: &Path) -> bool {
+    let tail = std::fs::read(settling).unwrap_or_default();
+    !tail.is_empty() && decode(gz).ends_with(&tail)
+}
+
+/// What `dir` holds for `key`, oldest first: each segment's gzip file, a tail being
+/// compressed when a tern was killed (unless the gzip file has it already), the raw tail.
 pub fn read_history(dir: &Path, key: u64) -> Vec<u8> {
     let mut out = Vec::new();
     for (raw, gz) in segments(dir, key) {
-        if let Ok(file) = File::open(&gz) {
-            let mut decoder = MultiGzDecoder::new(std::io::BufReader::new(file));
-            let mut buf = vec![0u8; 64 << 10];
-            loop {
-                match decoder.read(&mut buf) {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => out.extend_from_slice(&buf[..n]),
-                }
-            }
+        let segment = decode(&gz);
+        let settling = settling_path_of(&raw);
+        let tail = std::fs::read(&settling).unwrap_or_default();
+        out.extend_from_slice(&segment);
+        if !tail.is_empty() && !segment.ends_with(&tail) {
+            out.extend_from_slice(&tail);
         }
         if let Ok(mut file) = File::open(&raw) {
             let _ = file.read_to_end(&mut out);
@@ -256,7 +282,9 @@ pub fn read_history(dir: &Path, key: u64) -> Vec<u8> {
 /// Removes what `dir` holds for `key`.
 pub fn remove_history(dir: &Path, key: u64) {
     for (raw, gz) in segments(dir, key) {
+        let _ = std::fs::remove_file(settling_path_of(&raw));
         let _ = std::fs::remove_file(raw);
+        let _ = std::fs::remove_file(gz.with_extension("gz.tmp"));
         let _ = std::fs::remove_file(gz);
     }
 }

@@ -186,3 +186,55 @@ fn a_full_disk_stops_that_pane_s_history_with_a_breadcrumb_and_nothing_else() {
     assert_eq!(said.len(), 1, "said once: {notes:?}");
     assert!(said[0].contains("No space left"), "{said:?}");
 }
+
+/// A tern killed while a tail was being compressed leaves each byte read back once:
+/// before the gzip file was remade (the tail only in `.settling`) and after (in both),
+/// and the next writer finishes the job.
+#[test]
+fn a_kill_while_a_tail_is_compressed_loses_and_repeats_nothing() {
+    use std::io::Write as _;
+    for remade in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let gz = path_of(dir.path(), 5);
+        let member = |text: &[u8]| {
+            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            e.write_all(text).unwrap();
+            e.finish().unwrap()
+        };
+        let mut file = member(b"older lines\r\n");
+        if remade {
+            file.extend(member(b"the tail\r\n"));
+        }
+        std::fs::write(&gz, file).unwrap();
+        std::fs::write(
+            settling_path_of(&raw_path_of(dir.path(), 5)),
+            b"the tail\r\n",
+        )
+        .unwrap();
+        std::fs::write(raw_path_of(dir.path(), 5), b"newest\r\n").unwrap();
+        let want = b"older lines\r\nthe tail\r\nnewest\r\n";
+        assert_eq!(read_history(dir.path(), 5), want, "remade: {remade}");
+        let h = History::start_with(
+            dir.path().to_owned(),
+            quiet(),
+            Limits {
+                settle_after: std::time::Duration::from_millis(50),
+                ..Limits::default()
+            },
+        )
+        .unwrap();
+        let deadline = Instant::now() + std::time::Duration::from_secs(10);
+        while settling_path_of(&raw_path_of(dir.path(), 5)).exists()
+            || raw_path_of(dir.path(), 5).exists()
+        {
+            assert!(Instant::now() < deadline, "never settled");
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        drop(h);
+        assert_eq!(
+            read_history(dir.path(), 5),
+            want,
+            "settled, remade: {remade}"
+        );
+    }
+}

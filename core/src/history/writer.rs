@@ -13,30 +13,58 @@ use std::time::Instant;
 use flate2::Compression;
 use flate2::write::GzEncoder;
 
-use super::{Limits, Msg, Note, SEGMENT_CAP_BYTES, path_of, raw_path_of, remove_history, segments};
+use super::{
+    Limits, Msg, Note, SEGMENT_CAP_BYTES, path_of, raw_path_of, remove_history, segments,
+    settled_already, settling_path_of,
+};
 
-/// Compresses each segment's raw tail of `key` into a gzip member of that segment.
-/// A tern killed between the member's end and the tail's removal shows that tail twice.
+/// Compresses each segment's raw tail of `key` into a gzip member of that segment, so
+/// that a tern killed at any moment leaves each byte read back once: the tail is first
+/// renamed `.settling`, the segment's gzip file remade beside it with the new member
+/// and renamed over the old one, then the `.settling` file removed; a reader (and the
+/// next writer) skips a `.settling` file the gzip file already ends with.
 fn settle(dir: &Path, key: u64) -> std::io::Result<()> {
     for (raw, gz) in segments(dir, key) {
-        let mut tail = match File::open(&raw) {
-            Ok(f) => f,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-            Err(e) => return Err(e),
-        };
-        if tail.metadata()?.len() > 0 {
-            let file = OpenOptions::new()
-                .create(true)
-                .append(true)
-                .mode(0o600)
-                .open(&gz)?;
-            let mut encoder = GzEncoder::new(file, Compression::fast());
-            std::io::copy(&mut tail, &mut encoder)?;
-            encoder.finish()?;
+        let settling = settling_path_of(&raw);
+        if settling.exists() {
+            // Left by a tern killed while settling: done already, or to do again.
+            if settled_already(&gz, &settling) {
+                std::fs::remove_file(&settling)?;
+            } else {
+                compress_into(&settling, &gz)?;
+            }
         }
-        std::fs::remove_file(&raw)?;
+        match std::fs::metadata(&raw) {
+            Ok(m) if m.len() > 0 => {
+                std::fs::rename(&raw, &settling)?;
+                compress_into(&settling, &gz)?;
+            }
+            Ok(_) => std::fs::remove_file(&raw)?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+        }
     }
     Ok(())
+}
+
+/// `gz` remade with `settling` as a new member (a copy renamed over it), then
+/// `settling` removed.
+fn compress_into(settling: &Path, gz: &Path) -> std::io::Result<()> {
+    let tmp = gz.with_extension("gz.tmp");
+    let mut out = OpenOptions::new()
+        .create(true)
+        .write(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(&tmp)?;
+    if let Ok(mut old) = File::open(gz) {
+        std::io::copy(&mut old, &mut out)?;
+    }
+    let mut encoder = GzEncoder::new(out, Compression::fast());
+    std::io::copy(&mut File::open(settling)?, &mut encoder)?;
+    encoder.finish()?;
+    std::fs::rename(&tmp, gz)?;
+    std::fs::remove_file(settling)
 }
 
 /// The keys of raw tails left in `dir` (a tern that ended or was killed mid-flood).
@@ -50,7 +78,9 @@ fn raw_keys(dir: &Path) -> Vec<u64> {
             let name = e.file_name().into_string().ok()?;
             let stem = name
                 .strip_suffix(".old.raw")
-                .or_else(|| name.strip_suffix(".raw"))?;
+                .or_else(|| name.strip_suffix(".raw"))
+                .or_else(|| name.strip_suffix(".old.settling"))
+                .or_else(|| name.strip_suffix(".settling"))?;
             u64::from_str_radix(stem, 16).ok()
         })
         .collect();
