@@ -74,22 +74,10 @@ fn wait_saved(dir: &Path, panes: usize) {
 
 /// How many pty masters the scratch folder's keeper holds (0 when none runs).
 fn keeper_masters(dir: &Path) -> usize {
-    let Some(pid) = std::fs::read_to_string(dir.join("run/tern/keeper.pid"))
+    std::fs::read_to_string(dir.join("run/tern/keeper.pid"))
         .ok()
         .and_then(|p| p.trim().parse::<u32>().ok())
-    else {
-        return 0;
-    };
-    std::fs::read_dir(format!("/proc/{pid}/fd"))
-        .map(|fds| {
-            fds.flatten()
-                .filter(|fd| {
-                    std::fs::read_link(fd.path())
-                        .is_ok_and(|target| target == Path::new("/dev/ptmx"))
-                })
-                .count()
-        })
-        .unwrap_or(0)
+        .map_or(0, common::headless::pty_masters)
 }
 
 fn worktree(dir: &Path, name: &str) -> PathBuf {
@@ -257,22 +245,8 @@ fn a_keeper_socket_open_to_others_is_refused_and_tern_runs_as_without_one() {
     use std::os::unix::fs::PermissionsExt;
     let dir = scratch("keeper-mode");
     let _keeper = KeeperGuard(dir.clone());
-    let run = dir.join("run/tern");
-    std::fs::create_dir_all(&run).expect("runtime folder");
-    std::fs::set_permissions(&run, std::fs::Permissions::from_mode(0o700)).expect("0700");
-    let socket = run.join("keeper.sock");
-    let _listener = std::os::unix::net::UnixListener::bind(&socket).expect("a socket");
-    std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o666)).expect("0666");
-
-    let served = Served::start(&dir, &[]);
-    let pane = pane_id(&served.ok(&["new-tab", "--", "sh", "-c", "echo works; exec sleep 600"]));
-    served.wait_text(pane, &[], |t| t.contains("works"));
-    let (code, stderr) = served.stop();
-    assert_eq!(code, Some(0), "{stderr}");
-    assert!(
-        stderr.contains("refusing the keeper") && stderr.contains("open to others"),
-        "the refusal is said: {stderr}"
-    );
+    let (socket, _listener) = foreign_keeper_socket(&dir, 0o666);
+    runs_refusing_the_keeper(&dir, "open to others");
     let mode = std::fs::metadata(&socket)
         .expect("left alone")
         .permissions()
@@ -280,33 +254,46 @@ fn a_keeper_socket_open_to_others_is_refused_and_tern_runs_as_without_one() {
     assert_eq!(mode & 0o777, 0o666, "the foreign socket was left alone");
 }
 
-/// A keeper socket owned by another user (here `nobody`, which only root can arrange:
-/// elsewhere the test says so and checks nothing) is refused before anything is sent,
-/// and tern runs as it would without a keeper.
-#[test]
-fn a_keeper_socket_owned_by_another_user_is_refused() {
+/// A socket at the scratch folder's keeper path that is no keeper of this tern's
+/// (bound here, mode `mode`), in a private runtime folder; the listener keeps it.
+fn foreign_keeper_socket(dir: &Path, mode: u32) -> (PathBuf, std::os::unix::net::UnixListener) {
     use std::os::unix::fs::PermissionsExt;
-    let dir = scratch("keeper-owner");
-    let _keeper = KeeperGuard(dir.clone());
     let run = dir.join("run/tern");
     std::fs::create_dir_all(&run).expect("runtime folder");
     std::fs::set_permissions(&run, std::fs::Permissions::from_mode(0o700)).expect("0700");
     let socket = run.join("keeper.sock");
-    let _listener = std::os::unix::net::UnixListener::bind(&socket).expect("a socket");
-    std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o600)).expect("0600");
-    if std::os::unix::fs::lchown(&socket, Some(65534), Some(65534)).is_err() {
-        eprintln!("not root: a socket of another user cannot be made here; nothing checked");
-        return;
-    }
-    let served = Served::start(&dir, &[]);
+    let listener = std::os::unix::net::UnixListener::bind(&socket).expect("a socket");
+    std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(mode)).expect("mode");
+    (socket, listener)
+}
+
+/// tern started in `dir` runs a program as it would without a keeper, ends cleanly,
+/// and says it refused the keeper, `why`.
+fn runs_refusing_the_keeper(dir: &Path, why: &str) {
+    let served = Served::start(dir, &[]);
     let pane = pane_id(&served.ok(&["new-tab", "--", "sh", "-c", "echo works; exec sleep 600"]));
     served.wait_text(pane, &[], |t| t.contains("works"));
     let (code, stderr) = served.stop();
     assert_eq!(code, Some(0), "{stderr}");
     assert!(
-        stderr.contains("refusing the keeper") && stderr.contains("owned by uid 65534"),
+        stderr.contains("refusing the keeper") && stderr.contains(why),
         "the refusal is said: {stderr}"
     );
+}
+
+/// A keeper socket owned by another user (here `nobody`, which only root can arrange:
+/// elsewhere the test says so and checks nothing) is refused before anything is sent,
+/// and tern runs as it would without a keeper.
+#[test]
+fn a_keeper_socket_owned_by_another_user_is_refused() {
+    let dir = scratch("keeper-owner");
+    let _keeper = KeeperGuard(dir.clone());
+    let (socket, _listener) = foreign_keeper_socket(&dir, 0o600);
+    if std::os::unix::fs::lchown(&socket, Some(65534), Some(65534)).is_err() {
+        eprintln!("not root: a socket of another user cannot be made here; nothing checked");
+        return;
+    }
+    runs_refusing_the_keeper(&dir, "owned by uid 65534");
 }
 
 #[test]

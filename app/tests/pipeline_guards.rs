@@ -7,20 +7,8 @@ mod common;
 
 use std::path::Path;
 
-use common::headless::{Served, pane_id, scratch};
+use common::headless::{Served, pane_id, pty_masters, scratch};
 use common::user::{Face, Start, Tern, on_both_faces};
-
-/// The pty masters process `pid` holds open (`/dev/ptmx`, or `/dev/pts/ptmx`).
-fn pty_masters(pid: u32) -> usize {
-    std::fs::read_dir(format!("/proc/{pid}/fd"))
-        .map(|fds| {
-            fds.flatten()
-                .filter_map(|fd| std::fs::read_link(fd.path()).ok())
-                .filter(|target| target.ends_with("ptmx"))
-                .count()
-        })
-        .unwrap_or(0)
-}
 
 /// How many of process `pid`'s threads are named `name`.
 fn threads_named(pid: u32, name: &str) -> usize {

@@ -68,43 +68,19 @@ const REAP_GRACE: Duration = Duration::from_secs(1);
 /// pidfd once the process was reaped (`PIDFD_GET_INFO` with `PIDFD_INFO_EXIT`, Linux
 /// 6.15+). `None`: not ended or not reaped yet, or a kernel without it.
 pub fn pidfd_exit_status(pidfd: BorrowedFd<'_>) -> Option<ExitStatus> {
-    /// `struct pidfd_info` as of Linux 6.15 (`PIDFD_INFO_SIZE_VER0`, 64 bytes).
-    #[repr(C)]
-    #[derive(Default)]
-    struct PidfdInfo {
-        mask: u64,
-        cgroupid: u64,
-        pid: u32,
-        tgid: u32,
-        ppid: u32,
-        ruid: u32,
-        rgid: u32,
-        euid: u32,
-        egid: u32,
-        suid: u32,
-        sgid: u32,
-        fsuid: u32,
-        fsgid: u32,
-        exit_code: i32,
-    }
-    const _: () = assert!(std::mem::size_of::<PidfdInfo>() == 64);
-    const PIDFD_INFO_EXIT: u64 = 1 << 3;
-    // _IOWR(PIDFS_IOCTL_MAGIC = 0xFF, 11, struct pidfd_info)
-    const PIDFD_GET_INFO: u32 = (3 << 30) | (64 << 16) | (0xFF << 8) | 11;
-    let mut info = PidfdInfo {
-        mask: PIDFD_INFO_EXIT,
-        ..PidfdInfo::default()
-    };
+    // SAFETY: `pidfd_info` is plain integers, for which all zeroes is a valid value.
+    let mut info: libc::pidfd_info = unsafe { std::mem::zeroed() };
+    info.mask = libc::PIDFD_INFO_EXIT.into();
     // SAFETY: `info` is a live, writable `struct pidfd_info` of the size the request
     // encodes; the kernel writes at most that many bytes into it and keeps no pointer.
     let r = unsafe {
         libc::ioctl(
             pidfd.as_raw_fd(),
-            PIDFD_GET_INFO as _,
-            &mut info as *mut PidfdInfo,
+            libc::PIDFD_GET_INFO,
+            &mut info as *mut libc::pidfd_info,
         )
     };
-    if r != 0 || info.mask & PIDFD_INFO_EXIT == 0 {
+    if r != 0 || info.mask & u64::from(libc::PIDFD_INFO_EXIT) == 0 {
         return None;
     }
     use std::os::unix::process::ExitStatusExt;
