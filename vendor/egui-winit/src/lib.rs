@@ -479,9 +479,7 @@ impl State {
                             || event.logical_key
                                 == winit::keyboard::Key::Named(winit::keyboard::NamedKey::Tab);
                         EventResponse {
-                            repaint: !is_modifier_key(event)
-                                && (event.state == ElementState::Pressed
-                                    || window_facts::key_releases_wanted()),
+                            repaint: true,
                             consumed,
                         }
                     }
@@ -575,7 +573,7 @@ impl State {
                     .push(egui::Event::ModifiersChanged(self.modifiers));
 
                 EventResponse {
-                    repaint: false, // the next key or pointer event's frame sees them
+                    repaint: true,
                     consumed: false,
                 }
             }
@@ -1432,24 +1430,6 @@ fn to_egui_theme(theme: winit::window::Theme) -> Theme {
         winit::window::Theme::Dark => Theme::Dark,
         winit::window::Theme::Light => Theme::Light,
     }
-}
-
-/// A modifier key alone (Ctrl, Shift, Alt, Super...) asks no frame of its own: egui
-/// sees the modifiers with the next key or pointer event.
-fn is_modifier_key(event: &winit::event::KeyEvent) -> bool {
-    use winit::keyboard::{Key, NamedKey};
-    matches!(
-        event.logical_key,
-        Key::Named(
-            NamedKey::Control
-                | NamedKey::Shift
-                | NamedKey::Alt
-                | NamedKey::AltGraph
-                | NamedKey::Super
-                | NamedKey::Meta
-                | NamedKey::Hyper
-        )
-    )
 }
 
 pub fn inner_rect_in_points(window: &Window, pixels_per_point: f32) -> Option<Rect> {

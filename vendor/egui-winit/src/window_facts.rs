@@ -3,7 +3,6 @@
 //! them every frame. They are kept until a window event that may change them.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{LazyLock, Mutex};
 
 use winit::dpi::{PhysicalPosition, PhysicalSize};
@@ -71,17 +70,4 @@ pub fn may_change_facts(event: &WindowEvent) -> bool {
             | WindowEvent::Touch(_)
             | WindowEvent::RedrawRequested
     )
-}
-
-static KEY_RELEASES_WANTED: AtomicBool = AtomicBool::new(false);
-
-/// Says whether the app reads key releases as they come. When it does not (the
-/// default), a key's release asks no frame of its own: egui sees it with the next one.
-pub fn set_key_releases_wanted(wanted: bool) {
-    KEY_RELEASES_WANTED.store(wanted, Ordering::Relaxed);
-}
-
-/// Whether a key's release asks for a frame (see [`set_key_releases_wanted`]).
-pub fn key_releases_wanted() -> bool {
-    KEY_RELEASES_WANTED.load(Ordering::Relaxed)
 }

@@ -210,14 +210,6 @@ impl TernApp {
             ));
         }
         self.look.glyphs.end_frame(ui.ctx());
-        // A key's release asks a frame only while the focused pane's program reads
-        // releases (the kitty keyboard protocol's event types): else it waits for the
-        // next frame, instead of painting one of its own after every key (tern's patch
-        // series on egui-winit, patches/).
-        #[cfg(feature = "egui-patches")]
-        egui_winit::window_facts::set_key_releases_wanted(
-            self.focused_ui().is_some_and(|p| p.reads_key_releases()),
-        );
         actions
     }
 }

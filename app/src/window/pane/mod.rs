@@ -350,14 +350,6 @@ impl PaneUi {
         self.check_selection();
     }
 
-    /// Whether the pane's program asked the kitty keyboard protocol to report key
-    /// releases (event types).
-    pub fn reads_key_releases(&self) -> bool {
-        self.view.as_ref().is_some_and(|v| {
-            v.meta.modes.keyboard_flags & tern_core::model::kitty::flags::REPORT_EVENT_TYPES != 0
-        })
-    }
-
     /// The search bar's query, when it asked to search everywhere instead.
     pub fn take_everywhere_request(&mut self) -> Option<(String, bool)> {
         self.asks.everywhere_request.take()
