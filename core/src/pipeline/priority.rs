@@ -41,6 +41,24 @@ pub fn ask_short_slice() -> bool {
     short_slice_for_this_thread(LATENCY_SLICE_NS)
 }
 
+/// Puts the calling thread behind every other (Linux `SCHED_IDLE`: it runs only on a
+/// CPU nothing else wants; else nice 19), for work nobody waits on as they type (the
+/// search of closed panes' history). Needs no privilege. Returns whether `SCHED_IDLE`
+/// was taken.
+pub fn lowest_for_this_thread() -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        let param = libc::sched_param { sched_priority: 0 };
+        // SAFETY: `sched_setscheduler` reads only the `sched_param` we pass, which lives
+        // across the call; pid 0 is the calling thread.
+        if unsafe { libc::sched_setscheduler(0, libc::SCHED_IDLE, &param) } == 0 {
+            return true;
+        }
+    }
+    let _ = rustix::process::setpriority_process(None, 19);
+    false
+}
+
 #[cfg(target_os = "linux")]
 fn short_slice_for_this_thread(slice_ns: u64) -> bool {
     // SAFETY: `sched_getattr` and `sched_setattr` read and write only the struct whose

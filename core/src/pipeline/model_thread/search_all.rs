@@ -11,10 +11,9 @@ use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use crate::model::search::{SearchMatch, search_row};
-use crate::model::{Row, Terminal};
+use crate::model::search::SearchMatch;
 use crate::pipeline::PaneId;
-use crate::pipeline::search_all::{LineHit, MAX_LINE_CHARS, PaneEnd, PaneFound, PanesJobSpec};
+use crate::pipeline::search_all::{PaneEnd, PaneFound, PanesJobSpec, hit_on};
 
 use super::ModelThread;
 
@@ -33,8 +32,6 @@ pub(super) struct PanesJob {
     /// Where the current pane is: the next absolute history line, and what it gave.
     next_abs: Option<u64>,
     found: Option<PaneFound>,
-    /// Matching lines kept so far, all panes.
-    kept: usize,
 }
 
 impl PanesJob {
@@ -44,26 +41,8 @@ impl PanesJob {
             spec,
             next_abs: None,
             found: None,
-            kept: 0,
         }
     }
-}
-
-/// The text of the pane's absolute line `abs` (history, then the screen), if held.
-fn line_text(term: &Terminal, abs: u64) -> Option<String> {
-    let sb = term.scrollback();
-    let dropped = sb.dropped();
-    let end_of_history = dropped + sb.len() as u64;
-    let text = if abs < dropped {
-        return None;
-    } else if abs < end_of_history {
-        sb.row((abs - dropped) as usize)?.text()
-    } else {
-        let r = (abs - end_of_history) as usize;
-        let grid = term.grid();
-        (r < grid.rows()).then(|| grid.row(r).text())?
-    };
-    Some(clip(text.trim_end()))
 }
 
 /// A pane that closed before it was searched.
@@ -75,13 +54,7 @@ fn closed(pane: PaneId) -> PaneFound {
         dropped: 0,
         first_screen_line: 0,
         end: PaneEnd::Closed,
-    }
-}
-
-fn clip(text: &str) -> String {
-    match text.char_indices().nth(MAX_LINE_CHARS) {
-        Some((at, _)) => text[..at].to_owned(),
-        None => text.to_owned(),
+        closed: false,
     }
 }
 
@@ -110,6 +83,16 @@ impl ModelThread {
         if job.spec.state.cancelled.load(Ordering::Relaxed) {
             return; // dropped: the asker's receiver sees the sender go
         }
+        if job.spec.state.stopped.load(Ordering::Acquire) {
+            // The search of closed panes reached the limit: this part ends too.
+            if let Some(mut found) = job.found.take() {
+                found.end = PaneEnd::Stopped;
+                let _ = job.spec.reply.send(found);
+            }
+            job.spec.state.part_done();
+            (self.waker)();
+            return;
+        }
         let budget = if self.pace.throttling() {
             SLICE_BUDGET / 4
         } else {
@@ -121,7 +104,7 @@ impl ModelThread {
             self.pace.ran(started, Instant::now());
         }
         if finished {
-            job.spec.state.finished.store(true, Ordering::Release);
+            job.spec.state.part_done();
             (self.waker)();
         } else {
             self.panes_searches.push_front(job);
@@ -152,6 +135,7 @@ impl ModelThread {
             dropped,
             first_screen_line: end_of_history,
             end: PaneEnd::Done,
+            closed: false,
         });
         // Lines that dropped off the front meanwhile are gone.
         let from = job.next_abs.unwrap_or(dropped).max(dropped);
@@ -169,10 +153,9 @@ impl ModelThread {
                     found,
                     &mut matches,
                 ) {
-                    job.kept += 1;
-                    if job.kept >= job.spec.limit {
+                    full = state.keep_one(job.spec.limit, &mut found.hits);
+                    if full {
                         abs += 1;
-                        full = true;
                         break;
                     }
                 }
@@ -182,7 +165,6 @@ impl ModelThread {
                 break;
             }
         }
-        state.matches.store(job.kept as u64, Ordering::Relaxed);
         found.lines_searched += abs - from;
         state
             .lines_searched
@@ -203,12 +185,10 @@ impl ModelThread {
                     job.spec.context_lines,
                     found,
                     &mut matches,
-                ) {
-                    job.kept += 1;
-                    if job.kept >= job.spec.limit {
-                        full = true;
-                        break;
-                    }
+                ) && state.keep_one(job.spec.limit, &mut found.hits)
+                {
+                    full = true;
+                    break;
                 }
             }
             found.lines_searched += grid.rows() as u64;
@@ -242,37 +222,4 @@ impl ModelThread {
         (self.waker)();
         job.todo.is_empty()
     }
-}
-
-/// Searches one line; on a match keeps it (text, columns, context) in `found` and
-/// returns true.
-fn hit_on(
-    term: &Terminal,
-    re: &regex::Regex,
-    line: (&Row, u64),
-    context: usize,
-    found: &mut PaneFound,
-    matches: &mut Vec<SearchMatch>,
-) -> bool {
-    let (row, abs) = line;
-    matches.clear();
-    // `search_row` numbers lines as `usize`; the number is not used here.
-    search_row(re, 0, row, matches);
-    if matches.is_empty() {
-        return false;
-    }
-    let before = (abs.saturating_sub(context as u64)..abs)
-        .filter_map(|l| line_text(term, l))
-        .collect();
-    let after = (abs + 1..abs + 1 + context as u64)
-        .filter_map(|l| line_text(term, l))
-        .collect();
-    found.hits.push(LineHit {
-        line: abs,
-        text: clip(row.text().trim_end()),
-        cols: matches.iter().map(|m| m.cols.clone()).collect(),
-        before,
-        after,
-    });
-    true
 }
