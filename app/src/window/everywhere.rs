@@ -1,5 +1,5 @@
 //! Search everywhere (Ctrl+Shift+Alt+F, the palette, or the scope button of the search
-//! bar): one query over every pane's history and screen, answered on the model thread
+//! bar): one query over every pane's history and screen, answered off the window's thread
 //! pane by pane (`tern_core::pipeline::search_all`), the results grouped by worktree and
 //! tab as they stream in. Typing searches again (the running search is dropped);
 //! Enter shows the selected match in its pane (revealed, scrolled to it, highlighted)

@@ -5,16 +5,15 @@
 //!     │           tern ends, or by the next tern's writer after a crash)
 //!     └─▶ ClosedPane { pane, key, size } (the newest CLOSED_PANES_KEPT; an older one's
 //!         files go)
-//!  start_search_everywhere(open, closed) ─▶ "tern-search-closed" (SCHED_IDLE):
+//!  start_search_everywhere(open, closed) ─▶ "tern-search-closed" (nice 19):
 //!     per closed pane: its history streamed (a buffer at a time) into a fresh model
 //!     with the pane's size and the caps of a live pane, then its lines searched as
 //!     an open pane's are; its answer says `closed`
 //! ```
 //!
 //! Nothing here runs on the model thread or holds a lock it takes: the thread reads
-//! files and a model of its own, and runs only on a CPU nothing else wants (Linux's
-//! `SCHED_IDLE`; nice 19 where that is refused), so an open pane's keys never wait on
-//! it. Memory stays that of one pane: one closed pane's model at a time, its history
+//! files and a model of its own, at the lowest priority
+//! ([`priority::lowest_for_this_thread`]), so an open pane's keys never wait on it. Memory stays that of one pane: one closed pane's model at a time, its history
 //! read in pieces of [`READ_PIECE`] bytes.
 
 use std::collections::VecDeque;
@@ -25,7 +24,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use super::pane::PaneCore;
-use super::search_all::{PaneEnd, PaneFound, PanesSearchState, hit_on};
+use super::search_all::{PaneEnd, PaneFound, PanesSearchState, hit_on, line_text};
 use super::{APP_CRUMB, PaneId, Pipeline, Waker, priority};
 use crate::history::{History, Retired};
 use crate::model::{TermConfig, TermSize};
@@ -122,7 +121,7 @@ impl Pipeline {
                 if !priority::lowest_for_this_thread() {
                     crumbs.push(
                         APP_CRUMB,
-                        "search: no SCHED_IDLE for closed panes (nice 19)",
+                        "search: closed panes searched at normal priority",
                     );
                 }
                 run(&part, &history, &waker);
@@ -192,6 +191,7 @@ fn search_one(part: &ClosedSearch, closed: &ClosedPane, history: &History) -> Pa
     });
     let screen = (0..grid.rows()).map(|r| (grid.row(r).clone(), end_of_history + r as u64));
     let mut matches = Vec::new();
+    let text = |l: u64| line_text(term, l);
     for (row, abs) in lines.chain(screen) {
         found.lines_searched += 1;
         state.lines_searched.fetch_add(1, Ordering::Relaxed);
@@ -202,7 +202,7 @@ fn search_one(part: &ClosedSearch, closed: &ClosedPane, history: &History) -> Pa
             return found;
         }
         if hit_on(
-            term,
+            &text,
             &part.re,
             (&row, abs),
             part.context_lines,

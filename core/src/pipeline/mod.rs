@@ -30,6 +30,7 @@ pub mod reply_poll;
 mod reports;
 mod requests;
 pub mod search_all;
+mod search_match;
 pub mod spawn;
 pub mod throttle;
 
@@ -214,6 +215,8 @@ pub enum ModelMsg {
     SearchPanes {
         job: Box<search_all::PanesJobSpec>,
     },
+    /// The search's matcher took a chunk: the next may be copied (wakes the thread).
+    SearchCredit,
     Query {
         pane: PaneId,
         reply: Sender<ScreenDump>,

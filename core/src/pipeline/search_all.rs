@@ -1,20 +1,25 @@
 //! Searching many panes at once ("search everywhere", `tern msg search`): one request
-//! for a list of panes, worked through on the model thread a bounded slice at a time
-//! (`model_thread/search_all.rs`), each pane's matching lines sent as soon as that pane
-//! is done, so the asker shows results while the rest are searched.
+//! for a list of panes; the model thread copies their lines a chunk at a time
+//! (`model_thread/search_all.rs`) to the search's matcher, a thread at the lowest
+//! priority (`search_match.rs`), which sends each pane's matching lines as soon as that
+//! pane is done, so the asker shows results while the rest are searched. Panes closed
+//! during this session are searched in their kept history on another such thread
+//! (`closed.rs`).
 //!
 //! ```text
-//!  asker ── start_search_panes(panes, query) ──▶ model thread: pane 1 ▸ slice ▸ slice ▸ …
-//!    ▲                                              (≤ SLICE_LINES lines and ≤ a time budget
-//!    └──── PaneFound (pane 1) ◀── waker ─────────    per round; parsing goes on between)
-//!    └──── PaneFound (pane 2) ◀── …                pane 2 ▸ …   until the limit: "stopped"
+//!  asker ── start_search_everywhere(open, closed, query)
+//!    │        ├─▶ model thread: pane 1 ▸ copy ▸ copy ▸ … ─chunks─▶ "tern-search-match"
+//!    │        └─▶ "tern-search-closed": closed pane ▸ history parsed ▸ searched      │
+//!    ▲                                                                              │
+//!    └──── PaneFound (a pane, as it is done; the closed ones say so) ◀── waker ─────┘
 //! ```
 //!
 //! Bounded three ways: the `regex` crate matches in linear time and refuses a pattern
 //! whose compiled form is too large ([`SearchQuery::compile_checked`]); at most
-//! `limit` matching lines are kept (past it the search stops and says after how many);
-//! and a slice is bounded in lines and time, charged to the hidden panes' share while a
-//! person types (`throttle.rs`), so the visible pane stays first.
+//! `limit` matching lines are kept, both parts together (past it the search stops and
+//! says after how many); and a chunk is bounded in lines, at most a few wait for the
+//! matcher, and a copy is charged to the hidden panes' share while a person types
+//! (`throttle.rs`), so the visible pane stays first.
 
 use std::ops::Range;
 use std::sync::Arc;
@@ -118,8 +123,11 @@ pub struct PanesSearchState {
     pub finished: AtomicBool,
     /// Slices the model thread ran for this search.
     pub slices: AtomicU64,
-    /// Parts still working: the model thread's (open panes) and the closed panes'.
+    /// Parts still working: the open panes' (the matcher's) and the closed panes'.
     parts: AtomicUsize,
+    /// Chunks the model thread copied that the matcher has not taken yet
+    /// (`search_match.rs`).
+    pub(crate) in_flight: AtomicUsize,
 }
 
 impl PanesSearchState {
@@ -258,6 +266,7 @@ impl Pipeline {
         let limit = query.limit.clamp(1, MAX_LIMIT);
         let (tx, rx) = mpsc::channel();
         let closed = self.closed_to_search(closed);
+        let (chunks, chunks_rx) = mpsc::channel();
         let state = Arc::new(PanesSearchState::new(1 + usize::from(!closed.is_empty())));
         let context_lines = query.context_lines.min(MAX_CONTEXT_LINES);
         let asked = panes.len() + closed.len();
@@ -279,16 +288,39 @@ impl Pipeline {
             }
         }
         // A model thread that is gone drops `tx`: `wait_all` then returns at once.
-        let _ = self.model_tx.send(ModelMsg::SearchPanes {
-            job: Box::new(PanesJobSpec {
-                panes: panes.to_vec(),
-                re,
-                limit,
-                context_lines,
-                reply: tx,
-                state: state.clone(),
+        let model_tx = self.model_tx.clone();
+        let matcher = super::search_match::Matcher {
+            rx: chunks_rx,
+            re,
+            limit,
+            context_lines,
+            reply: tx,
+            state: state.clone(),
+            waker: self.waker.clone(),
+            wake_model: Box::new(move || {
+                let _ = model_tx.send(ModelMsg::SearchCredit);
             }),
-        });
+        };
+        match super::search_match::start(matcher) {
+            // A model thread that is gone drops `chunks`: the matcher ends at once.
+            Ok(()) => {
+                let _ = self.model_tx.send(ModelMsg::SearchPanes {
+                    job: Box::new(PanesJobSpec {
+                        panes: panes.to_vec(),
+                        context_lines,
+                        chunks,
+                        state: state.clone(),
+                    }),
+                });
+            }
+            Err(e) => {
+                self.crumbs.push(
+                    super::APP_CRUMB,
+                    format!("search: cannot start the matcher ({e})"),
+                );
+                state.part_done();
+            }
+        }
         Ok(PanesSearch {
             rx,
             state,
@@ -299,18 +331,18 @@ impl Pipeline {
     }
 }
 
-/// What the model thread gets for a search of many panes.
+/// What the model thread gets for a search of many panes: the panes whose lines it
+/// copies, chunk by chunk, to the matcher (`search_match.rs`).
 pub struct PanesJobSpec {
     pub panes: Vec<PaneId>,
-    pub re: regex::Regex,
-    pub limit: usize,
+    /// Lines of context the matcher keeps around a match (copied with each chunk).
     pub context_lines: usize,
-    pub reply: mpsc::Sender<PaneFound>,
+    pub chunks: mpsc::Sender<super::search_match::Chunk>,
     pub state: Arc<PanesSearchState>,
 }
 
 /// The text of the pane's absolute line `abs` (history, then the screen), if held.
-fn line_text(term: &Terminal, abs: u64) -> Option<String> {
+pub(crate) fn line_text(term: &Terminal, abs: u64) -> Option<String> {
     let sb = term.scrollback();
     let dropped = sb.dropped();
     let end_of_history = dropped + sb.len() as u64;
@@ -333,10 +365,15 @@ fn clip(text: &str) -> String {
     }
 }
 
-/// Searches one line of `term`; on a match keeps it (text, columns, context) in
-/// `found` and returns true.
+/// A line's text as a match shows it (trailing blanks trimmed, clipped).
+pub(crate) fn line_of(row: &Row) -> String {
+    clip(row.text().trim_end())
+}
+
+/// Searches one line; on a match keeps it (text, columns, and the context `text` gives
+/// by absolute line) in `found` and returns true.
 pub(crate) fn hit_on(
-    term: &Terminal,
+    text: &dyn Fn(u64) -> Option<String>,
     re: &regex::Regex,
     line: (&Row, u64),
     context: usize,
@@ -351,14 +388,14 @@ pub(crate) fn hit_on(
         return false;
     }
     let before = (abs.saturating_sub(context as u64)..abs)
-        .filter_map(|l| line_text(term, l))
+        .filter_map(text)
         .collect();
     let after = (abs + 1..abs + 1 + context as u64)
-        .filter_map(|l| line_text(term, l))
+        .filter_map(text)
         .collect();
     found.hits.push(LineHit {
         line: abs,
-        text: clip(row.text().trim_end()),
+        text: line_of(row),
         cols: matches.iter().map(|m| m.cols.clone()).collect(),
         before,
         after,

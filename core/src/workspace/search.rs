@@ -1,6 +1,6 @@
 //! Search everywhere for either face: which panes a search covers (every pane, one
 //! pane, one worktree), what each is called (worktree, tab), and `tern msg search`'s
-//! answer, read off the face's thread (the search runs on the model thread in slices;
+//! answer, read off the face's thread (the search runs off the face's thread, in chunks;
 //! the face never waits for it).
 
 use std::sync::Arc;
@@ -194,7 +194,7 @@ pub fn remote_note(target: &SearchTarget, found: &PaneFound) -> String {
     )
 }
 
-/// `tern msg search`: the search started (on the model thread), and the thread that
+/// `tern msg search`: the search started (`Pipeline::start_search_everywhere`), and the thread that
 /// waits for it and answers the call.
 pub struct MsgSearch {
     search: PanesSearch,
