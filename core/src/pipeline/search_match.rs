@@ -156,6 +156,15 @@ fn run(m: &Matcher) {
             (m.waker)();
         }
     }
+    // The search stopped (the closed panes' part reached the limit) mid-pane: what
+    // this pane gave is still said.
+    if let Some(mut f) = found.take()
+        && !state.cancelled.load(Ordering::Relaxed)
+    {
+        f.end = PaneEnd::Stopped;
+        let _ = m.reply.send(f);
+        state.panes_done.fetch_add(1, Ordering::Relaxed);
+    }
     state.part_done();
     (m.waker)();
 }
