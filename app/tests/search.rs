@@ -225,3 +225,60 @@ common::user::on_both_faces! {
     a_pane_searches_only_itself_unless_allowed:
         a_pane_may_search_only_itself_in_the_window, a_pane_may_search_only_itself_headless;
 }
+
+/// The bad inputs through the binary: an empty query is refused with a reason;
+/// a pane that printed 20 times more matching lines than its history holds is searched
+/// as far as it holds, its dropped lines counted (and line numbers count them), and the
+/// answer stops at the limit and says so. Catches: an empty query that matches every
+/// line, a limit not kept or not said, dropped lines not said.
+#[test]
+fn bad_queries_and_floods_of_matches_are_refused_or_capped_and_counted() {
+    let mut t = Start::new(Face::Headless, "search-bad")
+        .args(&["-o", "scrollback_lines=1000"])
+        .run();
+    let pane = t.new_tab("seq 1 20000 | sed 's/^/match /'; echo FLOOD-DONE; exec sleep 600");
+    t.wait_for("the flood printed", |t| {
+        t.msg(&["get-text", "--pane", &pane.to_string()])
+            .contains("FLOOD-DONE")
+            .then_some(())
+    });
+    let out = t.msg_output(&["search", ""]);
+    assert!(!out.status.success(), "an empty query is refused");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("the query is empty"), "{err}");
+
+    let out = t.msg_output(&[
+        "search",
+        "match",
+        "--pane",
+        &pane.to_string(),
+        "--limit",
+        "5",
+    ]);
+    assert!(out.status.success());
+    let hits: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    assert_eq!(hits.len(), 5, "capped at the limit");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("stopped after 5 matches"), "{err}");
+    // 20,000 lines and the echo's: the history holds 1,000 of them, the rest counted.
+    let dropped: u64 = err
+        .split("its ")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no dropped lines said: {err}"));
+    assert!(dropped >= 18_000, "{err}");
+    let first = &hits[0];
+    assert_eq!(
+        first["line"], dropped,
+        "line numbers count the dropped lines: {first}"
+    );
+    assert_eq!(
+        first["text"],
+        format!("match {}", dropped + 1),
+        "the oldest line held: {first}"
+    );
+}

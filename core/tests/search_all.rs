@@ -258,3 +258,56 @@ fn case_smart_queries_say_which_case_they_keep() {
     assert!(!SearchQuery::case_smart(r"\S+", true).case_sensitive);
     assert!(SearchQuery::case_smart(r"\S+X", true).case_sensitive);
 }
+
+/// A pane closed with its history kept is searched too (`closed`, its old id, the lines
+/// numbered as when it was open), after the open panes' answers; the limit counts both
+/// parts together, and the open pane cut short by it still says what it found.
+/// Catches: closed panes left out, a limit per part (twice the matches), an open pane's
+/// hits lost when the other part reached the limit.
+#[test]
+fn closed_panes_are_searched_and_the_limit_counts_both_parts() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = pipeline();
+    let history = tern_core::history::History::start(dir.path().join("h"), Arc::new(|_| {}))
+        .expect("history");
+    p.set_history(history);
+    let (gone, open) = (quiet(&p), quiet(&p));
+    print(&p, gone, &lines(3_000, Some((1_000, "needle-gone"))));
+    print(&p, open, &lines(100, Some((50, "needle-open"))));
+    // The history thread writes what was parsed; the close moves it aside.
+    let key = p.keeper_key(gone).expect("a kept pane has a key");
+    let deadline = Instant::now() + EVENT_BOUND;
+    while !String::from_utf8_lossy(&p.history_of(key)).contains("line 2999 plain") {
+        assert!(Instant::now() < deadline, "history never written");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    p.close(gone);
+    assert_eq!(p.closed_panes(), vec![gone]);
+    let s = p
+        .start_search_everywhere(&[open], &[gone], &PanesQuery::new("needle", false))
+        .expect("compiles");
+    let mut found = s.wait_all(EVENT_BOUND).expect("finishes");
+    assert!(s.is_finished());
+    found.sort_by_key(|f| f.closed);
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert_eq!((found[0].pane, found[0].closed), (open, false));
+    assert_eq!(found[0].hits[0].line, 50);
+    assert_eq!((found[1].pane, found[1].closed), (gone, true));
+    assert_eq!(found[1].hits.len(), 1, "{:?}", found[1]);
+    assert_eq!(found[1].hits[0].line, 1_000);
+    assert_eq!(found[1].hits[0].text, "line 1000 needle-gone");
+    assert_eq!(found[1].hits[0].before, vec!["line 999 plain".to_owned()]);
+
+    // Every line matches: 100 in all, whichever part gets there first.
+    let q = PanesQuery {
+        limit: 100,
+        ..PanesQuery::new("line", false)
+    };
+    let s = p
+        .start_search_everywhere(&[open], &[gone], &q)
+        .expect("compiles");
+    let found = s.wait_all(EVENT_BOUND).expect("finishes");
+    let hits: usize = found.iter().map(|f| f.hits.len()).sum();
+    assert_eq!(hits, 100, "{found:?}");
+    assert_eq!(s.stopped_after(), Some(100));
+}

@@ -1,14 +1,19 @@
 //! Search everywhere (Ctrl+Shift+Alt+F, the palette, or the scope button of the search
-//! bar): one query over every pane's history and screen, answered on the model thread
+//! bar): one query over every pane's history and screen, answered off the window's thread
 //! pane by pane (`tern_core::pipeline::search_all`), the results grouped by worktree and
 //! tab as they stream in. Typing searches again (the running search is dropped);
 //! Enter shows the selected match in its pane (revealed, scrolled to it, highlighted)
 //! and then `n` / `N` walk the matches across panes; Escape goes back where you were.
 //! The overlay owns the keyboard: no key reaches a pane while it is open.
+//!
+//! Panes closed during this session are searched too, in the history kept of them until
+//! tern exits (`tern_core::pipeline::closed`), listed last in a group of their own. There
+//! is no pane to reveal: Enter or a click on one of their lines copies the line to the
+//! clipboard and says so (`n` / `N` select them without revealing anything).
 
 use tern_core::pipeline::PaneId;
 use tern_core::pipeline::search_all::{PaneEnd, PaneFound, PanesQuery, PanesSearch};
-use tern_core::workspace::search::SearchTarget;
+use tern_core::workspace::search::{SearchTarget, split_targets};
 
 use super::theme::Theme;
 
@@ -31,6 +36,11 @@ pub enum EverywhereOut {
     Search,
     /// Reveal the pane and show the match.
     Reveal(Shown),
+    /// A closed pane's line was chosen: copy it to the clipboard.
+    CopyClosed {
+        pane: PaneId,
+        text: String,
+    },
     /// Close; with `back`, focus the pane the person was in before.
     Close {
         back: bool,
@@ -48,6 +58,8 @@ pub struct Everywhere {
     flat: Vec<(usize, usize)>,
     pub selected: usize,
     error: Option<String>,
+    /// What the last choice of a closed pane's line did.
+    note: Option<String>,
     /// The pane the person was in when the overlay opened.
     pub return_to: Option<PaneId>,
     ui: UiState,
@@ -74,6 +86,7 @@ impl Everywhere {
             flat: Vec::new(),
             selected: 0,
             error: None,
+            note: None,
             return_to,
             ui: UiState {
                 focus_field: true,
@@ -100,6 +113,7 @@ impl Everywhere {
         self.flat.clear();
         self.selected = 0;
         self.error = None;
+        self.note = None;
         if self.text.is_empty() {
             return;
         }
@@ -107,24 +121,31 @@ impl Everywhere {
             context_lines: CONTEXT_LINES,
             ..PanesQuery::new(&self.text, self.regex)
         };
-        let panes: Vec<PaneId> = targets.iter().map(|t| t.pane).collect();
+        let (panes, closed) = split_targets(&targets);
         self.targets = targets;
-        match pipeline.start_search_panes(&panes, &query) {
+        match pipeline.start_search_everywhere(&panes, &closed, &query) {
             Ok(s) => self.search = Some(s),
             Err(e) => self.error = Some(e.to_string()),
         }
     }
 
-    /// The panes that answered since the last frame, kept in the sidebar's order;
-    /// returns them (for the trace).
-    pub fn poll(&mut self) -> Vec<(PaneId, usize)> {
+    /// The panes that answered since the last frame, kept in the sidebar's order (the
+    /// closed ones last); returns them (for the trace): pane, matches, closed.
+    pub fn poll(&mut self) -> Vec<(PaneId, usize, bool)> {
         let Some(s) = &self.search else {
             return Vec::new();
         };
         let came = s.poll();
-        let news = came.iter().map(|f| (f.pane, f.hits.len())).collect();
+        let news = came
+            .iter()
+            .map(|f| (f.pane, f.hits.len(), f.closed))
+            .collect();
         for f in came {
-            let Some(t) = self.targets.iter().position(|t| t.pane == f.pane) else {
+            let Some(t) = self
+                .targets
+                .iter()
+                .position(|t| t.pane == f.pane && t.closed == f.closed)
+            else {
                 continue;
             };
             let at = self.found.partition_point(|(i, _)| *i < t);
@@ -154,23 +175,51 @@ impl Everywhere {
         (self.flat.len(), panes)
     }
 
-    /// The panes with a match, and how many, in the sidebar's order.
-    pub fn per_pane(&self) -> impl Iterator<Item = (PaneId, usize)> + '_ {
+    /// The panes with a match, whether each is closed, and how many, in the sidebar's
+    /// order.
+    pub fn per_pane(&self) -> impl Iterator<Item = (PaneId, bool, usize)> + '_ {
         self.found
             .iter()
             .filter(|(_, f)| !f.hits.is_empty())
-            .map(|(_, f)| (f.pane, f.hits.len()))
+            .map(|(_, f)| (f.pane, f.closed, f.hits.len()))
     }
 
     fn shown(&self, at: usize) -> Option<Shown> {
         let (fi, hi) = *self.flat.get(at)?;
         let (_, f) = self.found.get(fi)?;
         let hit = f.hits.get(hi)?;
-        Some(Shown {
+        (!f.closed).then(|| Shown {
             pane: f.pane,
             line: hit.line,
             cols: hit.cols.clone(),
         })
+    }
+
+    /// What choosing match `at` does: an open pane's is revealed; a closed pane's line
+    /// is copied (there is no pane to show), and the overlay says so.
+    fn choose(&mut self, at: usize) -> EverywhereOut {
+        if let Some(shown) = self.shown(at) {
+            self.ui.walking = true;
+            return EverywhereOut::Reveal(shown);
+        }
+        let Some((fi, hi)) = self.flat.get(at).copied() else {
+            return EverywhereOut::None;
+        };
+        let Some((f, hit)) = self
+            .found
+            .get(fi)
+            .and_then(|(_, f)| Some((f, f.hits.get(hi)?)))
+        else {
+            return EverywhereOut::None;
+        };
+        self.note = Some(format!(
+            "pane {} was closed: its line {} is copied",
+            f.pane.0, hit.line
+        ));
+        EverywhereOut::CopyClosed {
+            pane: f.pane,
+            text: hit.text.clone(),
+        }
     }
 
     fn step(&mut self, forward: bool) -> EverywhereOut {
@@ -316,11 +365,12 @@ impl Everywhere {
                 }
             }
             let enter = edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
-            if enter && let Some(shown) = self.shown(self.selected) {
-                self.ui.walking = true;
-                *out = EverywhereOut::Reveal(shown);
-            } else if enter {
-                edit.request_focus();
+            if enter {
+                *out = self.choose(self.selected);
+                if !self.ui.walking {
+                    // Nothing to reveal: the field keeps the keyboard.
+                    edit.request_focus();
+                }
             }
             let (matches, panes) = self.counts();
             let status = match (&self.error, &self.search) {
@@ -338,6 +388,9 @@ impl Everywhere {
                     if let Some(n) = s.stopped_after() {
                         text = format!("stopped after {n} matches · {text}");
                     }
+                    if let Some(note) = &self.note {
+                        text = format!("{note} · {text}");
+                    }
                     text
                 }
             };
@@ -352,7 +405,7 @@ impl Everywhere {
             .auto_shrink([false, true])
             .max_height(ui.available_height().max(200.0))
             .show(ui, |ui| {
-                let mut last_group: Option<(usize, usize)> = None;
+                let mut last_group: Option<(usize, usize, bool)> = None;
                 let mut at = 0usize;
                 for (fi, (ti, f)) in self.found.iter().enumerate() {
                     let Some(t) = self.targets.get(*ti) else {
@@ -361,10 +414,18 @@ impl Everywhere {
                     if f.hits.is_empty() && f.end != PaneEnd::Closed && !t.remote {
                         continue;
                     }
-                    if last_group != Some((t.group, t.tab)) {
+                    if f.closed && f.hits.is_empty() {
+                        continue;
+                    }
+                    if f.closed && !last_group.is_some_and(|g| g.2) {
+                        // Closed panes: one group of their own, last.
+                        ui.add_space(4.0);
+                        ui.strong("closed · history kept until tern exits");
+                        last_group = Some((t.group, t.tab, true));
+                    } else if !f.closed && last_group != Some((t.group, t.tab, false)) {
                         ui.add_space(4.0);
                         ui.strong(format!("{} › tab {} · {}", t.worktree, t.tab + 1, t.title));
-                        last_group = Some((t.group, t.tab));
+                        last_group = Some((t.group, t.tab, false));
                     }
                     let n = f.hits.len();
                     let mut about = format!(
@@ -372,7 +433,14 @@ impl Everywhere {
                         t.pane.0,
                         if n == 1 { "" } else { "es" }
                     );
-                    if f.end == PaneEnd::Closed {
+                    if f.closed {
+                        about = format!(
+                            "{about} · was in {} › tab {} · {} · Enter copies the line",
+                            t.worktree,
+                            t.tab + 1,
+                            t.title
+                        );
+                    } else if f.end == PaneEnd::Closed {
                         about.push_str(" · closed");
                     }
                     if t.remote {
@@ -415,12 +483,9 @@ impl Everywhere {
                 }
             });
         self.ui.scroll_to_selected = false;
-        if let Some(at) = clicked
-            && let Some(shown) = self.shown(at)
-        {
+        if let Some(at) = clicked {
             self.selected = at;
-            self.ui.walking = true;
-            *out = EverywhereOut::Reveal(shown);
+            *out = self.choose(at);
         }
     }
 }

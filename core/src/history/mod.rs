@@ -18,17 +18,19 @@
 //! not compression: most of a long flood's bytes pass the per-pane cap (two segments
 //! of [`SEGMENT_CAP_BYTES`] of output) and are thrown away without ever being
 //! compressed, and what is kept is compressed when the pane rests (or by the next
-//! tern's writer at its start). The user closing the pane removes its files; a write
-//! that fails (a full disk) leaves a breadcrumb and stops that pane's history, nothing
-//! else.
+//! tern's writer at its start). The user closing the pane moves its files to
+//! `closed/` ([`History::retire`]), where search everywhere reads them
+//! ([`History::closed_reader`]) until this tern ends: the writer removes `closed/` when
+//! it stops, and a writer that starts removes one a killed tern left. A write that
+//! fails (a full disk) leaves a breadcrumb and stops that pane's history, nothing else.
 
 use std::fs::File;
 use std::io::Read;
 use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{SyncSender, TrySendError, sync_channel};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use flate2::read::MultiGzDecoder;
@@ -63,6 +65,11 @@ pub(super) enum Msg {
     },
     Remove {
         key: u64,
+    },
+    /// The pane was closed: its files go to `closed/` (kept until tern ends).
+    Retire {
+        key: u64,
+        done: Arc<Retired>,
     },
     Stop,
 }
@@ -190,9 +197,123 @@ impl History {
         let _ = self.tx.send(Msg::Remove { key });
     }
 
+    /// The pane was closed by the user: its files move to `closed/`, kept for search
+    /// everywhere until this tern ends (a closed pane's history was removed at once
+    /// before; it is still never kept past the session). The answer is set once they
+    /// are there.
+    pub fn retire(&self, key: u64) -> Arc<Retired> {
+        let done = Arc::new(Retired::default());
+        if self
+            .tx
+            .send(Msg::Retire {
+                key,
+                done: done.clone(),
+            })
+            .is_err()
+        {
+            done.set();
+        }
+        done
+    }
+
+    /// A closed pane's history is no longer wanted (more panes were closed since).
+    pub fn forget_closed(&self, key: u64) {
+        remove_history(&closed_dir(&self.dir), key);
+    }
+
     /// Everything the pane's files hold, oldest first (at most two segments).
     pub fn read(&self, key: u64) -> Vec<u8> {
         read_history(&self.dir, key)
+    }
+
+    /// A closed pane's history ([`History::retire`]), read as it is asked for (a gzip
+    /// member is decoded a buffer at a time): oldest first.
+    pub fn closed_reader(&self, key: u64) -> HistoryReader {
+        HistoryReader::new(&closed_dir(&self.dir), key)
+    }
+}
+
+/// Said once a closed pane's files are in `closed/` (or never will be).
+#[derive(Debug, Default)]
+pub struct Retired {
+    moved: Mutex<bool>,
+    cv: Condvar,
+}
+
+impl Retired {
+    pub(super) fn set(&self) {
+        if let Ok(mut m) = self.moved.lock() {
+            *m = true;
+        }
+        self.cv.notify_all();
+    }
+
+    /// Waits at most `timeout` for the files to be in place; whether they are.
+    pub fn wait(&self, timeout: Duration) -> bool {
+        let Ok(m) = self.moved.lock() else {
+            return false;
+        };
+        self.cv
+            .wait_timeout_while(m, timeout, |moved| !*moved)
+            .is_ok_and(|(m, _)| *m)
+    }
+}
+
+/// Where closed panes' files wait for the end of the session.
+pub(super) fn closed_dir(dir: &Path) -> PathBuf {
+    dir.join("closed")
+}
+
+/// One pane's history as a stream (each segment's gzip members, a tail left mid-settle,
+/// its raw tail), opened part by part.
+pub struct HistoryReader {
+    parts: std::collections::VecDeque<(PathBuf, bool)>,
+    current: Option<Box<dyn Read + Send>>,
+}
+
+impl HistoryReader {
+    fn new(dir: &Path, key: u64) -> HistoryReader {
+        let mut parts = std::collections::VecDeque::new();
+        for (raw, gz) in segments(dir, key) {
+            let settling = settling_path_of(&raw);
+            // Only after a kill mid-settle: the check decodes that segment once.
+            let settling_new = settling.exists() && !settled_already(&gz, &settling);
+            parts.push_back((gz, true));
+            if settling_new {
+                parts.push_back((settling, false));
+            }
+            parts.push_back((raw, false));
+        }
+        HistoryReader {
+            parts,
+            current: None,
+        }
+    }
+}
+
+impl Read for HistoryReader {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        loop {
+            if let Some(r) = self.current.as_mut() {
+                match r.read(buf) {
+                    Ok(0) | Err(_) => self.current = None,
+                    Ok(n) => return Ok(n),
+                }
+                continue;
+            }
+            // A file that is not there (or a member cut short) ends its part.
+            let Some((path, gz)) = self.parts.pop_front() else {
+                return Ok(0);
+            };
+            if let Ok(file) = File::open(&path) {
+                let file = std::io::BufReader::new(file);
+                self.current = Some(if gz {
+                    Box::new(MultiGzDecoder::new(file))
+                } else {
+                    Box::new(file)
+                });
+            }
+        }
     }
 }
 

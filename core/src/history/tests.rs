@@ -238,3 +238,78 @@ fn a_kill_while_a_tail_is_compressed_loses_and_repeats_nothing() {
         );
     }
 }
+
+/// A closed pane's files move to `closed/` and read back there (gzip members and the
+/// raw tail, in order) until the writer stops; bytes parsed after the close are not
+/// written; the folder's cap takes closed panes' history first. Catches: `closed/` kept
+/// past the writer's stop, a retired pane's late piece making a new file, closed panes
+/// not counted against the cap.
+#[test]
+fn a_closed_panes_history_reads_back_until_the_writer_stops_and_goes_first_at_the_cap() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("h");
+    let limits = Limits {
+        settle_after: std::time::Duration::from_millis(50),
+        ..Limits::default()
+    };
+    let h = History::start_with(path.clone(), quiet(), limits).unwrap();
+    let tap = h.tap(3);
+    tap.send(b"settled part\r\n");
+    // Compressed once quiet, then a raw tail after it.
+    let deadline = Instant::now() + std::time::Duration::from_secs(10);
+    while !path_of(&path, 3).exists() {
+        assert!(Instant::now() < deadline, "never settled");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    tap.send(b"raw tail\r\n");
+    let retired = h.retire(3);
+    tap.send(b"parsed after the close\r\n");
+    assert!(retired.wait(std::time::Duration::from_secs(10)), "moved");
+    let mut text = Vec::new();
+    h.closed_reader(3).read_to_end(&mut text).unwrap();
+    assert_eq!(text, b"settled part\r\nraw tail\r\n");
+    assert!(
+        read_history(&path, 3).is_empty(),
+        "nothing left outside closed/"
+    );
+    // The late piece: a new pane's key written after it flushes the batch.
+    h.tap(4).send(b"x");
+    let deadline = Instant::now() + std::time::Duration::from_secs(10);
+    while read_history(&path, 4).is_empty() {
+        assert!(Instant::now() < deadline, "never written");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert!(
+        read_history(&path, 3).is_empty(),
+        "a late piece made a file"
+    );
+    drop(h);
+    assert!(!closed_dir(&path).exists(), "closed/ outlived the writer");
+
+    // At the cap, the closed pane's history goes before any open pane's.
+    let limits = Limits {
+        total_cap_bytes: 3000,
+        ..Limits::default()
+    };
+    let h = History::start_with(path.clone(), quiet(), limits).unwrap();
+    h.tap(5).send(&[b'a'; 1000]);
+    let retired = h.retire(5);
+    assert!(retired.wait(std::time::Duration::from_secs(10)));
+    h.tap(6).send(&[b'b'; 1000]);
+    h.tap(7).send(&[b'c'; 1500]);
+    h.tap(8).send(b"flush");
+    let deadline = Instant::now() + std::time::Duration::from_secs(10);
+    while read_history(&path, 8).is_empty() {
+        assert!(Instant::now() < deadline, "never written");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let mut closed = Vec::new();
+    h.closed_reader(5).read_to_end(&mut closed).unwrap();
+    assert!(closed.is_empty(), "the closed pane's history went first");
+    assert_eq!(
+        read_history(&path, 6).len(),
+        1000,
+        "the open panes kept theirs"
+    );
+    assert_eq!(read_history(&path, 7).len(), 1500);
+}

@@ -1,7 +1,7 @@
 //! The `tern-history` thread: raw tails appended per batch, compressed once a pane
 //! rests, segments rotated at their cap, the folder kept under its cap.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
@@ -14,9 +14,32 @@ use flate2::Compression;
 use flate2::write::GzEncoder;
 
 use super::{
-    Limits, Msg, Note, SEGMENT_CAP_BYTES, path_of, raw_path_of, remove_history, segments,
-    settled_already, settling_path_of,
+    Limits, Msg, Note, SEGMENT_CAP_BYTES, closed_dir, path_of, raw_path_of, remove_history,
+    segments, settled_already, settling_path_of,
 };
+
+/// Moves `key`'s files to `closed/` (made 0700), where they wait for the end of the
+/// session.
+fn retire(dir: &Path, key: u64) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    let closed = closed_dir(dir);
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(&closed)?;
+    for (raw, gz) in segments(dir, key) {
+        for from in [settling_path_of(&raw), raw, gz] {
+            let Some(name) = from.file_name() else {
+                continue;
+            };
+            match std::fs::rename(&from, closed.join(name)) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}
 
 /// Compresses each segment's raw tail of `key` into a gzip member of that segment, so
 /// that a tern killed at any moment leaves each byte read back once: the tail is first
@@ -89,11 +112,37 @@ fn raw_keys(dir: &Path) -> Vec<u64> {
     keys
 }
 
-/// Removes whole panes' history, the panes written least recently first, until the
-/// folder holds at most `cap` bytes; never the pane written last. The keys removed.
+/// Per pane in `dir`: its bytes and its newest file's time; and all its files' bytes.
+type Sizes = (HashMap<u64, (u64, std::time::SystemTime)>, u64);
+
+/// Removes whole panes' history until the folder holds at most `cap` bytes: closed
+/// panes' first (`closed/`), then the panes written least recently; never the pane
+/// written last. The keys of open panes removed.
 fn enforce_total_cap(dir: &Path, cap: u64) -> Vec<u64> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
+    let closed = closed_dir(dir);
+    let (panes, open_total) = sizes(dir);
+    let (closed_panes, closed_total) = sizes(&closed);
+    let mut total = open_total + closed_total;
+    if total > cap {
+        let mut by_age: Vec<_> = closed_panes.into_iter().collect();
+        by_age.sort_by_key(|(key, (_, at))| (*at, *key));
+        for (key, (bytes, _)) in by_age {
+            if total <= cap {
+                break;
+            }
+            remove_history(&closed, key);
+            total = total.saturating_sub(bytes);
+        }
+    }
+    if total <= cap {
         return Vec::new();
+    }
+    remove_oldest(dir, panes, total, cap)
+}
+
+fn sizes(dir: &Path) -> Sizes {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return (HashMap::new(), 0);
     };
     // Per key: its bytes and its newest file's time.
     let mut panes: HashMap<u64, (u64, std::time::SystemTime)> = HashMap::new();
@@ -119,9 +168,17 @@ fn enforce_total_cap(dir: &Path, cap: u64) -> Vec<u64> {
         pane.1 = pane.1.max(modified);
         total += meta.len();
     }
-    if total <= cap {
-        return Vec::new();
-    }
+    (panes, total)
+}
+
+/// Removes the open panes written least recently (never the newest) until `total` is
+/// at most `cap`.
+fn remove_oldest(
+    dir: &Path,
+    panes: HashMap<u64, (u64, std::time::SystemTime)>,
+    mut total: u64,
+    cap: u64,
+) -> Vec<u64> {
     let mut by_age: Vec<(u64, (u64, std::time::SystemTime))> = panes.into_iter().collect();
     by_age.sort_by_key(|(key, (_, at))| (*at, *key));
     by_age.pop(); // the newest stays
@@ -181,6 +238,10 @@ pub(super) fn write_loop(
         })
         .collect();
     let mut reported_drops = 0;
+    // Closed panes' files a killed tern left: not kept past their session.
+    let _ = std::fs::remove_dir_all(closed_dir(dir));
+    // Panes closed (removed or retired): bytes that still come for them are not kept.
+    let mut gone: HashSet<u64> = HashSet::new();
     loop {
         let first = if unsettled.is_empty() {
             rx.recv().map_err(|_| RecvTimeoutError::Disconnected)
@@ -204,6 +265,8 @@ pub(super) fn write_loop(
             match msg {
                 Msg::Stop => {
                     flush(&mut open_files, &mut dirty, &mut failed, note);
+                    // Closed panes' history ends with the session.
+                    let _ = std::fs::remove_dir_all(closed_dir(dir));
                     return;
                 }
                 Msg::Remove { key } => {
@@ -212,9 +275,26 @@ pub(super) fn write_loop(
                     dirty.retain(|k| *k != key);
                     unsettled.remove(&key);
                     remove_history(dir, key);
+                    forget_later(&mut gone, key);
+                }
+                Msg::Retire { key, done } => {
+                    if let Some(mut o) = open_files.remove(&key) {
+                        let _ = o.raw.flush();
+                    }
+                    failed.remove(&key);
+                    dirty.retain(|k| *k != key);
+                    unsettled.remove(&key);
+                    forget_later(&mut gone, key);
+                    if let Err(e) = retire(dir, key) {
+                        note(format!(
+                            "history: cannot keep a closed pane's history ({e}); removed"
+                        ));
+                        remove_history(dir, key);
+                    }
+                    done.set();
                 }
                 Msg::Bytes { key, data, lost } => {
-                    if failed.contains_key(&key) {
+                    if failed.contains_key(&key) || gone.contains(&key) {
                         continue;
                     }
                     let marked = if lost > 0 {
@@ -328,6 +408,15 @@ fn append(
         }
     }
     Ok(())
+}
+
+/// Bytes for `key` that come after its pane was closed (parsed in the moment before)
+/// are not written. The set is bounded: such bytes come within moments of the close.
+fn forget_later(gone: &mut HashSet<u64>, key: u64) {
+    if gone.len() >= 4096 {
+        gone.clear();
+    }
+    gone.insert(key);
 }
 
 fn flush(

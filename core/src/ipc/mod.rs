@@ -145,6 +145,13 @@ pub struct SearchHit {
     pub line: u64,
     /// The line's text, trailing blanks trimmed.
     pub text: String,
+    /// The tab's title (as it was last known, for a closed pane).
+    #[serde(default)]
+    pub title: String,
+    /// The pane was closed during this session: the line is from the history kept of
+    /// it until tern ends, `pane` its old id and `worktree`, `tab`, `title` as last known.
+    #[serde(default)]
+    pub closed: bool,
 }
 
 /// What a request is answered with when it worked.

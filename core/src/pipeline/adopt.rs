@@ -391,8 +391,9 @@ impl Pipeline {
         }
     }
 
-    /// The user closed the pane: the keeper lets its program go and its history goes.
-    pub(super) fn unkeep(&self, key: Option<u64>) {
+    /// The user closed the pane: the keeper lets its program go, and its history is
+    /// kept only for search everywhere until tern ends (`closed.rs`).
+    pub(super) fn unkeep(&self, pane: PaneId, key: Option<u64>, size: TermSize) {
         let Some(key) = key else {
             return;
         };
@@ -401,11 +402,7 @@ impl Pipeline {
         {
             link.release(key);
         }
-        if let Ok(history) = self.history.lock()
-            && let Some(h) = history.as_ref()
-        {
-            h.remove(key);
-        }
+        self.keep_closed(pane, key, size);
     }
 
     /// Keeps every local pane's output in the state folder from now on

@@ -13,6 +13,7 @@ pub mod ahead;
 pub mod attach;
 pub mod budget;
 pub(crate) mod chunk;
+mod closed;
 pub mod credit;
 pub mod delivery;
 pub mod diag;
@@ -29,6 +30,7 @@ pub mod reply_poll;
 mod reports;
 mod requests;
 pub mod search_all;
+mod search_match;
 pub mod spawn;
 pub mod throttle;
 
@@ -213,6 +215,8 @@ pub enum ModelMsg {
     SearchPanes {
         job: Box<search_all::PanesJobSpec>,
     },
+    /// The search's matcher took a chunk: the next may be copied (wakes the thread).
+    SearchCredit,
     Query {
         pane: PaneId,
         reply: Sender<ScreenDump>,
@@ -320,6 +324,10 @@ pub struct Pipeline {
     history: Mutex<Option<Arc<crate::history::History>>>,
     /// Ids below it are kept for panes taken back from the keeper.
     reserved_below: AtomicU64,
+    /// Panes closed during this session whose history is kept (`closed.rs`).
+    closed: Mutex<closed::ClosedPanes>,
+    /// Wakes the face (a search of closed panes answered).
+    waker: Waker,
 }
 
 impl Pipeline {
@@ -333,7 +341,7 @@ impl Pipeline {
         let mut thread = ModelThread::new(
             poller,
             events.clone(),
-            waker,
+            waker.clone(),
             buffers.clone(),
             crumbs.clone(),
             model_diag.clone(),
@@ -384,6 +392,8 @@ impl Pipeline {
             keeper: Mutex::new(None),
             history: Mutex::new(None),
             reserved_below: AtomicU64::new(0),
+            closed: Mutex::default(),
+            waker,
         })
     }
 

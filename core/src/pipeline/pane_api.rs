@@ -187,7 +187,15 @@ impl Pipeline {
     pub fn close(&self, pane: PaneId) {
         if let Some(mut handle) = self.panes.lock().ok().and_then(|mut p| p.remove(&pane)) {
             handle.hang_up();
-            self.unkeep(handle.keeper_key);
+            let size = handle
+                .master
+                .get_size()
+                .ok()
+                .filter(|s| s.cols > 0 && s.rows > 0)
+                .map_or(self.config.default_size, |s| {
+                    crate::model::TermSize::new(s.cols.into(), s.rows.into())
+                });
+            self.unkeep(pane, handle.keeper_key, size);
         }
         self.pool.send(PoolCmd::Remove(pane));
         let _ = self.model_tx.send(ModelMsg::Remove { pane });

@@ -41,6 +41,31 @@ pub fn ask_short_slice() -> bool {
     short_slice_for_this_thread(LATENCY_SLICE_NS)
 }
 
+/// The nice value of the threads that search for a person (search everywhere's matcher,
+/// the closed panes' search): the lowest there is.
+pub const SEARCH_NICE: i32 = 19;
+
+/// Puts the calling thread behind the others: nice [`SEARCH_NICE`] (Linux: per thread),
+/// for work nobody waits on as they type (search everywhere's matching). Needs no
+/// privilege. A woken thread on a keystroke's path preempts it (its weight is 15 against
+/// a nice-0 thread's 1024, and the model thread asks for a short slice).
+/// `SCHED_IDLE` would yield still sooner, but a thread at it gets about 0.3% of a CPU
+/// beside each busy thread of normal priority, so a search would all but stop while a
+/// build runs in another pane; `TERN_SEARCH_SCHED_IDLE=1` asks for it (for measuring).
+/// Returns whether the priority was set.
+pub fn lowest_for_this_thread() -> bool {
+    #[cfg(target_os = "linux")]
+    if std::env::var_os("TERN_SEARCH_SCHED_IDLE").is_some_and(|v| v != "0") {
+        let param = libc::sched_param { sched_priority: 0 };
+        // SAFETY: `sched_setscheduler` reads only the `sched_param` we pass, which lives
+        // across the call; pid 0 is the calling thread.
+        if unsafe { libc::sched_setscheduler(0, libc::SCHED_IDLE, &param) } == 0 {
+            return true;
+        }
+    }
+    rustix::process::setpriority_process(None, SEARCH_NICE).is_ok()
+}
+
 #[cfg(target_os = "linux")]
 fn short_slice_for_this_thread(slice_ns: u64) -> bool {
     // SAFETY: `sched_getattr` and `sched_setattr` read and write only the struct whose

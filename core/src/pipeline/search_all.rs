@@ -1,20 +1,25 @@
 //! Searching many panes at once ("search everywhere", `tern msg search`): one request
-//! for a list of panes, worked through on the model thread a bounded slice at a time
-//! (`model_thread/search_all.rs`), each pane's matching lines sent as soon as that pane
-//! is done, so the asker shows results while the rest are searched.
+//! for a list of panes; the model thread copies their lines a chunk at a time
+//! (`model_thread/search_all.rs`) to the search's matcher, a thread at the lowest
+//! priority (`search_match.rs`), which sends each pane's matching lines as soon as that
+//! pane is done, so the asker shows results while the rest are searched. Panes closed
+//! during this session are searched in their kept history on another such thread
+//! (`closed.rs`).
 //!
 //! ```text
-//!  asker ── start_search_panes(panes, query) ──▶ model thread: pane 1 ▸ slice ▸ slice ▸ …
-//!    ▲                                              (≤ SLICE_LINES lines and ≤ a time budget
-//!    └──── PaneFound (pane 1) ◀── waker ─────────    per round; parsing goes on between)
-//!    └──── PaneFound (pane 2) ◀── …                pane 2 ▸ …   until the limit: "stopped"
+//!  asker ── start_search_everywhere(open, closed, query)
+//!    │        ├─▶ model thread: pane 1 ▸ copy ▸ copy ▸ … ─chunks─▶ "tern-search-match"
+//!    │        └─▶ "tern-search-closed": closed pane ▸ history parsed ▸ searched      │
+//!    ▲                                                                              │
+//!    └──── PaneFound (a pane, as it is done; the closed ones say so) ◀── waker ─────┘
 //! ```
 //!
 //! Bounded three ways: the `regex` crate matches in linear time and refuses a pattern
 //! whose compiled form is too large ([`SearchQuery::compile_checked`]); at most
-//! `limit` matching lines are kept (past it the search stops and says after how many);
-//! and a slice is bounded in lines and time, charged to the hidden panes' share while a
-//! person types (`throttle.rs`), so the visible pane stays first.
+//! `limit` matching lines are kept, both parts together (past it the search stops and
+//! says after how many); and a chunk is bounded in lines, at most a few wait for the
+//! matcher, and a copy is charged to the hidden panes' share while a person types
+//! (`throttle.rs`), so the visible pane stays first.
 
 use std::ops::Range;
 use std::sync::Arc;
@@ -22,7 +27,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
-use crate::model::search::{QueryError, SearchQuery};
+use crate::model::search::{QueryError, SearchMatch, SearchQuery, search_row};
+use crate::model::{Row, Terminal};
 
 use super::{ModelMsg, PaneId, Pipeline};
 
@@ -95,6 +101,9 @@ pub struct PaneFound {
     /// Absolute line of the screen's first row when the pane was done.
     pub first_screen_line: u64,
     pub end: PaneEnd,
+    /// A pane closed during this session: what was searched is its kept history
+    /// (`pane` is its old id).
+    pub closed: bool,
 }
 
 /// Shared between the asker and the model thread.
@@ -114,6 +123,43 @@ pub struct PanesSearchState {
     pub finished: AtomicBool,
     /// Slices the model thread ran for this search.
     pub slices: AtomicU64,
+    /// Parts still working: the open panes' (the matcher's) and the closed panes'.
+    parts: AtomicUsize,
+    /// Chunks the model thread copied that the matcher has not taken yet
+    /// (`search_match.rs`).
+    pub(crate) in_flight: AtomicUsize,
+}
+
+impl PanesSearchState {
+    fn new(parts: usize) -> PanesSearchState {
+        PanesSearchState {
+            parts: AtomicUsize::new(parts),
+            ..PanesSearchState::default()
+        }
+    }
+
+    /// A part of the search has ended: once none is left, the search has finished.
+    pub(crate) fn part_done(&self) {
+        if self.parts.fetch_sub(1, Ordering::AcqRel) <= 1 {
+            self.finished.store(true, Ordering::Release);
+        }
+    }
+
+    /// Counts the matching line just pushed on `hits` (all parts together); at the
+    /// limit the search stops (past it, as when two parts reach it together, the line
+    /// is taken back). Whether the search is full.
+    pub(crate) fn keep_one(&self, limit: usize, hits: &mut Vec<LineHit>) -> bool {
+        let kept = self.matches.fetch_add(1, Ordering::AcqRel) + 1;
+        if kept > limit as u64 {
+            self.matches.fetch_sub(1, Ordering::AcqRel);
+            hits.pop();
+        }
+        if kept >= limit as u64 {
+            self.stopped.store(true, Ordering::Release);
+            return true;
+        }
+        false
+    }
 }
 
 /// A search of many panes. The asker never waits: [`PanesSearch::poll`] takes what the
@@ -203,37 +249,156 @@ impl Pipeline {
         panes: &[PaneId],
         query: &PanesQuery,
     ) -> Result<PanesSearch, QueryError> {
+        self.start_search_everywhere(panes, &[], query)
+    }
+
+    /// [`Pipeline::start_search_panes`] of the open `panes`, and of the history kept of
+    /// `closed` panes (closed during this session, [`Pipeline::closed_panes`]), read
+    /// on a thread of its own at the lowest priority (`closed.rs`); their answers say
+    /// `closed`. A closed pane whose history is no longer kept is left out.
+    pub fn start_search_everywhere(
+        &self,
+        panes: &[PaneId],
+        closed: &[PaneId],
+        query: &PanesQuery,
+    ) -> Result<PanesSearch, QueryError> {
         let re = query.query.compile_checked()?;
         let limit = query.limit.clamp(1, MAX_LIMIT);
         let (tx, rx) = mpsc::channel();
-        let state = Arc::new(PanesSearchState::default());
-        // A model thread that is gone drops `tx`: `wait_all` then returns at once.
-        let _ = self.model_tx.send(ModelMsg::SearchPanes {
-            job: Box::new(PanesJobSpec {
-                panes: panes.to_vec(),
-                re,
+        let closed = self.closed_to_search(closed);
+        let (chunks, chunks_rx) = mpsc::channel();
+        let state = Arc::new(PanesSearchState::new(1 + usize::from(!closed.is_empty())));
+        let context_lines = query.context_lines.min(MAX_CONTEXT_LINES);
+        let asked = panes.len() + closed.len();
+        if !closed.is_empty() {
+            let part = super::closed::ClosedSearch {
+                panes: closed,
+                re: re.clone(),
                 limit,
-                context_lines: query.context_lines.min(MAX_CONTEXT_LINES),
-                reply: tx,
+                context_lines,
+                reply: tx.clone(),
                 state: state.clone(),
+            };
+            if let Err(e) = self.search_closed(part) {
+                self.crumbs.push(
+                    super::APP_CRUMB,
+                    format!("search: cannot start the closed panes' search ({e})"),
+                );
+                state.part_done();
+            }
+        }
+        // A model thread that is gone drops `tx`: `wait_all` then returns at once.
+        let model_tx = self.model_tx.clone();
+        let matcher = super::search_match::Matcher {
+            rx: chunks_rx,
+            re,
+            limit,
+            context_lines,
+            reply: tx,
+            state: state.clone(),
+            waker: self.waker.clone(),
+            wake_model: Box::new(move || {
+                let _ = model_tx.send(ModelMsg::SearchCredit);
             }),
-        });
+        };
+        match super::search_match::start(matcher) {
+            // A model thread that is gone drops `chunks`: the matcher ends at once.
+            Ok(()) => {
+                let _ = self.model_tx.send(ModelMsg::SearchPanes {
+                    job: Box::new(PanesJobSpec {
+                        panes: panes.to_vec(),
+                        context_lines,
+                        chunks,
+                        state: state.clone(),
+                    }),
+                });
+            }
+            Err(e) => {
+                self.crumbs.push(
+                    super::APP_CRUMB,
+                    format!("search: cannot start the matcher ({e})"),
+                );
+                state.part_done();
+            }
+        }
         Ok(PanesSearch {
             rx,
             state,
-            panes: panes.len(),
+            panes: asked,
             limit,
             started: Instant::now(),
         })
     }
 }
 
-/// What the model thread gets for a search of many panes.
+/// What the model thread gets for a search of many panes: the panes whose lines it
+/// copies, chunk by chunk, to the matcher (`search_match.rs`).
 pub struct PanesJobSpec {
     pub panes: Vec<PaneId>,
-    pub re: regex::Regex,
-    pub limit: usize,
+    /// Lines of context the matcher keeps around a match (copied with each chunk).
     pub context_lines: usize,
-    pub reply: mpsc::Sender<PaneFound>,
+    pub chunks: mpsc::Sender<super::search_match::Chunk>,
     pub state: Arc<PanesSearchState>,
+}
+
+/// The text of the pane's absolute line `abs` (history, then the screen), if held.
+pub(crate) fn line_text(term: &Terminal, abs: u64) -> Option<String> {
+    let sb = term.scrollback();
+    let dropped = sb.dropped();
+    let end_of_history = dropped + sb.len() as u64;
+    let text = if abs < dropped {
+        return None;
+    } else if abs < end_of_history {
+        sb.row((abs - dropped) as usize)?.text()
+    } else {
+        let r = (abs - end_of_history) as usize;
+        let grid = term.grid();
+        (r < grid.rows()).then(|| grid.row(r).text())?
+    };
+    Some(clip(text.trim_end()))
+}
+
+fn clip(text: &str) -> String {
+    match text.char_indices().nth(MAX_LINE_CHARS) {
+        Some((at, _)) => text[..at].to_owned(),
+        None => text.to_owned(),
+    }
+}
+
+/// A line's text as a match shows it (trailing blanks trimmed, clipped).
+pub(crate) fn line_of(row: &Row) -> String {
+    clip(row.text().trim_end())
+}
+
+/// Searches one line; on a match keeps it (text, columns, and the context `text` gives
+/// by absolute line) in `found` and returns true.
+pub(crate) fn hit_on(
+    text: &dyn Fn(u64) -> Option<String>,
+    re: &regex::Regex,
+    line: (&Row, u64),
+    context: usize,
+    found: &mut PaneFound,
+    matches: &mut Vec<SearchMatch>,
+) -> bool {
+    let (row, abs) = line;
+    matches.clear();
+    // `search_row` numbers lines as `usize`; the number is not used here.
+    search_row(re, 0, row, matches);
+    if matches.is_empty() {
+        return false;
+    }
+    let before = (abs.saturating_sub(context as u64)..abs)
+        .filter_map(text)
+        .collect();
+    let after = (abs + 1..abs + 1 + context as u64)
+        .filter_map(text)
+        .collect();
+    found.hits.push(LineHit {
+        line: abs,
+        text: line_of(row),
+        cols: matches.iter().map(|m| m.cols.clone()).collect(),
+        before,
+        after,
+    });
+    true
 }

@@ -51,6 +51,8 @@ pub struct WorkspaceCore {
     pub(super) reattach: HashMap<u64, crate::pipeline::Reattach>,
     /// The saved pane's key while restore starts its program again (its history).
     pub(super) resume_key: Option<u64>,
+    /// Panes closed during this session, as last known (`search.rs`).
+    pub(super) closed: super::search::ClosedTargets,
 }
 
 impl WorkspaceCore {
@@ -72,6 +74,7 @@ impl WorkspaceCore {
             notices: Default::default(),
             reattach: HashMap::new(),
             resume_key: None,
+            closed: Default::default(),
         }
     }
 
@@ -452,8 +455,10 @@ impl WorkspaceCore {
     }
 
     fn close(&mut self, pane: PaneId) {
+        let last = self.last_known(pane);
         self.ws.close_pane(pane);
         self.pipeline.close(pane);
+        self.remember_closed(last);
         if self.panes.remove(&pane).is_some() {
             self.forget_notices(pane);
             self.effects.push(Effect::Closed(pane));

@@ -1,6 +1,6 @@
 //! Search everywhere for either face: which panes a search covers (every pane, one
 //! pane, one worktree), what each is called (worktree, tab), and `tern msg search`'s
-//! answer, read off the face's thread (the search runs on the model thread in slices;
+//! answer, read off the face's thread (the search runs off the face's thread, in chunks;
 //! the face never waits for it).
 
 use std::sync::Arc;
@@ -39,6 +39,20 @@ pub struct SearchTarget {
     pub title: String,
     /// A remote (tmux) pane: only the history held here is searched.
     pub remote: bool,
+    /// A pane closed during this session: its kept history is searched (`pane` is its
+    /// old id; the worktree, tab and title as last known).
+    pub closed: bool,
+}
+
+/// Panes closed during this session that search everywhere still covers, as they
+/// were last known (the pipeline says whose history is still kept).
+pub(super) type ClosedTargets = std::collections::VecDeque<ClosedTarget>;
+
+#[derive(Clone, Debug)]
+pub(super) struct ClosedTarget {
+    target: SearchTarget,
+    /// The worktree's folder (named at search time, as `list` would).
+    path: std::path::PathBuf,
 }
 
 impl WorkspaceCore {
@@ -74,9 +88,13 @@ impl WorkspaceCore {
                         tab: ti,
                         title: self.tab_title(tab),
                         remote: record.remote,
+                        closed: false,
                     });
                 }
             }
+        }
+        if !matches!(scope, SearchScope::Pane(_)) {
+            out.extend(self.closed_targets(scope, &worktree));
         }
         if out.is_empty() {
             return Err(match scope {
@@ -89,6 +107,85 @@ impl WorkspaceCore {
     }
 }
 
+impl WorkspaceCore {
+    /// How `pane` is known before it closes (a local pane: its history may be kept).
+    pub(super) fn last_known(&self, pane: PaneId) -> Option<ClosedTarget> {
+        let record = self.record(pane)?;
+        if record.remote {
+            return None;
+        }
+        let at = self.ws.locate(pane)?;
+        let group = self.ws.groups.get(at.group)?;
+        let tab = group.tabs.get(at.tab)?;
+        Some(ClosedTarget {
+            target: SearchTarget {
+                pane,
+                worktree: group.name.clone(),
+                group: at.group,
+                tab: at.tab,
+                title: self.tab_title(tab),
+                remote: false,
+                closed: true,
+            },
+            path: group.path.clone(),
+        })
+    }
+
+    /// After a close: remembered when the pipeline kept the pane's history.
+    pub(super) fn remember_closed(&mut self, last: Option<ClosedTarget>) {
+        let Some(last) = last else {
+            return;
+        };
+        let kept = self.pipeline.closed_panes();
+        if !kept.contains(&last.target.pane) {
+            return;
+        }
+        self.closed
+            .retain(|c| c.target.pane != last.target.pane && kept.contains(&c.target.pane));
+        self.closed.push_back(last);
+    }
+
+    /// The closed panes `scope` covers whose history is still kept, oldest first.
+    fn closed_targets(
+        &self,
+        scope: &SearchScope,
+        worktree: &impl Fn(&std::path::Path) -> Option<(String, Option<String>)>,
+    ) -> Vec<SearchTarget> {
+        let kept = self.pipeline.closed_panes();
+        self.closed
+            .iter()
+            .filter(|c| kept.contains(&c.target.pane))
+            .filter_map(|c| {
+                let (name, branch) =
+                    worktree(&c.path).unwrap_or_else(|| (c.target.worktree.clone(), None));
+                if let SearchScope::Worktree(w) = scope
+                    && *w != name
+                    && Some(w) != branch.as_ref()
+                    && std::path::Path::new(w) != c.path
+                {
+                    return None;
+                }
+                Some(SearchTarget {
+                    worktree: name,
+                    ..c.target.clone()
+                })
+            })
+            .collect()
+    }
+}
+
+/// The open panes and the closed ones of `targets`, each in their order.
+pub fn split_targets(targets: &[SearchTarget]) -> (Vec<PaneId>, Vec<PaneId>) {
+    let pick = |closed: bool| {
+        targets
+            .iter()
+            .filter(|t| t.closed == closed)
+            .map(|t| t.pane)
+            .collect()
+    };
+    (pick(false), pick(true))
+}
+
 /// What a remote pane's answer says: its history here is all that was searched.
 pub fn remote_note(target: &SearchTarget, found: &PaneFound) -> String {
     format!(
@@ -97,7 +194,7 @@ pub fn remote_note(target: &SearchTarget, found: &PaneFound) -> String {
     )
 }
 
-/// `tern msg search`: the search started (on the model thread), and the thread that
+/// `tern msg search`: the search started (`Pipeline::start_search_everywhere`), and the thread that
 /// waits for it and answers the call.
 pub struct MsgSearch {
     search: PanesSearch,
@@ -111,24 +208,40 @@ impl MsgSearch {
         targets: Vec<SearchTarget>,
         query: &PanesQuery,
     ) -> Result<MsgSearch, String> {
-        let panes: Vec<PaneId> = targets.iter().map(|t| t.pane).collect();
+        let (panes, closed) = split_targets(&targets);
         let search = pipeline
-            .start_search_panes(&panes, query)
+            .start_search_everywhere(&panes, &closed, query)
             .map_err(|e| e.to_string())?;
         Ok(MsgSearch { search, targets })
     }
 
     /// Waits for every pane and builds the reply.
     pub fn run(self) -> Result<Reply, String> {
-        let found = self.search.wait_all(MSG_SEARCH_TIMEOUT)?;
+        let mut found = self.search.wait_all(MSG_SEARCH_TIMEOUT)?;
+        // In the sidebar's order, the closed panes last (the two parts answer apart).
+        found.sort_by_key(|f| {
+            self.targets
+                .iter()
+                .position(|t| t.pane == f.pane && t.closed == f.closed)
+        });
         let mut matches = Vec::new();
         let mut notes = Vec::new();
         let mut bytes = 0usize;
         let mut stopped_after = self.search.stopped_after();
         'panes: for f in &found {
-            let Some(target) = self.targets.iter().find(|t| t.pane == f.pane) else {
+            let Some(target) = self
+                .targets
+                .iter()
+                .find(|t| t.pane == f.pane && t.closed == f.closed)
+            else {
                 continue;
             };
+            if f.closed && !f.hits.is_empty() {
+                notes.push(format!(
+                    "pane {} was closed: its matches are from the history kept of it until tern ends",
+                    f.pane.0
+                ));
+            }
             if f.end == PaneEnd::Closed {
                 notes.push(format!("pane {} closed before it was searched", f.pane.0));
                 continue;
@@ -154,6 +267,8 @@ impl MsgSearch {
                     tab: target.tab,
                     line: h.line,
                     text: h.text.clone(),
+                    title: target.title.clone(),
+                    closed: f.closed,
                 });
             }
         }

@@ -136,6 +136,12 @@ impl TernApp {
                     EverywhereOut::Reveal(shown) => {
                         (Some(Overlay::Everywhere(e)), Some(Action::ShowFound(shown)))
                     }
+                    EverywhereOut::CopyClosed { pane, text } => {
+                        self.frames
+                            .trace
+                            .event("found_copied", &format!("\"pane\":{}", pane.0));
+                        (Some(Overlay::Everywhere(e)), Some(Action::CopyText(text)))
+                    }
                     EverywhereOut::None | EverywhereOut::Search => {
                         (Some(Overlay::Everywhere(e)), None)
                     }
@@ -182,17 +188,24 @@ impl TernApp {
     /// One frame of search everywhere: the panes' answers so far, the overlay, a new
     /// search when the query changed.
     fn everywhere_frame(&mut self, ctx: &egui::Context, e: &mut Everywhere) -> EverywhereOut {
-        for (pane, hits) in e.poll() {
+        for (pane, hits, closed) in e.poll() {
             self.frames.trace.event(
                 "everywhere_pane",
-                &format!("\"pane\":{},\"hits\":{hits}", pane.0),
+                &format!("\"pane\":{},\"hits\":{hits},\"closed\":{closed}", pane.0),
             );
         }
         if e.take_finished() && self.frames.trace.enabled() {
             let (matches, _) = e.counts();
             let hits: serde_json::Map<String, serde_json::Value> = e
                 .per_pane()
-                .map(|(pane, n)| (pane.0.to_string(), n.into()))
+                .map(|(pane, closed, n)| {
+                    let key = if closed {
+                        format!("closed-{}", pane.0)
+                    } else {
+                        pane.0.to_string()
+                    };
+                    (key, n.into())
+                })
                 .collect();
             let query = serde_json::Value::from(e.text.as_str());
             self.frames.trace.event(

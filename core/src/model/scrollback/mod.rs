@@ -82,6 +82,36 @@ pub struct Scrollback {
     eager: bool,
 }
 
+/// Lines of a scrollback as stored (encoded), owned: read on another thread.
+#[derive(Clone, Debug, Default)]
+pub struct LineCopy {
+    bytes: Vec<u8>,
+    /// Per line: start in `bytes`, length, wrapped.
+    lines: Vec<(u32, u32, bool)>,
+}
+
+impl LineCopy {
+    pub fn len(&self) -> usize {
+        self.lines.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+
+    /// Line `i` of the copy, decoded.
+    pub fn row(&self, i: usize) -> Option<Row> {
+        let &(start, len, wrapped) = self.lines.get(i)?;
+        let bytes = self.bytes.get(start as usize..(start + len) as usize)?;
+        Some(decode_line(bytes, wrapped))
+    }
+
+    /// Heap bytes held.
+    pub fn heap_bytes(&self) -> usize {
+        self.bytes.capacity() + self.lines.capacity() * std::mem::size_of::<(u32, u32, bool)>()
+    }
+}
+
 /// A line waiting to be encoded: a row whose cells from `len` on are default blanks.
 #[derive(Clone, Debug)]
 struct FreshLine {
@@ -254,6 +284,35 @@ impl Scrollback {
             },
             entry.wrapped,
         ))
+    }
+
+    /// Copies lines `from..to` (0 = oldest kept) as they are stored, for another
+    /// thread to decode ([`LineCopy::row`]): a copy of their encoded bytes, which costs
+    /// a fraction of decoding them (lines not encoded yet are encoded into the copy).
+    pub fn copy_lines(&self, from: usize, to: usize) -> LineCopy {
+        let to = to.min(self.len());
+        let mut copy = LineCopy::default();
+        let mut scratch = Scratch::default();
+        for i in from..to {
+            let start = copy.bytes.len() as u32;
+            let wrapped = match self.index.get(i) {
+                Some(entry) => {
+                    copy.bytes.extend_from_slice(self.line_bytes(entry));
+                    entry.wrapped
+                }
+                None => {
+                    let Some(line) = self.fresh.get(i - self.index.len()) else {
+                        break;
+                    };
+                    encode(&line.row, line.len, &mut scratch);
+                    scratch.append_to(&mut copy.bytes);
+                    line.row.wrapped
+                }
+            };
+            let len = copy.bytes.len() as u32 - start;
+            copy.lines.push((start, len, wrapped));
+        }
+        copy
     }
 
     /// All lines, oldest first, decoded one at a time.

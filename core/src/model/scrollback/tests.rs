@@ -330,3 +330,24 @@ proptest::proptest! {
         proptest::prop_assert!(lazy.iter().eq(eager.iter()));
     }
 }
+
+/// A copy of lines as stored (for search everywhere's matcher) decodes to exactly what
+/// [`Scrollback::row`] gives, for encoded lines and for lines still waiting to be
+/// encoded; a range past the end is cut.
+#[test]
+fn a_copy_of_lines_decodes_as_the_scrollback_reads_them() {
+    let mut sb = Scrollback::new(100_000, 1 << 30);
+    for i in 0..50 {
+        let mut row = row_of(&format!("line {i} 你"));
+        row.wrapped = i % 3 == 0;
+        sb.push(&row);
+    }
+    sb.settle_some(30);
+    assert!(sb.unsettled() > 0, "some lines still wait to be encoded");
+    let copy = sb.copy_lines(10, 60);
+    assert_eq!(copy.len(), 40);
+    for i in 0..40 {
+        assert_eq!(copy.row(i), sb.row(10 + i), "line {}", 10 + i);
+    }
+    assert!(copy.row(40).is_none());
+}

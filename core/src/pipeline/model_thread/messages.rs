@@ -157,6 +157,7 @@ impl ModelThread {
                 progress,
             } => self.start_search(pane, query, reply, progress),
             ModelMsg::SearchPanes { job } => self.start_search_panes(*job),
+            ModelMsg::SearchCredit => {}
             ModelMsg::Shutdown => {
                 self.shutting_down = true;
                 return false;

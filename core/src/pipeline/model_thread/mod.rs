@@ -32,7 +32,7 @@ mod throttle;
 pub use entry::PaneEntry;
 pub use requests::SEARCH_SLICE_LINES;
 use requests::SearchJob;
-pub use search_all::{SLICE_BUDGET, SLICE_LINES};
+pub use search_all::SLICE_LINES;
 
 /// Most bytes parsed for one pane before the scheduler looks at the others (and at new
 /// input). Small enough that a round over many flooding panes stays short.

@@ -1,40 +1,36 @@
 //! The model thread's side of a search of many panes (`pipeline/search_all.rs`): one
-//! job at a time, a pane at a time, one bounded slice per round (at most
-//! [`SLICE_LINES`] lines and [`SLICE_BUDGET`], a quarter of it while a person types),
-//! each pane's matching lines sent when the pane is done. While hidden floods are
-//! throttled the slices count as hidden work ([`HiddenPace::ran`]) and rest with them,
-//! so the visible pane's echo never waits behind a search.
+//! job at a time, a pane at a time, one chunk per round: at most [`SLICE_LINES`] history
+//! lines copied as stored (and the screen's rows with a pane's last chunk) and sent to
+//! the search's matcher (`pipeline/search_match.rs`), which decodes and matches them on
+//! a thread of its own at the lowest priority. At most [`MAX_IN_FLIGHT`] chunks wait for
+//! the matcher (it wakes this thread when it takes one), so memory stays bounded and a
+//! slow matcher only slows the search. While hidden floods are throttled the copies
+//! count as hidden work ([`HiddenPace::ran`]) and rest with them.
 //!
 //! [`HiddenPace::ran`]: crate::pipeline::throttle::HiddenPace::ran
+//! [`MAX_IN_FLIGHT`]: crate::pipeline::search_match::MAX_IN_FLIGHT
 
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use crate::model::search::{SearchMatch, search_row};
-use crate::model::{Row, Terminal};
+use crate::model::scrollback::LineCopy;
 use crate::pipeline::PaneId;
-use crate::pipeline::search_all::{LineHit, MAX_LINE_CHARS, PaneEnd, PaneFound, PanesJobSpec};
+use crate::pipeline::search_all::{PaneEnd, PanesJobSpec};
+use crate::pipeline::search_match::{Chunk, MAX_IN_FLIGHT};
 
 use super::ModelThread;
 
-/// Most lines one slice searches.
+/// Most history lines one chunk copies.
 pub const SLICE_LINES: usize = 4_096;
-/// Longest one slice runs when nobody types (checked every [`CLOCK_EVERY`] lines).
-pub const SLICE_BUDGET: Duration = Duration::from_millis(1);
-/// Lines between two looks at the clock.
-const CLOCK_EVERY: usize = 64;
 
 /// A search of many panes being worked through.
 pub(super) struct PanesJob {
     spec: PanesJobSpec,
-    /// Panes still to search, the current one first.
+    /// Panes still to copy, the current one first.
     todo: VecDeque<PaneId>,
-    /// Where the current pane is: the next absolute history line, and what it gave.
+    /// The current pane's next absolute history line.
     next_abs: Option<u64>,
-    found: Option<PaneFound>,
-    /// Matching lines kept so far, all panes.
-    kept: usize,
 }
 
 impl PanesJob {
@@ -43,45 +39,7 @@ impl PanesJob {
             todo: spec.panes.iter().copied().collect(),
             spec,
             next_abs: None,
-            found: None,
-            kept: 0,
         }
-    }
-}
-
-/// The text of the pane's absolute line `abs` (history, then the screen), if held.
-fn line_text(term: &Terminal, abs: u64) -> Option<String> {
-    let sb = term.scrollback();
-    let dropped = sb.dropped();
-    let end_of_history = dropped + sb.len() as u64;
-    let text = if abs < dropped {
-        return None;
-    } else if abs < end_of_history {
-        sb.row((abs - dropped) as usize)?.text()
-    } else {
-        let r = (abs - end_of_history) as usize;
-        let grid = term.grid();
-        (r < grid.rows()).then(|| grid.row(r).text())?
-    };
-    Some(clip(text.trim_end()))
-}
-
-/// A pane that closed before it was searched.
-fn closed(pane: PaneId) -> PaneFound {
-    PaneFound {
-        pane,
-        hits: Vec::new(),
-        lines_searched: 0,
-        dropped: 0,
-        first_screen_line: 0,
-        end: PaneEnd::Closed,
-    }
-}
-
-fn clip(text: &str) -> String {
-    match text.char_indices().nth(MAX_LINE_CHARS) {
-        Some((at, _)) => text[..at].to_owned(),
-        None => text.to_owned(),
     }
 }
 
@@ -91,14 +49,19 @@ impl ModelThread {
         self.panes_searches.push_back(PanesJob::new(spec));
     }
 
-    /// Whether a search of many panes has a slice to run now (not while hidden work
-    /// rests for a person's keys).
+    /// Whether a search of many panes has a chunk to copy now (not while hidden work
+    /// rests for a person's keys, nor while the matcher has enough waiting).
     pub(super) fn panes_search_due(&self, now: Instant) -> bool {
+        let Some(job) = self.panes_searches.front() else {
+            return false;
+        };
+        let state = &job.spec.state;
+        let over = state.cancelled.load(Ordering::Relaxed) || state.stopped.load(Ordering::Relaxed);
         // `resting` is only ever true while throttling.
-        !self.panes_searches.is_empty() && !self.pace.resting(now)
+        (over || state.in_flight.load(Ordering::Acquire) < MAX_IN_FLIGHT) && !self.pace.resting(now)
     }
 
-    /// One slice of the oldest search of many panes.
+    /// One chunk of the oldest search of many panes.
     pub(super) fn search_panes_step(&mut self) {
         let started = Instant::now();
         if !self.panes_search_due(started) {
@@ -107,172 +70,73 @@ impl ModelThread {
         let Some(mut job) = self.panes_searches.pop_front() else {
             return;
         };
-        if job.spec.state.cancelled.load(Ordering::Relaxed) {
-            return; // dropped: the asker's receiver sees the sender go
+        let state = job.spec.state.clone();
+        if state.cancelled.load(Ordering::Relaxed) || state.stopped.load(Ordering::Acquire) {
+            // Dropped, or full: the matcher sees the chunks' sender go.
+            return;
         }
-        let budget = if self.pace.throttling() {
-            SLICE_BUDGET / 4
-        } else {
-            SLICE_BUDGET
-        };
-        job.spec.state.slices.fetch_add(1, Ordering::Relaxed);
-        let finished = self.search_slice(&mut job, started, budget);
+        state.slices.fetch_add(1, Ordering::Relaxed);
+        let finished = self.copy_chunk(&mut job);
         if self.pace.throttling() {
             self.pace.ran(started, Instant::now());
         }
-        if finished {
-            job.spec.state.finished.store(true, Ordering::Release);
-            (self.waker)();
-        } else {
+        if !finished {
             self.panes_searches.push_front(job);
         }
     }
 
-    /// Searches the job's current pane for at most `budget`; returns whether the whole
-    /// job is done.
-    fn search_slice(&mut self, job: &mut PanesJob, started: Instant, budget: Duration) -> bool {
-        let state = job.spec.state.clone();
+    /// Sends the job's next chunk to the matcher; returns whether the job is done.
+    fn copy_chunk(&mut self, job: &mut PanesJob) -> bool {
         let Some(&pane) = job.todo.front() else {
             return true;
         };
-        let Some(p) = self.panes.get(&pane) else {
+        let context = job.spec.context_lines as u64;
+        let chunk = match self.panes.get(&pane) {
             // Closed before or while it was searched: said so, with what it gave.
-            let mut found = job.found.take().unwrap_or_else(|| closed(pane));
-            found.end = PaneEnd::Closed;
-            return self.pane_answered(job, found);
-        };
-        let term = &p.core.term;
-        let sb = term.scrollback();
-        let dropped = sb.dropped();
-        let end_of_history = dropped + sb.len() as u64;
-        let found = job.found.get_or_insert_with(|| PaneFound {
-            pane,
-            hits: Vec::new(),
-            lines_searched: 0,
-            dropped,
-            first_screen_line: end_of_history,
-            end: PaneEnd::Done,
-        });
-        // Lines that dropped off the front meanwhile are gone.
-        let from = job.next_abs.unwrap_or(dropped).max(dropped);
-        let stop = end_of_history.min(from + SLICE_LINES as u64);
-        let mut matches: Vec<SearchMatch> = Vec::new();
-        let mut abs = from;
-        let mut full = false;
-        while abs < stop {
-            if let Some(row) = sb.row((abs - dropped) as usize) {
-                if hit_on(
-                    term,
-                    &job.spec.re,
-                    (&row, abs),
-                    job.spec.context_lines,
-                    found,
-                    &mut matches,
-                ) {
-                    job.kept += 1;
-                    if job.kept >= job.spec.limit {
-                        abs += 1;
-                        full = true;
-                        break;
-                    }
+            None => Chunk {
+                pane,
+                first: 0,
+                lines: LineCopy::default(),
+                search: 0..0,
+                screen: None,
+                dropped: 0,
+                end: Some(PaneEnd::Closed),
+            },
+            Some(p) => {
+                let term = &p.core.term;
+                let sb = term.scrollback();
+                let dropped = sb.dropped();
+                let end_of_history = dropped + sb.len() as u64;
+                // Lines that dropped off the front meanwhile are gone.
+                let from = job.next_abs.unwrap_or(dropped).max(dropped);
+                let stop = end_of_history.min(from + SLICE_LINES as u64);
+                let last = stop >= end_of_history;
+                let copy_from = from.saturating_sub(context).max(dropped);
+                let copy_to = (stop + context).min(end_of_history);
+                let grid = term.grid();
+                Chunk {
+                    pane,
+                    first: copy_from,
+                    lines: sb
+                        .copy_lines((copy_from - dropped) as usize, (copy_to - dropped) as usize),
+                    search: from..stop,
+                    screen: last.then(|| {
+                        let rows = (0..grid.rows()).map(|r| grid.row(r).clone()).collect();
+                        (end_of_history, rows)
+                    }),
+                    dropped,
+                    end: last.then_some(PaneEnd::Done),
                 }
             }
-            abs += 1;
-            if (abs - from) as usize % CLOCK_EVERY == 0 && started.elapsed() >= budget {
-                break;
-            }
-        }
-        state.matches.store(job.kept as u64, Ordering::Relaxed);
-        found.lines_searched += abs - from;
-        state
-            .lines_searched
-            .fetch_add(abs - from, Ordering::Relaxed);
-        job.next_abs = Some(abs);
-        if !full && abs < end_of_history {
-            return false;
-        }
-        if !full {
-            // History done: the screen, in this slice (a screen's rows).
-            let grid = term.grid();
-            for r in 0..grid.rows() {
-                let line = end_of_history + r as u64;
-                if hit_on(
-                    term,
-                    &job.spec.re,
-                    (grid.row(r), line),
-                    job.spec.context_lines,
-                    found,
-                    &mut matches,
-                ) {
-                    job.kept += 1;
-                    if job.kept >= job.spec.limit {
-                        full = true;
-                        break;
-                    }
-                }
-            }
-            found.lines_searched += grid.rows() as u64;
-            state
-                .lines_searched
-                .fetch_add(grid.rows() as u64, Ordering::Relaxed);
-            found.first_screen_line = end_of_history;
-        }
-        let Some(mut found) = job.found.take() else {
-            return self.pane_answered(job, closed(pane));
         };
-        if full {
-            found.end = PaneEnd::Stopped;
-            state.stopped.store(true, Ordering::Release);
-            job.todo.clear();
-            let _ = job.spec.reply.send(found);
-            state.panes_done.fetch_add(1, Ordering::Relaxed);
-            return true;
+        let last = chunk.end.is_some();
+        job.next_abs = Some(chunk.search.end);
+        job.spec.state.in_flight.fetch_add(1, Ordering::AcqRel);
+        let _ = job.spec.chunks.send(chunk);
+        if last {
+            job.todo.pop_front();
+            job.next_abs = None;
         }
-        self.pane_answered(job, found)
-    }
-
-    /// Sends a pane's answer and moves to the next pane; returns whether none is left.
-    fn pane_answered(&mut self, job: &mut PanesJob, found: PaneFound) -> bool {
-        let _ = job.spec.reply.send(found);
-        job.spec.state.panes_done.fetch_add(1, Ordering::Relaxed);
-        job.todo.pop_front();
-        job.next_abs = None;
-        job.found = None;
-        // The asker shows each pane's answer as it comes.
-        (self.waker)();
         job.todo.is_empty()
     }
-}
-
-/// Searches one line; on a match keeps it (text, columns, context) in `found` and
-/// returns true.
-fn hit_on(
-    term: &Terminal,
-    re: &regex::Regex,
-    line: (&Row, u64),
-    context: usize,
-    found: &mut PaneFound,
-    matches: &mut Vec<SearchMatch>,
-) -> bool {
-    let (row, abs) = line;
-    matches.clear();
-    // `search_row` numbers lines as `usize`; the number is not used here.
-    search_row(re, 0, row, matches);
-    if matches.is_empty() {
-        return false;
-    }
-    let before = (abs.saturating_sub(context as u64)..abs)
-        .filter_map(|l| line_text(term, l))
-        .collect();
-    let after = (abs + 1..abs + 1 + context as u64)
-        .filter_map(|l| line_text(term, l))
-        .collect();
-    found.hits.push(LineHit {
-        line: abs,
-        text: clip(row.text().trim_end()),
-        cols: matches.iter().map(|m| m.cols.clone()).collect(),
-        before,
-        after,
-    });
-    true
 }
