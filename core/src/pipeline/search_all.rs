@@ -300,6 +300,7 @@ impl Pipeline {
             wake_model: Box::new(move || {
                 let _ = model_tx.send(ModelMsg::SearchCredit);
             }),
+            interaction: self.interaction.clone(),
         };
         match super::search_match::start(matcher) {
             // A model thread that is gone drops `chunks`: the matcher ends at once.
