@@ -31,6 +31,16 @@ use crate::model::scrollback::LineCopy;
 /// Chunks the model thread copies ahead of the matcher at most.
 pub const MAX_IN_FLIGHT: usize = 4;
 
+/// What the model thread gets for a search of many panes: the panes whose lines it
+/// copies, chunk by chunk, to the matcher (`search_match.rs`).
+pub struct PanesJobSpec {
+    pub panes: Vec<PaneId>,
+    /// Lines of context the matcher keeps around a match (copied with each chunk).
+    pub context_lines: usize,
+    pub chunks: Sender<Chunk>,
+    pub state: Arc<PanesSearchState>,
+}
+
 /// A piece of one pane's lines, to search.
 pub struct Chunk {
     pub pane: PaneId,
