@@ -13,7 +13,8 @@
 //!
 //! Nothing here runs on the model thread or holds a lock it takes: the thread reads
 //! files and a model of its own, at the lowest priority
-//! ([`priority::lowest_for_this_thread`]), so an open pane's keys never wait on it. Memory stays that of one pane: one closed pane's model at a time, its history
+//! ([`priority::lowest_for_this_thread`]) and, while a person types, at a hidden flood's
+//! share (`throttle::SearchPace`), so an open pane's keys never wait on it. Memory stays that of one pane: one closed pane's model at a time, its history
 //! read in pieces of [`READ_PIECE`] bytes.
 
 use std::collections::VecDeque;
@@ -25,6 +26,7 @@ use std::time::Duration;
 
 use super::pane::PaneCore;
 use super::search_all::{PaneEnd, PaneFound, PanesSearchState, hit_on, line_text};
+use super::throttle::SearchPace;
 use super::{APP_CRUMB, PaneId, Pipeline, Waker, priority};
 use crate::history::{History, Retired};
 use crate::model::{TermConfig, TermSize};
@@ -33,6 +35,8 @@ use crate::model::{TermConfig, TermSize};
 pub const CLOSED_PANES_KEPT: usize = 64;
 /// Bytes of history read and parsed at a time.
 pub const READ_PIECE: usize = 64 << 10;
+/// Lines searched between two looks at the person's keys.
+const PACE_EVERY: u64 = 256;
 /// Lines searched between two looks at the cancel and stop flags.
 const CHECK_EVERY: u64 = 4_096;
 /// The longest the search waits for a just-closed pane's files to be moved.
@@ -115,6 +119,7 @@ impl Pipeline {
         };
         let waker = self.waker.clone();
         let crumbs = self.crumbs.clone();
+        let interaction = self.interaction.clone();
         std::thread::Builder::new()
             .name("tern-search-closed".into())
             .spawn(move || {
@@ -124,7 +129,8 @@ impl Pipeline {
                         "search: closed panes searched at normal priority",
                     );
                 }
-                run(&part, &history, &waker);
+                let mut pace = SearchPace::new(interaction);
+                run(&part, &history, &waker, &mut pace);
             })
             .map(|_| ())
     }
@@ -132,7 +138,7 @@ impl Pipeline {
 
 /// Searches each closed pane in turn and answers it; the part ends (cancelled, at the
 /// limit, or done).
-fn run(part: &ClosedSearch, history: &History, waker: &Waker) {
+fn run(part: &ClosedSearch, history: &History, waker: &Waker, pace: &mut SearchPace) {
     let state = &part.state;
     for closed in &part.panes {
         if state.cancelled.load(Ordering::Relaxed) {
@@ -141,7 +147,7 @@ fn run(part: &ClosedSearch, history: &History, waker: &Waker) {
         if state.stopped.load(Ordering::Acquire) {
             break;
         }
-        let found = search_one(part, closed, history);
+        let found = search_one(part, closed, history, pace);
         let _ = part.reply.send(found);
         state.panes_done.fetch_add(1, Ordering::Relaxed);
         waker();
@@ -151,8 +157,14 @@ fn run(part: &ClosedSearch, history: &History, waker: &Waker) {
 }
 
 /// One closed pane: its history parsed into a model of its own, then searched.
-fn search_one(part: &ClosedSearch, closed: &ClosedPane, history: &History) -> PaneFound {
+fn search_one(
+    part: &ClosedSearch,
+    closed: &ClosedPane,
+    history: &History,
+    pace: &mut SearchPace,
+) -> PaneFound {
     let state = &part.state;
+    let over = || state.cancelled.load(Ordering::Relaxed);
     let mut found = PaneFound {
         pane: closed.pane,
         hits: Vec::new(),
@@ -172,6 +184,7 @@ fn search_one(part: &ClosedSearch, closed: &ClosedPane, history: &History) -> Pa
             found.end = PaneEnd::Stopped;
             return found;
         }
+        pace.between(over);
         match reader.read(&mut buf) {
             Ok(0) | Err(_) => break,
             // Replies and facts of a closed pane go nowhere.
@@ -195,6 +208,9 @@ fn search_one(part: &ClosedSearch, closed: &ClosedPane, history: &History) -> Pa
     for (row, abs) in lines.chain(screen) {
         found.lines_searched += 1;
         state.lines_searched.fetch_add(1, Ordering::Relaxed);
+        if found.lines_searched % PACE_EVERY == 0 {
+            pace.between(over);
+        }
         if found.lines_searched % CHECK_EVERY == 0
             && (state.cancelled.load(Ordering::Relaxed) || state.stopped.load(Ordering::Acquire))
         {

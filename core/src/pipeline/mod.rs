@@ -31,6 +31,7 @@ mod reports;
 mod requests;
 pub mod search_all;
 mod search_match;
+mod search_start;
 pub mod spawn;
 pub mod throttle;
 
@@ -213,7 +214,7 @@ pub enum ModelMsg {
     },
     /// Searches many panes, one bounded slice per round (`search_all.rs`).
     SearchPanes {
-        job: Box<search_all::PanesJobSpec>,
+        job: Box<search_match::PanesJobSpec>,
     },
     /// The search's matcher took a chunk: the next may be copied (wakes the thread).
     SearchCredit,

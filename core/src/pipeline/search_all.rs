@@ -27,10 +27,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
-use crate::model::search::{QueryError, SearchMatch, SearchQuery, search_row};
+use crate::model::search::{SearchMatch, SearchQuery, search_row};
 use crate::model::{Row, Terminal};
 
-use super::{ModelMsg, PaneId, Pipeline};
+use super::PaneId;
 
 /// Most matching lines a search keeps when the asker names no limit.
 pub const DEFAULT_LIMIT: usize = 1_000;
@@ -131,7 +131,7 @@ pub struct PanesSearchState {
 }
 
 impl PanesSearchState {
-    fn new(parts: usize) -> PanesSearchState {
+    pub(crate) fn new(parts: usize) -> PanesSearchState {
         PanesSearchState {
             parts: AtomicUsize::new(parts),
             ..PanesSearchState::default()
@@ -175,6 +175,22 @@ pub struct PanesSearch {
 }
 
 impl PanesSearch {
+    /// A search of `panes` panes answered on `rx` (`search_start.rs` starts the parts).
+    pub(crate) fn new(
+        rx: Receiver<PaneFound>,
+        state: Arc<PanesSearchState>,
+        panes: usize,
+        limit: usize,
+    ) -> PanesSearch {
+        PanesSearch {
+            rx,
+            state,
+            panes,
+            limit,
+            started: Instant::now(),
+        }
+    }
+
     /// The panes that answered since the last poll, in the order they answered.
     pub fn poll(&self) -> Vec<PaneFound> {
         self.rx.try_iter().collect()
@@ -239,106 +255,6 @@ impl Drop for PanesSearch {
     fn drop(&mut self) {
         self.cancel();
     }
-}
-
-impl Pipeline {
-    /// Starts a search of `panes` (in that order) on the model thread and returns at
-    /// once; a query that does not compile is refused here, with its position.
-    pub fn start_search_panes(
-        &self,
-        panes: &[PaneId],
-        query: &PanesQuery,
-    ) -> Result<PanesSearch, QueryError> {
-        self.start_search_everywhere(panes, &[], query)
-    }
-
-    /// [`Pipeline::start_search_panes`] of the open `panes`, and of the history kept of
-    /// `closed` panes (closed during this session, [`Pipeline::closed_panes`]), read
-    /// on a thread of its own at the lowest priority (`closed.rs`); their answers say
-    /// `closed`. A closed pane whose history is no longer kept is left out.
-    pub fn start_search_everywhere(
-        &self,
-        panes: &[PaneId],
-        closed: &[PaneId],
-        query: &PanesQuery,
-    ) -> Result<PanesSearch, QueryError> {
-        let re = query.query.compile_checked()?;
-        let limit = query.limit.clamp(1, MAX_LIMIT);
-        let (tx, rx) = mpsc::channel();
-        let closed = self.closed_to_search(closed);
-        let (chunks, chunks_rx) = mpsc::channel();
-        let state = Arc::new(PanesSearchState::new(1 + usize::from(!closed.is_empty())));
-        let context_lines = query.context_lines.min(MAX_CONTEXT_LINES);
-        let asked = panes.len() + closed.len();
-        if !closed.is_empty() {
-            let part = super::closed::ClosedSearch {
-                panes: closed,
-                re: re.clone(),
-                limit,
-                context_lines,
-                reply: tx.clone(),
-                state: state.clone(),
-            };
-            if let Err(e) = self.search_closed(part) {
-                self.crumbs.push(
-                    super::APP_CRUMB,
-                    format!("search: cannot start the closed panes' search ({e})"),
-                );
-                state.part_done();
-            }
-        }
-        // A model thread that is gone drops `tx`: `wait_all` then returns at once.
-        let model_tx = self.model_tx.clone();
-        let matcher = super::search_match::Matcher {
-            rx: chunks_rx,
-            re,
-            limit,
-            context_lines,
-            reply: tx,
-            state: state.clone(),
-            waker: self.waker.clone(),
-            wake_model: Box::new(move || {
-                let _ = model_tx.send(ModelMsg::SearchCredit);
-            }),
-        };
-        match super::search_match::start(matcher) {
-            // A model thread that is gone drops `chunks`: the matcher ends at once.
-            Ok(()) => {
-                let _ = self.model_tx.send(ModelMsg::SearchPanes {
-                    job: Box::new(PanesJobSpec {
-                        panes: panes.to_vec(),
-                        context_lines,
-                        chunks,
-                        state: state.clone(),
-                    }),
-                });
-            }
-            Err(e) => {
-                self.crumbs.push(
-                    super::APP_CRUMB,
-                    format!("search: cannot start the matcher ({e})"),
-                );
-                state.part_done();
-            }
-        }
-        Ok(PanesSearch {
-            rx,
-            state,
-            panes: asked,
-            limit,
-            started: Instant::now(),
-        })
-    }
-}
-
-/// What the model thread gets for a search of many panes: the panes whose lines it
-/// copies, chunk by chunk, to the matcher (`search_match.rs`).
-pub struct PanesJobSpec {
-    pub panes: Vec<PaneId>,
-    /// Lines of context the matcher keeps around a match (copied with each chunk).
-    pub context_lines: usize,
-    pub chunks: mpsc::Sender<super::search_match::Chunk>,
-    pub state: Arc<PanesSearchState>,
 }
 
 /// The text of the pane's absolute line `abs` (history, then the screen), if held.

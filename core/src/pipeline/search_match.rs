@@ -4,8 +4,9 @@
 //! [`Scrollback::copy_lines`]) and sends it here; this thread, "tern-search-match", at
 //! the lowest priority ([`priority::lowest_for_this_thread`]), decodes and matches it and
 //! answers the asker pane by pane. So the model thread, which parses the visible pane's
-//! echo, spends only the copies on a search, and the matching takes a CPU only when the
-//! key path does not want it.
+//! echo, spends only the copies on a search; and while a person types the matcher takes
+//! a hidden flood's share (`throttle::SearchPace`), so that the CPU it burns does not
+//! count against tern's share of the machine when a key comes.
 //!
 //! ```text
 //!  model thread: pane 1 ▸ copy ▸ copy ▸ …   (≤ MAX_IN_FLIGHT chunks ahead of the matcher;
@@ -22,12 +23,23 @@ use std::sync::atomic::Ordering;
 use std::sync::mpsc::{Receiver, Sender};
 
 use super::search_all::{PaneEnd, PaneFound, PanesSearchState, hit_on, line_of};
+use super::throttle::{Interaction, SearchPace};
 use super::{PaneId, Waker, priority};
 use crate::model::Row;
 use crate::model::scrollback::LineCopy;
 
 /// Chunks the model thread copies ahead of the matcher at most.
 pub const MAX_IN_FLIGHT: usize = 4;
+
+/// What the model thread gets for a search of many panes: the panes whose lines it
+/// copies, chunk by chunk, to the matcher (`search_match.rs`).
+pub struct PanesJobSpec {
+    pub panes: Vec<PaneId>,
+    /// Lines of context the matcher keeps around a match (copied with each chunk).
+    pub context_lines: usize,
+    pub chunks: Sender<Chunk>,
+    pub state: Arc<PanesSearchState>,
+}
 
 /// A piece of one pane's lines, to search.
 pub struct Chunk {
@@ -74,7 +86,12 @@ pub struct Matcher {
     pub waker: Waker,
     /// Wakes the model thread (a chunk was taken: it may copy the next).
     pub wake_model: Box<dyn Fn() + Send>,
+    /// A person's keys: the matcher's share is a hidden flood's while they type.
+    pub interaction: Arc<Interaction>,
 }
+
+/// Lines matched between two looks at the person's keys.
+const PACE_EVERY: u64 = 256;
 
 /// Starts the matcher's thread.
 pub fn start(m: Matcher) -> std::io::Result<()> {
@@ -92,6 +109,8 @@ fn run(m: &Matcher) {
     let mut found: Option<PaneFound> = None;
     let mut full = false;
     let mut matches = Vec::new();
+    let mut pace = SearchPace::new(m.interaction.clone());
+    let over = || state.cancelled.load(Ordering::Relaxed);
     // The model thread drops its sender when it has sent the last chunk (or stops).
     while let Ok(chunk) = m.rx.recv() {
         if state.in_flight.fetch_sub(1, Ordering::AcqRel) >= MAX_IN_FLIGHT {
@@ -123,6 +142,9 @@ fn run(m: &Matcher) {
                 .map(move |(r, row)| (row.clone(), top + r as u64))
         });
         for (row, abs) in history.chain(screen) {
+            if f.lines_searched % PACE_EVERY == 0 {
+                pace.between(over);
+            }
             f.lines_searched += 1;
             state.lines_searched.fetch_add(1, Ordering::Relaxed);
             if hit_on(

@@ -178,6 +178,49 @@ impl HiddenPace {
     }
 }
 
+/// A search thread's share while a person types (search everywhere's matcher, the
+/// closed panes' search): the hidden floods' rule, [`HiddenPace`], on a thread of their
+/// own. A thread of low priority is not enough on its own: whatever CPU it burns counts
+/// against tern's share of the machine (its cgroup or autogroup), and the keystroke's
+/// path then waits for other programs' slices (measured: key → frame p90 30–67x with a
+/// nice-19 matcher running free, `docs/benchmarks.md`).
+#[derive(Debug)]
+pub struct SearchPace {
+    pace: HiddenPace,
+    since: Instant,
+}
+
+impl SearchPace {
+    pub fn new(interaction: std::sync::Arc<Interaction>) -> SearchPace {
+        SearchPace {
+            pace: HiddenPace::new(interaction),
+            since: Instant::now(),
+        }
+    }
+
+    /// Between two pieces of work: counts the work since the last call and, while a
+    /// person types, rests as hidden floods do (until `stop` says the work is over).
+    pub fn between(&mut self, stop: impl Fn() -> bool) {
+        let now = Instant::now();
+        self.pace.update(now);
+        self.pace.ran(self.since, now);
+        loop {
+            let now = Instant::now();
+            self.pace.update(now);
+            if !self.pace.resting(now) || stop() {
+                break;
+            }
+            let until = self.pace.wake_at(now).unwrap_or(now);
+            std::thread::sleep(
+                until
+                    .saturating_duration_since(now)
+                    .min(Duration::from_millis(20)),
+            );
+        }
+        self.since = Instant::now();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

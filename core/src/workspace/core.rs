@@ -52,7 +52,7 @@ pub struct WorkspaceCore {
     /// The saved pane's key while restore starts its program again (its history).
     pub(super) resume_key: Option<u64>,
     /// Panes closed during this session, as last known (`search.rs`).
-    pub(super) closed: super::search::ClosedTargets,
+    pub(super) closed: VecDeque<super::record::ClosedPane>,
 }
 
 impl WorkspaceCore {

@@ -60,3 +60,19 @@ pub(super) struct Notices {
     /// Notifications handed to the desktop notifier.
     pub sent: u64,
 }
+
+/// A pane closed during this session, as it was last known: search everywhere still
+/// searches the history kept of it (`search.rs`), while the pipeline keeps it.
+#[derive(Clone, Debug)]
+pub struct ClosedPane {
+    pub pane: PaneId,
+    /// The worktree's name as the sidebar had it, and its folder (named again when
+    /// searched, as `list` would).
+    pub worktree: String,
+    pub path: PathBuf,
+    /// The group's index in the sidebar and the tab's in its group, then.
+    pub group: usize,
+    pub tab: usize,
+    /// The tab's title, then.
+    pub title: String,
+}

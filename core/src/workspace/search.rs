@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use super::core::WorkspaceCore;
+use super::record::ClosedPane;
 use crate::ipc::server::IpcCall;
 use crate::ipc::{Reply, Response, SearchHit};
 use crate::pipeline::search_all::{PaneEnd, PaneFound, PanesQuery, PanesSearch};
@@ -42,17 +43,6 @@ pub struct SearchTarget {
     /// A pane closed during this session: its kept history is searched (`pane` is its
     /// old id; the worktree, tab and title as last known).
     pub closed: bool,
-}
-
-/// Panes closed during this session that search everywhere still covers, as they
-/// were last known (the pipeline says whose history is still kept).
-pub(super) type ClosedTargets = std::collections::VecDeque<ClosedTarget>;
-
-#[derive(Clone, Debug)]
-pub(super) struct ClosedTarget {
-    target: SearchTarget,
-    /// The worktree's folder (named at search time, as `list` would).
-    path: std::path::PathBuf,
 }
 
 impl WorkspaceCore {
@@ -109,7 +99,7 @@ impl WorkspaceCore {
 
 impl WorkspaceCore {
     /// How `pane` is known before it closes (a local pane: its history may be kept).
-    pub(super) fn last_known(&self, pane: PaneId) -> Option<ClosedTarget> {
+    pub(super) fn last_known(&self, pane: PaneId) -> Option<ClosedPane> {
         let record = self.record(pane)?;
         if record.remote {
             return None;
@@ -117,31 +107,27 @@ impl WorkspaceCore {
         let at = self.ws.locate(pane)?;
         let group = self.ws.groups.get(at.group)?;
         let tab = group.tabs.get(at.tab)?;
-        Some(ClosedTarget {
-            target: SearchTarget {
-                pane,
-                worktree: group.name.clone(),
-                group: at.group,
-                tab: at.tab,
-                title: self.tab_title(tab),
-                remote: false,
-                closed: true,
-            },
+        Some(ClosedPane {
+            pane,
+            worktree: group.name.clone(),
             path: group.path.clone(),
+            group: at.group,
+            tab: at.tab,
+            title: self.tab_title(tab),
         })
     }
 
     /// After a close: remembered when the pipeline kept the pane's history.
-    pub(super) fn remember_closed(&mut self, last: Option<ClosedTarget>) {
+    pub(super) fn remember_closed(&mut self, last: Option<ClosedPane>) {
         let Some(last) = last else {
             return;
         };
         let kept = self.pipeline.closed_panes();
-        if !kept.contains(&last.target.pane) {
+        if !kept.contains(&last.pane) {
             return;
         }
         self.closed
-            .retain(|c| c.target.pane != last.target.pane && kept.contains(&c.target.pane));
+            .retain(|c| c.pane != last.pane && kept.contains(&c.pane));
         self.closed.push_back(last);
     }
 
@@ -154,10 +140,10 @@ impl WorkspaceCore {
         let kept = self.pipeline.closed_panes();
         self.closed
             .iter()
-            .filter(|c| kept.contains(&c.target.pane))
+            .filter(|c| kept.contains(&c.pane))
             .filter_map(|c| {
                 let (name, branch) =
-                    worktree(&c.path).unwrap_or_else(|| (c.target.worktree.clone(), None));
+                    worktree(&c.path).unwrap_or_else(|| (c.worktree.clone(), None));
                 if let SearchScope::Worktree(w) = scope
                     && *w != name
                     && Some(w) != branch.as_ref()
@@ -166,8 +152,13 @@ impl WorkspaceCore {
                     return None;
                 }
                 Some(SearchTarget {
+                    pane: c.pane,
                     worktree: name,
-                    ..c.target.clone()
+                    group: c.group,
+                    tab: c.tab,
+                    title: c.title.clone(),
+                    remote: false,
+                    closed: true,
                 })
             })
             .collect()

@@ -16,8 +16,8 @@ use std::time::Instant;
 
 use crate::model::scrollback::LineCopy;
 use crate::pipeline::PaneId;
-use crate::pipeline::search_all::{PaneEnd, PanesJobSpec};
-use crate::pipeline::search_match::{Chunk, MAX_IN_FLIGHT};
+use crate::pipeline::search_all::PaneEnd;
+use crate::pipeline::search_match::{Chunk, MAX_IN_FLIGHT, PanesJobSpec};
 
 use super::ModelThread;
 
