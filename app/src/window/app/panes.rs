@@ -32,7 +32,7 @@ impl TernApp {
             .iter()
             .filter_map(|(id, p)| p.kept_rows().map(|(at, bytes)| (at, bytes, *id)))
             .collect();
-        kept.sort_by(|a, b| b.0.cmp(&a.0));
+        kept.sort_by_key(|k| std::cmp::Reverse(k.0));
         let mut total = 0;
         for (_, bytes, id) in kept {
             total += bytes;
