@@ -420,9 +420,18 @@ impl TernApp {
             .frames
             .last_cpu
             .map_or(-1, |s| (f64::from(s) * 1e6) as i64);
-        self.frames
-            .trace
-            .frame(&format!("\"ui_us\":{ui_us},\"prev_frame_us\":{prev}"));
+        // Rows the shown panes drew into their textures, of those in view, and the
+        // panes drawn directly (app/tests/grid_xvfb.rs).
+        let (mut drawn, mut in_view, mut direct) = (0, 0, 0);
+        for p in self.panes.shown.iter().filter_map(|p| self.panes.ui.get(p)) {
+            match p.rows_drawn() {
+                Some((d, n)) => (drawn, in_view) = (drawn + d, in_view + n),
+                None => direct += 1,
+            }
+        }
+        self.frames.trace.frame(&format!(
+            "\"ui_us\":{ui_us},\"prev_frame_us\":{prev},\"rows_drawn\":{drawn},\"rows_in_view\":{in_view},\"panes_direct\":{direct}"
+        ));
         let search = self.search();
         let progress = search.and_then(|s| s.progress());
         let searching = progress.is_some();
@@ -477,6 +486,7 @@ impl eframe::App for TernApp {
         self.frames.diagnostics.note_frame(frame);
         self.frames.last_cpu = frame.info().cpu_usage;
         self.look.window_clear = Some(super::theme::rgb(self.look.palette.background()));
+        super::grid::GridGpu::refresh(&mut self.look.grid, frame);
         egui::CentralPanel::default()
             .frame(egui::Frame::NONE)
             .show(ui, |ui| self.draw(ui));

@@ -2,70 +2,17 @@
 //! rectangles (pixel-exact, not from the font), decorations and the cursor. This is the
 //! UI's frame-building code; it reads only the `PaneView`, never the live model.
 
-use egui::{Align2, Color32, FontId, Mesh, Painter, Pos2, Rect, Stroke, Vec2, pos2, vec2};
+use egui::{Align2, Color32, Mesh, Painter, Pos2, Rect, Stroke, pos2, vec2};
 use tern_core::model::{Cell, Cursor, CursorShape, Flags, Palette, Row, Underline};
 
 use super::boxes::{Pixels, draw_box};
 use super::glyphs::{self, GlyphCache, emoji, presentation};
+use super::grid::{GridFrame, GridGpu};
+pub use super::metrics::{CellScale, Metrics};
 use super::quads;
+pub use super::row_cache::RowCache;
+use super::row_cache::{CacheKey, RowState};
 use super::theme::{self, Theme};
-
-/// Cell geometry for one font.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Metrics {
-    pub font: FontId,
-    pub cell: Vec2,
-    /// Where text sits in its cell: half of what `font.line_height` and
-    /// `font.cell_width` add to (or take from) the font's own cell, in whole pixels.
-    pub inset: Vec2,
-}
-
-/// The cell's height and width multipliers in force (`font.line_height`,
-/// `font.cell_width`), kept in the context's memory for every [`Metrics::new`].
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct CellScale {
-    pub height: f32,
-    pub width: f32,
-}
-
-impl CellScale {
-    fn id() -> egui::Id {
-        egui::Id::unique("tern::cell_scale")
-    }
-
-    /// Makes `self` the scale of every cell measured in `ctx` from now on.
-    pub fn set(self, ctx: &egui::Context) {
-        ctx.data_mut(|d| d.insert_temp(CellScale::id(), self));
-    }
-
-    fn get(ctx: &egui::Context) -> CellScale {
-        ctx.data(|d| d.get_temp(CellScale::id()))
-            .unwrap_or(CellScale {
-                height: 1.0,
-                width: 1.0,
-            })
-    }
-}
-
-impl Metrics {
-    /// The monospace font at `font_size` points and its cell (scaled by the
-    /// [`CellScale`] in force), snapped to whole pixels (so cell edges, and box
-    /// drawing, land on pixel boundaries).
-    pub fn new(ctx: &egui::Context, font_size: f32) -> Metrics {
-        let font = FontId::new(font_size, egui::FontFamily::Monospace);
-        let (w, h) = ctx.fonts_mut(|f| (f.glyph_width(&font, 'M'), f.row_height(&font)));
-        let ppp = ctx.pixels_per_point();
-        let snap = |v: f32| (v * ppp).round().max(1.0) / ppp;
-        let scale = CellScale::get(ctx);
-        let cell = egui::vec2(snap(w * scale.width), snap(h * scale.height));
-        let half = |extra: f32| (extra / 2.0 * ppp).round() / ppp;
-        Metrics {
-            font,
-            cell,
-            inset: egui::vec2(half(cell.x - snap(w)), half(cell.y - snap(h))),
-        }
-    }
-}
 
 /// What one cell looks like once flags are applied.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -357,6 +304,9 @@ pub struct Style<'a> {
     pub focused: bool,
     /// The colour the window was cleared to this frame, if known.
     pub window_clear: Option<Color32>,
+    /// The GPU state for drawing the rows into a texture kept between frames
+    /// (`grid.rs`); `None` draws them directly.
+    pub grid: Option<&'a GridGpu>,
 }
 
 /// The pane's background rectangle, unless the window was cleared to that colour
@@ -368,48 +318,6 @@ pub fn background_rect(
     window_clear: Option<Color32>,
 ) -> Option<Rect> {
     (window_clear != Some(background)).then_some(rect)
-}
-
-/// Each row's mesh as last built, reused while the row, its selected cells, the
-/// pane's position, the metrics, the palette and the glyph atlas stay the same: a
-/// frame rebuilds only the rows that changed (an agent's status line, a prompt), and
-/// an unchanged row costs a compare and a copy of its vertices.
-#[derive(Default)]
-pub struct RowCache {
-    key: Option<CacheKey>,
-    rows: Vec<Option<CachedRow>>,
-    /// Rows rebuilt by the last paint, and by all paints (for benchmarks and tests).
-    pub rebuilt: usize,
-    pub rebuilt_total: u64,
-    /// Textures of the images in view (`quads.rs`).
-    pub images: quads::ImageTextures,
-}
-
-#[derive(PartialEq)]
-struct CacheKey {
-    metrics: Metrics,
-    origin: Pos2,
-    atlas: u64,
-    palette: Palette,
-    selection: Color32,
-    selection_text: Option<Color32>,
-}
-
-struct CachedRow {
-    row: Row,
-    /// Selected column ranges of the row when it was built.
-    selected: Vec<(usize, usize)>,
-    /// The cursor's column when it was in the row and split a shaped run there.
-    cursor_col: Option<usize>,
-    mesh: Mesh,
-}
-
-impl RowCache {
-    pub fn clear(&mut self) {
-        self.key = None;
-        self.rows.clear();
-        self.images.clear();
-    }
 }
 
 /// The selected columns of a row as ranges (empty without a selection).
@@ -433,6 +341,38 @@ fn append(dst: &mut Mesh, src: &Mesh) {
     let base = dst.vertices.len() as u32;
     dst.vertices.extend_from_slice(&src.vertices);
     dst.indices.extend(src.indices.iter().map(|i| i + base));
+}
+
+/// The rows as one egui mesh over the pane's background (and the images under them).
+fn paint_rows(
+    painter: &Painter,
+    cache: &RowCache,
+    rect: Rect,
+    origin: Pos2,
+    style: &Style<'_>,
+    images: &[quads::ImageQuad],
+) {
+    let default_bg = theme::rgb(style.palette.background());
+    let meshes = cache.meshes();
+    let mut mesh = Mesh::with_texture(egui::TextureId::default());
+    mesh.reserve_vertices(meshes.iter().map(|m| m.vertices.len()).sum::<usize>() + 4);
+    mesh.reserve_triangles(meshes.iter().map(|m| m.indices.len() / 3).sum::<usize>() + 2);
+    let any_below = images.iter().any(|q| q.below_text);
+    if let Some(r) = background_rect(rect, default_bg, style.window_clear) {
+        if any_below {
+            // Images under the text go over the background: it is its own shape.
+            painter.rect_filled(r, 0.0, default_bg);
+        } else {
+            mesh.add_colored_rect(r, default_bg);
+        }
+    }
+    if any_below {
+        quads::paint(painter, origin, style.metrics.cell, images, true);
+    }
+    for row in meshes {
+        append(&mut mesh, row);
+    }
+    painter.add(egui::Shape::mesh(mesh));
 }
 
 pub fn paint(
@@ -462,44 +402,24 @@ pub fn paint(
         selection: theme.selection,
         selection_text: theme.selection_text,
     };
-    if cache.key.as_ref() != Some(&key) {
-        cache.rows.clear();
-        cache.key = Some(key);
-    }
-    cache.rows.resize_with(scene.rows.len(), || None);
-    cache.rebuilt = 0;
+    let key_changed = cache.begin(key, scene.rows.len());
     let default_bg = theme::rgb(palette.background());
-    let mut mesh = Mesh::with_texture(egui::TextureId::default());
-    let cells: usize = scene.rows.iter().map(|r| r.cells.len()).sum();
-    mesh.reserve_vertices(cells * 8);
-    mesh.reserve_triangles(cells * 4);
     let any_below = scene.images.iter().any(|q| q.below_text);
-    if let Some(r) = background_rect(rect, default_bg, style.window_clear) {
-        if any_below {
-            // Images under the text go over the background: it is its own shape.
-            painter.rect_filled(r, 0.0, default_bg);
-        } else {
-            mesh.add_colored_rect(r, default_bg);
-        }
-    }
-    if any_below {
-        quads::paint(painter, origin, m.cell, scene.images, true);
-    }
     // With ligatures on, the cursor's cell is drawn apart from a run it is in: its row
     // is built for where the cursor is.
     let cursor_at = scene
         .cursor
         .filter(|_| glyphs.shaping_on())
         .map(|(c, _)| (c.row, c.col));
+    let mut changed = Vec::new();
     for (r, row) in scene.rows.iter().enumerate() {
-        let selected = selected_ranges(scene, r, row.cells.len());
-        let cursor_col = cursor_at.filter(|&(cr, _)| cr == r).map(|(_, c)| c);
-        let fresh = cache.rows[r].as_ref().is_some_and(|c| {
-            c.row == **row && c.selected == selected && c.cursor_col == cursor_col
-        });
-        if !fresh {
+        let state = RowState {
+            selected: selected_ranges(scene, r, row.cells.len()),
+            cursor_col: cursor_at.filter(|&(cr, _)| cr == r).map(|(_, c)| c),
+        };
+        let built = cache.update(r, row, state, |state| {
             let mut row_mesh = Mesh::with_texture(egui::TextureId::default());
-            let is_selected = |c: usize| selected.iter().any(|&(a, b)| a <= c && c < b);
+            let is_selected = |c: usize| state.selected.iter().any(|&(a, b)| a <= c && c < b);
             let top_left = origin + vec2(0.0, r as f32 * m.cell.y);
             add_row(
                 &mut row_mesh,
@@ -511,22 +431,44 @@ pub fn paint(
                 palette,
                 default_bg,
                 (theme.selection, theme.selection_text, &is_selected),
-                cursor_col,
+                state.cursor_col,
             );
-            cache.rebuilt += 1;
-            cache.rebuilt_total += 1;
-            cache.rows[r] = Some(CachedRow {
-                row: (*row).clone(),
-                selected,
-                cursor_col,
-                mesh: row_mesh,
-            });
-        }
-        if let Some(c) = &cache.rows[r] {
-            append(&mut mesh, &c.mesh);
+            row_mesh
+        });
+        if built {
+            changed.push(r);
         }
     }
-    painter.add(egui::Shape::mesh(mesh));
+    // The texture covers every pixel the pane's rectangle reaches.
+    let at = pos2((rect.min.x * ppp).floor(), (rect.min.y * ppp).floor()) / ppp;
+    let size_px = [
+        ((rect.max.x * ppp).ceil() - at.x * ppp).max(0.0) as u32,
+        ((rect.max.y * ppp).ceil() - at.y * ppp).max(0.0) as u32,
+    ];
+    // Images under the text sit between the background and the rows: drawn directly.
+    match style.grid.filter(|g| !any_below && g.fits(size_px)) {
+        Some(gpu) => {
+            let (meshes, grid) = cache.meshes_and_grid();
+            let frame = GridFrame {
+                at,
+                size_px,
+                pixels_per_point: ppp,
+                background: default_bg,
+                row_top: origin.y,
+                row_height: m.cell.y,
+                rows: &meshes,
+                changed: &changed,
+                whole: key_changed,
+                on_background: style.window_clear == Some(default_bg),
+            };
+            let shape = grid.shape(gpu, &ctx, &frame);
+            painter.add(shape);
+        }
+        None => {
+            cache.grid.forget();
+            paint_rows(painter, cache, rect, origin, style, scene.images);
+        }
+    }
     quads::paint(painter, origin, m.cell, scene.images, false);
     let (total, offset) = scene.scroll;
     if total > 0 && offset > 0 {

@@ -62,6 +62,7 @@ fn pane_mesh(text: &str, config: &FontConfig, cursor: Option<usize>) -> (Vec<Ver
                 theme: &theme,
                 focused: true,
                 window_clear: None,
+                grid: None,
             };
             let rect = Rect::from_min_size(Pos2::ZERO, metrics.cell * egui::vec2(20.0, 2.0));
             render::paint(ui.painter(), &mut glyphs, &mut cache, rect, &scene, &style);

@@ -891,6 +891,8 @@ pub fn frame(opts: &Opts) -> Result<Value, String> {
                     theme: &theme,
                     focused: true,
                     window_clear: None,
+                    // The frame suite measures the direct path's mesh build.
+                    grid: None,
                 };
                 render::paint(ui.painter(), &mut glyphs, &mut cache, rect, &scene, &style)
             });

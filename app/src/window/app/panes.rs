@@ -17,7 +17,33 @@ use crate::window::pane::PaneCx;
 use crate::window::render::Metrics;
 use crate::window::theme::rgb;
 
+/// What parked panes may keep of their drawn rows (meshes and grid textures) in all,
+/// so that switching back to a recent tab draws only what changed: a 100x30 pane keeps
+/// ~2 MB, a full-screen pane on a 4K monitor ~35 MB.
+pub const KEPT_ROWS_BYTES: usize = 64 << 20;
+
 impl TernApp {
+    /// Keeps the rows and textures of the panes parked most recently, up to
+    /// [`KEPT_ROWS_BYTES`] in all; the others' are freed.
+    fn trim_kept_rows(&mut self) {
+        let mut kept: Vec<(Instant, usize, PaneId)> = self
+            .panes
+            .ui
+            .iter()
+            .filter_map(|(id, p)| p.kept_rows().map(|(at, bytes)| (at, bytes, *id)))
+            .collect();
+        kept.sort_by_key(|k| std::cmp::Reverse(k.0));
+        let mut total = 0;
+        for (_, bytes, id) in kept {
+            total += bytes;
+            if total > KEPT_ROWS_BYTES
+                && let Some(p) = self.panes.ui.get_mut(&id)
+            {
+                p.drop_kept_rows();
+            }
+        }
+    }
+
     /// Parks panes that left the screen and reveals the ones that came on it.
     pub(super) fn sync_visibility(&mut self) {
         let now: HashSet<PaneId> = self.core.ws().visible_panes().into_iter().collect();
@@ -27,6 +53,7 @@ impl TernApp {
                 p.park();
             }
         }
+        self.trim_kept_rows();
         for new in now.difference(&self.panes.shown) {
             self.core.pipeline().set_visible(*new, true);
             if let Some(p) = self.panes.ui.get_mut(new) {
@@ -166,6 +193,7 @@ impl TernApp {
             theme: &self.look.theme,
             background: rgb(self.look.palette.background()),
             window_clear: self.look.window_clear,
+            grid: self.look.grid.as_ref(),
             glyphs: &mut self.look.glyphs,
             trace: &mut self.frames.trace,
             window_focused: self.chrome.window_focused,

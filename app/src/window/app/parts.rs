@@ -94,6 +94,9 @@ pub struct Look {
     /// The colour eframe clears the window to this frame (`None` outside eframe, as in
     /// the kittest harness): panes on it draw no background rectangle.
     pub window_clear: Option<egui::Color32>,
+    /// What panes need to draw their rows into textures (`grid.rs`; `None` outside
+    /// eframe's wgpu renderer).
+    pub grid: Option<crate::window::grid::GridGpu>,
 }
 
 impl Look {
@@ -106,6 +109,7 @@ impl Look {
             palette: Palette::default(),
             glyphs: GlyphCache::default(),
             window_clear: None,
+            grid: None,
         }
     }
 }

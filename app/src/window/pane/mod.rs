@@ -65,6 +65,8 @@ pub struct PaneCx<'a> {
     pub background: egui::Color32,
     /// The colour the window was cleared to this frame, if known.
     pub window_clear: Option<egui::Color32>,
+    /// Rows drawn into textures kept between frames, when eframe's wgpu renderer runs.
+    pub grid: Option<&'a crate::window::grid::GridGpu>,
     pub glyphs: &'a mut GlyphCache,
     pub trace: &'a mut Trace,
     /// The window has keyboard focus.
@@ -231,14 +233,33 @@ impl PaneUi {
         self.viewport.offset as f32 + self.viewport.fraction
     }
 
-    /// Parks the pane: its view and viewport state are freed (the model keeps running).
+    /// Parks the pane: its view and viewport state are freed (the model keeps running);
+    /// its drawn rows are kept, within the window's cap (`KEPT_ROWS_BYTES`).
     pub fn park(&mut self) {
         self.view = None;
         self.viewport = Viewport::default();
         self.input.selection_guard = None;
         self.modes.search = None;
         self.input.dragging = None;
-        self.rows.clear();
+        self.rows.park();
+    }
+
+    /// Since when the pane is parked with its rows kept, and their bytes.
+    pub fn kept_rows(&self) -> Option<(Instant, usize)> {
+        Some((self.rows.kept_since?, self.rows.bytes()))
+    }
+
+    /// Frees the rows and texture a parked pane kept.
+    pub fn drop_kept_rows(&mut self) {
+        if self.is_parked() {
+            self.rows.clear();
+        }
+    }
+
+    /// Rows the last frame drew into the pane's texture, of those in view (`None`:
+    /// drawn directly, without a texture).
+    pub fn rows_drawn(&self) -> Option<(usize, usize)> {
+        self.rows.grid.last
     }
 
     /// After a reveal, once the view is back: traces how long the reveal took (the

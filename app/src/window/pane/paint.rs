@@ -83,6 +83,7 @@ impl PaneUi {
             theme: cx.theme,
             focused,
             window_clear: cx.window_clear,
+            grid: cx.grid,
         };
         render::paint(
             painter,

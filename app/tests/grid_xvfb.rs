@@ -1,0 +1,176 @@
+//! A pane's rows drawn into a texture kept between frames (issue 46 item 1), in the
+//! real window: a key typed over a full screen draws the rows around its echo, not the
+//! screen, while every other row stays on screen as it was; a tab shown again with
+//! nothing changed draws no row at all. Read from the trace's `frame` events
+//! (`rows_drawn` of `rows_in_view`) and from the screen's pixels. Needs xvfb, xdotool,
+//! imagemagick.
+//!
+//! Catches: every row drawn again each frame (seen failing with the damage off: each
+//! key's frame drew all 30 rows), a kept texture lost when its tab is hidden (seen
+//! failing with `park` freeing the rows: the reveal drew every row), and rows kept in
+//! the texture missing from the window.
+
+mod common;
+
+use common::x11::*;
+
+const ROWS: usize = 30;
+/// The text of the screen: the letters typed below are in it, so typing puts no new
+/// glyph in egui's atlas (a new atlas page redraws everything, rightly).
+const LINE: &str = "line the quick brown fox jumps over the lazy dog 0123456789";
+
+/// The trace's `frame` events from line `from` on, as (rows_drawn, rows_in_view,
+/// panes_direct), each with whether a key's echo was shown by that frame.
+fn frames(trace: &str, from: usize) -> Vec<((u64, u64, u64), bool)> {
+    let mut out = Vec::new();
+    let mut echo = false;
+    for line in trace.lines().skip(from) {
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        match v["event"].as_str() {
+            Some("key_echo_frame") => echo = true,
+            Some("frame") => {
+                let n = |k: &str| v[k].as_u64().unwrap_or(u64::MAX);
+                out.push((
+                    (n("rows_drawn"), n("rows_in_view"), n("panes_direct")),
+                    echo,
+                ));
+                echo = false;
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn count(trace: &std::path::Path, event: &str) -> usize {
+    let text = std::fs::read_to_string(trace).unwrap_or_default();
+    text.matches(&format!("\"event\":\"{event}\"")).count()
+}
+
+/// The rows of the screen (y) where `a` and `b` differ.
+fn differing_rows(a: &Screen, b: &Screen) -> Vec<usize> {
+    let rows = a.rgb.len().min(b.rgb.len()) / 3 / a.width.max(1);
+    (0..rows)
+        .filter(|&y| (0..a.width).any(|x| a.at(x, y) != b.at(x, y)))
+        .collect()
+}
+
+#[test]
+fn a_key_over_a_full_screen_draws_its_rows_and_a_tab_shown_again_draws_none() {
+    let display = start_xvfb();
+    let (dir, runtime) = scratch("grid-rows");
+    let script = format!(
+        "i=0; while [ $i -lt 40 ]; do printf '{LINE} %02d\\n' $i; i=$((i+1)); done; \
+         printf '\\033[H\\033[?25l'; exec cat"
+    );
+    let (_tern, trace) = start_tern(
+        &display,
+        &dir,
+        &runtime,
+        &["--cols", "80", "--rows", "30", "-e", "sh", "-c", &script],
+    );
+    wait_trace(&trace, &dir, "the screen never filled", |t| {
+        frames(t, 0).iter().any(|((_, n, _), _)| *n >= ROWS as u64)
+    });
+    let window = tern_window(&display);
+    // The screen as the full text left it: every row of text on it.
+    let text_rows = |s: &Screen| {
+        let bg = s.at(0, s.rgb.len() / 3 / s.width - 1);
+        let rows = s.rgb.len() / 3 / s.width;
+        (0..rows)
+            .filter(|&y| (0..s.width).any(|x| s.at(x, y) != bg))
+            .count()
+    };
+    let before = wait_for("the full screen painted", &dir, || {
+        let s = Screen::grab(&display.name);
+        (text_rows(&s) > ROWS * 5).then_some(s)
+    });
+    let from = std::fs::read_to_string(&trace)
+        .unwrap_or_default()
+        .lines()
+        .count();
+    let echoes = count(&trace, "key_echo_frame");
+    for key in ["q", "u", "i"] {
+        xdo(&display, &["key", "--window", &window, key]);
+    }
+    wait_for("the keys' echoes", &dir, || {
+        (count(&trace, "key_echo_frame") >= echoes + 3).then_some(())
+    });
+    let text = std::fs::read_to_string(&trace).unwrap_or_default();
+    let typed = frames(&text, from);
+    let echo_frames: Vec<_> = typed.iter().filter(|(_, echo)| *echo).collect();
+    assert!(
+        !echo_frames.is_empty(),
+        "no frame showed an echo: {typed:?}"
+    );
+    for ((drawn, in_view, direct), _) in &typed {
+        assert_eq!(*direct, 0, "the pane drawn without its texture: {typed:?}");
+        assert!(*in_view >= ROWS as u64, "{typed:?}");
+        assert!(
+            *drawn <= 3,
+            "a frame after a key drew {drawn} rows of {in_view} (the echo's row and its \
+             neighbours at most): {typed:?}"
+        );
+    }
+    assert!(
+        echo_frames.iter().all(|((drawn, _, _), _)| *drawn >= 1),
+        "an echo's frame drew no row: {typed:?}"
+    );
+    // On screen: the echo's row changed, every other row is as it was.
+    let after = wait_for("the echo painted", &dir, || {
+        let s = Screen::grab(&display.name);
+        (!differing_rows(&before, &s).is_empty()).then_some(s)
+    });
+    let changed = differing_rows(&before, &after);
+    let cell_h = text_rows(&before) / ROWS + 2;
+    assert!(
+        changed.last().unwrap_or(&0) - changed.first().unwrap_or(&0) <= cell_h,
+        "only the first row changes on screen, but pixel rows {changed:?} did"
+    );
+    assert_eq!(text_rows(&after), text_rows(&before), "rows of text lost");
+
+    // A second tab (the tab bar makes both panes smaller: each is drawn once at the
+    // new size), then back and forth: the first tab's texture is kept while hidden.
+    let switch = |keys: &str| {
+        let reveals = count(&trace, "reveal_frame");
+        xdo(&display, &["key", "--window", &window, keys]);
+        wait_for("the tab shown", &dir, || {
+            (count(&trace, "reveal_frame") > reveals).then_some(())
+        });
+    };
+    switch("ctrl+shift+t");
+    switch("ctrl+Tab");
+    switch("ctrl+Tab");
+    let from = std::fs::read_to_string(&trace)
+        .unwrap_or_default()
+        .lines()
+        .count();
+    let reveals = count(&trace, "reveal_frame");
+    xdo(&display, &["key", "--window", &window, "ctrl+Tab"]);
+    wait_for("the first tab shown again", &dir, || {
+        (count(&trace, "reveal_frame") > reveals).then_some(())
+    });
+    let text = std::fs::read_to_string(&trace).unwrap_or_default();
+    let reveal_at = text
+        .lines()
+        .enumerate()
+        .skip(from)
+        .find(|(_, l)| l.contains("\"event\":\"reveal_frame\",") && l.contains("\"pane\":1,"))
+        .map(|(i, _)| i)
+        .expect("the reveal");
+    // The reveal is traced at the start of the frame after the one that showed it.
+    let shown: String = text
+        .lines()
+        .take(reveal_at)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let ((drawn, in_view, direct), _) = *frames(&shown, from).last().expect("the frame");
+    assert_eq!(direct, 0);
+    assert!(in_view > 20, "the first tab's rows in view: {in_view}");
+    assert_eq!(
+        drawn, 0,
+        "the tab shown again drew {drawn} rows of {in_view}, though nothing changed"
+    );
+}
