@@ -12,6 +12,7 @@
 mod files;
 pub mod kitty;
 pub(crate) mod pixels;
+pub mod placeholder;
 pub mod sixel;
 
 use std::collections::BTreeMap;
@@ -146,6 +147,9 @@ pub struct Placement {
     /// Below text when negative (kitty: below -1,073,741,824 also below cell
     /// backgrounds; tern draws every negative one under the text).
     pub z: i32,
+    /// kitty's `U=1`: a box of `cols` x `rows` cells drawn only where the text holds
+    /// its Unicode placeholders (`placeholder.rs`), anchored nowhere (`line`, `col` 0).
+    pub is_virtual: bool,
 }
 
 impl Placement {
@@ -167,6 +171,24 @@ struct StoredImage {
 #[derive(Clone, Debug, Default)]
 pub struct ImageLayer {
     pub placements: Vec<PlacedImage>,
+}
+
+impl ImageLayer {
+    /// Whether any placement is virtual (so the rows' placeholders are worth reading).
+    pub fn has_virtual(&self) -> bool {
+        self.placements.iter().any(|p| p.placement.is_virtual)
+    }
+
+    /// The virtual placement placeholder cells of `image_id` and `placement_id` show
+    /// (0: the image's newest virtual placement).
+    pub fn virtual_placement(&self, image_id: u32, placement_id: u32) -> Option<&PlacedImage> {
+        self.placements.iter().rev().find(|p| {
+            let p = &p.placement;
+            p.is_virtual
+                && p.image_id == image_id
+                && (placement_id == 0 || p.placement_id == placement_id)
+        })
+    }
 }
 
 /// A placement with the image it shows.
@@ -245,6 +267,11 @@ impl ImageStore {
 
     pub fn placements(&self) -> &[Placement] {
         &self.placements
+    }
+
+    /// Placements made with `U=1` (shown by Unicode placeholders).
+    pub fn virtual_placement_count(&self) -> usize {
+        self.placements.iter().filter(|p| p.is_virtual).count()
     }
 
     pub fn image(&self, id: u32) -> Option<&Arc<ImageData>> {
@@ -390,8 +417,9 @@ impl ImageStore {
     /// dropped from the history or scrolled off a screen without one). Images stay
     /// until the quota needs their room.
     pub fn prune_above(&mut self, first_kept: u64) {
-        if self.placements.iter().any(|p| p.end_line() <= first_kept) {
-            self.placements.retain(|p| p.end_line() > first_kept);
+        let gone = |p: &Placement| !p.is_virtual && p.end_line() <= first_kept;
+        if self.placements.iter().any(gone) {
+            self.placements.retain(|p| !gone(p));
             self.generation = next_generation();
         }
     }
@@ -452,6 +480,7 @@ mod tests {
             offset: (0.0, 0.0),
             extent: (1.0, 1.0),
             z: 0,
+            is_virtual: false,
         });
         store.insert(4, 0, pixels(10, 10)).unwrap();
         assert!(store.image(2).is_none());

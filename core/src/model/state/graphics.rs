@@ -4,6 +4,7 @@
 
 use crate::model::images::kitty::{Command, Upload, load, parse_keys};
 use crate::model::images::pixels::decode;
+use crate::model::images::placeholder;
 use crate::model::images::sixel::Decoder;
 use crate::model::images::{
     ImageLayer, ImageStore, MAX_PLACEMENT_CELLS, PixelRect, Placement, Refusal, StoreError, refuse,
@@ -188,6 +189,31 @@ fn put(st: &mut State, cmd: &Command) -> Result<(), Refusal> {
     }
     let extent = (draw_w as f32 / cell_w as f32, draw_h as f32 / cell_h as f32);
     let (cols, rows) = (cols.max(1) as usize, rows.max(1) as usize);
+    let source = PixelRect {
+        x,
+        y,
+        width: w,
+        height: h,
+    };
+    if cmd.virtual_placement {
+        // Drawn only where placeholder cells ask for it: anchored nowhere, and the
+        // cursor stays.
+        st.images_mut().place(Placement {
+            image_id: id,
+            placement_id: cmd.placement,
+            line: 0,
+            col: 0,
+            cols,
+            rows,
+            source,
+            offset: (0.0, 0.0),
+            extent,
+            z: cmd.z,
+            is_virtual: true,
+        });
+        st.damage.mark_all();
+        return Ok(());
+    }
     let line = st.image_line_base() + st.cursor.row as u64;
     let col = st.cursor.col;
     st.images_mut().place(Placement {
@@ -197,15 +223,11 @@ fn put(st: &mut State, cmd: &Command) -> Result<(), Refusal> {
         col,
         cols,
         rows,
-        source: PixelRect {
-            x,
-            y,
-            width: w,
-            height: h,
-        },
+        source,
         offset: (x_off as f32 / cell_w as f32, y_off as f32 / cell_h as f32),
         extent,
         z: cmd.z,
+        is_virtual: false,
     });
     let first = st.cursor.row;
     for r in first..(first + rows).min(st.rows) {
@@ -233,11 +255,16 @@ fn delete(st: &mut State, cmd: &Command) {
     // `x`, `y` are 1-based cells in the delete keys.
     let cell_col = cmd.src_x.saturating_sub(1) as usize;
     let cell_line = base + u64::from(cmd.src_y.saturating_sub(1));
+    // A virtual placement is anchored nowhere: only deletes by id, number, range and
+    // z reach it (as in kitty).
     let covers = |p: &Placement, line: u64, col: usize| {
-        (p.line..p.end_line()).contains(&line) && (p.col..p.col + p.cols).contains(&col)
+        !p.is_virtual
+            && (p.line..p.end_line()).contains(&line)
+            && (p.col..p.col + p.cols).contains(&col)
     };
     let screen = base..base + st.rows as u64;
-    let on_screen = |p: &Placement| p.line < screen.end && p.end_line() > screen.start;
+    let on_screen =
+        |p: &Placement| !p.is_virtual && p.line < screen.end && p.end_line() > screen.start;
     let id = if cmd.id == 0 && cmd.number != 0 {
         st.images().id_of_number(cmd.number).unwrap_or(0)
     } else {
@@ -257,8 +284,12 @@ fn delete(st: &mut State, cmd: &Command) {
         b'c' => store.delete_where(free, |p| covers(p, cursor_line, cursor_col)),
         b'p' => store.delete_where(free, |p| covers(p, cell_line, cell_col)),
         b'q' => store.delete_where(free, |p| covers(p, cell_line, cell_col) && p.z == cmd.z),
-        b'x' => store.delete_where(free, |p| (p.col..p.col + p.cols).contains(&cell_col)),
-        b'y' => store.delete_where(free, |p| (p.line..p.end_line()).contains(&cell_line)),
+        b'x' => store.delete_where(free, |p| {
+            !p.is_virtual && (p.col..p.col + p.cols).contains(&cell_col)
+        }),
+        b'y' => store.delete_where(free, |p| {
+            !p.is_virtual && (p.line..p.end_line()).contains(&cell_line)
+        }),
         b'z' => store.delete_where(free, |p| p.z == cmd.z),
         b'r' => {
             let (lo, hi) = (cmd.src_x, cmd.src_y);
@@ -372,6 +403,7 @@ impl State {
             offset: (0.0, 0.0),
             extent: (width as f32 / cell_w as f32, height as f32 / cell_h as f32),
             z: 0,
+            is_virtual: false,
         });
         let first = self.cursor.row;
         for r in first..(first + rows).min(self.rows) {
@@ -451,15 +483,42 @@ impl Terminal {
         self.apc.done();
     }
 
-    /// One line for each placement on the screen (see [`ScreenDump::images`]).
+    /// One line for each placement on the screen (see [`ScreenDump::images`]), then
+    /// one for each run of Unicode placeholder cells that shows a virtual placement.
     pub(in crate::model) fn image_dump(&self) -> Vec<String> {
+        let mut lines = self.placed_dump();
+        let layer = self.st.images().layer();
+        if layer.has_virtual() {
+            for row in 0..self.st.rows {
+                for run in placeholder::runs(self.st.grid().row(row)) {
+                    let shown = layer.virtual_placement(run.image_id, run.placement_id);
+                    lines.push(format!(
+                        "placeholder of image {}: box row {} cols {}..{} at row {row} col {}{}",
+                        run.image_id,
+                        run.box_row,
+                        run.box_col,
+                        run.box_col + run.len as u32,
+                        run.col,
+                        if shown.is_some() {
+                            ""
+                        } else {
+                            " (no placement)"
+                        },
+                    ));
+                }
+            }
+        }
+        lines
+    }
+
+    fn placed_dump(&self) -> Vec<String> {
         let store = self.st.images();
         let base = self.st.image_line_base();
         let end = base + self.st.rows as u64;
         store
             .placements()
             .iter()
-            .filter(|p| p.line < end && p.end_line() > base)
+            .filter(|p| !p.is_virtual && p.line < end && p.end_line() > base)
             .map(|p| {
                 let row = p.line as i64 - base as i64;
                 let (w, h) = store
