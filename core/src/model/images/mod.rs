@@ -424,6 +424,47 @@ impl ImageStore {
         }
     }
 
+    /// Moves the placements (not virtual ones) whose top row is on an absolute line
+    /// in `lines` by `delta` lines: rows scrolled inside a scroll region. One moved
+    /// to start above `floor` loses the rows above it (cropped, as kitty clips an
+    /// image at a margin; wholly above, it goes); one moved to start at `ceiling` or
+    /// below goes.
+    pub fn shift(&mut self, lines: std::ops::Range<u64>, delta: i64, floor: u64, ceiling: u64) {
+        let before = self.placements.len();
+        let mut moved = false;
+        self.placements.retain_mut(|p| {
+            if p.is_virtual || !lines.contains(&p.line) {
+                return true;
+            }
+            moved = true;
+            let signed = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
+            let line = signed(p.line).saturating_add(delta);
+            if line >= signed(ceiling) || line.saturating_add(p.rows as i64) <= signed(floor) {
+                return false;
+            }
+            let cut = (signed(floor) - line).max(0);
+            p.line = (line + cut) as u64;
+            if cut > 0 {
+                crop_top(p, cut as usize);
+            }
+            true
+        });
+        if moved || self.placements.len() != before {
+            self.generation = next_generation();
+        }
+    }
+
+    /// Lets `f` move each placement (given its index in [`ImageStore::placements`]):
+    /// a reflow puts them where their first cells went.
+    pub fn reanchor(&mut self, mut f: impl FnMut(usize, &mut Placement)) {
+        for (i, p) in self.placements.iter_mut().enumerate() {
+            if !p.is_virtual {
+                f(i, p);
+            }
+        }
+        self.generation = next_generation();
+    }
+
     /// What the UI draws: every placement with its pixels.
     pub fn layer(&self) -> ImageLayer {
         ImageLayer {
@@ -447,6 +488,21 @@ impl ImageStore {
             + self.images.len() * 64
             + self.placements.capacity() * std::mem::size_of::<Placement>()
     }
+}
+
+/// Takes the top `rows` rows of cells off a placement (the part of the source image
+/// they showed goes with them).
+fn crop_top(p: &mut Placement, rows: usize) {
+    let rows = rows.min(p.rows);
+    // The image's drawn rows start `offset.1` into the first cell.
+    let cut = (rows as f32 - p.offset.1).max(0.0).min(p.extent.1);
+    let px_per_cell = p.source.height as f32 / p.extent.1.max(f32::EPSILON);
+    let cut_px = ((cut * px_per_cell).round() as u32).min(p.source.height);
+    p.source.y += cut_px;
+    p.source.height -= cut_px;
+    p.extent.1 -= cut;
+    p.offset.1 = (p.offset.1 - rows as f32).max(0.0);
+    p.rows -= rows;
 }
 
 #[cfg(test)]

@@ -364,16 +364,36 @@ impl State {
 }
 
 impl State {
-    /// A sixel image ended (its DCS was terminated or cancelled): it is shown at the
-    /// cursor, above the text, and the cursor goes to the start of the line after the
-    /// text row with the image's bottom edge, scrolling as needed (xterm and foot with
-    /// sixel scrolling, DECSDM reset).
+    /// A sixel image ended (its DCS was terminated or cancelled). As xterm draws it:
+    /// with sixel scrolling (DECSDM reset) at the cursor, above the text, the screen
+    /// scrolled until the row below the image's last row is on it, and the cursor on
+    /// that last row in the same column; in sixel display mode (DECSDM set) at the
+    /// screen's top-left corner, cut at its bottom, the cursor where it was.
     pub(in crate::model) fn sixel_done(&mut self, decoder: Decoder) {
         let Some(image) = decoder.finish() else {
             return;
         };
         let (width, height) = (image.width, image.height);
         self.work_cells += u64::from(width) * u64::from(height) / 16;
+        let (cell_w, cell_h) = (self.cell_pixels.0 as u32, self.cell_pixels.1 as u32);
+        let cols = width.div_ceil(cell_w).max(1) as usize;
+        let mut rows = height.div_ceil(cell_h).max(1) as usize;
+        let mut source = PixelRect {
+            x: 0,
+            y: 0,
+            width,
+            height,
+        };
+        let (first, col) = if self.sixel_display_mode {
+            // Cut at the screen's bottom edge.
+            if rows > self.rows {
+                rows = self.rows;
+                source.height = height.min(self.rows as u32 * cell_h);
+            }
+            (0, 0)
+        } else {
+            (self.cursor.row, self.cursor.col)
+        };
         let store = self.images_mut();
         let id = store.fresh_id();
         if store.insert(id, 0, image).is_err() {
@@ -382,11 +402,7 @@ impl State {
             });
             return;
         }
-        let (cell_w, cell_h) = (self.cell_pixels.0 as u32, self.cell_pixels.1 as u32);
-        let cols = width.div_ceil(cell_w).max(1) as usize;
-        let rows = height.div_ceil(cell_h).max(1) as usize;
-        let line = self.image_line_base() + self.cursor.row as u64;
-        let col = self.cursor.col;
+        let line = self.image_line_base() + first as u64;
         self.images_mut().place(Placement {
             image_id: id,
             placement_id: 0,
@@ -394,25 +410,28 @@ impl State {
             col,
             cols,
             rows,
-            source: PixelRect {
-                x: 0,
-                y: 0,
-                width,
-                height,
-            },
+            source,
             offset: (0.0, 0.0),
-            extent: (width as f32 / cell_w as f32, height as f32 / cell_h as f32),
+            extent: (
+                source.width as f32 / cell_w as f32,
+                source.height as f32 / cell_h as f32,
+            ),
             z: 0,
             is_virtual: false,
         });
-        let first = self.cursor.row;
         for r in first..(first + rows).min(self.rows) {
             self.damage.mark(r);
         }
-        for _ in 0..rows {
-            self.linefeed();
+        if !self.sixel_display_mode {
+            // Down to the row after the image, scrolling (the placement, anchored to
+            // its line, scrolls with the text), then back up onto its last row.
+            for _ in 0..rows {
+                self.linefeed();
+            }
+            self.cursor.row = self.cursor.row.saturating_sub(1);
+            self.cursor.col = col;
+            self.cursor.pending_wrap = false;
         }
-        self.carriage_return();
     }
 }
 
