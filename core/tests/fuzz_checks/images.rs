@@ -13,7 +13,8 @@
 //!   ends; each run of placeholder cells must show a part of its image that lies
 //!   inside the image and the run.
 //! - `sixel`: one header byte (the background select `P2`, and the split point as
-//!   above), then the sixel data, sent as `ESC P 0 ; P2 q data ESC \`.
+//!   above; an odd split point sets DECSDM first), then the sixel data, sent as
+//!   `ESC P 0 ; P2 q data ESC \`.
 //!
 //! ESC, CAN and SUB in the data become `?` (they would end the string: what follows
 //! it is the `model` target's). Checks: no panic; the same replies and placements whether the stream came in one
@@ -127,22 +128,47 @@ pub fn kitty_graphics(data: &[u8]) {
     check_placeholders(&t);
 }
 
-/// Writes a `#` command's text (see the module's doc).
+/// Writes a `#` command's text (see the module's doc). A colour's parameters are the
+/// digits and `;` after its introducer, always ended by `m` (so the text makes no
+/// other sequence: a `c` there would be a DA1 query); C0 controls other than BS, CR
+/// and VT become `?` (ENQ and the like are the `model` target's).
 fn placeholder_text(stream: &mut Vec<u8>, text: &[u8]) {
     let mut buf = [0u8; 4];
+    let mut in_colour = false;
     for &b in text {
+        if in_colour {
+            if b.is_ascii_digit() || b == b';' {
+                stream.push(b);
+                continue;
+            }
+            stream.push(b'm');
+            in_colour = false;
+            if b == b'm' {
+                continue;
+            }
+        }
         match b {
             b'%' => stream.extend_from_slice(PLACEHOLDER.encode_utf8(&mut buf).as_bytes()),
-            b'{' => stream.extend_from_slice(b"\x1b[38;5;"),
-            b'[' => stream.extend_from_slice(b"\x1b[38;2;"),
-            b'~' => stream.extend_from_slice(b"\x1b[58;5;"),
+            b'{' | b'[' | b'~' => {
+                stream.extend_from_slice(match b {
+                    b'{' => b"\x1b[38;5;",
+                    b'[' => b"\x1b[38;2;",
+                    _ => b"\x1b[58;5;",
+                });
+                in_colour = true;
+            }
             0x80.. => {
                 if let Some(c) = placeholder::diacritic(u32::from(b - 0x80)) {
                     stream.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
                 }
             }
+            0x08 | 0x0b | b'\r' => stream.push(b),
+            ..0x20 | 0x7f => stream.push(b'?'),
             _ => stream.push(b),
         }
+    }
+    if in_colour {
+        stream.push(b'm');
     }
 }
 
@@ -183,7 +209,13 @@ pub fn sixel(data: &[u8]) {
     let Some((&header, body)) = data.split_first() else {
         return;
     };
-    let mut stream = format!("\x1bP0;{}q", header % 3).into_bytes();
+    // An odd split point sets sixel display mode (DECSDM) first.
+    let sdm = if (header >> 2) & 1 == 1 {
+        "\x1b[?80h"
+    } else {
+        ""
+    };
+    let mut stream = format!("{sdm}\x1bP0;{}q", header % 3).into_bytes();
     stream.extend_from_slice(&inside(body));
     stream.extend_from_slice(b"\x1b\\");
     check(&stream, header >> 2);
