@@ -25,7 +25,12 @@ impl State {
             self.shift_box_rows(top, bottom, left, right, n, true);
             return;
         }
-        let base = self.image_line_base();
+        // Only a screen with placements needs its first line before the scroll.
+        let base = if self.images().placements().is_empty() {
+            0
+        } else {
+            self.image_line_base()
+        };
         if self.modes.alt_screen {
             if top == 0 {
                 self.alt_scrolled_lines += n.min(bottom) as u64;
