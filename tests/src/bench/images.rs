@@ -118,18 +118,30 @@ fn typing_round(opts: &Opts, variant: Variant, keys: usize) -> Result<Vec<f64>, 
     for _ in 0..opts.hidden {
         floods.push(rig.spawn(&stream_argv(&agent, opts.rate), size, false)?.0);
     }
-    if let Some(file) = image_file(opts, variant) {
-        floods.push(rig.spawn(&stream_argv(&file, opts.rate), size, false)?.0);
-    }
+    let images = match image_file(opts, variant) {
+        Some(file) => Some(rig.spawn(&stream_argv(&file, opts.rate), size, false)?.0),
+        None => None,
+    };
     let (pane, log) = rig.spawn(&probe_argv(&["echo"]), size, true)?;
     std::thread::sleep(Duration::from_millis(300));
     let base = log.max_total();
     let p = rig.pipeline.clone();
     let result = type_keys(keys, &|k| p.write(pane, k), &log, base);
-    for f in floods {
+    // What the image pane held at the end: proof that it drew images all along.
+    let held = images
+        .and_then(|i| rig.pipeline.stats(i))
+        .map_or(0, |s| s.image_bytes.load(Ordering::Relaxed));
+    for f in floods.into_iter().chain(images) {
         rig.pipeline.close(f);
     }
     rig.pipeline.close(pane);
+    if held > 0 {
+        println!(
+            "  ({} pane: {} KiB of images held)",
+            variant.name(),
+            held / 1024
+        );
+    }
     Ok(result?.total)
 }
 
