@@ -1,8 +1,9 @@
 //! `tern-bench images`: the flood and reveal figures with an image-heavy hidden pane
 //! (issue 49: "the flood and reveal benchmarks unchanged").
 //!
-//! The same rig as `typing` and `reveal`, in alternating rounds, in three variants:
-//! **text** (the benchmark as it is), **+kitty** (one more hidden pane streaming kitty
+//! The same rig as `typing` and `reveal`, in alternating rounds, in four variants:
+//! **text** (the benchmark as it is), **+text** (one more hidden pane streaming the
+//! same text: the load of a pane, without images), **+kitty** (one more hidden pane streaming kitty
 //! graphics transmissions, 64x64 RGB with ids cycling 1..50, each placed) and
 //! **+sixel** (one more hidden pane streaming 64x64 sixel images, each a new image, so
 //! the store's quota evicts). The image panes stream at the text floods' rate. Each
@@ -29,16 +30,25 @@ use super::systems::TernRig;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Variant {
     Text,
+    /// One more hidden pane streaming text: the same load as an image pane's, without
+    /// images.
+    MoreText,
     Kitty,
     Sixel,
 }
 
 impl Variant {
-    const ALL: [Variant; 3] = [Variant::Text, Variant::Kitty, Variant::Sixel];
+    const ALL: [Variant; 4] = [
+        Variant::Text,
+        Variant::MoreText,
+        Variant::Kitty,
+        Variant::Sixel,
+    ];
 
     fn name(self) -> &'static str {
         match self {
             Variant::Text => "text",
+            Variant::MoreText => "+text",
             Variant::Kitty => "+kitty",
             Variant::Sixel => "+sixel",
         }
@@ -93,6 +103,7 @@ fn sixel_stream() -> Vec<u8> {
 fn image_file(opts: &Opts, variant: Variant) -> Option<PathBuf> {
     let (name, bytes) = match variant {
         Variant::Text => return None,
+        Variant::MoreText => return Some(fixture_file(opts, Fixture::AgentTui, 4 << 20, 80, 24)),
         Variant::Kitty => ("images-kitty.bin", kitty_stream()),
         Variant::Sixel => ("images-sixel.bin", sixel_stream()),
     };
@@ -263,8 +274,8 @@ pub fn images(opts: &Opts) -> Result<Value, String> {
     let mut reveal = typing.clone();
     for round in 0..rounds {
         // Rotate the order so drift in the machine's load hits every variant alike.
-        for k in 0..3 {
-            let i = (round + k) % 3;
+        for k in 0..Variant::ALL.len() {
+            let i = (round + k) % Variant::ALL.len();
             let variant = Variant::ALL[i];
             typing[i].1.extend(typing_round(opts, variant, keys)?);
             reveal[i]
