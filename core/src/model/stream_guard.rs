@@ -147,9 +147,8 @@ pub(super) fn scan_for_osc(in_escape: bool, bytes: &[u8]) -> OscScan {
         from == 0 && in_escape
     };
     let mut from = 0;
-    // One searcher for the whole slice: underscores are common in text (snake_case,
-    // `__init__`), and restarting the search at each costs more than the check.
-    for at in memchr::memchr2_iter(b']', b'_', bytes) {
+    while let Some(i) = memchr::memchr2(b']', b'_', &bytes[from..]) {
+        let at = from + i;
         if escape_before(from, at) {
             return OscScan::StartsAt(at);
         }
