@@ -18,17 +18,20 @@ cd "$(dirname "$0")/.."
 # start raises the running window (a request to the window manager), and xclip to read
 # the X clipboard that copy mode and hints fill; tini, a reaper that outlives a killed
 # tern, as a desktop's session manager does (app/tests/keeper.rs: an exit code read
-# back after tern was gone).
+# back after tern was gone); chafa and timg, real image tools whose sixel and kitty
+# output the image tests draw and read back (app/tests/image_tools_xvfb.rs,
+# app/tests/image_probes.rs).
 PACKAGES=(xvfb xauth mesa-vulkan-drivers libvulkan1 libegl1 libegl-mesa0 libgl1-mesa-dri
   libgbm1 libxkbcommon-x11-0 libxcursor1 libxi6 libxrandr2 libx11-xcb1 libwayland-client0
   xdotool imagemagick git fonts-noto-color-emoji fontconfig fonts-dejavu-core fonts-symbola
   fonts-nanum fonts-wqy-microhei fonts-firacode desktop-file-utils
-  bash zsh fish dbus tmux openssh-server openssh-client openbox xclip weston tini)
+  bash zsh fish dbus tmux openssh-server openssh-client openbox xclip weston tini chafa timg)
 # The programs those packages bring, for systems without dpkg (Fedora, Arch, macOS):
 # what is missing is named, and the tests run with what is there (those that need a
 # missing program fail saying which one).
 TOOLS=(Xvfb xauth xdotool import git fc-match desktop-file-validate bash zsh fish
-  dbus-run-session tmux sshd ssh ssh-keygen openbox xclip weston weston-screenshooter tini)
+  dbus-run-session tmux sshd ssh ssh-keygen openbox xclip weston weston-screenshooter tini chafa
+  timg)
 if command -v dpkg >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
   missing=()
   for p in "${PACKAGES[@]}"; do

@@ -1,4 +1,5 @@
-//! `model_parse`: MB/s of the tern model on the four fixtures, beside a raw `vte::Parser`
+//! `model_parse`: MB/s of the tern model on the four fixtures and an underscore-heavy
+//! text (`underscores`), beside a raw `vte::Parser`
 //! with a no-op performer (the floor of parsing alone) and `alacritty_terminal::Term` (the
 //! peer), all in the same run.
 //!
@@ -81,6 +82,37 @@ fn run(engine: Engine, data: &[u8]) -> usize {
     }
 }
 
+/// `size` bytes of underscore-heavy output (snake_case names, `__dunder__` files,
+/// `____` rules, coloured): the stream guard's scan stops at every `_` (a `_` after
+/// ESC starts an APC), so this is its worst text.
+fn underscores(size: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(size + 256);
+    let mut i = 0usize;
+    while out.len() < size {
+        let line = match i % 4 {
+            0 => format!(
+                "\x1b[1;31merror\x1b[0m: unused variable `some_long_snake_case_name_{i}` in \
+                 fn `do_the_thing_{}` at src/my_module/sub_mod_{}/file_name.rs:{i}:{}\r\n",
+                i % 97,
+                i % 13,
+                i % 80
+            ),
+            1 => format!(
+                "  File \"/usr/lib/python3/dist_packages/pkg_{}/__init__.py\", line {i}, \
+                 in __getattr__ __dict__ _private_{}\r\n",
+                i % 31,
+                i % 7
+            ),
+            2 => "________________________________________________________________\r\n".to_owned(),
+            _ => format!("MAX_RETRY_COUNT={i} HTTP_PROXY_URL=http_x DEBUG_LOG_LEVEL=snake_{i}\r\n"),
+        };
+        out.extend_from_slice(line.as_bytes());
+        i += 1;
+    }
+    out.truncate(size);
+    out
+}
+
 fn percentile(sorted: &[f64], p: f64) -> f64 {
     let idx = ((sorted.len() - 1) as f64 * p).round() as usize;
     sorted[idx]
@@ -89,13 +121,14 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 fn main() {
     let quick = std::env::var_os("MODEL_PARSE_QUICK").is_some();
     let size = if quick { 1 << 20 } else { 10 << 20 };
-    let fixtures: Vec<(Fixture, Vec<u8>)> = Fixture::ALL
+    let mut fixtures: Vec<(&str, Vec<u8>)> = Fixture::ALL
         .iter()
-        .map(|f| (*f, f.generate(size, COLS, ROWS)))
+        .map(|f| (f.name(), f.generate(size, COLS, ROWS)))
         .collect();
+    fixtures.push(("underscore", underscores(size)));
 
     if let Ok(name) = std::env::var("MODEL_PARSE_PROFILE") {
-        for (fixture, data) in fixtures.iter().filter(|(f, _)| f.name() == name) {
+        for (fixture, data) in fixtures.iter().filter(|(f, _)| *f == name) {
             let iters: u32 = std::env::var("MODEL_PARSE_ITERS")
                 .ok()
                 .and_then(|v| v.parse().ok())
@@ -110,7 +143,7 @@ fn main() {
                 black_box(run(engine, data));
             }
             let mbps = f64::from(iters) * data.len() as f64 / start.elapsed().as_secs_f64() / 1e6;
-            println!("{}: {} {mbps:.1} MB/s", fixture.name(), engine.name());
+            println!("{fixture}: {} {mbps:.1} MB/s", engine.name());
         }
         return;
     }
@@ -118,7 +151,7 @@ fn main() {
     if !quick {
         let mut c = Criterion::default().sample_size(10).configure_from_args();
         for (fixture, data) in &fixtures {
-            let mut group = c.benchmark_group(format!("model_parse/{}", fixture.name()));
+            let mut group = c.benchmark_group(format!("model_parse/{fixture}"));
             group.throughput(Throughput::Bytes(data.len() as u64));
             for engine in Engine::ALL {
                 group.bench_function(engine.name(), |b| b.iter(|| black_box(run(engine, data))));
@@ -156,7 +189,7 @@ fn main() {
         let mb = data.len() as f64 / 1e6;
         println!(
             "{:<11} {:>8.1} | {:>10.1} {:>10.1} {:>10.1} | {:>8.2}x {:>8.2}x | {:>10.1}",
-            fixture.name(),
+            fixture,
             mb,
             med[0],
             med[1],
@@ -176,7 +209,7 @@ fn main() {
         };
         json_rows.push(format!(
             "{{\"fixture\":\"{}\",\"bytes\":{},\"tern_mbps\":{:.2},\"vte_mbps\":{:.2},\"alacritty_mbps\":{:.2},\"tern_over_alacritty\":{:.3},\"tern_over_vte\":{:.3},\"samples\":{{\"tern\":{},\"vte\":{},\"alacritty\":{}}}}}",
-            fixture.name(),
+            fixture,
             data.len(),
             med[0],
             med[1],

@@ -198,3 +198,61 @@ fn a_redacted_report_has_no_program_set_titles_unless_asked() {
         .expect("to ron");
     assert!(kept.contains("secret-host"), "{kept}");
 }
+
+/// Catches image memory missing from the report: a pane that keeps a 64x64 RGBA image
+/// (16 KiB decoded) shows it in its row, within its memory, and in the process total;
+/// a pane without images shows none.
+#[test]
+fn the_report_counts_each_panes_image_memory_and_the_total() {
+    let p = Pipeline::start(PipelineConfig::default(), Arc::new(|| {})).expect("pipeline");
+    // `a=t` keeps the image without showing it; the payload is 64x64 RGBA, zlib'd so
+    // the script stays short (base64 of the zlib stream of 16 KiB of 0x55).
+    let payload = {
+        use std::io::Write;
+        let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+        z.write_all(&[0x55; 64 * 64 * 4]).expect("zlib");
+        base64::Engine::encode(
+            &base64::engine::general_purpose::STANDARD,
+            z.finish().expect("zlib"),
+        )
+    };
+    let image = p
+        .spawn(&sh(&format!(
+            "printf '\\033_Ga=t,f=32,o=z,s=64,v=64,i=3,q=2;{payload}\\033\\\\'; exec sleep 60"
+        )))
+        .expect("spawn");
+    let plain = p.spawn(&sh("echo no images")).expect("spawn");
+    wait_all_exited(&p, &[plain]);
+    // The image pane lives on (its images with it): wait for its row to count them.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let row = |report: &DiagnosticsReport, pane: PaneId| {
+        report
+            .panes
+            .iter()
+            .find(|r| r.pty.pane == pane.0)
+            .expect("a row")
+            .pty
+            .clone()
+    };
+    let report = loop {
+        let report = collect(&p);
+        if row(&report, image).image_bytes > 0 {
+            break report;
+        }
+        assert!(Instant::now() < deadline, "no image bytes counted");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let (with, without) = (row(&report, image), row(&report, plain));
+    assert!(
+        with.image_bytes >= 64 * 64 * 4,
+        "the image pane holds {} image bytes",
+        with.image_bytes
+    );
+    assert!(
+        with.image_bytes <= with.heap_bytes,
+        "images are part of memory"
+    );
+    assert_eq!(without.image_bytes, 0);
+    // The total counts decoded pixels (the pane's figure also its tables).
+    assert!(report.model.image_bytes_total >= 64 * 64 * 4);
+}

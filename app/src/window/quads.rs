@@ -6,7 +6,8 @@
 use std::collections::HashMap;
 
 use egui::{Color32, Painter, Pos2, Rect, Vec2, pos2, vec2};
-use tern_core::model::images::ImageLayer;
+use tern_core::model::Row;
+use tern_core::model::images::{ImageData, ImageLayer, placeholder};
 
 /// An image to draw: a texture over a rectangle given in cells from cell 0,0 (rows may
 /// be negative: an image that starts above the view).
@@ -37,43 +38,35 @@ pub struct ImageTextures {
 }
 
 impl ImageTextures {
-    /// The quads of the placements that reach rows `0..rows` of the view, whose top
-    /// row is the absolute image line `top_line`. Images in view are uploaded once;
-    /// textures of images no longer in view are freed.
+    /// The quads of the placements that reach the view's `rows`, whose top row is the
+    /// absolute image line `top_line`, and of the Unicode placeholders in those rows
+    /// (cells of `cell_px` pixels, for an image's aspect in its box). Images in view
+    /// are uploaded once; textures of images no longer in view are freed.
     pub fn quads(
         &mut self,
         ctx: &egui::Context,
         layer: &ImageLayer,
         top_line: i64,
-        rows: usize,
+        rows: &[&Row],
+        cell_px: Vec2,
     ) -> Vec<ImageQuad> {
         let mut quads = Vec::new();
         let mut used = Vec::new();
         for placed in &layer.placements {
             let p = &placed.placement;
             let row = p.line as i64 - top_line;
-            if row >= rows as i64 || row + p.rows as i64 <= 0 {
+            if p.is_virtual || row >= rows.len() as i64 || row + p.rows as i64 <= 0 {
                 continue;
             }
             let image = &placed.image;
-            let texture = self.by_key.entry(image.key).or_insert_with(|| {
-                let pixels = egui::ColorImage::from_rgba_unmultiplied(
-                    [image.width as usize, image.height as usize],
-                    &image.rgba,
-                );
-                ctx.load_texture(
-                    format!("tern-image-{}", image.key),
-                    pixels,
-                    egui::TextureOptions::LINEAR,
-                )
-            });
+            let texture = self.texture(ctx, image);
             used.push(image.key);
             let (w, h) = (image.width as f32, image.height as f32);
             let s = p.source;
             quads.push((
                 p.z,
                 ImageQuad {
-                    texture: texture.id(),
+                    texture,
                     at: vec2(p.col as f32 + p.offset.0, row as f32 + p.offset.1),
                     size: vec2(p.extent.0, p.extent.1),
                     uv: Rect::from_min_max(
@@ -84,6 +77,9 @@ impl ImageTextures {
                 },
             ));
         }
+        if layer.has_virtual() {
+            self.placeholder_quads(ctx, layer, rows, cell_px, &mut quads, &mut used);
+        }
         self.by_key.retain(|key, _| used.contains(key));
         // Lower z first, so higher z is drawn over it (a stable sort keeps the order
         // of placement among equals).
@@ -93,6 +89,66 @@ impl ImageTextures {
 
     pub fn clear(&mut self) {
         self.by_key.clear();
+    }
+
+    /// The image's texture, uploaded the first time it is asked for.
+    fn texture(&mut self, ctx: &egui::Context, image: &ImageData) -> egui::TextureId {
+        self.by_key
+            .entry(image.key)
+            .or_insert_with(|| {
+                let pixels = egui::ColorImage::from_rgba_unmultiplied(
+                    [image.width as usize, image.height as usize],
+                    &image.rgba,
+                );
+                ctx.load_texture(
+                    format!("tern-image-{}", image.key),
+                    pixels,
+                    egui::TextureOptions::LINEAR,
+                )
+            })
+            .id()
+    }
+
+    /// A quad for each run of placeholder cells in `rows` that shows part of a
+    /// virtual placement's image (`placeholder.rs` in the model).
+    fn placeholder_quads(
+        &mut self,
+        ctx: &egui::Context,
+        layer: &ImageLayer,
+        rows: &[&Row],
+        cell_px: Vec2,
+        quads: &mut Vec<(i32, ImageQuad)>,
+        used: &mut Vec<u64>,
+    ) {
+        for (r, row) in rows.iter().enumerate() {
+            for run in placeholder::runs(row) {
+                let Some(placed) = layer.virtual_placement(run.image_id, run.placement_id) else {
+                    continue;
+                };
+                let Some(piece) = placeholder::piece(placed, &run, (cell_px.x, cell_px.y)) else {
+                    continue;
+                };
+                let image = &placed.image;
+                let texture = self.texture(ctx, image);
+                used.push(image.key);
+                let (w, h) = (image.width as f32, image.height as f32);
+                let (x, y, sw, sh) = piece.source;
+                let z = placed.placement.z;
+                quads.push((
+                    z,
+                    ImageQuad {
+                        texture,
+                        at: vec2(run.col as f32 + piece.at.0, r as f32 + piece.at.1),
+                        size: vec2(piece.size.0, piece.size.1),
+                        uv: Rect::from_min_max(
+                            pos2(x / w, y / h),
+                            pos2((x + sw) / w, (y + sh) / h),
+                        ),
+                        below_text: z < 0,
+                    },
+                ));
+            }
+        }
     }
 }
 
@@ -124,6 +180,7 @@ mod tests {
                     offset: (0.0, 0.0),
                     extent: (2.0, 1.5),
                     z,
+                    is_virtual: false,
                 },
                 image: Arc::new(image),
             }],
@@ -136,19 +193,26 @@ mod tests {
     fn a_texture_lives_only_while_its_image_is_in_view() {
         let ctx = egui::Context::default();
         let mut textures = ImageTextures::default();
+        let blank = Row::blank(10, tern_core::model::Color::Default);
+        let rows = vec![&blank; 10];
+        let cell = vec2(10.0, 20.0);
         let image = layer(100, -1);
         // Rows 0..10 of the view show lines 95..105: the image is on rows 5 and 6.
-        let quads = textures.quads(&ctx, &image, 95, 10);
+        let quads = textures.quads(&ctx, &image, 95, &rows, cell);
         assert_eq!(textures.by_key.len(), 1);
         let q = &quads[0];
         assert_eq!((q.at, q.size), (vec2(3.0, 5.0), vec2(2.0, 1.5)));
         assert_eq!(q.uv, Rect::from_min_max(pos2(0.0, 0.5), pos2(1.0, 1.0)));
         assert!(q.below_text, "a negative z is under the text");
         // An image whose last row is just above the view is not drawn, its texture gone.
-        assert!(textures.quads(&ctx, &image, 102, 10).is_empty());
+        assert!(textures.quads(&ctx, &image, 102, &rows, cell).is_empty());
         assert_eq!(textures.by_key.len(), 0);
         // Far below the view: never uploaded.
-        assert!(textures.quads(&ctx, &layer(1_000_000, 0), 0, 10).is_empty());
+        assert!(
+            textures
+                .quads(&ctx, &layer(1_000_000, 0), 0, &rows, cell)
+                .is_empty()
+        );
         assert_eq!(textures.by_key.len(), 0);
     }
 }

@@ -3,6 +3,7 @@
 //! UI's frame-building code; it reads only the `PaneView`, never the live model.
 
 use egui::{Align2, Color32, Mesh, Painter, Pos2, Rect, Stroke, pos2, vec2};
+use tern_core::model::images::placeholder;
 use tern_core::model::{Cell, Cursor, CursorShape, Flags, Palette, Row, Underline};
 
 use super::boxes::{Pixels, draw_box};
@@ -122,6 +123,10 @@ fn add_row(
         };
         let rect = cell_rect(i, wide);
         let c = cell.ch();
+        if c == placeholder::PLACEHOLDER {
+            // A Unicode placeholder: the image is drawn over its cell (`quads.rs`).
+            continue;
+        }
         let combining = if flags.contains(Flags::EXTRA) {
             row.extra(i).filter(|e| !e.combining.is_empty())
         } else {

@@ -160,6 +160,11 @@ pub struct ModelReport {
     pub reply_polls_caught: u64,
     #[serde(default)]
     pub reply_poll_ns: u64,
+    /// Decoded image bytes alive in the process, every pane's and those the window
+    /// still holds (`model::images::live_image_bytes`; capped at
+    /// `TOTAL_IMAGE_BYTES`).
+    #[serde(default)]
+    pub image_bytes_total: u64,
 }
 
 /// Rates between one sample and the one before it.
@@ -294,6 +299,7 @@ impl DiagnosticsReport {
                 reply_polls: polls.polls,
                 reply_polls_caught: polls.caught,
                 reply_poll_ns: polls.poll_ns,
+                image_bytes_total: crate::model::images::live_image_bytes() as u64,
             },
             panes,
             reply_latency_us: HistogramReport::from_buckets(&reply_buckets),

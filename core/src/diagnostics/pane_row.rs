@@ -54,6 +54,9 @@ struct PaneRecord {
     last_frame_age_ms: Option<u64>,
     scrollback_lines: u64,
     heap_bytes: u64,
+    /// Added with images (issue 49): older reports read as none.
+    #[serde(default)]
+    image_bytes: u64,
 }
 
 impl From<PaneRow> for PaneRecord {
@@ -88,6 +91,7 @@ impl From<PaneRow> for PaneRecord {
             reply_latency_buckets: _,
             scrollback_lines,
             heap_bytes,
+            image_bytes,
         } = pty;
         PaneRecord {
             id,
@@ -113,6 +117,7 @@ impl From<PaneRow> for PaneRecord {
             last_frame_age_ms,
             scrollback_lines,
             heap_bytes,
+            image_bytes,
         }
     }
 }
@@ -147,6 +152,7 @@ impl From<PaneRecord> for PaneRow {
                 reply_latency_buckets: Vec::new(),
                 scrollback_lines: r.scrollback_lines,
                 heap_bytes: r.heap_bytes,
+                image_bytes: r.image_bytes,
             },
         }
     }

@@ -61,6 +61,7 @@ fn sample_row() -> PaneRow {
             reply_latency_buckets: vec![16, 17],
             scrollback_lines: 13,
             heap_bytes: 14,
+            image_bytes: 19,
         },
     }
 }
@@ -89,6 +90,7 @@ const SAMPLE_ROW_RON: &str = r#"(
     last_frame_age_ms: None,
     scrollback_lines: 13,
     heap_bytes: 14,
+    image_bytes: 19,
 )"#;
 
 #[test]
@@ -109,7 +111,12 @@ fn an_exported_pane_row_keeps_its_format() {
     // A report from before the throttle (issue 32, round 4) reads as not throttled.
     let older = SAMPLE_ROW_RON
         .replace("    throttled: true,\n", "")
-        .replace("    slices_rested: 18,\n", "");
+        .replace("    slices_rested: 18,\n", "")
+        .replace("    image_bytes: 19,\n", "");
     let back: PaneRow = ron::from_str(&older).expect("an older report");
     assert!(!back.pty.throttled && back.pty.slices_rested == 0);
+    assert_eq!(
+        back.pty.image_bytes, 0,
+        "a report from before images has none"
+    );
 }

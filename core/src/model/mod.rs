@@ -34,7 +34,7 @@ pub use palette::{DynamicDefaults, Palette, Rgb};
 pub use perform::{DA1_REPLY, VERSION};
 pub use rect::checksum_value;
 pub use scrollback::Scrollback;
-pub use state::{Cursor, CursorShape, Damage, Pen};
+pub use state::{Cursor, CursorShape, DEFAULT_CELL_PIXELS, Damage, Pen};
 pub use state::{agent_status, kitty, links, notify};
 pub use stream_guard::MAX_APC_BYTES;
 

@@ -12,6 +12,7 @@ impl State {
             40 => ModeReport::of(self.allow_column_switch),
             41 => ModeReport::of(self.tab_wraps_pending),
             45 => ModeReport::of(self.reverse_wrap),
+            80 => ModeReport::of(self.sixel_display_mode),
             // DECLRMM and DECNCSM are unknown below their levels (xterm answers 0).
             69 if !self.at_level(4) => ModeReport::NotRecognized,
             69 => ModeReport::of(self.lr_margin_mode),
@@ -37,6 +38,7 @@ impl State {
             40 => self.allow_column_switch = on,
             41 => self.tab_wraps_pending = on,
             45 => self.reverse_wrap = on,
+            80 => self.sixel_display_mode = on,
             6 => {
                 m.origin = on;
                 self.goto(0, 0);

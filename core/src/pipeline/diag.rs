@@ -78,6 +78,8 @@ pub struct PtyStats {
     /// Nanoseconds since the pipeline's epoch of the last frame or snapshot built.
     pub last_frame_ns: AtomicU64,
     pub heap_bytes: AtomicU64,
+    /// The images' part of `heap_bytes` (decoded pixels, uploads in progress).
+    pub image_bytes: AtomicU64,
     pub scrollback_lines: AtomicU64,
     /// Times the screen was scanned for a question (the waiting state).
     pub question_scans: AtomicU64,
@@ -268,4 +270,6 @@ pub struct PtyReport {
     pub reply_latency_buckets: Vec<u64>,
     pub scrollback_lines: u64,
     pub heap_bytes: u64,
+    /// The images' part of `heap_bytes`.
+    pub image_bytes: u64,
 }

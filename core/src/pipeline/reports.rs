@@ -96,6 +96,7 @@ impl Pipeline {
                     last_frame_age_ms: age(s.last_frame_ns.load(Ordering::Relaxed)),
                     reply_latency_buckets: s.reply_latency.buckets(),
                     heap_bytes: s.heap_bytes.load(Ordering::Relaxed),
+                    image_bytes: s.image_bytes.load(Ordering::Relaxed),
                     scrollback_lines: s.scrollback_lines.load(Ordering::Relaxed),
                 }
             })

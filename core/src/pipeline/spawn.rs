@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
 use rustix::fs::{OFlags, fcntl_getfl, fcntl_setfl};
 
-use crate::model::TermSize;
+use crate::model::{DEFAULT_CELL_PIXELS, TermSize};
 
 /// What to run and where.
 #[derive(Clone, Debug, Default)]
@@ -106,14 +106,19 @@ pub fn hang_up(pidfd: Option<&OwnedFd>) -> bool {
     }
 }
 
+/// The pty's size for `size` cells of the model's first cell size
+/// ([`DEFAULT_CELL_PIXELS`]): a program started before the window says its cell size
+/// (and every program in `--headless`) reads the pixel size the model answers
+/// XTWINOPS 14 with, not 0 (timg, for one, asks for images only when it is not 0).
 pub fn pty_size(size: TermSize) -> PtySize {
     // The model's limits, so the program and the model agree on the size.
     let size = size.clamped();
+    let px = |cells: usize, cell: usize| (cells * cell).min(usize::from(u16::MAX)) as u16;
     PtySize {
         rows: size.rows as u16,
         cols: size.cols as u16,
-        pixel_width: 0,
-        pixel_height: 0,
+        pixel_width: px(size.cols, DEFAULT_CELL_PIXELS.0),
+        pixel_height: px(size.rows, DEFAULT_CELL_PIXELS.1),
     }
 }
 

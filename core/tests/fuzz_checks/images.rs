@@ -6,8 +6,15 @@
 //!   base64-encoded here, so the fuzzer reaches the decoders; bits 1–7: where the
 //!   stream is split in two reads, in 64ths), then commands separated by `\n`, each
 //!   sent as `ESC _ G command ESC \`.
+//!   A command that starts with `#` is text instead (kitty's Unicode placeholders):
+//!   `%` is U+10EEEE, a byte from 0x80 one of the row/column diacritics (its value
+//!   less 0x80), `{` / `[` / `~` start a 256-colour foreground / 24-bit foreground /
+//!   256-colour underline colour (`ESC [ 38;5;`, `38;2;`, `58;5;`) that the next `m`
+//!   ends; each run of placeholder cells must show a part of its image that lies
+//!   inside the image and the run.
 //! - `sixel`: one header byte (the background select `P2`, and the split point as
-//!   above), then the sixel data, sent as `ESC P 0 ; P2 q data ESC \`.
+//!   above; an odd split point sets DECSDM first), then the sixel data, sent as
+//!   `ESC P 0 ; P2 q data ESC \`.
 //!
 //! ESC, CAN and SUB in the data become `?` (they would end the string: what follows
 //! it is the `model` target's). Checks: no panic; the same replies and placements whether the stream came in one
@@ -16,6 +23,7 @@
 //! the quota of both screens plus one image in transit; the cursor on the screen.
 
 use base64::Engine;
+use tern_core::model::images::placeholder::{self, PLACEHOLDER};
 use tern_core::model::images::{MAX_IMAGE_BYTES, STORE_QUOTA_BYTES};
 use tern_core::model::{TermConfig, TermSize, Terminal};
 
@@ -99,6 +107,10 @@ pub fn kitty_graphics(data: &[u8]) {
     let body = inside(body);
     let mut stream = Vec::new();
     for command in body.split(|&b| b == b'\n') {
+        if let Some(text) = command.strip_prefix(b"#") {
+            placeholder_text(&mut stream, text);
+            continue;
+        }
         stream.extend_from_slice(b"\x1b_G");
         match command.iter().position(|&b| b == b';') {
             Some(i) if header & 1 == 1 => {
@@ -111,13 +123,99 @@ pub fn kitty_graphics(data: &[u8]) {
         stream.extend_from_slice(b"\x1b\\");
     }
     check(&stream, header >> 2);
+    let mut t = fresh();
+    t.advance(&stream);
+    check_placeholders(&t);
+}
+
+/// Writes a `#` command's text (see the module's doc). A colour's parameters are the
+/// digits and `;` after its introducer, always ended by `m` (so the text makes no
+/// other sequence: a `c` there would be a DA1 query); C0 controls other than BS, CR
+/// and VT become `?` (ENQ and the like are the `model` target's).
+fn placeholder_text(stream: &mut Vec<u8>, text: &[u8]) {
+    let mut buf = [0u8; 4];
+    let mut in_colour = false;
+    for &b in text {
+        if in_colour {
+            if b.is_ascii_digit() || b == b';' {
+                stream.push(b);
+                continue;
+            }
+            stream.push(b'm');
+            in_colour = false;
+            if b == b'm' {
+                continue;
+            }
+        }
+        match b {
+            b'%' => stream.extend_from_slice(PLACEHOLDER.encode_utf8(&mut buf).as_bytes()),
+            b'{' | b'[' | b'~' => {
+                stream.extend_from_slice(match b {
+                    b'{' => b"\x1b[38;5;",
+                    b'[' => b"\x1b[38;2;",
+                    _ => b"\x1b[58;5;",
+                });
+                in_colour = true;
+            }
+            0x80.. => {
+                if let Some(c) = placeholder::diacritic(u32::from(b - 0x80)) {
+                    stream.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                }
+            }
+            0x08 | 0x0b | b'\r' => stream.push(b),
+            ..0x20 | 0x7f => stream.push(b'?'),
+            _ => stream.push(b),
+        }
+    }
+    if in_colour {
+        stream.push(b'm');
+    }
+}
+
+/// Every run of placeholder cells shows a part of its image inside the image, drawn
+/// inside the run's cells.
+fn check_placeholders(t: &Terminal) {
+    let Some(layer) = t.image_layer() else {
+        return;
+    };
+    for row in 0..t.size().rows {
+        for run in placeholder::runs(t.grid().row(row)) {
+            assert!(run.len >= 1 && run.col + run.len <= t.size().cols);
+            let Some(placed) = layer.virtual_placement(run.image_id, run.placement_id) else {
+                continue;
+            };
+            let Some(piece) = placeholder::piece(placed, &run, (10.0, 20.0)) else {
+                continue;
+            };
+            let (w, h) = (placed.image.width as f32, placed.image.height as f32);
+            let (x, y, sw, sh) = piece.source;
+            let eps = 1e-3;
+            assert!(x >= -eps && y >= -eps && sw > 0.0 && sh > 0.0, "{piece:?}");
+            assert!(
+                x + sw <= w + eps && y + sh <= h + eps,
+                "{piece:?} of {w}x{h}"
+            );
+            assert!(piece.at.0 >= 0.0 && piece.at.1 >= 0.0, "{piece:?}");
+            assert!(
+                piece.at.0 + piece.size.0 <= run.len as f32 + eps,
+                "{piece:?}"
+            );
+            assert!(piece.at.1 + piece.size.1 <= 1.0 + eps, "{piece:?}");
+        }
+    }
 }
 
 pub fn sixel(data: &[u8]) {
     let Some((&header, body)) = data.split_first() else {
         return;
     };
-    let mut stream = format!("\x1bP0;{}q", header % 3).into_bytes();
+    // An odd split point sets sixel display mode (DECSDM) first.
+    let sdm = if (header >> 2) & 1 == 1 {
+        "\x1b[?80h"
+    } else {
+        ""
+    };
+    let mut stream = format!("{sdm}\x1bP0;{}q", header % 3).into_bytes();
     stream.extend_from_slice(&inside(body));
     stream.extend_from_slice(b"\x1b\\");
     check(&stream, header >> 2);

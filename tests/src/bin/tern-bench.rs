@@ -2,7 +2,8 @@
 //! with a floor (a bare pty that only answers `ESC[6n`) and a peer (portable-pty plus
 //! `alacritty_terminal` on a reader thread) in the same run, alternating between them.
 //!
-//! Suites: `dsr`, `throughput`, `typing`, `reveal`, `memory`, `frame`, `search`, `all`.
+//! Suites: `dsr`, `throughput`, `typing`, `reveal`, `memory`, `frame`, `search`,
+//! `images` (typing and reveal beside an image-heavy hidden pane), `all`.
 //! `cargo run --release -p tern-tests --bin tern-bench -- all --quick --json out.json`
 
 use std::path::PathBuf;
@@ -21,6 +22,7 @@ enum Suite {
     Memory,
     Frame,
     Search,
+    Images,
     All,
 }
 
@@ -167,6 +169,7 @@ fn main() -> ExitCode {
         Suite::Memory => vec![("memory", suites::memory)],
         Suite::Frame => vec![("frame", suites::frame)],
         Suite::Search => vec![("search", tern_tests::bench::search::search)],
+        Suite::Images => vec![("images", tern_tests::bench::images::images)],
         Suite::All => vec![
             ("frame", suites::frame),
             ("dsr", suites::dsr),

@@ -187,13 +187,14 @@ impl Diagnostics {
         let report = self.report(pipeline, labels);
         ui.horizontal_wrapped(|ui| {
             ui.label(format!(
-                "tern {} · {} panes · model busy {:.0}% (last minute) · polled after replies {} ({} of {} saw input) · this panel {}",
+                "tern {} · {} panes · model busy {:.0}% (last minute) · polled after replies {} ({} of {} saw input) · images {} in all · this panel {}",
                 report.environment.tern_version,
                 report.panes.len(),
                 report.model.busy_share_last_minute * 100.0,
                 format::micros(report.model.reply_poll_ns / 1000),
                 report.model.reply_polls_caught,
                 report.model.reply_polls,
+                format::bytes(report.model.image_bytes_total),
                 format::micros(self.last_panel_build.as_micros() as u64),
             ));
             let (handed, calls) = self.notifications;

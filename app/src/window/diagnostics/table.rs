@@ -25,10 +25,11 @@ pub enum Column {
     LastFrame,
     Scrollback,
     Memory,
+    Images,
 }
 
 impl Column {
-    pub const ALL: [Column; 14] = [
+    pub const ALL: [Column; 15] = [
         Column::Pane,
         Column::State,
         Column::Read,
@@ -43,6 +44,7 @@ impl Column {
         Column::LastFrame,
         Column::Scrollback,
         Column::Memory,
+        Column::Images,
     ];
 
     /// The header, also the second half of each cell's accessible label
@@ -63,6 +65,7 @@ impl Column {
             Column::LastFrame => "last frame",
             Column::Scrollback => "scrollback",
             Column::Memory => "memory",
+            Column::Images => "images",
         }
     }
 
@@ -85,6 +88,9 @@ impl Column {
             Column::LastFrame => "time since the last frame was built",
             Column::Scrollback => "scrollback lines",
             Column::Memory => "model memory of the pane",
+            Column::Images => {
+                "the pane's images (decoded pixels, both screens, an upload in progress), part of its memory"
+            }
         }
     }
 
@@ -106,6 +112,7 @@ impl Column {
             Column::LastFrame => Key::Num(r.pty.last_frame_age_ms.unwrap_or(u64::MAX)),
             Column::Scrollback => Key::Num(r.pty.scrollback_lines),
             Column::Memory => Key::Num(r.pty.heap_bytes),
+            Column::Images => Key::Num(r.pty.image_bytes),
         }
     }
 
@@ -137,6 +144,7 @@ impl Column {
             Column::LastFrame => format::age(r.pty.last_frame_age_ms),
             Column::Scrollback => r.pty.scrollback_lines.to_string(),
             Column::Memory => format::bytes(r.pty.heap_bytes),
+            Column::Images => format::bytes(r.pty.image_bytes),
         }
     }
 }

@@ -68,7 +68,7 @@ impl PaneUi {
         let images = self
             .rows
             .images
-            .quads(ctx, &view.images, top_image_line, shown.len());
+            .quads(ctx, &view.images, top_image_line, &shown, m.cell);
         let scene = Scene {
             rows: &shown,
             cursor,

@@ -61,6 +61,8 @@ pub(crate) struct Command {
     pub(crate) cursor_stays: bool,
     pub(crate) z: i32,
     pub(crate) delete: u8,
+    /// `U=1`: a virtual placement, shown by Unicode placeholders.
+    pub(crate) virtual_placement: bool,
 }
 
 impl Default for Command {
@@ -90,6 +92,7 @@ impl Default for Command {
             cursor_stays: false,
             z: 0,
             delete: b'a',
+            virtual_placement: false,
         }
     }
 }
@@ -147,8 +150,8 @@ pub(crate) fn parse_keys(keys: &[u8]) -> Result<Command, Refusal> {
                     .ok_or_else(|| refuse("EINVAL", "bad number for z"))?;
             }
             b'd' => cmd.delete = letter()?,
-            // Animation, relative placements, Unicode placeholders: keys read and not
-            // acted on.
+            b'U' => cmd.virtual_placement = number()? == 1,
+            // Animation and relative placements: keys read and not acted on.
             _ => {}
         }
     }

@@ -12,6 +12,7 @@
 mod files;
 pub mod kitty;
 pub(crate) mod pixels;
+pub mod placeholder;
 pub mod sixel;
 
 use std::collections::BTreeMap;
@@ -146,6 +147,9 @@ pub struct Placement {
     /// Below text when negative (kitty: below -1,073,741,824 also below cell
     /// backgrounds; tern draws every negative one under the text).
     pub z: i32,
+    /// kitty's `U=1`: a box of `cols` x `rows` cells drawn only where the text holds
+    /// its Unicode placeholders (`placeholder.rs`), anchored nowhere (`line`, `col` 0).
+    pub is_virtual: bool,
 }
 
 impl Placement {
@@ -167,6 +171,24 @@ struct StoredImage {
 #[derive(Clone, Debug, Default)]
 pub struct ImageLayer {
     pub placements: Vec<PlacedImage>,
+}
+
+impl ImageLayer {
+    /// Whether any placement is virtual (so the rows' placeholders are worth reading).
+    pub fn has_virtual(&self) -> bool {
+        self.placements.iter().any(|p| p.placement.is_virtual)
+    }
+
+    /// The virtual placement placeholder cells of `image_id` and `placement_id` show
+    /// (0: the image's newest virtual placement).
+    pub fn virtual_placement(&self, image_id: u32, placement_id: u32) -> Option<&PlacedImage> {
+        self.placements.iter().rev().find(|p| {
+            let p = &p.placement;
+            p.is_virtual
+                && p.image_id == image_id
+                && (placement_id == 0 || p.placement_id == placement_id)
+        })
+    }
 }
 
 /// A placement with the image it shows.
@@ -245,6 +267,11 @@ impl ImageStore {
 
     pub fn placements(&self) -> &[Placement] {
         &self.placements
+    }
+
+    /// Placements made with `U=1` (shown by Unicode placeholders).
+    pub fn virtual_placement_count(&self) -> usize {
+        self.placements.iter().filter(|p| p.is_virtual).count()
     }
 
     pub fn image(&self, id: u32) -> Option<&Arc<ImageData>> {
@@ -390,10 +417,52 @@ impl ImageStore {
     /// dropped from the history or scrolled off a screen without one). Images stay
     /// until the quota needs their room.
     pub fn prune_above(&mut self, first_kept: u64) {
-        if self.placements.iter().any(|p| p.end_line() <= first_kept) {
-            self.placements.retain(|p| p.end_line() > first_kept);
+        let gone = |p: &Placement| !p.is_virtual && p.end_line() <= first_kept;
+        if self.placements.iter().any(gone) {
+            self.placements.retain(|p| !gone(p));
             self.generation = next_generation();
         }
+    }
+
+    /// Moves the placements (not virtual ones) whose top row is on an absolute line
+    /// in `lines` by `delta` lines: rows scrolled inside a scroll region. One moved
+    /// to start above `floor` loses the rows above it (cropped, as kitty clips an
+    /// image at a margin; wholly above, it goes); one moved to start at `ceiling` or
+    /// below goes.
+    pub fn shift(&mut self, lines: std::ops::Range<u64>, delta: i64, floor: u64, ceiling: u64) {
+        let before = self.placements.len();
+        let mut moved = false;
+        self.placements.retain_mut(|p| {
+            if p.is_virtual || !lines.contains(&p.line) {
+                return true;
+            }
+            moved = true;
+            let signed = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
+            let line = signed(p.line).saturating_add(delta);
+            if line >= signed(ceiling) || line.saturating_add(p.rows as i64) <= signed(floor) {
+                return false;
+            }
+            let cut = (signed(floor) - line).max(0);
+            p.line = (line + cut) as u64;
+            if cut > 0 {
+                crop_top(p, cut as usize);
+            }
+            true
+        });
+        if moved || self.placements.len() != before {
+            self.generation = next_generation();
+        }
+    }
+
+    /// Lets `f` move each placement (given its index in [`ImageStore::placements`]):
+    /// a reflow puts them where their first cells went.
+    pub fn reanchor(&mut self, mut f: impl FnMut(usize, &mut Placement)) {
+        for (i, p) in self.placements.iter_mut().enumerate() {
+            if !p.is_virtual {
+                f(i, p);
+            }
+        }
+        self.generation = next_generation();
     }
 
     /// What the UI draws: every placement with its pixels.
@@ -419,6 +488,21 @@ impl ImageStore {
             + self.images.len() * 64
             + self.placements.capacity() * std::mem::size_of::<Placement>()
     }
+}
+
+/// Takes the top `rows` rows of cells off a placement (the part of the source image
+/// they showed goes with them).
+fn crop_top(p: &mut Placement, rows: usize) {
+    let rows = rows.min(p.rows);
+    // The image's drawn rows start `offset.1` into the first cell.
+    let cut = (rows as f32 - p.offset.1).max(0.0).min(p.extent.1);
+    let px_per_cell = p.source.height as f32 / p.extent.1.max(f32::EPSILON);
+    let cut_px = ((cut * px_per_cell).round() as u32).min(p.source.height);
+    p.source.y += cut_px;
+    p.source.height -= cut_px;
+    p.extent.1 -= cut;
+    p.offset.1 = (p.offset.1 - rows as f32).max(0.0);
+    p.rows -= rows;
 }
 
 #[cfg(test)]
@@ -452,6 +536,7 @@ mod tests {
             offset: (0.0, 0.0),
             extent: (1.0, 1.0),
             z: 0,
+            is_virtual: false,
         });
         store.insert(4, 0, pixels(10, 10)).unwrap();
         assert!(store.image(2).is_none());

@@ -140,8 +140,9 @@ impl State {
                 let base = self.image_line_base();
                 let end = base + rows as u64;
                 if !self.images().placements().is_empty() {
-                    self.images_mut()
-                        .delete_where(false, |p| p.line < end && p.end_line() > base);
+                    self.images_mut().delete_where(false, |p| {
+                        !p.is_virtual && p.line < end && p.end_line() > base
+                    });
                 }
             }
             3 => {

@@ -4,6 +4,7 @@
 
 use crate::model::images::kitty::{Command, Upload, load, parse_keys};
 use crate::model::images::pixels::decode;
+use crate::model::images::placeholder;
 use crate::model::images::sixel::Decoder;
 use crate::model::images::{
     ImageLayer, ImageStore, MAX_PLACEMENT_CELLS, PixelRect, Placement, Refusal, StoreError, refuse,
@@ -188,6 +189,31 @@ fn put(st: &mut State, cmd: &Command) -> Result<(), Refusal> {
     }
     let extent = (draw_w as f32 / cell_w as f32, draw_h as f32 / cell_h as f32);
     let (cols, rows) = (cols.max(1) as usize, rows.max(1) as usize);
+    let source = PixelRect {
+        x,
+        y,
+        width: w,
+        height: h,
+    };
+    if cmd.virtual_placement {
+        // Drawn only where placeholder cells ask for it: anchored nowhere, and the
+        // cursor stays.
+        st.images_mut().place(Placement {
+            image_id: id,
+            placement_id: cmd.placement,
+            line: 0,
+            col: 0,
+            cols,
+            rows,
+            source,
+            offset: (0.0, 0.0),
+            extent,
+            z: cmd.z,
+            is_virtual: true,
+        });
+        st.damage.mark_all();
+        return Ok(());
+    }
     let line = st.image_line_base() + st.cursor.row as u64;
     let col = st.cursor.col;
     st.images_mut().place(Placement {
@@ -197,15 +223,11 @@ fn put(st: &mut State, cmd: &Command) -> Result<(), Refusal> {
         col,
         cols,
         rows,
-        source: PixelRect {
-            x,
-            y,
-            width: w,
-            height: h,
-        },
+        source,
         offset: (x_off as f32 / cell_w as f32, y_off as f32 / cell_h as f32),
         extent,
         z: cmd.z,
+        is_virtual: false,
     });
     let first = st.cursor.row;
     for r in first..(first + rows).min(st.rows) {
@@ -233,11 +255,16 @@ fn delete(st: &mut State, cmd: &Command) {
     // `x`, `y` are 1-based cells in the delete keys.
     let cell_col = cmd.src_x.saturating_sub(1) as usize;
     let cell_line = base + u64::from(cmd.src_y.saturating_sub(1));
+    // A virtual placement is anchored nowhere: only deletes by id, number, range and
+    // z reach it (as in kitty).
     let covers = |p: &Placement, line: u64, col: usize| {
-        (p.line..p.end_line()).contains(&line) && (p.col..p.col + p.cols).contains(&col)
+        !p.is_virtual
+            && (p.line..p.end_line()).contains(&line)
+            && (p.col..p.col + p.cols).contains(&col)
     };
     let screen = base..base + st.rows as u64;
-    let on_screen = |p: &Placement| p.line < screen.end && p.end_line() > screen.start;
+    let on_screen =
+        |p: &Placement| !p.is_virtual && p.line < screen.end && p.end_line() > screen.start;
     let id = if cmd.id == 0 && cmd.number != 0 {
         st.images().id_of_number(cmd.number).unwrap_or(0)
     } else {
@@ -257,8 +284,12 @@ fn delete(st: &mut State, cmd: &Command) {
         b'c' => store.delete_where(free, |p| covers(p, cursor_line, cursor_col)),
         b'p' => store.delete_where(free, |p| covers(p, cell_line, cell_col)),
         b'q' => store.delete_where(free, |p| covers(p, cell_line, cell_col) && p.z == cmd.z),
-        b'x' => store.delete_where(free, |p| (p.col..p.col + p.cols).contains(&cell_col)),
-        b'y' => store.delete_where(free, |p| (p.line..p.end_line()).contains(&cell_line)),
+        b'x' => store.delete_where(free, |p| {
+            !p.is_virtual && (p.col..p.col + p.cols).contains(&cell_col)
+        }),
+        b'y' => store.delete_where(free, |p| {
+            !p.is_virtual && (p.line..p.end_line()).contains(&cell_line)
+        }),
         b'z' => store.delete_where(free, |p| p.z == cmd.z),
         b'r' => {
             let (lo, hi) = (cmd.src_x, cmd.src_y);
@@ -333,16 +364,36 @@ impl State {
 }
 
 impl State {
-    /// A sixel image ended (its DCS was terminated or cancelled): it is shown at the
-    /// cursor, above the text, and the cursor goes to the start of the line after the
-    /// text row with the image's bottom edge, scrolling as needed (xterm and foot with
-    /// sixel scrolling, DECSDM reset).
+    /// A sixel image ended (its DCS was terminated or cancelled). As xterm draws it:
+    /// with sixel scrolling (DECSDM reset) at the cursor, above the text, the screen
+    /// scrolled until the row below the image's last row is on it, and the cursor on
+    /// that last row in the same column; in sixel display mode (DECSDM set) at the
+    /// screen's top-left corner, cut at its bottom, the cursor where it was.
     pub(in crate::model) fn sixel_done(&mut self, decoder: Decoder) {
         let Some(image) = decoder.finish() else {
             return;
         };
         let (width, height) = (image.width, image.height);
         self.work_cells += u64::from(width) * u64::from(height) / 16;
+        let (cell_w, cell_h) = (self.cell_pixels.0 as u32, self.cell_pixels.1 as u32);
+        let cols = width.div_ceil(cell_w).max(1) as usize;
+        let mut rows = height.div_ceil(cell_h).max(1) as usize;
+        let mut source = PixelRect {
+            x: 0,
+            y: 0,
+            width,
+            height,
+        };
+        let (first, col) = if self.sixel_display_mode {
+            // Cut at the screen's bottom edge.
+            if rows > self.rows {
+                rows = self.rows;
+                source.height = height.min(self.rows as u32 * cell_h);
+            }
+            (0, 0)
+        } else {
+            (self.cursor.row, self.cursor.col)
+        };
         let store = self.images_mut();
         let id = store.fresh_id();
         if store.insert(id, 0, image).is_err() {
@@ -351,11 +402,7 @@ impl State {
             });
             return;
         }
-        let (cell_w, cell_h) = (self.cell_pixels.0 as u32, self.cell_pixels.1 as u32);
-        let cols = width.div_ceil(cell_w).max(1) as usize;
-        let rows = height.div_ceil(cell_h).max(1) as usize;
-        let line = self.image_line_base() + self.cursor.row as u64;
-        let col = self.cursor.col;
+        let line = self.image_line_base() + first as u64;
         self.images_mut().place(Placement {
             image_id: id,
             placement_id: 0,
@@ -363,24 +410,28 @@ impl State {
             col,
             cols,
             rows,
-            source: PixelRect {
-                x: 0,
-                y: 0,
-                width,
-                height,
-            },
+            source,
             offset: (0.0, 0.0),
-            extent: (width as f32 / cell_w as f32, height as f32 / cell_h as f32),
+            extent: (
+                source.width as f32 / cell_w as f32,
+                source.height as f32 / cell_h as f32,
+            ),
             z: 0,
+            is_virtual: false,
         });
-        let first = self.cursor.row;
         for r in first..(first + rows).min(self.rows) {
             self.damage.mark(r);
         }
-        for _ in 0..rows {
-            self.linefeed();
+        if !self.sixel_display_mode {
+            // Down to the row after the image, scrolling (the placement, anchored to
+            // its line, scrolls with the text), then back up onto its last row.
+            for _ in 0..rows {
+                self.linefeed();
+            }
+            self.cursor.row = self.cursor.row.saturating_sub(1);
+            self.cursor.col = col;
+            self.cursor.pending_wrap = false;
         }
-        self.carriage_return();
     }
 }
 
@@ -451,15 +502,42 @@ impl Terminal {
         self.apc.done();
     }
 
-    /// One line for each placement on the screen (see [`ScreenDump::images`]).
+    /// One line for each placement on the screen (see [`ScreenDump::images`]), then
+    /// one for each run of Unicode placeholder cells that shows a virtual placement.
     pub(in crate::model) fn image_dump(&self) -> Vec<String> {
+        let mut lines = self.placed_dump();
+        let layer = self.st.images().layer();
+        if layer.has_virtual() {
+            for row in 0..self.st.rows {
+                for run in placeholder::runs(self.st.grid().row(row)) {
+                    let shown = layer.virtual_placement(run.image_id, run.placement_id);
+                    lines.push(format!(
+                        "placeholder of image {}: box row {} cols {}..{} at row {row} col {}{}",
+                        run.image_id,
+                        run.box_row,
+                        run.box_col,
+                        run.box_col + run.len as u32,
+                        run.col,
+                        if shown.is_some() {
+                            ""
+                        } else {
+                            " (no placement)"
+                        },
+                    ));
+                }
+            }
+        }
+        lines
+    }
+
+    fn placed_dump(&self) -> Vec<String> {
         let store = self.st.images();
         let base = self.st.image_line_base();
         let end = base + self.st.rows as u64;
         store
             .placements()
             .iter()
-            .filter(|p| p.line < end && p.end_line() > base)
+            .filter(|p| !p.is_virtual && p.line < end && p.end_line() > base)
             .map(|p| {
                 let row = p.line as i64 - base as i64;
                 let (w, h) = store

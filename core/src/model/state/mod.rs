@@ -31,6 +31,10 @@ mod screens;
 mod scrolling;
 mod text;
 
+/// A cell's size in pixels until the window says its own (and in `--headless`): what
+/// XTWINOPS 14/16 answer, images are sized by and the pty's `ws_xpixel` carries.
+pub const DEFAULT_CELL_PIXELS: (usize, usize) = (8, 16);
+
 /// The SGR state new cells are written with.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Pen {
@@ -231,6 +235,9 @@ pub struct State {
     /// ?41, xterm's "more(1) fix" (its `curses` resource): a tab in the wrap-pending
     /// state wraps first.
     pub(super) tab_wraps_pending: bool,
+    /// DECSDM (?80): sixel display mode, images at the screen's top-left corner,
+    /// neither scrolling nor moving the cursor (xterm); reset, sixel scrolling.
+    pub(super) sixel_display_mode: bool,
     /// XTSAVE's slots: DEC private modes and whether each was set (one entry per mode,
     /// so bounded by the modes tern reports).
     pub(super) saved_private_modes: Vec<(u16, bool)>,
@@ -332,9 +339,10 @@ impl State {
             reverse_wrap: false,
             allow_column_switch: false,
             tab_wraps_pending: false,
+            sixel_display_mode: false,
             saved_private_modes: Vec::new(),
             columns_132: false,
-            cell_pixels: (8, 16),
+            cell_pixels: DEFAULT_CELL_PIXELS,
             resize_request: None,
             dcs: None,
             tabs: default_tabs(cols),

@@ -240,6 +240,7 @@ impl Perform for Performer<'_> {
             ([b'>'], 'u') => st.push_keyboard_flags(param0(params, 0)),
             ([b'<'], 'u') => st.pop_keyboard_flags(param(params, 0, 1)),
             ([], 't') => reports::window_ops(st, &values(params)),
+            ([b'?'], 'S') => reports::xtsmgraphics(st, &values(params)),
             // xterm's title modes: only 0 (titles in hex) changes anything; tern always
             // takes UTF-8 (2) and never reports titles (1, 3).
             ([b'>'], 't') | ([b'>'], 'T') if params.iter().any(|p| p.first() == Some(&0)) => {

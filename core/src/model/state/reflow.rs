@@ -1,7 +1,7 @@
 //! Resize: the primary screen reflows soft-wrapped lines to the new width (scrollback
 //! included); the alternate screen is cut or padded.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
 use super::{Cursor, State};
 use crate::model::cell::{Cell, Flags};
@@ -118,6 +118,29 @@ fn reflow_primary(st: &mut State, cols: usize, rows: usize, cursor: &mut Cursor)
     };
     // (logical index, offset) of the cursor.
     let mut cursor_at = (0usize, 0usize);
+    // Image placements follow the cell they start on: its old row index, where the
+    // row lands (logical index, offset), then its new row and column.
+    let dropped = st.scrollback.dropped();
+    let mut anchors: Vec<ImageAnchor> = st
+        .images_primary
+        .placements()
+        .iter()
+        .map(|p| ImageAnchor {
+            old_row: p.line.checked_sub(dropped).map(|r| r as usize),
+            col: p.col,
+            logical: None,
+            moved: None,
+        })
+        .collect();
+    // The anchors by old row, then by logical line (a reflow of a long history must
+    // not look at every anchor for every row).
+    let mut by_row: HashMap<usize, Vec<usize>> = HashMap::new();
+    for (i, a) in anchors.iter().enumerate() {
+        if let Some(r) = a.old_row {
+            by_row.entry(r).or_default().push(i);
+        }
+    }
+    let mut by_logical: HashMap<usize, Vec<usize>> = HashMap::new();
     let all = history
         .into_iter()
         .chain(screen.into_iter().take(keep_screen));
@@ -127,6 +150,10 @@ fn reflow_primary(st: &mut State, cols: usize, rows: usize, cursor: &mut Cursor)
         let base = current.cells.len();
         if abs == cursor_abs {
             cursor_at = (logicals.len(), base + cursor.col);
+        }
+        for &i in by_row.get(&abs).into_iter().flatten() {
+            anchors[i].logical = Some((logicals.len(), base + anchors[i].col));
+            by_logical.entry(logicals.len()).or_default().push(i);
         }
         if wrapped {
             cells.resize(old_cols, Cell::BLANK);
@@ -169,6 +196,12 @@ fn reflow_primary(st: &mut State, cols: usize, rows: usize, cursor: &mut Cursor)
     for (li, line) in logicals.into_iter().enumerate() {
         let start_row = out.len();
         let mut rows_of_line = wrap_cells(line, cols);
+        for &i in by_logical.get(&li).into_iter().flatten() {
+            if let Some((_, off)) = anchors[i].logical {
+                let (r, c) = locate(&rows_of_line.1, off, cols);
+                anchors[i].moved = Some((start_row + r, c.min(cols - 1)));
+            }
+        }
         if li == cursor_at.0 {
             let (mut r, mut c) = locate(&rows_of_line.1, cursor_at.1, cols);
             if c == 0 && r == rows_of_line.0.len() && cursor_at.1 > 0 {
@@ -188,6 +221,7 @@ fn reflow_primary(st: &mut State, cols: usize, rows: usize, cursor: &mut Cursor)
         out.extend(rows_of_line.0);
     }
     let (cur_abs, cur_col) = new_cursor.unwrap_or((out.len().saturating_sub(1), 0));
+    move_images(st, &anchors, dropped, (cursor_abs, cur_abs));
 
     // The screen shows the last `rows` rows, keeping the cursor on it.
     let top = out.len().max(cur_abs + 1).saturating_sub(rows).min(cur_abs);
@@ -207,6 +241,40 @@ fn reflow_primary(st: &mut State, cols: usize, rows: usize, cursor: &mut Cursor)
     cursor.row = cur_abs - top;
     cursor.col = cur_col.min(cols - 1);
     cursor.pending_wrap = cur_col >= cols;
+}
+
+/// Where an image placement's first cell was and goes in a reflow.
+struct ImageAnchor {
+    /// Its row among the history and screen rows before (`None`: already dropped).
+    old_row: Option<usize>,
+    col: usize,
+    /// The logical line holding that cell and the cell's offset in it.
+    logical: Option<(usize, usize)>,
+    /// Its row among the reflowed rows and its column.
+    moved: Option<(usize, usize)>,
+}
+
+/// Puts each placement on the row and column its first cell went to; one whose row
+/// was not reflowed (a blank row below the cursor) keeps its distance to the cursor.
+/// `cursor`: the cursor's row among the rows before and after.
+fn move_images(st: &mut State, anchors: &[ImageAnchor], dropped: u64, cursor: (usize, usize)) {
+    if anchors.is_empty() {
+        return;
+    }
+    st.images_primary.reanchor(|i, p| {
+        let a = &anchors[i];
+        match (a.moved, a.old_row) {
+            (Some((row, col)), _) => {
+                p.line = dropped + row as u64;
+                p.col = col;
+            }
+            (None, Some(old)) => {
+                let row = (cursor.1 + old).saturating_sub(cursor.0);
+                p.line = dropped + row as u64;
+            }
+            (None, None) => {}
+        }
+    });
 }
 
 /// Splits a logical line into rows of `cols`, never splitting a wide character. Also

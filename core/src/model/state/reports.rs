@@ -335,3 +335,28 @@ pub fn window_ops(st: &mut State, params: &[u16]) {
     };
     st.reply(reply.as_bytes());
 }
+
+/// XTSMGRAPHICS (`CSI ? Pi ; Pa ; Pv S`) as xterm answers it, for the graphics tern
+/// has: `Pi` 1 the sixel colour registers (1024, fixed: setting or resetting answers
+/// what is in effect), 2 the sixel geometry (the screen in pixels, at most
+/// [`MAX_SIXEL_SIDE`] a side; its maximum for `Pa` 4); ReGIS (3) and anything else
+/// "error in Pi". `Pa`: 1 read, 2 reset, 3 set, 4 read the maximum; anything else
+/// "error in Pa".
+pub fn xtsmgraphics(st: &mut State, params: &[u16]) {
+    use crate::model::images::sixel::{MAX_SIXEL_SIDE, REGISTERS};
+    let item = params.first().copied().unwrap_or(0);
+    let action = params.get(1).copied().unwrap_or(0);
+    let reply = match (item, action) {
+        (1, 1..=4) => format!("\x1b[?1;0;{REGISTERS}S"),
+        (2, 1..=3) => {
+            let (cell_w, cell_h) = st.cell_pixels;
+            let w = (st.cols * cell_w).min(MAX_SIXEL_SIDE);
+            let h = (st.rows * cell_h).min(MAX_SIXEL_SIDE);
+            format!("\x1b[?2;0;{w};{h}S")
+        }
+        (2, 4) => format!("\x1b[?2;0;{MAX_SIXEL_SIDE};{MAX_SIXEL_SIDE}S"),
+        (1 | 2, _) => format!("\x1b[?{item};2;0S"),
+        _ => format!("\x1b[?{item};1;0S"),
+    };
+    st.reply(reply.as_bytes());
+}

@@ -25,6 +25,12 @@ impl State {
             self.shift_box_rows(top, bottom, left, right, n, true);
             return;
         }
+        // Only a screen with placements needs its first line before the scroll.
+        let base = if self.images().placements().is_empty() {
+            0
+        } else {
+            self.image_line_base()
+        };
         if self.modes.alt_screen {
             if top == 0 {
                 self.alt_scrolled_lines += n.min(bottom) as u64;
@@ -39,7 +45,33 @@ impl State {
             };
             self.primary.scroll_up(top, bottom, n, bg, sb);
         }
+        if !self.images().placements().is_empty() {
+            self.images_follow_scroll(base, top, bottom, n, true);
+        }
         self.damage.mark_all();
+    }
+
+    /// Keeps image placements on their rows when a scroll moved only some rows: those
+    /// of a region that does not start at the top move with its rows (cropped or gone
+    /// at its edges), and those below a region that does (whose lines went to the
+    /// history, moving every line number) stay where they are. `base`: the screen's
+    /// first absolute line before the scroll.
+    fn images_follow_scroll(&mut self, base: u64, top: usize, bottom: usize, n: usize, up: bool) {
+        let n = n.min(bottom.saturating_sub(top)) as u64;
+        let rows = self.rows as u64;
+        let (top, bottom) = (top as u64, bottom as u64);
+        let now = self.image_line_base();
+        let store = self.images_mut();
+        if now != base {
+            // The region's lines went up into the history and numbering: the rows
+            // below it did not move.
+            let moved = (now - base) as i64;
+            store.shift(base + bottom..base + rows, moved, 0, u64::MAX);
+        } else if up {
+            store.shift(base + top..base + bottom, -(n as i64), base + top, u64::MAX);
+        } else {
+            store.shift(base + top..base + bottom, n as i64, 0, base + bottom);
+        }
     }
 
     pub(in crate::model) fn scroll_down_from(&mut self, top: usize, n: usize) {
@@ -51,6 +83,10 @@ impl State {
             return;
         }
         self.grid_mut().scroll_down(top, bottom, n, bg);
+        if !self.images().placements().is_empty() {
+            let base = self.image_line_base();
+            self.images_follow_scroll(base, top, bottom, n, false);
+        }
         self.damage.mark_all();
     }
 

@@ -88,6 +88,9 @@ impl ModelThread {
                     p.stats
                         .heap_bytes
                         .store(p.core.term.heap_bytes() as u64, Ordering::Relaxed);
+                    p.stats
+                        .image_bytes
+                        .store(p.core.term.image_heap_bytes() as u64, Ordering::Relaxed);
                 }
                 self.deliver(pane);
                 let _ = self.events.send(PaneEvent::Exited { pane, exit });

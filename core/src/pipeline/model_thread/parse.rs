@@ -200,6 +200,9 @@ impl ModelThread {
             .heap_bytes
             .store(p.core.term.heap_bytes() as u64, Ordering::Relaxed);
         p.stats
+            .image_bytes
+            .store(p.core.term.image_heap_bytes() as u64, Ordering::Relaxed);
+        p.stats
             .scrollback_lines
             .store(p.core.term.scrollback().len() as u64, Ordering::Relaxed);
         told

@@ -1,0 +1,290 @@
+//! `tern-bench images`: the flood and reveal figures with an image-heavy hidden pane
+//! (issue 49: "the flood and reveal benchmarks unchanged").
+//!
+//! The same rig as `typing` and `reveal`, in alternating rounds, in four variants:
+//! **text** (the benchmark as it is), **+text** (one more hidden pane streaming the
+//! same text: the load of a pane, without images), **+kitty** (one more hidden pane streaming kitty
+//! graphics transmissions, 64x64 RGB with ids cycling 1..50, each placed) and
+//! **+sixel** (one more hidden pane streaming 64x64 sixel images, each a new image, so
+//! the store's quota evicts). The image panes stream at the text floods' rate. Each
+//! variant's figures are printed with their ratio to **text** in the same run.
+//!
+//! - typing: key → echo parsed → frame ready in a visible echo pane while `hidden`
+//!   panes stream the agent-TUI fixture (plus the image pane);
+//! - reveal: reveal request → snapshot ready of a parked pane of 100,000 lines
+//!   (idle), while the image pane streams.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use base64::Engine;
+use serde_json::{Value, json};
+use tern_core::fixtures::Fixture;
+use tern_core::model::{TermConfig, TermSize};
+
+use super::stats::{Summary, summarize};
+use super::suites::{Opts, fixture_file, probe_argv, type_keys};
+use super::systems::TernRig;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Variant {
+    Text,
+    /// One more hidden pane streaming text: the same load as an image pane's, without
+    /// images.
+    MoreText,
+    Kitty,
+    Sixel,
+}
+
+impl Variant {
+    const ALL: [Variant; 4] = [
+        Variant::Text,
+        Variant::MoreText,
+        Variant::Kitty,
+        Variant::Sixel,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Variant::Text => "text",
+            Variant::MoreText => "+text",
+            Variant::Kitty => "+kitty",
+            Variant::Sixel => "+sixel",
+        }
+    }
+}
+
+/// 50 kitty transmissions of 64x64 RGB (ids 1..=50, each put at the cursor), one a line.
+fn kitty_stream() -> Vec<u8> {
+    let mut out = Vec::new();
+    for id in 1..=50u32 {
+        let rgb: Vec<u8> = (0..64 * 64)
+            .flat_map(|i| [(i * 3 + id) as u8, (i / 64) as u8, (id * 5) as u8])
+            .collect();
+        let b64 = base64::engine::general_purpose::STANDARD.encode(&rgb);
+        // Chunked as programs send it (4096 base64 bytes a command).
+        for (n, chunk) in b64.as_bytes().chunks(4096).enumerate() {
+            let more = u8::from((n + 1) * 4096 < b64.len());
+            let keys = if n == 0 {
+                format!("a=T,f=24,s=64,v=64,i={id},q=2,m={more}")
+            } else {
+                format!("m={more}")
+            };
+            out.extend_from_slice(format!("\x1b_G{keys};").as_bytes());
+            out.extend_from_slice(chunk);
+            out.extend_from_slice(b"\x1b\\");
+        }
+        out.extend_from_slice(b"\r\n");
+    }
+    out
+}
+
+/// 50 sixel images of 64x64 pixels, four colours in bands, one a line.
+fn sixel_stream() -> Vec<u8> {
+    let mut out = Vec::new();
+    for n in 0..50u32 {
+        out.extend_from_slice(b"\x1bPq\"1;1;64;64");
+        for c in 0..4u32 {
+            out.extend_from_slice(
+                format!("#{c};2;{};{};{}", (n * 2 + c * 20) % 100, c * 25, 50).as_bytes(),
+            );
+        }
+        for band in 0..11u32 {
+            let c = (band + n) % 4;
+            out.extend_from_slice(format!("#{c}!64~").as_bytes());
+            out.push(if band < 10 { b'-' } else { b'\x1b' });
+        }
+        out.extend_from_slice(b"\\\r\n");
+    }
+    out
+}
+
+fn image_file(opts: &Opts, variant: Variant) -> Option<PathBuf> {
+    let (name, bytes) = match variant {
+        Variant::Text => return None,
+        Variant::MoreText => return Some(fixture_file(opts, Fixture::AgentTui, 4 << 20, 80, 24)),
+        Variant::Kitty => ("images-kitty.bin", kitty_stream()),
+        Variant::Sixel => ("images-sixel.bin", sixel_stream()),
+    };
+    let path = opts.workdir.join(name);
+    if !path.exists() {
+        std::fs::write(&path, bytes).ok()?;
+    }
+    Some(path)
+}
+
+fn stream_argv(file: &Path, rate: u64) -> Vec<String> {
+    let (f, r) = (file.display().to_string(), rate.to_string());
+    probe_argv(&["stream", "--file", &f, "--rate", &r])
+}
+
+/// Keys into a visible echo pane while `hidden` panes stream text and, for the image
+/// variants, one more streams images.
+fn typing_round(opts: &Opts, variant: Variant, keys: usize) -> Result<Vec<f64>, String> {
+    let agent = fixture_file(opts, Fixture::AgentTui, 4 << 20, 80, 24);
+    let size = TermSize::new(80, 24);
+    let rig = TernRig::start(TermConfig::default())?;
+    let mut floods = Vec::new();
+    for _ in 0..opts.hidden {
+        floods.push(rig.spawn(&stream_argv(&agent, opts.rate), size, false)?.0);
+    }
+    let images = match image_file(opts, variant) {
+        Some(file) => Some(rig.spawn(&stream_argv(&file, opts.rate), size, false)?.0),
+        None => None,
+    };
+    let (pane, log) = rig.spawn(&probe_argv(&["echo"]), size, true)?;
+    std::thread::sleep(Duration::from_millis(300));
+    let base = log.max_total();
+    let p = rig.pipeline.clone();
+    let result = type_keys(keys, &|k| p.write(pane, k), &log, base);
+    // What the image pane held at the end: proof that it drew images all along.
+    let held = images
+        .and_then(|i| rig.pipeline.stats(i))
+        .map_or(0, |s| s.image_bytes.load(Ordering::Relaxed));
+    for f in floods.into_iter().chain(images) {
+        rig.pipeline.close(f);
+    }
+    rig.pipeline.close(pane);
+    if held > 0 {
+        println!(
+            "  ({} pane: {} KiB of images held)",
+            variant.name(),
+            held / 1024
+        );
+    }
+    Ok(result?.total)
+}
+
+/// Reveals of a parked pane of `lines` lines while the image pane (if any) streams.
+fn reveal_round(
+    opts: &Opts,
+    variant: Variant,
+    lines: usize,
+    reveals: usize,
+) -> Result<Vec<f64>, String> {
+    let config = TermConfig {
+        scrollback_lines: lines + 100,
+        scrollback_bytes: 4 << 30,
+        ..TermConfig::default()
+    };
+    let rig = TernRig::start(config)?;
+    let size = TermSize::new(120, 40);
+    let count = lines.to_string();
+    let (pane, log) = rig.spawn(
+        &probe_argv(&["lines", "--count", &count, "--then-wait"]),
+        size,
+        false,
+    )?;
+    let images = match image_file(opts, variant) {
+        Some(file) => Some(rig.spawn(&stream_argv(&file, opts.rate), size, false)?.0),
+        None => None,
+    };
+    let deadline = Instant::now() + Duration::from_secs(300);
+    loop {
+        let filled = rig
+            .pipeline
+            .stats(pane)
+            .map(|s| s.scrollback_lines.load(Ordering::Relaxed))
+            .unwrap_or(0);
+        if filled as usize + 41 >= lines {
+            break;
+        }
+        if Instant::now() > deadline {
+            return Err(format!("history of {lines} lines never filled ({filled})"));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let mut samples = Vec::new();
+    for _ in 0..reveals {
+        let before = log.len();
+        let t0 = Instant::now();
+        rig.set_visible(pane, true, &log);
+        let Some(first) = log.wait_for(t0 + Duration::from_secs(10), |l| l.get(before).copied())
+        else {
+            return Err("reveal never delivered a snapshot".into());
+        };
+        samples.push(first.ready_at.saturating_duration_since(t0).as_secs_f64() * 1e6);
+        rig.set_visible(pane, false, &log);
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    if let Some(p) = images {
+        rig.pipeline.close(p);
+    }
+    rig.pipeline.close(pane);
+    Ok(samples)
+}
+
+fn print_rows(what: &str, per: &[(Variant, Vec<f64>)]) -> Vec<Value> {
+    let text = per
+        .iter()
+        .find(|(v, _)| *v == Variant::Text)
+        .map(|(_, s)| summarize(s));
+    let mut out = Vec::new();
+    for (variant, samples) in per {
+        let s: Summary = summarize(samples);
+        let mut sorted = samples.clone();
+        sorted.sort_by(|a, b| a.total_cmp(b));
+        let q90 = super::stats::quantile(&sorted, 0.9);
+        let ratio = |a: f64, b: f64| if b > 0.0 { a / b } else { f64::NAN };
+        let (r50, r99) = text.as_ref().map_or((f64::NAN, f64::NAN), |t| {
+            (ratio(s.p50, t.p50), ratio(s.p99, t.p99))
+        });
+        println!(
+            "{:<8} {:<7} n={:<4} p50 {:>8.1} p90 {:>8.1} p99 {:>9.1} max {:>9.1} | p50 {:>5.2}x p99 {:>5.2}x",
+            what,
+            variant.name(),
+            s.n,
+            s.p50,
+            q90,
+            s.p99,
+            s.max,
+            r50,
+            r99
+        );
+        out.push(json!({
+            "case": what,
+            "variant": variant.name(),
+            "unit": "us",
+            "summary": s,
+            "p90": q90,
+            "p50_over_text": r50,
+            "p99_over_text": r99,
+        }));
+    }
+    out
+}
+
+pub fn images(opts: &Opts) -> Result<Value, String> {
+    let rounds = opts.rounds().max(1);
+    let keys = if opts.quick { 60 } else { 300 } / rounds;
+    let (lines, reveals) = if opts.quick {
+        (20_000, 15)
+    } else {
+        (100_000, 40)
+    };
+    println!(
+        "\n== images: typing with {} hidden panes at {} KB/s and reveal of {lines} lines, \
+         beside one more hidden pane streaming images ({rounds} alternating rounds; µs)",
+        opts.hidden,
+        opts.rate / 1000
+    );
+    let mut typing: Vec<(Variant, Vec<f64>)> =
+        Variant::ALL.iter().map(|v| (*v, Vec::new())).collect();
+    let mut reveal = typing.clone();
+    for round in 0..rounds {
+        // Rotate the order so drift in the machine's load hits every variant alike.
+        for k in 0..Variant::ALL.len() {
+            let i = (round + k) % Variant::ALL.len();
+            let variant = Variant::ALL[i];
+            typing[i].1.extend(typing_round(opts, variant, keys)?);
+            reveal[i]
+                .1
+                .extend(reveal_round(opts, variant, lines, reveals)?);
+        }
+    }
+    let mut out = print_rows("typing", &typing);
+    out.extend(print_rows("reveal", &reveal));
+    println!("(ratios: each variant over text in the same run)");
+    Ok(json!({ "suite": "images", "results": out }))
+}
