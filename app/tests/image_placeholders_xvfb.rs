@@ -108,21 +108,7 @@ fn unicode_placeholders_inside_tmux_show_the_right_pixels_scroll_and_go() {
     )
     .expect("outer.sh");
     let outer = dir.join("outer.sh");
-    let (_tern, _trace) = start_tern_with(
-        &display,
-        &dir,
-        &runtime,
-        &[
-            "--cols",
-            "40",
-            "--rows",
-            "8",
-            "-e",
-            "sh",
-            outer.to_str().unwrap(),
-        ],
-        &[],
-    );
+    let (_tern, _trace) = start_script(&display, &dir, &runtime, (40, 8), &outer);
     let [m, g, b, y]: [Box4; 4] = wait_for("the four quadrants through tmux", &dir, || {
         let screen = Screen::grab(&display.name);
         Some([

@@ -79,21 +79,7 @@ fn chafa_and_timg_pictures_show_their_pixels() {
     );
     std::fs::write(dir.join("show.sh"), script).expect("script");
     let show = dir.join("show.sh");
-    let (_tern, trace) = start_tern_with(
-        &display,
-        &dir,
-        &runtime,
-        &[
-            "--cols",
-            "40",
-            "--rows",
-            "10",
-            "-e",
-            "sh",
-            show.to_str().unwrap(),
-        ],
-        &[],
-    );
+    let (_tern, trace) = start_script(&display, &dir, &runtime, (40, 10), &show);
     wait_trace(&trace, &dir, "no first frame", |t| {
         t.contains("first_output_frame_built")
     });

@@ -48,21 +48,7 @@ fn kitty_and_sixel_images_are_drawn_scroll_and_go() {
     );
     std::fs::write(dir.join("show.sh"), script).expect("script");
     let show = dir.join("show.sh");
-    let (_tern, trace) = start_tern_with(
-        &display,
-        &dir,
-        &runtime,
-        &[
-            "--cols",
-            "40",
-            "--rows",
-            "8",
-            "-e",
-            "sh",
-            show.to_str().unwrap(),
-        ],
-        &[],
-    );
+    let (_tern, trace) = start_script(&display, &dir, &runtime, (40, 8), &show);
     wait_trace(&trace, &dir, "no first frame", |t| {
         t.contains("first_output_frame_built")
     });

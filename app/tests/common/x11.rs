@@ -263,6 +263,21 @@ pub fn start_tern_with(
     (tern, trace)
 }
 
+/// The real binary on `display` in a `cols`x`rows` window running `sh SCRIPT`, tracing
+/// to `dir/trace.jsonl`.
+pub fn start_script(
+    display: &Display,
+    dir: &Path,
+    runtime: &Path,
+    (cols, rows): (u16, u16),
+    script: &Path,
+) -> (Killed, PathBuf) {
+    let (cols, rows) = (cols.to_string(), rows.to_string());
+    let script = script.to_str().expect("a UTF-8 script path");
+    let args = ["--cols", &cols, "--rows", &rows, "-e", "sh", script];
+    start_tern_with(display, dir, runtime, &args, &[])
+}
+
 pub fn wait_trace(trace: &Path, dir: &Path, what: &str, done: impl Fn(&str) -> bool) {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
