@@ -465,9 +465,9 @@ impl egui_wgpu::CallbackTrait for Callback {
                 },
             )
         };
-        let index_bytes: Vec<u8> = job.indices.iter().flat_map(|i| i.to_ne_bytes()).collect();
         let vertices = init("tern grid rows", &job.vertices, wgpu::BufferUsages::VERTEX);
-        let indices = init("tern grid rows", &index_bytes, wgpu::BufferUsages::INDEX);
+        let index_bytes = bytemuck::cast_slice(&job.indices);
+        let indices = init("tern grid rows", index_bytes, wgpu::BufferUsages::INDEX);
         let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
             label: Some("tern grid rows"),
             color_attachments: &[Some(wgpu::RenderPassColorAttachment {
@@ -512,12 +512,11 @@ impl egui_wgpu::CallbackTrait for Callback {
         if self.job.copy.is_empty() || surface.drawn == 0 {
             return;
         }
-        let bytes: Vec<u8> = self.job.copy.iter().flat_map(|f| f.to_ne_bytes()).collect();
         let buffer = wgpu::util::DeviceExt::create_buffer_init(
             &self.gpu.device,
             &wgpu::util::BufferInitDescriptor {
                 label: Some("tern grid copy"),
-                contents: &bytes,
+                contents: bytemuck::cast_slice(&self.job.copy),
                 usage: wgpu::BufferUsages::VERTEX,
             },
         );
