@@ -77,7 +77,7 @@ fn keeper_masters(dir: &Path) -> usize {
     std::fs::read_to_string(dir.join("run/tern/keeper.pid"))
         .ok()
         .and_then(|p| p.trim().parse::<u32>().ok())
-        .map_or(0, common::headless::pty_masters)
+        .map_or(0, tern_testkit::pty_masters)
 }
 
 fn worktree(dir: &Path, name: &str) -> PathBuf {

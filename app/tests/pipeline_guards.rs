@@ -7,8 +7,9 @@ mod common;
 
 use std::path::Path;
 
-use common::headless::{Served, pane_id, pty_masters, scratch};
+use common::headless::{Served, pane_id, scratch};
 use common::user::{Face, Start, Tern, on_both_faces};
+use tern_testkit::pty_masters;
 
 /// How many of process `pid`'s threads are named `name`.
 fn threads_named(pid: u32, name: &str) -> usize {

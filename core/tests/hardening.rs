@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use tern_core::config::{Config, ConfigEvent, ConfigWatcher, theme_files_read};
 use tern_core::desktop_appearance::ColorScheme;
 use tern_core::pipeline::{Pipeline, PipelineConfig, SpawnSpec};
-use tern_testkit::eventually;
+use tern_testkit::{eventually, pty_masters};
 
 fn mkfifo(path: &Path) {
     let made = std::process::Command::new("mkfifo").arg(path).status();
@@ -120,18 +120,6 @@ fn after_a_save_naming_a_fifo_theme_later_saves_still_apply() {
     }
 }
 
-/// The pty masters this process holds (`/dev/ptmx` descriptors).
-fn pty_masters() -> usize {
-    std::fs::read_dir("/proc/self/fd")
-        .map(|fds| {
-            fds.flatten()
-                .filter_map(|fd| std::fs::read_link(fd.path()).ok())
-                .filter(|target| target.ends_with("ptmx"))
-                .count()
-        })
-        .unwrap_or(0)
-}
-
 /// A pane read ahead whose window is full (its program floods cursor position queries
 /// and never reads the answers, so the model stops parsing it and the reading thread
 /// waits) is closed: its pty master is freed at once.
@@ -151,7 +139,7 @@ fn closing_a_pane_while_it_is_read_ahead_frees_its_pty() {
         Arc::new(|| {}),
     )
     .expect("pipeline");
-    let before = pty_masters();
+    let before = pty_masters("self");
     let pane = p
         .spawn(&SpawnSpec::command(
             "sh",
@@ -171,12 +159,12 @@ fn closing_a_pane_while_it_is_read_ahead_frees_its_pty() {
                 && credit.in_flight() >= window * 3 / 4
         },
     );
-    assert!(pty_masters() > before, "the pane holds a master");
+    assert!(pty_masters("self") > before, "the pane holds a master");
     p.close(pane);
     eventually(
         "the pane's pty master is closed after close",
         Duration::from_secs(5),
-        || pty_masters() == before,
+        || pty_masters("self") == before,
     );
 }
 

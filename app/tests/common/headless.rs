@@ -227,18 +227,6 @@ pub fn stop_keeper(dir: &Path) {
     }
 }
 
-/// The pty masters process `pid` holds open (`/dev/ptmx`, or `/dev/pts/ptmx`).
-pub fn pty_masters(pid: u32) -> usize {
-    std::fs::read_dir(format!("/proc/{pid}/fd"))
-        .map(|fds| {
-            fds.flatten()
-                .filter_map(|fd| std::fs::read_link(fd.path()).ok())
-                .filter(|target| target.ends_with("ptmx"))
-                .count()
-        })
-        .unwrap_or(0)
-}
-
 /// The numeric id in a `new-tab`/`split` reply.
 pub fn pane_id(reply: &str) -> u64 {
     reply

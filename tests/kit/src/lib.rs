@@ -58,6 +58,19 @@ pub fn eventually<T, P: Probed<T>>(
     }
 }
 
+/// The pty masters process `pid` holds open (`/dev/ptmx`, or `/dev/pts/ptmx`); `pid`
+/// may be "self".
+pub fn pty_masters(pid: impl Display) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .map(|fds| {
+            fds.flatten()
+                .filter_map(|fd| std::fs::read_link(fd.path()).ok())
+                .filter(|target| target.ends_with("ptmx"))
+                .count()
+        })
+        .unwrap_or(0)
+}
+
 /// This process's resident memory in bytes (Linux `/proc/self/statm`; 0 elsewhere).
 pub fn rss_bytes() -> u64 {
     rss_of("self")

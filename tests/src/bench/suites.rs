@@ -546,36 +546,8 @@ pub fn reveal(opts: &Opts) -> Result<Value, String> {
             };
             let size = TermSize::new(120, 40);
             let (pane, log) = rig.spawn(&argv, size, false)?;
-            let deadline = Instant::now() + TIMEOUT;
-            loop {
-                let filled = rig
-                    .pipeline
-                    .stats(pane)
-                    .map(|s| s.scrollback_lines.load(Ordering::Relaxed))
-                    .unwrap_or(0);
-                if filled as usize + 41 >= lines {
-                    break;
-                }
-                if Instant::now() > deadline {
-                    return Err(format!("history of {lines} lines never filled ({filled})"));
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            let mut samples = Vec::new();
-            for _ in 0..reveals {
-                let before = log.len();
-                let t0 = Instant::now();
-                rig.set_visible(pane, true, &log);
-                let Some(first) =
-                    log.wait_for(t0 + Duration::from_secs(10), |l| l.get(before).copied())
-                else {
-                    return Err("reveal never delivered a snapshot".into());
-                };
-                let ready = first.ready_at;
-                samples.push(ready.saturating_duration_since(t0).as_secs_f64() * 1e6);
-                rig.set_visible(pane, false, &log);
-                std::thread::sleep(Duration::from_millis(5));
-            }
+            rig.wait_history(pane, lines, Instant::now() + TIMEOUT)?;
+            let samples = rig.reveal_times(pane, &log, reveals)?;
             rig.pipeline.close(pane);
             let s = summarize(&samples);
             let what = if streaming { "streaming" } else { "idle" };

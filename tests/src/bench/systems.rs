@@ -373,6 +373,54 @@ impl TernRig {
         Ok((pane, log))
     }
 
+    /// Waits until `pane`'s history holds about `lines` lines (the 40-row screen aside).
+    pub fn wait_history(
+        &self,
+        pane: PaneId,
+        lines: usize,
+        deadline: Instant,
+    ) -> Result<(), String> {
+        loop {
+            let filled = self
+                .pipeline
+                .stats(pane)
+                .map(|s| s.scrollback_lines.load(Ordering::Relaxed))
+                .unwrap_or(0);
+            if filled as usize + 41 >= lines {
+                return Ok(());
+            }
+            if Instant::now() > deadline {
+                return Err(format!("history of {lines} lines never filled ({filled})"));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Reveals and hides `pane` `reveals` times: µs from each reveal to the delivery of
+    /// its snapshot.
+    pub fn reveal_times(
+        &self,
+        pane: PaneId,
+        log: &ArrivalLog,
+        reveals: usize,
+    ) -> Result<Vec<f64>, String> {
+        let mut samples = Vec::new();
+        for _ in 0..reveals {
+            let before = log.len();
+            let t0 = Instant::now();
+            self.set_visible(pane, true, log);
+            let Some(first) =
+                log.wait_for(t0 + Duration::from_secs(10), |l| l.get(before).copied())
+            else {
+                return Err("reveal never delivered a snapshot".into());
+            };
+            samples.push(first.ready_at.saturating_duration_since(t0).as_secs_f64() * 1e6);
+            self.set_visible(pane, false, log);
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        Ok(samples)
+    }
+
     pub fn set_visible(&self, pane: PaneId, visible: bool, log: &ArrivalLog) {
         if let Ok(mut v) = self.visible.lock() {
             if visible {
