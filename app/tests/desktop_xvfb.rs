@@ -190,26 +190,7 @@ fn a_second_plain_start_opens_a_tab_in_the_running_tern() {
     // before the first tern maps its window (started after it, openbox could miss a
     // window mapped while it was taking over the screen: seen as a window never
     // managed, never raised).
-    let _wm = Killed(
-        Command::new("openbox")
-            .env("DISPLAY", &display.name)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .expect("openbox (apt-get install openbox)"),
-    );
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !Command::new("xdotool")
-        .env("DISPLAY", &display.name)
-        .arg("get_desktop")
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-    {
-        assert!(Instant::now() < deadline, "openbox did not take the screen");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let _wm = start_window_manager(&display.name);
     let (_first, _trace) = start_tern(&display, &dir, &runtime, &[]);
     let socket = runtime.join("tern").join("session.sock");
     let deadline = Instant::now() + Duration::from_secs(60);

@@ -113,15 +113,7 @@ fn restored_split_panes_start_at_their_share_of_the_window() {
 #[test]
 fn a_window_saved_maximized_comes_back_maximized() {
     let display = common::x11::start_xvfb();
-    let mut openbox = common::x11::Killed(
-        Command::new("openbox")
-            .env("DISPLAY", &display.name)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .expect("openbox (apt-get install openbox)"),
-    );
-    std::thread::sleep(Duration::from_millis(500));
+    let openbox = common::x11::start_window_manager(&display.name);
     let name = display.name.clone();
     let tern = Start::window("maximized")
         .on_display(display)
@@ -151,5 +143,5 @@ fn a_window_saved_maximized_comes_back_maximized() {
         tern.stderr()
     );
     drop(tern);
-    let _ = openbox.0.kill();
+    drop(openbox);
 }

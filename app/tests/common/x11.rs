@@ -209,6 +209,54 @@ pub fn start_xvfb_with(screen: &str, args: &[&str]) -> Display {
     }
 }
 
+/// A window manager (openbox) managing `display`, as a desktop has: returned once it
+/// has taken the screen (it sets the current desktop, which `xdotool get_desktop` reads).
+/// An openbox that exits before that (on a loaded machine it can lose the race for the
+/// screen) is started again; its messages are in the panic if it never takes it.
+pub fn start_window_manager(display: &str) -> Killed {
+    let log = std::env::temp_dir().join(format!(
+        "tern-openbox-{}-{}.log",
+        std::process::id(),
+        display.trim_start_matches(':')
+    ));
+    let deadline = Instant::now() + Duration::from_secs(90);
+    for _attempt in 0..3 {
+        let mut wm = Killed(
+            Command::new("openbox")
+                .env("DISPLAY", display)
+                .stdout(Stdio::null())
+                .stderr(std::fs::File::create(&log).expect("openbox's log"))
+                .spawn()
+                .expect("openbox (apt-get install openbox)"),
+        );
+        loop {
+            let managed = Command::new("xdotool")
+                .env("DISPLAY", display)
+                .arg("get_desktop")
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success());
+            if managed {
+                return wm;
+            }
+            if let Ok(Some(_)) = wm.0.try_wait() {
+                break; // it exited: start it again
+            }
+            assert!(
+                Instant::now() < deadline,
+                "openbox did not take the screen within 90 s: {}",
+                std::fs::read_to_string(&log).unwrap_or_default()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+    panic!(
+        "openbox exited three times before taking the screen: {}",
+        std::fs::read_to_string(&log).unwrap_or_default()
+    )
+}
+
 /// A scratch folder for one test, with an XDG runtime dir.
 pub fn scratch(name: &str) -> (PathBuf, PathBuf) {
     let dir = std::env::temp_dir().join(format!("tern-{name}-{}", std::process::id()));
