@@ -398,7 +398,8 @@ def test_keys(x, term, args, env, extra, cols, rows, breakdown=None, work=None):
         if trace:
             for name, v in key_breakdown(trace, presses).items():
                 breakdown.setdefault(name, []).extend(v)
-            os.unlink(trace)
+            if not os.environ.get("TYPOMETER_KEEP_TRACE"):
+                os.unlink(trace)
 
 
 LEVELS = [("INFO ", "32"), ("DEBUG", "36"), ("WARN ", "33"), ("ERROR", "31")]
@@ -523,7 +524,8 @@ def test_flood(x, term, args, env, extra, cols, rows, work, breakdown=None):
         if trace:
             for name, v in key_breakdown(trace, presses).items():
                 breakdown.setdefault(name, []).extend(v)
-            os.unlink(trace)
+            if not os.environ.get("TYPOMETER_KEEP_TRACE"):
+                os.unlink(trace)
 
 
 AGENT = r"""
@@ -678,6 +680,9 @@ def main():
     p.add_argument("--idle-s", type=float, default=10.0)
     p.add_argument("--agents", type=int, default=32, help="hidden tabs of stand-in agents (agents test)")
     p.add_argument("--agents-s", type=float, default=20.0, help="seconds of CPU ticks (agents test)")
+    p.add_argument("--xvfb-arg", action="append", default=[],
+                   help="a further Xvfb argument, repeatable (say --xvfb-arg=-extension --xvfb-arg=MIT-SHM: "
+                        "every terminal then sends its frames by plain PutImage)")
     p.add_argument("--json")
     p.add_argument("--seed", type=int, default=1)
     args = p.parse_args()
@@ -709,7 +714,7 @@ def main():
     n = 90
     while os.path.exists(f"/tmp/.X{n}-lock") or os.path.exists(f"/tmp/.X11-unix/X{n}"):
         n += 1
-    xvfb = subprocess.Popen(["Xvfb", f":{n}", "-screen", "0", "1600x1000x24", "-nolisten", "tcp"],
+    xvfb = subprocess.Popen(["Xvfb", f":{n}", "-screen", "0", "1600x1000x24", "-nolisten", "tcp"] + args.xvfb_arg,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     env["DISPLAY"] = f":{n}"
     results = {"terms": terms, "cols": args.cols, "rows": args.rows, "tests": {}}
