@@ -57,6 +57,33 @@ fn differing_rows(a: &Screen, b: &Screen) -> Vec<usize> {
         .collect()
 }
 
+/// The grid's shaders are compiled on a thread of their own, not in a frame: the first
+/// frames, which show a shell's prompt, do not wait for the compiler (tens of ms on a
+/// software renderer). Catches the compile moved back into the frame (seen failing so:
+/// compiled on "main").
+#[test]
+fn the_grid_s_shaders_compile_off_the_ui_thread() {
+    let display = start_xvfb();
+    let (dir, runtime) = scratch("grid-compile");
+    let (_tern, trace) = start_tern(
+        &display,
+        &dir,
+        &runtime,
+        &["-e", "sh", "-c", "echo ready; exec cat"],
+    );
+    let event = "\"event\":\"grid_pipelines\"";
+    wait_trace(
+        &trace,
+        &dir,
+        "the grid's pipelines never became ready",
+        |t| t.contains(event),
+    );
+    let text = std::fs::read_to_string(&trace).unwrap_or_default();
+    let line = text.lines().find(|l| l.contains(event)).unwrap_or_default();
+    let v: serde_json::Value = serde_json::from_str(line).expect("a JSON trace line");
+    assert_eq!(v["compiled_on"], "tern-grid-compile", "{line}");
+}
+
 #[test]
 fn a_key_over_a_full_screen_draws_its_rows_and_a_tab_shown_again_draws_none() {
     let display = start_xvfb();

@@ -486,7 +486,7 @@ impl eframe::App for TernApp {
         self.frames.diagnostics.note_frame(frame);
         self.frames.last_cpu = frame.info().cpu_usage;
         self.look.window_clear = Some(super::theme::rgb(self.look.palette.background()));
-        super::grid::GridGpu::refresh(&mut self.look.grid, frame);
+        self.look.grid.refresh(ui.ctx(), frame);
         egui::CentralPanel::default()
             .frame(egui::Frame::NONE)
             .show(ui, |ui| self.draw(ui));

@@ -193,7 +193,7 @@ impl TernApp {
             theme: &self.look.theme,
             background: rgb(self.look.palette.background()),
             window_clear: self.look.window_clear,
-            grid: self.look.grid.as_ref(),
+            grid: self.look.grid.get(),
             glyphs: &mut self.look.glyphs,
             trace: &mut self.frames.trace,
             window_focused: self.chrome.window_focused,

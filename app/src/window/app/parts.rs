@@ -94,9 +94,9 @@ pub struct Look {
     /// The colour eframe clears the window to this frame (`None` outside eframe, as in
     /// the kittest harness): panes on it draw no background rectangle.
     pub window_clear: Option<egui::Color32>,
-    /// What panes need to draw their rows into textures (`grid.rs`; `None` outside
+    /// What panes need to draw their rows into textures (`grid/`; none outside
     /// eframe's wgpu renderer).
-    pub grid: Option<crate::window::grid::GridGpu>,
+    pub grid: crate::window::grid::GridSlot,
 }
 
 impl Look {
@@ -109,7 +109,7 @@ impl Look {
             palette: Palette::default(),
             glyphs: GlyphCache::default(),
             window_clear: None,
-            grid: None,
+            grid: Default::default(),
         }
     }
 }

@@ -3,6 +3,7 @@
 //! and the paint callback that draws a frame's job.
 
 use std::ops::Range;
+use std::sync::mpsc::{Receiver, TryRecvError};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use eframe::egui_wgpu::{self, wgpu};
@@ -12,7 +13,7 @@ use eframe::egui_wgpu::{self, wgpu};
 const MAX_SIDE_PX: u32 = 8192;
 
 /// What every pane's grid shares: the device, the two pipelines and egui's font atlas.
-/// Refreshed each frame from eframe's render state ([`GridGpu::refresh`]); `None`
+/// Refreshed each frame from eframe's render state ([`GridSlot::refresh`]); none
 /// outside eframe's wgpu renderer (the kittest harness), where panes draw directly.
 #[derive(Clone)]
 pub struct GridGpu {
@@ -24,6 +25,9 @@ pub struct GridGpu {
 
 struct Pipelines {
     format: wgpu::TextureFormat,
+    /// The thread that compiled them and how long it took (the trace's `grid_pipelines`).
+    compiled_on: String,
+    compile_us: u128,
     rows: wgpu::RenderPipeline,
     locals_layout: wgpu::BindGroupLayout,
     atlas_layout: wgpu::BindGroupLayout,
@@ -37,34 +41,70 @@ struct Atlas {
     bind_group: wgpu::BindGroup,
 }
 
-impl GridGpu {
-    /// Makes (or keeps) the shared state for this frame: `None` without eframe's wgpu
-    /// renderer or before egui's font atlas exists.
-    pub fn refresh(slot: &mut Option<GridGpu>, frame: &eframe::Frame) {
+/// The grid's shared state as a frame finds it. The pipelines are compiled on a thread
+/// of their own (`tern-grid-compile`), started by the window's first frame: a shader
+/// compile costs a software renderer tens of milliseconds and a GPU driver some, and
+/// the first frames, the ones that show a shell's prompt, do not wait for it. Until the
+/// pipelines are ready, panes draw directly.
+#[derive(Default)]
+pub struct GridSlot {
+    ready: Option<GridGpu>,
+    pipelines: Option<Arc<Pipelines>>,
+    compiling: Option<(wgpu::TextureFormat, Receiver<Pipelines>)>,
+}
+
+impl GridSlot {
+    /// What panes draw their rows with this frame: `None` without eframe's wgpu
+    /// renderer, before egui's font atlas exists or while the pipelines compile.
+    pub fn get(&self) -> Option<&GridGpu> {
+        self.ready.as_ref()
+    }
+
+    /// Makes (or keeps) the shared state for this frame; a frame is asked for when the
+    /// pipelines are compiled.
+    pub fn refresh(&mut self, ctx: &egui::Context, frame: &eframe::Frame) {
         let Some(rs) = frame.wgpu_render_state() else {
-            *slot = None;
+            *self = GridSlot::default();
             return;
         };
+        if self
+            .pipelines
+            .as_ref()
+            .is_some_and(|p| p.format != rs.target_format)
+        {
+            self.pipelines = None;
+        }
+        if self.pipelines.is_none() {
+            self.pipelines = self
+                .compiled(ctx, &rs.device, rs.target_format)
+                .map(Arc::new);
+        }
         let atlas = {
             let renderer = rs.renderer.read();
             renderer
                 .texture(&egui::TextureId::default())
                 .and_then(|t| Some((t.texture.clone()?, t.options?)))
         };
-        let Some((texture, options)) = atlas else {
-            *slot = None;
+        let (Some(pipelines), Some((texture, options))) = (self.pipelines.clone(), atlas) else {
+            self.ready = None;
             return;
         };
-        match slot {
-            Some(g) if g.pipelines.format == rs.target_format => {
+        match self.ready.as_mut() {
+            Some(g) if Arc::ptr_eq(&g.pipelines, &pipelines) => {
                 if g.atlas.texture != texture {
                     g.atlas = Arc::new(Atlas::new(&g.device, &g.pipelines, texture, options));
                 }
             }
             _ => {
-                let pipelines = Arc::new(Pipelines::new(&rs.device, rs.target_format));
                 let atlas = Arc::new(Atlas::new(&rs.device, &pipelines, texture, options));
-                *slot = Some(GridGpu {
+                crate::window::trace::note_if_changed("grid_pipelines", "", || {
+                    format!(
+                        "\"compiled_on\":{},\"compile_us\":{}",
+                        serde_json::Value::from(pipelines.compiled_on.as_str()),
+                        pipelines.compile_us
+                    )
+                });
+                self.ready = Some(GridGpu {
                     device: rs.device.clone(),
                     pipelines,
                     atlas,
@@ -74,6 +114,46 @@ impl GridGpu {
         }
     }
 
+    /// The pipelines for `format` once compiled; the first call starts the compile.
+    fn compiled(
+        &mut self,
+        ctx: &egui::Context,
+        device: &wgpu::Device,
+        format: wgpu::TextureFormat,
+    ) -> Option<Pipelines> {
+        if let Some((compiling, rx)) = &self.compiling
+            && *compiling == format
+        {
+            return match rx.try_recv() {
+                Ok(p) => {
+                    self.compiling = None;
+                    Some(p)
+                }
+                Err(TryRecvError::Empty) => None,
+                Err(TryRecvError::Disconnected) => {
+                    // The thread ended without them (it panicked): compile here.
+                    self.compiling = None;
+                    Some(Pipelines::new(device, format))
+                }
+            };
+        }
+        let (tx, rx) = std::sync::mpsc::channel();
+        let (thread_device, ctx) = (device.clone(), ctx.clone());
+        let started = std::thread::Builder::new()
+            .name("tern-grid-compile".into())
+            .spawn(move || {
+                let _ = tx.send(Pipelines::new(&thread_device, format));
+                ctx.request_repaint();
+            });
+        if started.is_err() {
+            return Some(Pipelines::new(device, format));
+        }
+        self.compiling = Some((format, rx));
+        None
+    }
+}
+
+impl GridGpu {
     /// Whether a texture of `size_px` can be made.
     pub fn fits(&self, size_px: [u32; 2]) -> bool {
         size_px.iter().all(|&s| s > 0 && s <= self.max_side_px)
@@ -176,6 +256,7 @@ struct Out { @location(0) texel: vec2<f32>, @builtin(position) pos: vec4<f32> };
 
 impl Pipelines {
     fn new(device: &wgpu::Device, format: wgpu::TextureFormat) -> Pipelines {
+        let started = std::time::Instant::now();
         let locals_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("tern grid locals"),
             entries: &[wgpu::BindGroupLayoutEntry {
@@ -305,6 +386,8 @@ impl Pipelines {
         );
         Pipelines {
             format,
+            compiled_on: std::thread::current().name().unwrap_or("?").to_owned(),
+            compile_us: started.elapsed().as_micros(),
             rows,
             locals_layout,
             atlas_layout,

@@ -29,8 +29,8 @@ use std::sync::PoisonError;
 use eframe::egui_wgpu;
 use egui::{Color32, Mesh, Pos2, Rect, pos2, vec2};
 
-pub use gpu::GridGpu;
 use gpu::{Callback, Job, SharedSurface, VERTEX_BYTES, vertex_bytes};
+pub use gpu::{GridGpu, GridSlot};
 
 /// A pane's grid texture, kept in its row cache (freed with it).
 #[derive(Default)]
