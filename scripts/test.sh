@@ -69,3 +69,11 @@ trap 'rm -rf "$test_home"' EXIT
 # A test that needs tmux or sshd fails when it is missing (TERN_SKIP_MISSING_TOOLS=1
 # skips those tests instead, and says so).
 HOME="$test_home" cargo test --workspace --locked
+
+# tern against the published eframe and egui-winit, the patch series off
+# (patches/README.md): it builds, and the window's own suite passes.
+./scripts/vendor-patches.sh upstream >/dev/null
+HOME="$test_home" cargo test -p tern --locked --no-default-features \
+  --config "patch.crates-io.eframe.path=\"$PWD/target/upstream/eframe\"" \
+  --config "patch.crates-io.egui-winit.path=\"$PWD/target/upstream/egui-winit\"" \
+  --test xvfb
