@@ -1,6 +1,8 @@
 //! What a test reads of the window, and the few things it does to it, in one place:
-//! tests ask the workspace core (`TestView::core`) or this view, never the window's
-//! parts. `use tern::window::app::TestView as _;` brings it in.
+//! tests ask the workspace core (`TestView::core`) or this view, not fields of the app.
+//! Two parts are lent mutably, each for what a user does to it: a pane (to copy its
+//! selection, `pane_ui_mut`) and the sidebar (to type into its forms, `sidebar_mut`).
+//! `use tern::window::app::TestView as _;` brings it in.
 
 use tern_core::ipc::{PaneInfo, Reply, Request};
 use tern_core::pipeline::PaneId;
@@ -17,7 +19,6 @@ use crate::window::sidebar::Sidebar;
 /// The window as a test sees it.
 pub trait TestView {
     /// The diagnostics panel (the command palette toggles it).
-    fn diagnostics_mut(&mut self) -> &mut crate::window::diagnostics::Diagnostics;
     fn diagnostics(&self) -> &crate::window::diagnostics::Diagnostics;
     /// The focused pane.
     fn pane(&self) -> Option<PaneId>;
@@ -62,10 +63,6 @@ pub trait TestView {
 }
 
 impl TestView for TernApp {
-    fn diagnostics_mut(&mut self) -> &mut crate::window::diagnostics::Diagnostics {
-        &mut self.frames.diagnostics
-    }
-
     fn diagnostics(&self) -> &crate::window::diagnostics::Diagnostics {
         &self.frames.diagnostics
     }
