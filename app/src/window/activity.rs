@@ -1,8 +1,8 @@
 //! Agents in the window: each pane's activity (running / waiting / done / idle, from
 //! the workspace core's one rule, `WorkspaceCore::activities`) on the tab bar, the
-//! sidebar and the quick switcher;
-//! (desktop notifications are the workspace core's: `tern_core::workspace`);
-//! "next waiting pane"; `send_text` bindings.
+//! sidebar and the quick switcher, the progress bar, and the `send_text` bindings'
+//! text. The rules are the core's: desktop notifications and the next waiting pane
+//! (`Command::FocusNextWaiting`) live in `tern_core::workspace`.
 
 use std::collections::HashMap;
 use std::time::Duration;
