@@ -32,6 +32,16 @@ pub const MAX_IMAGES: usize = 1024;
 /// Most placements one screen keeps (the oldest go first).
 pub const MAX_PLACEMENTS: usize = 1024;
 
+/// Pixels decoded, painted or copied that count as one cell of a terminal's work
+/// ([`super::Terminal::work_cells`], the unit of a model thread's slice): a pixel is a
+/// 4-byte write, a cell of an area operation a 16-byte one.
+pub const PIXELS_PER_WORK_CELL: u64 = 4;
+
+/// The cells of work `pixels` pixels count as.
+pub fn pixel_work_cells(pixels: u64) -> u64 {
+    pixels / PIXELS_PER_WORK_CELL
+}
+
 /// Most bytes a transmission (all its chunks, decoded from base64, or a file) may have.
 pub const MAX_TRANSMISSION_BYTES: usize = MAX_IMAGE_BYTES;
 /// Most cells a placement may cover in each direction.

@@ -90,6 +90,9 @@ pub struct Decoder {
     raster: (usize, usize),
     mode: Mode,
     params: Vec<u32>,
+    /// Work done and not yet handed to the terminal's count ([`Decoder::take_work_cells`]),
+    /// in pixels written.
+    unpaid_pixels: u64,
 }
 
 impl std::fmt::Debug for Decoder {
@@ -119,7 +122,20 @@ impl Decoder {
             raster: (0, 0),
             mode: Mode::Data,
             params: Vec::new(),
+            unpaid_pixels: 0,
         }
+    }
+
+    /// The work done since the last call, in the cells of work a terminal counts
+    /// ([`super::pixel_work_cells`]; the pixels short of a whole cell are kept for the
+    /// next call, so the total is the same however the data was split). Called after
+    /// each byte, so that a parse can stop inside a long image once its slice's work
+    /// is spent.
+    #[inline]
+    pub fn take_work_cells(&mut self) -> u64 {
+        let cells = self.unpaid_pixels / super::PIXELS_PER_WORK_CELL;
+        self.unpaid_pixels %= super::PIXELS_PER_WORK_CELL;
+        cells
     }
 
     /// Heap bytes held so far.
@@ -249,6 +265,7 @@ impl Decoder {
                 row.resize(end, 0);
             }
             row[self.x..end].fill(self.color);
+            self.unpaid_pixels += count as u64;
         }
         self.x = end;
     }
