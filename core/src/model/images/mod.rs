@@ -15,7 +15,7 @@ pub(crate) mod pixels;
 pub mod placeholder;
 pub mod sixel;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
@@ -211,7 +211,12 @@ pub struct PlacedImage {
 /// The images of one screen and their placements.
 pub struct ImageStore {
     images: BTreeMap<u32, StoredImage>,
-    placements: Vec<Placement>,
+    /// Each image's id by its `used` clock, least recently used first (an eviction
+    /// takes the first, instead of looking through every image).
+    lru: BTreeMap<u64, u32>,
+    /// Oldest first (the cap drops the front; evicting the least recently used image
+    /// most often takes the front too).
+    placements: VecDeque<Placement>,
     /// Decoded bytes held by `images`.
     bytes: usize,
     quota_bytes: usize,
@@ -249,7 +254,8 @@ impl ImageStore {
     pub fn new(quota_bytes: usize) -> ImageStore {
         ImageStore {
             images: BTreeMap::new(),
-            placements: Vec::new(),
+            lru: BTreeMap::new(),
+            placements: VecDeque::new(),
             bytes: 0,
             quota_bytes,
             clock: 0,
@@ -275,7 +281,7 @@ impl ImageStore {
         self.images.len()
     }
 
-    pub fn placements(&self) -> &[Placement] {
+    pub fn placements(&self) -> &VecDeque<Placement> {
         &self.placements
     }
 
@@ -334,6 +340,7 @@ impl ImageStore {
         }
         let used = self.tick();
         self.bytes += need;
+        self.lru.insert(used, id);
         self.images.insert(
             id,
             StoredImage {
@@ -348,12 +355,7 @@ impl ImageStore {
 
     /// Drops the least recently used image (with its placements); false if none.
     fn evict_one(&mut self) -> bool {
-        let Some(id) = self
-            .images
-            .iter()
-            .min_by_key(|(_, i)| i.used)
-            .map(|(id, _)| *id)
-        else {
+        let Some((_, &id)) = self.lru.first_key_value() else {
             return false;
         };
         self.remove_image(id);
@@ -365,8 +367,16 @@ impl ImageStore {
         let Some(img) = self.images.remove(&id) else {
             return false;
         };
+        self.lru.remove(&img.used);
         self.bytes -= img.data.bytes();
-        self.placements.retain(|p| p.image_id != id);
+        // The front first: the oldest placement's image is the one an eviction takes
+        // most often, and a retain would move every other placement.
+        while self.placements.front().is_some_and(|p| p.image_id == id) {
+            self.placements.pop_front();
+        }
+        if self.placements.iter().any(|p| p.image_id == id) {
+            self.placements.retain(|p| p.image_id != id);
+        }
         self.generation = next_generation();
         true
     }
@@ -376,6 +386,8 @@ impl ImageStore {
     pub fn place(&mut self, placement: Placement) {
         let used = self.tick();
         if let Some(img) = self.images.get_mut(&placement.image_id) {
+            self.lru.remove(&img.used);
+            self.lru.insert(used, placement.image_id);
             img.used = used;
         }
         if placement.placement_id != 0 {
@@ -384,9 +396,9 @@ impl ImageStore {
             });
         }
         if self.placements.len() >= MAX_PLACEMENTS {
-            self.placements.remove(0);
+            self.placements.pop_front();
         }
-        self.placements.push(placement);
+        self.placements.push_back(placement);
         self.generation = next_generation();
     }
 
@@ -417,6 +429,7 @@ impl ImageStore {
     pub fn clear(&mut self) {
         if !self.is_empty() {
             self.images.clear();
+            self.lru.clear();
             self.placements.clear();
             self.bytes = 0;
             self.generation = next_generation();
@@ -440,6 +453,11 @@ impl ImageStore {
     /// image at a margin; wholly above, it goes); one moved to start at `ceiling` or
     /// below goes.
     pub fn shift(&mut self, lines: std::ops::Range<u64>, delta: i64, floor: u64, ceiling: u64) {
+        // A scroll of the whole screen moves no placement (each line feed at the bottom
+        // of a screen with images comes here).
+        if lines.is_empty() {
+            return;
+        }
         let before = self.placements.len();
         let mut moved = false;
         self.placements.retain_mut(|p| {
@@ -495,7 +513,7 @@ impl ImageStore {
     /// Heap bytes (decoded pixels and tables).
     pub fn heap_bytes(&self) -> usize {
         self.bytes
-            + self.images.len() * 64
+            + self.images.len() * 96
             + self.placements.capacity() * std::mem::size_of::<Placement>()
     }
 }
