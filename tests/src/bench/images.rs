@@ -15,7 +15,8 @@
 //!   (idle), while the image pane streams;
 //! - slice: each hidden stream (+text, +kitty, +sixel; and full-screen DECFRA, area
 //!   work alone, for scale) parsed in process in the model thread's slices, each
-//!   slice's time (what a key that comes during one waits).
+//!   slice's time (what a key that comes during one waits), and a reveal's snapshot
+//!   of a pane holding the store's 1024 placements against a text pane's.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
@@ -318,6 +319,57 @@ fn slice_rows(opts: &Opts) -> Vec<Value> {
             "p90": q90,
             "bytes_per_slice": bytes as f64 / times.len().max(1) as f64,
             "mb_per_s": mb_s,
+        }));
+    }
+    out.extend(snapshot_rows(opts));
+    out
+}
+
+/// A reveal's snapshot (on the model thread) of a pane whose history holds 1024 sixel
+/// placements (the store's cap), against one of the same size that holds text: the
+/// image layer it carries is every placement's `Arc`, never a pixel copied.
+fn snapshot_rows(opts: &Opts) -> Vec<Value> {
+    use tern_core::pipeline::delivery::snapshot;
+    use tern_core::pipeline::pane::PaneCore;
+    let times = if opts.quick { 100 } else { 400 };
+    let mut panes = Vec::new();
+    for (name, stream) in [
+        ("text", Fixture::Scrolling.generate(1 << 20, 80, 24)),
+        ("sixel", sixel_stream().repeat(40)),
+    ] {
+        let mut pane = PaneCore::new(TermSize::new(80, 24), TermConfig::default());
+        pane.parse(&stream);
+        panes.push((name, pane));
+    }
+    let mut samples: Vec<Vec<f64>> = vec![Vec::new(); panes.len()];
+    for _ in 0..times {
+        // Alternating, so drift hits both alike.
+        for (i, (_, pane)) in panes.iter().enumerate() {
+            let started = Instant::now();
+            std::hint::black_box(snapshot(&pane.term, 0));
+            samples[i].push(started.elapsed().as_secs_f64() * 1e6);
+        }
+    }
+    let text_p50 = summarize(&samples[0]).p50;
+    let mut out = Vec::new();
+    for ((name, pane), samples) in panes.iter().zip(&samples) {
+        let s: Summary = summarize(samples);
+        println!(
+            "snapshot {:<7} n={:<5} p50 {:>8.1} p99 {:>9.1} | p50 {:>5.2}x | {} placements, {} history lines",
+            name,
+            s.n,
+            s.p50,
+            s.p99,
+            s.p50 / text_p50,
+            pane.term.images().placements().len(),
+            pane.term.scrollback().len()
+        );
+        out.push(json!({
+            "case": "snapshot",
+            "variant": name,
+            "unit": "us",
+            "summary": s,
+            "p50_over_text": s.p50 / text_p50,
         }));
     }
     out
