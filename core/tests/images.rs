@@ -433,6 +433,71 @@ fn a_sixel_with_a_billion_repeats_costs_little() {
     assert!(t.image_heap_bytes() < 2 * MAX_IMAGE_BYTES);
 }
 
+/// A sixel image is one control sequence, so a slice of the model thread used to
+/// decode a whole one before it could stop. A bounded parse now stops inside it once
+/// the pixels painted reach the bound (within one data byte's pixels), and going on
+/// gives the very image one call gives, with the same work counted. Seen failing with
+/// the decoder's pixels not counted as they are painted (the parse ran the image to
+/// its end in one call).
+#[test]
+fn a_bounded_parse_stops_inside_a_large_sixel_and_resumes_the_same_image() {
+    // 800x600 pixels: 100 bands, each in two colours of its own and eight runs.
+    let mut s = b"\x1bP0;1q\"1;1;800;600".to_vec();
+    for band in 0..100u32 {
+        for (reg, shade) in [(1, band), (2, 99 - band)] {
+            s.extend_from_slice(format!("#{reg};2;{shade};{};50", band % 7 * 10).as_bytes());
+        }
+        for run in 0..8u32 {
+            let sixel = char::from(b'?' + ((band * 8 + run) % 63 + 1) as u8);
+            s.extend_from_slice(format!("#{}!100{sixel}", 1 + run % 2).as_bytes());
+        }
+        s.push(b'-');
+    }
+    s.extend_from_slice(b"\x1b\\after");
+    let mut whole = term(100, 40);
+    whole.advance(&s);
+
+    let mut bounded = term(100, 40);
+    let budget = 2048;
+    // The most one data byte paints: a repeat of 100 six-pixel columns.
+    let one_byte = images::pixel_work_cells(6 * 100) + 1;
+    let (mut rest, mut stops_inside) = (&s[..], 0);
+    while !rest.is_empty() {
+        let before = bounded.work_cells();
+        let took = bounded.advance_bounded(rest, before + budget);
+        assert!(took > 0, "no progress");
+        rest = &rest[took..];
+        if !rest.is_empty() && bounded.images().image_count() == 0 {
+            stops_inside += 1;
+            let done = bounded.work_cells() - before;
+            assert!(
+                (budget..budget + one_byte).contains(&done),
+                "stopped inside the image after {done} cells of work (budget {budget})"
+            );
+        }
+    }
+    assert!(
+        stops_inside >= 10,
+        "the parse stopped {stops_inside} times inside the image"
+    );
+    let (a, b) = (whole.image_layer().unwrap(), bounded.image_layer().unwrap());
+    assert_eq!(a.placements.len(), 1);
+    assert_eq!(
+        (a.placements[0].image.width, a.placements[0].image.height),
+        (800, 600)
+    );
+    assert!(
+        a.placements[0].image.rgba == b.placements[0].image.rgba,
+        "the resumed image's pixels differ"
+    );
+    assert_eq!(
+        format!("{:?}", a.placements[0].placement),
+        format!("{:?}", b.placements[0].placement)
+    );
+    assert_eq!(whole.dump(), bounded.dump());
+    assert_eq!(whole.work_cells(), bounded.work_cells());
+}
+
 #[test]
 fn da1_says_sixel() {
     let mut t = term(20, 5);

@@ -138,8 +138,9 @@ fn feed_chunked(term: &mut Terminal, bytes: &[u8], cuts: &[usize]) {
     term.advance(&bytes[start..]);
 }
 
-/// Rectangle operations, column shifts, REP and selective erases: the sequences that
-/// count area work ([`Terminal::work_cells`]), mixed into the usual tokens.
+/// Rectangle operations, column shifts, REP, selective erases and sixel images: the
+/// sequences that count area work ([`Terminal::work_cells`]), mixed into the usual
+/// tokens.
 fn work_input() -> impl Strategy<Value = Vec<u8>> {
     let rect: Vec<&'static [u8]> = vec![
         b"\x1b[65;1;1;9;30$x",
@@ -157,6 +158,8 @@ fn work_input() -> impl Strategy<Value = Vec<u8>> {
         b"x\x1b[300b",
         b"\x1b#8",
         b"\x1b[2*x",
+        b"\x1bPq#1;2;100;0;0!40~-#2!30N$!9?~\x1b\\",
+        b"\x1bP0;1q\"1;1;24;12#3!24~-!24o\x1b\\",
     ];
     let part = prop_oneof![
         3 => token(),

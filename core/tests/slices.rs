@@ -3,7 +3,8 @@
 //! is answered after a bounded count of the busy pane's bytes, not after its backlog.
 //! Counts only: the latency figures live in `tern-bench` (`dsr`, `keys`). Rectangle
 //! operations count toward a slice by the cells they touch
-//! (`a_rectangle_flood_yields_between_sequences`).
+//! (`a_rectangle_flood_yields_between_sequences`), sixel images by the pixels they
+//! paint, a slice stopping inside one (`a_sixel_flood_yields_inside_the_image`).
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -160,5 +161,52 @@ fn a_rectangle_flood_yields_between_sequences() {
         most <= SLICE_WORK_CELLS + area,
         "a slice of the rectangle flood touched {most} cells (at most {} + {area} expected)",
         SLICE_WORK_CELLS
+    );
+}
+
+/// Pane A is one endless sixel image, 1 MiB of it queued at once: `!4000~$` paints
+/// 24,000 pixels in 7 bytes, the same band again and again (so the image never ends
+/// and never grows). An image is one control sequence, and the parse used to stop for
+/// work only between two, so a 2 KiB piece painted 7 M pixels before the slice could
+/// end. Now the decoder's pixels count as they are painted and the parse stops inside
+/// the image: no slice of A did more than [`SLICE_WORK_CELLS`] plus one data byte's
+/// pixels, and B's DSR is answered. Catches pixels counted only when an image ends
+/// (seen: no work counted for A at all) and a parse that cannot stop inside one (seen:
+/// 1.5 M cells in a slice).
+#[test]
+fn a_sixel_flood_yields_inside_the_image() {
+    use tern_core::model::images::pixel_work_cells;
+    let mut backlog = b"\x1bPq#1".to_vec();
+    backlog.extend_from_slice(&b"!4000~$".repeat(150_000));
+    let p = Pipeline::start(PipelineConfig::default(), Arc::new(|| {})).expect("pipeline");
+    let size = TermSize::new(80, 24);
+    let quiet = |p: &Pipeline| {
+        p.spawn(&SpawnSpec::command("sh", &["-c", "exec sleep 600"]).size(size))
+            .expect("spawn")
+    };
+    let (flood, asker) = (quiet(&p), quiet(&p));
+    p.set_focus(Some(flood));
+    let flood_credit = p.credit(flood).expect("credit");
+    let flood_stats = p.stats(flood).expect("flood stats");
+    let replies = p.stats(asker).expect("stats");
+    p.feed(flood, &backlog);
+    p.feed(asker, b"\x1b[6n");
+    wait_until(&p, "the DSR reply", |_| {
+        replies.replies_sent.load(Ordering::Acquire) > 0
+    });
+    wait_until(&p, "64 KiB of the sixel flood parsed", |_| {
+        flood_credit.parsed_total() >= 64 * 1024
+    });
+    let most = flood_stats.slice_work_cells_max.load(Ordering::Relaxed);
+    p.close(flood);
+    p.close(asker);
+    let bound = SLICE_WORK_CELLS + pixel_work_cells(6 * 4000) + 1;
+    assert!(
+        most > 0,
+        "the sixel image's pixels were not counted as work"
+    );
+    assert!(
+        most <= bound,
+        "a slice of the sixel flood did {most} cells of work (at most {bound} expected)"
     );
 }

@@ -4,6 +4,29 @@
 
 use std::fmt::{self, Write as _};
 
+use super::{Cell, Terminal};
+
+impl Terminal {
+    /// The visible screen as a neutral picture.
+    pub fn dump(&self) -> ScreenDump {
+        let grid = self.grid();
+        let rows = grid
+            .iter()
+            .map(|r| r.text().trim_end_matches(' ').to_owned())
+            .collect();
+        let runs = grid
+            .iter()
+            .map(|r| ScreenDump::runs_from_cells(r.cells.iter().map(Cell::dump_attrs)))
+            .collect();
+        ScreenDump {
+            rows,
+            runs,
+            cursor: (self.st.cursor.row, self.st.cursor.col),
+            images: self.image_dump(),
+        }
+    }
+}
+
 /// A colour as a program asked for it (not yet resolved through the palette).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum DumpColor {

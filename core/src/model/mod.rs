@@ -204,17 +204,18 @@ impl Terminal {
 
     /// Cells touched so far by operations whose cost grows with the pane's area
     /// (DECFRA, DECERA, DECSERA, DECCARA, DECRARA, DECCRA, DECRQCRA, DECIC, DECDC,
-    /// DECSED, DECSEL, REP, DECALN), cumulative.
+    /// DECSED, DECSEL, REP, DECALN) and images' pixels as cells
+    /// ([`images::pixel_work_cells`]), cumulative.
     pub fn work_cells(&self) -> u64 {
         self.st.work_cells
     }
 
     /// Like [`Terminal::advance`], but stops after the first control sequence at which
-    /// [`Terminal::work_cells`] reached `until_work_cells`; returns how many bytes it
-    /// consumed (the caller passes the rest again later). So a pane whose few bytes
-    /// ask for much work (a DECFRA over 2000x1000 cells is 20 bytes) yields to other
-    /// panes between two sequences. Stopping and going on gives the same result as one
-    /// call.
+    /// [`Terminal::work_cells`] reached `until_work_cells` (inside a sixel image, after
+    /// the byte that reached it); returns how many bytes it consumed (the caller passes
+    /// the rest again later). So a pane whose few bytes ask for much work (a DECFRA
+    /// over 2000x1000 cells is 20 bytes, a sixel image is one sequence) yields to other
+    /// panes. Stopping and going on gives the same result as one call.
     pub fn advance_bounded(&mut self, mut bytes: &[u8], until_work_cells: u64) -> usize {
         let total = bytes.len();
         // Events are drained between calls; a burst of them (a flood of marks or
@@ -255,8 +256,9 @@ impl Terminal {
             if feed > 0 {
                 let took = self.parse(&rest[..feed], until_work_cells);
                 if took < feed {
-                    // Stopped in ground, right after a control sequence: what the guard
-                    // saw past it is looked at again next time.
+                    // Stopped in ground, right after a control sequence, or inside a
+                    // sixel image's DCS after a data byte (never an ESC): what the
+                    // guard saw past it is looked at again next time.
                     self.guard = OscGuard::Outside;
                     return bytes.len() - rest.len() + took;
                 }
@@ -268,8 +270,8 @@ impl Terminal {
 
     /// Parses bytes the OSC guard let through: the fast path while vte is in ground,
     /// vte from the first byte the fast path leaves to it until a dispatch brings it
-    /// back to ground. Stops there once the work reached `until_work_cells`; returns
-    /// the bytes parsed.
+    /// back to ground. Stops there once the work reached `until_work_cells`, or inside
+    /// a sixel image as soon as its decoding reached it; returns the bytes parsed.
     fn parse(&mut self, mut bytes: &[u8], until_work_cells: u64) -> usize {
         let total = bytes.len();
         while !bytes.is_empty() {
@@ -281,16 +283,23 @@ impl Terminal {
                 }
                 self.ground = false;
             }
+            // Inside a sixel image a call paints something before it stops, so each
+            // call makes progress.
+            let sixel_until = until_work_cells.max(self.st.work_cells + 1);
             let mut performer = perform::Performer {
                 st: &mut self.st,
                 run: &mut self.run,
                 back_to_ground: false,
+                until_work_cells: sixel_until,
             };
             let took = self.parser.advance_until_terminated(&mut performer, bytes);
             performer.flush();
             self.ground = performer.back_to_ground;
+            let paused = !self.ground && performer.paused_in_sixel();
             bytes = &bytes[took..];
-            if self.ground && self.st.work_cells >= until_work_cells && !bytes.is_empty() {
+            if (paused || (self.ground && self.st.work_cells >= until_work_cells))
+                && !bytes.is_empty()
+            {
                 break;
             }
         }
@@ -577,24 +586,5 @@ impl Terminal {
                 .notify_pending
                 .as_ref()
                 .map_or(0, notify::PendingNotification::heap_bytes)
-    }
-
-    /// The visible screen as a neutral picture.
-    pub fn dump(&self) -> ScreenDump {
-        let grid = self.grid();
-        let rows = grid
-            .iter()
-            .map(|r| r.text().trim_end_matches(' ').to_owned())
-            .collect();
-        let runs = grid
-            .iter()
-            .map(|r| ScreenDump::runs_from_cells(r.cells.iter().map(Cell::dump_attrs)))
-            .collect();
-        ScreenDump {
-            rows,
-            runs,
-            cursor: (self.st.cursor.row, self.st.cursor.col),
-            images: self.image_dump(),
-        }
     }
 }

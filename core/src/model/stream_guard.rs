@@ -128,8 +128,10 @@ pub(super) enum OscScan {
 /// Escape, and vte is in Escape at a byte exactly when an ESC comes before it with only
 /// [`AfterEscape::Stays`] bytes between: so the scan jumps from `]` to `]` (rare in
 /// output) and looks back from each over the bytes that stay, instead of stepping from
-/// ESC to ESC (every few bytes in a TUI's output: a search call each). Each look back
-/// stops at a byte that leaves Escape, and the `]` before it is one, so no byte is
+/// ESC to ESC (every few bytes in a TUI's output: a search call each). A `]` or `_`
+/// that starts nothing is followed by a jump to the next ESC (no OSC can start before
+/// it), so text full of `_` costs a search per ESC, not per `_`. Each look back stops
+/// at a byte that leaves Escape or at the ESC the search went on from, so no byte is
 /// looked at twice.
 pub(super) fn scan_for_osc(in_escape: bool, bytes: &[u8]) -> OscScan {
     // Whether vte is in Escape right before `bytes[at]`, looking back no further than
@@ -152,7 +154,13 @@ pub(super) fn scan_for_osc(in_escape: bool, bytes: &[u8]) -> OscScan {
         if escape_before(from, at) {
             return OscScan::StartsAt(at);
         }
-        from = at + 1;
+        // vte is not in Escape after this byte, and only an ESC enters it: nothing
+        // starts before the next ESC, so the search goes on from there (a run of
+        // snake_case words or a `____` rule is one jump, not a search per `_`).
+        match memchr::memchr(0x1b, &bytes[at + 1..]) {
+            Some(e) => from = at + 1 + e,
+            None => return OscScan::Ends { in_escape: false },
+        }
     }
     OscScan::Ends {
         in_escape: escape_before(from, bytes.len()),

@@ -18,7 +18,8 @@
 //!
 //! ESC, CAN and SUB in the data become `?` (they would end the string: what follows
 //! it is the `model` target's). Checks: no panic; the same replies and placements whether the stream came in one
-//! read or two; replies are only `ESC _ G keys ; message ESC \` with digits in the keys
+//! read, in two, or in parses stopped for work every few cells (inside a sixel image
+//! too) and resumed; replies are only `ESC _ G keys ; message ESC \` with digits in the keys
 //! and printable ASCII in the message (never a request's bytes); image memory within
 //! the quota of both screens plus one image in transit; the cursor on the screen.
 
@@ -61,11 +62,22 @@ fn check(stream: &[u8], split_64ths: u8) {
         let c = t.cursor();
         assert!(c.row < t.size().rows && c.col < t.size().cols);
     }
+    // Stopped for work every few cells (inside a sixel image too) and resumed.
+    let mut bounded = fresh();
+    let budget = 1 + u64::from(split_64ths) * 16;
+    let mut rest = stream;
+    while !rest.is_empty() {
+        let took = bounded.advance_bounded(rest, bounded.work_cells() + budget);
+        assert!(took > 0, "a bounded parse made no progress");
+        rest = &rest[took..];
+    }
+    assert_eq!(whole.work_cells(), bounded.work_cells(), "work differs");
     let a = outcome(&mut whole);
     let b = outcome(&mut split);
     assert_eq!(a.1, b.1, "placements differ with the split");
     assert_eq!(a.2, b.2, "screens differ with the split");
     assert_eq!(a.0, b.0, "replies differ with the split");
+    assert_eq!(a, outcome(&mut bounded), "a parse stopped for work differs");
     assert_replies_clean(&a.0);
 }
 

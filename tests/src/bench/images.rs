@@ -12,7 +12,11 @@
 //! - typing: key → echo parsed → frame ready in a visible echo pane while `hidden`
 //!   panes stream the agent-TUI fixture (plus the image pane);
 //! - reveal: reveal request → snapshot ready of a parked pane of 100,000 lines
-//!   (idle), while the image pane streams.
+//!   (idle), while the image pane streams;
+//! - slice: each hidden stream (+text, +kitty, +sixel; and full-screen DECFRA, area
+//!   work alone, for scale) parsed in process in the model thread's slices, each
+//!   slice's time (what a key that comes during one waits), and a reveal's snapshot
+//!   of a pane holding the store's 1024 placements against a text pane's.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
@@ -229,6 +233,154 @@ fn print_rows(what: &str, per: &[(Variant, Vec<f64>)]) -> Vec<Value> {
     out
 }
 
+/// One hidden pane's stream parsed in process as the model thread parses it: slices of
+/// up to `SLICE_BYTES` in pieces of `SLICE_PIECE_BYTES`, ended early by the work bound
+/// or the time bound, each followed by the memory counts the thread takes. Returns
+/// each slice's time in µs and the bytes parsed. A key that reaches the model thread
+/// while a hidden pane's slice runs waits for that slice's end: this is what a hidden
+/// image pane adds to the visible pane's key.
+fn slice_times(stream: &[u8], passes: usize) -> (Vec<f64>, usize) {
+    use tern_core::pipeline::model_thread::{
+        SLICE_BYTES, SLICE_PIECE_BYTES, SLICE_TIME, SLICE_WORK_CELLS,
+    };
+    use tern_core::pipeline::pane::PaneCore;
+    let mut pane = PaneCore::new(TermSize::new(80, 24), TermConfig::default());
+    // A first pass fills the image store, as a pane that has streamed a while.
+    pane.parse(stream);
+    let mut times = Vec::new();
+    let mut bytes = 0;
+    for _ in 0..passes {
+        let mut at = 0;
+        while at < stream.len() {
+            let started = Instant::now();
+            let until = pane.term.work_cells().saturating_add(SLICE_WORK_CELLS);
+            let mut left = SLICE_BYTES;
+            while left > 0 && at < stream.len() {
+                if left != SLICE_BYTES && started.elapsed() >= SLICE_TIME {
+                    break;
+                }
+                if pane.term.work_cells() >= until {
+                    break;
+                }
+                let end = stream.len().min(at + left.min(SLICE_PIECE_BYTES));
+                let parsed = pane.parse_bounded(&stream[at..end], until);
+                at += parsed.consumed;
+                left -= parsed.consumed;
+                bytes += parsed.consumed;
+            }
+            std::hint::black_box((pane.term.heap_bytes(), pane.term.image_heap_bytes()));
+            times.push(started.elapsed().as_secs_f64() * 1e6);
+        }
+    }
+    (times, bytes)
+}
+
+/// The model thread's slices of each hidden pane's stream, in process (see
+/// [`slice_times`]): µs a slice, and MB/s.
+fn slice_rows(opts: &Opts) -> Vec<Value> {
+    let text = Fixture::AgentTui.generate(1 << 20, 80, 24);
+    // For scale: area work alone, full-screen DECFRA (the slice's work bound ends it).
+    let fills: Vec<u8> = (0..20_000)
+        .flat_map(|i| format!("\x1b[{};1;1;24;80$x", 65 + i % 26).into_bytes())
+        .collect();
+    let streams = [
+        (Variant::MoreText.name(), text),
+        (Variant::Kitty.name(), kitty_stream()),
+        (Variant::Sixel.name(), sixel_stream().repeat(64)),
+        ("decfra", fills),
+    ];
+    let passes = if opts.quick { 2 } else { 6 };
+    let mut out = Vec::new();
+    println!("slices of each hidden stream, in process (µs a slice; MB/s):");
+    for (name, stream) in streams {
+        let started = Instant::now();
+        let (times, bytes) = slice_times(&stream, passes);
+        let mb_s = bytes as f64 / started.elapsed().as_secs_f64() / 1e6;
+        let s: Summary = summarize(&times);
+        let mut sorted = times.clone();
+        sorted.sort_by(|a, b| a.total_cmp(b));
+        let q90 = super::stats::quantile(&sorted, 0.9);
+        println!(
+            "slice    {:<7} n={:<5} p50 {:>8.1} p90 {:>8.1} p99 {:>9.1} max {:>9.1} | {:>6.0} B a slice, {:>6.1} MB/s",
+            name,
+            s.n,
+            s.p50,
+            q90,
+            s.p99,
+            s.max,
+            bytes as f64 / times.len().max(1) as f64,
+            mb_s
+        );
+        out.push(json!({
+            "case": "slice",
+            "variant": name,
+            "unit": "us",
+            "summary": s,
+            "p90": q90,
+            "bytes_per_slice": bytes as f64 / times.len().max(1) as f64,
+            "mb_per_s": mb_s,
+        }));
+    }
+    out.extend(snapshot_rows(opts));
+    out
+}
+
+/// A reveal's snapshot (on the model thread) of a pane whose history holds 1024 sixel
+/// placements (the store's cap), against one of the same size that holds text: the
+/// image layer it carries is every placement's `Arc`, never a pixel copied.
+fn snapshot_rows(opts: &Opts) -> Vec<Value> {
+    use tern_core::pipeline::delivery::snapshot;
+    use tern_core::pipeline::pane::PaneCore;
+    let times = if opts.quick { 100 } else { 400 };
+    let mut panes = Vec::new();
+    for (name, stream) in [
+        ("text", Fixture::Scrolling.generate(1 << 20, 80, 24)),
+        ("sixel", sixel_stream().repeat(40)),
+    ] {
+        let mut pane = PaneCore::new(TermSize::new(80, 24), TermConfig::default());
+        pane.parse(&stream);
+        panes.push((name, pane));
+    }
+    let mut samples: Vec<Vec<f64>> = vec![Vec::new(); panes.len()];
+    for _ in 0..times {
+        // Alternating, so drift hits both alike.
+        for (i, (_, pane)) in panes.iter().enumerate() {
+            let started = Instant::now();
+            std::hint::black_box(snapshot(&pane.term, 0));
+            samples[i].push(started.elapsed().as_secs_f64() * 1e6);
+        }
+    }
+    let text_p50 = summarize(&samples[0]).p50;
+    let mut out = Vec::new();
+    for ((name, pane), samples) in panes.iter().zip(&samples) {
+        let s: Summary = summarize(samples);
+        println!(
+            "snapshot {:<7} n={:<5} p50 {:>8.1} p99 {:>9.1} | p50 {:>5.2}x | {} placements, {} history lines",
+            name,
+            s.n,
+            s.p50,
+            s.p99,
+            s.p50 / text_p50,
+            pane.term.images().placements().len(),
+            pane.term.scrollback().len()
+        );
+        out.push(json!({
+            "case": "snapshot",
+            "variant": name,
+            "unit": "us",
+            "summary": s,
+            "p50_over_text": s.p50 / text_p50,
+        }));
+    }
+    out
+}
+
+/// `tern-bench image-slices`: only the in-process slice times of [`images`].
+pub fn image_slices(opts: &Opts) -> Result<Value, String> {
+    println!("\n== image-slices");
+    Ok(json!({ "suite": "image-slices", "results": slice_rows(opts) }))
+}
+
 pub fn images(opts: &Opts) -> Result<Value, String> {
     let rounds = opts.rounds().max(1);
     let keys = if opts.quick { 60 } else { 300 } / rounds;
@@ -257,7 +409,8 @@ pub fn images(opts: &Opts) -> Result<Value, String> {
                 .extend(reveal_round(opts, variant, lines, reveals)?);
         }
     }
-    let mut out = print_rows("typing", &typing);
+    let mut out = slice_rows(opts);
+    out.extend(print_rows("typing", &typing));
     out.extend(print_rows("reveal", &reveal));
     println!("(ratios: each variant over text in the same run)");
     Ok(json!({ "suite": "images", "results": out }))

@@ -3,7 +3,8 @@
 //! `alacritty_terminal` on a reader thread) in the same run, alternating between them.
 //!
 //! Suites: `dsr`, `throughput`, `typing`, `reveal`, `memory`, `frame`, `search`,
-//! `images` (typing and reveal beside an image-heavy hidden pane), `all`.
+//! `images` (typing and reveal beside an image-heavy hidden pane), `image-slices` (its
+//! in-process slice times alone), `all`.
 //! `cargo run --release -p tern-tests --bin tern-bench -- all --quick --json out.json`
 
 use std::path::PathBuf;
@@ -23,6 +24,8 @@ enum Suite {
     Frame,
     Search,
     Images,
+    /// Only the images suite's in-process slice times (seconds, no ptys).
+    ImageSlices,
     All,
 }
 
@@ -170,6 +173,7 @@ fn main() -> ExitCode {
         Suite::Frame => vec![("frame", suites::frame)],
         Suite::Search => vec![("search", tern_tests::bench::search::search)],
         Suite::Images => vec![("images", tern_tests::bench::images::images)],
+        Suite::ImageSlices => vec![("image-slices", tern_tests::bench::images::image_slices)],
         Suite::All => vec![
             ("frame", suites::frame),
             ("dsr", suites::dsr),

@@ -15,7 +15,7 @@ pub(crate) mod pixels;
 pub mod placeholder;
 pub mod sixel;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
@@ -31,6 +31,16 @@ pub const TOTAL_IMAGE_BYTES: usize = 512 * 1024 * 1024;
 pub const MAX_IMAGES: usize = 1024;
 /// Most placements one screen keeps (the oldest go first).
 pub const MAX_PLACEMENTS: usize = 1024;
+
+/// Pixels decoded, painted or copied that count as one cell of a terminal's work
+/// ([`super::Terminal::work_cells`], the unit of a model thread's slice): a pixel is a
+/// 4-byte write, a cell of an area operation a 16-byte one.
+pub const PIXELS_PER_WORK_CELL: u64 = 4;
+
+/// The cells of work `pixels` pixels count as.
+pub fn pixel_work_cells(pixels: u64) -> u64 {
+    pixels / PIXELS_PER_WORK_CELL
+}
 
 /// Most bytes a transmission (all its chunks, decoded from base64, or a file) may have.
 pub const MAX_TRANSMISSION_BYTES: usize = MAX_IMAGE_BYTES;
@@ -201,7 +211,12 @@ pub struct PlacedImage {
 /// The images of one screen and their placements.
 pub struct ImageStore {
     images: BTreeMap<u32, StoredImage>,
-    placements: Vec<Placement>,
+    /// Each image's id by its `used` clock, least recently used first (an eviction
+    /// takes the first, instead of looking through every image).
+    lru: BTreeMap<u64, u32>,
+    /// Oldest first (the cap drops the front; evicting the least recently used image
+    /// most often takes the front too).
+    placements: VecDeque<Placement>,
     /// Decoded bytes held by `images`.
     bytes: usize,
     quota_bytes: usize,
@@ -239,7 +254,8 @@ impl ImageStore {
     pub fn new(quota_bytes: usize) -> ImageStore {
         ImageStore {
             images: BTreeMap::new(),
-            placements: Vec::new(),
+            lru: BTreeMap::new(),
+            placements: VecDeque::new(),
             bytes: 0,
             quota_bytes,
             clock: 0,
@@ -265,7 +281,7 @@ impl ImageStore {
         self.images.len()
     }
 
-    pub fn placements(&self) -> &[Placement] {
+    pub fn placements(&self) -> &VecDeque<Placement> {
         &self.placements
     }
 
@@ -324,6 +340,7 @@ impl ImageStore {
         }
         let used = self.tick();
         self.bytes += need;
+        self.lru.insert(used, id);
         self.images.insert(
             id,
             StoredImage {
@@ -338,12 +355,7 @@ impl ImageStore {
 
     /// Drops the least recently used image (with its placements); false if none.
     fn evict_one(&mut self) -> bool {
-        let Some(id) = self
-            .images
-            .iter()
-            .min_by_key(|(_, i)| i.used)
-            .map(|(id, _)| *id)
-        else {
+        let Some((_, &id)) = self.lru.first_key_value() else {
             return false;
         };
         self.remove_image(id);
@@ -355,8 +367,16 @@ impl ImageStore {
         let Some(img) = self.images.remove(&id) else {
             return false;
         };
+        self.lru.remove(&img.used);
         self.bytes -= img.data.bytes();
-        self.placements.retain(|p| p.image_id != id);
+        // The front first: the oldest placement's image is the one an eviction takes
+        // most often, and a retain would move every other placement.
+        while self.placements.front().is_some_and(|p| p.image_id == id) {
+            self.placements.pop_front();
+        }
+        if self.placements.iter().any(|p| p.image_id == id) {
+            self.placements.retain(|p| p.image_id != id);
+        }
         self.generation = next_generation();
         true
     }
@@ -366,6 +386,8 @@ impl ImageStore {
     pub fn place(&mut self, placement: Placement) {
         let used = self.tick();
         if let Some(img) = self.images.get_mut(&placement.image_id) {
+            self.lru.remove(&img.used);
+            self.lru.insert(used, placement.image_id);
             img.used = used;
         }
         if placement.placement_id != 0 {
@@ -374,9 +396,9 @@ impl ImageStore {
             });
         }
         if self.placements.len() >= MAX_PLACEMENTS {
-            self.placements.remove(0);
+            self.placements.pop_front();
         }
-        self.placements.push(placement);
+        self.placements.push_back(placement);
         self.generation = next_generation();
     }
 
@@ -407,6 +429,7 @@ impl ImageStore {
     pub fn clear(&mut self) {
         if !self.is_empty() {
             self.images.clear();
+            self.lru.clear();
             self.placements.clear();
             self.bytes = 0;
             self.generation = next_generation();
@@ -430,6 +453,11 @@ impl ImageStore {
     /// image at a margin; wholly above, it goes); one moved to start at `ceiling` or
     /// below goes.
     pub fn shift(&mut self, lines: std::ops::Range<u64>, delta: i64, floor: u64, ceiling: u64) {
+        // A scroll of the whole screen moves no placement (each line feed at the bottom
+        // of a screen with images comes here).
+        if lines.is_empty() {
+            return;
+        }
         let before = self.placements.len();
         let mut moved = false;
         self.placements.retain_mut(|p| {
@@ -485,7 +513,7 @@ impl ImageStore {
     /// Heap bytes (decoded pixels and tables).
     pub fn heap_bytes(&self) -> usize {
         self.bytes
-            + self.images.len() * 64
+            + self.images.len() * 96
             + self.placements.capacity() * std::mem::size_of::<Placement>()
     }
 }

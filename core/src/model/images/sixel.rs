@@ -76,6 +76,8 @@ enum Mode {
 
 /// A sixel image being received.
 pub struct Decoder {
+    /// Registers 0..len (the VT340's 16, then as far as the highest one set); those
+    /// past the end are black.
     registers: Vec<u32>,
     color: u32,
     transparent_background: bool,
@@ -90,6 +92,9 @@ pub struct Decoder {
     raster: (usize, usize),
     mode: Mode,
     params: Vec<u32>,
+    /// Work done and not yet handed to the terminal's count ([`Decoder::take_work_cells`]),
+    /// in pixels written.
+    unpaid_pixels: u64,
 }
 
 impl std::fmt::Debug for Decoder {
@@ -104,10 +109,10 @@ impl std::fmt::Debug for Decoder {
 impl Decoder {
     /// Starts an image from the DCS parameters (`P2` is the background select).
     pub fn new(params: &[u16]) -> Decoder {
-        let mut registers = vec![rgba(0, 0, 0); REGISTERS];
-        for (reg, &(r, g, b)) in registers.iter_mut().zip(VT340.iter()) {
-            *reg = rgba(percent(r), percent(g), percent(b));
-        }
+        let registers: Vec<u32> = VT340
+            .iter()
+            .map(|&(r, g, b)| rgba(percent(r), percent(g), percent(b)))
+            .collect();
         Decoder {
             color: registers[0],
             registers,
@@ -119,7 +124,20 @@ impl Decoder {
             raster: (0, 0),
             mode: Mode::Data,
             params: Vec::new(),
+            unpaid_pixels: 0,
         }
+    }
+
+    /// The work done since the last call, in the cells of work a terminal counts
+    /// ([`super::pixel_work_cells`]; the pixels short of a whole cell are kept for the
+    /// next call, so the total is the same however the data was split). Called after
+    /// each byte, so that a parse can stop inside a long image once its slice's work
+    /// is spent.
+    #[inline]
+    pub fn take_work_cells(&mut self) -> u64 {
+        let cells = self.unpaid_pixels / super::PIXELS_PER_WORK_CELL;
+        self.unpaid_pixels %= super::PIXELS_PER_WORK_CELL;
+        cells
     }
 
     /// Heap bytes held so far.
@@ -202,10 +220,13 @@ impl Decoder {
                         _ => None,
                     };
                     if let Some(color) = color {
+                        if self.registers.len() <= reg {
+                            self.registers.resize(reg + 1, rgba(0, 0, 0));
+                        }
                         self.registers[reg] = color;
                     }
                 }
-                self.color = self.registers[reg];
+                self.color = self.registers.get(reg).copied().unwrap_or(rgba(0, 0, 0));
             }
             b'"' => {
                 let (w, h) = (p(2) as usize, p(3) as usize);
@@ -249,6 +270,7 @@ impl Decoder {
                 row.resize(end, 0);
             }
             row[self.x..end].fill(self.color);
+            self.unpaid_pixels += count as u64;
         }
         self.x = end;
     }
@@ -270,16 +292,21 @@ impl Decoder {
         } else {
             self.registers[0]
         };
-        let mut out = Vec::with_capacity(width * height * 4);
-        for y in 0..height {
+        // Zeroed (fresh pages, no writes) and then written a row at a time: a pixel no
+        // sixel set takes the background.
+        let mut out = vec![0u8; width * height * 4];
+        for (y, line) in out.chunks_exact_mut(width * 4).enumerate() {
             let row = self.rows.get(y).map_or(&[][..], Vec::as_slice);
-            for x in 0..width {
-                let px = row
-                    .get(x)
-                    .copied()
-                    .filter(|&p| p != 0)
-                    .unwrap_or(background);
-                out.extend_from_slice(&px.to_le_bytes());
+            let row = &row[..row.len().min(width)];
+            let (drawn, rest) = line.split_at_mut(row.len() * 4);
+            for (dst, &px) in drawn.chunks_exact_mut(4).zip(row) {
+                let px = if px == 0 { background } else { px };
+                dst.copy_from_slice(&px.to_le_bytes());
+            }
+            if background != 0 {
+                for dst in rest.chunks_exact_mut(4) {
+                    dst.copy_from_slice(&background.to_le_bytes());
+                }
             }
         }
         ImageData::new(width as u32, height as u32, out)

@@ -7,7 +7,8 @@ use crate::model::images::pixels::decode;
 use crate::model::images::placeholder;
 use crate::model::images::sixel::Decoder;
 use crate::model::images::{
-    ImageLayer, ImageStore, MAX_PLACEMENT_CELLS, PixelRect, Placement, Refusal, StoreError, refuse,
+    ImageLayer, ImageStore, MAX_PLACEMENT_CELLS, PixelRect, Placement, Refusal, StoreError,
+    pixel_work_cells, refuse,
 };
 use crate::model::{TermEvent, Terminal};
 
@@ -95,7 +96,7 @@ fn transmitted(st: &mut State, cmd: &Command, data: Result<Vec<u8>, Refusal>) {
             return;
         }
     };
-    st.work_cells += u64::from(image.width) * u64::from(image.height) / 16;
+    st.work_cells += pixel_work_cells(u64::from(image.width) * u64::from(image.height));
     if cmd.action == b'q' {
         // A query checks that the image could be loaded and keeps nothing.
         reply(st, cmd, Ok(()));
@@ -374,7 +375,8 @@ impl State {
             return;
         };
         let (width, height) = (image.width, image.height);
-        self.work_cells += u64::from(width) * u64::from(height) / 16;
+        // Its pixels were counted as they were painted; now each is copied once more.
+        self.work_cells += pixel_work_cells(u64::from(width) * u64::from(height));
         let (cell_w, cell_h) = (self.cell_pixels.0 as u32, self.cell_pixels.1 as u32);
         let cols = width.div_ceil(cell_w).max(1) as usize;
         let mut rows = height.div_ceil(cell_h).max(1) as usize;

@@ -23,6 +23,9 @@ pub struct Performer<'a> {
     /// Set when a dispatch left vte in its ground state, so that the fast path in
     /// `ground.rs` can take over again (see `Terminal::parse`).
     pub back_to_ground: bool,
+    /// Inside a sixel image vte stops once the work count reaches this (see
+    /// [`Performer::paused_in_sixel`]).
+    pub until_work_cells: u64,
 }
 
 impl Performer<'_> {
@@ -32,6 +35,14 @@ impl Performer<'_> {
             self.st.print_ascii_run(self.run);
             self.run.clear();
         }
+    }
+
+    /// A sixel image is being received and the work reached the bound: vte stops in
+    /// the middle of its DCS, which the next parse continues (the decoder and vte keep
+    /// their state), so a large image is decoded a slice at a time.
+    #[inline]
+    pub fn paused_in_sixel(&self) -> bool {
+        self.st.sixel.is_some() && self.st.work_cells >= self.until_work_cells
     }
 }
 
@@ -94,9 +105,10 @@ impl Perform for Performer<'_> {
         execute(self.st, byte);
     }
 
-    /// vte stops `advance_until_terminated` here once a dispatch returned it to ground.
+    /// vte stops `advance_until_terminated` here once a dispatch returned it to ground,
+    /// or inside a sixel image once the work reached the bound.
     fn terminated(&self) -> bool {
-        self.back_to_ground
+        self.back_to_ground || self.paused_in_sixel()
     }
 
     fn hook(&mut self, params: &Params, intermediates: &[u8], ignore: bool, action: char) {
@@ -118,8 +130,10 @@ impl Perform for Performer<'_> {
     }
 
     fn put(&mut self, byte: u8) {
-        if let Some(sixel) = self.st.sixel.as_mut() {
+        let st = &mut *self.st;
+        if let Some(sixel) = st.sixel.as_mut() {
             sixel.put(byte);
+            st.work_cells += sixel.take_work_cells();
             return;
         }
         if let Some(dcs) = self.st.dcs.as_mut() {
