@@ -288,3 +288,98 @@ fn a_tab_changed_while_hidden_draws_only_its_changed_rows_when_shown_again() {
         );
     }
 }
+
+/// Catches the tab bar drawn again in every frame (each glyph of its titles re-shaded
+/// on a software renderer, ~1 ms a key with 32 tabs): seen failing with
+/// `KeptShapes::show` leaving the bar to egui (every frame `direct`).
+#[test]
+fn keys_typed_with_tabs_open_leave_the_tab_bar_as_it_was_drawn() {
+    let display = start_xvfb();
+    let (dir, runtime) = scratch("grid-bar");
+    // No echo: the keys change nothing on screen, so neither the pane nor the bar (its
+    // activity marks follow output) has anything to draw again.
+    let (_tern, trace) = start_tern(
+        &display,
+        &dir,
+        &runtime,
+        &[
+            "--cols",
+            "80",
+            "--rows",
+            "24",
+            "-e",
+            "sh",
+            "-c",
+            "printf '\\033]2;the first tab\\007'; stty -echo; exec cat",
+        ],
+    );
+    wait_trace(&trace, &dir, "the first frame", |t| {
+        t.contains("first_frame")
+    });
+    let window = tern_window(&display);
+    let switch = |keys: &str| {
+        let reveals = count(&trace, "reveal_frame");
+        xdo(&display, &["key", "--window", &window, keys]);
+        wait_for("the tab shown", &dir, || {
+            (count(&trace, "reveal_frame") > reveals).then_some(())
+        });
+    };
+    switch("ctrl+shift+t");
+    switch("ctrl+Tab");
+    // The second tab's shell printed its prompt: its mark on the bar says so until its
+    // output has been quiet a while (then the bar is drawn again, rightly).
+    wait_for("the tabs' activity marks settled", &dir, || {
+        let text = std::fs::read_to_string(&trace).unwrap_or_default();
+        let marks = text.lines().rfind(|l| l.contains("\"event\":\"marks\""))?;
+        (marks.contains("\"2\":") && !marks.contains("running")).then_some(())
+    });
+    // The bar's titles on screen: its top rows hold more than the background.
+    let bar_pixels = |s: &Screen| -> Vec<(u8, u8, u8)> {
+        (0..20)
+            .flat_map(|y| (0..s.width).map(move |x| (x, y)))
+            .map(|(x, y)| s.at(x, y))
+            .collect()
+    };
+    let before = wait_for("the tab bar painted", &dir, || {
+        let s = Screen::grab(&display.name);
+        let bg = s.at(s.width - 1, 30);
+        (bar_pixels(&s).iter().filter(|p| **p != bg).count() > 200).then_some(s)
+    });
+    let from = std::fs::read_to_string(&trace)
+        .unwrap_or_default()
+        .lines()
+        .count();
+    for key in ["q", "u", "i", "c", "k"] {
+        xdo(&display, &["key", "--window", &window, key]);
+    }
+    // The keys reach cat (and this window's frames for them are over) once they are
+    // read back from the pty: `get-text` would not show them (no echo), so count the
+    // frames egui asks for each key (its press and its release).
+    wait_for("the keys' frames", &dir, || {
+        let text = std::fs::read_to_string(&trace).unwrap_or_default();
+        (text
+            .lines()
+            .skip(from)
+            .filter(|l| l.contains("\"event\":\"frame\""))
+            .count()
+            >= 5)
+            .then_some(())
+    });
+    let text = std::fs::read_to_string(&trace).unwrap_or_default();
+    let bars: Vec<String> = text
+        .lines()
+        .skip(from)
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v["event"] == "frame")
+        .map(|v| v["bar"].as_str().unwrap_or("missing").to_owned())
+        .collect();
+    assert!(
+        bars.iter().all(|b| b == "kept"),
+        "the frames after the keys drew the tab bar so (kept: copied from its texture): {bars:?}"
+    );
+    let after = Screen::grab(&display.name);
+    assert!(
+        bar_pixels(&after) == bar_pixels(&before),
+        "the tab bar on screen changed though nothing in it did"
+    );
+}
