@@ -22,8 +22,10 @@ on all alike:
          keys come and for as long after them;
   agents 32 hidden tabs (--agents) each running a stand-in agent (a spinner line
          redrawn 20 times a second, OSC 2 with a spinner frame 10 times a second; the
-         -quiet lines: no titles; tern-none: no agents), `cat` in view: CPU ticks in
-         20 s (--agents-s), RSS, then keys into `cat` (tern, tern-before and kitty);
+         -quiet lines: no titles; tern-none: no agents; tern-still with --still: the
+         same tabs and titles, silent), `cat` in view: CPU ticks in 20 s (--agents-s),
+         RSS, then keys into `cat` (tern, tern-before and kitty; --breakdown: where
+         each tern key's time goes, from TERN_TRACE);
   tui    the same stand-in agent in view: CPU ticks a second over --agents-s.
 
 Prints p50 / p90 / p99 in ms and each terminal's ratio to the best GPU peer
@@ -572,16 +574,27 @@ def vm_kb(pid, field):
     return 0
 
 
-def test_agents(x, term, args, env, extra, cols, rows, work, titles, agents):
+def test_agents(x, term, args, env, extra, cols, rows, work, titles, agents, breakdown=None, variant=None,
+                still=False):
     """CPU ticks in `args.agents_s` seconds of a window whose `args.agents` hidden tabs
     each run a stand-in agent (a spinner line redrawn 20 times a second and, with
     `titles`, OSC 2 with a spinner frame 10 times a second, as Claude Code and Codex do)
     and whose visible tab runs `cat`; then the window's RSS and, with `--keys`, keys
-    into the visible `cat`. Returns (ticks, rss_kb, key samples)."""
+    into the visible `cat`. Returns (ticks, rss_kb, key samples). With `breakdown`, a
+    tern's keys are also split into their steps (TERN_TRACE), under `variant`'s name."""
+    trace = None
+    if term.startswith("tern") and breakdown is not None:
+        trace = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"typometer-{os.getpid()}.jsonl")
+        env = dict(env, TERN_TRACE=trace)
+    presses = []
     agent = os.path.join(work, "agent.py")
     with open(agent, "w") as f:
         f.write(AGENT)
     run_agent = f"{sys.executable} {agent} {1 if titles else 0}"
+    if still:
+        # The same tabs and titles, no output after the first line: the tab bar's cost
+        # without the agents' work.
+        run_agent = "sh -c \"printf 'a stand-in agent\\r\\n\\033]2;Claude Code\\007'; exec sleep 1000\""
     cat = "stty raw -echo; exec cat"
     if term.startswith("tern"):
         tern = os.path.abspath(args.tern if term == "tern" else args.before)
@@ -610,10 +623,14 @@ def test_agents(x, term, args, env, extra, cols, rows, work, titles, agents):
         if args.keys:
             code = x.keycode("x")
             press_and_time(x, run, [code], 5, 0.05)
-            keys, _ = press_and_time(x, run, [code], args.keys, 0.05)
+            keys, _ = press_and_time(x, run, [code], args.keys, 0.05, presses)
         return (used, rss, keys), 0
     finally:
         run.stop()
+        if trace:
+            for name, v in key_breakdown(trace, presses).items():
+                breakdown.setdefault(f"[{variant}] {name}", []).extend(v)
+            os.unlink(trace)
 
 
 def test_paint(x, term, args, env, extra, cols, rows):
@@ -683,6 +700,10 @@ def main():
     p.add_argument("--xvfb-arg", action="append", default=[],
                    help="a further Xvfb argument, repeatable (say --xvfb-arg=-extension --xvfb-arg=MIT-SHM: "
                         "every terminal then sends its frames by plain PutImage)")
+    p.add_argument("--still", action="store_true",
+                   help="agents: also tern-still, the same 32 tabs and titles with silent programs")
+    p.add_argument("--breakdown", action="store_true",
+                   help="agents: split each tern's keys into their steps (TERN_TRACE), as keys does")
     p.add_argument("--json")
     p.add_argument("--seed", type=int, default=1)
     args = p.parse_args()
@@ -738,7 +759,8 @@ def main():
                 # tern-none: the same window with no agents (its keys are the peer of
                 # tern's keys with the agents).
                 names = [v for t in names if t in ("tern", "tern-before", "kitty")
-                         for v in (t, t + "-quiet", *(["tern-none"] if t == "tern" else []))]
+                         for v in (t, t + "-quiet", *(["tern-none"] if t == "tern" else []),
+                                   *(["tern-still"] if t == "tern" and args.still else []))]
             samples = {t: [] for t in names}
             breakdown = {}
             missed = {t: 0 for t in names}
@@ -758,9 +780,10 @@ def main():
                         got = test_idle(x, t.removesuffix("-x20"), args, env, extra, args.cols,
                                         args.rows, 20 if t.endswith("x20") else 1)
                     elif test == "agents":
-                        got = test_agents(x, t.removesuffix("-quiet").removesuffix("-none"), args, env,
-                                          extra, args.cols, args.rows, work, not t.endswith("-quiet"),
-                                          0 if t.endswith("-none") else args.agents)
+                        got = test_agents(x, t.removesuffix("-quiet").removesuffix("-none").removesuffix("-still"),
+                                          args, env, extra, args.cols, args.rows, work, not t.endswith("-quiet"),
+                                          0 if t.endswith("-none") else args.agents,
+                                          breakdown if args.breakdown else None, t, t.endswith("-still"))
                     elif test == "tui":
                         got = test_tui(x, t, args, env, extra, args.cols, args.rows, work)
                     elif test == "paint":

@@ -322,12 +322,12 @@ impl TernApp {
             ));
         }
         if let Some(strip) = self.tab_strip() {
-            actions.extend(chrome::tab_bar(
-                ui,
-                &strip,
-                &self.look.theme,
-                self.look.palette.background().is_dark(),
-            ));
+            let on_dark = self.look.palette.background().is_dark();
+            let look = &mut self.look;
+            let (gpu, clear, theme) = (look.grid.get(), look.window_clear, &look.theme);
+            actions.extend(look.tab_bar.show(ui, gpu, clear, |ui| {
+                chrome::tab_bar(ui, &strip, theme, on_dark)
+            }));
         }
         // A form or picker that just closed leaves egui's keyboard focus on its text
         // field for one more frame, which would swallow the first keys typed into the
@@ -429,8 +429,10 @@ impl TernApp {
                 None => direct += 1,
             }
         }
+        // How the tab bar was drawn (`grid/kept.rs`), if it was.
+        let bar = self.look.tab_bar.last.take().map_or("none", |d| d.label());
         self.frames.trace.frame(&format!(
-            "\"ui_us\":{ui_us},\"prev_frame_us\":{prev},\"rows_drawn\":{drawn},\"rows_in_view\":{in_view},\"panes_direct\":{direct}"
+            "\"ui_us\":{ui_us},\"prev_frame_us\":{prev},\"rows_drawn\":{drawn},\"rows_in_view\":{in_view},\"panes_direct\":{direct},\"bar\":\"{bar}\""
         ));
         let search = self.search();
         let progress = search.and_then(|s| s.progress());

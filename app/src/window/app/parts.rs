@@ -97,6 +97,8 @@ pub struct Look {
     /// What panes need to draw their rows into textures (`grid/`; none outside
     /// eframe's wgpu renderer).
     pub grid: crate::window::grid::GridSlot,
+    /// The tab bar, drawn into a texture kept between frames (`grid/kept.rs`).
+    pub tab_bar: crate::window::grid::KeptShapes,
 }
 
 impl Look {
@@ -110,6 +112,7 @@ impl Look {
             glyphs: GlyphCache::default(),
             window_clear: None,
             grid: Default::default(),
+            tab_bar: Default::default(),
         }
     }
 }

@@ -22,6 +22,7 @@
 //! job that does not follow the last one drawn is drawn whole).
 
 mod gpu;
+mod kept;
 
 use std::ops::Range;
 use std::sync::PoisonError;
@@ -31,6 +32,7 @@ use egui::{Color32, Mesh, Pos2, Rect, pos2, vec2};
 
 use gpu::{Callback, Job, SharedSurface, VERTEX_BYTES, vertex_bytes};
 pub use gpu::{GridGpu, GridSlot};
+pub use kept::{KeptDraw, KeptShapes};
 
 /// A pane's grid texture, kept in its row cache (freed with it).
 #[derive(Default)]
