@@ -630,7 +630,10 @@ def test_agents(x, term, args, env, extra, cols, rows, work, titles, agents, bre
         if trace:
             for name, v in key_breakdown(trace, presses).items():
                 breakdown.setdefault(f"[{variant}] {name}", []).extend(v)
-            os.unlink(trace)
+            if not os.environ.get("TYPOMETER_KEEP_TRACE"):
+                os.unlink(trace)
+            else:
+                os.rename(trace, f"{trace[:-6]}-{variant}.jsonl")
 
 
 def test_paint(x, term, args, env, extra, cols, rows):
