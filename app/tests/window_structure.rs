@@ -461,7 +461,7 @@ fn struct_fields(code: &str) -> Vec<(String, usize)> {
 /// grows past it is split into parts, each a state of its own.
 #[test]
 fn no_type_in_app_src_has_more_than_about_a_dozen_fields() {
-    const MAX_FIELDS: usize = 13;
+    const MAX_FIELDS: usize = 12;
     let mut files = Vec::new();
     rust_files(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),

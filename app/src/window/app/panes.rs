@@ -191,15 +191,13 @@ impl TernApp {
         let mut cx = PaneCx {
             metrics: &metrics,
             theme: &self.look.theme,
+            config: &self.settings.config,
             background: rgb(self.look.palette.background()),
             window_clear: self.look.window_clear,
             grid: self.look.grid.get(),
             glyphs: &mut self.look.glyphs,
             trace: &mut self.frames.trace,
             window_focused: self.chrome.window_focused,
-            confirm_multiline_paste: self.settings.config.confirm_multiline_paste,
-            hint_patterns: &self.settings.config.hint_patterns,
-            editor: self.settings.config.editor.as_deref(),
             pane_ids: &mut self.panes.ids,
             primary: &mut self.panes.primary,
         };

@@ -102,7 +102,7 @@ impl TestView for TernApp {
     }
 
     fn exited(&self) -> Option<&str> {
-        self.focused_ui()?.exited.as_deref()
+        self.focused_ui()?.program.exited.as_deref()
     }
 
     fn metrics(&self, ctx: &egui::Context) -> crate::window::render::Metrics {
