@@ -28,6 +28,7 @@ impl TernApp {
                             cwd: Some(cwd),
                             title: None,
                             program: command,
+                            size: None,
                         },
                     );
                 }

@@ -173,12 +173,11 @@ impl TernApp {
     /// is applied as a key's is; a pane's text is read on a thread of its own).
     fn msg_call(&mut self, ctx: &egui::Context, call: IpcCall) {
         let focus = matches!(call.request, Request::Focus { .. });
-        self.core.set_spawn_size(
-            self.focused_ui()
-                .and_then(crate::window::pane::PaneUi::grid),
-        );
+        let size = self
+            .focused_ui()
+            .and_then(crate::window::pane::PaneUi::grid);
         let sidebar = &self.chrome.sidebar;
-        let reply = remote_policy::answer(&mut self.core, call, |path| {
+        let reply = remote_policy::answer(&mut self.core, call, size, |path| {
             sidebar
                 .worktree_at(path)
                 .map(|w| (w.name(), w.branch.clone()))

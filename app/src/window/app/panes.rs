@@ -134,6 +134,7 @@ impl TernApp {
                 path,
                 repo,
                 start,
+                size: None,
             },
         );
         self.core.ws().active

@@ -13,11 +13,12 @@ use crate::window::pane::{CopyTo, PaneUi};
 
 impl TernApp {
     /// Applies one change to the workspace — from a key, the palette, the chrome or a
-    /// `tern msg` request alike — and carries out what it asks of the window.
+    /// `tern msg` request alike — and carries out what it asks of the window. A new
+    /// pane starts at the focused pane's size, carried in the command (the journal
+    /// replays it).
     pub fn exec(&mut self, source: Source, command: WsCommand) -> Result<Outcome, String> {
-        self.core
-            .set_spawn_size(self.focused_ui().and_then(PaneUi::grid));
-        let result = self.core.apply(source, command);
+        let size = self.focused_ui().and_then(PaneUi::grid);
+        let result = self.core.apply(source, command.sized(size));
         self.take_effects();
         result
     }
@@ -85,6 +86,7 @@ impl TernApp {
                 cwd: None,
                 title: None,
                 program: Vec::new(),
+                size: None,
             }),
             Command::ClosePane => {
                 if let Some(pane) = focused {
@@ -117,6 +119,7 @@ impl TernApp {
                 },
                 cwd: None,
                 program: Vec::new(),
+                size: None,
             }),
             Command::FocusLeft => ws(WsCommand::FocusDirection(Direction::Left)),
             Command::FocusRight => ws(WsCommand::FocusDirection(Direction::Right)),
@@ -396,6 +399,7 @@ impl TernApp {
                 cwd: Some(path),
                 title: Some("review".to_owned()),
                 program: vec!["sh".to_owned(), "-c".to_owned(), command],
+                size: None,
             },
         );
     }

@@ -154,12 +154,11 @@ impl TestView for TernApp {
     }
 
     fn msg_request(&mut self, request: Request) -> Result<Reply, String> {
-        self.core.set_spawn_size(
-            self.focused_ui()
-                .and_then(crate::window::pane::PaneUi::grid),
-        );
+        let size = self
+            .focused_ui()
+            .and_then(crate::window::pane::PaneUi::grid);
         let sidebar = &self.chrome.sidebar;
-        let reply = requests::serve(&mut self.core, request, |path| {
+        let reply = requests::serve(&mut self.core, request, size, |path| {
             sidebar
                 .worktree_at(path)
                 .map(|w| (w.name(), w.branch.clone()))
