@@ -207,7 +207,9 @@ fn integrated_bash(rows: usize) -> (Harness<'static, Slot>, PaneId, tempfile::Te
 /// it before the prompt), and waits for the command's D mark.
 fn run_line(h: &mut Harness<'static, Slot>, pane: PaneId, line: &str) {
     step_until(h, "the shell waits at its prompt", |h| {
-        app(h).pane_ui(pane).is_some_and(|p| p.marks.at_input())
+        app(h)
+            .pane_ui(pane)
+            .is_some_and(|p| p.program.marks.at_input())
     });
     let before = app(h)
         .core()

@@ -33,6 +33,7 @@ fn open(core: &mut WorkspaceCore, path: &Path) -> PaneId {
             path: path.to_path_buf(),
             repo: None,
             start: None,
+            size: None,
         },
     );
     match opened {
@@ -65,6 +66,7 @@ fn new_tab(cwd: Option<PathBuf>, program: &[&str]) -> Command {
         cwd,
         title: None,
         program: program.iter().map(|s| s.to_string()).collect(),
+        size: None,
     }
 }
 
@@ -114,6 +116,7 @@ fn split_then_close_leaves_the_other_pane_focused() {
             axis: Axis::Horizontal,
             cwd: None,
             program: Vec::new(),
+            size: None,
         },
     ));
     assert_eq!(core.ws().active_tab().map(|t| t.layout.len()), Some(2));
@@ -155,6 +158,54 @@ fn bad_commands_get_a_clear_error_and_change_nothing() {
         .filter(|e| matches!(e, Effect::Status(_)))
         .count();
     assert_eq!(statuses, 4);
+}
+
+/// The size a new pane starts at is part of the command that starts it (issue 44: no
+/// size set on the core by hand before `apply`), so the journal keeps it and a replay
+/// into a fresh core starts the pane at the same size. Catches a size set beside the
+/// command (the pane would start at the pipeline's 80x24, here and in the replay).
+#[test]
+fn a_new_pane_starts_at_the_size_its_command_carries_and_replays_at_it() {
+    let mut core = core();
+    let dir = folder("sized");
+    open(&mut core, &dir);
+    let size = Some(tern_core::model::TermSize::new(50, 7));
+    let tab = new_tab(Some(dir), &["sh", "-c", "stty size; exec sleep 60"]).sized(size);
+    let sized = pane(core.apply(Source::Key, tab));
+    let shows = |core: &WorkspaceCore, pane: PaneId| {
+        tern_testkit::eventually(
+            "the program reads its size",
+            Duration::from_secs(20),
+            || {
+                core.pipeline()
+                    .dump_screen(pane)
+                    .and_then(|d| d.rows.into_iter().find(|r| !r.trim().is_empty()))
+                    .map(|r| r.trim().to_owned())
+            },
+        )
+    };
+    assert_eq!(
+        shows(&core, sized),
+        "7 50",
+        "the pty got the command's size"
+    );
+    let applied = core.journal().last().expect("journalled").change.clone();
+    assert!(
+        matches!(&applied, Command::NewTab { size: s, .. } if *s == size),
+        "the journal keeps the size: {applied:?}"
+    );
+    let mut fresh = self::core();
+    for again in core.journal() {
+        fresh
+            .apply(again.source, again.change.clone())
+            .expect("replays");
+    }
+    let replayed = fresh.ws().focused_pane().expect("the replayed tab");
+    assert_eq!(
+        shows(&fresh, replayed),
+        "7 50",
+        "the replay starts it at that size"
+    );
 }
 
 #[test]
@@ -232,6 +283,7 @@ fn a_saved_workspace_comes_back_with_its_groups_tabs_and_splits() {
             axis: Axis::Vertical,
             cwd: None,
             program: Vec::new(),
+            size: None,
         },
     )
     .expect("split");
@@ -375,6 +427,7 @@ fn a_session_save_is_due_when_the_layout_changes_and_carries_the_screens() {
             axis: Axis::Horizontal,
             cwd: None,
             program: Vec::new(),
+            size: None,
         },
     )
     .expect("split");

@@ -108,6 +108,7 @@ fn a_tmux_peer_adding_and_killing_windows_makes_and_closes_tabs() {
             axis: Axis::Horizontal,
             cwd: None,
             program: Vec::new(),
+            size: None,
         },
     )
     .expect("split");
@@ -273,6 +274,7 @@ fn open_group(dir: &std::path::Path) -> Command {
         path: dir.to_path_buf(),
         repo: None,
         start: None,
+        size: None,
     }
 }
 
@@ -282,5 +284,6 @@ fn split(axis: Axis) -> Command {
         axis,
         cwd: None,
         program: Vec::new(),
+        size: None,
     }
 }

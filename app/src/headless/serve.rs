@@ -114,7 +114,6 @@ pub fn serve(args: ServeArgs) -> Result<i32, String> {
     let core_wake = wake.clone();
     core.set_waker(Arc::new(move || core_wake.notify()));
     core.set_hold(args.hold);
-    core.set_spawn_size(Some(args.size));
     if let Some(r) = &remote {
         core.set_child_env(vec![(
             SOCKET_ENV.to_owned(),
@@ -171,8 +170,9 @@ pub fn serve(args: ServeArgs) -> Result<i32, String> {
         core.poll_notices();
         if let Some(r) = &remote {
             for call in r.take_calls() {
-                // Worktrees are named by their groups (no sidebar reads git here).
-                remote_policy::answer(&mut core, call, |_| None);
+                // Worktrees are named by their groups (no sidebar reads git here); a
+                // new pane starts at the size this face was given.
+                remote_policy::answer(&mut core, call, Some(args.size), |_| None);
             }
         }
         for effect in core.take_effects() {

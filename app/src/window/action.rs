@@ -1,16 +1,22 @@
-//! What the panels ask for. Chrome, sidebar, panes, pickers, dialogs and the
-//! diagnostics panel draw from shared references and return these; `TernApp` applies
-//! them after the frame, so no panel changes the workspace while it is being drawn.
+//! The window's one intent type. Chrome, sidebar, panes, pickers, dialogs, the close
+//! questions and the diagnostics panel draw from shared references and return these;
+//! `TernApp` queues them and carries them out at one point of the frame
+//! (`app/apply.rs`), so no panel changes the workspace while it is being drawn.
 
 use tern_core::pipeline::PaneId;
 use tern_core::workspace::split_tree::NodePath;
-use tern_core::workspace::{Location, TabId};
+use tern_core::workspace::{Command as WsCommand, Location, Source, TabId};
 
 use super::commands::Command;
 use super::sidebar::SidebarAction;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Action {
+    /// A change to the workspace as the core takes it (a confirmed close, start-up).
+    Workspace {
+        source: Source,
+        command: WsCommand,
+    },
     /// As if the command's key was pressed.
     Run(Command),
     FocusPane(PaneId),

@@ -5,9 +5,11 @@
 //!
 //! `TernApp` coordinates: each frame it takes the pipeline's facts, lets the chrome,
 //! the sidebar, the panes, the pickers and the diagnostics panel draw from its state,
-//! and applies the [`Action`]s they return once they are done. Its parts live in the
-//! child modules: `config`, `session`, `facts`, `panes`, `run` (commands), `overlay`,
-//! `apply` and `queries` (what the window shows, for the chrome and the tests).
+//! and queues the [`Action`]s they return: one intent type in one queue, carried out at
+//! one point of the frame (`apply.rs`, whose `dispatch` is the window's only call of
+//! `WorkspaceCore::apply`). Its parts live in the child modules: `config`, `session`,
+//! `facts`, `panes`, `run` (key-map commands), `overlay`, `apply` and `queries` (what
+//! the window shows, for the chrome); tests read it through `TestView`.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -22,6 +24,7 @@ use super::activity::Agents;
 use super::chrome;
 use super::diagnostics::Diagnostics;
 use super::settings::{ConfigSource, Settings};
+use super::sidebar::SidebarAction;
 use super::trace::Trace;
 
 pub use super::chrome::DIVIDER;
@@ -121,7 +124,7 @@ pub struct TernApp {
     /// The window's egui context (effects that ask the window for something).
     ctx: egui::Context,
     /// The workspace, its panes' facts and its rules (GUI-free); every change to it
-    /// goes through `exec` (`run.rs`).
+    /// goes through `dispatch` (`apply.rs`).
     core: WorkspaceCore,
     launch: Launch,
     /// Exit behaviour, `tern msg`, close questions (`desktop.rs`).
@@ -228,9 +231,9 @@ impl TernApp {
 
     /// The work of a wake-up that needs no drawing: the pipeline's facts (titles,
     /// badges, notifications, exits), config reloads, process lookups, finished saves
-    /// and the sidebar's git news. eframe calls it before every frame and also while
-    /// the window is minimized or hidden, so badges stay live and the facts channel
-    /// is drained.
+    /// and the sidebar's git news (queued as intents). eframe calls it before every
+    /// frame and also while the window is minimized or hidden, so badges stay live and
+    /// the facts channel is drained.
     pub fn logic(&mut self, ctx: &egui::Context) {
         self.poll_config(ctx);
         self.route_events(ctx);
@@ -241,11 +244,18 @@ impl TernApp {
         self.core.refresh_processes();
         self.desktop_frame(ctx);
         self.poll_saving();
-        // The sidebar's git news, carried out now: this wake-up may draw no frame (a
-        // minimized window), and the workspace follows the repositories regardless.
-        let sidebar_news = self.chrome.sidebar.poll(ctx, self.chrome.sidebar_open);
-        self.apply(ctx, sidebar_news.into_iter().map(Action::Sidebar).collect());
-        self.adopt_groups();
+        // The sidebar's git news join the intents. The workspace follows the
+        // repositories even while no frame is drawn (a minimized window): news that
+        // change it ask for a frame painted while hidden, whose one point carries
+        // them out.
+        let news = self.chrome.sidebar.poll(ctx, self.chrome.sidebar_open);
+        if news
+            .iter()
+            .any(|n| !matches!(n, SidebarAction::Listed { .. } | SidebarAction::Status(_)))
+        {
+            ctx.send_viewport_cmd(egui::ViewportCommand::RequestPaintWhileHidden);
+        }
+        self.queue(ctx, news.into_iter().map(Action::Sidebar).collect());
         // A page size refused between frames goes to the pty now.
         self.apply_pane_output(ctx);
     }
@@ -300,16 +310,16 @@ impl TernApp {
             if let Some(text) = super::activity::take_send_text(&ctx, &self.keys.send_text)
                 && let Some(pane) = self.core.ws().focused_pane()
             {
-                self.keys.intents.push(Action::SendText { pane, text });
+                self.keys.intents.push_back(Action::SendText { pane, text });
             }
         }
         let overlay = self.overlay_ui(&ctx);
         self.keys.intents.extend(overlay);
         self.chrome.sidebar.dialogs(&ctx, &self.look.theme);
         // The frame's one point where intents are carried out: this frame's keys and
-        // overlay picks, and what the chrome, panes and diagnostics asked last frame.
-        let intents = std::mem::take(&mut self.keys.intents);
-        self.apply(&ctx, intents);
+        // overlay picks, the sidebar's news, and what the chrome, panes, close
+        // questions and diagnostics asked last frame.
+        self.carry_out(&ctx);
         self.sync_visibility();
         let mut actions = Vec::new();
         if self.chrome.sidebar_open {

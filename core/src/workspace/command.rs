@@ -20,20 +20,23 @@ use crate::workspace::split_tree::{Axis, Direction};
 pub enum Command {
     /// A tab in `group`, else the group that holds `cwd` (a new group for a folder no
     /// group holds; the active group, in its folder, without one), running `program`
-    /// (empty: the configured shell), named `title` when given.
+    /// (empty: the configured shell), named `title` when given, at `size` (see
+    /// [`Command::sized`]).
     NewTab {
         group: Option<usize>,
         cwd: Option<PathBuf>,
         title: Option<String>,
         program: Vec<String>,
+        size: Option<TermSize>,
     },
     /// Splits `pane` (the focused one without it) along `axis`; the new pane starts in
-    /// `cwd`, else the split pane's folder.
+    /// `cwd`, else the split pane's folder, at `size`.
     Split {
         pane: Option<PaneId>,
         axis: Axis,
         cwd: Option<PathBuf>,
         program: Vec<String>,
+        size: Option<TermSize>,
     },
     /// Types `text` into the pane's program.
     SendText {
@@ -81,12 +84,13 @@ pub enum Command {
     /// The next (`1`) or previous (`-1`) worktree group.
     CycleGroup(isize),
     /// A worktree group at `path` (made unless one is there), active, with a first tab
-    /// running `start` (else the shell) when it has none.
+    /// running `start` (else the shell) at `size` when it has none.
     OpenGroup {
         name: String,
         path: PathBuf,
         repo: Option<PathBuf>,
         start: Option<Vec<String>>,
+        size: Option<TermSize>,
     },
     /// The group at `path` belongs to the repository at `repo` (the sidebar found it
     /// among that repository's worktrees), so a new worktree is added there.
@@ -143,7 +147,8 @@ pub struct Start {
     pub started: Option<(PaneId, Option<Vec<String>>)>,
     /// What a first tab started here runs (empty: the shell).
     pub program: Vec<String>,
-    /// The size the first panes start at (`None`: the core's spawn size).
+    /// The size the first panes start at where the saved layout gives none (`None`:
+    /// the pipeline's default).
     pub size: Option<TermSize>,
 }
 
@@ -182,6 +187,26 @@ impl Command {
 }
 
 impl Command {
+    /// The command with the size its new pane starts at, when it starts one and names
+    /// no size yet (a tab, a split, a group's first tab, start-up): the face's focused
+    /// pane's grid, so a program's first screen fits where it is shown. The size is
+    /// part of the command, so the journal replays it as it ran; `None` leaves the
+    /// pipeline's default.
+    pub fn sized(mut self, size: Option<TermSize>) -> Command {
+        match &mut self {
+            Command::NewTab { size: s, .. }
+            | Command::Split { size: s, .. }
+            | Command::OpenGroup { size: s, .. }
+                if s.is_none() =>
+            {
+                *s = size;
+            }
+            Command::Start(start) if start.size.is_none() => start.size = size,
+            _ => {}
+        }
+        self
+    }
+
     /// The command as the journal keeps it: what it typed into a pane cut to its first
     /// 4 KiB (a paste can be large, and typing changes no workspace), so 256 entries
     /// stay small.

@@ -34,8 +34,6 @@ pub struct WorkspaceCore {
     pub(super) env: Vec<(String, String)>,
     /// `--hold`: every pane is held, whatever the config says.
     hold: bool,
-    /// The size a new pane starts at (the face's focused pane; `None`: the pipeline's).
-    pub(super) spawn_size: Option<TermSize>,
     journal: VecDeque<Applied>,
     pub(super) effects: Vec<Effect>,
     pub(super) processes_at: Option<Instant>,
@@ -64,7 +62,6 @@ impl WorkspaceCore {
             config,
             env: Vec::new(),
             hold: false,
-            spawn_size: None,
             journal: VecDeque::new(),
             effects: Vec::new(),
             processes_at: None,
@@ -76,12 +73,6 @@ impl WorkspaceCore {
             resume_key: None,
             closed: Default::default(),
         }
-    }
-
-    /// The size the next panes start at (the face's focused pane's grid; `None`: the
-    /// pipeline's default), so a program's first screen fits where it is shown.
-    pub fn set_spawn_size(&mut self, size: Option<TermSize>) {
-        self.spawn_size = size;
     }
 
     /// What wakes the face when a remote connection has news.
@@ -203,12 +194,14 @@ impl WorkspaceCore {
                 cwd,
                 title,
                 program,
-            } => self.new_tab(group, cwd, title, program),
+                size,
+            } => self.new_tab(group, cwd, title, (program, size)),
             Command::Split {
                 pane,
                 axis,
                 cwd,
                 program,
+                size,
             } => {
                 let target = match pane {
                     Some(p) => self.known(p)?,
@@ -218,7 +211,7 @@ impl WorkspaceCore {
                     .or_else(|| self.pane_cwd(target))
                     .or_else(|| self.group_path_of(target))
                     .unwrap_or_else(fallback_dir);
-                let new = self.spawn_in(&dir, &program)?;
+                let new = self.spawn_in(&dir, &program, size)?;
                 self.ws.focus_pane(target);
                 if !self.ws.split_focused(axis, new) {
                     self.close(new);
@@ -326,6 +319,7 @@ impl WorkspaceCore {
                 path,
                 repo,
                 start,
+                size,
             } => {
                 let (name, repo) = match repo {
                     Some(repo) => (name, Some(repo)),
@@ -337,7 +331,7 @@ impl WorkspaceCore {
                 let group = self.ws.add_group(name, path.clone(), repo);
                 self.ws.active = group;
                 if self.ws.groups[group].tabs.is_empty() {
-                    let pane = self.spawn_in(&path, start.as_deref().unwrap_or_default())?;
+                    let pane = self.spawn_in(&path, start.as_deref().unwrap_or_default(), size)?;
                     self.ws.add_tab(group, pane);
                     return Ok(Outcome::Pane(pane));
                 }
@@ -423,7 +417,7 @@ impl WorkspaceCore {
         group: Option<usize>,
         cwd: Option<PathBuf>,
         title: Option<String>,
-        program: Vec<String>,
+        (program, size): (Vec<String>, Option<TermSize>),
     ) -> Result<Outcome, String> {
         let group = match (group, &cwd) {
             (Some(g), _) if g < self.ws.groups.len() => g,
@@ -435,7 +429,7 @@ impl WorkspaceCore {
             .or_else(|| self.ws.groups.get(group).map(|g| g.path.clone()))
             .or_else(|| std::env::current_dir().ok())
             .unwrap_or_else(fallback_dir);
-        let pane = self.spawn_in(&dir, &program)?;
+        let pane = self.spawn_in(&dir, &program, size)?;
         let group = if self.ws.groups.get(group).is_some() {
             group
         } else {

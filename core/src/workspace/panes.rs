@@ -7,11 +7,18 @@ use std::time::Instant;
 
 use super::command::Effect;
 use super::core::{PROCESS_REFRESH, PaneRecord, WorkspaceCore};
+use crate::model::TermSize;
 use crate::pipeline::{PaneId, SpawnSpec};
 
 impl WorkspaceCore {
-    /// Starts `program` (empty: the configured shell) in `dir`, hidden until shown.
-    pub fn spawn_in(&mut self, dir: &Path, program: &[String]) -> Result<PaneId, String> {
+    /// Starts `program` (empty: the configured shell) in `dir` at `size` (`None`: the
+    /// pipeline's default), hidden until shown.
+    pub(super) fn spawn_in(
+        &mut self,
+        dir: &Path,
+        program: &[String],
+        size: Option<TermSize>,
+    ) -> Result<PaneId, String> {
         if !dir.is_dir() {
             return Err(format!("{} is not a folder", dir.display()));
         }
@@ -19,7 +26,7 @@ impl WorkspaceCore {
         if let Some((p, args)) = program.split_first() {
             spec.command = Some((p.clone(), args.to_vec()));
         }
-        spec.size = self.spawn_size;
+        spec.size = size;
         self.spawn(spec)
     }
 

@@ -107,10 +107,12 @@ impl WorkspaceCore {
 }
 
 /// Answers `call` as [`requests::answer`] does, after the policy: a refused request is
-/// answered with the reason and changes nothing. Both faces call this.
+/// answered with the reason and changes nothing; a new pane starts at `size` (the
+/// face's focused pane's). Both faces call this.
 pub fn answer(
     core: &mut WorkspaceCore,
     call: IpcCall,
+    size: Option<crate::model::TermSize>,
     worktree: impl Fn(&std::path::Path) -> Option<WorktreeName>,
 ) -> Option<Result<Reply, String>> {
     let caller = core.caller(call.caller_pid);
@@ -125,5 +127,5 @@ pub fn answer(
         call.answer(Response::error(why.clone()));
         return Some(Err(why));
     }
-    requests::answer(core, call, worktree)
+    requests::answer(core, call, size, worktree)
 }

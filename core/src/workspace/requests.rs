@@ -10,6 +10,7 @@ use super::command::{Command, Source};
 use super::core::WorkspaceCore;
 use crate::ipc::server::IpcCall;
 use crate::ipc::{PaneInfo, ProgressInfo, Reply, Request, Response};
+use crate::model::TermSize;
 use crate::pipeline::activity::ActivityState;
 use crate::pipeline::search_all::{DEFAULT_LIMIT, MAX_LIMIT, PanesQuery};
 use crate::pipeline::{PaneId, Pipeline};
@@ -18,7 +19,8 @@ use super::search::{MsgSearch, SearchScope};
 
 /// What a request asks of the face.
 pub enum Routed {
-    /// A change: apply it (with [`Source::Msg`]) where keys are applied.
+    /// A change: apply it (with [`Source::Msg`]) where keys are applied, sized as a
+    /// key's would be ([`Command::sized`]).
     Command(Command),
     /// Every pane ([`WorkspaceCore::list`]).
     List,
@@ -52,6 +54,7 @@ pub fn route(core: &WorkspaceCore, request: Request) -> Result<Routed, String> {
             cwd,
             title,
             program: command,
+            size: None,
         }),
         Request::Split {
             pane,
@@ -63,6 +66,7 @@ pub fn route(core: &WorkspaceCore, request: Request) -> Result<Routed, String> {
             axis: direction.into(),
             cwd,
             program: command,
+            size: None,
         }),
         Request::SendText { pane, text } => Routed::Command(Command::SendText {
             pane: known(pane)?,
@@ -115,16 +119,18 @@ pub fn route(core: &WorkspaceCore, request: Request) -> Result<Routed, String> {
 }
 
 /// Carries out one request against the core, for either face: a change through
-/// [`WorkspaceCore::apply`] from [`Source::Msg`] (as a key's), `list` with worktrees
-/// named by `worktree`, and a pane's text read here (this waits on the model thread:
-/// a face answers socket calls with [`answer`], which reads it off its thread).
+/// [`WorkspaceCore::apply`] from [`Source::Msg`] (as a key's; a new pane at `size`,
+/// the face's focused pane's), `list` with worktrees named by `worktree`, and a pane's
+/// text read here (this waits on the model thread: a face answers socket calls with
+/// [`answer`], which reads it off its thread).
 pub fn serve(
     core: &mut WorkspaceCore,
     request: Request,
+    size: Option<TermSize>,
     worktree: impl Fn(&std::path::Path) -> Option<WorktreeName>,
 ) -> Result<Reply, String> {
     match route(core, request)? {
-        Routed::Command(c) => core.apply(Source::Msg, c).map(outcome_reply),
+        Routed::Command(c) => core.apply(Source::Msg, c.sized(size)).map(outcome_reply),
         Routed::List => Ok(Reply::Panes(core.list(worktree))),
         Routed::Text(job) => job.run(),
         Routed::Search { scope, query } => {
@@ -142,6 +148,7 @@ pub fn serve(
 pub fn answer(
     core: &mut WorkspaceCore,
     call: IpcCall,
+    size: Option<TermSize>,
     worktree: impl Fn(&std::path::Path) -> Option<WorktreeName>,
 ) -> Option<Result<Reply, String>> {
     let reply = match route(core, call.request.clone()) {
@@ -168,7 +175,7 @@ pub fn answer(
                 Err(e) => Err(e),
             }
         }
-        Ok(Routed::Command(c)) => core.apply(Source::Msg, c).map(outcome_reply),
+        Ok(Routed::Command(c)) => core.apply(Source::Msg, c.sized(size)).map(outcome_reply),
         Ok(Routed::List) => Ok(Reply::Panes(core.list(worktree))),
         Err(e) => Err(e),
     };

@@ -28,14 +28,10 @@ impl WorkspaceCore {
             program,
             size,
         } = start;
-        let before = self.spawn_size;
-        if size.is_some() {
-            self.spawn_size = size;
-        }
         if let Some(state) = &session {
-            self.restore(state, last_screen);
+            self.restore(state, last_screen, size);
         }
-        let result = if !self.ws.groups.is_empty() {
+        if !self.ws.groups.is_empty() {
             if let Some((pane, _)) = started {
                 self.adopt(pane, None);
                 self.run(Command::Close(pane)).map(|_| Outcome::Done)
@@ -54,45 +50,48 @@ impl WorkspaceCore {
                 path: dir,
                 repo: None,
                 start: (!program.is_empty()).then_some(program),
+                size,
             })
-        };
-        self.spawn_size = before;
-        result
+        }
     }
 
     /// Rebuilds the saved workspace: each pane restarted in its folder (the home
     /// folder when that is gone), a known agent resumed, any other program replaced
     /// by a shell with a line saying what ran there, and with `last_screen` the old
-    /// screen printed above the new prompt. Replaces the tree (call it on an empty one).
-    pub(super) fn restore(&mut self, state: &SessionState, last_screen: bool) {
-        // Each pane starts at its share of the panes' area when the face knows it.
+    /// screen printed above the new prompt. Each pane starts at its share of the panes'
+    /// area when the face knows it, else at `size`. Replaces the tree (call it on an
+    /// empty one).
+    pub(super) fn restore(
+        &mut self,
+        state: &SessionState,
+        last_screen: bool,
+        size: Option<crate::model::TermSize>,
+    ) {
         let area = self.area_cells;
-        let spawn_size = self.spawn_size;
+        let fallback = size;
         let tree = Workspace::from_session_sized(state, area, |p, size| {
             let dir = if p.cwd.is_dir() {
                 p.cwd.clone()
             } else {
                 dirs::home_dir().unwrap_or_else(|| "/".into())
             };
-            self.spawn_size = size
+            let size = size
                 .map(|(cols, rows)| crate::model::TermSize::new(cols.into(), rows.into()))
-                .or(spawn_size);
+                .or(fallback);
             // Still running, held by the keeper: taken back as it is.
             if let Some(pane) = p.keeper.and_then(|key| self.reattach_saved(key, p)) {
-                self.spawn_size = spawn_size;
                 return Some(pane);
             }
             self.resume_key = p.keeper;
             let resumed = p
                 .agent
                 .as_ref()
-                .and_then(|a| self.restore_agent(&dir, a, p.command.as_deref()));
+                .and_then(|a| self.restore_agent((&dir, size), a, p.command.as_deref()));
             let pane = match (resumed, &p.command) {
                 (Some(pane), _) => Some(pane),
-                (None, Some(command)) => self.restore_command(&dir, command),
-                (None, None) => self.spawn_in(&dir, &[]).ok(),
+                (None, Some(command)) => self.restore_command((&dir, size), command),
+                (None, None) => self.spawn_in(&dir, &[], size).ok(),
             };
-            self.spawn_size = spawn_size;
             self.resume_key = None;
             let pane = pane?;
             if let (Some(screen), true) = (&p.last_screen, last_screen) {
@@ -130,7 +129,7 @@ impl WorkspaceCore {
     /// (the caller falls back to the tab's command, or a shell).
     fn restore_agent(
         &mut self,
-        dir: &Path,
+        (dir, size): (&Path, Option<crate::model::TermSize>),
         session: &AgentSession,
         command: Option<&[String]>,
     ) -> Option<PaneId> {
@@ -148,7 +147,7 @@ impl WorkspaceCore {
         let session = AgentSession::new(session.agent, &session.id)?;
         let mut again = vec![program];
         again.extend(session.agent.resume_args(&session.id));
-        let pane = self.spawn_in(dir, &again).ok()?;
+        let pane = self.spawn_in(dir, &again, size).ok()?;
         if let Some(r) = self.record_mut(pane) {
             r.launched = command.map(<[String]>::to_vec);
             r.agent = Some(session);
@@ -160,12 +159,16 @@ impl WorkspaceCore {
 
     /// A pane that ran `command` before the restart: a known agent resumed in `dir`,
     /// else a shell with a dim line saying what ran there.
-    fn restore_command(&mut self, dir: &Path, command: &[String]) -> Option<PaneId> {
+    fn restore_command(
+        &mut self,
+        (dir, size): (&Path, Option<crate::model::TermSize>),
+        command: &[String],
+    ) -> Option<PaneId> {
         let path = std::env::var_os("PATH");
         let rules = self.config().session.resume.clone();
         match plan(command, &rules, |p| installed(p, path.as_deref())) {
             Restore::Resume(again) => {
-                let pane = self.spawn_in(dir, &again).ok()?;
+                let pane = self.spawn_in(dir, &again, size).ok()?;
                 // Remembered as first run, so the next restart resumes it again.
                 if let Some(r) = self.record_mut(pane) {
                     r.launched = Some(command.to_vec());
@@ -175,7 +178,7 @@ impl WorkspaceCore {
                 Some(pane)
             }
             Restore::Shell { note } => {
-                let pane = self.spawn_in(dir, &[]).ok()?;
+                let pane = self.spawn_in(dir, &[], size).ok()?;
                 self.pipeline().breadcrumb(Some(pane), note.clone());
                 // The note holds a command line from the session file: shown, never
                 // obeyed (its control characters are replaced).

@@ -11,6 +11,8 @@ use tern_core::workspace::remote_policy;
 use tern_core::workspace::{Command as WsCommand, Source};
 
 use super::TernApp;
+use super::apply::Change;
+use crate::window::action::Action;
 use crate::window::dialogs;
 
 /// What the user is asked before closing more than one pane.
@@ -70,18 +72,18 @@ impl TernApp {
         }
     }
 
-    /// Closes the active tab, asking first when programs run in it.
-    pub(crate) fn request_close_tab(&mut self) {
-        let Some(tab) = self.core.ws().active_tab() else {
-            return;
-        };
-        let panes = tab.layout.panes();
+    /// Closes the active tab, asking first when programs run in it: the close, when
+    /// nothing is to be asked.
+    #[must_use = "the workspace change happens only when dispatched"]
+    pub(crate) fn request_close_tab(&mut self) -> Option<Change> {
+        let panes = self.core.ws().active_tab()?.layout.panes();
         // Closing a remote tab ends its tmux window on the host.
         let programs = self.core.programs_to_confirm(&panes, true);
         if programs.is_empty() {
-            let _ = self.exec(Source::Key, WsCommand::CloseTab);
+            Some((Source::Key, WsCommand::CloseTab))
         } else {
             self.desk.asking = Some(CloseAsk::Tab { panes, programs });
+            None
         }
     }
 
@@ -147,9 +149,11 @@ impl TernApp {
             Some(false) => {}
             Some(true) => match ask {
                 CloseAsk::Tab { panes, .. } => {
-                    for pane in panes {
-                        self.close_pane(Source::Key, pane);
-                    }
+                    let closes = panes.into_iter().map(|pane| Action::Workspace {
+                        source: Source::Key,
+                        command: WsCommand::Close(pane),
+                    });
+                    self.queue(ctx, closes.collect());
                 }
                 CloseAsk::Window { .. } | CloseAsk::KeepOrEnd { .. } => {
                     self.desk.window_close_confirmed = true;
@@ -173,12 +177,9 @@ impl TernApp {
     /// is applied as a key's is; a pane's text is read on a thread of its own).
     fn msg_call(&mut self, ctx: &egui::Context, call: IpcCall) {
         let focus = matches!(call.request, Request::Focus { .. });
-        self.core.set_spawn_size(
-            self.focused_ui()
-                .and_then(crate::window::pane::PaneUi::grid),
-        );
+        let size = self.spawn_size();
         let sidebar = &self.chrome.sidebar;
-        let reply = remote_policy::answer(&mut self.core, call, |path| {
+        let reply = remote_policy::answer(&mut self.core, call, size, |path| {
             sidebar
                 .worktree_at(path)
                 .map(|w| (w.name(), w.branch.clone()))

@@ -34,12 +34,14 @@ impl TernApp {
                 PaneEvent::Fact {
                     event: TermEvent::Shell { mark, line },
                     ..
-                } => p.marks.record(mark, line),
+                } => p.program.marks.record(mark, line),
                 PaneEvent::Fact { .. } | PaneEvent::UnseenOutput { .. } => {}
                 PaneEvent::Exited { exit, .. } => {
-                    p.exited = Some(format!("[process exited with {exit}]"));
+                    p.program.exited = Some(format!("[process exited with {exit}]"));
                 }
-                PaneEvent::Error { message, .. } => p.exited = Some(format!("[error: {message}]")),
+                PaneEvent::Error { message, .. } => {
+                    p.program.exited = Some(format!("[error: {message}]"))
+                }
                 PaneEvent::Resized { size, .. } => page_sizes.push((pane, size, PageSize::Set)),
                 PaneEvent::ResizeRequested { size, .. } => {
                     page_sizes.push((pane, size, PageSize::Asked))

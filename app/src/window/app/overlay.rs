@@ -33,7 +33,6 @@ use crate::window::dialogs;
 use crate::window::everywhere::{Everywhere, EverywhereOut, Shown};
 use crate::window::palette::{Entry, Picked, Picker};
 use tern_core::workspace::search::SearchScope;
-use tern_core::workspace::{Command as WsCommand, Source};
 
 impl TernApp {
     pub(super) fn open_palette(&mut self) {
@@ -223,10 +222,9 @@ impl TernApp {
         out
     }
 
-    /// Reveals the match's pane (its worktree and tab too) and shows the match there;
-    /// another pane's highlight goes.
+    /// Shows the match in its pane (which `Action::ShowFound` reveals: its worktree
+    /// and tab too); another pane's highlight goes.
     pub(super) fn show_found(&mut self, shown: Shown) {
-        let _ = self.exec(Source::Chrome, WsCommand::Focus(shown.pane));
         for (id, p) in self.panes.ui.iter_mut() {
             if *id == shown.pane {
                 p.show_found(shown.line, shown.cols.clone());
@@ -236,16 +234,14 @@ impl TernApp {
         }
     }
 
-    /// Search everywhere closed: highlights go; `back` is focused again.
+    /// Search everywhere closed: highlights go; `back` (which `Action::EndFound`
+    /// focuses again) scrolls back to its bottom.
     pub(super) fn end_found(&mut self, back: Option<PaneId>) {
         for p in self.panes.ui.values_mut() {
             p.clear_found();
         }
-        if let Some(pane) = back {
-            let _ = self.exec(Source::Chrome, WsCommand::Focus(pane));
-            if let Some(p) = self.panes.ui.get_mut(&pane) {
-                p.scroll_to_bottom();
-            }
+        if let Some(p) = back.and_then(|pane| self.panes.ui.get_mut(&pane)) {
+            p.scroll_to_bottom();
         }
     }
 }

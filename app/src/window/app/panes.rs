@@ -2,7 +2,6 @@
 //! drawing the active tab's split tree.
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use tern_core::pipeline::PaneId;
@@ -10,6 +9,7 @@ use tern_core::workspace::split_tree::Rect;
 use tern_core::workspace::{Command as WsCommand, Source};
 
 use super::TernApp;
+use super::apply::Change;
 use super::overlay::Overlay;
 use crate::window::action::Action;
 use crate::window::chrome::{self, DIVIDER};
@@ -95,48 +95,16 @@ impl TernApp {
 
     /// Closes a pane, asking first when a program other than the shell runs in it,
     /// or always for a remote pane (what runs there is not seen from here, and closing
-    /// it ends its tmux pane on the host).
-    pub(super) fn request_close(&mut self, pane: PaneId) {
+    /// it ends its tmux pane on the host): the close, when nothing is to be asked.
+    #[must_use = "the workspace change happens only when dispatched"]
+    pub(super) fn request_close(&mut self, pane: PaneId) -> Option<Change> {
         match self.core.programs_to_confirm(&[pane], true).pop() {
-            Some(program) => self.chrome.overlay = Some(Overlay::ConfirmClose { pane, program }),
-            None => self.close_pane(Source::Key, pane),
+            Some(program) => {
+                self.chrome.overlay = Some(Overlay::ConfirmClose { pane, program });
+                None
+            }
+            None => Some((Source::Key, WsCommand::Close(pane))),
         }
-    }
-
-    /// Closes a pane without asking (the core closes it; `take_effects` drops its view).
-    pub(super) fn close_pane(&mut self, source: Source, pane: PaneId) {
-        let _ = self.exec(source, WsCommand::Close(pane));
-    }
-
-    /// Closes every pane of the worktree group at `path` and removes the group.
-    pub(super) fn remove_group_at(&mut self, path: &Path) {
-        let _ = self.exec(Source::Chrome, WsCommand::RemoveGroup(path.to_path_buf()));
-    }
-
-    /// Starts a tab in a new worktree group at `dir` (used by the sidebar).
-    pub fn open_group(&mut self, name: String, dir: PathBuf, repo: Option<PathBuf>) -> usize {
-        self.open_group_with(name, dir, repo, None)
-    }
-
-    /// Like [`TernApp::open_group`], its first tab running `start` (a new worktree's
-    /// start command) instead of the shell.
-    pub fn open_group_with(
-        &mut self,
-        name: String,
-        path: PathBuf,
-        repo: Option<PathBuf>,
-        start: Option<Vec<String>>,
-    ) -> usize {
-        let _ = self.exec(
-            Source::Chrome,
-            WsCommand::OpenGroup {
-                name,
-                path,
-                repo,
-                start,
-            },
-        );
-        self.core.ws().active
     }
 
     /// The panes of the active tab, each in its rectangle, and the dividers to drag.
@@ -191,15 +159,13 @@ impl TernApp {
         let mut cx = PaneCx {
             metrics: &metrics,
             theme: &self.look.theme,
+            config: &self.settings.config,
             background: rgb(self.look.palette.background()),
             window_clear: self.look.window_clear,
             grid: self.look.grid.get(),
             glyphs: &mut self.look.glyphs,
             trace: &mut self.frames.trace,
             window_focused: self.chrome.window_focused,
-            confirm_multiline_paste: self.settings.config.confirm_multiline_paste,
-            hint_patterns: &self.settings.config.hint_patterns,
-            editor: self.settings.config.editor.as_deref(),
             pane_ids: &mut self.panes.ids,
             primary: &mut self.panes.primary,
         };

@@ -1,10 +1,10 @@
 //! The window's parts, each with its own state: the keyboard, the pane set, the
 //! chrome (overlays, sidebar, status), the look (fonts, theme, glyphs), session saving
 //! and the frames' measures. `TernApp` holds one of each beside the workspace core and
-//! the desktop's state; what a part draws comes back as `Action`s, applied once per
-//! frame (`apply.rs`).
+//! the desktop's state; what a part draws comes back as `Action`s, queued and carried
+//! out once per frame (`apply.rs`).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
 use std::sync::mpsc::Receiver;
 
@@ -27,16 +27,17 @@ use crate::window::trace::Trace;
 /// What the person asks for: the key map, `send_text` bindings, input that waits for
 /// the next frame (a command and what followed it, when typed input came before the
 /// command in the same frame; see `KeyMap::take_commands`), and the window's one queue
-/// of intents: every key-map command, overlay pick, click in the chrome or a pane and
-/// diagnostics jump is an [`Action`] queued here and carried out at one point of the
-/// frame (`TernApp::draw`, after the keys and overlays, before the chrome and panes are
-/// drawn), so no part changes the workspace while it is drawn.
+/// of intents: every key-map command, overlay pick, click in the chrome or a pane,
+/// answered close question, sidebar news and diagnostics jump is an [`Action`] queued
+/// here and carried out at one point of the frame (`TernApp::carry_out`, called by
+/// `draw` after the keys and overlays, before the chrome and panes are drawn), so no
+/// part changes the workspace while it is drawn.
 #[derive(Default)]
 pub struct Keys {
     pub map: KeyMap,
     pub send_text: Vec<(Chord, String)>,
     pub held: Vec<egui::Event>,
-    pub intents: Vec<Action>,
+    pub intents: VecDeque<Action>,
 }
 
 /// The panes as the window draws them.

@@ -1,5 +1,6 @@
 //! What the window shows, read from its state: titles, working directories, badges,
-//! the focused pane's view. The chrome, the pickers and the tests read these.
+//! the focused pane's view. The chrome and the pickers read these (tests read the
+//! window through `TestView`). Nothing here changes the workspace.
 
 use tern_core::pipeline::PaneId;
 use tern_core::pipeline::activity::ActivityState;
@@ -17,10 +18,6 @@ impl TernApp {
     pub(super) fn focused_ui_mut(&mut self) -> Option<&mut PaneUi> {
         let id = self.core.ws().focused_pane()?;
         self.panes.ui.get_mut(&id)
-    }
-
-    pub fn set_font_size(&mut self, size: f32) {
-        self.look.font_size = size.clamp(6.0, 72.0);
     }
 
     pub fn search(&self) -> Option<&crate::window::search::SearchBar> {
@@ -89,19 +86,6 @@ impl TernApp {
         out.into_iter().map(|(_, e)| e).collect()
     }
 
-    /// Focuses the pane, in any worktree, that has waited longest for the user.
-    pub fn next_waiting_pane(&mut self) -> Option<PaneId> {
-        let outcome = self.exec(
-            tern_core::workspace::Source::Key,
-            tern_core::workspace::Command::FocusNextWaiting,
-        );
-        self.agents.refresh_now(&self.core);
-        match outcome.ok()? {
-            tern_core::workspace::Outcome::Pane(pane) => Some(pane),
-            tern_core::workspace::Outcome::Done => None,
-        }
-    }
-
     /// What the sidebar shows of the open groups.
     pub(crate) fn group_infos(&self) -> Vec<crate::window::sidebar::GroupInfo> {
         self.core
@@ -125,26 +109,6 @@ impl TernApp {
                     .attention(g.tabs.iter().flat_map(|t| t.layout.panes())),
             })
             .collect()
-    }
-
-    /// Adds the remote worktree `text` names (`ssh://host/path`, `host:path`) as a
-    /// group and connects it (the sidebar's "Add repository" with such text).
-    pub fn add_remote(&mut self, text: &str) -> Result<(), String> {
-        let added = self.core.apply(
-            tern_core::workspace::Source::Chrome,
-            tern_core::workspace::Command::AddRemote(text.to_owned()),
-        );
-        self.take_effects();
-        added.map(|_| ())
-    }
-
-    /// Detaches from the remote worktree keyed `key` and drops its group.
-    pub fn forget_remote(&mut self, key: &std::path::Path) {
-        let _ = self.core.apply(
-            tern_core::workspace::Source::Chrome,
-            tern_core::workspace::Command::ForgetRemote(key.to_path_buf()),
-        );
-        self.take_effects();
     }
 
     /// What the tab bar shows, or `None` when it is hidden (one tab in one folder: the

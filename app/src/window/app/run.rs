@@ -1,27 +1,20 @@
-//! Commands carried out: the key map's, the palette's and the chrome's.
+//! Key-map commands (the keys', the palette's): a workspace change returned for the
+//! one dispatch (`apply.rs`), or what only the window does, done here; and the core's
+//! effects carried out.
 
 use std::path::PathBuf;
 
 use tern_core::workspace::requests::TextJob;
 use tern_core::workspace::split_tree::{Axis, Direction};
-use tern_core::workspace::{Command as WsCommand, Effect, Outcome, Source};
+use tern_core::workspace::{Command as WsCommand, Effect, Source};
 
+use super::apply::Change;
 use super::overlay::Overlay;
 use super::{RESIZE_STEP, TernApp};
 use crate::window::commands::Command;
 use crate::window::pane::{CopyTo, PaneUi};
 
 impl TernApp {
-    /// Applies one change to the workspace — from a key, the palette, the chrome or a
-    /// `tern msg` request alike — and carries out what it asks of the window.
-    pub fn exec(&mut self, source: Source, command: WsCommand) -> Result<Outcome, String> {
-        self.core
-            .set_spawn_size(self.focused_ui().and_then(PaneUi::grid));
-        let result = self.core.apply(source, command);
-        self.take_effects();
-        result
-    }
-
     /// What the core asks of the window after a change: views for new panes, nothing
     /// kept for closed ones, a message, the window closing with its last pane.
     pub(super) fn take_effects(&mut self) {
@@ -75,27 +68,22 @@ impl TernApp {
         }
     }
 
-    /// Carries out one command.
-    pub fn run(&mut self, ctx: &egui::Context, command: Command) {
+    /// Carries out one key-map command (`Action::Run`): the workspace change it asks
+    /// for is returned, for the one dispatch.
+    #[must_use = "the workspace change happens only when dispatched"]
+    pub(super) fn run(&mut self, ctx: &egui::Context, command: Command) -> Option<Change> {
         let focused = self.core.ws().focused_pane();
-        let ws = |c| Some(c);
-        let change = match command {
+        let ws = |c| Some((Source::Key, c));
+        match command {
             Command::NewTab => ws(WsCommand::NewTab {
                 group: None,
                 cwd: None,
                 title: None,
                 program: Vec::new(),
+                size: None,
             }),
-            Command::ClosePane => {
-                if let Some(pane) = focused {
-                    self.request_close(pane);
-                }
-                None
-            }
-            Command::CloseTab => {
-                self.request_close_tab();
-                None
-            }
+            Command::ClosePane => focused.and_then(|pane| self.request_close(pane)),
+            Command::CloseTab => self.request_close_tab(),
             Command::NextTab => ws(WsCommand::CycleTab(1)),
             Command::PreviousTab => ws(WsCommand::CycleTab(-1)),
             Command::Tab(n) => ws(WsCommand::SelectTab(n as usize)),
@@ -117,6 +105,7 @@ impl TernApp {
                 },
                 cwd: None,
                 program: Vec::new(),
+                size: None,
             }),
             Command::FocusLeft => ws(WsCommand::FocusDirection(Direction::Left)),
             Command::FocusRight => ws(WsCommand::FocusDirection(Direction::Right)),
@@ -130,15 +119,18 @@ impl TernApp {
             Command::Equalize => ws(WsCommand::Equalize),
             Command::NextWorktree => ws(WsCommand::CycleGroup(1)),
             Command::PreviousWorktree => ws(WsCommand::CycleGroup(-1)),
+            // The next waiting pane is the core's to find ("no pane is waiting" when
+            // none is, on the status line).
+            Command::NextWaitingPane => ws(WsCommand::FocusNextWaiting),
+            Command::ReviewChanges => {
+                let g = self.core.ws().active_group()?;
+                let (path, repo) = (g.path.clone(), g.repo.clone());
+                self.review_changes(path, repo)
+            }
             other => {
                 self.run_window_command(ctx, other);
                 None
             }
-        };
-        if let Some(change) = change {
-            // A refusal (the tab is first already, a folder that is gone) is shown on
-            // the status line by `take_effects`.
-            let _ = self.exec(Source::Key, change);
         }
     }
 
@@ -167,12 +159,6 @@ impl TernApp {
                                 .into(),
                         )
                     }
-                }
-            }
-            Command::ReviewChanges => {
-                if let Some(g) = self.core.ws().active_group() {
-                    let (path, repo) = (g.path.clone(), g.repo.clone());
-                    self.review_changes(path, repo);
                 }
             }
             Command::Copy => {
@@ -275,13 +261,7 @@ impl TernApp {
                     p.toggle_hints();
                 }
             }
-            Command::NextWaitingPane => {
-                let found = self.next_waiting_pane();
-                if found.is_none() {
-                    self.chrome.status = Some("no pane is waiting".into());
-                }
-            }
-            // The workspace's own commands went to `exec` (see `run`).
+            // The workspace's own commands are returned by `run`.
             _ => {}
         }
     }
@@ -320,6 +300,11 @@ impl TernApp {
             Ok(_) => self.saving.dialog = Some(rx),
             Err(e) => self.chrome.status = Some(format!("cannot save: {e}")),
         }
+    }
+
+    /// The font size, within what can be read and drawn.
+    pub(super) fn set_font_size(&mut self, size: f32) {
+        self.look.font_size = size.clamp(6.0, 72.0);
     }
 
     /// The save in progress, if it finished: the status line says where it went.
@@ -369,16 +354,21 @@ impl TernApp {
         self.keys.held.extend(keys);
     }
 
-    /// Opens a tab in the worktree at `path` running `review_command` (its changes
-    /// against the repository's main branch, read from git's files: no git runs here).
-    pub(super) fn review_changes(&mut self, path: PathBuf, repo: Option<PathBuf>) {
+    /// A tab in the worktree at `path` running `review_command` (its changes against
+    /// the repository's main branch, read from git's files: no git runs here).
+    #[must_use = "the workspace change happens only when dispatched"]
+    pub(super) fn review_changes(
+        &mut self,
+        path: PathBuf,
+        repo: Option<PathBuf>,
+    ) -> Option<Change> {
         let main = repo.unwrap_or_else(|| path.clone());
         let Some(base) = tern_core::worktree::git_place(&main).and_then(|p| p.branch) else {
             self.chrome.status = Some(format!(
                 "{} is in no repository with a main branch to review against",
                 path.display()
             ));
-            return;
+            return None;
         };
         let template = self
             .settings
@@ -389,15 +379,16 @@ impl TernApp {
         // Quoted for sh: a branch name may hold anything git allows.
         let quoted = format!("'{}'", base.replace('\'', "'\\''"));
         let command = template.replace("{base}", &quoted);
-        let _ = self.exec(
+        Some((
             Source::Key,
             WsCommand::NewTab {
                 group: None,
                 cwd: Some(path),
                 title: Some("review".to_owned()),
                 program: vec!["sh".to_owned(), "-c".to_owned(), command],
+                size: None,
             },
-        );
+        ))
     }
 }
 

@@ -5,13 +5,15 @@ use std::path::PathBuf;
 use tern_core::pipeline::PaneId;
 
 use super::TernApp;
+use crate::window::action::Action;
 use tern_core::session::{LoadOutcome, SessionState};
 use tern_core::session_file::SessionFile;
 
 impl TernApp {
     /// Start-up through the core (`Command::Start`), as in the headless face: the
     /// saved session, else a first tab — `first` when it was started before the
-    /// window; then the worktrees' repositories in the sidebar.
+    /// window; then the worktrees' repositories in the sidebar. The command is queued
+    /// and carried out at once (before the first frame), as every intent is.
     pub(super) fn start(&mut self, ctx: &egui::Context, first: Option<Result<PaneId, String>>) {
         let saved = self
             .launch
@@ -46,10 +48,12 @@ impl TernApp {
             program: launched.unwrap_or_default(),
             size: spec.size,
         };
-        let start = tern_core::workspace::Command::Start(Box::new(start));
-        if let Err(e) = self.core.apply(tern_core::workspace::Source::Start, start) {
-            self.chrome.status = Some(e);
-        }
+        // A refusal is on the status line (`take_effects`).
+        self.keys.intents.push_back(Action::Workspace {
+            source: tern_core::workspace::Source::Start,
+            command: tern_core::workspace::Command::Start(Box::new(start)),
+        });
+        self.carry_out(ctx);
         if restoring && !self.core.ws().groups.is_empty() {
             // The restored worktrees' repositories show in the sidebar.
             let repos: Vec<PathBuf> = self

@@ -1,5 +1,7 @@
 //! What a test reads of the window, and the few things it does to it, in one place:
 //! tests ask the workspace core (`TestView::core`) or this view, not fields of the app.
+//! What a test does as a person would (a key's command, the sidebar's forms) is queued
+//! as that person's intent and carried out as a frame carries it out.
 //! Two parts are lent mutably, each for what a user does to it: a pane (to copy its
 //! selection, `pane_ui_mut`) and the sidebar (to type into its forms, `sidebar_mut`).
 //! `use tern::window::app::TestView as _;` brings it in.
@@ -9,12 +11,15 @@ use tern_core::pipeline::PaneId;
 use tern_core::pipeline::delivery::PaneView;
 use tern_core::workspace::requests;
 
+use std::path::{Path, PathBuf};
+
 use super::TernApp;
 use super::overlay::Overlay;
+use crate::window::action::Action;
 use crate::window::commands::Command;
 use crate::window::pane::PaneUi;
 use crate::window::render::Metrics;
-use crate::window::sidebar::Sidebar;
+use crate::window::sidebar::{Sidebar, SidebarAction};
 
 /// The window as a test sees it.
 pub trait TestView {
@@ -54,8 +59,16 @@ pub trait TestView {
     fn msg_request(&mut self, request: Request) -> Result<Reply, String>;
     /// Every pane for `tern msg list`, worktrees named as the sidebar names them.
     fn pane_infos(&self) -> Vec<PaneInfo>;
-    /// Runs `command` as if its key was pressed (for tests and the palette).
+    /// Runs `command` as if its key was pressed (its intent, carried out now).
     fn run_command(&mut self, ctx: &egui::Context, command: Command);
+    /// Opens the worktree at `dir` as the sidebar's click does (a tab there if it has
+    /// none).
+    fn open_group(&mut self, name: String, dir: PathBuf, repo: Option<PathBuf>);
+    /// Adds the remote worktree `text` names (`ssh://host/path`, `host:path`) as the
+    /// sidebar's "Add repository" does; `Err`: what its form says.
+    fn add_remote(&mut self, text: &str) -> Result<(), String>;
+    /// Forgets the remote worktree keyed `key` as the sidebar's menu does.
+    fn forget_remote(&mut self, key: &Path);
     /// The sidebar: what its forms say.
     fn sidebar(&self) -> &Sidebar;
     /// The sidebar, to type into its fields as a user would.
@@ -102,7 +115,7 @@ impl TestView for TernApp {
     }
 
     fn exited(&self) -> Option<&str> {
-        self.focused_ui()?.exited.as_deref()
+        self.focused_ui()?.program.exited.as_deref()
     }
 
     fn metrics(&self, ctx: &egui::Context) -> crate::window::render::Metrics {
@@ -154,12 +167,9 @@ impl TestView for TernApp {
     }
 
     fn msg_request(&mut self, request: Request) -> Result<Reply, String> {
-        self.core.set_spawn_size(
-            self.focused_ui()
-                .and_then(crate::window::pane::PaneUi::grid),
-        );
+        let size = self.spawn_size();
         let sidebar = &self.chrome.sidebar;
-        let reply = requests::serve(&mut self.core, request, |path| {
+        let reply = requests::serve(&mut self.core, request, size, |path| {
             sidebar
                 .worktree_at(path)
                 .map(|w| (w.name(), w.branch.clone()))
@@ -177,7 +187,28 @@ impl TestView for TernApp {
         })
     }
     fn run_command(&mut self, ctx: &egui::Context, command: Command) {
-        self.run(ctx, command);
+        self.keys.intents.push_back(Action::Run(command));
+        self.carry_out(ctx);
+    }
+
+    fn open_group(&mut self, name: String, path: PathBuf, repo: Option<PathBuf>) {
+        self.sidebar_does(SidebarAction::Open { name, path, repo });
+    }
+
+    fn add_remote(&mut self, text: &str) -> Result<(), String> {
+        self.sidebar_does(SidebarAction::AddRemote {
+            target: text.to_owned(),
+        });
+        match self.chrome.sidebar.add_error.clone() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    fn forget_remote(&mut self, key: &Path) {
+        self.sidebar_does(SidebarAction::ForgetRemote {
+            path: key.to_path_buf(),
+        });
     }
 
     fn sidebar(&self) -> &Sidebar {
@@ -186,5 +217,14 @@ impl TestView for TernApp {
 
     fn sidebar_mut(&mut self) -> &mut Sidebar {
         &mut self.chrome.sidebar
+    }
+}
+
+impl TernApp {
+    /// What the sidebar's panel would return for `action`, queued and carried out now.
+    fn sidebar_does(&mut self, action: SidebarAction) {
+        self.keys.intents.push_back(Action::Sidebar(action));
+        let ctx = self.ctx.clone();
+        self.carry_out(&ctx);
     }
 }

@@ -176,7 +176,7 @@ impl PaneUi {
             read: &self.modes.copy_lines,
             missing: None,
         };
-        let action = mode.key(key, &bounds, &mut text, &self.marks);
+        let action = mode.key(key, &bounds, &mut text, &self.program.marks);
         if let Some(line) = text.missing {
             // The key needs a line not held: undone, it runs again when the page comes.
             *mode = before;

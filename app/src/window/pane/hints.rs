@@ -129,7 +129,7 @@ impl PaneUi {
                     self.asks
                         .copied
                         .push((hint.text.clone(), super::CopyTo::BOTH));
-                    self.exited = Some(format!("[{e}]"));
+                    self.program.exited = Some(format!("[{e}]"));
                 }
             }
         }

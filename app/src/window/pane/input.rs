@@ -168,7 +168,7 @@ impl PaneUi {
                         if let Some((_, uri)) = self.link_at_cell(row, col)
                             && let Err(e) = self.open_link(&uri)
                         {
-                            self.exited = Some(format!("[{e}]"));
+                            self.program.exited = Some(format!("[{e}]"));
                         }
                     } else if pressed && b == MouseButton::Left {
                         if let Some(v) = &self.view {

@@ -61,6 +61,8 @@ struct PageHold {
 pub struct PaneCx<'a> {
     pub metrics: &'a Metrics,
     pub theme: &'a Theme,
+    /// The settings in force (a multi-line paste confirmed, hint patterns, the editor).
+    pub config: &'a tern_core::config::Config,
     /// The background before a pane's first delivery.
     pub background: egui::Color32,
     /// The colour the window was cleared to this frame, if known.
@@ -71,12 +73,6 @@ pub struct PaneCx<'a> {
     pub trace: &'a mut Trace,
     /// The window has keyboard focus.
     pub window_focused: bool,
-    /// Ask before an unbracketed multi-line paste.
-    pub confirm_multiline_paste: bool,
-    /// The config's extra hint patterns.
-    pub hint_patterns: &'a [String],
-    /// The config's editor for a hint's `path:line`.
-    pub editor: Option<&'a str>,
     /// The widget ids of the panes (keyboard focus on anything else is a text field).
     pub pane_ids: &'a mut std::collections::HashSet<egui::Id>,
     pub primary: &'a mut Primary,
@@ -97,10 +93,8 @@ pub struct PaneUi {
     viewport: Viewport,
     /// Row meshes from the last frames (only changed rows are rebuilt).
     rows: RowCache,
-    pub exited: Option<String>,
-    /// Prompts and the last command's output (OSC 133), for prompt jumps and "copy
-    /// last output".
-    pub marks: tern_core::model::marks::PromptMarks,
+    /// What its program said of itself: its prompts (OSC 133) and its end.
+    pub program: parts::Program,
     /// The pane's parts (`parts.rs`): its size, what it asks the app to do, its keys'
     /// timing, the pointer, its modes (search, copy mode, hints, a paste waiting) and
     /// the settings it was given.
@@ -120,8 +114,7 @@ impl PaneUi {
             view: None,
             viewport: Viewport::default(),
             rows: RowCache::default(),
-            exited: None,
-            marks: Default::default(),
+            program: parts::Program::default(),
             size: parts::Size::default(),
             asks: parts::Asks::default(),
             timing: parts::Timing::new(),
@@ -171,7 +164,7 @@ impl PaneUi {
             let opened =
                 crate::window::links::open(&uri, move |why| pipeline.breadcrumb(Some(pane), why));
             if let Err(e) = opened {
-                self.exited = Some(format!("[{e}]"));
+                self.program.exited = Some(format!("[{e}]"));
             }
         }
     }
@@ -401,13 +394,14 @@ impl PaneUi {
     ) -> PaneResponse {
         let ctx = ui.ctx().clone();
         let mut out = PaneResponse::default();
-        self.settings.confirm_multiline_paste = cx.confirm_multiline_paste;
-        if self.settings.editor.as_deref() != cx.editor {
-            self.settings.editor = cx.editor.map(str::to_owned);
+        self.settings.confirm_multiline_paste = cx.config.confirm_multiline_paste;
+        if self.settings.editor != cx.config.editor {
+            self.settings.editor = cx.config.editor.clone();
         }
-        if self.settings.hint_patterns.0 != cx.hint_patterns {
-            let (compiled, _) = tern_core::text::hints::HintPatterns::new(cx.hint_patterns);
-            self.settings.hint_patterns = (cx.hint_patterns.to_vec(), compiled);
+        if self.settings.hint_patterns.0 != cx.config.hint_patterns {
+            let patterns = &cx.config.hint_patterns;
+            let (compiled, _) = tern_core::text::hints::HintPatterns::new(patterns);
+            self.settings.hint_patterns = (patterns.clone(), compiled);
         }
         self.take_deliveries(cx.trace);
         self.follow_content();
@@ -505,7 +499,7 @@ impl PaneUi {
             self.place_ime(&ctx, rect, m);
         }
         self.paint_link_hover(&ctx, &painter, rect, m, cx, &response);
-        if let Some(msg) = self.exited.as_ref() {
+        if let Some(msg) = self.program.exited.as_ref() {
             painter.text(
                 rect.left_bottom(),
                 egui::Align2::LEFT_BOTTOM,

@@ -1,6 +1,7 @@
 //! A pane's parts, each a small state of its own (issue 44: no type of more than ~12
-//! fields): its size, what it asks the app to do once drawn, its keys' timing, the
-//! pointer and keyboard state, its modes, and the settings it is given every frame.
+//! fields): what its program said of itself, its size, what it asks the app to do
+//! once drawn, its keys' timing, the pointer and keyboard state, its modes, and the
+//! settings it is given every frame.
 
 use std::time::Instant;
 
@@ -9,6 +10,16 @@ use tern_core::model::TermSize;
 
 use super::super::search::SearchBar;
 use super::{PageHold, clip, copy, found, selection};
+
+/// What the pane's program said of itself.
+#[derive(Default)]
+pub struct Program {
+    /// Prompts and the last command's output (OSC 133), for prompt jumps and "copy
+    /// last output".
+    pub marks: tern_core::model::marks::PromptMarks,
+    /// Why the pane shows no live program: its exit status, or an error.
+    pub exited: Option<String>,
+}
 
 /// The pane's size: what the model and pty were given, where it was drawn, what fits.
 #[derive(Default)]

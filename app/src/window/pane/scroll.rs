@@ -21,10 +21,11 @@ impl PaneUi {
         let screen = v.meta.scrollback_dropped + v.meta.scrollback_lines;
         let top = screen - self.viewport.offset.min(v.meta.scrollback_lines as usize) as u64;
         let target = if forward {
-            self.marks.next(top)
+            self.program.marks.next(top)
         } else {
             // Lines that dropped off the scrollback cannot be shown.
-            self.marks
+            self.program
+                .marks
                 .previous(top)
                 .filter(|l| *l >= v.meta.scrollback_dropped)
         };
@@ -42,7 +43,7 @@ impl PaneUi {
         let Some(v) = &self.view else {
             return false;
         };
-        let Some((first, last)) = self.marks.last_output() else {
+        let Some((first, last)) = self.program.marks.last_output() else {
             return false;
         };
         let first = first.max(v.meta.scrollback_dropped);
