@@ -7,7 +7,8 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
-use common::headless::{Served, pane_id, scratch, tern_in};
+use common::headless::{Served, pane_id, scratch};
+use common::tern_in;
 use tern::window::app::TestView as _;
 
 /// A stand-in `claude` in `bin` that records its arguments and folder in `record`,
@@ -306,7 +307,8 @@ fn pane_a_reaches_for_pane_b(config: Option<&str>) -> (String, String, String) {
          \"$t\" msg send-text --pane {b} 'typed-by-a' > \"$o/typed\" 2>&1; echo \"rc=$?\" >> \"$o/typed\"; \
          \"$t\" msg get-text --pane \"$TERN_PANE_ID\" > \"$o/own\" 2>&1; \
          echo a-done; exec sleep 600",
-        tern = env!("CARGO_BIN_EXE_tern"),
+        // Run by a program in a pane: the pane's environment, not the kit's.
+        tern = common::TERN_BIN,
         o = out.display(),
     );
     let a = pane_id(&served.ok(&["new-tab", "--", "sh", "-c", &script]));

@@ -189,7 +189,7 @@ fn a_program_that_exits_closes_its_pane_and_hold_keeps_it() {
 fn a_second_headless_workspace_on_the_same_session_is_refused() {
     let dir = scratch("hw-twice");
     let served = Served::start(&dir, &[]);
-    let out = common::headless::tern_in(&dir)
+    let out = common::tern_in(&dir)
         .arg("--headless")
         .output()
         .expect("run a second tern");

@@ -14,7 +14,8 @@ mod common;
 use std::path::Path;
 use std::process::Stdio;
 
-use common::headless::{Served, scratch, tern_in};
+use common::headless::{Served, scratch};
+use common::tern_in;
 
 /// A folder with a `probe` program, put first on tern's `PATH`.
 fn folder_with_probe(dir: &Path) -> String {
