@@ -59,6 +59,13 @@ fn reaches(
     }
 }
 
+/// Now, in ms since the Unix epoch (the clock of `list`'s `activity_since`).
+fn unix_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
 /// A file the stand-in waits for before its next step.
 fn step(dir: &Path, n: u32) {
     std::fs::write(dir.join(format!("step{n}")), "").expect("step file");
@@ -95,9 +102,17 @@ fn osc_21337_waiting_working_idle(face: Face) {
     reaches(&mut t, face, pane, "running", |e| {
         e["activity_source"] == "osc-21337" && e["wait_reason"].is_null()
     });
-    // Silent for longer than the quiet rule: still running, the agent said so.
-    std::thread::sleep(Duration::from_millis(1_800));
-    assert_eq!(entry(&t, pane)["activity"], "running");
+    // Silent for longer than the quiet rule: still running, the agent said so. Read
+    // once the entry itself shows the report older than the rule (`activity_since`:
+    // when tern says the pane entered the activity), not after a sleep of the test's.
+    let quiet_ms = tern_core::pipeline::activity::QUIET_MS;
+    let past_quiet = t.wait_for("the report stands past the quiet rule", |t| {
+        let asked_ms = unix_ms();
+        let e = entry(t, pane);
+        let since_ms = e["activity_since"].as_u64()?;
+        (asked_ms.saturating_sub(since_ms) > quiet_ms).then_some(e)
+    });
+    assert_eq!(past_quiet["activity"], "running", "{past_quiet}");
     step(&dir, 2);
     reaches(&mut t, face, pane, "done", |e| {
         e["activity_source"] == "osc-21337"

@@ -81,19 +81,15 @@ fn bus_calls_for(name: &str, config: &str, program: &str, calls: usize) -> Strin
         "dbus-monitor --session \"interface='org.freedesktop.Notifications'\" > '{mon}' 2>&1 & m=$!; \
          sleep 1; '{tern}' --cols 40 --rows 8 -e sh -c \"{program}\" & echo $! > '{pid}'; wait $!; kill $m",
         mon = monitor.display(),
-        tern = env!("CARGO_BIN_EXE_tern"),
+        tern = common::TERN_BIN,
         pid = pid_file.display(),
     );
     let session = Killed(
-        Command::new("dbus-run-session")
+        common::isolated("dbus-run-session", &dir)
             .args(["--", "sh", "-c", &inner])
             .env("DISPLAY", &display.name)
             .env("XDG_RUNTIME_DIR", &runtime)
             .env("TERN_CONFIG", &config_path)
-            .env("TERN_SESSION", dir.join("session.ron"))
-            .env("SHELL", "/bin/sh")
-            .env_remove("WAYLAND_DISPLAY")
-            .env_remove("DBUS_SESSION_BUS_ADDRESS")
             .stdout(Stdio::null())
             .stderr(std::fs::File::create(dir.join("session.stderr")).expect("stderr"))
             .spawn()

@@ -4,7 +4,7 @@
 
 mod common;
 
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn tern(args: &[&str], config: &std::path::Path) -> Output {
     common::tern_cmd()
@@ -209,12 +209,7 @@ fn config_check_names_a_hint_pattern_that_does_not_compile() {
 fn msg_without_a_running_tern_says_where_it_looked() {
     let dir = tempfile::tempdir().expect("temp dir");
     let socket = dir.path().join("nobody.sock");
-    let out = Command::new(env!("CARGO_BIN_EXE_tern"))
-        .args(["msg", "--socket"])
-        .arg(&socket)
-        .arg("list")
-        .output()
-        .expect("runs");
+    let out = common::msg_cmd(&socket).arg("list").output().expect("runs");
     assert_eq!(out.status.code(), Some(1));
     let err = text(&out.stderr);
     assert!(
@@ -222,9 +217,8 @@ fn msg_without_a_running_tern_says_where_it_looked() {
         "{err}"
     );
     // send-text needs a pane: from --pane or $TERN_PANE_ID.
-    let out = Command::new(env!("CARGO_BIN_EXE_tern"))
+    let out = common::tern_cmd()
         .args(["msg", "send-text", "hi"])
-        .env_remove("TERN_PANE_ID")
         .output()
         .expect("runs");
     assert_eq!(out.status.code(), Some(1));

@@ -6,7 +6,7 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 /// `tern ARGS` with no config file, no socket and no display, in a scratch folder.
 fn tern(args: &[&str]) -> Output {
@@ -15,19 +15,10 @@ fn tern(args: &[&str]) -> Output {
 }
 
 fn tern_in(dir: &Path, args: &[&str]) -> Output {
-    let runtime = dir.join("xdg");
-    std::fs::create_dir_all(&runtime).expect("runtime dir");
     common::tern_in(dir)
         .args(args)
         .current_dir(dir)
         .env("TERN_CONFIG", dir.join("no-config.ron"))
-        .env("TERN_SESSION", dir.join("session.ron"))
-        .env("XDG_RUNTIME_DIR", &runtime)
-        .env("HOME", dir)
-        .env_remove("TERN_SOCKET")
-        .env_remove("TERN_PANE_ID")
-        .env_remove("DISPLAY")
-        .env_remove("WAYLAND_DISPLAY")
         .output()
         .expect("runs tern")
 }
@@ -215,7 +206,7 @@ fn replay_draws_wide_characters_and_overwrites() {
 
 #[test]
 fn the_man_page_goes_to_a_closed_pipe_without_an_error() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tern"))
+    let mut child = common::tern_cmd()
         .arg("man")
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -271,7 +262,8 @@ fn msg_finds_the_session_socket_under_xdg_runtime_dir() {
     let out = tern_in(dir.path(), &["msg", "list"]);
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
-    let expected = dir.path().join("xdg").join("tern").join("session.sock");
+    // The kit's runtime dir (`common::isolate`).
+    let expected = dir.path().join("run").join("tern").join("session.sock");
     assert!(
         err.contains(expected.to_str().expect("utf-8")),
         "looked elsewhere: {err}"

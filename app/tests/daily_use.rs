@@ -5,7 +5,8 @@
 
 mod common;
 
-use common::headless::{Served, pane_id, scratch, tern_in};
+use common::headless::{Served, pane_id, scratch};
+use common::tern_in;
 
 /// Catches `command: null` for a tab opened with `new-tab -- CMD` (the program is the
 /// pane's own child, never "in front of the shell"), seen failing so.

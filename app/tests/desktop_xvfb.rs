@@ -214,7 +214,6 @@ fn a_second_plain_start_opens_a_tab_in_the_running_tern() {
         .env("DISPLAY", &display.name)
         .env("XDG_RUNTIME_DIR", &runtime)
         .env("TERN_CONFIG", dir.join("no-config.ron"))
-        .env("TERN_SESSION", dir.join("session.ron"))
         .output()
         .expect("the second start runs");
     assert!(second.status.success(), "{second:?}");

@@ -7,7 +7,8 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
-use common::headless::{Served, pane_id, scratch, tern_in};
+use common::headless::{Served, pane_id, scratch};
+use common::tern_in;
 use tern::window::app::TestView as _;
 
 /// A stand-in `claude` in `bin` that records its arguments and folder in `record`,
@@ -97,30 +98,27 @@ fn an_agent_is_resumed_where_it_was_started_not_where_it_pointed() {
     // Now it moves there for real, and says so.
     served.ok(&["send-text", "--pane", &pane.to_string(), "go\r"]);
     served.wait_text(pane, &[], |t| t.contains("moved"));
-    let started = std::time::Instant::now();
-    while !listed_cwd(&served, pane).contains("elsewhere") {
-        assert!(
-            started.elapsed() < common::headless::PATIENCE,
-            "the pane's real folder is never listed"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    tern_testkit::eventually(
+        "the pane's real folder is listed",
+        common::headless::PATIENCE,
+        || listed_cwd(&served, pane).contains("elsewhere"),
+    );
     let (code, err) = served.stop();
     assert_eq!(code, Some(0), "{err}");
 
     let again = serve_with_path(&dir, &bin);
-    let started = std::time::Instant::now();
-    let runs = loop {
-        let text = std::fs::read_to_string(&record).unwrap_or_default();
-        if text.lines().count() >= 2 {
-            break text;
-        }
-        assert!(
-            started.elapsed() < common::headless::PATIENCE,
-            "the agent was not started again: {text}"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    };
+    let runs = tern_testkit::eventually(
+        "the agent is started again",
+        common::headless::PATIENCE,
+        || {
+            let text = std::fs::read_to_string(&record).unwrap_or_default();
+            if text.lines().count() >= 2 {
+                Ok(text)
+            } else {
+                Err(text)
+            }
+        },
+    );
     let lines: Vec<&str> = runs.lines().collect();
     assert_eq!(lines[0], format!("args=[] cwd={work_s}"));
     assert_eq!(lines[1], format!("args=[--continue] cwd={work_s}"));
@@ -241,7 +239,7 @@ fn a_link_tooltip_leads_with_the_real_host() {
 #[test]
 fn a_notification_flood_costs_one_call_per_interval_and_keeps_the_count() {
     use std::process::Command;
-    use std::time::{Duration, Instant};
+    use std::time::Instant;
     let dir = scratch("harden-notify");
     let config = dir.join("home/.config/tern/config.ron");
     std::fs::create_dir_all(config.parent().expect("parent")).expect("config folder");
@@ -258,17 +256,18 @@ fn a_notification_flood_costs_one_call_per_interval_and_keeps_the_count() {
         "i=0; while [ $i -lt 2000 ]; do printf '\\033]9;n%d\\007' $i; i=$((i+1)); done; \
          printf '\\033]9;last\\007'; exec sleep 600",
     ]);
-    let text = loop {
-        let text = std::fs::read_to_string(&monitor).unwrap_or_default();
-        if text.contains("last (2001 messages)") {
-            break text;
-        }
-        assert!(
-            started.elapsed() < common::headless::PATIENCE,
-            "the last text with the count never came: {text}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let text = tern_testkit::eventually(
+        "the last text with the count",
+        common::headless::PATIENCE,
+        || {
+            let text = std::fs::read_to_string(&monitor).unwrap_or_default();
+            if text.contains("last (2001 messages)") {
+                Ok(text)
+            } else {
+                Err(text)
+            }
+        },
+    );
     let calls = text.matches("member=Notify").count();
     let seconds = started.elapsed().as_secs() + 1;
     assert!(
@@ -306,7 +305,8 @@ fn pane_a_reaches_for_pane_b(config: Option<&str>) -> (String, String, String) {
          \"$t\" msg send-text --pane {b} 'typed-by-a' > \"$o/typed\" 2>&1; echo \"rc=$?\" >> \"$o/typed\"; \
          \"$t\" msg get-text --pane \"$TERN_PANE_ID\" > \"$o/own\" 2>&1; \
          echo a-done; exec sleep 600",
-        tern = env!("CARGO_BIN_EXE_tern"),
+        // Run by a program in a pane: the pane's environment, not the kit's.
+        tern = common::TERN_BIN,
         o = out.display(),
     );
     let a = pane_id(&served.ok(&["new-tab", "--", "sh", "-c", &script]));

@@ -17,7 +17,6 @@ fn screen(cols: usize, rows: usize, bytes: &str) -> Vec<String> {
         .arg(rows.to_string())
         .args(["--dump-screen", "-", "--", "printf", bytes])
         .env("TERN_CONFIG", dir.path().join("no-config.ron"))
-        .env_remove("TERN_SOCKET")
         .stdin(Stdio::null())
         .output()
         .expect("runs tern");

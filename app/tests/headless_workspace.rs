@@ -189,7 +189,7 @@ fn a_program_that_exits_closes_its_pane_and_hold_keeps_it() {
 fn a_second_headless_workspace_on_the_same_session_is_refused() {
     let dir = scratch("hw-twice");
     let served = Served::start(&dir, &[]);
-    let out = common::headless::tern_in(&dir)
+    let out = common::tern_in(&dir)
         .arg("--headless")
         .output()
         .expect("run a second tern");
@@ -209,7 +209,6 @@ fn a_second_headless_workspace_on_the_same_session_is_refused() {
 #[test]
 fn a_headless_workspace_sends_notifications_to_the_desktop() {
     use std::process::Command;
-    use std::time::{Duration, Instant};
     let dir = scratch("hw-notify");
     let monitor = dir.join("monitor.txt");
     let pid_file = dir.join("tern.pid");
@@ -224,18 +223,18 @@ fn a_headless_workspace_sends_notifications_to_the_desktop() {
         "printf '\\033]9;Agent needs your permission\\007'; sleep 1; \
          printf '\\033]777;notify;Build;finished\\007'; exec sleep 600",
     ]));
-    let started = Instant::now();
-    let text = loop {
-        let text = std::fs::read_to_string(&monitor).unwrap_or_default();
-        if text.matches("member=Notify").count() >= 2 {
-            break text;
-        }
-        assert!(
-            started.elapsed() < common::headless::PATIENCE,
-            "no Notify calls on the bus from pane {pane}: {text}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let text = tern_testkit::eventually(
+        format!("two Notify calls on the bus from pane {pane}"),
+        common::headless::PATIENCE,
+        || {
+            let text = std::fs::read_to_string(&monitor).unwrap_or_default();
+            if text.matches("member=Notify").count() >= 2 {
+                Ok(text)
+            } else {
+                Err(text)
+            }
+        },
+    );
     assert!(text.contains("Agent needs your permission"), "{text}");
     assert!(text.contains("Build: finished"), "{text}");
     assert!(

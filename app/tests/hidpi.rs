@@ -2,57 +2,53 @@
 //! whole physical pixels and the grid is computed in points, so the same window holds
 //! the same grid at every scale.
 
-use std::time::{Duration, Instant};
+mod common;
 
+use std::time::Duration;
+
+use common::Slot;
 use egui_kittest::Harness;
+use tern::window::app::Launch;
 use tern::window::app::TestView as _;
-use tern::window::app::{Launch, TernApp};
 use tern_core::model::TermSize;
 use tern_core::pipeline::SpawnSpec;
-
-type Slot = Option<TernApp>;
+use tern_testkit::eventually;
 
 fn harness(pixels_per_point: f32) -> Harness<'static, Slot> {
     let launch = Launch::new(SpawnSpec::command("cat", &[]).size(TermSize::new(80, 24)));
-    Harness::builder()
-        .with_size(egui::vec2(800.0, 480.0))
-        .with_pixels_per_point(pixels_per_point)
-        .with_max_steps(64)
-        .allow_missing_glyphs()
-        .build_ui_state(
-            move |ui, slot: &mut Slot| {
-                let app = slot.get_or_insert_with(|| TernApp::new(ui.ctx(), launch.clone()));
-                app.frame(ui);
-            },
-            None,
-        )
+    common::AppHarness::new(launch)
+        .size(egui::vec2(800.0, 480.0))
+        .pixels_per_point(pixels_per_point)
+        .build()
 }
 
 /// The grid the pane settled on (the pty is resized to what fits the window), and the
 /// cell size in points.
 fn settled_grid(pixels_per_point: f32) -> (TermSize, egui::Vec2) {
     let mut h = harness(pixels_per_point);
-    let deadline = Instant::now() + Duration::from_secs(20);
     let mut last = None;
-    while Instant::now() < deadline {
-        h.step();
-        let size = h
-            .state()
-            .as_ref()
-            .and_then(|a| a.view())
-            .map(|v| v.meta.size);
-        // The view starts at 80x24 and follows the resize to the window's grid.
-        if let Some(settled) = size
-            && settled != TermSize::new(80, 24)
-            && size == last
-        {
-            let cell = h.state().as_ref().expect("app").metrics(&h.ctx).cell;
-            return (settled, cell);
-        }
-        last = size;
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    panic!("the grid never settled at {pixels_per_point}x: {last:?}");
+    eventually(
+        format!("the grid settles at {pixels_per_point}x"),
+        Duration::from_secs(20),
+        || {
+            h.step();
+            let size = h
+                .state()
+                .as_ref()
+                .and_then(|a| a.view())
+                .map(|v| v.meta.size);
+            // The view starts at 80x24 and follows the resize to the window's grid.
+            let settled = size.filter(|&s| s != TermSize::new(80, 24) && size == last);
+            last = size;
+            match settled {
+                Some(settled) => {
+                    let cell = h.state().as_ref().expect("app").metrics(&h.ctx).cell;
+                    Ok((settled, cell))
+                }
+                None => Err(format!("{last:?}")),
+            }
+        },
+    )
 }
 
 #[test]

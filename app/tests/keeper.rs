@@ -390,9 +390,7 @@ fn a_program_that_ended_while_tern_was_gone_shows_how_it_ended() {
     let dir = scratch("keeper-exit-code");
     let _keeper = KeeperGuard(dir.clone());
     let (tern_pid, sh_pid) = (dir.join("tern.pid"), dir.join("sh.pid"));
-    let mut wrapper = std::process::Command::new("tini");
-    common::headless::scratch_env(&mut wrapper, &dir);
-    let child = wrapper
+    let child = common::isolated("tini", &dir)
         .args(["-s", "--", "sh", "-c"])
         .arg(format!(
             "echo $$ > '{sh}'; \"$0\" --headless -o exit_behavior=Hold & echo $! > '{tern}'; \
@@ -400,7 +398,7 @@ fn a_program_that_ended_while_tern_was_gone_shows_how_it_ended() {
             sh = sh_pid.display(),
             tern = tern_pid.display()
         ))
-        .arg(env!("CARGO_BIN_EXE_tern"))
+        .arg(common::TERN_BIN)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
@@ -499,16 +497,14 @@ fn a_binary_replaced_between_two_starts_takes_the_panes_back() {
     let install = |extra: &[u8]| {
         let _ = std::fs::remove_file(&installed);
         std::fs::create_dir_all(dir.join("bin")).expect("bin");
-        let mut bytes = std::fs::read(env!("CARGO_BIN_EXE_tern")).expect("the build");
+        let mut bytes = std::fs::read(common::TERN_BIN).expect("the build");
         // Another build's bytes (trailing data an ELF loader ignores).
         bytes.extend_from_slice(extra);
         std::fs::write(&installed, bytes).expect("install");
         std::fs::set_permissions(&installed, std::fs::Permissions::from_mode(0o755)).expect("0755");
     };
     let start = || {
-        let mut cmd = std::process::Command::new(&installed);
-        common::headless::scratch_env(&mut cmd, &dir);
-        let child = cmd
+        let child = common::isolated(&installed, &dir)
             .arg("--headless")
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::piped())
@@ -577,7 +573,7 @@ fn two_terns_at_once_and_a_tern_killed_mid_handover_leave_one_keeper_serving() {
         )
         .expect("0700");
     }
-    let mut serve = common::headless::tern_in(&dir);
+    let mut serve = common::tern_in(&dir);
     let mut keeper = serve
         .args(["keeper", "--serve", "--socket"])
         .arg(&socket)

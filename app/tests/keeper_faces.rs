@@ -7,8 +7,10 @@
 mod common;
 
 use std::path::Path;
+use std::time::Duration;
 
 use common::user::{Face, Start, Tern, on_both_faces};
+use tern_testkit::eventually;
 
 fn ticks_in(text: &str) -> Vec<u64> {
     text.lines()
@@ -79,14 +81,9 @@ fn a_killed_tern_gives_its_programs_back(face: Face) {
     let _keeper = StopKeeper(tern.runtime.join("tern/keeper.sock"));
     tern.crash();
     std::fs::remove_file(format!("{c}.hold")).expect("tick on");
-    let started = std::time::Instant::now();
-    while count_of(&count) < held_at + 5 {
-        assert!(
-            started.elapsed().as_secs() < 30,
-            "no ticks while no tern runs"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    eventually("ticks while no tern runs", Duration::from_secs(30), || {
+        count_of(&count) >= held_at + 5
+    });
     assert!(
         Path::new(&format!("/proc/{pid}")).exists(),
         "the loop outlived tern"
@@ -180,11 +177,9 @@ fn closing_the_window_with_keep_running_leaves_the_programs_for_the_next_start()
         "the loop runs on"
     );
     let closed_at = count_of(&count);
-    let started = std::time::Instant::now();
-    while count_of(&count) < closed_at + 5 {
-        assert!(started.elapsed().as_secs() < 30, "no ticks after the close");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    eventually("ticks after the close", Duration::from_secs(30), || {
+        count_of(&count) >= closed_at + 5
+    });
 
     tern.leave_keeper();
     let mut tern = Start::window("keeper-close").args(&args).again(tern).run();

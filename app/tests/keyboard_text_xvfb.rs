@@ -14,6 +14,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use common::x11::*;
+use tern_testkit::eventually;
 
 /// The X CLIPBOARD's text (`xclip -o`), or `None` when it is empty.
 fn clipboard(display: &Display) -> Option<String> {
@@ -45,18 +46,19 @@ fn screenshot(display: &Display, dir: &Path, name: &str) {
 }
 
 fn wait_clipboard(display: &Display, dir: &Path, want: &str) {
-    let mut last = None;
-    let found = std::iter::repeat_with(|| {
-        std::thread::sleep(Duration::from_millis(200));
-        last = clipboard(display);
-        last.as_deref() == Some(want)
-    })
-    .take(100)
-    .any(|ok| ok);
-    assert!(
-        found,
-        "the clipboard held {last:?}, not {want:?}; tern said {:?}",
-        std::fs::read_to_string(dir.join("tern.stderr"))
+    eventually(
+        format!("the clipboard holds {want:?}"),
+        Duration::from_secs(20),
+        || {
+            let now = clipboard(display);
+            if now.as_deref() == Some(want) {
+                return Ok(());
+            }
+            Err(format!(
+                "it held {now:?}; tern said {:?}",
+                std::fs::read_to_string(dir.join("tern.stderr"))
+            ))
+        },
     );
 }
 

@@ -7,9 +7,9 @@ mod common;
 
 use std::path::Path;
 
-use common::headless::{Served, pane_id, scratch};
+use common::headless::{PATIENCE, Served, pane_id, scratch};
 use common::user::{Face, Start, Tern, on_both_faces};
-use tern_testkit::pty_masters;
+use tern_testkit::{eventually, pty_masters};
 
 /// How many of process `pid`'s threads are named `name`.
 fn threads_named(pid: u32, name: &str) -> usize {
@@ -31,15 +31,6 @@ fn bytes_written(pid: &str) -> Option<u64> {
     io.lines()
         .find_map(|l| l.strip_prefix("wchar:"))
         .and_then(|n| n.trim().parse().ok())
-}
-
-/// Waits (20 s at most) until `done` holds; a failure says `what`.
-fn eventually(what: &str, mut done: impl FnMut() -> bool) {
-    let deadline = std::time::Instant::now() + common::headless::PATIENCE;
-    while !done() {
-        assert!(std::time::Instant::now() < deadline, "{what}");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
 }
 
 fn read(path: &Path) -> String {
@@ -76,12 +67,14 @@ fn closing_a_flooding_pane_gives_its_pty_back_and_hangs_up_its_program() {
             started = started.display()
         );
         let flood = pane_id(&served.ok(&["new-tab", "--", "sh", "-c", &script]));
-        eventually("the flooding program started", || started.exists());
+        eventually("the flooding program started", PATIENCE, || {
+            started.exists()
+        });
         let pid = read(&started).trim().to_owned();
         // Once tern's queue of unread answers is full the pane is not parsed (their
         // backpressure), the read-ahead window fills and the program blocks writing:
         // its bytes written no longer grow.
-        eventually("the flood never filled its window", || {
+        eventually("the flood fills its window", PATIENCE, || {
             let written = bytes_written(&pid);
             std::thread::sleep(std::time::Duration::from_millis(500));
             written.is_some() && bytes_written(&pid) == written
@@ -94,10 +87,11 @@ fn closing_a_flooding_pane_gives_its_pty_back_and_hangs_up_its_program() {
         assert!(pty_masters(tern) > before, "the flooding pane's master");
         served.ok(&["close", "--pane", &flood.to_string()]);
         eventually(
-            &format!("round {round}: the closed pane's pty master is still open in tern"),
+            format!("round {round}: the closed pane's pty master closes in tern"),
+            PATIENCE,
             || pty_masters(tern) == before,
         );
-        eventually(&format!("round {round}: no SIGHUP"), || {
+        eventually(format!("round {round}: SIGHUP"), PATIENCE, || {
             read(&hup).trim() == "hup"
         });
         let left: Vec<u64> = served

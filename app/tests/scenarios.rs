@@ -184,7 +184,8 @@ fn msg_actions_on_a_pane_that_does_not_exist_name_it(face: Face) {
 /// it opens runs, and `send-text` with no `--pane` types into its own pane
 /// (`TERN_PANE_ID`).
 fn a_program_in_a_pane_drives_tern_through_its_socket(face: Face) {
-    let bin = env!("CARGO_BIN_EXE_tern");
+    // Run by a program in a pane: the pane's environment, not the kit's.
+    let bin = common::TERN_BIN;
     let mut t = Start::new(face, "inside").env("BIN_UNDER_TEST", bin).run();
     let out = t.home.join("typed.txt");
     let script = format!(

@@ -194,7 +194,8 @@ fn search_everywhere_equals_grep(face: Face) {
 fn a_pane_searches_only_itself_unless_allowed(face: Face) {
     let mut t = Start::new(face, "search-policy").run();
     let out = t.home.join("out");
-    let tern = env!("CARGO_BIN_EXE_tern");
+    // Run by a program in a pane: the pane's environment, not the kit's.
+    let tern = common::TERN_BIN;
     let script = format!(
         "echo secret-in-this-pane; \
          {tern} msg search secret > '{o}.all' 2>&1; echo \"rc=$?\" >> '{o}.all'; \

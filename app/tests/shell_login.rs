@@ -14,7 +14,8 @@ mod common;
 use std::path::Path;
 use std::process::Stdio;
 
-use common::headless::{Served, scratch, tern_in};
+use common::headless::{Served, scratch};
+use common::tern_in;
 
 /// A folder with a `probe` program, put first on tern's `PATH`.
 fn folder_with_probe(dir: &Path) -> String {
@@ -68,18 +69,20 @@ fn what_the_shell_sees(name: &str, config: &str) -> String {
         out.display()
     );
     served.ok(&["send-text", "--pane", &pane.to_string(), &line]);
-    let started = std::time::Instant::now();
-    loop {
-        if let Ok(text) = std::fs::read_to_string(&out) {
-            return text.trim_end().to_owned();
-        }
-        assert!(
-            started.elapsed() < common::headless::PATIENCE,
-            "the shell never ran the line; it shows:\n{}",
-            served.ok(&["get-text", "--pane", &pane.to_string()])
-        );
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    tern_testkit::eventually(
+        "the shell runs the line",
+        common::headless::PATIENCE,
+        || {
+            std::fs::read_to_string(&out)
+                .map(|text| text.trim_end().to_owned())
+                .map_err(|_| {
+                    format!(
+                        "it shows:\n{}",
+                        served.ok(&["get-text", "--pane", &pane.to_string()])
+                    )
+                })
+        },
+    )
 }
 
 #[test]

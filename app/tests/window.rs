@@ -1,7 +1,7 @@
 //! The window's behaviour with egui_kittest (headless: no display, no GPU): typing
 //! reaches the pty, paste is sanitized, zoom changes the cell size.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use egui::{Event, Key, Modifiers};
 use egui_kittest::Harness;
@@ -10,6 +10,7 @@ use egui_kittest::kittest::Queryable as _;
 mod common;
 use common::{Slot, selected};
 use tern::window::app::TestView as _;
+use tern_testkit::eventually;
 
 /// `tern --hold -e PROGRAM ARGS` (80x24, no config file) through the binary's start-up;
 /// held, so a test can read the last screen after the program exits.
@@ -87,12 +88,13 @@ fn typing_reaches_the_pty_and_its_echo_is_drawn() {
     // Ctrl+C (a key event, no text) reaches the program as ^C and ends cat.
     h.key_press_modifiers(Modifiers::CTRL, Key::C);
     step_until(&mut h, "exit", |_| true);
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while h.state().as_ref().is_some_and(|a| a.exited().is_none()) {
-        assert!(Instant::now() < deadline, "cat did not exit on Ctrl+C");
-        h.step();
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    eventually("cat exits on Ctrl+C", Duration::from_secs(10), || {
+        let exited = h.state().as_ref().is_some_and(|a| a.exited().is_some());
+        if !exited {
+            h.step();
+        }
+        exited
+    });
 }
 
 #[test]
@@ -196,14 +198,14 @@ fn the_wheel_scrolls_through_history_paged_from_the_model() {
     h.event(wheel(10.0)); // 30 lines up
     h.step();
     // The history page comes from the model thread: under load, a frame or more later.
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let mut shown = screen_rows(&mut h);
-    while !shown.first().is_some_and(|r| r.starts_with("line")) {
-        assert!(Instant::now() < deadline, "no history page came: {shown:?}");
-        std::thread::sleep(Duration::from_millis(10));
+    let shown = eventually("a history page comes", Duration::from_secs(20), || {
+        let shown = screen_rows(&mut h);
+        if shown.first().is_some_and(|r| r.starts_with("line")) {
+            return Ok(shown);
+        }
         h.step();
-        shown = screen_rows(&mut h);
-    }
+        Err(format!("{shown:?}"))
+    });
     assert_eq!(h.state().as_ref().map(|a| a.scroll_offset()), Some(30));
     let first: usize = shown[0]
         .trim_start_matches("line")
@@ -383,19 +385,13 @@ fn ctrl_shift_f_finds_text_in_history_and_scrolls_to_it() {
     h.key_press(Key::Enter);
     // The search runs on the model thread; the window keeps drawing and takes the
     // answer on a later frame.
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
+    eventually("the search's answer", Duration::from_secs(10), || {
         h.step();
-        let done = h
-            .state()
+        h.state()
             .as_ref()
             .and_then(|a| a.search())
-            .is_some_and(|s| s.results.is_some() && !s.searching());
-        if done || Instant::now() > deadline {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
+            .is_some_and(|s| s.results.is_some() && !s.searching())
+    });
     h.step();
     let app = h.state().as_ref().expect("app");
     let found = app
@@ -511,16 +507,16 @@ fn a_selection_follows_its_text_as_output_scrolls_and_clears_when_the_text_chang
         .as_ref()
         .and_then(|a| a.view())
         .map_or(0, |v| v.meta.scrollback_dropped + v.meta.scrollback_lines);
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while newest(&pipeline) < shown + 30 && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    assert!(
-        newest(&pipeline) >= shown + 30,
-        "the model ran ahead: its newest line {}, the frame's {shown}, screen {:?}",
-        newest(&pipeline),
-        screen(&h)
-    );
+    eventually("the model runs ahead", Duration::from_secs(10), || {
+        let newest = newest(&pipeline);
+        if newest >= shown + 30 {
+            return Ok(());
+        }
+        Err(format!(
+            "its newest line {newest}, the frame's {shown}, screen {:?}",
+            screen(&h)
+        ))
+    });
     assert_eq!(
         selected(&mut h),
         Some("beta".to_string()),

@@ -11,8 +11,9 @@ mod common;
 use std::process::Command;
 use std::time::Duration;
 
-use common::user::Start;
+use common::user::{Start, Tern};
 use common::x11::{run, tern_window, xdo};
+use tern_testkit::eventually;
 
 /// `WIDTHxHEIGHT` of an X window, as xdotool says it.
 fn geometry(display: &str, window: &str) -> String {
@@ -25,6 +26,23 @@ fn geometry(display: &str, window: &str) -> String {
         .to_owned()
 }
 
+/// Waits until the window has noted `width`x`height` as the size the next session opens
+/// at (its `session_window` trace event, written by a frame drawn at that size).
+fn wait_noted(t: &mut Tern, (width, height): (f64, f64)) {
+    t.wait_for(
+        &format!("the window noted {width}x{height} for the next session"),
+        |t| {
+            let trace = std::fs::read_to_string(t.dir.join("trace.jsonl")).unwrap_or_default();
+            let noted = trace
+                .lines()
+                .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+                .rfind(|v| v["event"] == "session_window")?;
+            (noted["width"].as_f64() == Some(width) && noted["height"].as_f64() == Some(height))
+                .then_some(())
+        },
+    );
+}
+
 #[test]
 fn the_windows_size_comes_back_after_a_restart() {
     let mut first = Start::window("winsize").run();
@@ -34,9 +52,9 @@ fn the_windows_size_comes_back_after_a_restart() {
         first.display.as_ref().expect("a display"),
         &["windowsize", "--sync", &window, "700", "450"],
     );
-    // The window has seen its new size once a frame was drawn at it.
-    std::thread::sleep(Duration::from_millis(800));
     assert_eq!(geometry(&display, &window), "700x450");
+    // The window has seen its new size once a frame was drawn at it.
+    wait_noted(&mut first, (700.0, 450.0));
     first.sigterm();
     let status = first.wait_exit("tern after SIGTERM");
     assert!(status.success(), "{status}");
@@ -80,7 +98,7 @@ fn restored_split_panes_start_at_their_share_of_the_window() {
         first.display.as_ref().expect("a display"),
         &["windowsize", "--sync", &window, "700", "450"],
     );
-    std::thread::sleep(Duration::from_millis(800));
+    wait_noted(&mut first, (700.0, 450.0));
     first.msg(&["split", "--direction", "right"]);
     first.wait_for("two panes", |t| (t.panes().len() == 2).then_some(()));
     first.sigterm();
@@ -123,24 +141,26 @@ fn a_window_saved_maximized_comes_back_maximized() {
         )
         .run();
     let window = tern_window(tern.display.as_ref().expect("the display"));
-    let mut state = String::new();
-    for _ in 0..50 {
-        state = run(Command::new("xprop").env("DISPLAY", &name).args([
-            "-id",
-            &window,
-            "_NET_WM_STATE",
-        ]));
-        if state.contains("_NET_WM_STATE_MAXIMIZED_HORZ") {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    assert!(
-        state.contains("_NET_WM_STATE_MAXIMIZED_VERT")
-            && state.contains("_NET_WM_STATE_MAXIMIZED_HORZ"),
-        "{state}; the window is {}; tern said {}",
-        geometry(&name, &window),
-        tern.stderr()
+    eventually(
+        "the window comes back maximized",
+        Duration::from_secs(20),
+        || {
+            let state = run(Command::new("xprop").env("DISPLAY", &name).args([
+                "-id",
+                &window,
+                "_NET_WM_STATE",
+            ]));
+            if state.contains("_NET_WM_STATE_MAXIMIZED_VERT")
+                && state.contains("_NET_WM_STATE_MAXIMIZED_HORZ")
+            {
+                return Ok(());
+            }
+            Err(format!(
+                "{state}; the window is {}; tern said {}",
+                geometry(&name, &window),
+                tern.stderr()
+            ))
+        },
     );
     drop(tern);
     drop(openbox);

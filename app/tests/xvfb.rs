@@ -423,15 +423,13 @@ fn without_a_vulkan_driver_the_window_draws_through_gl() {
 fn a_gpu_device_that_cannot_be_made_is_said_with_its_cause() {
     let display = start_xvfb();
     let (dir, runtime) = scratch("no-device");
-    let out = Command::new(env!("CARGO_BIN_EXE_tern"))
+    let out = common::tern_in(&dir)
         .args(["-e", "true"])
         .env("DISPLAY", &display.name)
         .env("XDG_RUNTIME_DIR", &runtime)
         .env("TERN_CONFIG", dir.join("no-config.ron"))
-        .env("TERN_SESSION", dir.join("session.ron"))
         .env("VK_ICD_FILENAMES", "/nonexistent/icd.json")
         .env("WGPU_BACKEND", "vulkan")
-        .env_remove("WAYLAND_DISPLAY")
         .output()
         .expect("tern runs");
     let err = String::from_utf8_lossy(&out.stderr);

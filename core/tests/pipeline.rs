@@ -4,6 +4,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use tern_testkit::eventually;
+
 use tern_core::model::{TermConfig, TermEvent, TermSize, Terminal};
 use tern_core::pipeline::delivery::PaneView;
 use tern_core::pipeline::{
@@ -33,15 +35,18 @@ fn sh(script: &str) -> SpawnSpec {
 
 /// Waits for `pane`'s exit, collecting its facts on the way.
 fn wait_exit(p: &Pipeline, pane: PaneId, facts: &mut Vec<TermEvent>) -> ExitInfo {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while Instant::now() < deadline {
-        match p.wait_event(Duration::from_millis(200)) {
-            Some(PaneEvent::Exited { pane: id, exit }) if id == pane => return exit,
-            Some(PaneEvent::Fact { pane: id, event }) if id == pane => facts.push(event),
-            _ => {}
-        }
-    }
-    panic!("pane {pane:?} did not exit");
+    eventually(
+        format!("pane {pane:?} exits"),
+        Duration::from_secs(60),
+        || match p.wait_event(Duration::from_millis(200)) {
+            Some(PaneEvent::Exited { pane: id, exit }) if id == pane => Some(exit),
+            Some(PaneEvent::Fact { pane: id, event }) if id == pane => {
+                facts.push(event);
+                None
+            }
+            _ => None,
+        },
+    )
 }
 
 fn screen_text(p: &Pipeline, pane: PaneId) -> String {
@@ -155,20 +160,15 @@ fn view_until(
     view: &mut Option<PaneView>,
     done: impl Fn(&PaneView) -> bool,
 ) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while Instant::now() < deadline {
+    eventually("the view gets there", Duration::from_secs(30), || {
         if let Some(d) = p.take(pane) {
             PaneView::apply_delivery(view, d);
         }
         if view.as_ref().is_some_and(&done) {
-            return;
+            return Ok(());
         }
-        std::thread::sleep(Duration::from_millis(2));
-    }
-    panic!(
-        "view never got there: {:?}",
-        view.as_ref().map(|v| v.dump().rows)
-    );
+        Err(format!("{:?}", view.as_ref().map(|v| v.dump().rows)))
+    });
 }
 
 #[test]

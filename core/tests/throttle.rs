@@ -4,7 +4,7 @@
 //! wait is bounded and fails with what it saw.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use tern_core::model::TermSize;
 use tern_core::pipeline::diag::PtyReport;
@@ -50,18 +50,14 @@ fn type_until(
     what: &str,
     mut done: impl FnMut() -> Option<String>,
 ) -> String {
-    let deadline = Instant::now() + BOUND;
-    loop {
+    eventually(what, BOUND, || {
         p.write(pane, b"x");
         match done() {
-            None => {}
-            Some(seen) if seen.is_empty() => return seen,
-            Some(seen) => {
-                assert!(Instant::now() < deadline, "{what}; last seen: {seen}");
-            }
+            Some(seen) if seen.is_empty() => Ok(seen),
+            Some(seen) => Err(format!("last seen: {seen}")),
+            None => Err("nothing seen yet".to_owned()),
         }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    })
 }
 
 /// Waits (without typing) until `done` returns `None` (else what it saw), or fails
@@ -152,13 +148,12 @@ fn a_throttled_hidden_floods_bytes_all_arrive() {
             })
         },
     );
-    let deadline = Instant::now() + BOUND;
-    loop {
-        match p.wait_event(Duration::from_millis(200)) {
-            Some(PaneEvent::Exited { pane, .. }) if pane == flood => break,
-            _ => assert!(Instant::now() < deadline, "seq never ended"),
-        }
-    }
+    eventually("seq ends", BOUND, || {
+        matches!(
+            p.wait_event(Duration::from_millis(200)),
+            Some(PaneEvent::Exited { pane, .. }) if pane == flood
+        )
+    });
     let r = row(&p, flood);
     assert_eq!(
         r.bytes_parsed, expected,

@@ -5,7 +5,9 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use tern_testkit::eventually;
 
 use tern_core::config::Config;
 use tern_core::pipeline::{PaneId, Pipeline, PipelineConfig};
@@ -51,13 +53,15 @@ fn pane(result: Result<Outcome, String>) -> PaneId {
 
 /// Feeds the core the pipeline's events until `done` holds.
 fn pump(core: &mut WorkspaceCore, what: &str, done: impl Fn(&mut WorkspaceCore) -> bool) {
-    let started = Instant::now();
-    while !done(core) {
-        assert!(started.elapsed() < Duration::from_secs(20), "never: {what}");
+    eventually(what, Duration::from_secs(20), || {
+        if done(core) {
+            return true;
+        }
         if let Some(event) = core.pipeline().wait_event(Duration::from_millis(50)) {
             core.on_event(&event);
         }
-    }
+        false
+    });
 }
 
 fn new_tab(cwd: Option<PathBuf>, program: &[&str]) -> Command {
@@ -406,14 +410,7 @@ fn a_session_save_is_due_when_the_layout_changes_and_carries_the_screens() {
     let p = open(&mut core, &folder("saves"));
     core.pipeline().feed(p, b"screen-marker-1\r\n");
     let mut saves = SaveSchedule::default();
-    let started = Instant::now();
-    let state = loop {
-        if let Some(state) = saves.due(&core) {
-            break state;
-        }
-        assert!(started.elapsed() < Duration::from_secs(20), "never due");
-        std::thread::sleep(Duration::from_millis(5));
-    };
+    let state = eventually("a save due", Duration::from_secs(20), || saves.due(&core));
     let text = ron::to_string(&state).expect("ron");
     assert!(
         text.contains("screen-marker-1"),
@@ -431,17 +428,9 @@ fn a_session_save_is_due_when_the_layout_changes_and_carries_the_screens() {
         },
     )
     .expect("split");
-    let started = Instant::now();
-    let state = loop {
-        if let Some(state) = saves.due(&core) {
-            break state;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "the split never due"
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    };
+    let state = eventually("the split's save due", Duration::from_secs(20), || {
+        saves.due(&core)
+    });
     assert_eq!(state.worktrees.len(), 1);
     assert_eq!(
         ron::to_string(&state).expect("ron").matches("cwd:").count(),

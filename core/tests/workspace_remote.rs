@@ -11,7 +11,9 @@ mod remote_support;
 
 use std::os::unix::fs::PermissionsExt;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use tern_testkit::eventually;
 
 use remote_support::*;
 use tern_core::config::Config;
@@ -22,19 +24,16 @@ use tern_core::workspace::{Command, Source, WorkspaceCore};
 const FAKE_SSH: &str = "#!/bin/sh\nwhile [ \"$#\" -gt 0 ] && [ \"$1\" != \"--\" ]; do shift; done\nshift\nexec sh -c \"$1\"\n";
 
 fn pump(core: &mut WorkspaceCore, what: &str, done: impl Fn(&WorkspaceCore) -> bool) {
-    let started = Instant::now();
-    while !done(core) {
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "never: {what}; groups {:?}",
-            core.ws().groups
-        );
+    eventually(what, Duration::from_secs(20), || {
+        if done(core) {
+            return Ok(());
+        }
         core.poll_remotes();
         for event in core.pipeline().poll_events() {
             core.on_event(&event);
         }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+        Err(format!("groups {:?}", core.ws().groups))
+    });
 }
 
 fn tabs(core: &WorkspaceCore, group: usize) -> usize {

@@ -4,7 +4,11 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use tern_testkit::eventually;
+
+use super::{TERN_BIN, isolated, tern_in};
 
 /// How long a served workspace may take to open its socket or reach a state.
 pub const PATIENCE: Duration = Duration::from_secs(20);
@@ -28,34 +32,6 @@ pub fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// `tern` with the scratch folder's environment (HOME, XDG folders, session file).
-pub fn tern_in(dir: &Path) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tern"));
-    scratch_env(&mut cmd, dir);
-    cmd
-}
-
-/// Gives `cmd` the scratch folder's environment (HOME, XDG folders, session file).
-pub fn scratch_env(cmd: &mut Command, dir: &Path) {
-    let run = dir.join("run");
-    std::fs::create_dir_all(&run).expect("runtime dir");
-    std::fs::create_dir_all(dir.join("home")).expect("home dir");
-    cmd.env("HOME", dir.join("home"))
-        .env("XDG_RUNTIME_DIR", &run)
-        .env("XDG_CONFIG_HOME", dir.join("home/.config"))
-        .env("XDG_STATE_HOME", dir.join("home/.local/state"))
-        .env("TERN_SESSION", dir.join("session.ron"))
-        .env("SHELL", "/bin/sh")
-        .env_remove("TERN_SOCKET")
-        .env_remove("TERN_PANE_ID")
-        .env_remove("TERN_CONFIG")
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("CODEX_HOME")
-        .env_remove("DISPLAY")
-        .env_remove("WAYLAND_DISPLAY")
-        .current_dir(dir.join("home"));
-}
-
 /// `tern --headless` in `dir` inside a private session bus (`dbus-run-session`), with
 /// `dbus-monitor` writing the notification server's calls to `dir/monitor.txt` and
 /// tern's pid in `dir/tern.pid` (SIGTERM to it ends tern, the monitor and the bus).
@@ -64,14 +40,11 @@ pub fn served_on_a_private_bus(dir: &Path) -> Served {
         "dbus-monitor --session \"interface='org.freedesktop.Notifications'\" > '{mon}' 2>&1 & m=$!; \
          sleep 1; '{tern}' --headless & echo $! > '{pid}'; wait $!; kill $m",
         mon = dir.join("monitor.txt").display(),
-        tern = env!("CARGO_BIN_EXE_tern"),
+        tern = TERN_BIN,
         pid = dir.join("tern.pid").display(),
     );
-    let mut cmd = Command::new("dbus-run-session");
-    scratch_env(&mut cmd, dir);
-    let child = cmd
+    let child = isolated("dbus-run-session", dir)
         .args(["--", "sh", "-c", &inner])
-        .env_remove("DBUS_SESSION_BUS_ADDRESS")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -109,15 +82,11 @@ impl Served {
     }
 
     fn wait_socket(&self) {
-        let started = Instant::now();
-        while !self.socket.exists() {
-            assert!(
-                started.elapsed() < PATIENCE,
-                "tern --headless did not open {} in {PATIENCE:?}",
-                self.socket.display()
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        eventually(
+            format!("tern --headless opens {}", self.socket.display()),
+            PATIENCE,
+            || self.socket.exists(),
+        );
     }
 
     /// `tern msg ARGS` against this workspace.
@@ -150,18 +119,18 @@ impl Served {
         let id = pane.to_string();
         let mut full = vec!["get-text", "--pane", &id];
         full.extend_from_slice(args);
-        let started = Instant::now();
-        loop {
-            let text = self.ok(&full);
-            if done(&text) {
-                return text;
-            }
-            assert!(
-                started.elapsed() < PATIENCE,
-                "pane {pane} never showed what was waited for; it shows:\n{text}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        eventually(
+            format!("pane {pane} shows what was waited for"),
+            PATIENCE,
+            || {
+                let text = self.ok(&full);
+                if done(&text) {
+                    Ok(text)
+                } else {
+                    Err(format!("it shows:\n{text}"))
+                }
+            },
+        )
     }
 
     /// SIGTERM, then the exit status and stderr.

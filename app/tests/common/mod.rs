@@ -16,13 +16,69 @@ use tern::window::app::{Launch, TernApp};
 
 pub type Slot = Option<TernApp>;
 
-pub use headless::{scratch, tern_in};
+pub use headless::scratch;
 
-/// The one way a test starts the binary: `tern` as a fresh user starts it — its own
-/// HOME, XDG config, state and runtime folders and session file, `SHELL=/bin/sh`, and
-/// nothing of the caller's tern (socket, pane), display or agents' settings inherited
-/// (`headless::scratch_env`) — in a scratch folder of its own. [`tern_in`] is the same
-/// in a folder the test keeps; a window test sets `DISPLAY` on it.
+/// The binary under test. Only for a wrapper's command line (`dbus-run-session -- sh -c
+/// '... TERN_BIN ...'`, `tini -- TERN_BIN`), whose own command is made by [`isolated`],
+/// and for a program in a pane (which has the pane's environment); everything else
+/// starts it with [`tern_cmd`] or [`tern_in`].
+pub const TERN_BIN: &str = env!("CARGO_BIN_EXE_tern");
+
+/// The one isolation of the kit: `cmd` runs as a fresh user in the scratch folder `dir`
+/// — HOME `dir/home` (its XDG config, state, data and cache folders inside it), the
+/// runtime dir `dir/run` (0700; so its `tern msg` socket and keeper are its own), the
+/// session file `dir/session.ron`, `SHELL=/bin/sh` with `PS1='$ '` and no `$ENV` file,
+/// the working folder `dir/home` — and nothing inherited that would make it another
+/// tern's or the caller's: no `TERN_*` variable (socket, pane, config, trace…), no
+/// display (`DISPLAY`, `WAYLAND_DISPLAY`: a window test sets its own), no session bus,
+/// no agents' settings (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`). A test sets what it needs
+/// after this call (a later `env` replaces these).
+pub fn isolate<'a>(cmd: &'a mut Command, dir: &Path) -> &'a mut Command {
+    let home = dir.join("home");
+    let run = dir.join("run");
+    std::fs::create_dir_all(&home).expect("home dir");
+    std::fs::create_dir_all(&run).expect("runtime dir");
+    let _ = std::fs::set_permissions(&run, std::os::unix::fs::PermissionsExt::from_mode(0o700));
+    for (key, _) in std::env::vars_os() {
+        if key.to_string_lossy().starts_with("TERN_") {
+            cmd.env_remove(key);
+        }
+    }
+    cmd.env("HOME", &home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("XDG_STATE_HOME", home.join(".local/state"))
+        .env("XDG_DATA_HOME", home.join(".local/share"))
+        .env("XDG_CACHE_HOME", home.join(".cache"))
+        .env("XDG_RUNTIME_DIR", &run)
+        .env("TERN_SESSION", dir.join("session.ron"))
+        .env("SHELL", "/bin/sh")
+        .env("PS1", "$ ")
+        .env("ENV", "")
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("CODEX_HOME")
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .env_remove("DBUS_SESSION_BUS_ADDRESS")
+        .current_dir(&home)
+}
+
+/// `program` (the binary, a copy of it, or a wrapper that starts it) with the
+/// isolation of [`isolate`] in `dir`.
+pub fn isolated(program: impl AsRef<std::ffi::OsStr>, dir: &Path) -> Command {
+    let mut cmd = Command::new(program);
+    isolate(&mut cmd, dir);
+    cmd
+}
+
+/// `tern` isolated ([`isolate`]) in the scratch folder `dir`, one the test keeps (its
+/// `home/`, `run/`, `session.ron`).
+pub fn tern_in(dir: &Path) -> Command {
+    isolated(TERN_BIN, dir)
+}
+
+/// The one way a test starts the binary: `tern` as a fresh user starts it
+/// ([`isolate`]) in a scratch folder of its own. [`tern_in`] is the same in a folder
+/// the test keeps; a window test sets `DISPLAY` on it.
 pub fn tern_cmd() -> Command {
     static STARTS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = STARTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -82,19 +138,56 @@ pub fn wait_sized(h: &mut Harness<'_, Slot>) {
     h.step();
 }
 
-/// The app in a headless egui_kittest harness of `size` points.
+/// The one harness builder: the app in a headless egui_kittest harness (800x480
+/// points at 1 pixel per point unless told), started from `launch` as the window
+/// starts it.
+pub struct AppHarness {
+    launch: Launch,
+    size: egui::Vec2,
+    pixels_per_point: f32,
+}
+
+impl AppHarness {
+    pub fn new(launch: Launch) -> AppHarness {
+        AppHarness {
+            launch,
+            size: egui::vec2(800.0, 480.0),
+            pixels_per_point: 1.0,
+        }
+    }
+
+    /// The harness's size in points.
+    pub fn size(mut self, size: egui::Vec2) -> AppHarness {
+        self.size = size;
+        self
+    }
+
+    /// A display scale (HiDPI).
+    pub fn pixels_per_point(mut self, pixels_per_point: f32) -> AppHarness {
+        self.pixels_per_point = pixels_per_point;
+        self
+    }
+
+    pub fn build(self) -> Harness<'static, Slot> {
+        let launch = self.launch;
+        Harness::builder()
+            .with_size(self.size)
+            .with_pixels_per_point(self.pixels_per_point)
+            .with_max_steps(64)
+            .allow_missing_glyphs()
+            .build_ui_state(
+                move |ui, slot: &mut Slot| {
+                    let app = slot.get_or_insert_with(|| TernApp::new(ui.ctx(), launch.clone()));
+                    app.frame(ui);
+                },
+                None,
+            )
+    }
+}
+
+/// The app in a headless egui_kittest harness of `size` points ([`AppHarness`]).
 pub fn app_harness(launch: Launch, size: egui::Vec2) -> Harness<'static, Slot> {
-    Harness::builder()
-        .with_size(size)
-        .with_max_steps(64)
-        .allow_missing_glyphs()
-        .build_ui_state(
-            move |ui, slot: &mut Slot| {
-                let app = slot.get_or_insert_with(|| TernApp::new(ui.ctx(), launch.clone()));
-                app.frame(ui);
-            },
-            None,
-        )
+    AppHarness::new(launch).size(size).build()
 }
 
 /// The app in a harness of `size` points, started from the command line `args` (after
@@ -151,19 +244,17 @@ pub fn copied_now<S>(h: &Harness<'_, S>) -> Vec<String> {
 /// Steps until a frame puts text on the clipboard (a copy that reaches into the
 /// history waits for the model's page: a frame or more later); that text.
 pub fn step_until_copied(h: &mut Harness<'_, Slot>, what: &str) -> Vec<String> {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    loop {
-        let now = copied_now(h);
-        if !now.is_empty() {
-            return now;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "{what}: nothing was copied"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(5));
-        h.step();
-    }
+    tern_testkit::eventually(
+        format!("{what}: something copied"),
+        std::time::Duration::from_secs(10),
+        || {
+            let now = copied_now(h);
+            if now.is_empty() {
+                h.step();
+            }
+            (!now.is_empty()).then_some(now)
+        },
+    )
 }
 
 /// The focused pane's selected text as copying reads it, without a frame: the held
@@ -175,22 +266,18 @@ pub fn selected(h: &mut Harness<'_, Slot>) -> Option<String> {
     let ui = app.pane_ui_mut(pane)?;
     ui.selection()?;
     ui.copy_selection(tern::window::pane::CopyTo::CLIPBOARD);
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    loop {
-        let copied = ui.take_copied();
-        if let Some((text, _)) = copied.into_iter().next() {
-            return Some(text);
-        }
-        if !ui.waits_for_history() {
+    tern_testkit::eventually(
+        "the history page comes",
+        std::time::Duration::from_secs(10),
+        || {
+            let copied = ui.take_copied();
+            if let Some((text, _)) = copied.into_iter().next() {
+                return Some(Some(text));
+            }
             // An empty selection copies nothing; a page whose lines dropped neither.
-            return ui.selection_text();
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the history page never came"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
+            (!ui.waits_for_history()).then(|| ui.selection_text())
+        },
+    )
 }
 
 /// A key pressed (down only: a step runs a frame per queued event, and the output a

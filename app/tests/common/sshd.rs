@@ -6,7 +6,7 @@
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command as Process, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 pub const SSHD: &str = "/usr/sbin/sshd";
 
@@ -98,18 +98,15 @@ impl Sshd {
             dir: dir.to_owned(),
             port,
         };
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        tern_testkit::eventually("sshd listens", Duration::from_secs(30), || {
+            if TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                return Ok(());
+            }
             if let Ok(Some(status)) = sshd.child.try_wait() {
                 panic!("sshd ended ({status}): {}", sshd.log());
             }
-            assert!(
-                Instant::now() < deadline,
-                "sshd never listened: {}",
-                sshd.log()
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
+            Err(sshd.log())
+        });
         let client = format!(
             "Host ternremote\n  HostName 127.0.0.1\n  Port {port}\n  User {user}\n\
              IdentityFile {dir}/user_key\n  IdentitiesOnly yes\n\

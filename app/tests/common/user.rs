@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use tern_testkit::eventually;
+
 use super::x11::{Display, start_xvfb};
 
 /// Which face of tern a scenario drives.
@@ -109,14 +111,10 @@ impl Start {
             }
         };
         let home = dir.join("home");
-        let runtime = dir.join("xdg");
-        for d in [&home, &runtime] {
-            std::fs::create_dir_all(d).expect("mkdir");
-        }
-        let _ = std::fs::set_permissions(
-            &runtime,
-            std::os::unix::fs::PermissionsExt::from_mode(0o700),
-        );
+        let runtime = dir.join("run");
+        // The kit's one isolation (`common::isolate`), made first so that the files
+        // below land in its HOME.
+        let mut cmd = super::tern_in(&dir);
         for (path, text) in &self.files {
             let path = home.join(path);
             std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
@@ -138,28 +136,14 @@ impl Start {
             None => (self.face == Face::Window).then(start_xvfb),
         };
         let stderr = std::fs::File::create(dir.join("tern.stderr")).expect("stderr file");
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_tern"));
         if self.face == Face::Headless {
             cmd.arg("--headless");
         }
+        // As a user starts it: the session file where tern keeps it (in the HOME's
+        // state folder), and a trace for the window's marks.
         cmd.args(&self.args)
-            .current_dir(&home)
-            .env("HOME", &home)
-            .env("XDG_CONFIG_HOME", home.join(".config"))
-            .env("XDG_STATE_HOME", home.join(".local/state"))
-            .env("XDG_DATA_HOME", home.join(".local/share"))
-            .env("XDG_RUNTIME_DIR", &runtime)
             .env("TERN_TRACE", dir.join("trace.jsonl"))
-            .env("SHELL", "/bin/sh")
-            .env("PS1", "$ ")
-            .env("ENV", "")
-            .env_remove("TERN_CONFIG")
-            .env_remove("TERN_SESSION")
-            .env_remove("TERN_SOCKET")
-            .env_remove("TERN_PANE_ID")
-            .env_remove("WAYLAND_DISPLAY")
-            .env_remove("TERN_EMOJI_FONT")
-            .env_remove("DBUS_SESSION_BUS_ADDRESS");
+            .env_remove("TERN_SESSION");
         match &display {
             Some(d) => cmd.env("DISPLAY", &d.name),
             None => cmd.env_remove("DISPLAY"),
@@ -225,7 +209,7 @@ impl Drop for Tern {
         // A keeper left by a tern that had to be killed: it and its programs end
         // (unless the next start is to take them back).
         if !self.keep_keeper && self.runtime.join("tern/keeper.sock").exists() {
-            let _ = Command::new(env!("CARGO_BIN_EXE_tern"))
+            let _ = super::tern_in(&self.dir)
                 .args(["keeper", "--stop", "--socket"])
                 .arg(self.runtime.join("tern/keeper.sock"))
                 .output();
@@ -268,15 +252,14 @@ impl Tern {
         std::fs::read_to_string(self.dir.join("tern.stderr")).unwrap_or_default()
     }
 
-    /// `tern msg --socket S ARGS` with the environment a program in a pane would not
-    /// have (no TERN_PANE_ID): its output.
+    /// `tern msg --socket S ARGS` as this user runs it from outside tern (isolated in
+    /// this tern's folder: no `TERN_PANE_ID`, nobody else's socket): its output.
     pub fn msg_output(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_tern"))
+        super::tern_in(&self.dir)
             .arg("msg")
             .arg("--socket")
             .arg(&self.socket)
             .args(args)
-            .env_remove("TERN_PANE_ID")
             .output()
             .expect("tern msg runs")
     }
@@ -316,37 +299,27 @@ impl Tern {
     /// Waits (60 s at most) until `done` gives a value; a failure says `what` and
     /// what tern printed. tern exiting meanwhile fails it at once.
     pub fn wait_for<T>(&mut self, what: &str, mut done: impl FnMut(&Tern) -> Option<T>) -> T {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
+        eventually(what, Duration::from_secs(60), || {
             if let Some(v) = done(self) {
-                return v;
+                return Ok(v);
             }
             if let Ok(Some(status)) = self.child.try_wait() {
                 panic!("{what}: tern exited ({status}); it said {}", self.stderr());
             }
-            assert!(
-                Instant::now() < deadline,
-                "{what}: not within 60 s; tern said {}",
-                self.stderr()
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
+            Err(format!("tern said {}", self.stderr()))
+        })
     }
 
     /// Waits (60 s at most) for tern to exit; its status.
     pub fn wait_exit(&mut self, what: &str) -> ExitStatus {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            if let Ok(Some(status)) = self.child.try_wait() {
-                return status;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "{what}: tern still runs after 60 s; it said {}",
-                self.stderr()
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        eventually(
+            format!("{what}: tern exits"),
+            Duration::from_secs(60),
+            || match self.child.try_wait() {
+                Ok(Some(status)) => Ok(status),
+                _ => Err(format!("it still runs; it said {}", self.stderr())),
+            },
+        )
     }
 
     /// Whether tern still runs.

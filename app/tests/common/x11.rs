@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use tern_testkit::eventually;
+
 pub struct Killed(pub Child);
 
 impl Drop for Killed {
@@ -257,12 +259,11 @@ pub fn start_window_manager(display: &str) -> Killed {
     )
 }
 
-/// A scratch folder for one test, with an XDG runtime dir.
+/// A scratch folder for one test (`super::scratch`) and its runtime dir, the one
+/// [`super::isolate`] gives.
 pub fn scratch(name: &str) -> (PathBuf, PathBuf) {
-    let dir = std::env::temp_dir().join(format!("tern-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("dir");
-    let runtime = dir.join("xdg");
+    let dir = super::scratch(name);
+    let runtime = dir.join("run");
     std::fs::create_dir_all(&runtime).expect("runtime dir");
     let _ = std::fs::set_permissions(
         &runtime,
@@ -297,12 +298,7 @@ pub fn start_tern_with(
             .env("XDG_RUNTIME_DIR", runtime)
             .env("TERN_TRACE", &trace)
             .env("TERN_CONFIG", dir.join("no-config.ron"))
-            .env("TERN_SESSION", dir.join("session.ron"))
-            .env("PS1", "$ ")
-            .env("SHELL", "/bin/sh")
             .envs(env.iter().copied())
-            .env_remove("WAYLAND_DISPLAY")
-            .env_remove("TERN_EMOJI_FONT")
             .stdout(Stdio::null())
             .stderr(stderr)
             .spawn()
@@ -327,19 +323,16 @@ pub fn start_script(
 }
 
 pub fn wait_trace(trace: &Path, dir: &Path, what: &str, done: impl Fn(&str) -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
+    eventually(what, Duration::from_secs(60), || {
         let text = std::fs::read_to_string(trace).unwrap_or_default();
         if done(&text) {
-            return;
+            return Ok(());
         }
-        assert!(
-            Instant::now() < deadline,
-            "{what}: trace {text}, tern said {:?}",
+        Err(format!(
+            "trace {text}, tern said {:?}",
             std::fs::read_to_string(dir.join("tern.stderr"))
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+        ))
+    });
 }
 
 /// The tern window, focused.
@@ -395,16 +388,12 @@ pub fn msg(socket: &Path, args: &[&str]) -> String {
 /// Waits (60 s at most) until `done` gives a value; a failure says `what` and what
 /// tern printed to `dir/tern.stderr`.
 pub fn wait_for<T>(what: &str, dir: &Path, mut done: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        if let Some(v) = done() {
-            return v;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "{what}; tern said {:?}",
-            std::fs::read_to_string(dir.join("tern.stderr"))
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    eventually(what, Duration::from_secs(60), || {
+        done().ok_or_else(|| {
+            format!(
+                "tern said {:?}",
+                std::fs::read_to_string(dir.join("tern.stderr"))
+            )
+        })
+    })
 }

@@ -1,8 +1,10 @@
 //! What every tern test shares, whatever it starts: one way to wait for an event
 //! ([`eventually`]: a probe polled until it holds, with a bound that only fails the
 //! test — never a pass/fail threshold on time) and the process's resident memory
-//! ([`rss_bytes`]). The binary's own starter (`tern_cmd`, an isolated HOME and runtime
-//! folder) is `app/tests/common`'s, since only the app's tests have the binary.
+//! ([`rss_bytes`]). The binary's own starter (`common::isolate` and `tern_cmd`: a fresh
+//! HOME and runtime folder, nothing of the caller's tern) and the harness builder
+//! (`common::AppHarness`) are `app/tests/common`'s, since only the app's tests have the
+//! binary and the app.
 
 use std::fmt::Display;
 use std::time::{Duration, Instant};

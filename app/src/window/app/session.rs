@@ -170,6 +170,11 @@ fn note_window(
         (true, Some(b)) => b.position,
         _ => outer.map(|r| (r.min.x, r.min.y)),
     };
+    // What the next session will open at, for a test through the binary (written when
+    // it changes; app/tests/window_size_xvfb.rs).
+    crate::window::trace::note_if_changed("session_window", "", || {
+        format!("\"width\":{width},\"height\":{height},\"maximized\":{maximized}")
+    });
     Some(tern_core::session::SavedWindow {
         width,
         height,
