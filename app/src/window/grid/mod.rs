@@ -23,6 +23,7 @@
 
 mod gpu;
 mod kept;
+mod pipelines;
 
 use std::ops::Range;
 use std::sync::PoisonError;
@@ -30,9 +31,10 @@ use std::sync::PoisonError;
 use eframe::egui_wgpu;
 use egui::{Color32, Mesh, Pos2, Rect, pos2, vec2};
 
-use gpu::{Callback, Job, SharedSurface, VERTEX_BYTES, vertex_bytes};
+use gpu::{Callback, Job, SharedSurface};
 pub use gpu::{GridGpu, GridSlot};
 pub use kept::{KeptDraw, KeptShapes};
+use pipelines::{VERTEX_BYTES, vertex_bytes};
 
 /// A pane's grid texture, kept in its row cache (freed with it).
 #[derive(Default)]
