@@ -921,22 +921,12 @@ fn a_hidden_spinner_in_the_title_wakes_the_ui_for_nothing_but_its_facts_arrive()
         spun - before
     );
     wait_title(&p, pane, "done", &wakes);
-    assert!(
-        wakes_past(&wakes, spun),
-        "a title that shows something new wakes the UI"
+    // The fact is sent before its wake: wait for the wake.
+    eventually(
+        "a title that shows something new wakes the UI",
+        Duration::from_secs(1),
+        || wakes.load(Ordering::Relaxed) > spun,
     );
-}
-
-/// Whether the wakes pass `count` within a second (a fact is sent before its wake).
-fn wakes_past(wakes: &AtomicUsize, count: usize) -> bool {
-    let deadline = Instant::now() + Duration::from_secs(1);
-    while Instant::now() < deadline {
-        if wakes.load(Ordering::Relaxed) > count {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    false
 }
 
 /// Breaks if a hidden pane's new titles wake the UI each (no `TitleWake`): then 40
