@@ -13,20 +13,18 @@ use common::x11::*;
 
 /// Waits until `path` holds what `done` wants.
 fn wait_file(path: &Path, what: &str, done: impl Fn(&[u8]) -> bool) -> Vec<u8> {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
+    tern_testkit::eventually(what, Duration::from_secs(60), || {
         let bytes = std::fs::read(path).unwrap_or_default();
         if done(&bytes) {
-            return bytes;
+            Ok(bytes)
+        } else {
+            Err(format!(
+                "{} holds {:?}",
+                path.display(),
+                String::from_utf8_lossy(&bytes)
+            ))
         }
-        assert!(
-            Instant::now() < deadline,
-            "{what}: {} holds {:?}",
-            path.display(),
-            String::from_utf8_lossy(&bytes)
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    })
 }
 
 #[test]

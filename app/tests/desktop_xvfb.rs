@@ -7,7 +7,9 @@ mod common;
 
 use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use tern_testkit::eventually;
 
 use common::x11::*;
 
@@ -20,20 +22,17 @@ fn now_ns() -> u128 {
 
 /// Waits for `path` to hold text and returns it.
 fn wait_file(path: &Path, what: &str, dir: &Path) -> String {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        if let Ok(text) = std::fs::read_to_string(path)
-            && !text.trim().is_empty()
-        {
-            return text;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "{what}: tern said {:?}",
-            std::fs::read_to_string(dir.join("tern.stderr"))
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    eventually(
+        what,
+        Duration::from_secs(60),
+        || match std::fs::read_to_string(path) {
+            Ok(text) if !text.trim().is_empty() => Ok(text),
+            _ => Err(format!(
+                "tern said {:?}",
+                std::fs::read_to_string(dir.join("tern.stderr"))
+            )),
+        },
+    )
 }
 
 /// `tern -e` ends with its program and passes its status on; `--hold` keeps the window
@@ -48,14 +47,9 @@ fn tern_e_exits_with_its_programs_status_and_hold_keeps_the_window() {
     let stamp = dir.join("exited-at");
     let script = format!("date +%s%N > {}; exit 3", stamp.display());
     let (mut tern, _trace) = start_tern(&display, &dir, &runtime, &["-e", "sh", "-c", &script]);
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let status = loop {
-        if let Some(s) = tern.0.try_wait().expect("waits") {
-            break s;
-        }
-        assert!(Instant::now() < deadline, "tern never exited");
-        std::thread::sleep(Duration::from_millis(10));
-    };
+    let status = eventually("tern exits", Duration::from_secs(60), || {
+        tern.0.try_wait().expect("waits")
+    });
     let gone_ns = now_ns();
     assert_eq!(
         status.code(),
@@ -82,30 +76,30 @@ fn tern_e_exits_with_its_programs_status_and_hold_keeps_the_window() {
     let socket = runtime
         .join("tern")
         .join(format!("tern-{}.sock", tern.0.id()));
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let pane = loop {
-        if let Some(status) = tern.0.try_wait().expect("waits") {
-            panic!("--hold did not keep the window: tern exited with {status}");
-        }
-        let listed = common::msg_cmd(&socket)
-            .arg("list")
-            .output()
-            .expect("tern msg runs");
-        let list: serde_json::Value =
-            serde_json::from_slice(&listed.stdout).unwrap_or(serde_json::Value::Null);
-        if let Some(pane) = list
-            .as_array()
-            .and_then(|panes| panes.iter().find(|p| p["exit_status"] == 3))
-        {
-            break pane.clone();
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the held pane never showed its exit: {list}; tern said {:?}",
-            std::fs::read_to_string(dir.join("tern.stderr"))
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let pane = eventually(
+        "the held pane shows its exit",
+        Duration::from_secs(60),
+        || {
+            if let Some(status) = tern.0.try_wait().expect("waits") {
+                panic!("--hold did not keep the window: tern exited with {status}");
+            }
+            let listed = common::msg_cmd(&socket)
+                .arg("list")
+                .output()
+                .expect("tern msg runs");
+            let list: serde_json::Value =
+                serde_json::from_slice(&listed.stdout).unwrap_or(serde_json::Value::Null);
+            list.as_array()
+                .and_then(|panes| panes.iter().find(|p| p["exit_status"] == 3))
+                .cloned()
+                .ok_or_else(|| {
+                    format!(
+                        "{list}; tern said {:?}",
+                        std::fs::read_to_string(dir.join("tern.stderr"))
+                    )
+                })
+        },
+    );
     assert_eq!(pane["activity"], "exited", "{pane}");
     assert!(
         tern.0.try_wait().expect("waits").is_none(),
@@ -123,15 +117,11 @@ fn tern_msg_opens_lists_and_types_into_a_tab_of_the_real_window() {
     let socket = runtime
         .join("tern")
         .join(format!("tern-{}.sock", tern.0.id()));
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !socket.exists() {
-        assert!(
-            Instant::now() < deadline,
-            "no socket at {}",
-            socket.display()
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    eventually(
+        format!("a socket at {}", socket.display()),
+        Duration::from_secs(60),
+        || socket.exists(),
+    );
     // A tab in the folder running a program that records what it got.
     let script =
         "env | grep '^TERN_' | sort > env.txt; read line; echo \"got $line\" > got.txt; sleep 60";
@@ -193,14 +183,11 @@ fn a_second_plain_start_opens_a_tab_in_the_running_tern() {
     let _wm = start_window_manager(&display.name);
     let (_first, _trace) = start_tern(&display, &dir, &runtime, &[]);
     let socket = runtime.join("tern").join("session.sock");
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !socket.exists() {
-        assert!(
-            Instant::now() < deadline,
-            "the first start has no session socket"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    eventually(
+        "the first start's session socket",
+        Duration::from_secs(60),
+        || socket.exists(),
+    );
     let first_window = window_of(&display, _first.0.id());
     std::fs::create_dir_all(dir.join("other")).expect("mkdir");
     let (other, _) = start_tern(&display, &dir.join("other"), &runtime, &["-e", "sh"]);
@@ -227,33 +214,33 @@ fn a_second_plain_start_opens_a_tab_in_the_running_tern() {
         .collect();
     assert!(cwds.contains(&elsewhere.to_str().expect("utf-8")), "{list}");
     // The running window comes to the front on the new tab (before: it stayed behind).
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while focused_window(&display) != first_window {
-        assert!(
-            Instant::now() < deadline,
-            "the running window was not raised: {} has the focus, not {first_window}",
-            focused_window(&display)
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    eventually(
+        format!("the running window {first_window} raised"),
+        Duration::from_secs(20),
+        || {
+            let focused = focused_window(&display);
+            (focused == first_window)
+                .then_some(())
+                .ok_or_else(|| format!("{focused} has the focus"))
+        },
+    );
 }
 
 /// The mapped window of the process `pid`.
 fn window_of(display: &Display, pid: u32) -> String {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        let out = run(Command::new("xdotool").env("DISPLAY", &display.name).args([
-            "search",
-            "--onlyvisible",
-            "--pid",
-            &pid.to_string(),
-        ]));
-        if let Some(w) = out.lines().last() {
-            return w.to_owned();
-        }
-        assert!(Instant::now() < deadline, "no window for pid {pid}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    eventually(
+        format!("a window for pid {pid}"),
+        Duration::from_secs(60),
+        || {
+            let out = run(Command::new("xdotool").env("DISPLAY", &display.name).args([
+                "search",
+                "--onlyvisible",
+                "--pid",
+                &pid.to_string(),
+            ]));
+            out.lines().last().map(str::to_owned)
+        },
+    )
 }
 
 fn focused_window(display: &Display) -> String {

@@ -5,6 +5,8 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use tern_testkit::eventually;
+
 use egui::accesskit::Role;
 use egui::{Key, Modifiers};
 use egui_kittest::Harness;
@@ -59,28 +61,24 @@ fn ctrl_shift_g_opens_the_panel_and_a_flooding_hidden_panes_row_moves() {
     let read_label = format!("pane {} read", flood.0);
     let parsed_label = format!("pane {} parsed", flood.0);
     // Wait for the first bytes (the child needs a moment to start).
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while h.query_by_label(&read_label).is_none() || cell(&h, &read_label) == 0 {
-        assert!(Instant::now() < deadline, "no row for the flooding pane");
-        std::thread::sleep(Duration::from_millis(20));
-        h.step();
-    }
+    eventually(
+        "a row for the flooding pane",
+        Duration::from_secs(20),
+        || {
+            h.step();
+            h.query_by_label(&read_label).is_some() && cell(&h, &read_label) > 0
+        },
+    );
     assert_eq!(cell(&h, &format!("pane {} state", flood.0)), 0, "parked");
     let (read1, parsed1) = (cell(&h, &read_label), cell(&h, &parsed_label));
     // The row moves: both counts grow past what the first frame showed.
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
+    eventually("the row moves", Duration::from_secs(20), || {
         h.step();
         let (read2, parsed2) = (cell(&h, &read_label), cell(&h, &parsed_label));
-        if read2 > read1 && parsed2 > parsed1 {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the row did not move: read {read1} → {read2}, parsed {parsed1} → {parsed2}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+        (read2 > read1 && parsed2 > parsed1)
+            .then_some(())
+            .ok_or_else(|| format!("read {read1} → {read2}, parsed {parsed1} → {parsed2}"))
+    });
     assert_eq!(
         cell(&h, &format!("pane {} frames built / taken", flood.0)),
         0,

@@ -12,7 +12,7 @@
 mod common;
 
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::x11::*;
 
@@ -55,7 +55,20 @@ fn the_close_tab_question_answers_the_keyboard_and_keeps_keys_from_the_program()
     wait_for("x reached cat", &dir, || {
         (typed(&file) == "x").then_some(())
     });
-    std::thread::sleep(Duration::from_millis(1200));
+    let socket = wait_for("tern's socket", &dir, || {
+        std::fs::read_dir(runtime.join("tern"))
+            .ok()?
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| p.extension().is_some_and(|x| x == "sock"))
+    });
+    // The question asks only about a pane whose foreground is another program, read
+    // live from the pty: wait until tern names cat there (`tern msg list` reads it the
+    // same way), not for time to pass.
+    wait_for("tern sees cat in the foreground", &dir, || {
+        let list: serde_json::Value = serde_json::from_str(&msg(&socket, &["list"])).ok()?;
+        (list[0]["command"] == "cat").then_some(())
+    });
 
     // Escape cancels; `h` typed at the question goes nowhere.
     press(&display, &window, &["ctrl+shift+alt+w"]);
@@ -111,26 +124,12 @@ fn the_close_tab_question_answers_the_keyboard_and_keeps_keys_from_the_program()
     // Enter closes the tab (the window stays, with no tab): no pane is left.
     press(&display, &window, &["ctrl+shift+alt+w"]);
     press(&display, &window, &["Return"]);
-    let socket = wait_for("tern's socket", &dir, || {
-        std::fs::read_dir(runtime.join("tern"))
-            .ok()?
-            .flatten()
-            .map(|e| e.path())
-            .find(|p| p.extension().is_some_and(|x| x == "sock"))
-    });
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
+    tern_testkit::eventually("Enter closes the tab", Duration::from_secs(30), || {
         let closed =
             matches!(tern.0.try_wait(), Ok(Some(_))) || msg(&socket, &["list"]).trim() == "[]";
-        if closed {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "Enter did not close the tab; cat got {:?}",
-            typed(&file)
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+        closed
+            .then_some(())
+            .ok_or_else(|| format!("cat got {:?}", typed(&file)))
+    });
     assert_eq!(typed(&file), "xyzwv");
 }

@@ -10,7 +10,7 @@ mod common;
 
 use std::path::PathBuf;
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::x11::*;
 
@@ -109,38 +109,43 @@ fn show_text(
     wait_trace(&trace, dir, "no first frame with the shell's output", |t| {
         t.contains("first_output_frame_built")
     });
-    std::thread::sleep(Duration::from_millis(300));
     let window = tern_window(display);
     type_line(display, &window, &format!("clear; cat {}", path.display()));
     let red = (0xcd, 0x00, 0x00);
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        let screen = Screen::grab(&display.name);
-        if let Some((x0, y0, x1, y1)) = screen.bbox(red) {
+    // Drawn once the shell's prompt after the text is (cat has printed all of it and
+    // tern drew that output): the row below `last_row` shows the prompt.
+    let (screen, grid) = tern_testkit::eventually(
+        "the text and the prompt after it drawn",
+        Duration::from_secs(60),
+        || {
+            let screen = Screen::grab(&display.name);
+            let Some((x0, y0, x1, y1)) = screen.bbox(red) else {
+                return Err(format!(
+                    "no red row; tern said {:?}",
+                    std::fs::read_to_string(dir.join("tern.stderr"))
+                ));
+            };
             let grid = Grid {
                 x0,
                 y0,
                 cell_w: (x1 - x0) / 10,
                 cell_h: y1 - y0,
             };
-            // Drawn down to the last row of the text: settle, then look once more.
-            let background = screen.at(x0, y1 + last_row * grid.cell_h + grid.cell_h / 2);
-            if grid
-                .pixels(&screen, last_row, 0, 2)
-                .iter()
-                .any(|&p| p != background)
-            {
-                std::thread::sleep(Duration::from_millis(800));
-                return (tern, Screen::grab(&display.name), grid);
+            let prompt_row = last_row + 1;
+            let background = grid.pixels(&screen, prompt_row, 30, 1)[0];
+            let drawn = |row| {
+                grid.pixels(&screen, row, 0, 2)
+                    .iter()
+                    .any(|&p| p != background)
+            };
+            if drawn(last_row) && drawn(prompt_row) {
+                Ok((screen, grid))
+            } else {
+                Err("the last row or the prompt not drawn yet".to_owned())
             }
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the text was never drawn; tern said {:?}",
-            std::fs::read_to_string(dir.join("tern.stderr"))
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    }
+        },
+    );
+    (tern, screen, grid)
 }
 
 #[test]

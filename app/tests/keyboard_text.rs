@@ -74,13 +74,14 @@ fn keys(h: &mut Harness<'static, Slot>, keys: &str) -> Vec<String> {
             .and_then(|p| app.pane_ui(p))
             .is_some_and(|p| p.waits_for_history())
     };
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    while waits(h) {
-        assert!(std::time::Instant::now() < deadline, "no history page came");
-        std::thread::sleep(Duration::from_millis(5));
+    tern_testkit::eventually("the history page", Duration::from_secs(10), || {
+        if !waits(h) {
+            return true;
+        }
         h.step();
         copied.extend(common::copied_now(h));
-    }
+        false
+    });
     copied
 }
 

@@ -4,7 +4,7 @@
 //! program gets what fits; a maximized window does not move; `CSI 8 t` is refused
 //! unless the config allows it. Each time `stty size` inside agrees with the pixels.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use egui::{Key, Modifiers};
 use egui_kittest::Harness;
@@ -75,16 +75,18 @@ fn enter(h: &mut Harness<'static, Slot>) {
 /// Types Enter until the program's `stty size` says `size`.
 fn stty_says(h: &mut Harness<'static, Slot>, size: TermSize) {
     let line = format!("{} {}", size.rows, size.cols);
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !screen(h).contains(&line) {
-        assert!(
-            Instant::now() < deadline,
-            "stty size never said {line}: {:#?}",
-            screen(h)
-        );
-        enter(h);
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    tern_testkit::eventually(
+        format!("stty size says {line}"),
+        Duration::from_secs(20),
+        || {
+            if screen(h).contains(&line) {
+                return Ok(());
+            }
+            let seen = format!("{:#?}", screen(h));
+            enter(h);
+            Err(seen)
+        },
+    );
 }
 
 /// The pane fits its rectangle, which holds more than 80x24 in 800x480.

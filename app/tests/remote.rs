@@ -236,19 +236,17 @@ fn the_sidebar_adds_a_remote_whose_windows_are_tabs_and_a_lost_connection_comes_
     assert_eq!(panes_in_tab(&h), 2, "nothing closed before the answer");
     h.key_press(Key::Enter);
     step_until(&mut h, &sshd, "one pane again", |h| panes_in_tab(h) == 1);
-    let deadline = std::time::Instant::now() + Duration::from_secs(30);
-    loop {
-        let panes = sshd.tmux(&["list-panes", "-t", &session_name, "-F", "#{pane_id}"]);
-        if panes.lines().count() == 1 {
-            break;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "tmux kept the closed pane: {panes}"
-        );
-        h.step();
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    tern_testkit::eventually(
+        "tmux drops the closed pane",
+        Duration::from_secs(30),
+        || {
+            h.step();
+            let panes = sshd.tmux(&["list-panes", "-t", &session_name, "-F", "#{pane_id}"]);
+            (panes.lines().count() == 1)
+                .then_some(())
+                .ok_or_else(|| format!("tmux has {panes}"))
+        },
+    );
     // Forgetting the remote detaches: the group goes, tmux's pane stays.
     let key = std::path::PathBuf::from(&target);
     h.state_mut().as_mut().expect("the app").forget_remote(&key);
@@ -371,15 +369,10 @@ fn a_remote_worktree_shows_types_splits_detaches_and_comes_back() {
     step_until(&mut h, &sshd, "the left pane focused", |h| {
         app(h).pane() == app(h).core().ws().active_tab().map(|t| t.layout.panes()[0])
     });
-    let deadline = std::time::Instant::now() + Duration::from_secs(30);
-    while active(&sshd) != "%0" {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "tmux's focus never followed"
-        );
+    tern_testkit::eventually("tmux's focus follows", Duration::from_secs(30), || {
         h.step();
-        std::thread::sleep(Duration::from_millis(20));
-    }
+        active(&sshd) == "%0"
+    });
     // The client is as big as the pane area, and follows the window's size (tmux
     // 3.3a leaves a control client's height out of its formats: the window's size).
     let client = |sshd: &Sshd| {
@@ -401,16 +394,17 @@ fn a_remote_worktree_shows_types_splits_detaches_and_comes_back() {
     h.set_size(egui::vec2(800.0, 450.0));
     h.step();
     let smaller = area(&h);
-    let deadline = std::time::Instant::now() + Duration::from_secs(30);
-    while client(&sshd) != smaller {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the client stayed {}, not {smaller}",
-            client(&sshd)
-        );
-        h.step();
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    tern_testkit::eventually(
+        format!("the client {smaller}"),
+        Duration::from_secs(30),
+        || {
+            h.step();
+            let now = client(&sshd);
+            (now == smaller)
+                .then_some(())
+                .ok_or_else(|| format!("the client is {now}"))
+        },
+    );
 
     // The session remembers the remote worktree; dropping the app detaches.
     step_until(&mut h, &sshd, "the session saved", |_| {

@@ -10,7 +10,9 @@
 mod common;
 
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use tern_testkit::eventually;
 
 use common::sshd::{Sshd, available};
 use common::x11::*;
@@ -47,26 +49,28 @@ fn a_restored_remote_worktree_shows_in_the_real_window_and_outlives_it() {
 
     // The red bar: 30 cells of the theme's red, one row high, in the remote tab.
     let red = (0xcd, 0x00, 0x00);
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let bar = loop {
-        let screen = Screen::grab(&display.name);
-        if let Some((x0, y0, x1, y1)) = screen.bbox(red)
-            && x1 - x0 > 200
-            && y1 - y0 < 30
-        {
-            break (x0, y0, x1, y1);
-        }
-        if Instant::now() >= deadline {
-            shot(&display, "no-red-bar");
-        }
-        assert!(
-            Instant::now() < deadline,
-            "no red bar from the remote program; tern said {:?}; sshd: {}",
-            std::fs::read_to_string(dir.join("tern.stderr")),
-            sshd.log()
-        );
-        std::thread::sleep(Duration::from_millis(300));
-    };
+    let bar = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        eventually(
+            "a red bar from the remote program",
+            Duration::from_secs(60),
+            || {
+                Screen::grab(&display.name)
+                    .bbox(red)
+                    .filter(|&(x0, y0, x1, y1)| x1 - x0 > 200 && y1 - y0 < 30)
+                    .ok_or_else(|| {
+                        format!(
+                            "tern said {:?}; sshd: {}",
+                            std::fs::read_to_string(dir.join("tern.stderr")),
+                            sshd.log()
+                        )
+                    })
+            },
+        )
+    }))
+    .unwrap_or_else(|failed| {
+        shot(&display, "no-red-bar");
+        std::panic::resume_unwind(failed)
+    });
     if let Some(path) = std::env::var_os("TERN_REMOTE_SHOT") {
         run(Command::new("import")
             .env("DISPLAY", &display.name)
@@ -81,15 +85,20 @@ fn a_restored_remote_worktree_shows_in_the_real_window_and_outlives_it() {
     // Keys typed into the real window run in the remote shell.
     let window = tern_window(&display);
     type_line(&display, &window, "echo typed-$((6*7)) > typed.txt");
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while std::fs::read_to_string(work.join("typed.txt")).unwrap_or_default() != "typed-42\n" {
-        assert!(
-            Instant::now() < deadline,
-            "the typed line never ran remotely; tern said {:?}",
-            std::fs::read_to_string(dir.join("tern.stderr"))
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    eventually(
+        "the typed line runs remotely",
+        Duration::from_secs(60),
+        || {
+            (std::fs::read_to_string(work.join("typed.txt")).unwrap_or_default() == "typed-42\n")
+                .then_some(())
+                .ok_or_else(|| {
+                    format!(
+                        "tern said {:?}",
+                        std::fs::read_to_string(dir.join("tern.stderr"))
+                    )
+                })
+        },
+    );
 
     // tern goes (SIGTERM); the remote shell stays.
     drop(tern);

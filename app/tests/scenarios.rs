@@ -9,7 +9,7 @@ mod common;
 
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::user::{Face, Start, Tern};
 
@@ -218,17 +218,9 @@ fn a_program_in_a_tab_sees_a_terminal_its_pane_and_the_socket(face: Face) {
 
 /// Waits (60 s at most) for a child process (`tern msg wait`) to exit.
 fn wait_child(child: &mut Child, what: &str) -> ExitStatus {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        if let Ok(Some(status)) = child.try_wait() {
-            return status;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "{what}: still running after 60 s"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    tern_testkit::eventually(format!("{what}: the exit"), Duration::from_secs(60), || {
+        child.try_wait().ok().flatten()
+    })
 }
 
 /// `tern msg wait ARGS`, started (it ends by itself: its state, its timeout, or tern

@@ -10,7 +10,7 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::x11::*;
 
@@ -53,33 +53,32 @@ fn selection_is_painted_in_the_themes_colours(name: &str, file: &str, text: &str
     xdo(&display, &["mousemove", &from, &y, "mousedown", "1"]);
     xdo(&display, &["mousemove", &to, &y]);
     xdo(&display, &["mouseup", "1"]);
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let screen = Screen::grab(&display.name);
-        let background = screen.bbox(SELECTION_BACKGROUND);
-        let text = screen.bbox(SELECTION_TEXT);
-        if let (Some(bg), Some(text)) = (background, text) {
-            assert!(
-                bg.0 < x0 && bg.2 > x1,
-                "the selection's background {bg:?} spans the blocks {blocks:?}"
-            );
-            assert_eq!(
-                (text.0, text.2),
-                (x0, x1),
-                "the selected blocks are drawn in the selection's text colour"
-            );
-            return;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "no selection painted in {SELECTION_BACKGROUND:?} with text {SELECTION_TEXT:?} \
-             (background found: {background:?}, text: {text:?}, under the pointer: {:?}); \
-             tern said {:?}",
-            screen.at(x0 + cell_w / 2, y0 + 2),
-            std::fs::read_to_string(dir.join("tern.stderr"))
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    let (bg, text) = tern_testkit::eventually(
+        format!("a selection painted in {SELECTION_BACKGROUND:?} with text {SELECTION_TEXT:?}"),
+        Duration::from_secs(30),
+        || {
+            let screen = Screen::grab(&display.name);
+            let background = screen.bbox(SELECTION_BACKGROUND);
+            let text = screen.bbox(SELECTION_TEXT);
+            background.zip(text).ok_or_else(|| {
+                format!(
+                    "background found: {background:?}, text: {text:?}, under the pointer: {:?}; \
+                     tern said {:?}",
+                    screen.at(x0 + cell_w / 2, y0 + 2),
+                    std::fs::read_to_string(dir.join("tern.stderr"))
+                )
+            })
+        },
+    );
+    assert!(
+        bg.0 < x0 && bg.2 > x1,
+        "the selection's background {bg:?} spans the blocks {blocks:?}"
+    );
+    assert_eq!(
+        (text.0, text.2),
+        (x0, x1),
+        "the selected blocks are drawn in the selection's text colour"
+    );
 }
 
 /// Starts the window with `file` (in `themes/`, holding `text`) as its theme, a steady

@@ -754,3 +754,37 @@ fn padding_puts_space_around_the_panes() {
         "the pane starts inside the padding: {rect:?}"
     );
 }
+
+/// The harness's panes run `/bin/sh` with no startup file (`ENV` empty), as the
+/// binary's tests do (`common::isolate`), not the caller's `$SHELL` with its rc files:
+/// the first pane from a spec naming no program, and a new tab. Catches the harness
+/// leaving the shell to the process (a `pyenv init` in `~/.bashrc` once left a lock
+/// that made later bash panes wait 60 s).
+#[test]
+fn the_harness_panes_run_sh_without_the_users_startup_files() {
+    let mut h = harness_with(Launch::new(SpawnSpec {
+        size: Some(TermSize::new(80, 24)),
+        ..SpawnSpec::default()
+    }));
+    step_until(&mut h, "the shell's view", |h| app(h).view().is_some());
+    h.key_press_modifiers(CTRL_SHIFT, Key::T);
+    step_until(&mut h, "a second tab", |h| {
+        app(h).core().panes().count() == 2
+    });
+    let sh = std::fs::canonicalize("/bin/sh").expect("/bin/sh");
+    let pipeline = app(&h).core().pipeline().clone();
+    for pane in app(&h).core().panes().collect::<Vec<_>>() {
+        let pid = pipeline
+            .process_info(pane)
+            .and_then(|i| i.shell_pid)
+            .expect("the pane's program");
+        let exe = std::fs::read_link(format!("/proc/{pid}/exe")).expect("its program");
+        assert_eq!(exe, sh, "pane {} runs {exe:?}", pane.0);
+        let environ = std::fs::read(format!("/proc/{pid}/environ")).expect("its environment");
+        assert!(
+            environ.split(|&b| b == 0).any(|v| v == b"ENV="),
+            "pane {} has no empty ENV",
+            pane.0
+        );
+    }
+}

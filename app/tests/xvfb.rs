@@ -12,6 +12,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use tern_testkit::eventually;
+
 use common::x11::*;
 
 #[test]
@@ -51,19 +53,13 @@ fn typed_command_output_appears_in_the_real_window() {
     );
     // Cells are about 9 x 17.5 px at the default size: row 5 spans y ≈ 70..88.
     let red = (0xcd, 0x00, 0x00);
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
+    eventually("row 5 red, row 2 drawn", Duration::from_secs(60), || {
         let in_row5 = pixel(&display.name, 180, 79);
         let in_row2 = pixel(&display.name, 180, 27);
-        if in_row5 == red && in_row2 != red && in_row2 != (0, 0, 0) {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "row 5 is not red, or the window is blank: row 5 {in_row5:?}, row 2 {in_row2:?}"
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    }
+        (in_row5 == red && in_row2 != red && in_row2 != (0, 0, 0))
+            .then_some(())
+            .ok_or_else(|| format!("row 5 {in_row5:?}, row 2 {in_row2:?}"))
+    });
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -302,11 +298,9 @@ fn sigterm_saves_the_session_hangs_up_the_children_and_exits_cleanly() {
         t.contains("first_output_frame_built")
     });
     let session = dir.join("session.ron");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !session.exists() {
-        assert!(Instant::now() < deadline, "the session was never saved");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    eventually("the session saved", Duration::from_secs(30), || {
+        session.exists()
+    });
     // Nothing changes from here on, so only a save at exit writes it again.
     std::thread::sleep(Duration::from_millis(500));
     std::fs::remove_file(&session).expect("remove the session file");
@@ -317,14 +311,9 @@ fn sigterm_saves_the_session_hangs_up_the_children_and_exits_cleanly() {
         .status()
         .expect("kill");
     assert!(status.success());
-    let deadline = Instant::now() + Duration::from_secs(15);
-    let exit = loop {
-        if let Ok(Some(s)) = tern.0.try_wait() {
-            break s;
-        }
-        assert!(Instant::now() < deadline, "tern did not exit on SIGTERM");
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let exit = eventually("tern exits on SIGTERM", Duration::from_secs(15), || {
+        tern.0.try_wait().ok().flatten()
+    });
     let said = std::fs::read_to_string(dir.join("tern.stderr")).unwrap_or_default();
     assert!(exit.success(), "{exit:?}: {said}");
     let saved = std::fs::read_to_string(&session).unwrap_or_default();
@@ -332,18 +321,20 @@ fn sigterm_saves_the_session_hangs_up_the_children_and_exits_cleanly() {
         saved.contains("tabs"),
         "no session saved at SIGTERM: {saved:?} ({said})"
     );
-    let deadline = Instant::now() + Duration::from_secs(10);
     for shell in shells {
         // Gone, or a zombie of whoever inherited it.
-        while std::fs::read_to_string(format!("/proc/{shell}/stat")).is_ok_and(|s| {
-            s.rsplit(')')
-                .next()
-                .and_then(|r| r.split_whitespace().next())
-                != Some("Z")
-        }) {
-            assert!(Instant::now() < deadline, "shell {shell} outlived tern");
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        eventually(
+            format!("shell {shell} ends with tern"),
+            Duration::from_secs(10),
+            || {
+                !std::fs::read_to_string(format!("/proc/{shell}/stat")).is_ok_and(|s| {
+                    s.rsplit(')')
+                        .next()
+                        .and_then(|r| r.split_whitespace().next())
+                        != Some("Z")
+                })
+            },
+        );
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -306,8 +306,9 @@ fn the_total_budget_trims_the_largest_histories_first() {
 #[test]
 fn the_pipeline_keeps_all_panes_within_the_total_budget() {
     use std::sync::atomic::Ordering;
-    use std::time::{Duration, Instant};
+    use std::time::Duration;
     use tern_core::pipeline::{PaneEvent, Pipeline, PipelineConfig, SpawnSpec};
+    use tern_testkit::eventually;
 
     let budget_bytes = 256 * 1024;
     let config = PipelineConfig {
@@ -326,13 +327,12 @@ fn the_pipeline_keeps_all_panes_within_the_total_budget() {
     let big = [spawn("seq 1 60000"), spawn("seq 1 60000")];
     let small = spawn("seq 1 300");
     let mut exited = 0;
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while exited < 3 {
-        assert!(Instant::now() < deadline, "no exits");
+    eventually("the three panes' exits", Duration::from_secs(60), || {
         if let Some(PaneEvent::Exited { .. }) = p.wait_event(Duration::from_millis(100)) {
             exited += 1;
         }
-    }
+        (exited == 3).then_some(()).ok_or(format!("{exited} exits"))
+    });
     let lines = |pane| {
         p.stats(pane)
             .expect("stats")
@@ -440,9 +440,10 @@ fn a_program_that_never_reads_its_answers_is_paused_not_buffered() {
 
 fn never_reads_its_answers(config: tern_core::pipeline::PipelineConfig) {
     use std::sync::atomic::Ordering;
-    use std::time::{Duration, Instant};
+    use std::time::Duration;
     use tern_core::pipeline::io::WRITE_QUEUE_HIGH_BYTES;
     use tern_core::pipeline::{Pipeline, SpawnSpec};
+    use tern_testkit::eventually;
 
     const QUERIES: usize = 500_000;
     /// Round trips on another pane while the flooding one is paused.
@@ -467,29 +468,21 @@ fn never_reads_its_answers(config: tern_core::pipeline::PipelineConfig) {
     let probe = p
         .spawn(&SpawnSpec::command("sh", &["-c", "exec sleep 600"]).size(size))
         .expect("spawn");
-    let deadline = Instant::now() + Duration::from_secs(120);
-    let paused = |p: &Pipeline| {
+    let within = Duration::from_secs(120);
+    eventually("the pane paused", within, || {
+        p.poll_events();
         p.breadcrumbs()
             .iter()
             .any(|c| c.pane == pane.0 && c.what.starts_with("paused parsing"))
-    };
-    while !paused(&p) {
-        assert!(Instant::now() < deadline, "the pane was never paused");
-        p.poll_events();
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    });
     // Parsing stopped, but a pane read ahead is still read until its credit window is
     // full (bounded: a round a read, seen 143 reads of 4 KiB): only then is the program
     // blocked on output and the pane quiet.
     let credit = p.credit(pane).expect("credit");
     let stats = p.stats(pane).expect("stats");
-    while stats.reading_ahead.load(Ordering::Acquire) && !credit.is_paused() {
-        assert!(
-            Instant::now() < deadline,
-            "the read-ahead never filled the window"
-        );
-        std::thread::sleep(Duration::from_millis(1));
-    }
+    eventually("the read-ahead fills the window", within, || {
+        !stats.reading_ahead.load(Ordering::Acquire) || credit.is_paused()
+    });
     // Paused, the pane is neither parsed nor read: the model thread sleeps (it once
     // went round and round, the pty readable and its bytes unparsed). Its rounds over
     // a few round trips on another pane are counted: a handful each.
@@ -497,10 +490,9 @@ fn never_reads_its_answers(config: tern_core::pipeline::PipelineConfig) {
     let replies = p.stats(probe).expect("stats");
     for n in 1..=PROBES {
         p.feed(probe, b"\x1b[6n");
-        while replies.replies_sent.load(Ordering::Acquire) < n {
-            assert!(Instant::now() < deadline, "probe {n} was never answered");
-            std::thread::sleep(Duration::from_millis(1));
-        }
+        eventually(format!("probe {n} answered"), within, || {
+            replies.replies_sent.load(Ordering::Acquire) >= n
+        });
     }
     let rounds = p.model_busy().1 - rounds_before;
     assert!(
@@ -517,16 +509,16 @@ fn never_reads_its_answers(config: tern_core::pipeline::PipelineConfig) {
         "{most_queued} bytes queued for a program that does not read"
     );
     std::fs::write(&go, b"go\n").expect("the reader starts");
-    loop {
+    let rows = eventually("the reader finishes", within, || {
         let rows = p.dump_screen(pane).map(|d| d.rows).unwrap_or_default();
-        if rows.iter().any(|r| r.contains("END")) {
-            assert!(rows.iter().any(|r| r.contains("read-all")), "{rows:?}");
-            break;
-        }
-        assert!(Instant::now() < deadline, "never finished: {rows:?}");
         p.poll_events();
-        std::thread::sleep(Duration::from_millis(20));
-    }
+        if rows.iter().any(|r| r.contains("END")) {
+            Ok(rows)
+        } else {
+            Err(format!("{rows:?}"))
+        }
+    });
+    assert!(rows.iter().any(|r| r.contains("read-all")), "{rows:?}");
 }
 
 #[test]

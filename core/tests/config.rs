@@ -4,7 +4,9 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use tern_testkit::eventually;
 
 use tern_core::config::themes::{self, Accents};
 use tern_core::config::{
@@ -167,17 +169,19 @@ fn the_config_round_trips_through_ron() {
 /// Waits (generously) for an event matching `want`, skipping others (editors and file
 /// systems may produce intermediate ones). Never asserts how long it took.
 fn wait_for(w: &ConfigWatcher, what: &str, want: impl Fn(&ConfigEvent) -> bool) -> ConfigEvent {
-    let deadline = Instant::now() + Duration::from_secs(30);
     let mut seen = Vec::new();
-    while Instant::now() < deadline {
-        if let Some(ev) = w.recv_timeout(Duration::from_millis(200)) {
-            if want(&ev) {
-                return ev;
+    eventually(
+        format!("a {what} event"),
+        Duration::from_secs(30),
+        || match w.recv_timeout(Duration::from_millis(200)) {
+            Some(ev) if want(&ev) => Ok(ev),
+            Some(ev) => {
+                seen.push(ev);
+                Err(format!("saw {seen:?}"))
             }
-            seen.push(ev);
-        }
-    }
-    panic!("no {what} event within 30 s; saw {seen:?}");
+            None => Err(format!("saw {seen:?}")),
+        },
+    )
 }
 
 fn font_size_is(size: f32) -> impl Fn(&ConfigEvent) -> bool {
@@ -228,11 +232,9 @@ fn hot_reload_sees_writes_renames_errors_and_removal() {
     std::fs::write(&path, "(font: (size: 14.0))").expect("write");
     wait_for(&watcher, "reload after re-creating", font_size_is(14.0));
     // The waker runs right after each event is queued: wait for the last one.
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while wakes.load(Ordering::Relaxed) < 6 && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    assert!(wakes.load(Ordering::Relaxed) >= 6);
+    eventually("the sixth wake", Duration::from_secs(30), || {
+        wakes.load(Ordering::Relaxed) >= 6
+    });
 }
 
 #[test]

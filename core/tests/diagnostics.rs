@@ -3,7 +3,9 @@
 
 use std::collections::HashSet;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use tern_testkit::eventually;
 
 use tern_core::diagnostics::{DiagnosticsReport, Environment, PaneLabel, Redactor, ReportInputs};
 use tern_core::model::TermSize;
@@ -16,13 +18,14 @@ fn sh(script: &str) -> SpawnSpec {
 /// Waits until every pane in `panes` has exited (so every byte read has been parsed).
 fn wait_all_exited(p: &Pipeline, panes: &[PaneId]) {
     let mut left: HashSet<PaneId> = panes.iter().copied().collect();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !left.is_empty() {
-        assert!(Instant::now() < deadline, "panes {left:?} did not exit");
+    eventually("every pane exits", Duration::from_secs(60), || {
         if let Some(PaneEvent::Exited { pane, .. }) = p.wait_event(Duration::from_millis(200)) {
             left.remove(&pane);
         }
-    }
+        left.is_empty()
+            .then_some(())
+            .ok_or_else(|| format!("panes {left:?} still run"))
+    });
 }
 
 const HOME: &str = "/home/tester-xyz";
@@ -224,7 +227,6 @@ fn the_report_counts_each_panes_image_memory_and_the_total() {
     let plain = p.spawn(&sh("echo no images")).expect("spawn");
     wait_all_exited(&p, &[plain]);
     // The image pane lives on (its images with it): wait for its row to count them.
-    let deadline = Instant::now() + Duration::from_secs(60);
     let row = |report: &DiagnosticsReport, pane: PaneId| {
         report
             .panes
@@ -234,14 +236,10 @@ fn the_report_counts_each_panes_image_memory_and_the_total() {
             .pty
             .clone()
     };
-    let report = loop {
+    let report = eventually("image bytes counted", Duration::from_secs(60), || {
         let report = collect(&p);
-        if row(&report, image).image_bytes > 0 {
-            break report;
-        }
-        assert!(Instant::now() < deadline, "no image bytes counted");
-        std::thread::sleep(Duration::from_millis(20));
-    };
+        (row(&report, image).image_bytes > 0).then_some(report)
+    });
     let (with, without) = (row(&report, image), row(&report, plain));
     assert!(
         with.image_bytes >= 64 * 64 * 4,

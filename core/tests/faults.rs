@@ -5,7 +5,9 @@
 
 use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use tern_testkit::eventually;
 
 use tern_core::model::{TermEvent, TermSize};
 use tern_core::pipeline::io::CLOSE_GRACE;
@@ -21,19 +23,18 @@ fn sh(script: &str) -> SpawnSpec {
 }
 
 fn wait_screen(p: &Pipeline, pane: PaneId, want: &str) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let rows = p.dump_screen(pane).map(|d| d.rows).unwrap_or_default();
-        if rows.iter().any(|r| r.contains(want)) {
-            return;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "{want:?} never appeared: {rows:?}"
-        );
-        p.poll_events();
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    eventually(
+        format!("{want:?} on the screen"),
+        Duration::from_secs(20),
+        || {
+            let rows = p.dump_screen(pane).map(|d| d.rows).unwrap_or_default();
+            p.poll_events();
+            rows.iter()
+                .any(|r| r.contains(want))
+                .then_some(())
+                .ok_or_else(|| format!("{rows:?}"))
+        },
+    );
 }
 
 /// Whether `pid` is gone: not there at all, or a zombie whose parent is another
@@ -51,30 +52,21 @@ fn is_gone(pid: u32) -> bool {
     }
 }
 
-fn wait_gone(pid: u32, within: Duration) -> bool {
-    let deadline = Instant::now() + within;
-    while Instant::now() < deadline {
-        if is_gone(pid) {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    false
+/// Waits until `pid` [`is_gone`]; after `within` the test fails saying `what`.
+fn wait_gone(pid: u32, within: Duration, what: &str) {
+    eventually(what, within, || is_gone(pid));
 }
 
 #[test]
 fn a_child_killed_by_a_signal_reports_it_and_keeps_its_output() {
     let p = pipeline();
     let pane = p.spawn(&sh("echo last words; kill -9 $$")).expect("spawn");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let exit = loop {
-        assert!(Instant::now() < deadline, "no exit");
-        if let Some(PaneEvent::Exited { pane: id, exit }) = p.wait_event(Duration::from_millis(100))
-            && id == pane
-        {
-            break exit;
+    let exit = eventually("the pane's exit", Duration::from_secs(20), || {
+        match p.wait_event(Duration::from_millis(100)) {
+            Some(PaneEvent::Exited { pane: id, exit }) if id == pane => Some(exit),
+            _ => None,
         }
-    };
+    });
     assert!(
         exit.signal
             .as_deref()
@@ -113,8 +105,8 @@ fn closing_a_pane_whose_program_ignores_sighup_still_ends_it_without_blocking() 
         "close returned after the shell ended: it waited for the grace period"
     );
     let within = CLOSE_GRACE + Duration::from_secs(5);
-    assert!(wait_gone(shell, within), "the shell outlived close");
-    assert!(wait_gone(job, within), "its background job outlived close");
+    wait_gone(shell, within, "the shell outlived close");
+    wait_gone(job, within, "its background job outlived close");
 }
 
 #[test]
@@ -130,9 +122,10 @@ fn closing_a_pane_whose_program_closed_its_tty_and_ignores_sighup_still_ends_it(
     let pid = p.pid(pane).expect("pid");
     std::thread::sleep(Duration::from_millis(300));
     p.close(pane);
-    assert!(
-        wait_gone(pid, CLOSE_GRACE + Duration::from_secs(5)),
-        "a program without a tty outlived close"
+    wait_gone(
+        pid,
+        CLOSE_GRACE + Duration::from_secs(5),
+        "a program without a tty outlived close",
     );
 }
 
@@ -141,11 +134,11 @@ fn an_exited_child_is_reaped_not_left_a_zombie() {
     let p = pipeline();
     let pane = p.spawn(&sh("echo bye")).expect("spawn");
     let pid = p.pid(pane).expect("pid");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !matches!(p.wait_event(Duration::from_millis(100)), Some(PaneEvent::Exited { pane: id, .. }) if id == pane)
-    {
-        assert!(Instant::now() < deadline, "no exit");
-    }
+    eventually(
+        "the pane's exit",
+        Duration::from_secs(20),
+        || matches!(p.wait_event(Duration::from_millis(100)), Some(PaneEvent::Exited { pane: id, .. }) if id == pane),
+    );
     assert!(
         !std::path::Path::new(&format!("/proc/{pid}")).exists(),
         "the exited child is still in the process table"
@@ -159,10 +152,7 @@ fn closing_a_pane_whose_program_exits_on_sighup_is_quick() {
     wait_screen(&p, pane, "ready");
     let pid = p.pid(pane).expect("pid");
     p.close(pane);
-    assert!(
-        wait_gone(pid, CLOSE_GRACE / 2),
-        "SIGHUP ends a default program"
-    );
+    wait_gone(pid, CLOSE_GRACE / 2, "SIGHUP ends a default program");
 }
 
 #[test]
@@ -172,10 +162,9 @@ fn writes_resizes_and_deliveries_after_the_pty_fails_are_harmless() {
     let p = pipeline();
     let pane = p.spawn(&sh("printf 'done'")).expect("spawn");
     p.set_visible(pane, true);
-    let deadline = Instant::now() + Duration::from_secs(20);
     let mut exits = 0;
     let mut errors = Vec::new();
-    while Instant::now() < deadline && exits == 0 {
+    eventually("the pane's exit", Duration::from_secs(20), || {
         for e in p.poll_events() {
             match e {
                 PaneEvent::Exited { .. } => exits += 1,
@@ -183,8 +172,8 @@ fn writes_resizes_and_deliveries_after_the_pty_fails_are_harmless() {
                 _ => {}
             }
         }
-        std::thread::sleep(Duration::from_millis(10));
-    }
+        exits > 0
+    });
     assert_eq!(exits, 1);
     for i in 0..200 {
         p.write(pane, format!("input {i}\r").as_bytes());
@@ -196,18 +185,16 @@ fn writes_resizes_and_deliveries_after_the_pty_fails_are_harmless() {
     // have handled every write and resize sent before it, and a second exit of the
     // first pane would have been reported first.
     let marker = p.spawn(&sh("exit 0")).expect("spawn");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let mut marker_exited = false;
-    while !marker_exited {
+    eventually("the marker pane's exit", Duration::from_secs(20), || {
+        let mut marker_exited = false;
         for e in p.poll_events() {
             if let PaneEvent::Exited { pane: exited, .. } = e {
                 assert_ne!(exited, pane, "one exit only");
                 marker_exited |= exited == marker;
             }
         }
-        assert!(Instant::now() < deadline, "the marker pane never exited");
-        std::thread::sleep(Duration::from_millis(10));
-    }
+        marker_exited
+    });
     assert!(errors.is_empty(), "EIO at exit is not an error: {errors:?}");
     wait_screen(&p, pane, "done");
     // Unknown panes are ignored too.
@@ -222,10 +209,8 @@ fn facts_from_a_dying_child_arrive_before_its_exit() {
     let pane = p
         .spawn(&sh("printf '\\033]2;bye\\007'; exit 3"))
         .expect("spawn");
-    let deadline = Instant::now() + Duration::from_secs(20);
     let mut title = false;
-    loop {
-        assert!(Instant::now() < deadline, "no exit");
+    eventually("the pane's exit", Duration::from_secs(20), || {
         match p.wait_event(Duration::from_millis(100)) {
             Some(PaneEvent::Fact {
                 event: TermEvent::Title(t),
@@ -233,11 +218,12 @@ fn facts_from_a_dying_child_arrive_before_its_exit() {
             }) if t == "bye" => title = true,
             Some(PaneEvent::Exited { pane: id, exit }) if id == pane => {
                 assert_eq!(exit.code, 3);
-                break;
+                return true;
             }
             _ => {}
         }
-    }
+        false
+    });
     assert!(title, "the title came before the exit");
 }
 
@@ -308,8 +294,5 @@ fn a_repository_deleted_while_open_gives_clear_errors() {
 fn helpers_started_without_waiting_are_reaped() {
     let pid =
         tern_core::helper::spawn_reaped(Command::new("sh").args(["-c", "exit 3"])).expect("spawn");
-    assert!(
-        wait_gone(pid, Duration::from_secs(5)),
-        "the helper was left a zombie"
-    );
+    wait_gone(pid, Duration::from_secs(5), "the helper was left a zombie");
 }

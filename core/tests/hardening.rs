@@ -5,7 +5,7 @@
 
 use std::path::Path;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use tern_core::config::{Config, ConfigEvent, ConfigWatcher, theme_files_read};
 use tern_core::desktop_appearance::ColorScheme;
@@ -192,20 +192,18 @@ fn a_hidden_pane_answers_da1_like_a_visible_one() {
     let (shown, shown_out) = ask("visible", true);
     let (hidden, hidden_out) = ask("hidden", false);
     let answer = |out: &Path| {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            let got = std::fs::read(out).unwrap_or_default();
-            if got.ends_with(b"c") {
-                return got;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "no DA1 answer in {}: {:?}",
-                out.display(),
-                String::from_utf8_lossy(&got)
-            );
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        eventually(
+            format!("a DA1 answer in {}", out.display()),
+            Duration::from_secs(20),
+            || {
+                let got = std::fs::read(out).unwrap_or_default();
+                if got.ends_with(b"c") {
+                    Ok(got)
+                } else {
+                    Err(format!("{:?}", String::from_utf8_lossy(&got)))
+                }
+            },
+        )
     };
     let visible_answer = answer(&shown_out);
     assert!(visible_answer.starts_with(b"\x1b[?"), "{visible_answer:?}");

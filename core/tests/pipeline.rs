@@ -190,14 +190,11 @@ fn a_visible_pane_gets_a_snapshot_then_frames_and_reveal_shows_hidden_output() {
     p.set_visible(pane, false);
     view = None;
     p.write(pane, b"while hidden\r");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !screen_text(&p, pane).contains("while hidden\nwhile hidden") {
-        assert!(
-            Instant::now() < deadline,
-            "output while hidden was not parsed"
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    eventually(
+        "output while hidden parsed",
+        Duration::from_secs(10),
+        || screen_text(&p, pane).contains("while hidden\nwhile hidden"),
+    );
     assert!(p.take(pane).is_none(), "a hidden pane has no delivery");
     p.set_visible(pane, true);
     view_until(&p, pane, &mut view, |v| {
@@ -257,28 +254,12 @@ fn input_larger_than_the_pty_waits_and_arrives_whole_each_time() {
              head -c 200000 | wc -c | sed \"s/^ */got $n: /\"; done; sleep 5",
         ))
         .expect("spawn");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !screen_text(&p, pane).contains("ready") {
-        assert!(
-            Instant::now() < deadline,
-            "the program never started: {}",
-            screen_text(&p, pane)
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    screen_shows(&p, pane, "ready", Duration::from_secs(20));
     let input = vec![b'x'; 200_000];
     for n in 1..=2 {
         p.write(pane, &input);
         let want = format!("got {n}: 200000");
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while !screen_text(&p, pane).contains(&want) {
-            assert!(
-                Instant::now() < deadline,
-                "{want} never came; the screen: {}",
-                screen_text(&p, pane)
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        screen_shows(&p, pane, &want, Duration::from_secs(20));
         assert_eq!(p.write_queue_bytes(pane), Some(0), "the queue drained");
     }
 }
@@ -548,19 +529,22 @@ fn a_parked_pane_reports_unseen_output_once_and_wakes_the_ui_for_its_facts() {
             "echo one; sleep 0.3; echo two; printf '\\007'; read go; echo three",
         ))
         .expect("spawn");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let (mut unseen, mut bell) = (0, false);
-    while Instant::now() < deadline && !bell {
-        match p.wait_event(Duration::from_millis(100)) {
-            Some(PaneEvent::UnseenOutput { pane: id }) if id == pane => unseen += 1,
+    let mut unseen = 0;
+    eventually(
+        "the bell of a parked pane arrives",
+        Duration::from_secs(30),
+        || match p.wait_event(Duration::from_millis(100)) {
+            Some(PaneEvent::UnseenOutput { pane: id }) if id == pane => {
+                unseen += 1;
+                false
+            }
             Some(PaneEvent::Fact {
                 event: TermEvent::Bell,
                 ..
-            }) => bell = true,
-            _ => {}
-        }
-    }
-    assert!(bell, "the bell of a parked pane arrives");
+            }) => true,
+            _ => false,
+        },
+    );
     assert_eq!(unseen, 1, "one unseen-output event per parking");
     assert!(wakes.load(Ordering::Relaxed) >= 1, "facts wake the UI");
     // Revealing and parking again re-arms it.
@@ -571,15 +555,16 @@ fn a_parked_pane_reports_unseen_output_once_and_wakes_the_ui_for_its_facts() {
     });
     p.set_visible(pane, false);
     p.write(pane, b"go\n");
-    let mut again = false;
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while Instant::now() < deadline && !again {
-        again = matches!(
-            p.wait_event(Duration::from_millis(100)),
-            Some(PaneEvent::UnseenOutput { pane: id }) if id == pane
-        );
-    }
-    assert!(again, "output after parking again is reported");
+    eventually(
+        "output after parking again is reported",
+        Duration::from_secs(30),
+        || {
+            matches!(
+                p.wait_event(Duration::from_millis(100)),
+                Some(PaneEvent::UnseenOutput { pane: id }) if id == pane
+            )
+        },
+    );
 }
 
 #[test]
@@ -595,20 +580,25 @@ fn process_info_names_the_foreground_program_and_the_shell_cwd() {
         )
         .expect("spawn");
     let info = |p: &Pipeline| p.process_info(pane).expect("pane exists");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while info(&p).foreground_name.as_deref() != Some("sh") && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let at_prompt = info(&p);
+    let at_prompt = eventually("sh in the foreground", Duration::from_secs(30), || {
+        let info = info(&p);
+        if info.foreground_name.as_deref() == Some("sh") {
+            Ok(info)
+        } else {
+            Err(format!("{info:?}"))
+        }
+    });
     assert_eq!(at_prompt.cwd.as_deref(), Some(dir.as_path()));
     assert!(!at_prompt.runs_other_program(), "{at_prompt:?}");
     p.write(pane, b"sleep 30\n");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while info(&p).foreground_name.as_deref() != Some("sleep") && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let busy = info(&p);
-    assert_eq!(busy.foreground_name.as_deref(), Some("sleep"), "{busy:?}");
+    let busy = eventually("sleep in the foreground", Duration::from_secs(30), || {
+        let info = info(&p);
+        if info.foreground_name.as_deref() == Some("sleep") {
+            Ok(info)
+        } else {
+            Err(format!("{info:?}"))
+        }
+    });
     assert!(busy.runs_other_program());
     p.close(pane);
 }
@@ -618,18 +608,17 @@ fn process_info_names_the_foreground_program_and_the_shell_cwd() {
 fn run_collecting_sizes(script: &str) -> (String, Vec<PaneEvent>) {
     let p = pipeline();
     let pane = p.spawn(&sh(script)).expect("spawn");
-    let deadline = Instant::now() + Duration::from_secs(60);
     let mut sizes = Vec::new();
-    loop {
-        assert!(Instant::now() < deadline, "the pane did not exit");
+    eventually("the pane exits", Duration::from_secs(60), || {
         match p.wait_event(Duration::from_millis(200)) {
-            Some(PaneEvent::Exited { pane: id, .. }) if id == pane => break,
+            Some(PaneEvent::Exited { pane: id, .. }) if id == pane => return true,
             Some(e @ (PaneEvent::Resized { .. } | PaneEvent::ResizeRequested { .. })) => {
                 sizes.push(e)
             }
             _ => {}
         }
-    }
+        false
+    });
     (screen_text(&p, pane), sizes)
 }
 
@@ -686,12 +675,14 @@ fn a_resize_from_the_ui_reaches_the_pty() {
         .spawn(&sh("while read line; do stty size; done"))
         .expect("spawn");
     p.resize(pane, TermSize::new(100, 30));
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !screen_text(&p, pane).contains("30 100") {
-        assert!(Instant::now() < deadline, "{}", screen_text(&p, pane));
+    eventually("stty size says 30 100", Duration::from_secs(20), || {
+        let screen = screen_text(&p, pane);
+        if screen.contains("30 100") {
+            return Ok(());
+        }
         p.write(pane, b"\n");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+        Err(screen)
+    });
     p.close(pane);
 }
 
@@ -744,15 +735,7 @@ fn a_flood_is_read_ahead_whole_and_in_order_and_the_pane_answers_after_it() {
     assert_eq!(p.dump_screen(pane).expect("dump"), reference.dump());
 
     p.write(pane, b"hello\r");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !screen_text(&p, pane).contains("got hello") {
-        assert!(
-            Instant::now() < deadline,
-            "no answer: {}",
-            screen_text(&p, pane)
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    screen_shows(&p, pane, "got hello", Duration::from_secs(20));
     p.close(pane);
 }
 
@@ -776,19 +759,16 @@ fn a_flood_read_ahead_that_ends_on_a_question_waits_and_is_scanned_only_when_it_
     );
     let pane = p.spawn(&sh(&script)).expect("spawn");
     let stats = p.stats(pane).expect("stats");
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
+    eventually("the pane waiting", Duration::from_secs(60), || {
         let report = p.activity(pane).expect("activity");
         if report.state == tern_core::pipeline::activity::ActivityState::Waiting {
-            break;
+            return Ok(());
         }
-        assert!(
-            Instant::now() < deadline,
-            "never waiting: {report:?}, {} bytes parsed",
+        Err(format!(
+            "{report:?}, {} bytes parsed",
             p.credit(pane).expect("credit").parsed_total()
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+        ))
+    });
     assert!(stats.read_ahead_spells.load(Ordering::Relaxed) >= 1);
     let scans = stats.question_scans.load(Ordering::Relaxed);
     // At most one a sleep of the model thread (2-3 here, also with two busy loops on
@@ -897,21 +877,27 @@ fn the_windows_cell_size_is_what_xtwinops_16_answers() {
     assert!(screen.contains("6   ;   2   0   ;   1   0   t"), "{screen}");
 }
 
+/// Waits until `pane`'s screen shows `want`.
+fn screen_shows(p: &Pipeline, pane: PaneId, want: &str, within: Duration) {
+    eventually(format!("{want:?} on the screen"), within, || {
+        let screen = screen_text(p, pane);
+        screen.contains(want).then_some(()).ok_or(screen)
+    });
+}
+
 /// Waits until `pane`'s title fact says `title`; the wakes counted when it came.
 fn wait_title(p: &Pipeline, pane: PaneId, title: &str, wakes: &AtomicUsize) -> usize {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while Instant::now() < deadline {
-        if let Some(PaneEvent::Fact {
-            pane: id,
-            event: TermEvent::Title(t),
-        }) = p.wait_event(Duration::from_millis(20))
-            && id == pane
-            && t == title
-        {
-            return wakes.load(Ordering::Relaxed);
-        }
-    }
-    panic!("no title {title:?} from pane {pane:?}");
+    eventually(
+        format!("the title {title:?} from pane {pane:?}"),
+        Duration::from_secs(30),
+        || match p.wait_event(Duration::from_millis(20)) {
+            Some(PaneEvent::Fact {
+                pane: id,
+                event: TermEvent::Title(t),
+            }) if id == pane && t == title => Some(wakes.load(Ordering::Relaxed)),
+            _ => None,
+        },
+    )
 }
 
 /// Breaks if every title fact wakes the UI again (`TitleWake`, `PaneEntry::wake_for`):
@@ -935,22 +921,12 @@ fn a_hidden_spinner_in_the_title_wakes_the_ui_for_nothing_but_its_facts_arrive()
         spun - before
     );
     wait_title(&p, pane, "done", &wakes);
-    assert!(
-        wakes_past(&wakes, spun),
-        "a title that shows something new wakes the UI"
+    // The fact is sent before its wake: wait for the wake.
+    eventually(
+        "a title that shows something new wakes the UI",
+        Duration::from_secs(1),
+        || wakes.load(Ordering::Relaxed) > spun,
     );
-}
-
-/// Whether the wakes pass `count` within a second (a fact is sent before its wake).
-fn wakes_past(wakes: &AtomicUsize, count: usize) -> bool {
-    let deadline = Instant::now() + Duration::from_secs(1);
-    while Instant::now() < deadline {
-        if wakes.load(Ordering::Relaxed) > count {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    false
 }
 
 /// Breaks if a hidden pane's new titles wake the UI each (no `TitleWake`): then 40

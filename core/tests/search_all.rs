@@ -7,6 +7,8 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
+use tern_testkit::eventually;
+
 use tern_core::model::TermSize;
 use tern_core::model::search::SearchQuery;
 use tern_core::pipeline::search_all::{PaneEnd, PaneFound, PanesQuery};
@@ -33,10 +35,9 @@ fn print(p: &Pipeline, pane: PaneId, text: &str) {
     p.feed(pane, text.as_bytes());
     // A dump waits at most 10 s: a debug build parsing a long text beside other tests
     // may take longer, and then the next dump answers.
-    let deadline = Instant::now() + EVENT_BOUND;
-    while p.dump_screen(pane).is_none() {
-        assert!(Instant::now() < deadline, "pane {} never answered", pane.0);
-    }
+    eventually(format!("pane {} answers", pane.0), EVENT_BOUND, || {
+        p.dump_screen(pane).is_some()
+    });
 }
 
 /// `n` numbered lines, `needle` in line `at` (0-based).
@@ -226,7 +227,9 @@ fn another_panes_query_is_answered_while_a_long_search_runs() {
     let s = p
         .start_search_panes(&[big], &PanesQuery::new("absent", false))
         .expect("compiles");
-    // The search has started (a slice ran) before the query is sent.
+    // The search has started (a slice ran) before the query is sent. These two waits
+    // spin, not `eventually`: the slices counted between the query and its answer are
+    // the measure, and a poll's pause would add slices run after the answer.
     let deadline = Instant::now() + EVENT_BOUND;
     while s.state().slices.load(Ordering::Relaxed) == 0 {
         assert!(Instant::now() < deadline, "the search never started");
@@ -276,11 +279,9 @@ fn closed_panes_are_searched_and_the_limit_counts_both_parts() {
     print(&p, open, &lines(100, Some((50, "needle-open"))));
     // The history thread writes what was parsed; the close moves it aside.
     let key = p.keeper_key(gone).expect("a kept pane has a key");
-    let deadline = Instant::now() + EVENT_BOUND;
-    while !String::from_utf8_lossy(&p.history_of(key)).contains("line 2999 plain") {
-        assert!(Instant::now() < deadline, "history never written");
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    eventually("the history written", EVENT_BOUND, || {
+        String::from_utf8_lossy(&p.history_of(key)).contains("line 2999 plain")
+    });
     p.close(gone);
     assert_eq!(p.closed_panes(), vec![gone]);
     let s = p

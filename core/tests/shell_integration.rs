@@ -5,7 +5,9 @@
 //! is missing fails the test with that message.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use tern_testkit::eventually;
 
 use tern_core::model::{ShellMark, TermEvent, TermSize};
 use tern_core::pipeline::activity::ActivityState;
@@ -94,19 +96,20 @@ fn facts_until(
     what: &str,
     done: impl Fn(&[TermEvent]) -> bool,
 ) {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !done(facts) {
-        assert!(
-            Instant::now() < deadline,
-            "{what}: facts {facts:?}\nscreen {:?}",
-            p.dump_screen(pane).map(|d| d.rows)
-        );
+    eventually(what, Duration::from_secs(60), || {
+        if done(facts) {
+            return Ok(());
+        }
         if let Some(PaneEvent::Fact { pane: id, event }) = p.wait_event(Duration::from_millis(200))
             && id == pane
         {
             facts.push(event);
         }
-    }
+        Err(format!(
+            "facts {facts:?}\nscreen {:?}",
+            p.dump_screen(pane).map(|d| d.rows)
+        ))
+    });
 }
 
 fn finished(facts: &[TermEvent]) -> Vec<Option<i32>> {
@@ -200,16 +203,13 @@ fn integration_off_leaves_the_shell_untouched() {
     spec.env = vec![("HOME".into(), h.home.display().to_string())];
     spec.shell_integration = Some(h.scripts.clone());
     let pane = p.spawn(&spec).expect("spawn");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        if let Some(PaneEvent::Exited { pane: id, exit }) = p.wait_event(Duration::from_millis(200))
-            && id == pane
-        {
-            assert_eq!(exit.code, 4);
-            break;
+    let exit = eventually("bash -c exits", Duration::from_secs(30), || {
+        match p.wait_event(Duration::from_millis(200)) {
+            Some(PaneEvent::Exited { pane: id, exit }) if id == pane => Some(exit),
+            _ => None,
         }
-        assert!(Instant::now() < deadline, "bash -c did not exit");
-    }
+    });
+    assert_eq!(exit.code, 4);
     let screen = p.dump_screen(pane).expect("dump").rows.join("\n");
     assert!(
         screen.contains("ENV=unset"),
@@ -241,15 +241,15 @@ fn scripts_that_cannot_be_written_leave_the_shell_plain_with_a_breadcrumb() {
         pane,
         b"echo posix=$(set -o | grep -c 'posix.*on') env=${ENV-unset}\r",
     );
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let screen = loop {
+    let screen = eventually("the shell's answer", Duration::from_secs(30), || {
         let _ = p.wait_event(Duration::from_millis(100));
         let screen = p.dump_screen(pane).expect("dump").rows.join("\n");
         if screen.lines().any(|l| l.starts_with("posix=")) {
-            break screen;
+            Ok(screen)
+        } else {
+            Err(screen)
         }
-        assert!(Instant::now() < deadline, "no answer: {screen}");
-    };
+    });
     assert!(screen.contains("USER-BASHRC-READ"), "{screen}");
     assert!(screen.contains("posix=0 env=unset"), "{screen}");
     let crumbs: Vec<String> = p

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use tern_core::model::{TermConfig, TermSize, Terminal};
 use tern_core::pipeline::delivery::PaneView;
 use tern_core::pipeline::{PaneEvent, PaneId, Pipeline, PipelineConfig, SpawnSpec};
-use tern_testkit::rss_bytes;
+use tern_testkit::{eventually, rss_bytes};
 
 const FLOODS: usize = 16;
 const TYPISTS: usize = 4;
@@ -40,26 +40,16 @@ impl Typist {
     fn type_word(&mut self, p: &Pipeline) {
         let word = format!("w{}x{}", self.pane.0, self.words);
         p.write(self.pane, format!("{word}\r").as_bytes());
-        let started = Instant::now();
-        loop {
-            if let Some(d) = p.take(self.pane) {
-                PaneView::apply_delivery(&mut self.view, d);
+        let pane = self.pane;
+        let view = &mut self.view;
+        eventually(format!("pane {pane:?} echoes {word}"), ECHO_BOUND, || {
+            if let Some(d) = p.take(pane) {
+                PaneView::apply_delivery(view, d);
             }
             // `cat` echoes the line (tty echo, then cat's copy): the word's own row.
-            if self
-                .view
-                .as_ref()
+            view.as_ref()
                 .is_some_and(|v| v.dump().rows.iter().any(|r| r == &word))
-            {
-                break;
-            }
-            assert!(
-                started.elapsed() < ECHO_BOUND,
-                "pane {:?} wedged: {word} not echoed within {ECHO_BOUND:?}",
-                self.pane
-            );
-            std::thread::sleep(Duration::from_millis(1));
-        }
+        });
         self.words += 1;
     }
 }
@@ -148,13 +138,14 @@ fn soak(duration: Duration) {
     );
 
     let mut exited = 0;
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while exited < FLOODS {
-        assert!(Instant::now() < deadline, "floods did not stop");
+    eventually("the floods stop", Duration::from_secs(120), || {
         if let Some(PaneEvent::Exited { .. }) = p.wait_event(Duration::from_millis(100)) {
             exited += 1;
         }
-    }
+        (exited == FLOODS)
+            .then_some(())
+            .ok_or(format!("{exited} exited"))
+    });
 
     let mut reference = Terminal::new(size, term);
     reference.advance(&fixture);
@@ -179,22 +170,20 @@ fn soak(duration: Duration) {
         t.type_word(&p); // still alive after the floods
         // Once output stops, the view converges on the model (cat's copy of the word
         // may still be on its way).
-        let deadline = Instant::now() + ECHO_BOUND;
-        loop {
-            if let Some(d) = p.take(t.pane) {
-                PaneView::apply_delivery(&mut t.view, d);
-            }
-            let model = p.dump_screen(t.pane).expect("dump");
-            let view = t.view.as_ref().expect("view").dump();
-            if view == model {
-                break;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "typist view\n{view:?}\n{model:?}"
-            );
-            std::thread::sleep(Duration::from_millis(5));
-        }
+        eventually(
+            "the typist's view converges on the model",
+            ECHO_BOUND,
+            || {
+                if let Some(d) = p.take(t.pane) {
+                    PaneView::apply_delivery(&mut t.view, d);
+                }
+                let model = p.dump_screen(t.pane).expect("dump");
+                let view = t.view.as_ref().expect("view").dump();
+                (view == model)
+                    .then_some(())
+                    .ok_or_else(|| format!("typist view\n{view:?}\n{model:?}"))
+            },
+        );
     }
     eprintln!(
         "soak {:?}: {} MiB flooded, {turn} words typed, RSS baseline {} MiB, max {} MiB",

@@ -169,7 +169,7 @@ impl AppHarness {
     }
 
     pub fn build(self) -> Harness<'static, Slot> {
-        let launch = self.launch;
+        let launch = without_startup_files(self.launch);
         Harness::builder()
             .with_size(self.size)
             .with_pixels_per_point(self.pixels_per_point)
@@ -183,6 +183,38 @@ impl AppHarness {
                 None,
             )
     }
+}
+
+/// `launch` with its shell as [`isolate`] gives the binary: where neither the first
+/// pane's spec nor the config names a program, `/bin/sh` (not the caller's `$SHELL`),
+/// and `ENV` empty, so a pane's shell reads no startup file of the user's (a `pyenv
+/// init` in `~/.bashrc` once left a lock that made later bash panes wait 60 s). Set
+/// through the launch (overrides, the spec), not the process's environment: tests run
+/// in parallel threads.
+fn without_startup_files(mut launch: Launch) -> Launch {
+    const SHELL: &str = "/bin/sh";
+    let config = match &launch.config {
+        tern::window::settings::ConfigSource::BuiltIn => Some(tern_core::config::Config::default()),
+        tern::window::settings::ConfigSource::Platform => tern_core::config::Config::default_path()
+            .and_then(|p| tern_core::config::Config::load_or_default(&p).ok()),
+        tern::window::settings::ConfigSource::File(p) => {
+            tern_core::config::Config::load_or_default(p).ok()
+        }
+    }
+    .map(|c| c.with_overrides(&launch.desktop.overrides).0);
+    let desktop = &mut launch.desktop.overrides;
+    if config.is_some_and(|c| c.shell.program.is_none()) {
+        desktop.push(format!("shell.program={SHELL}"));
+    }
+    desktop.push("env.ENV=".to_owned());
+    let spec = &mut launch.spec;
+    if spec.command.is_none() {
+        spec.command = Some((SHELL.to_owned(), Vec::new()));
+    }
+    if !spec.env.iter().any(|(k, _)| k == "ENV") {
+        spec.env.push(("ENV".to_owned(), String::new()));
+    }
+    launch
 }
 
 /// The app in a headless egui_kittest harness of `size` points ([`AppHarness`]).
