@@ -18,7 +18,7 @@
 //! check both paths against each other on random input).
 
 use super::State;
-use super::perform;
+use super::{perform, sgr};
 
 /// Most parameters the fast path parses in one CSI; longer sequences go to vte.
 const MAX_FAST_PARAMS: usize = 16;
@@ -129,7 +129,7 @@ fn csi(st: &mut State, bytes: &[u8]) -> Option<usize> {
     // As in `csi_dispatch`: a CSI ends what REP may repeat.
     st.last_printed = None;
     match action {
-        b'm' => perform::sgr_groups(st, &perform::Singles(values)),
+        b'm' => sgr::sgr_groups(st, &sgr::Singles(values)),
         b'H' | b'f' => {
             let col = values.get(1).copied().unwrap_or(0);
             st.goto(or_one(values[0]) - 1, or_one(col) - 1);

@@ -29,6 +29,7 @@ mod reflow;
 pub(super) mod reports;
 mod screens;
 mod scrolling;
+pub(super) mod sgr;
 mod text;
 
 /// A cell's size in pixels until the window says its own (and in `--headless`): what
