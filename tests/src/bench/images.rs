@@ -194,22 +194,41 @@ fn reveal_round(
 }
 
 fn print_rows(what: &str, per: &[(Variant, Vec<f64>)]) -> Vec<Value> {
-    let text = per
-        .iter()
-        .find(|(v, _)| *v == Variant::Text)
-        .map(|(_, s)| summarize(s));
+    let sorted = |samples: &[f64]| {
+        let mut sorted = samples.to_vec();
+        sorted.sort_by(|a, b| a.total_cmp(b));
+        sorted
+    };
+    // p50 and p90 of a variant's samples.
+    let peer = |variant: Variant| {
+        per.iter().find(|(v, _)| *v == variant).map(|(_, s)| {
+            let sorted = sorted(s);
+            (
+                super::stats::quantile(&sorted, 0.5),
+                super::stats::quantile(&sorted, 0.9),
+            )
+        })
+    };
+    let (text, more_text) = (peer(Variant::Text), peer(Variant::MoreText));
+    let ratio = |a: f64, b: Option<f64>| match b {
+        Some(b) if b > 0.0 => a / b,
+        _ => f64::NAN,
+    };
     let mut out = Vec::new();
     for (variant, samples) in per {
         let s: Summary = summarize(samples);
-        let mut sorted = samples.clone();
-        sorted.sort_by(|a, b| a.total_cmp(b));
-        let q90 = super::stats::quantile(&sorted, 0.9);
-        let ratio = |a: f64, b: f64| if b > 0.0 { a / b } else { f64::NAN };
-        let (r50, r99) = text.as_ref().map_or((f64::NAN, f64::NAN), |t| {
-            (ratio(s.p50, t.p50), ratio(s.p99, t.p99))
-        });
+        let q90 = super::stats::quantile(&sorted(samples), 0.9);
+        let over_text = (
+            ratio(s.p50, text.map(|t| t.0)),
+            ratio(q90, text.map(|t| t.1)),
+        );
+        // Over +text: what images cost beyond the load of one more pane.
+        let over_more = (
+            ratio(s.p50, more_text.map(|t| t.0)),
+            ratio(q90, more_text.map(|t| t.1)),
+        );
         println!(
-            "{:<8} {:<7} n={:<4} p50 {:>8.1} p90 {:>8.1} p99 {:>9.1} max {:>9.1} | p50 {:>5.2}x p99 {:>5.2}x",
+            "{:<8} {:<7} n={:<4} p50 {:>8.1} p90 {:>8.1} p99 {:>9.1} max {:>9.1} | over text p50 {:>5.2}x p90 {:>5.2}x | over +text p50 {:>5.2}x p90 {:>5.2}x",
             what,
             variant.name(),
             s.n,
@@ -217,8 +236,10 @@ fn print_rows(what: &str, per: &[(Variant, Vec<f64>)]) -> Vec<Value> {
             q90,
             s.p99,
             s.max,
-            r50,
-            r99
+            over_text.0,
+            over_text.1,
+            over_more.0,
+            over_more.1,
         );
         out.push(json!({
             "case": what,
@@ -226,8 +247,10 @@ fn print_rows(what: &str, per: &[(Variant, Vec<f64>)]) -> Vec<Value> {
             "unit": "us",
             "summary": s,
             "p90": q90,
-            "p50_over_text": r50,
-            "p99_over_text": r99,
+            "p50_over_text": over_text.0,
+            "p90_over_text": over_text.1,
+            "p50_over_more_text": over_more.0,
+            "p90_over_more_text": over_more.1,
         }));
     }
     out
@@ -412,6 +435,6 @@ pub fn images(opts: &Opts) -> Result<Value, String> {
     let mut out = slice_rows(opts);
     out.extend(print_rows("typing", &typing));
     out.extend(print_rows("reveal", &reveal));
-    println!("(ratios: each variant over text in the same run)");
+    println!("(ratios: each variant over text, and over +text, in the same run)");
     Ok(json!({ "suite": "images", "results": out }))
 }
