@@ -51,6 +51,21 @@ fn count(trace: &std::path::Path, event: &str) -> usize {
     text.matches(&format!("\"event\":\"{event}\"")).count()
 }
 
+/// Presses `keys` (a tab switch) in the window and waits for the tab's reveal frame.
+fn switch_tab(
+    display: &Display,
+    window: &str,
+    trace: &std::path::Path,
+    dir: &std::path::Path,
+    keys: &str,
+) {
+    let reveals = count(trace, "reveal_frame");
+    xdo(display, &["key", "--window", window, keys]);
+    wait_for("the tab shown", dir, || {
+        (count(trace, "reveal_frame") > reveals).then_some(())
+    });
+}
+
 /// The rows of the screen (y) where `a` and `b` differ.
 fn differing_rows(a: &Screen, b: &Screen) -> Vec<usize> {
     let rows = a.rgb.len().min(b.rgb.len()) / 3 / a.width.max(1);
@@ -162,13 +177,7 @@ fn a_key_over_a_full_screen_draws_its_rows_and_a_tab_shown_again_draws_none() {
 
     // A second tab (the tab bar makes both panes smaller: each is drawn once at the
     // new size), then back and forth: the first tab's texture is kept while hidden.
-    let switch = |keys: &str| {
-        let reveals = count(&trace, "reveal_frame");
-        xdo(&display, &["key", "--window", &window, keys]);
-        wait_for("the tab shown", &dir, || {
-            (count(&trace, "reveal_frame") > reveals).then_some(())
-        });
-    };
+    let switch = |keys: &str| switch_tab(&display, &window, &trace, &dir, keys);
     switch("ctrl+shift+t");
     switch("ctrl+Tab");
     switch("ctrl+Tab");
@@ -249,23 +258,8 @@ fn a_tab_changed_while_hidden_draws_only_its_changed_rows_when_shown_again() {
         frames(t, 0).iter().any(|((_, n, _), _)| *n >= ROWS as u64)
     });
     let window = tern_window(&display);
-    let socket = wait_for("tern msg's socket", &dir, || {
-        std::fs::read_dir(runtime.join("tern"))
-            .ok()?
-            .flatten()
-            .map(|e| e.path())
-            .find(|p| {
-                p.extension().is_some_and(|x| x == "sock")
-                    && p.file_name().is_some_and(|n| n != "keeper.sock")
-            })
-    });
-    let switch = |keys: &str| {
-        let reveals = count(&trace, "reveal_frame");
-        xdo(&display, &["key", "--window", &window, keys]);
-        wait_for("the tab shown", &dir, || {
-            (count(&trace, "reveal_frame") > reveals).then_some(())
-        });
-    };
+    let socket = wait_for("tern msg's socket", &dir, || common::find_socket(&runtime));
+    let switch = |keys: &str| switch_tab(&display, &window, &trace, &dir, keys);
     // A second tab (the tab bar makes the first pane smaller: it is drawn once at its
     // new size), the first again, then the second: the first is hidden, its texture kept.
     switch("ctrl+shift+t");
@@ -344,13 +338,7 @@ fn keys_typed_with_tabs_open_leave_the_tab_bar_as_it_was_drawn() {
         t.contains("first_frame")
     });
     let window = tern_window(&display);
-    let switch = |keys: &str| {
-        let reveals = count(&trace, "reveal_frame");
-        xdo(&display, &["key", "--window", &window, keys]);
-        wait_for("the tab shown", &dir, || {
-            (count(&trace, "reveal_frame") > reveals).then_some(())
-        });
-    };
+    let switch = |keys: &str| switch_tab(&display, &window, &trace, &dir, keys);
     switch("ctrl+shift+t");
     switch("ctrl+Tab");
     // The second tab's shell printed its prompt: its mark on the bar says so until its

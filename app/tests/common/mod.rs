@@ -335,3 +335,16 @@ pub fn wait_history_in_view(h: &mut Harness<'_, Slot>) -> bool {
             .is_some_and(|p| p.history_in_view())
     })
 }
+
+/// The socket a tern started with this runtime folder listens on, once it does (not the
+/// keeper's).
+pub fn find_socket(runtime: &Path) -> Option<PathBuf> {
+    std::fs::read_dir(runtime.join("tern"))
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            p.extension().is_some_and(|x| x == "sock")
+                && p.file_name().is_some_and(|n| n != "keeper.sock")
+        })
+}

@@ -237,14 +237,7 @@ impl Tern {
 
     /// The socket tern listens on, when there is one.
     pub fn find_socket(&self) -> Option<PathBuf> {
-        std::fs::read_dir(self.runtime.join("tern"))
-            .ok()?
-            .flatten()
-            .map(|e| e.path())
-            .find(|p| {
-                p.extension().is_some_and(|x| x == "sock")
-                    && p.file_name().is_some_and(|n| n != "keeper.sock")
-            })
+        super::find_socket(&self.runtime)
     }
 
     /// What tern printed to stderr so far.
