@@ -51,6 +51,25 @@ fn count(trace: &std::path::Path, event: &str) -> usize {
     text.matches(&format!("\"event\":\"{event}\"")).count()
 }
 
+/// tern at 80x30 running `sh -c script`, once a frame has drawn every row of the pane.
+fn start_filled(
+    display: &Display,
+    dir: &std::path::Path,
+    runtime: &std::path::Path,
+    script: &str,
+) -> (Killed, std::path::PathBuf) {
+    let (tern, trace) = start_tern(
+        display,
+        dir,
+        runtime,
+        &["--cols", "80", "--rows", "30", "-e", "sh", "-c", script],
+    );
+    wait_trace(&trace, dir, "the screen never filled", |t| {
+        frames(t, 0).iter().any(|((_, n, _), _)| *n >= ROWS as u64)
+    });
+    (tern, trace)
+}
+
 /// Presses `keys` (a tab switch) in the window and waits for the tab's reveal frame.
 fn switch_tab(
     display: &Display,
@@ -109,15 +128,7 @@ fn a_key_over_a_full_screen_draws_its_rows_and_a_tab_shown_again_draws_none() {
         "i=0; while [ $i -lt 40 ]; do printf '{LINE} %02d\\n' $i; i=$((i+1)); done; \
          printf '\\033[H\\033[?25l'; exec cat"
     );
-    let (_tern, trace) = start_tern(
-        &display,
-        &dir,
-        &runtime,
-        &["--cols", "80", "--rows", "30", "-e", "sh", "-c", &script],
-    );
-    wait_trace(&trace, &dir, "the screen never filled", |t| {
-        frames(t, 0).iter().any(|((_, n, _), _)| *n >= ROWS as u64)
-    });
+    let (_tern, trace) = start_filled(&display, &dir, &runtime, &script);
     let window = tern_window(&display);
     // The screen as the full text left it: every row of text on it.
     let text_rows = |s: &Screen| {
@@ -248,15 +259,7 @@ fn a_tab_changed_while_hidden_draws_only_its_changed_rows_when_shown_again() {
          done; exec cat",
         d = dir.display()
     );
-    let (_tern, trace) = start_tern(
-        &display,
-        &dir,
-        &runtime,
-        &["--cols", "80", "--rows", "30", "-e", "sh", "-c", &script],
-    );
-    wait_trace(&trace, &dir, "the screen never filled", |t| {
-        frames(t, 0).iter().any(|((_, n, _), _)| *n >= ROWS as u64)
-    });
+    let (_tern, trace) = start_filled(&display, &dir, &runtime, &script);
     let window = tern_window(&display);
     let socket = wait_for("tern msg's socket", &dir, || common::find_socket(&runtime));
     let switch = |keys: &str| switch_tab(&display, &window, &trace, &dir, keys);

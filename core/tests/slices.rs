@@ -12,18 +12,16 @@ use std::time::{Duration, Instant};
 
 use tern_core::model::TermSize;
 use tern_core::pipeline::model_thread::{SLICE_BYTES, SLICE_WORK_CELLS};
-use tern_core::pipeline::{Pipeline, PipelineConfig, SpawnSpec};
+use tern_core::pipeline::{PaneId, Pipeline, PipelineConfig, SpawnSpec};
 use tern_testkit::eventually;
 
 /// How long a wait for an event may take before the test fails with a message (not a
 /// pass/fail threshold: the event is expected in milliseconds).
 const EVENT_BOUND: Duration = Duration::from_secs(60);
 
-/// Queues `backlog` for pane A's model in one chunk (A has the focus, so its slices run
-/// first), then a DSR for pane B; returns how many of A's bytes were parsed between
-/// B's query and B's reply, and how many of A's bytes were still queued then. Counted
-/// by this thread, so it includes its own lateness in looking.
-fn flood_parsed_before_the_reply(backlog: &[u8]) -> (u64, u64) {
+/// A pipeline with two quiet panes: A, which will flood and has the focus (its slices
+/// run first), and B, which will ask.
+fn flood_and_asker() -> (Pipeline, PaneId, PaneId) {
     let p = Pipeline::start(PipelineConfig::default(), Arc::new(|| {})).expect("pipeline");
     let size = TermSize::new(80, 24);
     let quiet = |p: &Pipeline| {
@@ -32,6 +30,15 @@ fn flood_parsed_before_the_reply(backlog: &[u8]) -> (u64, u64) {
     };
     let (flood, asker) = (quiet(&p), quiet(&p));
     p.set_focus(Some(flood));
+    (p, flood, asker)
+}
+
+/// Queues `backlog` for pane A's model in one chunk (A has the focus, so its slices run
+/// first), then a DSR for pane B; returns how many of A's bytes were parsed between
+/// B's query and B's reply, and how many of A's bytes were still queued then. Counted
+/// by this thread, so it includes its own lateness in looking.
+fn flood_parsed_before_the_reply(backlog: &[u8]) -> (u64, u64) {
+    let (p, flood, asker) = flood_and_asker();
     let flood_credit = p.credit(flood).expect("credit");
     let replies = p.stats(asker).expect("stats");
     p.feed(flood, backlog);
@@ -180,14 +187,7 @@ fn a_sixel_flood_yields_inside_the_image() {
     use tern_core::model::images::pixel_work_cells;
     let mut backlog = b"\x1bPq#1".to_vec();
     backlog.extend_from_slice(&b"!4000~$".repeat(150_000));
-    let p = Pipeline::start(PipelineConfig::default(), Arc::new(|| {})).expect("pipeline");
-    let size = TermSize::new(80, 24);
-    let quiet = |p: &Pipeline| {
-        p.spawn(&SpawnSpec::command("sh", &["-c", "exec sleep 600"]).size(size))
-            .expect("spawn")
-    };
-    let (flood, asker) = (quiet(&p), quiet(&p));
-    p.set_focus(Some(flood));
+    let (p, flood, asker) = flood_and_asker();
     let flood_credit = p.credit(flood).expect("credit");
     let flood_stats = p.stats(flood).expect("flood stats");
     let replies = p.stats(asker).expect("stats");
