@@ -613,6 +613,51 @@ fn without_mit_shm_typing_is_drawn_and_asks_nothing_beyond_the_drivers_frames() 
     asks_nothing_beyond_the_drivers_frames(&requests, &said);
 }
 
+/// On X11 a frame put into a window that is not mapped yet is lost (the window keeps no
+/// contents): the first frame tern painted never showed, and its output appeared only with
+/// the next frame, 10-20 ms later. The window is mapped before the first frame's pixels
+/// are put (eframe's patch 0002), so the first frame is the one seen. Checked in the
+/// order of tern's requests through an X proxy: `MapWindow` before the first `PutImage`
+/// the size of a frame (the driver's software swapchain puts each frame so on Xvfb).
+#[test]
+fn the_window_is_mapped_before_its_first_frame_is_put() {
+    let display = start_xvfb();
+    let (dir, runtime) = scratch("x-map-first");
+    let proxy = XProxy::start(&display);
+    let argv = ["--cols", "40", "--rows", "10", "-e", "sh"];
+    let (_tern, trace) =
+        start_tern_with(&display, &dir, &runtime, &argv, &[("DISPLAY", &proxy.name)]);
+    wait_trace(&trace, &dir, "no first frame", |t| {
+        t.contains("first_frame")
+    });
+    // A frame is 40x10 cells of at least 4 bytes a pixel: far more than any other request.
+    const FRAME_BYTES: usize = 64 << 10;
+    let order = eventually("a frame put to the window", Duration::from_secs(20), || {
+        let order = proxy.order();
+        order
+            .iter()
+            .any(|&(op, len)| op == 72 && len >= FRAME_BYTES)
+            .then_some(order)
+    });
+    let first =
+        |wanted: &dyn Fn(u8, usize) -> bool| order.iter().position(|&(op, len)| wanted(op, len));
+    let map = first(&|op, _| op == 8);
+    let put = first(&|op, len| op == 72 && len >= FRAME_BYTES);
+    let said = format!(
+        "MapWindow at request {map:?}, the first frame's PutImage at {put:?}, of {}",
+        order.len()
+    );
+    eprintln!("{said}");
+    let _ = std::fs::remove_dir_all(&dir);
+    if !cfg!(feature = "egui-patches") {
+        return;
+    }
+    assert!(
+        map.is_some_and(|m| Some(m) < put),
+        "the window was mapped after its first frame was put, which was lost: {said}"
+    );
+}
+
 /// No minimized state or position asked while typing, and the window's size at most once
 /// a frame (the driver's swapchain). Without tern's patch series: about five a frame,
 /// and a `GetProperty` after every event (only checked with the series on).
@@ -717,8 +762,19 @@ fn requests_while_typing(display: Display, name: &str, args: &[&str]) -> (Reques
 /// its clients send, by major opcode.
 struct XProxy {
     name: String,
-    counts: std::sync::Arc<std::sync::Mutex<[u64; 256]>>,
+    counts: std::sync::Arc<std::sync::Mutex<Counts>>,
     path: PathBuf,
+}
+
+/// The requests the proxy forwarded: how many of each major opcode, and the first
+/// [`Counts::KEPT`] in the order they came (opcode, length in bytes), all clients together.
+struct Counts {
+    by_opcode: [u64; 256],
+    order: Vec<(u8, usize)>,
+}
+
+impl Counts {
+    const KEPT: usize = 100_000;
 }
 
 impl XProxy {
@@ -731,7 +787,10 @@ impl XProxy {
             "/tmp/.X11-unix/X{}",
             display.name.trim_start_matches(':')
         ));
-        let counts = std::sync::Arc::new(std::sync::Mutex::new([0u64; 256]));
+        let counts = std::sync::Arc::new(std::sync::Mutex::new(Counts {
+            by_opcode: [0; 256],
+            order: Vec::new(),
+        }));
         let c = counts.clone();
         std::thread::spawn(move || {
             for client in listener.incoming().flatten() {
@@ -755,7 +814,12 @@ impl XProxy {
     }
 
     fn counts(&self) -> [u64; 256] {
-        *self.counts.lock().unwrap()
+        self.counts.lock().unwrap().by_opcode
+    }
+
+    /// The requests so far, in order (opcode, length in bytes).
+    fn order(&self) -> Vec<(u8, usize)> {
+        self.counts.lock().unwrap().order.clone()
     }
 }
 
@@ -826,7 +890,7 @@ fn forward(
 fn count_requests(
     client: std::os::unix::net::UnixStream,
     server: std::os::unix::net::UnixStream,
-    counts: &std::sync::Mutex<[u64; 256]>,
+    counts: &std::sync::Mutex<Counts>,
 ) {
     let mut buf = Vec::new();
     let mut set_up = false;
@@ -871,7 +935,13 @@ fn count_requests(
             } else {
                 break;
             };
-            counts.lock().unwrap()[buf[0] as usize] += 1;
+            {
+                let mut counts = counts.lock().unwrap();
+                counts.by_opcode[buf[0] as usize] += 1;
+                if counts.order.len() < Counts::KEPT {
+                    counts.order.push((buf[0], len));
+                }
+            }
             if buf.len() >= len {
                 buf.drain(..len);
             } else {

@@ -446,6 +446,7 @@ impl EpiIntegration {
             }
             // We keep hidden until we've painted something. See https://github.com/emilk/egui/pull/2279
             window.set_visible(true);
+            super::winit_integration::note_shown(window);
             if let Some(window_settings) = &self.restored_window_settings {
                 window_settings.after_first_show(window);
             }

@@ -836,6 +836,10 @@ impl WgpuWinitRunning<'_> {
                     true
                 }
             });
+            if shown_only_once_mapped(window) {
+                // The first frame: shown now, so that it lands in a mapped window.
+                integration.post_rendering(window);
+            }
             let vsync_secs = painter.paint_and_update_textures(
                 viewport_id,
                 pixels_per_point,
@@ -1185,6 +1189,23 @@ fn create_window(
     let window = egui_winit::create_window(egui_ctx, event_loop, &viewport_builder)?;
     epi_integration::apply_window_settings(&window, window_settings);
     Ok((window, viewport_builder))
+}
+
+/// Whether a frame presented while the window is hidden is lost: on X11 a window that is
+/// not mapped keeps no contents (no compositor holds them), so the first frame, painted
+/// before [`EpiIntegration::post_rendering`] showed the window, never reached the
+/// screen, and the content came with the next frame (at least 10 ms later: the loop
+/// sleeps while winit waits for the `MapNotify`). There the window is shown just before
+/// the first frame is painted instead; elsewhere (Wayland shows a window with its first
+/// buffer) after it, as before.
+fn shown_only_once_mapped(window: &Window) -> bool {
+    use raw_window_handle::RawWindowHandle;
+    window.window_handle().is_ok_and(|h| {
+        matches!(
+            h.as_raw(),
+            RawWindowHandle::Xlib(_) | RawWindowHandle::Xcb(_)
+        )
+    })
 }
 
 /// Is this viewport, or any of its (transitive) descendant viewports, visible?

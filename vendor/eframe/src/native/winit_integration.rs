@@ -16,9 +16,33 @@ use egui_winit::accesskit_winit;
 ///
 /// The minimized state is egui-winit's kept one: on X11 each `is_minimized` is a round
 /// trip to the server, and this runs after every event of the loop.
+///
+/// A window eframe has just shown counts as visible: winit (X11) calls it invisible
+/// until the server's `VisibilityNotify` is handled, and meanwhile this would make the
+/// loop sleep after each pass, push repaints out by the invisible interval and paint it
+/// once per event, so the map's own events (and the frame they ask for) came one pass
+/// at a time.
 pub fn is_invisible_or_minimized(window: &Window) -> bool {
-    window.is_visible() == Some(false)
-        || egui_winit::window_facts::facts(window).minimized == Some(true)
+    let hidden = match window.is_visible() {
+        Some(false) => !SHOWN.with(|s| s.borrow().contains(&window.id())),
+        Some(true) => {
+            SHOWN.with(|s| s.borrow_mut().remove(&window.id()));
+            false
+        }
+        None => false,
+    };
+    hidden || egui_winit::window_facts::facts(window).minimized == Some(true)
+}
+
+thread_local! {
+    /// Windows eframe has shown that winit does not call visible yet.
+    static SHOWN: std::cell::RefCell<std::collections::HashSet<winit::window::WindowId>> =
+        Default::default();
+}
+
+/// eframe has just asked `window` to be shown (see [`is_invisible_or_minimized`]).
+pub fn note_shown(window: &Window) {
+    SHOWN.with(|s| s.borrow_mut().insert(window.id()));
 }
 
 /// On Mac, a minimized window uses up all CPU:
