@@ -138,9 +138,13 @@ fn a_key_over_a_full_screen_draws_its_rows_and_a_tab_shown_again_draws_none() {
             .filter(|&y| (0..s.width).any(|x| s.at(x, y) != bg))
             .count()
     };
+    // Settled: the window shows its first frame, and that one may hold only part of the
+    // text (eframe 0002), so the same picture twice, 150 ms apart.
     let before = wait_for("the full screen painted", &dir, || {
         let s = Screen::grab(&display.name);
-        (text_rows(&s) > ROWS * 5).then_some(s)
+        std::thread::sleep(std::time::Duration::from_millis(150));
+        let again = Screen::grab(&display.name);
+        (text_rows(&s) > ROWS * 5 && differing_rows(&s, &again).is_empty()).then_some(again)
     });
     let from = std::fs::read_to_string(&trace)
         .unwrap_or_default()
