@@ -758,23 +758,14 @@ fn requests_while_typing(display: Display, name: &str, args: &[&str]) -> (Reques
     (requests, said)
 }
 
-/// An X display that forwards every connection to `display` and counts the requests
-/// its clients send, by major opcode.
+/// An X display that forwards every connection to `display` and keeps the requests
+/// its clients send, in order.
 struct XProxy {
     name: String,
-    counts: std::sync::Arc<std::sync::Mutex<Counts>>,
+    /// Every request forwarded, in the order it came (major opcode, length in bytes),
+    /// all clients together.
+    order: std::sync::Arc<std::sync::Mutex<Vec<(u8, usize)>>>,
     path: PathBuf,
-}
-
-/// The requests the proxy forwarded: how many of each major opcode, and the first
-/// [`Counts::KEPT`] in the order they came (opcode, length in bytes), all clients together.
-struct Counts {
-    by_opcode: [u64; 256],
-    order: Vec<(u8, usize)>,
-}
-
-impl Counts {
-    const KEPT: usize = 100_000;
 }
 
 impl XProxy {
@@ -787,11 +778,8 @@ impl XProxy {
             "/tmp/.X11-unix/X{}",
             display.name.trim_start_matches(':')
         ));
-        let counts = std::sync::Arc::new(std::sync::Mutex::new(Counts {
-            by_opcode: [0; 256],
-            order: Vec::new(),
-        }));
-        let c = counts.clone();
+        let order = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let c = order.clone();
         std::thread::spawn(move || {
             for client in listener.incoming().flatten() {
                 let Ok(upstream) = UnixStream::connect(&server) else {
@@ -808,18 +796,23 @@ impl XProxy {
         });
         XProxy {
             name: format!(":{n}"),
-            counts,
+            order,
             path,
         }
     }
 
+    /// How many requests of each major opcode so far.
     fn counts(&self) -> [u64; 256] {
-        self.counts.lock().unwrap().by_opcode
+        let mut by_opcode = [0; 256];
+        for &(op, _) in self.order.lock().unwrap().iter() {
+            by_opcode[op as usize] += 1;
+        }
+        by_opcode
     }
 
     /// The requests so far, in order (opcode, length in bytes).
     fn order(&self) -> Vec<(u8, usize)> {
-        self.counts.lock().unwrap().order.clone()
+        self.order.lock().unwrap().clone()
     }
 }
 
@@ -883,14 +876,14 @@ fn forward(
     Some(buf)
 }
 
-/// Forwards a client's byte stream to the server, counting each request's major
+/// Forwards a client's byte stream to the server, noting each request's major
 /// opcode: after the connection set-up (12 bytes, then the authorization's name and
 /// data, each padded to 4), a request is an opcode, a byte, and its length in 4-byte
 /// units (0: BIG-REQUESTS, the length in the next 4 bytes).
 fn count_requests(
     client: std::os::unix::net::UnixStream,
     server: std::os::unix::net::UnixStream,
-    counts: &std::sync::Mutex<Counts>,
+    order: &std::sync::Mutex<Vec<(u8, usize)>>,
 ) {
     let mut buf = Vec::new();
     let mut set_up = false;
@@ -935,13 +928,7 @@ fn count_requests(
             } else {
                 break;
             };
-            {
-                let mut counts = counts.lock().unwrap();
-                counts.by_opcode[buf[0] as usize] += 1;
-                if counts.order.len() < Counts::KEPT {
-                    counts.order.push((buf[0], len));
-                }
-            }
+            order.lock().unwrap().push((buf[0], len));
             if buf.len() >= len {
                 buf.drain(..len);
             } else {

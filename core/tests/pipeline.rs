@@ -579,26 +579,25 @@ fn process_info_names_the_foreground_program_and_the_shell_cwd() {
                 .size(TermSize::new(80, 24)),
         )
         .expect("spawn");
-    let info = |p: &Pipeline| p.process_info(pane).expect("pane exists");
-    let at_prompt = eventually("sh in the foreground", Duration::from_secs(30), || {
-        let info = info(&p);
-        if info.foreground_name.as_deref() == Some("sh") {
-            Ok(info)
-        } else {
-            Err(format!("{info:?}"))
-        }
-    });
+    let in_foreground = |name: &str| {
+        eventually(
+            format!("{name} in the foreground"),
+            Duration::from_secs(30),
+            || {
+                let info = p.process_info(pane).expect("pane exists");
+                if info.foreground_name.as_deref() == Some(name) {
+                    Ok(info)
+                } else {
+                    Err(format!("{info:?}"))
+                }
+            },
+        )
+    };
+    let at_prompt = in_foreground("sh");
     assert_eq!(at_prompt.cwd.as_deref(), Some(dir.as_path()));
     assert!(!at_prompt.runs_other_program(), "{at_prompt:?}");
     p.write(pane, b"sleep 30\n");
-    let busy = eventually("sleep in the foreground", Duration::from_secs(30), || {
-        let info = info(&p);
-        if info.foreground_name.as_deref() == Some("sleep") {
-            Ok(info)
-        } else {
-            Err(format!("{info:?}"))
-        }
-    });
+    let busy = in_foreground("sleep");
     assert!(busy.runs_other_program());
     p.close(pane);
 }

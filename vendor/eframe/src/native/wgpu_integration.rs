@@ -1192,12 +1192,11 @@ fn create_window(
 }
 
 /// Whether a frame presented while the window is hidden is lost: on X11 a window that is
-/// not mapped keeps no contents (no compositor holds them), so the first frame, painted
-/// before [`EpiIntegration::post_rendering`] showed the window, never reached the
-/// screen, and the content came with the next frame (at least 10 ms later: the loop
-/// sleeps while winit waits for the `MapNotify`). There the window is shown just before
-/// the first frame is painted instead; elsewhere (Wayland shows a window with its first
-/// buffer) after it, as before.
+/// not mapped keeps no contents where no compositor holds them, so the first frame,
+/// painted before [`EpiIntegration::post_rendering`] showed the window, never reached
+/// the screen, and the content came with the next frame. There the window is shown just
+/// before the first frame is painted instead; elsewhere (Wayland shows a window with its
+/// first buffer) after it, as before.
 fn shown_only_once_mapped(window: &Window) -> bool {
     use raw_window_handle::RawWindowHandle;
     window.window_handle().is_ok_and(|h| {
