@@ -59,10 +59,14 @@ fn closing_a_flooding_pane_gives_its_pty_back_and_hangs_up_its_program() {
     for round in 0..3 {
         let started = dir.join(format!("started-{round}"));
         let hup = dir.join(format!("hup-{round}"));
-        // `printf` is the shell's own: a write interrupted by SIGHUP runs the trap.
+        // `printf` is the shell's own: a write interrupted by SIGHUP runs the trap. Each
+        // line asks for the cursor 16 times: the queue of unread answers (a MiB) fills
+        // after about 8,000 lines, not 130,000 (one query a line took over 20 s on a
+        // loaded CI machine).
         let script = format!(
             "stty raw -echo; trap 'echo hup > {hup}; exit 0' HUP; echo $$ > {started}; \
-             while :; do printf 'flood %s\\033[6n\\n' 0123456789abcdef0123456789abcdef; done",
+             q='\\033[6n\\033[6n\\033[6n\\033[6n'; q=\"$q$q$q$q\"; \
+             while :; do printf \"flood %s$q\\n\" 0123456789abcdef0123456789abcdef; done",
             hup = hup.display(),
             started = started.display()
         );
@@ -74,7 +78,7 @@ fn closing_a_flooding_pane_gives_its_pty_back_and_hangs_up_its_program() {
         // Once tern's queue of unread answers is full the pane is not parsed (their
         // backpressure), the read-ahead window fills and the program blocks writing:
         // its bytes written no longer grow.
-        eventually("the flood fills its window", PATIENCE, || {
+        eventually("the flood fills its window", 3 * PATIENCE, || {
             let written = bytes_written(&pid);
             std::thread::sleep(std::time::Duration::from_millis(500));
             written.is_some() && bytes_written(&pid) == written
