@@ -114,11 +114,13 @@ impl Trace {
     pub fn event_at(&mut self, event: &str, at: Instant, extra: &str) {
         if let Some(f) = self.file.as_mut() {
             let sep = if extra.is_empty() { "" } else { "," };
-            let _ = writeln!(
-                f,
-                "{{\"event\":\"{event}\",\"t_us\":{}{sep}{extra}}}",
+            // One write a line: `writeln!` on a `File` writes each piece of the format
+            // by itself (seven system calls for a line, ~0.3 ms in a key's frame).
+            let line = format!(
+                "{{\"event\":\"{event}\",\"t_us\":{}{sep}{extra}}}\n",
                 since_start_us(at)
             );
+            let _ = f.write_all(line.as_bytes());
         }
     }
 
