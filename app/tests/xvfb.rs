@@ -430,17 +430,18 @@ fn a_gpu_device_that_cannot_be_made_is_said_with_its_cause() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A key echoed by `cat` costs the window at most two frames: the press's, which writes
-/// the key and, waiting for the echo, draws it, and the release's (egui-winit asks a frame
-/// for every key event). Not the frames egui makes for a wake-up ("two repaints, to let
-/// things settle"), nor one for the echo's delivery that the key's frame already drew
-/// (`Slot::put` says when a frame waited for it, or was about to: an echo built before
-/// the frame reaches its wait, on two busy cores, did). Before: four frames a key, each a
-/// whole paint on a software renderer. An echo that comes after the key's frame stopped
-/// waiting for it (a loaded machine) is drawn by the frame its delivery asks: one more
-/// for that key.
+/// A key echoed by `cat` costs the window one frame: the press's, which writes the key
+/// and, waiting for the echo, draws it. Not one for the release (egui-winit asks a frame
+/// for every key event; with eframe's patch 0003 tern says a typed key's release needs
+/// none: without the series, two frames a key), nor the frames egui makes for a wake-up
+/// ("two repaints, to let things settle"), nor one for the echo's delivery that the key's
+/// frame already drew (`Slot::put` says when a frame waited for it, or was about to: an
+/// echo built before the frame reaches its wait, on two busy cores, did). Before: four
+/// frames a key, each a whole paint on a software renderer. An echo that comes after the
+/// key's frame stopped waiting for it (a loaded machine) is drawn by the frame its
+/// delivery asks: one more for that key.
 #[test]
-fn a_key_echoed_by_cat_costs_its_press_and_release_frames_and_no_more() {
+fn a_key_echoed_by_cat_costs_its_press_frame_and_no_more() {
     let display = start_xvfb();
     let (dir, runtime) = scratch("frames-per-key");
     let (_tern, trace) = script_40x10(
@@ -498,10 +499,11 @@ fn a_key_echoed_by_cat_costs_its_press_and_release_frames_and_no_more() {
     // A key whose echo came after its frame stopped waiting for it (a loaded machine)
     // costs one more: the frame its delivery asks.
     let late = keys - own.min(keys);
+    let each = if cfg!(feature = "egui-patches") { 1 } else { 2 };
     assert!(
-        painted <= 2 * keys + late + 2,
+        painted <= each * keys + late + 2,
         "{painted} frames for {keys} keys, {late} of whose echoes came after their frame \
-         (two each, one more for a late echo, and the activity's going quiet)"
+         ({each} each, one more for a late echo, and the activity's going quiet)"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

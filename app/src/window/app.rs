@@ -489,9 +489,16 @@ impl eframe::App for TernApp {
         TernApp::logic(self, ctx);
     }
 
-    /// A pane's keys are held out of egui's pass (`run.rs`, `hold_pane_keys`).
+    /// A pane's keys are held out of egui's pass, or typed before it (`run.rs`,
+    /// `hold_pane_keys`).
     fn raw_input_hook(&mut self, ctx: &egui::Context, raw: &mut egui::RawInput) {
         self.hold_pane_keys(ctx, raw);
+    }
+
+    /// The releases of typed keys ask for no frame (`run.rs`, `needs_pass_for_input`).
+    #[cfg(feature = "egui-patches")]
+    fn needs_pass_for_input(&mut self, ctx: &egui::Context, pending: &egui::RawInput) -> bool {
+        TernApp::needs_pass_for_input(self, ctx, pending)
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, frame: &mut eframe::Frame) {

@@ -397,7 +397,7 @@ impl KeyMap {
 }
 
 /// Shift, Ctrl, Alt or Super on either side (egui reports their presses as keys).
-fn is_modifier_key(key: egui::Key) -> bool {
+pub fn is_modifier_key(key: egui::Key) -> bool {
     matches!(
         key,
         Key::ShiftLeft

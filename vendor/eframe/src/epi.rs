@@ -280,6 +280,21 @@ pub trait App {
     ///
     /// This function does not return a value. Any changes to the input should be made directly to `_raw_input`.
     fn raw_input_hook(&mut self, _ctx: &egui::Context, _raw_input: &mut egui::RawInput) {}
+
+    /// Whether the input gathered for the next pass needs that pass.
+    ///
+    /// Asked when a window event of the root viewport gives egui input that asks for a
+    /// repaint, with all the input gathered since the last pass (the event's included).
+    /// Return `false` when that input changes nothing shown: no repaint is asked for it,
+    /// and the input waits for the next pass, whatever asks for that one (more input, a
+    /// repaint request, a timer). A terminal emulator, for example, has nothing to show
+    /// for the release of a key typed into its program.
+    ///
+    /// A frame painted for nothing delays the next one: by its render time, and where
+    /// presentation waits for vsync (or a Wayland frame callback), by up to a refresh.
+    fn needs_pass_for_input(&mut self, _ctx: &egui::Context, _pending: &egui::RawInput) -> bool {
+        true
+    }
 }
 
 /// Options controlling the behavior of a native window.

@@ -334,11 +334,7 @@ impl TernApp {
     /// of them paints waits for it); a pane's keys need none of them. Only while a pane
     /// has the keyboard: a form, picker or search bar gets egui's own handling.
     pub(super) fn hold_pane_keys(&mut self, ctx: &egui::Context, raw: &mut egui::RawInput) {
-        let focus_in_pane = ctx
-            .memory(|m| m.focused())
-            .is_none_or(|id| self.panes.ids.contains(&id));
-        let search_open = self.focused_ui().is_some_and(|p| p.search().is_some());
-        if self.modal_open() || search_open || !focus_in_pane {
+        if !self.pane_has_keyboard(ctx) {
             return;
         }
         let (keys, rest): (Vec<egui::Event>, Vec<egui::Event>) =
@@ -351,7 +347,96 @@ impl TernApp {
                 )
             });
         raw.events = rest;
-        self.keys.held.extend(keys);
+        if !self.type_now(&keys) {
+            self.keys.held.extend(keys);
+        }
+    }
+
+    /// Whether the focused pane has the keyboard: no form, picker, close question or
+    /// search bar takes the keys, and no other field has egui's focus.
+    fn pane_has_keyboard(&self, ctx: &egui::Context) -> bool {
+        let focus_in_pane = ctx
+            .memory(|m| m.focused())
+            .is_none_or(|id| self.panes.ids.contains(&id));
+        let search_open = self.focused_ui().is_some_and(|p| p.search().is_some());
+        !self.modal_open() && !search_open && focus_in_pane
+    }
+
+    /// Whether the input gathered for the next pass (`pending`) needs that pass and
+    /// its painted frame (eframe asks when a window event's input would repaint:
+    /// `App::needs_pass_for_input`, eframe patch 0003). Not when it is only the
+    /// releases of keys typed into the focused pane: the frame would paint the same
+    /// picture again, once more for every key (on a software renderer a whole window
+    /// rendered and sent; where presents wait for vsync, the next key's echo could
+    /// queue behind it). The releases wait for the next pass, whatever asks for it, and
+    /// go through `raw_input_hook` as any key does, where they write nothing: the pane
+    /// takes typing (`type_now`) in the legacy encoding, which sends no releases. A
+    /// modifier's press or release may change what is shown (a link underlined under
+    /// the pointer while Ctrl is down): those get their pass.
+    #[cfg_attr(not(feature = "egui-patches"), allow(dead_code))]
+    pub(super) fn needs_pass_for_input(
+        &self,
+        ctx: &egui::Context,
+        pending: &egui::RawInput,
+    ) -> bool {
+        let releases = !pending.events.is_empty()
+            && pending.events.iter().all(|e| {
+                matches!(e, egui::Event::Key { key, pressed: false, .. }
+                    if !crate::window::commands::is_modifier_key(*key))
+            });
+        let quiet = releases
+            && pending.dropped_files.is_empty()
+            && pending.hovered_files.is_empty()
+            && self.pane_has_keyboard(ctx)
+            && self.takes_typing_now()
+            && self
+                .focused_ui()
+                .and_then(|p| p.view())
+                .is_some_and(|v| v.meta.modes.keyboard_flags == 0);
+        !quiet
+    }
+
+    /// Whether typed keys may go to the focused pane now (`type_now`), bindings aside.
+    fn takes_typing_now(&self) -> bool {
+        let Some(pane) = self.core.ws().focused_pane() else {
+            return false;
+        };
+        self.keys.held.is_empty()
+            && self.keys.intents.is_empty()
+            && !self.panes.modal_last
+            && self.panes.shown.contains(&pane)
+            && self.panes.ui.get(&pane).is_some_and(|p| p.types_keys())
+    }
+
+    /// Types `keys` into the focused pane now, before egui's pass, when the frame would
+    /// only have sent them to its program: no key of them is bound to a command or a
+    /// text to send, nothing is held back or waiting to be carried out (a focus change
+    /// the keys must follow), and the pane takes typing (`PaneUi::types_keys`). The
+    /// program has the keys while the window still runs the pass's work before the
+    /// panes (egui's input, `logic`, the chrome), and the frame shows the echo as one
+    /// that typed them would (`take_echo`). Returns whether they were typed.
+    fn type_now(&mut self, keys: &[egui::Event]) -> bool {
+        let bound = keys.iter().any(|e| match e {
+            egui::Event::Key { key, modifiers, .. } => {
+                self.keys.map.command_for(*key, *modifiers).is_some()
+                    || self
+                        .keys
+                        .send_text
+                        .iter()
+                        .any(|(c, _)| c.matches(*key, *modifiers))
+            }
+            _ => false,
+        });
+        if keys.is_empty() || bound || !self.takes_typing_now() {
+            return false;
+        }
+        match self.focused_ui_mut() {
+            Some(p) => {
+                p.type_now(keys);
+                true
+            }
+            None => false,
+        }
     }
 
     /// A tab in the worktree at `path` running `review_command` (its changes against

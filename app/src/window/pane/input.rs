@@ -66,6 +66,72 @@ impl PaneUi {
         self.viewport.to_bottom();
     }
 
+    /// Types the keys, text and composed text of `events` into the program now, as
+    /// [`PaneUi::handle_input`] would in the frame (the window's `raw_input_hook`,
+    /// before egui's pass; see `TernApp::type_now`); other events are left alone.
+    pub fn type_now(&mut self, events: &[egui::Event]) {
+        let modes = self.view.as_ref().map(|v| v.meta.modes).unwrap_or_default();
+        let key_modes = KeyModes::from_modes(&modes);
+        let seq = self.view.as_ref().map_or(0, |v| v.seq);
+        for event in events {
+            self.type_event(event, modes.keyboard_flags, key_modes, seq);
+        }
+        // The frame that follows takes the echo (`take_echo`), as one that typed would.
+        self.carry_out(self.awaits_echo());
+    }
+
+    /// One key, text or composed-text event typed into the program; false for any other
+    /// event.
+    fn type_event(
+        &mut self,
+        event: &egui::Event,
+        keyboard_flags: u8,
+        key_modes: KeyModes,
+        seq: u64,
+    ) -> bool {
+        match event {
+            // The kitty keyboard protocol: presses, repeats and releases.
+            &egui::Event::Key {
+                key,
+                pressed,
+                repeat,
+                modifiers,
+                ..
+            } if keyboard_flags != 0 => {
+                let out = crate::window::kitty_keys::encode(
+                    key,
+                    pressed,
+                    repeat,
+                    modifiers,
+                    keyboard_flags,
+                    key_modes,
+                );
+                if let Some(bytes) = out.bytes {
+                    self.input.swallow_text = out.swallow_text;
+                    self.write_key_bytes(&bytes, seq);
+                }
+            }
+            &egui::Event::Key {
+                key,
+                pressed,
+                repeat,
+                modifiers,
+                ..
+            } => self.key_event(key, pressed, repeat, modifiers, key_modes, seq),
+            egui::Event::Text(text) => {
+                if !std::mem::take(&mut self.input.swallow_text) {
+                    self.write_key_bytes(text.as_bytes(), seq)
+                }
+            }
+            // Composed text from an input method (the preedit is the IME's to show).
+            egui::Event::Ime(egui::ImeEvent::Commit(text)) => {
+                self.write_key_bytes(text.as_bytes(), seq)
+            }
+            _ => return false,
+        }
+        true
+    }
+
     pub(super) fn handle_input(
         &mut self,
         ctx: &egui::Context,
@@ -81,41 +147,10 @@ impl PaneUi {
         let seq = self.view.as_ref().map_or(0, |v| v.seq);
         let rows = self.size.grid.map_or(24, |g| g.rows) as isize;
         for event in events {
+            if self.type_event(&event, modes.keyboard_flags, key_modes, seq) {
+                continue;
+            }
             match event {
-                // The kitty keyboard protocol: presses, repeats and releases.
-                egui::Event::Key {
-                    key,
-                    pressed,
-                    repeat,
-                    modifiers,
-                    ..
-                } if modes.keyboard_flags != 0 => {
-                    let flags = modes.keyboard_flags;
-                    let out = crate::window::kitty_keys::encode(
-                        key, pressed, repeat, modifiers, flags, key_modes,
-                    );
-                    if let Some(bytes) = out.bytes {
-                        self.input.swallow_text = out.swallow_text;
-                        self.write_key_bytes(&bytes, seq);
-                    }
-                }
-                egui::Event::Key {
-                    key,
-                    pressed,
-                    repeat,
-                    modifiers,
-                    ..
-                } => self.key_event(key, pressed, repeat, modifiers, key_modes, seq),
-                egui::Event::Text(text) => {
-                    if std::mem::take(&mut self.input.swallow_text) {
-                        continue;
-                    }
-                    self.write_key_bytes(text.as_bytes(), seq)
-                }
-                // Composed text from an input method (the preedit is the IME's to show).
-                egui::Event::Ime(egui::ImeEvent::Commit(text)) => {
-                    self.write_key_bytes(text.as_bytes(), seq)
-                }
                 egui::Event::Paste(text) => self.paste(text),
                 egui::Event::WindowFocused(focused) if modes.focus_events => {
                     self.pipeline

@@ -337,7 +337,7 @@ impl PaneUi {
     fn take_echo(&mut self, trace: &mut Trace) {
         let awaits = self.awaits_echo();
         self.timing.key_this_frame = false;
-        if !awaits {
+        if !awaits || self.echo_taken() {
             return;
         }
         match self.pipeline.take_within(self.id, ECHO_WAIT) {
@@ -348,6 +348,15 @@ impl PaneUi {
             }
             None => self.timing.echoes = false,
         }
+    }
+
+    /// Whether the view already holds output read after the last key: a key typed
+    /// before the pass (`type_now`) is often echoed by the time the pane takes its
+    /// deliveries, and nothing more is coming to wait for.
+    fn echo_taken(&self) -> bool {
+        self.timing
+            .delivered_at
+            .is_some_and(|(read, built)| read.unwrap_or(built) >= self.timing.last_key_at)
     }
 
     /// Whether this frame wrote a key whose echo it waits for ([`PaneUi::take_echo`]).
@@ -376,6 +385,19 @@ impl PaneUi {
     /// The search bar's state, when it is open.
     pub fn search(&self) -> Option<&SearchBar> {
         self.modes.search.as_ref()
+    }
+
+    /// Whether keys typed now go straight to the program, as the frame would send them
+    /// (`TernApp::type_now`): the pane shows its program's screen at the bottom, with no
+    /// search bar, hints, copy mode or paste question taking the keys.
+    pub fn types_keys(&self) -> bool {
+        self.view.is_some()
+            && self.viewport.offset == 0
+            && self.viewport.fraction == 0.0
+            && self.modes.pending_paste.is_none()
+            && self.modes.search.is_none()
+            && self.modes.hints.is_none()
+            && self.modes.copy.is_none()
     }
 
     pub fn paste_pending(&self) -> bool {

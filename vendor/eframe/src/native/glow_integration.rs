@@ -1100,6 +1100,16 @@ impl GlowWinitRunning<'_> {
                     (&viewport.window, &mut viewport.egui_winit)
                 {
                     event_response = self.integration.on_window_event(window, egui_winit, event);
+                    // Only the app can tell that this input changes nothing shown:
+                    if event_response.repaint
+                        && !repaint_asap
+                        && viewport_id == ViewportId::ROOT
+                        && !self
+                            .app
+                            .needs_pass_for_input(&self.integration.egui_ctx, egui_winit.egui_input())
+                    {
+                        event_response.repaint = false;
+                    }
                 }
             } else {
                 log::trace!("Ignoring event: no viewport for {viewport_id:?}");

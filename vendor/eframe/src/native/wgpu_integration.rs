@@ -932,6 +932,7 @@ impl WgpuWinitRunning<'_> {
         event: &winit::event::WindowEvent,
     ) -> EventResult {
         let Self {
+            app,
             integration,
             shared,
             ..
@@ -1068,11 +1069,18 @@ impl WgpuWinitRunning<'_> {
         let event_response = viewport_id
             .and_then(|viewport_id| {
                 let viewport = shared.viewports.get_mut(&viewport_id)?;
-                Some(integration.on_window_event(
-                    viewport.window.as_deref()?,
-                    viewport.egui_winit.as_mut()?,
-                    event,
-                ))
+                let window = viewport.window.as_deref()?;
+                let egui_winit = viewport.egui_winit.as_mut()?;
+                let mut response = integration.on_window_event(window, egui_winit, event);
+                // Only the app can tell that this input changes nothing shown:
+                if response.repaint
+                    && !repaint_asap
+                    && viewport_id == ViewportId::ROOT
+                    && !app.needs_pass_for_input(&integration.egui_ctx, egui_winit.egui_input())
+                {
+                    response.repaint = false;
+                }
+                Some(response)
             })
             .unwrap_or_default();
 
