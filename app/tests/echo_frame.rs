@@ -27,16 +27,7 @@ fn shown(h: &mut Harness<'static, Slot>) -> Vec<String> {
 /// its deliveries); each key's echo is then awaited before the next.
 #[test]
 fn a_quick_echo_is_shown_by_the_frame_that_wrote_the_key() {
-    let spec = SpawnSpec::command("sh", &["-c", "stty raw -echo; printf ready; exec cat"])
-        .size(TermSize::new(80, 24));
-    let mut h = common::app_harness(Launch::new(spec), egui::vec2(800.0, 480.0));
-    let ready = |h: &Harness<'_, Slot>| common::screen_rows(h).iter().any(|r| r == "ready");
-    assert!(
-        common::step_until_or(&mut h, Duration::from_secs(20), ready),
-        "cat never started: {:#?}",
-        common::screen_rows(&h)
-    );
-    common::wait_sized(&mut h);
+    let mut h = ready("exec cat");
     let mut typed = String::from("ready");
     let mut in_own_frame = 0;
     for c in "abcdefghijklmnopqrst".chars() {
@@ -61,15 +52,24 @@ fn a_quick_echo_is_shown_by_the_frame_that_wrote_the_key() {
     );
 }
 
-/// A key event as egui-winit makes it (`physical_key` as `key`).
+/// The window (80x24 cells) running `PROGRAM` in raw mode, once it printed "ready" and
+/// has its size.
+fn ready(program: &str) -> Harness<'static, Slot> {
+    let script = format!("stty raw -echo; printf ready; {program}");
+    let spec = SpawnSpec::command("sh", &["-c", &script]).size(TermSize::new(80, 24));
+    let mut h = common::app_harness(Launch::new(spec), egui::vec2(800.0, 480.0));
+    let started = |h: &Harness<'_, Slot>| common::screen_rows(h).iter().any(|r| r == "ready");
+    assert!(
+        common::step_until_or(&mut h, Duration::from_secs(20), started),
+        "{program} never started: {:#?}",
+        common::screen_rows(&h)
+    );
+    common::wait_sized(&mut h);
+    h
+}
+
 fn key(key: egui::Key, modifiers: egui::Modifiers) -> Event {
-    Event::Key {
-        key,
-        physical_key: Some(key),
-        pressed: true,
-        repeat: false,
-        modifiers,
-    }
+    tern::window::input::key_event(key, true, modifiers)
 }
 
 /// eframe gives the window its input through `raw_input_hook` before each pass: keys
@@ -86,16 +86,8 @@ fn keys_for_the_program_are_written_before_the_pass_and_commands_wait_for_it() {
     use eframe::App as _;
     let dir = tempfile::tempdir().expect("dir");
     let got = dir.path().join("got");
-    let script = format!("stty raw -echo; printf ready; exec tee '{}'", got.display());
-    let spec = SpawnSpec::command("sh", &["-c", &script]).size(TermSize::new(80, 24));
-    let mut h = common::app_harness(Launch::new(spec), egui::vec2(800.0, 480.0));
-    let ready = |h: &Harness<'_, Slot>| common::screen_rows(h).iter().any(|r| r == "ready");
-    assert!(
-        common::step_until_or(&mut h, Duration::from_secs(20), ready),
-        "tee never started: {:#?}",
-        common::screen_rows(&h)
-    );
-    common::wait_sized(&mut h);
+    let program = format!("exec tee '{}'", got.display());
+    let mut h = ready(&program);
     let received = || std::fs::read_to_string(&got).unwrap_or_default();
     // What eframe does before a pass, and no pass after it.
     let hook = |h: &mut Harness<'static, Slot>, events: Vec<Event>| {
@@ -180,23 +172,8 @@ fn keys_for_the_program_are_written_before_the_pass_and_commands_wait_for_it() {
 #[test]
 fn a_typed_keys_release_asks_no_frame_and_other_input_does() {
     use eframe::App as _;
-    let spec = SpawnSpec::command("sh", &["-c", "stty raw -echo; printf ready; exec cat"])
-        .size(TermSize::new(80, 24));
-    let mut h = common::app_harness(Launch::new(spec), egui::vec2(800.0, 480.0));
-    let ready = |h: &Harness<'_, Slot>| common::screen_rows(h).iter().any(|r| r == "ready");
-    assert!(
-        common::step_until_or(&mut h, Duration::from_secs(20), ready),
-        "cat never started: {:#?}",
-        common::screen_rows(&h)
-    );
-    common::wait_sized(&mut h);
-    let release = |key| Event::Key {
-        key,
-        physical_key: Some(key),
-        pressed: false,
-        repeat: false,
-        modifiers: egui::Modifiers::NONE,
-    };
+    let mut h = ready("exec cat");
+    let release = |key| tern::window::input::key_event(key, false, egui::Modifiers::NONE);
     let asks = |h: &mut Harness<'static, Slot>, events: Vec<Event>| {
         let ctx = h.ctx.clone();
         let pending = egui::RawInput {

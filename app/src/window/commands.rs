@@ -465,13 +465,7 @@ mod tests {
     }
 
     fn key(key: Key, modifiers: Modifiers) -> egui::Event {
-        egui::Event::Key {
-            key,
-            physical_key: Some(key),
-            pressed: true,
-            repeat: false,
-            modifiers,
-        }
+        crate::window::input::key_event(key, true, modifiers)
     }
 
     /// Ctrl's own press arrives in the frame of Ctrl+Tab's Tab: the switch runs in that

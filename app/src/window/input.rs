@@ -83,3 +83,15 @@ fn char_key(k: EKey) -> Option<char> {
 pub fn is_text_key(k: EKey, m: egui::Modifiers) -> bool {
     !(m.ctrl || m.alt || m.mac_cmd) && char_key(k).is_some()
 }
+
+/// A key's press or release as egui-winit gives it (the physical key as the logical
+/// one: a US layout), for the tests that type as a window system would.
+pub fn key_event(key: EKey, pressed: bool, modifiers: egui::Modifiers) -> egui::Event {
+    egui::Event::Key {
+        key,
+        physical_key: Some(key),
+        pressed,
+        repeat: false,
+        modifiers,
+    }
+}
