@@ -388,13 +388,18 @@ fn pause_after_pauses_a_flooding_pane_and_continue_resumes_it() {
     };
     let mut client = Client::attach(&server.socket(), Some("yes"), &config);
     client.wait_for_pane(pane);
-    // Stop reading: tmux's writes back up and its output for the pane ages.
-    let paused = (0..10).any(|_| {
+    // Stop reading: tmux's writes back up and its output for the pane ages. The
+    // `%pause` comes after what tmux had queued before it, which the client must read
+    // through; on a loaded machine that took more than ten rounds of a second's reading
+    // (CI, once): up to 90 s of rounds, each 2 s unread and then 3 s read.
+    let started = std::time::Instant::now();
+    let mut paused = false;
+    while !paused && started.elapsed() < Duration::from_secs(90) {
         std::thread::sleep(Duration::from_secs(2));
-        client.until(Duration::from_secs(1), |c| {
+        paused = client.until(Duration::from_secs(3), |c| {
             c.events.contains(&Event::PanePaused(pane))
-        })
-    });
+        });
+    }
     assert!(
         paused,
         "tmux never paused the pane; events: {:?}",
