@@ -34,6 +34,8 @@ mod parts;
 mod scroll;
 mod selection;
 
+use parts::KeysTo;
+
 /// How long a frame waits for a just-revealed pane's snapshot (it is normally there in
 /// well under a millisecond; a model thread busy with a flood slice takes a little
 /// longer).
@@ -394,10 +396,7 @@ impl PaneUi {
         self.view.is_some()
             && self.viewport.offset == 0
             && self.viewport.fraction == 0.0
-            && self.modes.pending_paste.is_none()
-            && self.modes.search.is_none()
-            && self.modes.hints.is_none()
-            && self.modes.copy.is_none()
+            && self.modes.keys_to() == KeysTo::Program
     }
 
     pub fn paste_pending(&self) -> bool {
@@ -475,24 +474,24 @@ impl PaneUi {
                 None => n.set_label(label),
             }
         });
-        if !keyboard {
+        match self.modes.keys_to() {
             // Only the focused pane takes input.
-        } else if self.modes.pending_paste.is_some() {
-            self.confirm_paste(&ctx);
-        } else if self.modes.search.is_some() || !takes_keys {
+            _ if !keyboard => {}
+            KeysTo::PasteQuestion => self.confirm_paste(&ctx),
             // Keys go to the search bar, or to the field the user is typing in.
-        } else if self.modes.hints.is_some() {
-            self.hints_input(&ctx);
-        } else if self.modes.copy.is_some() {
-            self.copy_input(&ctx);
-        } else {
-            self.handle_input(&ctx, rect, m, &response, cx.primary);
-            // The keys go to the program before this pane is painted, so the frame
-            // that wrote a key can show its echo. The write tells the slot that this
-            // frame takes the echo (`take_echo`): one quicker than the frame gets
-            // there (the write hands the core to the program) wakes nobody.
-            self.carry_out(self.awaits_echo());
-            self.take_echo(cx.trace);
+            KeysTo::SearchBar => {}
+            _ if !takes_keys => {}
+            KeysTo::Hints => self.hints_input(&ctx),
+            KeysTo::CopyMode => self.copy_input(&ctx),
+            KeysTo::Program => {
+                self.handle_input(&ctx, rect, m, &response, cx.primary);
+                // The keys go to the program before this pane is painted, so the frame
+                // that wrote a key can show its echo. The write tells the slot that this
+                // frame takes the echo (`take_echo`): one quicker than the frame gets
+                // there (the write hands the core to the program) wakes nobody.
+                self.carry_out(self.awaits_echo());
+                self.take_echo(cx.trace);
+            }
         }
         let cols = ((rect.width() / m.cell.x).floor() as usize).max(2);
         let rows = ((rect.height() / m.cell.y).floor() as usize).max(1);

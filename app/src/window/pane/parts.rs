@@ -130,6 +130,35 @@ pub(super) struct Modes {
     pub pending_paste: Option<String>,
 }
 
+/// What takes the focused pane's keys, in this order (`Modes::keys_to`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum KeysTo {
+    /// The question whether to send a multi-line paste.
+    PasteQuestion,
+    SearchBar,
+    Hints,
+    CopyMode,
+    /// The program in the pane.
+    Program,
+}
+
+impl Modes {
+    /// What takes the pane's keys now.
+    pub(super) fn keys_to(&self) -> KeysTo {
+        if self.pending_paste.is_some() {
+            KeysTo::PasteQuestion
+        } else if self.search.is_some() {
+            KeysTo::SearchBar
+        } else if self.hints.is_some() {
+            KeysTo::Hints
+        } else if self.copy.is_some() {
+            KeysTo::CopyMode
+        } else {
+            KeysTo::Program
+        }
+    }
+}
+
 /// What the app gives the pane before each frame.
 pub(super) struct Settings {
     /// The pane's folder as the workspace core knows it, for paths in hints and links.
